@@ -1,0 +1,13 @@
+export type {
+  ApprovalAnswer,
+  ApprovalPolicy,
+  ApprovalRequest,
+  Approver,
+  ToolCallRequest,
+  ToolExecutionContext,
+  ToolOutcome,
+  ToolResult,
+  ToolResultMeta,
+  ToolRuntime,
+  WriteScope,
+} from './tool-runtime.js';

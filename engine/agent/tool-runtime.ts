@@ -1,0 +1,106 @@
+import type { StepPosition } from '../context/runtime-context.js';
+import type { ToolSpec } from '../model/model-provider.js';
+import type { Session } from '../session/session.js';
+
+/**
+ * What the engine needs from tools. `tools/` implements it; the agent loop only calls
+ * `specs()` and `execute()`, and appends the returned result to the log as `tool/result`.
+ */
+
+export interface ToolCallRequest {
+  readonly id: string;
+  readonly name: string;
+  readonly args: unknown;
+  /** Raw argument text when the model's arguments were not valid JSON. */
+  readonly argsText?: string;
+}
+
+/** How a tool call ended. Only `ok` is a success; every other outcome is shown to the model as an error it can react to. */
+export type ToolOutcome =
+  | 'ok'
+  | 'error'
+  | 'invalid-args'
+  | 'unknown-tool'
+  | 'not-allowed'
+  | 'denied'
+  | 'refused'
+  | 'timeout'
+  | 'aborted'
+  | 'interrupted';
+
+/** Stored with every `tool/result` (SPEC §1.6): what the model saw and where it came from. */
+export interface ToolResultMeta {
+  readonly outcome: ToolOutcome;
+  readonly truncated: boolean;
+  readonly originalLength: number;
+  readonly durationMs: number;
+  readonly args?: unknown;
+  readonly path?: string;
+  readonly url?: string;
+  readonly contentType?: string;
+  readonly provider?: string;
+  /** A failure the run cannot recover from by asking the model again (e.g. the database is gone). */
+  readonly fatal?: boolean;
+  readonly [key: string]: unknown;
+}
+
+export interface ToolResult {
+  /** Exactly the text the model sees. */
+  readonly content: string;
+  readonly isError: boolean;
+  readonly meta: ToolResultMeta;
+}
+
+export type ApprovalPolicy = 'auto' | 'suggest' | 'never';
+
+export interface ApprovalRequest {
+  readonly runId: string;
+  readonly nodeId: string | null;
+  readonly toolCallId: string;
+  readonly tool: string;
+  readonly args: unknown;
+  /** One line a human can judge: `write_file src/a.ts (12 lines)`, `run_command npm test`. */
+  readonly summary: string;
+  readonly policy: Exclude<ApprovalPolicy, 'auto'>;
+}
+
+export type ApprovalAnswer =
+  | { readonly decision: 'yes' }
+  | { readonly decision: 'always' }
+  | { readonly decision: 'no'; readonly reason?: string };
+
+/** Asks a human (or a policy standing in for one) whether a risky tool call may run. */
+export interface Approver {
+  /** False when no human can answer: every question is denied and recorded. */
+  readonly interactive: boolean;
+  ask(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer>;
+}
+
+/** The files a node may write (its plan `writes` globs), and the hook that snapshots a file before its first write. */
+export interface WriteScope {
+  /** Undefined when writing `relativePath` is allowed; otherwise the refusal the model reads. */
+  check(relativePath: string): string | undefined;
+  /** Called once before each write with the file's workspace-relative path. */
+  beforeWrite(relativePath: string): Promise<void>;
+}
+
+export interface ToolExecutionContext {
+  readonly runId: string;
+  readonly nodeId: string | null;
+  readonly workspace: string;
+  readonly signal: AbortSignal;
+  readonly position: StepPosition;
+  /** The node's surface over the run log: tools append `approval/*` and `tool/call`, and read events back. */
+  readonly session: Session;
+  readonly approver: Approver;
+  /** The node's allow-list; every registered tool when omitted. */
+  readonly allowedTools?: readonly string[];
+  readonly writeScope?: WriteScope;
+}
+
+export interface ToolRuntime {
+  /** Tool specs for the model, limited to `allowed` when given, sorted by name. */
+  specs(allowed?: readonly string[]): ToolSpec[];
+  /** Validates, asks for approval, runs, times and truncates one call. Never throws for a tool's own failure. */
+  execute(call: ToolCallRequest, context: ToolExecutionContext): Promise<ToolResult>;
+}

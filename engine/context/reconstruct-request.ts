@@ -1,0 +1,81 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/database.js';
+import { DagentError } from '../errors.js';
+import type { ToolSpec } from '../model/model-provider.js';
+import { readEvents } from '../session/event-log.js';
+import type { EventPayload, SessionEvent } from '../session/event-types.js';
+import type { ModelMessage } from '../session/model-message.js';
+import { eventToMessage, isSurfaceEvent } from '../session/surface.js';
+
+export interface ReconstructedRequest {
+  readonly runId: string;
+  readonly nodeId: string | null;
+  readonly step: number;
+  readonly turn: number;
+  readonly header: EventPayload<'request/header'>;
+  readonly system: string;
+  readonly tools: readonly ToolSpec[];
+  readonly messages: readonly ModelMessage[];
+  readonly estimatedTokens: number;
+  /** The seq of the `request/header` event. */
+  readonly seq: number;
+}
+
+export class RequestNotFoundError extends DagentError {}
+
+/**
+ * The exact request a model received at a node's step (the last request of the node when
+ * `step` is omitted), rebuilt from the log alone: the recorded prompt version, the tool set,
+ * and the message events the request was formed from.
+ */
+export async function reconstructRequest(
+  db: Kysely<Database>,
+  runId: string,
+  nodeId: string | null,
+  step?: number,
+): Promise<ReconstructedRequest> {
+  const requests = await readEvents(db, runId, { nodeId, types: ['request/header', 'request/context'] });
+  const headers = requests.filter((event): event is SessionEvent<'request/header'> => event.type === 'request/header');
+  const where = nodeId === null ? 'at run level' : `for node ${nodeId}`;
+  if (headers.length === 0) throw new RequestNotFoundError(`run ${runId} has no model request ${where}`);
+  const header = step === undefined ? headers.at(-1)! : headers.findLast((event) => event.step === step);
+  if (header === undefined) {
+    const steps = [...new Set(headers.map((event) => event.step))].join(', ');
+    throw new RequestNotFoundError(`run ${runId} has no model request ${where} at step ${step}; steps with requests: ${steps}`);
+  }
+  const context = requests.find((event): event is SessionEvent<'request/context'> => event.type === 'request/context' && event.seq > header.seq);
+  if (context === undefined) throw new RequestNotFoundError(`run ${runId}: request ${header.seq} has no request/context event`);
+  const prompts = await readEvents(db, runId, { types: ['prompt/recorded'], toSeq: header.seq });
+  const prompt = prompts.findLast(
+    (event): event is SessionEvent<'prompt/recorded'> =>
+      event.type === 'prompt/recorded' && event.payload.systemHash === header.payload.systemHash && event.payload.toolsHash === header.payload.toolsHash,
+  );
+  if (prompt === undefined) throw new RequestNotFoundError(`run ${runId}: prompt version ${header.payload.systemHash} is not in the log`);
+  const messages = await messagesBySeq(db, runId, context.payload.messageSeqs);
+  return {
+    runId,
+    nodeId,
+    step: header.step,
+    turn: header.turn,
+    header: header.payload,
+    system: prompt.payload.system,
+    tools: prompt.payload.tools as ToolSpec[],
+    messages,
+    estimatedTokens: context.payload.estimatedTokens,
+    seq: header.seq,
+  };
+}
+
+async function messagesBySeq(db: Kysely<Database>, runId: string, seqs: readonly number[]): Promise<ModelMessage[]> {
+  if (seqs.length === 0) return [];
+  const low = Math.min(...seqs);
+  const high = Math.max(...seqs);
+  const wanted = new Set(seqs);
+  const events = await readEvents(db, runId, { fromSeq: low, toSeq: high });
+  const bySeq = new Map(events.filter((event) => wanted.has(event.seq)).map((event) => [event.seq, event]));
+  return seqs.map((seq) => {
+    const event = bySeq.get(seq);
+    if (event === undefined || !isSurfaceEvent(event)) throw new RequestNotFoundError(`run ${runId}: message event ${seq} is missing from the log`);
+    return eventToMessage(event);
+  });
+}

@@ -1,0 +1,83 @@
+import type { ModelRequest } from '../model/model-provider.js';
+import { estimateTextTokens, estimateToolTokens } from '../model/token-estimate.js';
+import type { EventLog } from '../session/event-log.js';
+import type { Session } from '../session/session.js';
+import type { PromptSnapshot } from './system-prompt.js';
+import type { StepPosition } from './runtime-context.js';
+
+export interface RecordRequestInput {
+  readonly provider: string;
+  readonly request: ModelRequest;
+  readonly snapshot: PromptSnapshot;
+  /** Whether this step injected a new runtime context. */
+  readonly contextChanged: boolean;
+  readonly position: StepPosition;
+}
+
+/** Prompt versions already recorded, per log: recovered from the log on first use. */
+const recordedPrompts = new WeakMap<EventLog, Set<string>>();
+
+/**
+ * Records a request before it is sent (SPEC §1.5): the system prompt and tool set once per
+ * version (`prompt/recorded`), then `request/header` and `request/context`. With these and the
+ * message events, `dagent inspect` rebuilds the exact request.
+ */
+export async function recordRequest(session: Session, input: RecordRequestInput): Promise<void> {
+  const { request, snapshot, position } = input;
+  const key = promptKey(snapshot.systemHash, snapshot.toolsHash);
+  const recorded = await recordedPromptKeys(session.log);
+  const drafts = [];
+  if (!recorded.has(key)) {
+    drafts.push({
+      type: 'prompt/recorded' as const,
+      nodeId: session.nodeId,
+      ...position,
+      payload: { systemHash: snapshot.systemHash, system: snapshot.system, toolsHash: snapshot.toolsHash, tools: snapshot.tools.map((tool) => ({ ...tool })) },
+    });
+  }
+  drafts.push(
+    {
+      type: 'request/header' as const,
+      nodeId: session.nodeId,
+      ...position,
+      payload: {
+        agent: request.agent,
+        provider: input.provider,
+        model: request.model,
+        parameters: { ...request.parameters },
+        systemHash: snapshot.systemHash,
+        toolsHash: snapshot.toolsHash,
+        toolNames: snapshot.tools.map((tool) => tool.name),
+        contextChanged: input.contextChanged,
+      },
+    },
+    {
+      type: 'request/context' as const,
+      nodeId: session.nodeId,
+      ...position,
+      payload: {
+        messageSeqs: request.messages.map((message) => message.seq),
+        estimatedTokens: session.messageTokens() + estimateTextTokens(request.system) + estimateToolTokens(request.tools),
+        surfaceGeneration: session.replaceGeneration,
+      },
+    },
+  );
+  await session.log.appendMany(drafts);
+  recorded.add(key);
+}
+
+function promptKey(systemHash: string, toolsHash: string): string {
+  return `${systemHash}:${toolsHash}`;
+}
+
+async function recordedPromptKeys(log: EventLog): Promise<Set<string>> {
+  let keys = recordedPrompts.get(log);
+  if (keys === undefined) {
+    keys = new Set();
+    for (const event of await log.read({ types: ['prompt/recorded'] })) {
+      if (event.type === 'prompt/recorded') keys.add(promptKey(event.payload.systemHash, event.payload.toolsHash));
+    }
+    recordedPrompts.set(log, keys);
+  }
+  return keys;
+}

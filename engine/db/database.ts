@@ -1,0 +1,90 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Row types of the tables. JSON columns are text; timestamps are ISO-8601 text; both
+ * work the same in SQLite and PostgreSQL.
+ */
+export interface RunsTable {
+  id: string;
+  task: string;
+  workspace: string;
+  mode: string;
+  status: string;
+  plan_version: number | null;
+  config: string;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
+export interface PlansTable {
+  run_id: string;
+  version: number;
+  body: string;
+  status: string;
+  reason: string | null;
+  hash: string;
+  created_at: string;
+  approved_at: string | null;
+}
+
+export interface NodesTable {
+  run_id: string;
+  node_id: string;
+  plan_version: number;
+  status: string;
+  attempts: number;
+  started_at: string | null;
+  finished_at: string | null;
+  result: string | null;
+  error: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  cache_hit_tokens: number;
+  reasoning_tokens: number;
+  cost_usd: number;
+}
+
+export interface EventsTable {
+  run_id: string;
+  seq: number;
+  node_id: string | null;
+  turn: number;
+  step: number;
+  type: string;
+  payload: string;
+  surface_op: string | null;
+  source_event_seqs: string | null;
+  created_at: string;
+}
+
+export interface FileSnapshotsTable {
+  run_id: string;
+  node_id: string;
+  path: string;
+  /** Content before the node's first write; null when the file did not exist. */
+  content_before: string | null;
+  hash_before: string | null;
+  hash_after: string | null;
+  created_at: string;
+}
+
+export interface MemoriesTable {
+  id: Generated<number>;
+  scope: string;
+  kind: string;
+  content: string;
+  keywords: string;
+  content_hash: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Database {
+  runs: RunsTable;
+  plans: PlansTable;
+  nodes: NodesTable;
+  events: EventsTable;
+  file_snapshots: FileSnapshotsTable;
+  memories: MemoriesTable;
+}

@@ -1,0 +1,2 @@
+export type { Database, EventsTable, FileSnapshotsTable, MemoriesTable, NodesTable, PlansTable, RunsTable } from './database.js';
+export { openDatabase, describeSqliteError, DEFAULT_BUSY_TIMEOUT_MS, type OpenDatabaseOptions, type SqliteSynchronous, type Store } from './open-database.js';

@@ -1,0 +1,126 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Dialect } from 'kysely';
+import { MIGRATIONS, type SqlDialectName } from '../../migrations/index.js';
+import { DatabaseError, SchemaTooNewError, errorMessage } from '../errors.js';
+import type { Database } from './database.js';
+import { createStatementCache } from './statement-cache.js';
+
+/**
+ * `synchronous` for SQLite. NORMAL in WAL mode survives a killed process (kill -9) with nothing
+ * lost; only a power cut can drop the last few commits. FULL adds an fsync per commit; see the
+ * README for the measured cost.
+ */
+export type SqliteSynchronous = 'NORMAL' | 'FULL';
+
+export interface OpenDatabaseOptions {
+  readonly synchronous?: SqliteSynchronous;
+  /** Milliseconds a writer waits for a lock held by another process before failing. */
+  readonly busyTimeoutMs?: number;
+}
+
+export interface Store {
+  readonly db: Kysely<Database>;
+  readonly dialect: SqlDialectName;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
+
+/**
+ * Opens the store at `url`: a SQLite file path (or `sqlite:PATH`, or `:memory:`), or a
+ * `postgres://` URL. Runs pending migrations. Fails with one clear `DatabaseError` when the
+ * file is not a database, is locked, or was written by a newer schema.
+ */
+export async function openDatabase(url: string, options: OpenDatabaseOptions = {}): Promise<Store> {
+  const isPostgres = /^postgres(ql)?:\/\//.test(url);
+  const dialect: SqlDialectName = isPostgres ? 'postgres' : 'sqlite';
+  const kyselyDialect = isPostgres ? await postgresDialect(url) : sqliteDialect(url, options);
+  const db = new Kysely<Database>({ dialect: kyselyDialect });
+  try {
+    await migrate(db, url);
+  } catch (error) {
+    await db.destroy().catch(() => undefined);
+    throw error;
+  }
+  return { db, dialect, url, close: () => db.destroy() };
+}
+
+function sqliteDialect(url: string, options: OpenDatabaseOptions): Dialect {
+  const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
+  let sqlite: BetterSqlite3.Database;
+  try {
+    if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+    sqlite = new BetterSqlite3(path);
+    sqlite.pragma(`busy_timeout = ${options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS}`);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
+    sqlite.pragma('foreign_keys = ON');
+  } catch (error) {
+    throw describeSqliteError(error, url);
+  }
+  return new SqliteDialect({ database: createStatementCache(sqlite) });
+}
+
+async function postgresDialect(url: string): Promise<Dialect> {
+  const pg = await import('pg');
+  const pool = new pg.default.Pool({ connectionString: url, max: 10 });
+  return new PostgresDialect({ pool });
+}
+
+async function migrate(db: Kysely<Database>, url: string): Promise<void> {
+  const known = new Set(Object.keys(MIGRATIONS));
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } });
+  let applied: string[];
+  try {
+    applied = (await migrator.getMigrations()).filter((m) => m.executedAt !== undefined).map((m) => m.name);
+  } catch (error) {
+    throw describeSqliteError(error, url);
+  }
+  const executed = await executedMigrationNames(db);
+  const unknown = executed.filter((name) => !known.has(name));
+  if (unknown.length > 0) throw new SchemaTooNewError(url, unknown);
+  if (applied.length === known.size) return;
+  const { error } = await migrator.migrateToLatest();
+  if (error !== undefined) throw describeSqliteError(error, url);
+}
+
+async function executedMigrationNames(db: Kysely<Database>): Promise<string[]> {
+  try {
+    const rows = await (db as unknown as Kysely<{ kysely_migration: { name: string } }>)
+      .selectFrom('kysely_migration')
+      .select('name')
+      .execute();
+    return rows.map((row) => row.name);
+  } catch {
+    return [];
+  }
+}
+
+/** One line a user can act on, for the ways a SQLite file fails to open. */
+export function describeSqliteError(error: unknown, url: string): DatabaseError {
+  if (error instanceof DatabaseError) return error;
+  const code = (error as { code?: string }).code ?? '';
+  const message = errorMessage(error);
+  if (code === 'SQLITE_NOTADB' || /not a database/.test(message)) {
+    return new DatabaseError(`database ${url} is not a SQLite database or is corrupt (${message})`, url, error);
+  }
+  if (code.startsWith('SQLITE_CORRUPT') || /malformed/.test(message)) {
+    return new DatabaseError(`database ${url} is corrupt (${message}); restore it from a backup or use another --db`, url, error);
+  }
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED') || /database is locked/.test(message)) {
+    return new DatabaseError(`database ${url} is locked by another process; try again when it finishes`, url, error);
+  }
+  if (code === 'SQLITE_CANTOPEN' || /unable to open/.test(message)) {
+    return new DatabaseError(`cannot open database ${url} (${message})`, url, error);
+  }
+  if (code === 'SQLITE_READONLY') {
+    return new DatabaseError(`database ${url} is read-only (${message})`, url, error);
+  }
+  if (code === 'SQLITE_FULL' || /disk is full|ENOSPC/.test(message)) {
+    return new DatabaseError(`database ${url}: the disk is full; nothing was written`, url, error);
+  }
+  return new DatabaseError(`database ${url}: ${message}`, url, error);
+}

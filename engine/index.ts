@@ -1,0 +1,8 @@
+/** The engine's public face: what cli/, dashboard/, planners/ and tools/ may import. */
+export * from './errors.js';
+export * from './db/index.js';
+export * from './session/index.js';
+export * from './context/index.js';
+export * from './model/index.js';
+export * from './run/index.js';
+export * from './agent/index.js';

@@ -1,0 +1,45 @@
+import { DagentError } from '../errors.js';
+
+/**
+ * Failures of a model call. The retry policy reads `retryable` and `retryAfterMs`;
+ * the agent turns `ContextOverflowError` into compaction, never into a blind retry.
+ */
+export class ModelError extends DagentError {
+  readonly provider: string;
+  readonly status: number | undefined;
+  readonly retryable: boolean;
+  readonly retryAfterMs: number | undefined;
+  constructor(
+    message: string,
+    fields: { provider: string; status?: number; retryable?: boolean; retryAfterMs?: number; cause?: unknown },
+  ) {
+    super(message, { exitCode: 1, cause: fields.cause });
+    this.provider = fields.provider;
+    this.status = fields.status;
+    this.retryable = fields.retryable ?? false;
+    this.retryAfterMs = fields.retryAfterMs;
+  }
+}
+
+/** The prompt does not fit the model's context window. Compact, then retry once. */
+export class ContextOverflowError extends ModelError {
+  constructor(message: string, fields: { provider: string; status?: number; cause?: unknown }) {
+    super(message, { ...fields, retryable: false });
+  }
+}
+
+/** The provider asked us to wait longer than we are willing to (Retry-After beyond the cap). */
+export class RateLimitError extends ModelError {}
+
+/** A stream ended before the provider said it was finished; partial tool calls are discarded. */
+export class StreamInterruptedError extends ModelError {}
+
+/** Authentication, bad request and other failures a retry cannot fix. */
+export class ModelRequestError extends ModelError {}
+
+/** The scripted provider has no turn left for an agent. */
+export class ScriptExhaustedError extends ModelError {
+  constructor(readonly agent: string, file: string) {
+    super(`scripted model ${file}: no turn left for agent "${agent}"`, { provider: 'scripted' });
+  }
+}

@@ -1,0 +1,37 @@
+import { countTokens } from 'gpt-tokenizer';
+import type { ModelMessage } from '../session/model-message.js';
+import type { ToolSpec } from './model-provider.js';
+
+/** Tokens a message costs beyond its text: role markers and separators, as chat formats add them. */
+export const MESSAGE_OVERHEAD_TOKENS = 4;
+
+/**
+ * Token estimates with the o200k BPE (gpt-tokenizer), used where a provider reports nothing:
+ * context fill, compaction pressure, plan cost estimates. DeepSeek and Claude tokenize
+ * differently; within ~15 % is what these estimates are for.
+ */
+export function estimateTextTokens(text: string): number {
+  if (text.length === 0) return 0;
+  return countTokens(text);
+}
+
+export function estimateMessageTokens(message: ModelMessage): number {
+  switch (message.role) {
+    case 'user':
+      return MESSAGE_OVERHEAD_TOKENS + estimateTextTokens(message.content);
+    case 'tool':
+      return MESSAGE_OVERHEAD_TOKENS + estimateTextTokens(message.content) + 8;
+    case 'assistant': {
+      let tokens = MESSAGE_OVERHEAD_TOKENS + estimateTextTokens(message.content);
+      if (message.reasoning !== undefined) tokens += estimateTextTokens(message.reasoning);
+      for (const call of message.toolCalls) tokens += 8 + estimateTextTokens(call.name) + estimateTextTokens(call.argsText ?? JSON.stringify(call.args));
+      return tokens;
+    }
+  }
+}
+
+export function estimateToolTokens(tools: readonly ToolSpec[]): number {
+  let tokens = 0;
+  for (const tool of tools) tokens += 8 + estimateTextTokens(`${tool.name}\n${tool.description}\n${JSON.stringify(tool.parameters)}`);
+  return tokens;
+}

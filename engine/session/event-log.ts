@@ -1,0 +1,158 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database } from '../db/database.js';
+import { InvalidEventError } from '../errors.js';
+import { eventFromRow } from './event-row.js';
+import { EVENT_PAYLOADS, isEventType, type EventDraft, type EventType, type SessionEvent } from './event-types.js';
+
+export interface EventQuery {
+  /** Only this node's events; `null` for run-level events; omitted for all. */
+  readonly nodeId?: string | null;
+  readonly types?: readonly EventType[];
+  /** Inclusive lower bound. */
+  readonly fromSeq?: number;
+  /** Inclusive upper bound. */
+  readonly toSeq?: number;
+  readonly limit?: number;
+}
+
+export type AppendListener = (events: readonly SessionEvent[]) => void;
+
+/** Work done in the same transaction as an append, e.g. updating the `nodes` projection. */
+export type AppendEffects = (transaction: Transaction<Database>, events: readonly SessionEvent[]) => Promise<void>;
+
+export interface AppendOptions {
+  readonly effects?: AppendEffects;
+}
+
+/**
+ * The append-only session log of one run. All nodes of a run write here; each event gets the
+ * next `seq` of the run, gap-free, assigned by the database in the same statement that inserts
+ * it (so two processes appending to one run cannot collide, and no read precedes the write lock).
+ */
+export class EventLog {
+  readonly #db: Kysely<Database>;
+  readonly #listeners = new Set<AppendListener>();
+  readonly #now: () => Date;
+  readonly runId: string;
+
+  constructor(db: Kysely<Database>, runId: string, options: { now?: () => Date } = {}) {
+    this.#db = db;
+    this.runId = runId;
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  get db(): Kysely<Database> {
+    return this.#db;
+  }
+
+  /** Validates and stores one event; returns it with its `seq`. */
+  async append<T extends EventType>(draft: EventDraft<T>, options: AppendOptions = {}): Promise<SessionEvent<T>> {
+    const [event] = await this.appendMany([draft as unknown as EventDraft], options);
+    return event as SessionEvent<T>;
+  }
+
+  /** Stores several events in one transaction, in order, together with `options.effects`. */
+  async appendMany(drafts: readonly EventDraft[], options: AppendOptions = {}): Promise<SessionEvent[]> {
+    const rows = drafts.map((draft) => this.#validate(draft));
+    let stored: SessionEvent[];
+    if (rows.length === 1 && options.effects === undefined) {
+      stored = [await insertEvent(this.#db, rows[0]!)];
+    } else {
+      stored = await this.#db.transaction().execute(async (transaction) => {
+        const inserted: SessionEvent[] = [];
+        for (const row of rows) inserted.push(await insertEvent(transaction, row));
+        if (options.effects !== undefined) await options.effects(transaction, inserted);
+        return inserted;
+      });
+    }
+    for (const listener of this.#listeners) listener(stored);
+    return stored;
+  }
+
+  /** Events of this run in seq order. */
+  async read(query: EventQuery = {}): Promise<SessionEvent[]> {
+    return readEvents(this.#db, this.runId, query);
+  }
+
+  /** Called after every committed append made through this object. Returns an unsubscribe function. */
+  onAppend(listener: AppendListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #validate(draft: EventDraft): PendingRow {
+    if (!isEventType(draft.type)) throw new InvalidEventError(String(draft.type), 'unknown event type');
+    const parsed = EVENT_PAYLOADS[draft.type].safeParse(draft.payload);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'payload'}: ${issue.message}`).join('; ');
+      throw new InvalidEventError(draft.type, issues);
+    }
+    const surfaceOp = draft.surfaceOp;
+    if (surfaceOp !== undefined && !(surfaceOp.op === 'replace' && surfaceOp.start <= surfaceOp.end)) {
+      throw new InvalidEventError(draft.type, `bad surfaceOp ${JSON.stringify(surfaceOp)}`);
+    }
+    return {
+      run_id: this.runId,
+      node_id: draft.nodeId ?? null,
+      turn: draft.turn ?? 0,
+      step: draft.step ?? 0,
+      type: draft.type,
+      payload: JSON.stringify(parsed.data),
+      surface_op: surfaceOp === undefined ? null : JSON.stringify(surfaceOp),
+      source_event_seqs: draft.sourceEventSeqs === undefined ? null : JSON.stringify(draft.sourceEventSeqs),
+      created_at: this.#now().toISOString(),
+    };
+  }
+}
+
+interface PendingRow {
+  run_id: string;
+  node_id: string | null;
+  turn: number;
+  step: number;
+  type: string;
+  payload: string;
+  surface_op: string | null;
+  source_event_seqs: string | null;
+  created_at: string;
+}
+
+/** INSERT … SELECT max(seq) + 1: the seq is taken under the write lock, in one statement. */
+async function insertEvent(db: Kysely<Database>, row: PendingRow): Promise<SessionEvent> {
+  const inserted = await db
+    .insertInto('events')
+    .columns(['run_id', 'seq', 'node_id', 'turn', 'step', 'type', 'payload', 'surface_op', 'source_event_seqs', 'created_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('events')
+        .where('run_id', '=', row.run_id)
+        .select([
+          sql<string>`cast(${row.run_id} as text)`.as('run_id'),
+          sql<number>`coalesce(max(seq), 0) + 1`.as('seq'),
+          sql<string | null>`cast(${row.node_id} as text)`.as('node_id'),
+          sql<number>`cast(${row.turn} as integer)`.as('turn'),
+          sql<number>`cast(${row.step} as integer)`.as('step'),
+          sql<string>`cast(${row.type} as text)`.as('type'),
+          sql<string>`cast(${row.payload} as text)`.as('payload'),
+          sql<string | null>`cast(${row.surface_op} as text)`.as('surface_op'),
+          sql<string | null>`cast(${row.source_event_seqs} as text)`.as('source_event_seqs'),
+          sql<string>`cast(${row.created_at} as text)`.as('created_at'),
+        ]),
+    )
+    .returning('seq')
+    .executeTakeFirstOrThrow();
+  return eventFromRow({ ...row, seq: Number(inserted.seq) });
+}
+
+export async function readEvents(db: Kysely<Database>, runId: string, query: EventQuery = {}): Promise<SessionEvent[]> {
+  let select = db.selectFrom('events').selectAll().where('run_id', '=', runId);
+  if (query.nodeId === null) select = select.where('node_id', 'is', null);
+  else if (query.nodeId !== undefined) select = select.where('node_id', '=', query.nodeId);
+  if (query.types !== undefined && query.types.length > 0) select = select.where('type', 'in', [...query.types]);
+  if (query.fromSeq !== undefined) select = select.where('seq', '>=', query.fromSeq);
+  if (query.toSeq !== undefined) select = select.where('seq', '<=', query.toSeq);
+  select = select.orderBy('seq');
+  if (query.limit !== undefined) select = select.limit(query.limit);
+  const rows = await select.execute();
+  return rows.map(eventFromRow);
+}

@@ -1,0 +1,164 @@
+import { estimateMessageTokens } from '../model/token-estimate.js';
+import type { EventLog } from './event-log.js';
+import type { EventDraft, EventType, SessionEvent } from './event-types.js';
+import type { ModelMessage, UserModelMessage } from './model-message.js';
+import { applyToSurface, eventToMessage, isSurfaceEvent, type SurfaceEntry, type SurfaceEvent } from './surface.js';
+
+/** What an interrupted tool call's result says to the model. */
+export const INTERRUPTED_TOOL_RESULT = 'interrupted: the process stopped before this tool call returned; its effect is unknown. Check the state before retrying it.';
+
+/**
+ * One node's surface over the run's log (or the run-level surface when `nodeId` is null).
+ * It mirrors every event of its node appended through the shared `EventLog`, in seq order, and
+ * derives model messages from the surface incrementally: an append costs O(that event); a
+ * `surfaceOp: replace` bumps `replaceGeneration`, and the next derivation rebuilds.
+ */
+export class Session {
+  readonly log: EventLog;
+  readonly nodeId: string | null;
+  readonly #surface: SurfaceEntry[] = [];
+  readonly #messages: ModelMessage[] = [];
+  readonly #messageTokens: number[] = [];
+  #derivedGeneration = -1;
+  #derivedCount = 0;
+  #tokenTotal = 0;
+  #replaceGeneration = 0;
+  #lastSeq = 0;
+  #lastStep = 0;
+  #lastTurn = 0;
+  #eventCount = 0;
+  readonly #unsubscribe: () => void;
+
+  private constructor(log: EventLog, nodeId: string | null) {
+    this.log = log;
+    this.nodeId = nodeId;
+    this.#unsubscribe = log.onAppend((events) => {
+      for (const event of events) if (event.nodeId === this.nodeId) this.#apply(event);
+    });
+  }
+
+  /** Opens a node's surface, folding its stored events. */
+  static async open(log: EventLog, nodeId: string | null): Promise<Session> {
+    const session = new Session(log, nodeId);
+    for (const event of await log.read({ nodeId })) session.#apply(event);
+    return session;
+  }
+
+  /** Appends an event of this node; turn and step default to the latest seen. */
+  async append<T extends EventType>(draft: EventDraft<T>): Promise<SessionEvent<T>> {
+    return this.log.append({ turn: this.#lastTurn, step: this.#lastStep, ...draft, nodeId: this.nodeId } as EventDraft<T>);
+  }
+
+  get replaceGeneration(): number {
+    return this.#replaceGeneration;
+  }
+
+  get lastSeq(): number {
+    return this.#lastSeq;
+  }
+
+  /** The highest step and turn any event of this surface carries; the agent resumes after them. */
+  get lastStep(): number {
+    return this.#lastStep;
+  }
+
+  get lastTurn(): number {
+    return this.#lastTurn;
+  }
+
+  get eventCount(): number {
+    return this.#eventCount;
+  }
+
+  /** The events that currently form messages, in message order. */
+  surface(): readonly SurfaceEvent[] {
+    return this.#surface.map((entry) => entry.event);
+  }
+
+  /**
+   * Provider-neutral messages of the current surface. The returned array is a live, read-only
+   * view: it stays valid and grows with later appends until the next replace. Copy it to keep it.
+   */
+  deriveMessages(): readonly ModelMessage[] {
+    if (this.#derivedGeneration !== this.#replaceGeneration) {
+      this.#messages.length = 0;
+      this.#messageTokens.length = 0;
+      this.#tokenTotal = 0;
+      this.#derivedCount = 0;
+      this.#derivedGeneration = this.#replaceGeneration;
+    }
+    for (; this.#derivedCount < this.#surface.length; this.#derivedCount += 1) {
+      const message = eventToMessage(this.#surface[this.#derivedCount]!.event);
+      const tokens = estimateMessageTokens(message);
+      this.#messages.push(message);
+      this.#messageTokens.push(tokens);
+      this.#tokenTotal += tokens;
+    }
+    return this.#messages;
+  }
+
+  /** Estimated tokens of the derived messages (system prompt and tools not included). */
+  messageTokens(): number {
+    this.deriveMessages();
+    return this.#tokenTotal;
+  }
+
+  /** The latest runtime-context message still on the surface, if any. */
+  lastRuntimeContext(): SessionEvent<'user/message'> | undefined {
+    for (let index = this.#surface.length - 1; index >= 0; index -= 1) {
+      const event = this.#surface[index]!.event;
+      if (event.type === 'user/message' && event.payload.source === 'runtime-context') return event;
+    }
+    return undefined;
+  }
+
+  /** Tool calls of the surface that have no result: left behind by a crash between call and result. */
+  openToolCalls(): { id: string; name: string; args: unknown }[] {
+    const open = new Map<string, { id: string; name: string; args: unknown }>();
+    for (const { event } of this.#surface) {
+      if (event.type === 'assistant/message') for (const call of event.payload.toolCalls) open.set(call.id, call);
+      else if (event.type === 'tool/result') open.delete(event.payload.toolCallId);
+    }
+    return [...open.values()];
+  }
+
+  /**
+   * Closes every open tool call with a recorded "interrupted" result, so the history is valid
+   * for every provider (none accepts a tool call without its result). Returns how many it closed.
+   */
+  async closeInterruptedToolCalls(): Promise<number> {
+    const open = this.openToolCalls();
+    for (const call of open) {
+      await this.append({
+        type: 'tool/result',
+        payload: {
+          toolCallId: call.id,
+          name: call.name,
+          content: INTERRUPTED_TOOL_RESULT,
+          isError: true,
+          meta: { outcome: 'interrupted', truncated: false, originalLength: INTERRUPTED_TOOL_RESULT.length, args: call.args },
+        },
+      });
+    }
+    return open.length;
+  }
+
+  /** The node's instruction: the first instruction message on the surface. */
+  instruction(): UserModelMessage | undefined {
+    return this.deriveMessages().find((message): message is UserModelMessage => message.role === 'user' && message.source === 'instruction');
+  }
+
+  /** Stops mirroring the log. */
+  close(): void {
+    this.#unsubscribe();
+  }
+
+  #apply(event: SessionEvent): void {
+    if (event.seq <= this.#lastSeq) return;
+    this.#lastSeq = event.seq;
+    this.#eventCount += 1;
+    if (event.step > this.#lastStep) this.#lastStep = event.step;
+    if (event.turn > this.#lastTurn) this.#lastTurn = event.turn;
+    if (isSurfaceEvent(event) && applyToSurface(this.#surface, event)) this.#replaceGeneration += 1;
+  }
+}

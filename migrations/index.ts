@@ -1,0 +1,12 @@
+import type { Migration } from 'kysely';
+import * as initial from './0001-initial.js';
+
+/**
+ * Every migration, in order. Names sort in the order they must run; a new schema change is a
+ * new file here and one line below. Listed in code so no directory is scanned at run time.
+ */
+export const MIGRATIONS: Readonly<Record<string, Migration>> = {
+  '0001-initial': initial,
+};
+
+export { dialectOf, type SqlDialectName } from './dialect-of.js';

@@ -1,0 +1,25 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase, type Store } from '../../engine/index.js';
+
+/** A fresh SQLite store in a temporary folder; `cleanup()` closes it and removes the folder. */
+export async function openTempStore(): Promise<{ store: Store; dir: string; path: string; cleanup: () => Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'dagent-test-'));
+  const path = join(dir, 'dagent.db');
+  const store = await openDatabase(path);
+  return {
+    store,
+    dir,
+    path,
+    cleanup: async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function tempDir(prefix = 'dagent-test-'): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
