@@ -27,6 +27,8 @@ export class Session {
   #lastStep = 0;
   #lastTurn = 0;
   #eventCount = 0;
+  #rebuilds = 0;
+  #messagesDerived = 0;
   readonly #unsubscribe: () => void;
 
   private constructor(log: EventLog, nodeId: string | null) {
@@ -86,6 +88,7 @@ export class Session {
       this.#tokenTotal = 0;
       this.#derivedCount = 0;
       this.#derivedGeneration = this.#replaceGeneration;
+      this.#rebuilds += 1;
     }
     for (; this.#derivedCount < this.#surface.length; this.#derivedCount += 1) {
       const message = eventToMessage(this.#surface[this.#derivedCount]!.event);
@@ -93,8 +96,14 @@ export class Session {
       this.#messages.push(message);
       this.#messageTokens.push(tokens);
       this.#tokenTotal += tokens;
+      this.#messagesDerived += 1;
     }
     return this.#messages;
+  }
+
+  /** How much derivation work was done: full rebuilds, and messages derived in all. */
+  derivationStats(): { readonly rebuilds: number; readonly messagesDerived: number } {
+    return { rebuilds: this.#rebuilds, messagesDerived: this.#messagesDerived };
   }
 
   /** Estimated tokens of the derived messages (system prompt and tools not included). */
