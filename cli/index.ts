@@ -1,1 +1,2 @@
-export {};
+export { main } from './main.js';
+export type { CliIo } from './cli-io.js';

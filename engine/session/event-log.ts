@@ -1,7 +1,7 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import { InvalidEventError } from '../errors.js';
-import { eventFromRow } from './event-row.js';
+import { eventFromDraftRow, eventFromRow } from './event-row.js';
 import { EVENT_PAYLOADS, isEventType, type EventDraft, type EventType, type SessionEvent } from './event-types.js';
 
 export interface EventQuery {
@@ -58,15 +58,25 @@ export class EventLog {
     if (rows.length === 1 && options.effects === undefined) {
       stored = [await insertEvent(this.#db, rows[0]!)];
     } else {
-      stored = await this.#db.transaction().execute(async (transaction) => {
-        const inserted: SessionEvent[] = [];
-        for (const row of rows) inserted.push(await insertEvent(transaction, row));
-        if (options.effects !== undefined) await options.effects(transaction, inserted);
-        return inserted;
-      });
+      stored = await this.#appendInTransaction(rows, options);
     }
     for (const listener of this.#listeners) listener(stored);
     return stored;
+  }
+
+  async #appendInTransaction(rows: readonly PendingRow[], options: AppendOptions): Promise<SessionEvent[]> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await this.#db.transaction().execute(async (transaction) => {
+          const inserted: SessionEvent[] = [];
+          for (const row of rows) inserted.push(await insertEvent(transaction, row));
+          if (options.effects !== undefined) await options.effects(transaction, inserted);
+          return inserted;
+        });
+      } catch (error) {
+        if (attempt >= MAX_SEQ_CONFLICT_RETRIES || !isUniqueViolation(error)) throw error;
+      }
+    }
   }
 
   /** Events of this run in seq order. */
@@ -92,6 +102,7 @@ export class EventLog {
       throw new InvalidEventError(draft.type, `bad surfaceOp ${JSON.stringify(surfaceOp)}`);
     }
     return {
+      parsedPayload: parsed.data,
       run_id: this.runId,
       node_id: draft.nodeId ?? null,
       turn: draft.turn ?? 0,
@@ -106,6 +117,7 @@ export class EventLog {
 }
 
 interface PendingRow {
+  parsedPayload: unknown;
   run_id: string;
   node_id: string | null;
   turn: number;
@@ -117,31 +129,77 @@ interface PendingRow {
   created_at: string;
 }
 
-/** INSERT … SELECT max(seq) + 1: the seq is taken under the write lock, in one statement. */
+const MAX_SEQ_CONFLICT_RETRIES = 20;
+
+/**
+ * INSERT … SELECT max(seq) + 1: the seq is taken under the write lock, in one statement. SQLite
+ * has one writer, so it cannot collide; two PostgreSQL writers of one run can, and the loser
+ * retries with the next seq (outside a transaction; inside one the caller's transaction retries).
+ */
 async function insertEvent(db: Kysely<Database>, row: PendingRow): Promise<SessionEvent> {
-  const inserted = await db
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await insertEventOnce(db, row);
+    } catch (error) {
+      const canRetry = !db.isTransaction && attempt < MAX_SEQ_CONFLICT_RETRIES && isUniqueViolation(error);
+      if (!canRetry) throw error;
+    }
+  }
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown }).code === '23505';
+}
+
+async function insertEventOnce(db: Kysely<Database>, row: PendingRow): Promise<SessionEvent> {
+  const template = insertTemplate(db);
+  const compiled = CompiledQuery.raw(template.sql, template.fields.map((field) => row[field]));
+  const result = await db.executeQuery<{ seq: number | string }>(compiled);
+  const seq = Number(result.rows[0]!.seq);
+  return eventFromDraftRow(row, seq);
+}
+
+type RowField = keyof PendingRow;
+
+interface InsertTemplate {
+  readonly sql: string;
+  readonly fields: readonly RowField[];
+}
+
+/** Compiled once per dialect: Kysely builds and compiles the statement, appends reuse its SQL. */
+const templates = new Map<string, InsertTemplate>();
+
+function insertTemplate(db: Kysely<Database>): InsertTemplate {
+  const adapter = db.getExecutor().adapter.constructor.name;
+  const cached = templates.get(adapter);
+  if (cached !== undefined) return cached;
+  const sentinel = (field: RowField): string => `\u0000${field}`;
+  const compiled = db
     .insertInto('events')
     .columns(['run_id', 'seq', 'node_id', 'turn', 'step', 'type', 'payload', 'surface_op', 'source_event_seqs', 'created_at'])
     .expression((eb) =>
       eb
         .selectFrom('events')
-        .where('run_id', '=', row.run_id)
+        .where('run_id', '=', sentinel('run_id'))
         .select([
-          sql<string>`cast(${row.run_id} as text)`.as('run_id'),
+          sql<string>`cast(${sentinel('run_id')} as text)`.as('run_id'),
           sql<number>`coalesce(max(seq), 0) + 1`.as('seq'),
-          sql<string | null>`cast(${row.node_id} as text)`.as('node_id'),
-          sql<number>`cast(${row.turn} as integer)`.as('turn'),
-          sql<number>`cast(${row.step} as integer)`.as('step'),
-          sql<string>`cast(${row.type} as text)`.as('type'),
-          sql<string>`cast(${row.payload} as text)`.as('payload'),
-          sql<string | null>`cast(${row.surface_op} as text)`.as('surface_op'),
-          sql<string | null>`cast(${row.source_event_seqs} as text)`.as('source_event_seqs'),
-          sql<string>`cast(${row.created_at} as text)`.as('created_at'),
+          sql<string | null>`cast(${sentinel('node_id')} as text)`.as('node_id'),
+          sql<number>`cast(${sentinel('turn')} as integer)`.as('turn'),
+          sql<number>`cast(${sentinel('step')} as integer)`.as('step'),
+          sql<string>`cast(${sentinel('type')} as text)`.as('type'),
+          sql<string>`cast(${sentinel('payload')} as text)`.as('payload'),
+          sql<string | null>`cast(${sentinel('surface_op')} as text)`.as('surface_op'),
+          sql<string | null>`cast(${sentinel('source_event_seqs')} as text)`.as('source_event_seqs'),
+          sql<string>`cast(${sentinel('created_at')} as text)`.as('created_at'),
         ]),
     )
     .returning('seq')
-    .executeTakeFirstOrThrow();
-  return eventFromRow({ ...row, seq: Number(inserted.seq) });
+    .compile();
+  const fields = compiled.parameters.map((parameter) => String(parameter).slice(1) as RowField);
+  const template = { sql: compiled.sql, fields };
+  templates.set(adapter, template);
+  return template;
 }
 
 export async function readEvents(db: Kysely<Database>, runId: string, query: EventQuery = {}): Promise<SessionEvent[]> {

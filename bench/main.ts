@@ -1,0 +1,23 @@
+/**
+ * `npm run bench [-- name ...]`: runs the named benchmarks (all when none is named) in this
+ * one process and prints their tables.
+ */
+const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
+  session: async () => (await import('./session.js')).runSessionBench(),
+};
+
+async function runBenches(names: readonly string[]): Promise<number> {
+  const selected = names.length === 0 ? Object.keys(BENCHES) : names;
+  for (const name of selected) {
+    const bench = BENCHES[name];
+    if (bench === undefined) {
+      process.stderr.write(`dagent bench: unknown benchmark "${name}"; known: ${Object.keys(BENCHES).join(', ')}\n`);
+      return 2;
+    }
+    process.stdout.write(`\n=== ${name} ===\n`);
+    await bench();
+  }
+  return 0;
+}
+
+process.exitCode = await runBenches(process.argv.slice(2));

@@ -1,0 +1,21 @@
+import { getRun, reconstructRequest } from '../../engine/index.js';
+import { writeLine } from '../cli-io.js';
+import { defineCommand } from '../command.js';
+import { renderRequestText } from '../format/request-text.js';
+
+export const inspectCommand = defineCommand<{ run: string; node: string; step?: number }>({
+  command: 'inspect <run>',
+  describe: 'the exact request a model received: system prompt, tools and messages, rebuilt from the log',
+  builder: (yargs) =>
+    yargs
+      .positional('run', { type: 'string', demandOption: true, describe: 'run id' })
+      .option('node', { type: 'string', demandOption: true, describe: 'node id ("react" for a react run, "planner" for the planner)' })
+      .option('step', { type: 'number', describe: 'agent step (default: the last request)' }),
+  async run(context, args) {
+    const { db } = await context.store();
+    const run = await getRun(db, args.run);
+    const request = await reconstructRequest(db, run.id, args.node, args.step);
+    writeLine(context.io.stdout, context.json ? JSON.stringify(request) : renderRequestText(request));
+    return 0;
+  },
+});

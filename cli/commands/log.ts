@@ -1,0 +1,50 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DagentError, EVENT_TYPES, getRun, isEventType, readEvents, type EventType } from '../../engine/index.js';
+import { writeLine } from '../cli-io.js';
+import { defineCommand } from '../command.js';
+import { eventJson, formatEventLine } from '../format/event-line.js';
+
+const FOLLOW_POLL_MS = 250;
+const RUN_END_TYPES = new Set<string>(['run/succeeded', 'run/failed', 'run/cancelled', 'plan/rejected']);
+
+export const logCommand = defineCommand<{ run: string; node?: string; type?: string[]; follow?: boolean; since?: number }>({
+  command: 'log <run>',
+  describe: "print a run's session log (JSONL with --json)",
+  builder: (yargs) =>
+    yargs
+      .positional('run', { type: 'string', demandOption: true, describe: 'run id' })
+      .option('node', { type: 'string', describe: 'only this node (use "-" for run-level events)' })
+      .option('type', { type: 'string', array: true, describe: 'only these event types; a prefix like "node/" matches a family' })
+      .option('since', { type: 'number', describe: 'only events after this seq' })
+      .option('follow', { alias: 'f', type: 'boolean', describe: 'keep printing new events until the run ends' }),
+  async run(context, args) {
+    const { db } = await context.store();
+    const run = await getRun(db, args.run);
+    const types = expandTypes(args.type);
+    const nodeId = args.node === '-' ? null : args.node;
+    const print = (events: Awaited<ReturnType<typeof readEvents>>): void => {
+      for (const event of events) writeLine(context.io.stdout, context.json ? eventJson(event) : formatEventLine(event));
+    };
+    let lastSeq = args.since ?? 0;
+    let ended = false;
+    for (;;) {
+      const events = await readEvents(db, run.id, { fromSeq: lastSeq + 1 });
+      if (events.length > 0) lastSeq = events.at(-1)!.seq;
+      ended ||= events.some((event) => RUN_END_TYPES.has(event.type));
+      print(events.filter((event) => (nodeId === undefined || event.nodeId === nodeId) && (types === undefined || types.has(event.type))));
+      if (!args.follow || ended || context.io.interrupt.aborted) return 0;
+      await sleep(FOLLOW_POLL_MS, undefined, { signal: context.io.interrupt }).catch(() => undefined);
+    }
+  },
+});
+
+function expandTypes(requested: readonly string[] | undefined): Set<EventType> | undefined {
+  if (requested === undefined || requested.length === 0) return undefined;
+  const types = new Set<EventType>();
+  for (const entry of requested.flatMap((value) => value.split(','))) {
+    const matches = entry.endsWith('/') ? EVENT_TYPES.filter((type) => type.startsWith(entry)) : isEventType(entry) ? [entry] : [];
+    if (matches.length === 0) throw new DagentError(`unknown event type "${entry}"; known: ${EVENT_TYPES.join(', ')}`);
+    for (const type of matches) types.add(type);
+  }
+  return types;
+}

@@ -1,0 +1,96 @@
+import { RUN_VIEW_EVENT_TYPES, foldRunView, getRun, listRuns, readEvents, type RunView } from '../../engine/index.js';
+import { writeLine } from '../cli-io.js';
+import { defineCommand } from '../command.js';
+import { durationBetween, formatDuration, formatTokens, formatUsd } from '../format/numbers.js';
+import { renderTable } from '../format/table.js';
+
+export const statusCommand = defineCommand<{ run?: string }>({
+  command: 'status [run]',
+  describe: "list runs, or one run's nodes and totals",
+  builder: (yargs) => yargs.positional('run', { type: 'string', describe: 'run id (a unique prefix is enough)' }),
+  async run(context, args) {
+    const { db } = await context.store();
+    if (args.run === undefined) {
+      const runs = await listRuns(db);
+      if (context.json) {
+        writeLine(context.io.stdout, JSON.stringify({ runs: runs.map((run) => ({ id: run.id, status: run.status, mode: run.mode, planVersion: run.planVersion, task: run.task, createdAt: run.createdAt })) }));
+      } else if (runs.length === 0) {
+        writeLine(context.io.stdout, 'no runs yet: `dagent plan "<task>"` starts one');
+      } else {
+        const rows = [['RUN', 'STATUS', 'PLAN', 'CREATED', 'TASK'], ...runs.map((run) => [run.id, run.status, run.planVersion === null ? '-' : `v${run.planVersion}`, run.createdAt.slice(0, 16).replace('T', ' '), oneLine(run.task, 60)])];
+        writeLine(context.io.stdout, renderTable(rows));
+      }
+      return 0;
+    }
+    const run = await getRun(db, args.run);
+    const view = foldRunView(run.id, await readEvents(db, run.id, { types: RUN_VIEW_EVENT_TYPES }));
+    if (context.json) writeLine(context.io.stdout, JSON.stringify(statusJson(view)));
+    else writeLine(context.io.stdout, renderStatusText(view));
+    return 0;
+  },
+});
+
+/** The `status <run> --json` document of the CLI contract. */
+export function statusJson(view: RunView): unknown {
+  const nodes = view.order.map((id) => view.nodes.get(id)!);
+  return {
+    run: { id: view.runId, status: view.status, planVersion: view.planVersion, task: view.task },
+    nodes: nodes.map((node) => ({
+      id: node.id,
+      status: node.status,
+      attempts: node.attempts,
+      startedAt: node.startedAt,
+      finishedAt: node.finishedAt,
+      tokens: node.tokens,
+      costUsd: node.costUsd,
+      ...(node.error === null ? {} : { error: node.error }),
+    })),
+    totals: {
+      tokens: { input: view.totals.input, output: view.totals.output, cacheHit: view.totals.cacheHit, reasoning: view.totals.reasoning },
+      costUsd: view.totals.costUsd,
+      modelCalls: view.totals.modelCalls,
+      nodes: countBy(nodes.map((node) => node.status)),
+    },
+  };
+}
+
+export function renderStatusText(view: RunView, now: Date = new Date()): string {
+  const nodes = view.order.map((id) => view.nodes.get(id)!);
+  const done = nodes.filter((node) => node.status === 'succeeded').length;
+  const header = `run ${view.runId} · ${view.status}${view.planVersion === null ? '' : ` · plan v${view.planVersion}`} · ${done}/${nodes.length} nodes done`;
+  const lines = [header, oneLine(view.task, 100)];
+  if (nodes.length > 0) {
+    const rows = [['NODE', 'STATUS', 'TRIES', 'TIME', 'TOKENS', 'COST']];
+    for (const node of nodes) {
+      const duration = durationBetween(node.startedAt, node.finishedAt, now);
+      rows.push([
+        node.id,
+        node.status,
+        String(node.attempts),
+        duration === undefined ? '-' : formatDuration(duration),
+        formatTokens(node.tokens.input + node.tokens.output),
+        formatUsd(node.costUsd),
+      ]);
+    }
+    lines.push('', renderTable(rows, { rightAlign: [2, 3, 4, 5] }));
+    for (const node of nodes) if (node.status === 'failed' && node.error !== null) lines.push(`${node.id} failed: ${oneLine(node.error, 200)}`);
+  }
+  const cacheShare = view.totals.input === 0 ? 0 : view.totals.cacheHit / view.totals.input;
+  lines.push(
+    '',
+    `tokens ${formatTokens(view.totals.input)} in (${Math.round(cacheShare * 100)}% cache hit) · ${formatTokens(view.totals.output)} out · ${view.totals.modelCalls} model calls · ${formatUsd(view.totals.costUsd)}`,
+  );
+  if (view.error !== null) lines.push(`error: ${view.error}`);
+  return lines.join('\n');
+}
+
+function countBy(values: readonly string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
+  return counts;
+}
+
+function oneLine(text: string, max: number): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}

@@ -1,0 +1,64 @@
+import type { SessionEvent } from '../../engine/index.js';
+
+const MAX_SUMMARY = 120;
+
+/** One line per event for `dagent log`: seq, time, node, type, and a short summary of the payload. */
+export function formatEventLine(event: SessionEvent): string {
+  const time = event.createdAt.slice(11, 23);
+  const node = event.nodeId ?? '-';
+  return `${String(event.seq).padStart(5)}  ${time}  ${node.padEnd(14)} ${event.type.padEnd(18)} ${summarizeEvent(event)}`.trimEnd();
+}
+
+export function summarizeEvent(event: SessionEvent): string {
+  const text = summary(event).replace(/\s+/g, ' ').trim();
+  return text.length > MAX_SUMMARY ? `${text.slice(0, MAX_SUMMARY - 1)}…` : text;
+}
+
+function summary(event: SessionEvent): string {
+  switch (event.type) {
+    case 'user/message':
+      return `[${event.payload.source}] ${event.payload.content}`;
+    case 'assistant/message': {
+      const calls = event.payload.toolCalls.map((call) => `${call.name}(${JSON.stringify(call.args)})`).join(' ');
+      const usage = event.payload.usage === undefined ? '' : ` · ${event.payload.usage.input}→${event.payload.usage.output} tok`;
+      return `${event.payload.content}${calls ? ` ${calls}` : ''}${usage}`;
+    }
+    case 'tool/call':
+      return `${event.payload.name} ${JSON.stringify(event.payload.args)}`;
+    case 'tool/result':
+      return `${event.payload.name} ${event.payload.meta.outcome}${event.payload.meta.truncated ? ' (truncated)' : ''}: ${event.payload.content}`;
+    case 'request/header':
+      return `${event.payload.provider}:${event.payload.model} system ${event.payload.systemHash} tools ${event.payload.toolNames.length}`;
+    case 'request/context':
+      return `${event.payload.messageSeqs.length} messages ≈ ${event.payload.estimatedTokens} tokens`;
+    case 'prompt/recorded':
+      return `system ${event.payload.systemHash} (${event.payload.system.length} chars) · ${event.payload.tools.length} tools`;
+    case 'node/failed':
+    case 'run/failed':
+      return event.payload.error;
+    case 'node/succeeded':
+      return event.payload.result;
+    case 'compaction/start':
+      return `${event.payload.compactionId} ${event.payload.trigger} seqs ${event.payload.range.start}-${event.payload.range.end} · ${event.payload.tokensBefore} tokens`;
+    case 'compaction/end':
+      return `${event.payload.compactionId} ${event.payload.outcome}${event.payload.tokensAfter === undefined ? '' : ` → ${event.payload.tokensAfter} tokens`}`;
+    default:
+      return JSON.stringify(event.payload);
+  }
+}
+
+/** The stable JSON line of `dagent log --json`. */
+export function eventJson(event: SessionEvent): string {
+  return JSON.stringify({
+    seq: event.seq,
+    runId: event.runId,
+    nodeId: event.nodeId,
+    turn: event.turn,
+    step: event.step,
+    type: event.type,
+    payload: event.payload,
+    createdAt: event.createdAt,
+    ...(event.surfaceOp === undefined ? {} : { surfaceOp: event.surfaceOp }),
+    ...(event.sourceEventSeqs === undefined ? {} : { sourceEventSeqs: event.sourceEventSeqs }),
+  });
+}

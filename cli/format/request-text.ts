@@ -1,0 +1,41 @@
+import type { ModelMessage, ReconstructedRequest } from '../../engine/index.js';
+
+/** `dagent inspect` as text: the header, the exact system prompt, the tools and every message. */
+export function renderRequestText(request: ReconstructedRequest): string {
+  const header = request.header;
+  const lines = [
+    `run ${request.runId} · node ${request.nodeId ?? '-'} · turn ${request.turn} · step ${request.step} · request seq ${request.seq}`,
+    `${header.provider}:${header.model} · agent ${header.agent} · parameters ${JSON.stringify(header.parameters)}`,
+    `system ${header.systemHash} · tools ${header.toolsHash} · ≈ ${request.estimatedTokens} tokens · runtime context ${header.contextChanged ? 'changed this step' : 'unchanged'}`,
+    '',
+    '── system ──',
+    request.system,
+    '',
+    `── tools (${request.tools.length}) ──`,
+    ...request.tools.map((tool) => `${tool.name}: ${firstLine(tool.description)}\n  ${JSON.stringify(tool.parameters)}`),
+    '',
+    `── messages (${request.messages.length}) ──`,
+    ...request.messages.map(renderMessage),
+  ];
+  return lines.join('\n');
+}
+
+function renderMessage(message: ModelMessage): string {
+  switch (message.role) {
+    case 'user':
+      return `[seq ${message.seq}] user (${message.source})\n${message.content}\n`;
+    case 'assistant': {
+      const parts = [`[seq ${message.seq}] assistant`];
+      if (message.reasoning) parts.push(`(reasoning) ${message.reasoning}`);
+      if (message.content) parts.push(message.content);
+      for (const call of message.toolCalls) parts.push(`→ ${call.name} ${call.argsText ?? JSON.stringify(call.args)}  [${call.id}]`);
+      return `${parts.join('\n')}\n`;
+    }
+    case 'tool':
+      return `[seq ${message.seq}] tool ${message.toolName} [${message.toolCallId}]${message.isError ? ' (error)' : ''}\n${message.content}\n`;
+  }
+}
+
+function firstLine(text: string): string {
+  return text.split('\n', 1)[0] ?? '';
+}
