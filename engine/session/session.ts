@@ -31,18 +31,27 @@ export class Session {
   #messagesDerived = 0;
   readonly #unsubscribe: () => void;
 
-  private constructor(log: EventLog, nodeId: string | null) {
+  /** Events before this seq are not part of this surface (an earlier attempt of the node). */
+  readonly fromSeq: number;
+
+  private constructor(log: EventLog, nodeId: string | null, fromSeq: number) {
     this.log = log;
     this.nodeId = nodeId;
+    this.fromSeq = fromSeq;
     this.#unsubscribe = log.onAppend((events) => {
       for (const event of events) if (event.nodeId === this.nodeId) this.#apply(event);
     });
   }
 
-  /** Opens a node's surface, folding its stored events. */
-  static async open(log: EventLog, nodeId: string | null): Promise<Session> {
-    const session = new Session(log, nodeId);
-    for (const event of await log.read({ nodeId })) session.#apply(event);
+  /**
+   * Opens a node's surface, folding its stored events. `fromSeq` starts the surface at a later
+   * point of the node's log: a node restarted from its beginning gets a fresh surface while its
+   * earlier attempt stays in the log.
+   */
+  static async open(log: EventLog, nodeId: string | null, options: { fromSeq?: number } = {}): Promise<Session> {
+    const fromSeq = options.fromSeq ?? 0;
+    const session = new Session(log, nodeId, fromSeq);
+    for (const event of await log.read({ nodeId, fromSeq })) session.#apply(event);
     return session;
   }
 
@@ -163,7 +172,7 @@ export class Session {
   }
 
   #apply(event: SessionEvent): void {
-    if (event.seq <= this.#lastSeq) return;
+    if (event.seq <= this.#lastSeq || event.seq < this.fromSeq) return;
     this.#lastSeq = event.seq;
     this.#eventCount += 1;
     if (event.step > this.#lastStep) this.#lastStep = event.step;

@@ -1,0 +1,13 @@
+import type { PromptSnapshot } from '../context/system-prompt.js';
+import type { Session } from '../session/session.js';
+
+/**
+ * What the agent loop needs from compaction: a pressure check before each model call, and a
+ * forced compaction after the provider said the context was too long. engine/compaction
+ * implements it; an agent without one never compacts.
+ */
+export interface AgentCompactor {
+  preStep(session: Session, snapshot: PromptSnapshot, signal: AbortSignal): Promise<unknown>;
+  /** Resolves true when the surface got smaller, so the call may be retried once. */
+  onContextOverflow(session: Session, snapshot: PromptSnapshot, signal: AbortSignal): Promise<boolean>;
+}

@@ -1,0 +1,69 @@
+import type { StepPosition } from '../context/runtime-context.js';
+import { errorMessage } from '../errors.js';
+import type { Session } from '../session/session.js';
+import type { ToolCall } from '../session/model-message.js';
+import type { SessionEvent } from '../session/event-types.js';
+import type { ToolExecutionContext, ToolResult, ToolRuntime } from './tool-runtime.js';
+
+export const DEFAULT_TOOL_BATCH_TIMEOUT_MS = 90_000;
+
+export type ToolContextBase = Omit<ToolExecutionContext, 'signal' | 'position' | 'session'>;
+
+export interface ExecuteToolCallsInput {
+  readonly calls: readonly ToolCall[];
+  readonly tools: ToolRuntime;
+  readonly session: Session;
+  readonly context: ToolContextBase;
+  readonly position: StepPosition;
+  readonly signal: AbortSignal;
+  readonly batchTimeoutMs: number;
+}
+
+/**
+ * Runs the tool calls of one model response in parallel, with one time budget for the whole
+ * batch. Each result is appended as `tool/result` the moment it is in, so a crash keeps what
+ * finished; a call still running when the budget ends gets a timeout result. A tool's failure
+ * never throws: it becomes the result the model reads.
+ */
+export async function executeToolCalls(input: ExecuteToolCallsInput): Promise<SessionEvent<'tool/result'>[]> {
+  const batch = new AbortController();
+  const signal = AbortSignal.any([input.signal, batch.signal]);
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => {
+      batch.abort(new Error(`tool batch exceeded ${input.batchTimeoutMs} ms`));
+      resolve('timeout');
+    }, input.batchTimeoutMs);
+    timer.unref?.();
+  });
+  try {
+    return await Promise.all(
+      input.calls.map(async (call) => {
+        const started = Date.now();
+        const running = input.tools
+          .execute(
+            { id: call.id, name: call.name, args: call.args, ...(call.argsText === undefined ? {} : { argsText: call.argsText }) },
+            { ...input.context, signal, position: input.position, session: input.session },
+          )
+          .catch((error: unknown): ToolResult => failure(call, `tool ${call.name} failed: ${errorMessage(error)}`, 'error', started));
+        const outcome = await Promise.race([running, timedOut]);
+        const result =
+          outcome === 'timeout'
+            ? failure(call, `tool ${call.name} did not finish within the ${Math.round(input.batchTimeoutMs / 1000)} s budget of this step and was stopped`, 'timeout', started)
+            : outcome;
+        return input.session.append({
+          type: 'tool/result',
+          turn: input.position.turn,
+          step: input.position.step,
+          payload: { toolCallId: call.id, name: call.name, content: result.content, isError: result.isError, meta: { ...result.meta, args: result.meta.args ?? call.args } },
+        });
+      }),
+    );
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function failure(call: ToolCall, content: string, outcome: 'error' | 'timeout', started: number): ToolResult {
+  return { content, isError: true, meta: { outcome, truncated: false, originalLength: content.length, durationMs: Date.now() - started, args: call.args } };
+}

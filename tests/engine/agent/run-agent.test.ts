@@ -1,0 +1,227 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  ContextOverflowError,
+  EventLog,
+  ModelRequestError,
+  Session,
+  SystemPrompt,
+  createRun,
+  runAgent,
+  type AgentCompactor,
+  type Approver,
+  type RunAgentOptions,
+  type Store,
+  type ToolExecutionContext,
+  type ToolResult,
+  type ToolRuntime,
+  type ToolSpec,
+} from '../../../engine/index.js';
+import { FakeModel, type FakeTurn } from '../../helpers/fake-model.js';
+import { openTempStore } from '../../helpers/temp-store.js';
+
+type Handler = (args: Record<string, unknown>, context: ToolExecutionContext) => Promise<ToolResult> | ToolResult;
+
+/** A recording fake ToolRuntime: each tool is a handler; every call is kept. */
+class FakeTools implements ToolRuntime {
+  readonly calls: { name: string; args: unknown }[] = [];
+  constructor(readonly handlers: Record<string, Handler>) {}
+  specs(): ToolSpec[] {
+    return Object.keys(this.handlers).map((name) => ({ name, description: name, parameters: { type: 'object' } }));
+  }
+  async execute(call: { name: string; args: unknown }, context: ToolExecutionContext): Promise<ToolResult> {
+    this.calls.push({ name: call.name, args: call.args });
+    return this.handlers[call.name]!(call.args as Record<string, unknown>, context);
+  }
+}
+
+const ok = (content: string): ToolResult => ({ content, isError: false, meta: { outcome: 'ok', truncated: false, originalLength: content.length, durationMs: 1 } });
+const denyAll: Approver = { interactive: false, ask: async () => ({ decision: 'no', reason: 'no terminal' }) };
+
+let store: Store;
+let cleanup: () => Promise<void>;
+let runId: string;
+beforeEach(async () => {
+  ({ store, cleanup } = await openTempStore());
+  runId = (await createRun(store.db, { task: 't', workspace: '/w', mode: 'react' })).id;
+});
+afterEach(async () => cleanup());
+
+async function agentWith(turns: readonly FakeTurn[], tools: FakeTools, overrides: Partial<RunAgentOptions> = {}) {
+  const session = overrides.session ?? (await Session.open(new EventLog(store.db, runId), 'react'));
+  const model = new FakeModel(turns);
+  const prompt = new SystemPrompt().addSection({ id: 'identity', text: 'You are a coding agent.' }).addTools('fake', () => tools.specs());
+  const outcome = await runAgent({
+    agent: 'react',
+    session,
+    prompt,
+    provider: model,
+    model: 'fake-1',
+    tools,
+    toolContext: { runId, nodeId: 'react', workspace: '/w', approver: denyAll },
+    instruction: 'Rename area() to getArea().',
+    signal: new AbortController().signal,
+    ...overrides,
+  });
+  return { outcome, model, session };
+}
+
+describe('runAgent', () => {
+  it('calls tools, feeds their results back, and ends with the answer when the model stops calling tools', async () => {
+    const tools = new FakeTools({ read_file: ({ path }) => ok(`contents of ${String(path)}`) });
+    const { outcome, model, session } = await agentWith(
+      [{ toolCalls: [{ name: 'read_file', args: { path: 'src/a.ts' } }] }, { text: 'Renamed in src/a.ts.' }],
+      tools,
+    );
+
+    expect(outcome).toMatchObject({ reason: 'done', answer: 'Renamed in src/a.ts.', steps: 2, usage: { input: 200, output: 20 } });
+    expect(model.requests[1]!.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(model.requests[1]!.messages[2]).toMatchObject({ role: 'tool', content: 'contents of src/a.ts' });
+    const types = (await session.log.read({ nodeId: 'react' })).map((event) => event.type);
+    expect(types).toEqual([
+      'user/message',
+      'prompt/recorded',
+      'request/header',
+      'request/context',
+      'assistant/message',
+      'tool/result',
+      'request/header',
+      'request/context',
+      'assistant/message',
+      'agent/finished',
+    ]);
+  });
+
+  it('stops at the step limit', async () => {
+    const tools = new FakeTools({ grep: () => ok('no match') });
+    const turns = Array.from({ length: 5 }, (_, index) => ({ toolCalls: [{ name: 'grep', args: { pattern: `p${index}` } }] }));
+    const { outcome } = await agentWith(turns, tools, { limits: { maxSteps: 3 } });
+    expect(outcome).toMatchObject({ reason: 'max_steps', steps: 3 });
+    expect(outcome.detail).toBe('reached the limit of 3 model calls');
+  });
+
+  it('stops when the token budget is spent', async () => {
+    const tools = new FakeTools({ grep: () => ok('no match') });
+    const turns = Array.from({ length: 5 }, (_, index) => ({ toolCalls: [{ name: 'grep', args: { pattern: `p${index}` } }], usage: { input: 600, output: 100 } }));
+    const { outcome } = await agentWith(turns, tools, { limits: { tokenBudget: 1000 } });
+    expect(outcome).toMatchObject({ reason: 'token_budget', steps: 2 });
+  });
+
+  it('detects the same tool call three times in a row', async () => {
+    const tools = new FakeTools({ read_file: () => ok('same') });
+    const same = { toolCalls: [{ name: 'read_file', args: { path: 'a.ts' } }] };
+    const { outcome } = await agentWith([same, same, same, same], tools);
+    expect(outcome.reason).toBe('loop_detected');
+    expect(outcome.detail).toContain('read_file({"path":"a.ts"})');
+    expect(tools.calls).toHaveLength(3);
+  });
+
+  it('ends as aborted when the run is cancelled mid-tool', async () => {
+    const controller = new AbortController();
+    const tools = new FakeTools({
+      run_command: (_args, context) =>
+        new Promise((resolve) => {
+          setTimeout(() => controller.abort(), 1);
+          context.signal.addEventListener('abort', () => resolve({ content: 'aborted', isError: true, meta: { outcome: 'aborted', truncated: false, originalLength: 7, durationMs: 1 } }));
+        }),
+    });
+    const { outcome } = await agentWith([{ toolCalls: [{ name: 'run_command', args: { command: 'npm test' } }] }, { text: 'never' }], tools, { signal: controller.signal });
+    expect(outcome.reason).toBe('aborted');
+  });
+
+  it('ends with error on a model failure a retry cannot fix', async () => {
+    const tools = new FakeTools({});
+    const { outcome } = await agentWith([{ error: new ModelRequestError('401 invalid api key', { provider: 'fake', status: 401 }) }], tools);
+    expect(outcome).toMatchObject({ reason: 'error', detail: '401 invalid api key' });
+  });
+
+  it('ends with context_overflow when there is no way to compact', async () => {
+    const { outcome } = await agentWith([{ error: new ContextOverflowError('prompt is too long', { provider: 'fake' }) }], new FakeTools({}));
+    expect(outcome.reason).toBe('context_overflow');
+  });
+
+  it('compacts after a context overflow and retries the call once', async () => {
+    let compactions = 0;
+    const compactor: AgentCompactor = { preStep: async () => undefined, onContextOverflow: async () => (compactions += 1) > 0 };
+    const { outcome, model } = await agentWith([{ error: new ContextOverflowError('too long', { provider: 'fake' }) }, { text: 'fits now' }], new FakeTools({}), { compactor });
+    expect(outcome).toMatchObject({ reason: 'done', answer: 'fits now' });
+    expect(compactions).toBe(1);
+    expect(model.requests).toHaveLength(2);
+  });
+
+  it('gives up after the second overflow in a row', async () => {
+    const compactor: AgentCompactor = { preStep: async () => undefined, onContextOverflow: async () => true };
+    const overflow = { error: new ContextOverflowError('too long', { provider: 'fake' }) };
+    const { outcome } = await agentWith([overflow, overflow], new FakeTools({}), { compactor });
+    expect(outcome.reason).toBe('context_overflow');
+  });
+
+  it('runs the tool calls of one response in parallel', async () => {
+    let running = 0;
+    let peak = 0;
+    const slow: Handler = async () => {
+      running += 1;
+      peak = Math.max(peak, running);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      running -= 1;
+      return ok('done');
+    };
+    const tools = new FakeTools({ read_file: slow, grep: slow });
+    const { outcome, session } = await agentWith(
+      [{ toolCalls: [{ name: 'read_file', args: { path: 'a' } }, { name: 'grep', args: { pattern: 'b' } }, { name: 'read_file', args: { path: 'c' } }] }, { text: 'ok' }],
+      tools,
+    );
+    expect(outcome.reason).toBe('done');
+    expect(peak).toBe(3);
+    expect(session.deriveMessages().filter((message) => message.role === 'tool')).toHaveLength(3);
+  });
+
+  it('gives a tool that outlives the batch budget a timeout result and goes on', async () => {
+    const tools = new FakeTools({ run_command: () => new Promise<ToolResult>(() => undefined) });
+    const { outcome, model } = await agentWith([{ toolCalls: [{ name: 'run_command', args: { command: 'sleep 999' } }] }, { text: 'it hung, moving on' }], tools, { toolBatchTimeoutMs: 30 });
+    expect(outcome.reason).toBe('done');
+    expect(model.requests[1]!.messages.at(-1)).toMatchObject({ role: 'tool', isError: true, content: expect.stringContaining('did not finish within') });
+  });
+
+  it('hands a denied operation back to the model, which takes another approach', async () => {
+    const tools = new FakeTools({
+      write_file: () => ({ content: 'the user rejected this operation', isError: true, meta: { outcome: 'denied', truncated: false, originalLength: 32, durationMs: 0 } }),
+      read_file: () => ok('export const a = 1;'),
+    });
+    const { outcome, model } = await agentWith(
+      [{ toolCalls: [{ name: 'write_file', args: { path: 'a.ts', content: 'x' } }] }, { toolCalls: [{ name: 'read_file', args: { path: 'a.ts' } }] }, { text: 'Left a.ts alone; here is a proposal.' }],
+      tools,
+    );
+    expect(outcome.reason).toBe('done');
+    expect(model.requests[1]!.messages.at(-1)).toMatchObject({ role: 'tool', content: 'the user rejected this operation' });
+    expect(tools.calls.map((call) => call.name)).toEqual(['write_file', 'read_file']);
+  });
+
+  it('resumes after a crash: the open tool call is closed, the instruction is not repeated, steps go on', async () => {
+    const log = new EventLog(store.db, runId);
+    const crashed = await Session.open(log, 'react');
+    await crashed.append({ type: 'user/message', payload: { content: 'Rename area() to getArea().', source: 'instruction' } });
+    await crashed.append({ type: 'assistant/message', step: 1, payload: { content: '', toolCalls: [{ id: 'c1', name: 'read_file', args: { path: 'a' } }], finishReason: 'tool-calls', provider: 'fake', model: 'fake-1' } });
+    crashed.close();
+
+    const session = await Session.open(log, 'react');
+    const { outcome, model } = await agentWith([{ text: 'done after restart' }], new FakeTools({ read_file: () => ok('x') }), { session });
+
+    expect(outcome).toMatchObject({ reason: 'done', steps: 2 });
+    const messages = model.requests[0]!.messages;
+    expect(messages.filter((message) => message.role === 'user' && message.source === 'instruction')).toHaveLength(1);
+    expect(messages.at(-1)).toMatchObject({ role: 'tool', toolCallId: 'c1', isError: true });
+  });
+
+  it('records model retries in the log', async () => {
+    const { ModelError } = await import('../../../engine/index.js');
+    const { outcome, session } = await agentWith(
+      [{ error: new ModelError('503 overloaded', { provider: 'fake', status: 503, retryable: true }) }, { text: 'ok' }],
+      new FakeTools({}),
+      { callOptions: { sleep: async () => undefined } },
+    );
+    expect(outcome.reason).toBe('done');
+    const retried = await session.log.read({ types: ['model/retried'] });
+    expect(retried).toHaveLength(1);
+    expect(retried[0]!.payload).toMatchObject({ attempt: 1, status: 503 });
+  });
+});
