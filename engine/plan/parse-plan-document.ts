@@ -1,0 +1,64 @@
+import { parseDocument } from 'yaml';
+import { checkPlan, type PlanCheck } from './check-plan.js';
+import { PlanInvalidError } from './plan-errors.js';
+import type { Plan } from './plan-schema.js';
+
+export type PlanDocumentFormat = 'json' | 'yaml';
+
+export interface PlanDocumentOptions {
+  /** Default: from the source's extension (`.json`, `.yaml`, `.yml`), else by the first character. */
+  readonly format?: PlanDocumentFormat;
+  /** Where the text came from, e.g. the file name: the prefix of error messages. */
+  readonly source?: string;
+}
+
+/** A plan document's text (JSON, or YAML on import) checked against the schema and the graph rules. */
+export function checkPlanDocument(text: string, options: PlanDocumentOptions = {}): PlanCheck {
+  const format = options.format ?? guessFormat(text, options.source);
+  const read = format === 'json' ? readJson(text) : readYaml(text);
+  if (!read.ok) return { ok: false, issues: [{ code: 'syntax', message: read.message }] };
+  return checkPlan(read.value);
+}
+
+/** `checkPlanDocument` that throws `PlanInvalidError`, every issue in its message. */
+export function parsePlanDocument(text: string, options: PlanDocumentOptions = {}): Plan {
+  const check = checkPlanDocument(text, options);
+  if (!check.ok) throw new PlanInvalidError(check.issues, options.source);
+  return check.plan;
+}
+
+function guessFormat(text: string, source: string | undefined): PlanDocumentFormat {
+  if (source !== undefined) {
+    const lower = source.toLowerCase();
+    if (lower.endsWith('.json')) return 'json';
+    if (lower.endsWith('.yaml') || lower.endsWith('.yml')) return 'yaml';
+  }
+  return /^\s*[{[]/.test(text) ? 'json' : 'yaml';
+}
+
+type Read = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly message: string };
+
+function readJson(text: string): Read {
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const position = /at position (\d+)/.exec(message);
+    const where = position === null || /line \d+/.test(message) ? '' : ` (${lineAndColumn(text, Number(position[1]))})`;
+    return { ok: false, message: `not valid JSON: ${message}${where}` };
+  }
+}
+
+function readYaml(text: string): Read {
+  const document = parseDocument(text, { prettyErrors: true });
+  const first = document.errors[0];
+  if (first !== undefined) return { ok: false, message: `not valid YAML: ${first.message.split('\n')[0]!.replace(/:$/, '')}` };
+  return { ok: true, value: document.toJS() as unknown };
+}
+
+function lineAndColumn(text: string, offset: number): string {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  const column = offset - before.lastIndexOf('\n');
+  return `line ${line}, column ${column}`;
+}

@@ -1,0 +1,140 @@
+import { findCycles } from './find-cycles.js';
+import { PlanInvalidError } from './plan-errors.js';
+import { planGraph, type PlanGraph } from './plan-graph.js';
+import { nodeLocation, type PlanIssue } from './plan-issue.js';
+import type { Plan, PlanNode } from './plan-schema.js';
+import { createReachability } from './reachability.js';
+import { literalPrefix, writesOverlap, type WriteOverlap } from './writes-overlap.js';
+
+/**
+ * Every problem of a schema-valid plan at once, in a stable order: duplicate ids, dependencies
+ * (unknown, self), command nodes without a command, cycles, then write-write conflicts between
+ * nodes that no path of dependencies orders. An empty list means the plan can run.
+ */
+export function validatePlan(plan: Plan): readonly PlanIssue[] {
+  const graph = planGraph(plan);
+  return [
+    ...duplicateIdIssues(plan),
+    ...dependencyIssues(plan, graph),
+    ...missingCommandIssues(plan),
+    ...cycleIssues(graph),
+    ...writeConflictIssues(plan, graph),
+  ];
+}
+
+/** The plan, or a `PlanInvalidError` with every issue. */
+export function assertValidPlan(plan: Plan, source?: string): Plan {
+  const issues = validatePlan(plan);
+  if (issues.length > 0) throw new PlanInvalidError(issues, source);
+  return plan;
+}
+
+function duplicateIdIssues(plan: Plan): PlanIssue[] {
+  const firstIndex = new Map<string, number>();
+  const issues: PlanIssue[] = [];
+  plan.nodes.forEach((node, index) => {
+    const first = firstIndex.get(node.id);
+    if (first === undefined) firstIndex.set(node.id, index);
+    else
+      issues.push({
+        code: 'duplicate-id',
+        nodeId: node.id,
+        message: `${nodeLocation(index, node.id)}.id: "${node.id}" is already the id of nodes[${first}]; ids must be unique`,
+      });
+  });
+  return issues;
+}
+
+function dependencyIssues(plan: Plan, graph: PlanGraph): PlanIssue[] {
+  const issues: PlanIssue[] = [];
+  plan.nodes.forEach((node, index) => {
+    const where = `${nodeLocation(index, node.id)}.dependsOn`;
+    for (const dependency of new Set(node.dependsOn)) {
+      if (dependency === node.id) issues.push({ code: 'self-dependency', nodeId: node.id, message: `${where}: a node cannot depend on itself` });
+      else if (!graph.hasNode(dependency)) issues.push({ code: 'unknown-dependency', nodeId: node.id, message: `${where}: unknown node "${dependency}"` });
+    }
+  });
+  return issues;
+}
+
+function missingCommandIssues(plan: Plan): PlanIssue[] {
+  const issues: PlanIssue[] = [];
+  plan.nodes.forEach((node, index) => {
+    if (node.kind === 'command' && (node.command === undefined || node.command.trim() === ''))
+      issues.push({
+        code: 'missing-command',
+        nodeId: node.id,
+        message: `${nodeLocation(index, node.id)}.command: a command node needs the command to run (e.g. "npm test")`,
+      });
+  });
+  return issues;
+}
+
+function cycleIssues(graph: PlanGraph): PlanIssue[] {
+  return findCycles(graph).map((cycle) => ({
+    code: 'cycle',
+    nodeId: cycle[0]!,
+    message: `dependency cycle ${cycle.join(' → ')}: each node waits for the one before it, so none can start; remove one of these dependencies`,
+  }));
+}
+
+/** One issue per pair of unordered nodes whose writes overlap, naming the first overlap found. */
+function writeConflictIssues(plan: Plan, graph: PlanGraph): PlanIssue[] {
+  const reachability = createReachability(plan, graph);
+  const writers = graph
+    .nodes()
+    .map((id) => graph.getNodeAttribute(id, 'node'))
+    .filter((node) => node.writes.length > 0);
+  const issues: PlanIssue[] = [];
+  for (let i = 0; i < writers.length; i++) {
+    for (let j = i + 1; j < writers.length; j++) {
+      const [first, second] = [writers[i]!, writers[j]!];
+      if (reachability.areOrdered(first.id, second.id)) continue;
+      const overlap = firstOverlap(first, second);
+      if (overlap !== undefined) issues.push(writeConflictIssue(first, second, overlap));
+    }
+  }
+  return issues;
+}
+
+function firstOverlap(first: PlanNode, second: PlanNode): WriteOverlap | undefined {
+  for (const a of first.writes) {
+    for (const b of second.writes) {
+      const overlap = writesOverlap(a, b);
+      if (overlap !== undefined) return overlap;
+    }
+  }
+  return undefined;
+}
+
+function writeConflictIssue(first: PlanNode, second: PlanNode, overlap: WriteOverlap): PlanIssue {
+  const fix = 'make one depend on the other';
+  switch (overlap.kind) {
+    case 'same-path':
+      return {
+        code: 'write-conflict',
+        nodeId: second.id,
+        file: overlap.file,
+        message: `write conflict: ${first.id} and ${second.id} both write ${overlap.file} and no dependency orders them; ${fix}`,
+      };
+    case 'path-in-glob': {
+      const [pathWriter, globWriter] = first.writes.includes(overlap.file) ? [first, second] : [second, first];
+      return {
+        code: 'write-conflict',
+        nodeId: second.id,
+        file: overlap.file,
+        message: `write conflict: ${pathWriter.id} writes ${overlap.file}, which ${globWriter.id}'s glob ${overlap.glob} also covers, and no dependency orders them; ${fix}`,
+      };
+    }
+    case 'globs-may-intersect': {
+      const [a, b] = overlap.globs;
+      const where = overlap.prefix === '' ? 'the same files' : `the same files (paths starting with "${overlap.prefix}")`;
+      return {
+        code: 'write-conflict',
+        nodeId: second.id,
+        file: literalPrefix(a).length >= literalPrefix(b).length ? a : b,
+        message: `write conflict: ${first.id} writes ${a} and ${second.id} writes ${b}; the globs can match ${where} and no dependency orders them; ${fix} or narrow the globs`,
+      };
+    }
+  }
+}
