@@ -13,3 +13,37 @@ export {
   type RunView,
   type TokenTotals,
 } from './run-view.js';
+export {
+  NoPlanError,
+  PlanChangedError,
+  PlanNotApprovedError,
+  approvePlan,
+  currentPlan,
+  executablePlan,
+  listPlanVersions,
+  planVersion,
+  rejectPlan,
+  savePlan,
+  setRunStatus,
+  type SavePlanInput,
+  type SavedPlan,
+  type StoredPlan,
+} from './plan-store.js';
+export { applyPlanPatch, missedWorkNode, type PatchContext } from './apply-plan-patch.js';
+export { DEFAULT_ROLES, executePlanNode, type NodeAttempt, type NodeAttemptResult, type NodeRuntime, type ResolvedModel, type RolePrompt } from './execute-plan-node.js';
+export type { NodeFiles } from './node-files.js';
+export { NODE_SYSTEM_SECTIONS, handoffMessage, nodeInstruction } from './node-prompt.js';
+export type { AmendInput, CompletedNode, PlanInput, PlanPatch, Planner, ReplanTrigger } from './planner.js';
+export { DEFAULT_RUN_SETTINGS, executeRun, type ExecuteRunOptions, type NodeResult, type RunResult, type RunSettings } from './run-controller.js';
+export { FileSnapshots, MAX_EAGER_SNAPSHOT_FILE_BYTES, MAX_EAGER_SNAPSHOT_TOTAL_BYTES, type EndNodeOptions, type FileSnapshotsOptions, type NodeEnd, type NodeRestore } from './file-snapshots.js';
+export { nodeBoundarySchema, parseNodeBoundary, type NodeBoundary } from './file-node-boundary.js';
+export { createWriteSet, writeSetRefusal, type WriteSet } from './file-write-set.js';
+export { diffRun, type DiffRunOptions } from './file-diff.js';
+export { DIFF_CONTEXT_LINES, fileDiff, renderFileDiff, renderUnifiedDiff, type DiffHunk, type FileChangeKind, type FileDiff, type FileDiffContent, type RunDiff } from './file-diff-render.js';
+export { revertRun, type RevertAction, type RevertConflict, type RevertOutcome, type RevertRunOptions, type RevertedFile } from './file-revert.js';
+export { revertStep, type RevertStep, type RevertStepInput } from './file-revert-step.js';
+export { FileSnapshotGitError, InvalidNodeBoundaryError, NothingToDiffError, UnsafeSnapshotPathError, WorkspaceMissingError } from './file-snapshot-errors.js';
+export { ABSENT_FILE_HASH, listSnapshots, type FileSnapshot, type FileSnapshotKey } from './file-snapshot-rows.js';
+export { ABSENT_FILE, fileStateOf, type FileState } from './file-state.js';
+export { isBinaryContent, type FileContentEncoding } from './file-content.js';
+export { GitWorkingTree, type GitRunner } from './file-git.js';

@@ -93,7 +93,7 @@ export const EVENT_PAYLOADS = {
     error: z.string().optional(),
   }),
   'run/created': z.looseObject({ task: z.string(), workspace: z.string(), mode: z.string() }),
-  'run/started': z.looseObject({}),
+  'run/started': z.looseObject({ pid: z.number().int().optional(), host: z.string().optional(), planVersion: z.number().int().optional() }),
   'run/succeeded': z.looseObject({ result: z.string().optional() }),
   'run/failed': z.looseObject({ error: z.string() }),
   'run/cancelled': z.looseObject({ reason: z.string().optional() }),
@@ -114,7 +114,19 @@ export const EVENT_PAYLOADS = {
   'approval/granted': z.looseObject({ toolCallId: z.string(), by: z.string() }),
   'approval/denied': z.looseObject({ toolCallId: z.string(), by: z.string(), reason: z.string().optional() }),
   'memory/added': z.looseObject({ memoryId: z.number().int(), kind: z.string(), scope: z.string(), content: z.string() }),
-  'file/reverted': z.looseObject({ path: z.string(), node: z.string().nullable().optional() }),
+  'file/reverted': z.looseObject({
+    path: z.string(),
+    node: z.string().nullable().optional(),
+    /** Reverting the whole run, or one node's change. */
+    scope: z.enum(['run', 'node']).optional(),
+    /** `restored` exactly, `deleted` (the file was created), or `patched` (reversed onto later edits). */
+    action: z.enum(['restored', 'deleted', 'patched']).optional(),
+    forced: z.boolean().optional(),
+  }),
+  'node/snapshotted': z.looseObject({ attempt: z.number().int().positive(), boundary: z.unknown() }),
+  'work/reported': z.looseObject({ title: z.string(), files: z.array(z.string()), reason: z.string() }),
+  'run/paused': z.looseObject({ reason: z.string() }),
+  'run/cancel-requested': z.looseObject({ by: z.string().optional() }),
 } as const;
 
 export type EventType = keyof typeof EVENT_PAYLOADS;

@@ -1,0 +1,55 @@
+import { applyPatch, structuredPatch } from 'diff';
+import { isBinaryContent } from './file-content.js';
+import { sameContent, type FileState } from './file-state.js';
+
+/** What reverting one file does. */
+export type RevertStep =
+  | { readonly action: 'unchanged' }
+  /** Put the recorded content back exactly. */
+  | { readonly action: 'restore'; readonly bytes: Buffer }
+  /** The change made a file that did not exist: delete it. */
+  | { readonly action: 'delete' }
+  /** Later edits survive: the change was reversed onto the current content. */
+  | { readonly action: 'patch'; readonly bytes: Buffer }
+  | { readonly action: 'conflict'; readonly reason: string };
+
+export interface RevertStepInput {
+  /** The content to go back to (before the change). */
+  readonly target: FileState;
+  /** The content the change produced; undefined when it was not recorded (then the current content is taken as it). */
+  readonly changedTo: FileState | undefined;
+  readonly current: FileState;
+  /** Write `target` even when the file changed since in a way the change cannot be reversed. */
+  readonly force: boolean;
+}
+
+/**
+ * How to undo one recorded change (`target` → `changedTo`) on the file as it is now. When the
+ * file is still as the change left it, `target` comes back exactly; when it changed since, the
+ * change is reversed as a patch onto the current content (a later, unrelated edit survives), and
+ * a patch that does not apply is a conflict unless forced. Pure.
+ */
+export function revertStep(input: RevertStepInput): RevertStep {
+  const { target, changedTo, current, force } = input;
+  if (sameContent(current, target)) return { action: 'unchanged' };
+  if (target.kind === 'unrecorded') return { action: 'conflict', reason: 'its content before was not recorded (larger than the snapshot limit)' };
+  const exact: RevertStep = target.kind === 'absent' ? { action: 'delete' } : { action: 'restore', bytes: target.bytes };
+  if (changedTo === undefined || sameContent(current, changedTo) || force) return exact;
+  return reversePatchStep(target, changedTo, current);
+}
+
+function reversePatchStep(target: FileState, changedTo: FileState, current: FileState): RevertStep {
+  if (target.kind === 'absent') return { action: 'conflict', reason: 'the file was created by the change and has been edited since' };
+  if (changedTo.kind === 'absent') return { action: 'conflict', reason: 'the file was deleted by the change and has been re-created since' };
+  if (current.kind === 'absent') return { action: 'conflict', reason: 'the file has been deleted since' };
+  if (target.kind !== 'file' || changedTo.kind !== 'file' || current.kind !== 'file') {
+    return { action: 'conflict', reason: 'the file has changed since and its content after the change was not recorded' };
+  }
+  if ([target, changedTo, current].some((state) => isBinaryContent(state.bytes))) {
+    return { action: 'conflict', reason: 'the binary file has changed since' };
+  }
+  const reverse = structuredPatch('after', 'before', changedTo.bytes.toString('utf8'), target.bytes.toString('utf8'), undefined, undefined, { context: 3 });
+  const patched = applyPatch(current.bytes.toString('utf8'), reverse);
+  if (patched === false) return { action: 'conflict', reason: 'the file has changed since in the lines the change touched' };
+  return { action: 'patch', bytes: Buffer.from(patched, 'utf8') };
+}

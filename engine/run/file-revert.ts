@@ -1,0 +1,103 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/database.js';
+import type { EventLog } from '../session/event-log.js';
+import { getRun } from './run-store.js';
+import { assertNodeInRun, nodeStartSeqs, pathHistories } from './file-history.js';
+import { revertStep, type RevertStep } from './file-revert-step.js';
+import { listSnapshots } from './file-snapshot-rows.js';
+import { fileStateOf, type FileState } from './file-state.js';
+import { assertWorkspace, createWorkspaceFiles, type WorkspaceFiles } from './file-workspace.js';
+
+export interface RevertRunOptions {
+  /** Only undo this node's change, keeping later nodes' edits. */
+  readonly nodeId?: string;
+  /** Write the content before even over conflicting later edits. */
+  readonly force?: boolean;
+  /** The run's log: each reverted file appends `file/reverted`. */
+  readonly log: EventLog;
+}
+
+/** How a reverted file came back: exactly as before, deleted (it was created), or by reversing a patch onto later edits. */
+export type RevertAction = 'restored' | 'deleted' | 'patched';
+
+export interface RevertedFile {
+  readonly path: string;
+  readonly action: RevertAction;
+  /** The node whose "before" the file went back to. */
+  readonly nodeId: string;
+}
+
+export interface RevertConflict {
+  readonly path: string;
+  readonly nodeId: string;
+  readonly reason: string;
+}
+
+export interface RevertOutcome {
+  readonly runId: string;
+  readonly nodeId: string | null;
+  readonly restored: readonly RevertedFile[];
+  /** Left untouched: changed since in a way the revert cannot undo (see `force`). */
+  readonly conflicted: readonly RevertConflict[];
+  /** Already as they were before. */
+  readonly unchanged: readonly string[];
+}
+
+interface RevertTarget {
+  readonly path: string;
+  readonly nodeId: string;
+  readonly target: FileState;
+  readonly changedTo: FileState | undefined;
+}
+
+/**
+ * Puts files back as they were before the run (each to its content before the first node that
+ * changed it; created files deleted), or before one node (its change reversed as a patch onto the
+ * current content, so later nodes' edits elsewhere in the file survive). A file that changed
+ * since in a way the revert cannot undo is reported as a conflict and left untouched, unless
+ * `force`. Writes go through a temporary file and a rename. Returns the outcome; throws only for
+ * an unknown run or node, a missing workspace, or an I/O fault.
+ */
+export async function revertRun(db: Kysely<Database>, runId: string, workspace: string, options: RevertRunOptions): Promise<RevertOutcome> {
+  const run = await getRun(db, runId);
+  if (options.nodeId !== undefined) await assertNodeInRun(db, run.id, options.nodeId);
+  await assertWorkspace(workspace);
+  const files = createWorkspaceFiles(workspace);
+  const restored: RevertedFile[] = [];
+  const conflicted: RevertConflict[] = [];
+  const unchanged: string[] = [];
+  for (const item of await revertTargets(db, run.id, options.nodeId)) {
+    const current = fileStateOf(await files.read(item.path));
+    const step = revertStep({ target: item.target, changedTo: item.changedTo, current, force: options.force === true });
+    if (step.action === 'unchanged') unchanged.push(item.path);
+    else if (step.action === 'conflict') conflicted.push({ path: item.path, nodeId: item.nodeId, reason: step.reason });
+    else {
+      const action = await applyStep(files, item.path, step);
+      restored.push({ path: item.path, action, nodeId: item.nodeId });
+      await options.log.append({
+        type: 'file/reverted',
+        payload: { path: item.path, node: item.nodeId, scope: options.nodeId === undefined ? 'run' : 'node', action, forced: options.force === true },
+      });
+    }
+  }
+  return { runId: run.id, nodeId: options.nodeId ?? null, restored, conflicted, unchanged };
+}
+
+async function revertTargets(db: Kysely<Database>, runId: string, nodeId: string | undefined): Promise<RevertTarget[]> {
+  const snapshots = await listSnapshots(db, runId, nodeId);
+  if (nodeId !== undefined) return snapshots.map((snapshot) => ({ path: snapshot.path, nodeId, target: snapshot.before, changedTo: snapshot.after }));
+  return pathHistories(snapshots, await nodeStartSeqs(db, runId)).map((history) => {
+    const first = history.snapshots[0];
+    const last = history.snapshots[history.snapshots.length - 1]!;
+    return { path: history.path, nodeId: first.nodeId, target: first.before, changedTo: last.after };
+  });
+}
+
+async function applyStep(files: WorkspaceFiles, path: string, step: Exclude<RevertStep, { action: 'unchanged' | 'conflict' }>): Promise<RevertAction> {
+  if (step.action === 'delete') {
+    await files.remove(path);
+    return 'deleted';
+  }
+  await files.write(path, step.bytes);
+  return step.action === 'patch' ? 'patched' : 'restored';
+}

@@ -1,0 +1,13 @@
+import type { WriteScope } from '../agent/tool-runtime.js';
+
+/**
+ * What the run controller needs from file snapshots: a write scope per node, a boundary taken
+ * when a node starts (stored in the log, so it survives a crash), the files a node changed when
+ * it ends, and putting a node's files back before it runs again.
+ */
+export interface NodeFiles {
+  writeScopeFor(nodeId: string, writes: readonly string[]): WriteScope;
+  beginNode(nodeId: string, writes: readonly string[]): Promise<unknown>;
+  endNode(nodeId: string, writes: readonly string[], boundary: unknown): Promise<{ readonly filesChanged: readonly string[] }>;
+  restoreNode(nodeId: string, boundary: unknown): Promise<readonly string[]>;
+}

@@ -1,0 +1,385 @@
+import { hostname } from 'node:os';
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../db/database.js';
+import { errorMessage } from '../errors.js';
+import { replanDecision } from '../plan/replan-decision.js';
+import type { Plan, PlanNode } from '../plan/plan-schema.js';
+import { nodeEventDraft } from '../scheduler/node-event.js';
+import type { NodeStatus } from '../scheduler/node-status.js';
+import type { NodeTransition } from '../scheduler/node-transition.js';
+import type { Amendment, NodeFailure, ScheduleMode, ScheduleSnapshot } from '../scheduler/schedule-options.js';
+import type { NodeOutcome } from '../scheduler/schedulable-node.js';
+import { startSchedule, type ScheduleHandle } from '../scheduler/scheduler.js';
+import { EventLog } from '../session/event-log.js';
+import type { EventDraft, SessionEvent } from '../session/event-types.js';
+import { Session } from '../session/session.js';
+import { applyPlanPatch, missedWorkNode } from './apply-plan-patch.js';
+import { executePlanNode, type NodeRuntime } from './execute-plan-node.js';
+import type { NodeFiles } from './node-files.js';
+import { handoffMessage } from './node-prompt.js';
+import { executablePlan, savePlan, setRunStatus } from './plan-store.js';
+import type { CompletedNode, Planner, PlanPatch, ReplanTrigger } from './planner.js';
+import { transitionRun, type RunStatus } from './run-status.js';
+import { getRun } from './run-store.js';
+
+export interface RunSettings {
+  readonly mode: ScheduleMode;
+  readonly concurrency: number;
+  /** Attempts per node, the first included. */
+  readonly maxAttempts: number;
+  /** Below this share of succeeded nodes a replan is a full one. */
+  readonly replanThreshold: number;
+  readonly maxReplans: number;
+  /** Stop for approval after a replan instead of going on. */
+  readonly reviewReplans: boolean;
+}
+
+export const DEFAULT_RUN_SETTINGS: RunSettings = { mode: 'eager', concurrency: 4, maxAttempts: 2, replanThreshold: 0.5, maxReplans: 3, reviewReplans: false };
+
+export interface ExecuteRunOptions {
+  readonly db: Kysely<Database>;
+  readonly runId: string;
+  readonly runtime: NodeRuntime;
+  readonly files: NodeFiles;
+  readonly planner?: Planner;
+  readonly settings?: Partial<RunSettings>;
+  readonly signal: AbortSignal;
+  /** `--approved HASH`: refuse to start if the plan is not the one approved. */
+  readonly approvedHash?: string;
+  readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  readonly random?: () => number;
+}
+
+export interface NodeResult {
+  readonly answer: string;
+  readonly filesChanged: readonly string[];
+}
+
+export interface RunResult {
+  readonly runId: string;
+  /** `paused`: a replan waits for review. */
+  readonly status: 'succeeded' | 'failed' | 'cancelled' | 'paused';
+  readonly planVersion: number;
+  readonly nodes: readonly { readonly id: string; readonly status: NodeStatus; readonly attempts: number; readonly error?: string }[];
+  readonly replans: number;
+  readonly error?: string;
+}
+
+/**
+ * Runs a run's approved plan to its end (SPEC §2.4–2.5): durable node transitions, files
+ * snapshotted per node, handoffs between nodes through the log, replanning on failures and on
+ * missed work. Resumes where an earlier process stopped: succeeded nodes never run again, a node
+ * that was running starts over with its files put back. Returns an outcome; throws only when the
+ * plan may not run (not approved, changed since approval) or the store fails.
+ */
+export async function executeRun(options: ExecuteRunOptions): Promise<RunResult> {
+  return new RunController(options).execute();
+}
+
+class RunController {
+  readonly #options: ExecuteRunOptions;
+  readonly #settings: RunSettings;
+  readonly #db: Kysely<Database>;
+  readonly #log: EventLog;
+  readonly #runId: string;
+  readonly #schedule = new AbortController();
+  readonly #completed = new Map<string, CompletedNode>();
+  readonly #boundaries = new Map<string, unknown>();
+  readonly #amendments = new Set<Promise<unknown>>();
+  #plan!: Plan;
+  #planVersion = 0;
+  #task = '';
+  #workspace = '';
+  #replans = 0;
+  #paused: string | undefined;
+  #handle: ScheduleHandle<NodeResult> | undefined;
+
+  constructor(options: ExecuteRunOptions) {
+    this.#options = options;
+    this.#settings = { ...DEFAULT_RUN_SETTINGS, ...options.settings };
+    this.#db = options.db;
+    this.#runId = options.runId;
+    this.#log = new EventLog(options.db, options.runId);
+  }
+
+  async execute(): Promise<RunResult> {
+    const run = await getRun(this.#db, this.#runId);
+    const stored = await executablePlan(this.#db, run.id, this.#options.approvedHash === undefined ? {} : { approvedHash: this.#options.approvedHash });
+    this.#plan = stored.plan;
+    this.#planVersion = stored.version;
+    this.#task = run.task;
+    this.#workspace = run.workspace;
+    const prior = await this.#recoverFromLog();
+    await this.#restoreUnfinishedNodes(prior.statuses);
+    await this.#startRun(run.status);
+
+    const cancel = (): void => this.#schedule.abort(this.#options.signal.reason);
+    this.#options.signal.addEventListener('abort', cancel, { once: true });
+    if (this.#options.signal.aborted) cancel();
+    const unsubscribe = this.#log.onAppend((events) => this.#onAppended(events));
+    try {
+      this.#handle = startSchedule<NodeResult>({
+        nodes: this.#plan.nodes,
+        mode: this.#settings.mode,
+        concurrency: this.#settings.concurrency,
+        signal: this.#schedule.signal,
+        retry: { maxAttempts: this.#settings.maxAttempts },
+        initialStatus: prior.statuses,
+        initialAttempts: prior.attempts,
+        execute: (nodeId, execution) => this.#attemptNode(nodeId, execution.attempt, execution.signal),
+        onTransitions: (changes) => this.#persist(changes),
+        onNodeFailed: (failure, snapshot, signal) => this.#onNodeFailed(failure, snapshot, signal),
+        ...(this.#options.sleep === undefined ? {} : { sleep: this.#options.sleep }),
+        ...(this.#options.random === undefined ? {} : { random: this.#options.random }),
+      });
+      const result = await this.#handle.result;
+      while (this.#amendments.size > 0) await Promise.allSettled([...this.#amendments]);
+      return await this.#finish(result.status, result.nodes);
+    } finally {
+      unsubscribe();
+      this.#options.signal.removeEventListener('abort', cancel);
+    }
+  }
+
+  /** Node statuses, attempts, handoffs, boundaries and replans from earlier processes of this run. */
+  async #recoverFromLog(): Promise<{ statuses: Map<string, NodeStatus>; attempts: Map<string, number> }> {
+    const statuses = new Map<string, NodeStatus>();
+    const attempts = new Map<string, number>();
+    const rows = await this.#db.selectFrom('nodes').select(['node_id', 'status', 'attempts']).where('run_id', '=', this.#runId).execute();
+    for (const row of rows) {
+      statuses.set(row.node_id, row.status as NodeStatus);
+      attempts.set(row.node_id, Number(row.attempts));
+    }
+    const events = await this.#log.read({ types: ['node/succeeded', 'node/snapshotted', 'replan/finished'] });
+    for (const event of events) {
+      if (event.type === 'node/succeeded' && event.nodeId !== null) {
+        this.#completed.set(event.nodeId, { nodeId: event.nodeId, result: event.payload.result, filesChanged: event.payload.filesChanged ?? [] });
+      } else if (event.type === 'node/snapshotted' && event.nodeId !== null) {
+        this.#boundaries.set(event.nodeId, event.payload.boundary);
+      } else if (event.type === 'replan/finished' && event.payload.outcome === 'amended') {
+        this.#replans += 1;
+      }
+    }
+    return { statuses, attempts };
+  }
+
+  /** A node that was running (or failed, or was cancelled) starts over from the files it found. */
+  async #restoreUnfinishedNodes(statuses: ReadonlyMap<string, NodeStatus>): Promise<void> {
+    for (const node of this.#plan.nodes) {
+      const status = statuses.get(node.id);
+      const boundary = this.#boundaries.get(node.id);
+      if (status === undefined || status === 'succeeded' || status === 'pending' || status === 'ready' || boundary === undefined) continue;
+      await this.#options.files.restoreNode(node.id, boundary);
+    }
+  }
+
+  async #startRun(from: RunStatus): Promise<void> {
+    const status = transitionRun(from, 'running');
+    await this.#log.append(
+      { type: 'run/started', payload: { pid: process.pid, host: hostname(), planVersion: this.#planVersion } },
+      {
+        effects: async (transaction) => {
+          await setRunStatus(transaction, this.#runId, status, { finished_at: null });
+          await this.#ensureNodeRows(transaction, this.#plan.nodes);
+        },
+      },
+    );
+  }
+
+  async #ensureNodeRows(transaction: Transaction<Database>, nodes: readonly PlanNode[]): Promise<void> {
+    for (const node of nodes) {
+      await transaction
+        .insertInto('nodes')
+        .values({ run_id: this.#runId, node_id: node.id, plan_version: this.#planVersion, status: 'pending', attempts: 0, started_at: null, finished_at: null, result: null, error: null, input_tokens: 0, output_tokens: 0, cache_hit_tokens: 0, reasoning_tokens: 0, cost_usd: 0 })
+        .onConflict((conflict) => conflict.columns(['run_id', 'node_id']).doUpdateSet({ plan_version: this.#planVersion }))
+        .execute();
+    }
+  }
+
+  /** Every transition with its event and the `nodes` row, in one transaction. */
+  async #persist(changes: readonly NodeTransition<NodeResult>[]): Promise<void> {
+    const drafts: EventDraft[] = [];
+    for (const change of changes) {
+      const draft = nodeEventDraft(change, (result) => ({ result: result.answer, filesChanged: result.filesChanged }));
+      if (draft !== undefined) drafts.push(draft);
+      if (change.kind === 'succeeded') this.#completed.set(change.nodeId, { nodeId: change.nodeId, result: change.result.answer, filesChanged: change.result.filesChanged });
+    }
+    await this.#log.appendMany(drafts, {
+      effects: async (transaction, events) => {
+        for (const change of changes) await this.#updateNodeRow(transaction, change, events);
+      },
+    });
+  }
+
+  async #updateNodeRow(transaction: Transaction<Database>, change: NodeTransition<NodeResult>, events: readonly SessionEvent[]): Promise<void> {
+    const at = events.find((event) => event.nodeId === change.nodeId)?.createdAt ?? new Date().toISOString();
+    const base = { status: change.to, attempts: change.attempts };
+    const update =
+      change.kind === 'started'
+        ? { ...base, started_at: at, finished_at: null, error: null }
+        : change.kind === 'succeeded'
+          ? { ...base, finished_at: at, result: change.result.answer, ...(await this.#nodeTotals(transaction, change.nodeId)) }
+          : change.kind === 'failed' || change.kind === 'cancelled'
+            ? { ...base, finished_at: at, error: change.kind === 'failed' ? change.error : change.reason, ...(await this.#nodeTotals(transaction, change.nodeId)) }
+            : change.kind === 'skipped'
+              ? { ...base, error: change.reason }
+              : base;
+    await transaction.updateTable('nodes').set(update).where('run_id', '=', this.#runId).where('node_id', '=', change.nodeId).execute();
+  }
+
+  /** Token and cost totals of a node, folded from its assistant messages. */
+  async #nodeTotals(transaction: Transaction<Database>, nodeId: string): Promise<{ input_tokens: number; output_tokens: number; cache_hit_tokens: number; reasoning_tokens: number; cost_usd: number }> {
+    const totals = { input_tokens: 0, output_tokens: 0, cache_hit_tokens: 0, reasoning_tokens: 0, cost_usd: 0 };
+    const rows = await transaction.selectFrom('events').select('payload').where('run_id', '=', this.#runId).where('node_id', '=', nodeId).where('type', '=', 'assistant/message').execute();
+    for (const row of rows) {
+      const payload = JSON.parse(row.payload) as { usage?: { input: number; output: number; cacheHit: number; reasoning: number }; costUsd?: number };
+      totals.input_tokens += payload.usage?.input ?? 0;
+      totals.output_tokens += payload.usage?.output ?? 0;
+      totals.cache_hit_tokens += payload.usage?.cacheHit ?? 0;
+      totals.reasoning_tokens += payload.usage?.reasoning ?? 0;
+      totals.cost_usd += payload.costUsd ?? 0;
+    }
+    return totals;
+  }
+
+  /** One attempt: files put back if it ran before, a boundary, a fresh surface, the node itself. */
+  async #attemptNode(nodeId: string, attempt: number, signal: AbortSignal): Promise<NodeOutcome<NodeResult>> {
+    const node = this.#plan.nodes.find((candidate) => candidate.id === nodeId);
+    if (node === undefined) return { status: 'failed', error: `node ${nodeId} is not in plan v${this.#planVersion}`, retryable: false };
+    const { files } = this.#options;
+    const earlier = this.#boundaries.get(nodeId);
+    if (earlier !== undefined && attempt > 1) await files.restoreNode(nodeId, earlier);
+    const boundary = await files.beginNode(nodeId, node.writes);
+    this.#boundaries.set(nodeId, boundary);
+    const marker = await this.#log.append({ type: 'node/snapshotted', nodeId, turn: 1, payload: { attempt, boundary } });
+    const session = await Session.open(this.#log, nodeId, { fromSeq: marker.seq });
+    try {
+      const handoffs = node.dependsOn.flatMap((id) => {
+        const completed = this.#completed.get(id);
+        return completed === undefined ? [] : [handoffMessage(this.#plan.nodes.find((candidate) => candidate.id === id), completed)];
+      });
+      const result = await executePlanNode(this.#options.runtime, {
+        runId: this.#runId,
+        plan: this.#plan,
+        node,
+        attempt,
+        session,
+        handoffs,
+        writeScope: files.writeScopeFor(nodeId, node.writes),
+        signal,
+      });
+      if (result.status === 'failed') return result;
+      const { filesChanged } = await files.endNode(nodeId, node.writes, boundary);
+      return { status: 'succeeded', result: { answer: result.answer, filesChanged } };
+    } finally {
+      session.close();
+    }
+  }
+
+  #onAppended(events: readonly SessionEvent[]): void {
+    for (const event of events) {
+      if (event.type !== 'work/reported' || event.nodeId === null || this.#handle === undefined) continue;
+      const trigger: ReplanTrigger = { kind: 'missed-work', nodeId: event.nodeId, title: event.payload.title, files: event.payload.files, reason: event.payload.reason };
+      const amending = this.#handle
+        .amend((snapshot, signal) => this.#replan(trigger, snapshot, signal))
+        .catch(async (error: unknown) => {
+          await this.#log.append({ type: 'replan/finished', payload: { outcome: 'failed', error: errorMessage(error) } }).catch(() => undefined);
+        });
+      this.#amendments.add(amending);
+      void amending.finally(() => this.#amendments.delete(amending));
+    }
+  }
+
+  async #onNodeFailed(failure: NodeFailure, snapshot: ScheduleSnapshot, signal: AbortSignal): Promise<Amendment | undefined> {
+    if (this.#options.planner === undefined) return undefined;
+    return this.#replan({ kind: 'failure', nodeId: failure.nodeId, error: failure.error }, snapshot, signal);
+  }
+
+  /** The replanning rules: decide full or append by progress, ask the planner, store the new version. */
+  async #replan(trigger: ReplanTrigger, snapshot: ScheduleSnapshot, signal: AbortSignal): Promise<Amendment | undefined> {
+    const statuses = snapshot.statuses;
+    const succeeded = [...statuses.values()].filter((status) => status === 'succeeded').length;
+    const total = snapshot.nodes.length;
+    const rule = replanDecision({ succeeded, total, replansSoFar: this.#replans, threshold: this.#settings.replanThreshold, maxReplans: this.#settings.maxReplans });
+    // Without a planner nothing can plan in full: missed work still gets its node appended.
+    const decision = rule === 'full' && this.#options.planner === undefined ? 'append' : rule;
+    const progress = total === 0 ? 0 : succeeded / total;
+    if (decision === 'give-up') {
+      await this.#log.append({ type: 'replan/started', payload: { trigger: trigger.kind, progress, mode: 'append', nodeId: trigger.nodeId } });
+      await this.#log.append({ type: 'replan/finished', payload: { outcome: 'gave-up', reason: `the limit of ${this.#settings.maxReplans} replans is reached` } });
+      return undefined;
+    }
+    await this.#log.append({ type: 'replan/started', payload: { trigger: trigger.kind, progress, mode: decision, nodeId: trigger.nodeId } });
+    const frozen = new Set([...statuses].filter(([, status]) => status === 'succeeded' || status === 'running').map(([id]) => id));
+    const completedIds = new Set([...statuses].filter(([, status]) => status === 'succeeded').map(([id]) => id));
+    let next: Plan;
+    try {
+      const patch = await this.#askPlanner(trigger, decision, signal);
+      next = applyPlanPatch(this.#plan, patch, trigger, { frozenNodeIds: frozen, completedNodeIds: completedIds });
+    } catch (error) {
+      await this.#log.append({ type: 'replan/finished', payload: { outcome: 'failed', error: errorMessage(error) } });
+      return undefined;
+    }
+    const review = this.#settings.reviewReplans;
+    const reason = trigger.kind === 'failure' ? `replan (${decision}) after ${trigger.nodeId} failed: ${firstLine(trigger.error)}` : `replan (${decision}): ${trigger.nodeId} reported missed work: ${trigger.title}`;
+    const saved = await savePlan(this.#db, this.#runId, { plan: next, reason, status: review ? 'awaiting_approval' : 'approved', runStatus: 'running' });
+    this.#replans += 1;
+    await this.#log.append({ type: 'replan/finished', payload: { outcome: 'amended', version: saved.stored.version } });
+    if (review) {
+      this.#paused = `plan v${saved.stored.version} waits for review after a replan`;
+      this.#schedule.abort(new Error(this.#paused));
+      return undefined;
+    }
+    this.#plan = next;
+    this.#planVersion = saved.stored.version;
+    await this.#db.transaction().execute((transaction) => this.#ensureNodeRows(transaction, next.nodes));
+    return { nodes: next.nodes, restart: [] };
+  }
+
+  async #askPlanner(trigger: ReplanTrigger, decision: 'full' | 'append', signal: AbortSignal): Promise<PlanPatch> {
+    const planner = this.#options.planner;
+    if (planner === undefined) {
+      if (trigger.kind === 'missed-work') return { kind: 'append', nodes: [missedWorkNode(trigger)] };
+      throw new Error('no planner is configured to replan a failed node');
+    }
+    return planner.amend({
+      runId: this.#runId,
+      task: this.#task,
+      workspace: this.#workspace,
+      plan: this.#plan,
+      mode: decision,
+      trigger,
+      completed: [...this.#completed.values()],
+      signal,
+    });
+  }
+
+  async #finish(status: 'succeeded' | 'failed' | 'cancelled', nodes: ReadonlyMap<string, { status: NodeStatus; attempts: number; error?: string }>): Promise<RunResult> {
+    const reports = this.#plan.nodes.map((node) => ({ id: node.id, ...nodes.get(node.id) ?? { status: 'pending' as NodeStatus, attempts: 0 } }));
+    const failed = reports.find((node) => node.status === 'failed');
+    const error = failed === undefined ? undefined : `node ${failed.id} failed: ${firstLine(failed.error ?? '')}`;
+    const now = new Date().toISOString();
+    const finalStatus: RunResult['status'] = this.#paused !== undefined ? 'paused' : status;
+    const draft: EventDraft =
+      finalStatus === 'succeeded'
+        ? { type: 'run/succeeded', payload: { result: `${reports.length} nodes succeeded` } }
+        : finalStatus === 'failed'
+          ? { type: 'run/failed', payload: { error: error ?? 'the run failed' } }
+          : finalStatus === 'paused'
+            ? { type: 'run/paused', payload: { reason: this.#paused ?? 'paused' } }
+            : { type: 'run/cancelled', payload: { reason: errorMessage(this.#options.signal.reason ?? 'cancelled') } };
+    const runStatus: RunStatus = finalStatus === 'paused' ? 'awaiting_approval' : finalStatus;
+    await this.#log.append(draft, {
+      effects: async (transaction) => {
+        const current = await transaction.selectFrom('runs').select('status').where('id', '=', this.#runId).executeTakeFirstOrThrow();
+        await setRunStatus(transaction, this.#runId, transitionRun(current.status as RunStatus, runStatus), { finished_at: finalStatus === 'paused' ? null : now });
+      },
+    });
+    return { runId: this.#runId, status: finalStatus, planVersion: this.#planVersion, nodes: reports, replans: this.#replans, ...(error === undefined ? {} : { error }) };
+  }
+}
+
+function firstLine(text: string): string {
+  return text.split('\n', 1)[0] ?? '';
+}
+

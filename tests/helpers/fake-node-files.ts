@@ -1,0 +1,29 @@
+import type { NodeFiles, WriteScope } from '../../engine/index.js';
+
+/** A recording in-memory NodeFiles: every begin, end and restore is kept in `calls`. */
+export class FakeNodeFiles implements NodeFiles {
+  readonly calls: string[] = [];
+  changed = new Map<string, string[]>();
+
+  writeScopeFor(nodeId: string, writes: readonly string[]): WriteScope {
+    return {
+      check: (path) => (writes.includes(path) ? undefined : `"${path}" is outside this node's write set (${writes.join(', ')}). call report_missing_work`),
+      beforeWrite: async (path) => void this.calls.push(`snapshot ${nodeId} ${path}`),
+    };
+  }
+
+  async beginNode(nodeId: string): Promise<unknown> {
+    this.calls.push(`begin ${nodeId}`);
+    return { node: nodeId };
+  }
+
+  async endNode(nodeId: string): Promise<{ filesChanged: readonly string[] }> {
+    this.calls.push(`end ${nodeId}`);
+    return { filesChanged: this.changed.get(nodeId) ?? [] };
+  }
+
+  async restoreNode(nodeId: string): Promise<readonly string[]> {
+    this.calls.push(`restore ${nodeId}`);
+    return [];
+  }
+}
