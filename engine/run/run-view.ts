@@ -106,6 +106,7 @@ export const RUN_VIEW_EVENT_TYPES = [
   'run/succeeded',
   'run/failed',
   'run/cancelled',
+  'run/paused',
   'plan/created',
   'plan/approved',
   'plan/rejected',
@@ -144,7 +145,9 @@ function reduceEvent(view: RunView, event: SessionEvent): RunView {
     case 'run/created':
       return { ...view, task: event.payload.task };
     case 'run/started':
-      return { ...view, status: 'running', startedAt: view.startedAt ?? event.createdAt, finishedAt: null, error: null };
+      return { ...resetUnfinishedNodes(view), status: 'running', startedAt: view.startedAt ?? event.createdAt, finishedAt: null, error: null };
+    case 'run/paused':
+      return { ...view, status: 'awaiting_approval' };
     case 'run/succeeded':
       return { ...view, status: 'succeeded', finishedAt: event.createdAt };
     case 'run/failed':
@@ -154,7 +157,7 @@ function reduceEvent(view: RunView, event: SessionEvent): RunView {
     case 'plan/created':
     case 'plan/amended':
       return withPlan(
-        { ...view, planVersion: event.payload.version, planHash: event.payload.hash, status: event.type === 'plan/created' ? 'awaiting_approval' : view.status },
+        { ...view, planVersion: event.payload.version, planHash: event.payload.hash, status: view.status === 'running' ? 'running' : 'awaiting_approval' },
         event.type === 'plan/created' ? event.payload.plan : (event.payload as { plan?: unknown }).plan,
       );
     case 'plan/approved':
@@ -218,6 +221,13 @@ function reduceEvent(view: RunView, event: SessionEvent): RunView {
     default:
       return view;
   }
+}
+
+/** A run that starts again puts every node that did not succeed back to pending. */
+function resetUnfinishedNodes(view: RunView): RunView {
+  const nodes = new Map(view.nodes);
+  for (const [id, node] of nodes) if (node.status !== 'succeeded') nodes.set(id, { ...node, status: 'pending' });
+  return { ...view, nodes };
 }
 
 interface PlanLike {
