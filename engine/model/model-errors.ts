@@ -1,4 +1,4 @@
-import { DagentError } from '../errors.js';
+import { ConfigError, DagentError } from '../errors.js';
 
 /**
  * Failures of a model call. The retry policy reads `retryable` and `retryAfterMs`;
@@ -41,5 +41,26 @@ export class ModelRequestError extends ModelError {}
 export class ScriptExhaustedError extends ModelError {
   constructor(readonly agent: string, file: string) {
     super(`scripted model ${file}: no turn left for agent "${agent}"`, { provider: 'scripted' });
+  }
+}
+
+/** A `--model` value that is not `provider:model` with a known provider. */
+export class InvalidModelIdError extends ConfigError {
+  constructor(readonly modelId: string, reason: string) {
+    super(`invalid model id "${modelId}": ${reason}`);
+  }
+}
+
+/** A hosted provider was chosen but its API key is not in the environment. */
+export class MissingApiKeyError extends ConfigError {
+  constructor(readonly provider: string, readonly variable: string) {
+    super(`${provider} needs an API key: set ${variable} (or pass an apiKey in the configuration)`);
+  }
+}
+
+/** A scripted model file that cannot be read or does not match the format. */
+export class ScriptFileError extends ConfigError {
+  constructor(readonly file: string, readonly problem: string) {
+    super(`scripted model ${file}: ${problem}`);
   }
 }

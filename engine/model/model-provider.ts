@@ -35,8 +35,10 @@ export interface Usage {
   readonly cacheHit: number;
   /** Prompt tokens written to the cache (Anthropic), when reported. */
   readonly cacheWrite?: number;
-  /** Output tokens spent on reasoning, when reported. */
+  /** Output tokens spent on reasoning, when reported (already included in `output`). */
   readonly reasoning: number;
+  /** True when the counts are gpt-tokenizer estimates, not numbers the provider reported. */
+  readonly estimated?: boolean;
 }
 
 export type FinishReason = 'stop' | 'tool-calls' | 'length' | 'content-filter' | 'error' | 'other';

@@ -12,8 +12,14 @@ export const MESSAGE_OVERHEAD_TOKENS = 4;
  */
 export function estimateTextTokens(text: string): number {
   if (text.length === 0) return 0;
-  return countTokens(text);
+  return countTokens(text, PLAIN_TEXT);
 }
+
+/**
+ * Text is text: a file that contains `<|endoftext|>` (tokenizer sources, model docs) is counted,
+ * not refused (gpt-tokenizer throws on special tokens by default).
+ */
+export const PLAIN_TEXT = { disallowedSpecial: new Set<string>() } as const;
 
 export function estimateMessageTokens(message: ModelMessage): number {
   switch (message.role) {

@@ -1,0 +1,104 @@
+import { readFileSync } from 'node:fs';
+import type { ModelMessage } from '../session/model-message.js';
+import { abortableSleep } from './abort-reason.js';
+import { modelErrorFromHttp } from './http-error.js';
+import { ScriptExhaustedError, ScriptFileError } from './model-errors.js';
+import type { ModelProvider, ModelRequest, StreamPart, Usage } from './model-provider.js';
+import { PrefixCache } from './prefix-cache.js';
+import { requestTokens } from './request-tokens.js';
+import { headersFrom } from './retry-after.js';
+import { parseScript, readScriptFile, type ScriptedModelScript, type ScriptedTurn } from './scripted-script.js';
+import { parseToolArgs } from './tool-args.js';
+import { estimateTextTokens } from './token-estimate.js';
+
+export const SCRIPTED_DEFAULT_CONTEXT_WINDOW = 200_000;
+const INLINE_SCRIPT_NAME = '<inline script>';
+
+export interface ScriptedProviderOptions {
+  /** A script object (validated here) ... */
+  readonly script?: unknown;
+  /** ... or the path of a script file. */
+  readonly file?: string;
+  readonly readFile?: (path: string) => string;
+  /** Waits a turn's latency; injectable so tests never sleep. */
+  readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+export interface ScriptedProvider extends ModelProvider {
+  /** Turns left in an agent's queue. */
+  remaining(agent: string): number;
+}
+
+/**
+ * Replays model turns from a script, for tests, the offline demo and reproducible bug reports.
+ * Each agent (`planner`, `node:<id>`, `summarizer`, `react`) has its own queue, consumed one turn
+ * per call in call order. The queue positions and the simulated prefix cache live in this
+ * instance only: a new instance (a new process, e.g. after `resume`) starts every queue from its
+ * first turn again. An `error` turn fails the call exactly as the HTTP providers would for that
+ * status, headers and message. Usage not given by the turn is counted with gpt-tokenizer, and the
+ * cache hit is the longest prefix shared with an earlier request of the same `sessionId`.
+ */
+export function createScriptedProvider(options: ScriptedProviderOptions): ScriptedProvider {
+  const source = options.file ?? INLINE_SCRIPT_NAME;
+  if (options.script === undefined && options.file === undefined) throw new ScriptFileError(source, 'give a script object or a script file');
+  const script: ScriptedModelScript =
+    options.script !== undefined ? parseScript(options.script, source) : readScriptFile(source, options.readFile ?? ((path) => readFileSync(path, 'utf8')));
+  const sleep = options.sleep ?? abortableSleep;
+  const positions = new Map<string, number>();
+  const cache = new PrefixCache();
+  const tokenMemo = new WeakMap<ModelMessage, readonly number[]>();
+
+  const nextTurn = (agent: string): { turn: ScriptedTurn; index: number } => {
+    const queue = script.agents[agent] ?? [];
+    const index = positions.get(agent) ?? 0;
+    const turn = queue[index];
+    if (turn === undefined) throw new ScriptExhaustedError(agent, source);
+    positions.set(agent, index + 1);
+    return { turn, index };
+  };
+
+  return {
+    id: 'scripted',
+    contextWindow: () => script.contextWindow ?? SCRIPTED_DEFAULT_CONTEXT_WINDOW,
+    remaining: (agent) => Math.max(0, (script.agents[agent]?.length ?? 0) - (positions.get(agent) ?? 0)),
+    async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<StreamPart> {
+      const { turn, index } = nextTurn(request.agent);
+      const latencyMs = turn.latencyMs ?? script.defaults?.latencyMs ?? 0;
+      if (latencyMs > 0 || signal.aborted) await sleep(latencyMs, signal);
+      if (turn.error !== undefined) {
+        const headers = Object.fromEntries(Object.entries(turn.error.headers ?? {}).map(([name, value]) => [name, String(value)]));
+        throw modelErrorFromHttp({
+          provider: 'scripted', status: turn.error.status, headers: headersFrom(headers),
+          body: JSON.stringify({ error: { message: turn.error.message } }),
+        });
+      }
+      if (turn.reasoning !== undefined && turn.reasoning.length > 0) yield { type: 'reasoning', text: turn.reasoning };
+      if (turn.text !== undefined && turn.text.length > 0) yield { type: 'text', text: turn.text };
+      const toolCalls = (turn.toolCalls ?? []).map((call, position) => ({
+        type: 'tool-call' as const,
+        id: call.id ?? `call_${request.agent.replace(/[^\w-]/g, '_')}_${index + 1}_${position + 1}`,
+        name: call.name,
+        ...(call.argsText !== undefined ? parseToolArgs(call.argsText) : { args: call.args ?? {} }),
+      }));
+      yield* toolCalls;
+      yield { type: 'usage', usage: scriptedUsage(request, turn, cache, tokenMemo) };
+      yield { type: 'finish', reason: turn.finishReason ?? (toolCalls.length > 0 ? 'tool-calls' : 'stop') };
+    },
+  };
+}
+
+function scriptedUsage(request: ModelRequest, turn: ScriptedTurn, cache: PrefixCache, tokenMemo: WeakMap<ModelMessage, readonly number[]>): Usage {
+  const tokens = requestTokens(request, tokenMemo);
+  const cacheHit = cache.lookupAndStore(request.sessionId, tokens);
+  const given = turn.usage ?? {};
+  let output = estimateTextTokens(turn.text ?? '') + estimateTextTokens(turn.reasoning ?? '');
+  for (const call of turn.toolCalls ?? []) output += estimateTextTokens(`${call.name} ${call.argsText ?? JSON.stringify(call.args ?? {})}`);
+  const estimated = given.input === undefined || given.output === undefined;
+  return {
+    input: given.input ?? tokens.length,
+    output: given.output ?? output,
+    cacheHit: given.cacheHit ?? cacheHit,
+    reasoning: given.reasoning ?? estimateTextTokens(turn.reasoning ?? ''),
+    ...(estimated ? { estimated: true } : {}),
+  };
+}
