@@ -1,5 +1,7 @@
 import type { Migration } from 'kysely';
 import * as initial from './0001-initial.js';
+import * as memorySearch from './0002-memory-search.js';
+import * as snapshotContents from './0003-snapshot-contents.js';
 
 /**
  * Every migration, in order. Names sort in the order they must run; a new schema change is a
@@ -7,6 +9,8 @@ import * as initial from './0001-initial.js';
  */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial': initial,
+  '0002-memory-search': memorySearch,
+  '0003-snapshot-contents': snapshotContents,
 };
 
 export { dialectOf, type SqlDialectName } from './dialect-of.js';

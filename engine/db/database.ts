@@ -66,6 +66,13 @@ export interface FileSnapshotsTable {
   content_before: string | null;
   hash_before: string | null;
   hash_after: string | null;
+  /**
+   * Content after the node; null while the node has not ended, or when it left no file (then
+   * `hash_after` is set to the marker `'absent'`).
+   */
+  content_after: string | null;
+  /** How `content_before` and `content_after` are stored: text, or base64 for binary content. */
+  encoding: 'utf8' | 'base64';
   created_at: string;
 }
 

@@ -3,7 +3,7 @@ import type { WriteScope } from '../agent/tool-runtime.js';
 import type { Database } from '../db/database.js';
 import { attributeChanges, scanChanges } from './file-boundary-changes.js';
 import { GitWorkingTree, type GitRunner } from './file-git.js';
-import type { NodeBoundary } from './file-node-boundary.js';
+import { parseNodeBoundary, type NodeBoundary } from './file-node-boundary.js';
 import { scanWriteSet, type ScannedFile } from './file-scan.js';
 import { FileSnapshotGitError } from './file-snapshot-errors.js';
 import { clearSnapshotsAfter, deleteSnapshot, insertSnapshotIfAbsent, listSnapshots, recordSnapshotAfter } from './file-snapshot-rows.js';
@@ -115,10 +115,11 @@ export class FileSnapshots {
   /**
    * Finds the node's changes since `boundary` (tool writes and command-made changes alike),
    * stores missing before-contents and every changed file's content after the node, and drops
-   * snapshots of files that ended as they began.
+   * snapshots of files that ended as they began. `boundary` is what `beginNode` returned, as it
+   * comes back from the log (validated: `InvalidNodeBoundaryError`).
    */
-  async endNode(nodeId: string, writes: readonly string[], boundary: NodeBoundary, options: EndNodeOptions = {}): Promise<NodeEnd> {
-    const changes = await this.#changesSince(boundary, writes);
+  async endNode(nodeId: string, writes: readonly string[], boundary: unknown, options: EndNodeOptions = {}): Promise<NodeEnd> {
+    const changes = await this.#changesSince(parseNodeBoundary(boundary), writes);
     const otherWrites = options.otherWrites === undefined ? undefined : createWriteSet(options.otherWrites);
     const { attributed, stray } = attributeChanges(changes.paths, createWriteSet(writes), otherWrites);
     const known = new Set((await listSnapshots(this.#db, this.#runId, nodeId)).map((snapshot) => snapshot.path));
@@ -141,9 +142,16 @@ export class FileSnapshots {
   /**
    * Puts the node's files back to their content before the node (deleting files it created), for
    * a node that restarts from its beginning. With the boundary of the attempt that ran, changes
-   * no snapshot recorded yet (a crash before `endNode`) are found and undone too.
+   * no snapshot recorded yet (a crash before `endNode`) are found and undone too. Returns the
+   * restored paths; `restoreNodeFiles` also names the files it could not restore.
    */
-  async restoreNode(nodeId: string, boundary?: NodeBoundary): Promise<NodeRestore> {
+  async restoreNode(nodeId: string, boundary?: unknown): Promise<readonly string[]> {
+    return (await this.restoreNodeFiles(nodeId, boundary)).restored;
+  }
+
+  /** `restoreNode`, with the files whose content before the node was not recorded (left as they are). */
+  async restoreNodeFiles(nodeId: string, boundaryValue?: unknown): Promise<NodeRestore> {
+    const boundary = boundaryValue === undefined || boundaryValue === null ? undefined : parseNodeBoundary(boundaryValue);
     const targets = new Map<string, FileState>();
     for (const snapshot of await listSnapshots(this.#db, this.#runId, nodeId)) targets.set(snapshot.path, snapshot.before);
     if (boundary !== undefined) {
