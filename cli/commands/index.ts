@@ -1,7 +1,29 @@
 import type { CliCommand } from '../command.js';
+import { approveCommand, rejectCommand } from './approve.js';
+import { diffCommand, revertCommand } from './diff.js';
 import { inspectCommand } from './inspect.js';
 import { logCommand } from './log.js';
+import { editCommand, exportCommand, importCommand } from './plan-documents.js';
+import { planCommand } from './plan.js';
+import { cancelCommand, resumeCommand, runCommand } from './run.js';
+import { showCommand } from './show.js';
 import { statusCommand } from './status.js';
 
 /** Every command, in the order `dagent --help` lists them. */
-export const COMMANDS: readonly CliCommand<never>[] = [statusCommand, logCommand, inspectCommand] as unknown as readonly CliCommand<never>[];
+export const COMMANDS: readonly CliCommand<never>[] = [
+  planCommand,
+  showCommand,
+  editCommand,
+  exportCommand,
+  importCommand,
+  approveCommand,
+  rejectCommand,
+  runCommand,
+  resumeCommand,
+  cancelCommand,
+  statusCommand,
+  diffCommand,
+  revertCommand,
+  logCommand,
+  inspectCommand,
+] as unknown as readonly CliCommand<never>[];

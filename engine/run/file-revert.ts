@@ -13,7 +13,9 @@ export interface RevertRunOptions {
   readonly nodeId?: string;
   /** Write the content before even over conflicting later edits. */
   readonly force?: boolean;
-  /** The run's log: each reverted file appends `file/reverted`. */
+  /** Work out what the revert would do without writing a file or appending an event. */
+  readonly dryRun?: boolean;
+  /** The run's log: each reverted file appends `file/reverted` (not on a dry run). */
   readonly log: EventLog;
 }
 
@@ -55,8 +57,9 @@ interface RevertTarget {
  * changed it; created files deleted), or before one node (its change reversed as a patch onto the
  * current content, so later nodes' edits elsewhere in the file survive). A file that changed
  * since in a way the revert cannot undo is reported as a conflict and left untouched, unless
- * `force`. Writes go through a temporary file and a rename. Returns the outcome; throws only for
- * an unknown run or node, a missing workspace, or an I/O fault.
+ * `force`. Writes go through a temporary file and a rename. With `dryRun`, nothing is written and
+ * the outcome tells what would have happened. Returns the outcome; throws only for an unknown run
+ * or node, a missing workspace, or an I/O fault.
  */
 export async function revertRun(db: Kysely<Database>, runId: string, workspace: string, options: RevertRunOptions): Promise<RevertOutcome> {
   const run = await getRun(db, runId);
@@ -71,7 +74,9 @@ export async function revertRun(db: Kysely<Database>, runId: string, workspace: 
     const step = revertStep({ target: item.target, changedTo: item.changedTo, current, force: options.force === true });
     if (step.action === 'unchanged') unchanged.push(item.path);
     else if (step.action === 'conflict') conflicted.push({ path: item.path, nodeId: item.nodeId, reason: step.reason });
-    else {
+    else if (options.dryRun === true) {
+      restored.push({ path: item.path, action: actionOf(step), nodeId: item.nodeId });
+    } else {
       const action = await applyStep(files, item.path, step);
       restored.push({ path: item.path, action, nodeId: item.nodeId });
       await options.log.append({
@@ -93,11 +98,14 @@ async function revertTargets(db: Kysely<Database>, runId: string, nodeId: string
   });
 }
 
-async function applyStep(files: WorkspaceFiles, path: string, step: Exclude<RevertStep, { action: 'unchanged' | 'conflict' }>): Promise<RevertAction> {
-  if (step.action === 'delete') {
-    await files.remove(path);
-    return 'deleted';
-  }
-  await files.write(path, step.bytes);
-  return step.action === 'patch' ? 'patched' : 'restored';
+type WritingStep = Exclude<RevertStep, { action: 'unchanged' | 'conflict' }>;
+
+async function applyStep(files: WorkspaceFiles, path: string, step: WritingStep): Promise<RevertAction> {
+  if (step.action === 'delete') await files.remove(path);
+  else await files.write(path, step.bytes);
+  return actionOf(step);
+}
+
+function actionOf(step: WritingStep): RevertAction {
+  return step.action === 'delete' ? 'deleted' : step.action === 'patch' ? 'patched' : 'restored';
 }

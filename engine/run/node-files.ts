@@ -8,6 +8,7 @@ import type { WriteScope } from '../agent/tool-runtime.js';
 export interface NodeFiles {
   writeScopeFor(nodeId: string, writes: readonly string[]): WriteScope;
   beginNode(nodeId: string, writes: readonly string[]): Promise<unknown>;
-  endNode(nodeId: string, writes: readonly string[], boundary: unknown): Promise<{ readonly filesChanged: readonly string[] }>;
+  /** `otherWrites`: the other nodes' write globs, so a sibling's change is not taken for this node's. */
+  endNode(nodeId: string, writes: readonly string[], boundary: unknown, options?: { readonly otherWrites?: readonly string[] }): Promise<{ readonly filesChanged: readonly string[] }>;
   restoreNode(nodeId: string, boundary: unknown): Promise<readonly string[]>;
 }

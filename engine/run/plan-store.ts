@@ -73,6 +73,8 @@ export interface SavePlanInput {
   readonly status?: 'awaiting_approval' | 'approved';
   /** Where the run goes next; defaults follow the plan status. */
   readonly runStatus?: RunStatus;
+  /** The run's log to write through (its listeners see the plan events); a new one by default. */
+  readonly log?: EventLog;
 }
 
 export interface SavedPlan {
@@ -95,7 +97,7 @@ export async function savePlan(db: Kysely<Database>, runId: string, input: SaveP
   const now = new Date().toISOString();
   const diff = previous === undefined ? undefined : diffPlans(previous.plan, input.plan);
   const nextRunStatus = input.runStatus ?? (status === 'approved' ? (run.status === 'running' ? 'running' : 'approved') : 'awaiting_approval');
-  const log = new EventLog(db, run.id);
+  const log = input.log ?? new EventLog(db, run.id);
   const draft =
     previous === undefined
       ? { type: 'plan/created' as const, payload: { version, plan: input.plan, hash, reason: input.reason } }

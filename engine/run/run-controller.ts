@@ -48,6 +48,8 @@ export interface ExecuteRunOptions {
   readonly approvedHash?: string;
   readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   readonly random?: () => number;
+  /** Every event this run appends, as it is committed (progress lines, the live dashboard). */
+  readonly onEvents?: (events: readonly SessionEvent[]) => void;
 }
 
 export interface NodeResult {
@@ -116,7 +118,10 @@ class RunController {
     const cancel = (): void => this.#schedule.abort(this.#options.signal.reason);
     this.#options.signal.addEventListener('abort', cancel, { once: true });
     if (this.#options.signal.aborted) cancel();
-    const unsubscribe = this.#log.onAppend((events) => this.#onAppended(events));
+    const unsubscribe = this.#log.onAppend((events) => {
+      this.#options.onEvents?.(events);
+      this.#onAppended(events);
+    });
     try {
       this.#handle = startSchedule<NodeResult>({
         nodes: this.#plan.nodes,
@@ -268,8 +273,9 @@ class RunController {
         writeScope: files.writeScopeFor(nodeId, node.writes),
         signal,
       });
+      const otherWrites = this.#plan.nodes.filter((other) => other.id !== nodeId).flatMap((other) => other.writes);
+      const { filesChanged } = await files.endNode(nodeId, node.writes, boundary, { otherWrites });
       if (result.status === 'failed') return result;
-      const { filesChanged } = await files.endNode(nodeId, node.writes, boundary);
       return { status: 'succeeded', result: { answer: result.answer, filesChanged } };
     } finally {
       session.close();
@@ -322,7 +328,7 @@ class RunController {
     }
     const review = this.#settings.reviewReplans;
     const reason = trigger.kind === 'failure' ? `replan (${decision}) after ${trigger.nodeId} failed: ${firstLine(trigger.error)}` : `replan (${decision}): ${trigger.nodeId} reported missed work: ${trigger.title}`;
-    const saved = await savePlan(this.#db, this.#runId, { plan: next, reason, status: review ? 'awaiting_approval' : 'approved', runStatus: 'running' });
+    const saved = await savePlan(this.#db, this.#runId, { plan: next, reason, status: review ? 'awaiting_approval' : 'approved', runStatus: 'running', log: this.#log });
     this.#replans += 1;
     await this.#log.append({ type: 'replan/finished', payload: { outcome: 'amended', version: saved.stored.version } });
     if (review) {

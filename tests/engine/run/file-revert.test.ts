@@ -106,6 +106,39 @@ describe('revertRun', () => {
     expect(h.readBytes('img.bin')).toEqual(before);
   });
 
+  it('on a dry run, reports what it would do without writing a file or appending an event', async () => {
+    const h = await harness({ 'src/shape.ts': 'area\n', 'src/big.ts': file(LINES) });
+    await runNode(h, 'edit-a', ['src/shape.ts', 'src/big.ts', 'src/square.ts'], {
+      'src/shape.ts': 'getArea\n',
+      'src/big.ts': file(withLine(LINES, 1, 'line 2 by edit-a')),
+      'src/square.ts': 'square\n',
+    });
+    h.put('src/big.ts', file(withLine(LINES, 1, 'line 2 rewritten by the user')));
+    const before = [h.read('src/shape.ts'), h.read('src/big.ts'), h.read('src/square.ts')];
+
+    const planned = await revertRun(h.store.db, h.runId, h.workspace, { nodeId: 'edit-a', dryRun: true, log: h.log });
+    expect(planned).toEqual({
+      runId: h.runId,
+      nodeId: 'edit-a',
+      restored: [
+        { path: 'src/shape.ts', action: 'restored', nodeId: 'edit-a' },
+        { path: 'src/square.ts', action: 'deleted', nodeId: 'edit-a' },
+      ],
+      conflicted: [{ path: 'src/big.ts', nodeId: 'edit-a', reason: 'the file has changed since in the lines the change touched' }],
+      unchanged: [],
+    });
+    expect([h.read('src/shape.ts'), h.read('src/big.ts'), h.read('src/square.ts')]).toEqual(before);
+    expect(await revertedEvents(h)).toEqual([]);
+
+    const forced = await revertRun(h.store.db, h.runId, h.workspace, { nodeId: 'edit-a', dryRun: true, force: true, log: h.log });
+    expect(forced.conflicted).toEqual([]);
+    expect(forced.restored.map((item) => [item.path, item.action])).toContainEqual(['src/big.ts', 'restored']);
+    expect([h.read('src/shape.ts'), h.read('src/big.ts'), h.read('src/square.ts')]).toEqual(before);
+
+    const real = await revertRun(h.store.db, h.runId, h.workspace, { nodeId: 'edit-a', log: h.log });
+    expect({ restored: real.restored, conflicted: real.conflicted }).toEqual({ restored: planned.restored, conflicted: planned.conflicted });
+  });
+
   it('returns an empty outcome for a run that changed nothing', async () => {
     const h = await harness({});
     expect(await revertRun(h.store.db, h.runId, h.workspace, { log: h.log })).toEqual({ runId: h.runId, nodeId: null, restored: [], conflicted: [], unchanged: [] });

@@ -1,0 +1,31 @@
+import { approvePlan, getRun, rejectPlan } from '../../engine/index.js';
+import { writeLine } from '../cli-io.js';
+import { defineCommand } from '../command.js';
+
+export const approveCommand = defineCommand<{ run: string }>({
+  command: 'approve <run>',
+  describe: "approve the run's current plan (its hash is recorded; `run --approved HASH` checks it)",
+  builder: (yargs) => yargs.positional('run', { type: 'string', demandOption: true, describe: 'run id' }),
+  async run(context, args) {
+    const { db } = await context.store();
+    const run = await getRun(db, args.run);
+    const stored = await approvePlan(db, run.id);
+    if (context.json) writeLine(context.io.stdout, JSON.stringify({ runId: run.id, status: stored.status, planVersion: stored.version, hash: stored.hash }));
+    else writeLine(context.io.stdout, `approved plan v${stored.version} of run ${run.id} · hash ${stored.hash}\nnext: dagent run ${run.id}`);
+    return 0;
+  },
+});
+
+export const rejectCommand = defineCommand<{ run: string; reason?: string }>({
+  command: 'reject <run>',
+  describe: "reject the run's current plan",
+  builder: (yargs) => yargs.positional('run', { type: 'string', demandOption: true, describe: 'run id' }).option('reason', { type: 'string', describe: 'why, for the log' }),
+  async run(context, args) {
+    const { db } = await context.store();
+    const run = await getRun(db, args.run);
+    const stored = await rejectPlan(db, run.id, args.reason);
+    if (context.json) writeLine(context.io.stdout, JSON.stringify({ runId: run.id, status: stored.status, planVersion: stored.version }));
+    else writeLine(context.io.stdout, `rejected plan v${stored.version} of run ${run.id}${args.reason ? `: ${args.reason}` : ''}`);
+    return 0;
+  },
+});

@@ -1,0 +1,81 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ConfigError, currentPlan, getRun, isEmptyPlanDiff, parsePlanDocument, renderPlanDiff, savePlan, type Plan } from '../../engine/index.js';
+import type { CliContext } from '../cli-context.js';
+import { writeLine } from '../cli-io.js';
+import { defineCommand } from '../command.js';
+import { planDocumentText, readPlanFile } from '../plan-document.js';
+import { lintForReview } from '../plan-lint.js';
+import { analyzeForReview, printPlan } from '../plan-review.js';
+
+export const exportCommand = defineCommand<{ run: string; file?: string }>({
+  command: 'export <run> [file]',
+  describe: "write the run's current plan as a plan document (JSON) to FILE or stdout",
+  builder: (yargs) => yargs.positional('run', { type: 'string', demandOption: true }).positional('file', { type: 'string', describe: 'where to write (default: stdout)' }),
+  async run(context, args) {
+    const { db } = await context.store();
+    const stored = await currentPlan(db, (await getRun(db, args.run)).id);
+    const text = planDocumentText(stored.plan);
+    if (args.file === undefined) context.io.stdout.write(text);
+    else {
+      writeFileSync(resolve(context.io.cwd, args.file), text);
+      writeLine(context.io.stderr, `wrote plan v${stored.version} of run ${stored.runId} to ${args.file}`);
+    }
+    return 0;
+  },
+});
+
+export const importCommand = defineCommand<{ run: string; file: string }>({
+  command: 'import <run> <file>',
+  describe: 'replace the plan with a plan document (validated, stored as a new version; prints the diff)',
+  builder: (yargs) => yargs.positional('run', { type: 'string', demandOption: true }).positional('file', { type: 'string', demandOption: true, describe: 'plan document (JSON or YAML)' }),
+  async run(context, args) {
+    const plan = readPlanFile(context.io.cwd, args.file);
+    return storeEditedPlan(context, args.run, plan, `imported from ${args.file}`);
+  },
+});
+
+export const editCommand = defineCommand<{ run: string }>({
+  command: 'edit <run>',
+  describe: 'edit the plan in $VISUAL / $EDITOR; the result is validated and stored as a new version',
+  builder: (yargs) => yargs.positional('run', { type: 'string', demandOption: true }),
+  async run(context, args) {
+    const { db } = await context.store();
+    const stored = await currentPlan(db, (await getRun(db, args.run)).id);
+    const editor = context.io.env.VISUAL || context.io.env.EDITOR || 'vi';
+    const folder = join(context.workspace, '.dagent', 'edits');
+    mkdirSync(folder, { recursive: true });
+    const file = join(folder, `${stored.runId}-v${stored.version + 1}.json`);
+    if (!existsSync(file)) writeFileSync(file, planDocumentText(stored.plan));
+    const result = spawnSync(`${editor} "${file}"`, { shell: true, stdio: 'inherit', env: context.io.env });
+    if (result.status !== 0) throw new ConfigError(`the editor (${editor}) exited with ${result.status ?? result.signal}; your edits are kept in ${file}`);
+    let plan: Plan;
+    try {
+      plan = parsePlanDocument(readFileSync(file, 'utf8'), { source: file });
+    } catch (error) {
+      throw new ConfigError(`${(error as Error).message}\nyour edits are kept in ${file}: fix them and run \`dagent import ${stored.runId} ${file}\``);
+    }
+    return storeEditedPlan(context, stored.runId, plan, 'edited');
+  },
+});
+
+/** Stores a user's plan as a new version awaiting approval, then prints the diff and the plan. */
+async function storeEditedPlan(context: CliContext, runArg: string, plan: Plan, reason: string): Promise<number> {
+  const { db } = await context.store();
+  const run = await getRun(db, runArg);
+  const previous = await currentPlan(db, run.id);
+  const saved = await savePlan(db, run.id, { plan, reason });
+  const analysis = await analyzeForReview(context, plan, await lintForReview(context, plan));
+  if (context.json) {
+    printPlan(context, saved.stored, analysis, 'json', 'plan');
+    return 0;
+  }
+  const diff = saved.diff;
+  writeLine(context.io.stdout, `plan v${previous.version} → v${saved.stored.version} (${reason})`);
+  writeLine(context.io.stdout, diff === undefined || isEmptyPlanDiff(diff) ? 'no changes to nodes or edges' : renderPlanDiff(diff));
+  writeLine(context.io.stdout);
+  printPlan(context, saved.stored, analysis, 'text');
+  writeLine(context.io.stdout, `next: dagent approve ${run.id}`);
+  return 0;
+}

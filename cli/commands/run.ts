@@ -1,0 +1,129 @@
+import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DagentError, EventLog, getRun, readEvents, setRunStatus, transitionRun, type RunRecord } from '../../engine/index.js';
+import type { CliContext } from '../cli-context.js';
+import { writeLine } from '../cli-io.js';
+import { defineCommand } from '../command.js';
+import { runApprovedPlan } from '../run-plan.js';
+
+interface RunArgs {
+  run: string;
+  approved?: string;
+  schedule?: 'eager' | 'batch';
+  concurrency?: number;
+  'review-replans'?: boolean;
+}
+
+export const runCommand = defineCommand<RunArgs>({
+  command: 'run <run>',
+  describe: 'execute an approved plan: every node whose dependencies are done runs at once',
+  builder: (yargs) =>
+    yargs
+      .positional('run', { type: 'string', demandOption: true, describe: 'run id' })
+      .option('approved', { type: 'string', describe: 'refuse to start unless the plan still has this approved hash (CI)' })
+      .option('schedule', { type: 'string', choices: ['eager', 'batch'] as const, describe: 'eager (default): a node starts when its last dependency ends; batch: stage by stage' })
+      .option('concurrency', { alias: 'j', type: 'number', describe: 'most nodes running at once (default 4)' })
+      .option('review-replans', { type: 'boolean', describe: 'stop for approval after every replan' }),
+  async run(context, args) {
+    const { db } = await context.store();
+    const run = await getRun(db, args.run);
+    await refuseIfRunningElsewhere(context, run);
+    if (run.status === 'succeeded') throw new DagentError(`run ${run.id} already succeeded; \`dagent diff ${run.id}\` shows its change`);
+    return runApprovedPlan(context, run.id, flagsOf(args));
+  },
+});
+
+export const resumeCommand = defineCommand<RunArgs>({
+  command: 'resume <run>',
+  describe: 'finish a run that was interrupted, failed or cancelled; succeeded nodes are not run again',
+  builder: (yargs) =>
+    yargs
+      .positional('run', { type: 'string', demandOption: true, describe: 'run id' })
+      .option('schedule', { type: 'string', choices: ['eager', 'batch'] as const })
+      .option('concurrency', { alias: 'j', type: 'number' })
+      .option('review-replans', { type: 'boolean' }),
+  async run(context, args) {
+    const { db } = await context.store();
+    const run = await getRun(db, args.run);
+    await refuseIfRunningElsewhere(context, run);
+    if (run.status === 'succeeded') {
+      writeLine(context.io.stdout, `run ${run.id} already succeeded: nothing to resume`);
+      return 0;
+    }
+    return runApprovedPlan(context, run.id, flagsOf(args));
+  },
+});
+
+export const cancelCommand = defineCommand<{ run: string; wait?: number }>({
+  command: 'cancel <run>',
+  describe: 'stop a running run: its process aborts the running nodes and leaves the run resumable',
+  builder: (yargs) =>
+    yargs.positional('run', { type: 'string', demandOption: true }).option('wait', { type: 'number', default: 30, describe: 'seconds to wait for the run to stop' }),
+  async run(context, args) {
+    const { db } = await context.store();
+    const run = await getRun(db, args.run);
+    if (run.status !== 'running') throw new DagentError(`run ${run.id} is not running (it is ${run.status.replace('_', ' ')})`);
+    const log = new EventLog(db, run.id);
+    await log.append({ type: 'run/cancel-requested', payload: { by: `pid ${process.pid}` } });
+    const owner = await runOwner(context, run);
+    if (owner !== undefined && owner.alive) {
+      process.kill(owner.pid, 'SIGINT');
+      const deadline = Date.now() + (args.wait ?? 30) * 1000;
+      while (Date.now() < deadline) {
+        const current = await getRun(db, run.id);
+        if (current.status !== 'running') {
+          writeLine(context.io.stdout, `run ${run.id} ${current.status}; resume with: dagent resume ${run.id}`);
+          return 0;
+        }
+        await sleep(200);
+      }
+      throw new DagentError(`run ${run.id} (pid ${owner.pid}) did not stop within ${args.wait} s`, { exitCode: 1 });
+    }
+    // The process that ran it is gone (killed, or the machine restarted): record the cancellation here.
+    await log.append(
+      { type: 'run/cancelled', payload: { reason: 'cancelled after its process had stopped' } },
+      {
+        effects: async (transaction) => {
+          await transaction.updateTable('nodes').set({ status: 'cancelled' }).where('run_id', '=', run.id).where('status', 'in', ['running', 'ready']).execute();
+          await setRunStatus(transaction, run.id, transitionRun(run.status, 'cancelled'), { finished_at: new Date().toISOString() });
+        },
+      },
+    );
+    writeLine(context.io.stdout, `run ${run.id} cancelled (its process had already stopped); resume with: dagent resume ${run.id}`);
+    return 0;
+  },
+});
+
+function flagsOf(args: RunArgs) {
+  return {
+    ...(args.approved === undefined ? {} : { approvedHash: args.approved }),
+    ...(args.schedule === undefined ? {} : { schedule: args.schedule }),
+    ...(args.concurrency === undefined ? {} : { concurrency: args.concurrency }),
+    ...(args['review-replans'] === undefined ? {} : { reviewReplans: args['review-replans'] }),
+  };
+}
+
+/** The process that last started the run, from its `run/started` event, and whether it still lives on this host. */
+async function runOwner(context: CliContext, run: RunRecord): Promise<{ pid: number; alive: boolean } | undefined> {
+  const { db } = await context.store();
+  const started = (await readEvents(db, run.id, { types: ['run/started'] })).at(-1);
+  if (started?.type !== 'run/started' || started.payload.pid === undefined) return undefined;
+  const pid = started.payload.pid;
+  if (started.payload.host !== undefined && started.payload.host !== hostname()) return { pid, alive: true };
+  return { pid, alive: pid !== process.pid && isAlive(pid) };
+}
+
+async function refuseIfRunningElsewhere(context: CliContext, run: RunRecord): Promise<void> {
+  if (run.status !== 'running') return;
+  const owner = await runOwner(context, run);
+  if (owner?.alive) throw new DagentError(`run ${run.id} is already running (pid ${owner.pid}); \`dagent cancel ${run.id}\` stops it`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,77 @@
+import { glob } from 'tinyglobby';
+import { errorMessage, type Plan, type PlanLintFinding } from '../engine/index.js';
+import { ALWAYS_SKIPPED_DIRECTORIES, LINT_CODES, languageOf, lintPlan, scanRepository, type LintIssue, type LintOptions, type RepoMap } from '../planners/index.js';
+import type { CliContext } from './cli-context.js';
+
+/** One scan per CLI invocation: `plan`, `show` and `scan` in the same context share it. */
+const SCANS = new WeakMap<CliContext, Promise<RepoMap>>();
+
+/** The workspace's repository map, scanned once per context; rejects when the scan fails. */
+export function workspaceRepoMap(context: CliContext): Promise<RepoMap> {
+  let scan = SCANS.get(context);
+  if (scan === undefined) {
+    scan = scanRepository(context.workspace, { signal: context.io.interrupt });
+    SCANS.set(context, scan);
+  }
+  return scan;
+}
+
+/**
+ * Plan lint against the repository scan; findings the config lists under `lint.errors` become
+ * errors (`"all"` raises every code). A lint problem never fails the command: when the scan
+ * fails, the plan is checked against a plain file listing (missing files, untested edits) and a
+ * `scan-failed` warning says what was skipped.
+ */
+export async function lintForReview(context: CliContext, plan: Plan): Promise<PlanLintFinding[]> {
+  const options = lintOptions(context.config.lint?.errors);
+  let map: RepoMap;
+  try {
+    map = await workspaceRepoMap(context);
+  } catch (error) {
+    if (context.io.interrupt.aborted) throw error;
+    const scanFailed: PlanLintFinding = {
+      level: 'warning',
+      code: 'scan-failed',
+      message: `the repository scan failed (${errorMessage(error)}): lint checked only that the plan's files exist, not who imports them`,
+    };
+    const listed = await listedFilesMap(context.workspace).catch(() => undefined);
+    return listed === undefined ? [scanFailed] : [scanFailed, ...lintPlan(plan, listed, options).map(toFinding)];
+  }
+  return lintPlan(plan, map, options).map(toFinding);
+}
+
+/** `lint.errors` of the config: known codes, or `all` anywhere in the list. Unknown codes are ignored. */
+export function lintOptions(errors: readonly string[] | undefined): LintOptions {
+  if (errors === undefined) return {};
+  if (errors.includes('all')) return { errors: 'all' };
+  return { errors: LINT_CODES.filter((code) => errors.includes(code)) };
+}
+
+function toFinding(issue: LintIssue): PlanLintFinding {
+  return {
+    level: issue.level,
+    code: issue.code,
+    message: issue.message,
+    ...(issue.nodeId === undefined ? {} : { nodeId: issue.nodeId }),
+    ...(issue.file === undefined ? {} : { file: issue.file }),
+  };
+}
+
+/**
+ * A map with the workspace's files and no import graph, from a listing that skips what it cannot
+ * read instead of failing. It ignores `.gitignore`, so ignored files count as present: lint may
+ * miss a missing file, but never reports an existing one as missing.
+ */
+async function listedFilesMap(workspace: string): Promise<RepoMap> {
+  const skipped = [...ALWAYS_SKIPPED_DIRECTORIES].map((name) => `**/${name}/**`);
+  const paths = (await glob('**', { cwd: workspace, dot: true, onlyFiles: true, followSymbolicLinks: false, ignore: skipped })).sort();
+  return {
+    root: workspace,
+    files: paths.map((path) => ({ path, size: 0, language: languageOf(path), exports: [] })),
+    imports: [],
+    unresolved: [],
+    importers: {},
+    aliases: {},
+    warnings: [],
+  };
+}

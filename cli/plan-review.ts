@@ -1,0 +1,62 @@
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { glob } from 'tinyglobby';
+import { analyzePlan, estimatePlan, type Plan, type PlanAnalysis, type PlanLintFinding, type StoredPlan } from '../engine/index.js';
+import type { CliContext } from './cli-context.js';
+import { writeLine } from './cli-io.js';
+import { estimatePrice } from './models.js';
+import { planShowJson, renderPlanDot, renderPlanMermaid, renderPlanText } from './render/index.js';
+
+export type PlanFormat = 'text' | 'json' | 'mermaid' | 'dot';
+
+export const PLAN_FORMATS: readonly PlanFormat[] = ['text', 'json', 'mermaid', 'dot'];
+
+/** Sizes of the workspace files the plan's reads and writes cover, for the estimate. */
+export async function planFileSizes(workspace: string, plan: Plan): Promise<Map<string, number>> {
+  const patterns = [...new Set(plan.nodes.flatMap((node) => [...node.reads, ...node.writes]))];
+  const sizes = new Map<string, number>();
+  if (patterns.length === 0) return sizes;
+  const files = await glob(patterns, { cwd: workspace, dot: true, ignore: ['**/node_modules/**', '.git/**', '.dagent/**'], onlyFiles: true });
+  for (const file of files) {
+    try {
+      sizes.set(file, statSync(join(workspace, file)).size);
+    } catch {
+      // vanished between the glob and the stat: not part of the estimate
+    }
+  }
+  return sizes;
+}
+
+/** Stages, critical path, width, estimate and lint: everything review shows besides the plan. */
+export async function analyzeForReview(context: CliContext, plan: Plan, lint: readonly PlanLintFinding[] = []): Promise<PlanAnalysis> {
+  const fileSizes = await planFileSizes(context.workspace, plan);
+  const estimate = estimatePlan(plan, { fileSizes, price: estimatePrice(context, context.config.model) });
+  return analyzePlan(plan, { estimate, lint });
+}
+
+/**
+ * Prints a stored plan in the chosen format (`--json` forces json). JSON shapes of the CLI
+ * contract: `plan` → `{ runId, status, planVersion, plan }`; `show` → the plan document with
+ * `stages`, `criticalPath`, `width`, `estimate`, `lint` (plus run id, version, status, hash).
+ */
+export function printPlan(context: CliContext, stored: StoredPlan, analysis: PlanAnalysis, format: PlanFormat, shape: 'plan' | 'show' = 'show'): void {
+  const out = context.io.stdout;
+  const chosen = context.json ? 'json' : format;
+  switch (chosen) {
+    case 'json': {
+      const document = planShowJson(stored.plan, analysis);
+      const header = { runId: stored.runId, status: stored.status, planVersion: stored.version, hash: stored.hash };
+      writeLine(out, JSON.stringify(shape === 'plan' ? { ...header, plan: document } : { ...document, ...header }));
+      return;
+    }
+    case 'mermaid':
+      writeLine(out, renderPlanMermaid(stored.plan));
+      return;
+    case 'dot':
+      writeLine(out, renderPlanDot(stored.plan));
+      return;
+    case 'text':
+      writeLine(out, renderPlanText(stored.plan, analysis, { runId: stored.runId, version: stored.version, status: stored.status, details: true }));
+      writeLine(out, `plan hash ${stored.hash}`);
+  }
+}

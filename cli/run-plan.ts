@@ -1,0 +1,69 @@
+import { FileSnapshots, approvePlan, executeRun, getRun, type RunResult, type RunSettings } from '../engine/index.js';
+import type { CliContext } from './cli-context.js';
+import { writeLine } from './cli-io.js';
+import { createApprover, createNodeRuntime, createTools } from './compose-runtime.js';
+import { createPlanner } from './planning.js';
+import { createProgressPrinter } from './progress.js';
+
+export interface RunFlags {
+  readonly approvedHash?: string;
+  readonly schedule?: 'eager' | 'batch';
+  readonly concurrency?: number;
+  readonly reviewReplans?: boolean;
+}
+
+/** `plan --yes`: approve the plan, then run it. */
+export async function approveAndRun(context: CliContext, runId: string, flags: RunFlags): Promise<number> {
+  const { db } = await context.store();
+  const stored = await approvePlan(db, runId);
+  if (!context.json) writeLine(context.io.stdout, `approved plan v${stored.version} of run ${runId} · hash ${stored.hash}`);
+  return runApprovedPlan(context, runId, flags);
+}
+
+/**
+ * Runs (or resumes) a run's approved plan with plain progress lines, and maps the outcome to the
+ * exit code: 0 succeeded (or paused for review), 1 failed or cancelled.
+ */
+export async function runApprovedPlan(context: CliContext, runId: string, flags: RunFlags): Promise<number> {
+  const { db } = await context.store();
+  const run = await getRun(db, runId);
+  const tools = createTools(context);
+  const runtime = createNodeRuntime(context, { tools, approver: createApprover(context) });
+  const settings: Partial<RunSettings> = {
+    ...(flags.schedule ?? context.config.schedule ? { mode: flags.schedule ?? context.config.schedule } : {}),
+    ...(flags.concurrency ?? context.config.concurrency ? { concurrency: flags.concurrency ?? context.config.concurrency } : {}),
+    ...(context.config.nodeRetries === undefined ? {} : { maxAttempts: context.config.nodeRetries + 1 }),
+    ...(context.config.replan?.threshold === undefined ? {} : { replanThreshold: context.config.replan.threshold }),
+    ...(context.config.replan?.maxReplans === undefined ? {} : { maxReplans: context.config.replan.maxReplans }),
+    ...((flags.reviewReplans ?? context.config.replan?.review) === undefined ? {} : { reviewReplans: flags.reviewReplans ?? context.config.replan?.review ?? false }),
+  };
+  const planner = await createPlanner(context);
+  const result = await executeRun({
+    db,
+    runId: run.id,
+    runtime,
+    files: new FileSnapshots({ db, runId: run.id, workspace: run.workspace }),
+    settings,
+    signal: context.io.interrupt,
+    onEvents: createProgressPrinter(context.io, { json: context.json }),
+    ...(planner === undefined ? {} : { planner }),
+    ...(flags.approvedHash === undefined ? {} : { approvedHash: flags.approvedHash }),
+  });
+  if (!context.json) writeLine(context.io.stdout, summaryLine(result));
+  return result.status === 'succeeded' || result.status === 'paused' ? 0 : 1;
+}
+
+function summaryLine(result: RunResult): string {
+  const done = result.nodes.filter((node) => node.status === 'succeeded').length;
+  const base = `run ${result.runId} ${result.status} · plan v${result.planVersion} · ${done}/${result.nodes.length} nodes succeeded${result.replans > 0 ? ` · ${result.replans} replans` : ''}`;
+  switch (result.status) {
+    case 'succeeded':
+      return `${base}\nsee the change: dagent diff ${result.runId}`;
+    case 'failed':
+      return `${base}\n${result.error ?? ''}\nsee why: dagent status ${result.runId} · dagent log ${result.runId} --type node/`;
+    case 'cancelled':
+      return `${base}\nresume with: dagent resume ${result.runId}`;
+    case 'paused':
+      return `${base}\nreview the replanned plan: dagent show ${result.runId}, then dagent approve ${result.runId} && dagent resume ${result.runId}`;
+  }
+}

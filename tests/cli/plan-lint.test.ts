@@ -1,0 +1,147 @@
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CliContext } from '../../cli/cli-context.js';
+import type { CliIo } from '../../cli/cli-io.js';
+import { lintForReview, lintOptions } from '../../cli/plan-lint.js';
+import type { Plan, PlanNode } from '../../engine/index.js';
+import { copyFixtureRepo, writeFiles } from '../planners/fixture-repo.js';
+import { tempDir } from '../helpers/temp-store.js';
+
+function contextFor(workspace: string): CliContext {
+  const io: CliIo = { stdout: new PassThrough(), stderr: new PassThrough(), stdin: new PassThrough(), env: {}, cwd: workspace, interrupt: new AbortController().signal };
+  return new CliContext(io, {});
+}
+
+function node(id: string, kind: PlanNode['kind'], fields: Partial<Omit<PlanNode, 'id' | 'kind'>> = {}): PlanNode {
+  return { id, kind, title: id, instructions: '', reads: [], writes: [], dependsOn: [], ...fields };
+}
+
+const RENAME = 'Rename Invoice.total() to Invoice.grandTotal() and update its callers in this file.';
+
+/** Mei's plan from the user stories: it misses src/jobs/reminder.ts. */
+const storyPlan: Plan = {
+  goal: 'Rename Invoice.total() to Invoice.grandTotal() everywhere; keep tests green',
+  rationale: '',
+  nodes: [
+    node('read-models', 'read', { reads: ['src/models/*.ts'] }),
+    node('edit-invoice', 'edit', { reads: ['src/models/invoice.ts'], writes: ['src/models/invoice.ts'], dependsOn: ['read-models'], instructions: RENAME }),
+    node('edit-pdf', 'edit', { writes: ['src/render/pdf.ts'], dependsOn: ['edit-invoice'], instructions: RENAME }),
+    node('edit-api', 'edit', { writes: ['src/api/invoices.ts'], dependsOn: ['edit-invoice'], instructions: RENAME }),
+    node('test', 'command', { command: 'npm test', dependsOn: ['edit-pdf', 'edit-api'] }),
+  ],
+};
+
+const REMINDER_WARNING = {
+  level: 'warning',
+  code: 'unwritten-importer',
+  message: 'src/jobs/reminder.ts imports Invoice.total but no node writes it (src/models/invoice.ts is written by edit-invoice)',
+  nodeId: 'edit-invoice',
+  file: 'src/jobs/reminder.ts',
+};
+
+function withNodes(plan: Plan, ...nodes: PlanNode[]): Plan {
+  return { ...plan, nodes: [...plan.nodes, ...nodes] };
+}
+
+describe('lintForReview', () => {
+  let root: string;
+  let cleanup: () => void;
+  beforeEach(() => ({ root, cleanup } = copyFixtureRepo('billing')));
+  afterEach(() => cleanup());
+
+  it('lints the plan against the scan of the workspace (the user story)', async () => {
+    expect(await lintForReview(contextFor(root), storyPlan)).toEqual([REMINDER_WARNING]);
+  });
+
+  it('is silent when every importer is written', async () => {
+    const complete: Plan = {
+      ...storyPlan,
+      nodes: [
+        ...storyPlan.nodes.filter((candidate) => candidate.id !== 'test'),
+        node('edit-reminder', 'edit', { writes: ['src/jobs/reminder.ts'], dependsOn: ['edit-invoice'], instructions: RENAME }),
+        node('test', 'command', { command: 'npm test', dependsOn: ['edit-pdf', 'edit-api', 'edit-reminder'] }),
+      ],
+    };
+    expect(await lintForReview(contextFor(root), complete)).toEqual([]);
+  });
+
+  it('raises the codes the config lists under lint.errors', async () => {
+    writeFiles(root, { '.dagent/config.json': JSON.stringify({ lint: { errors: ['unwritten-importer'] } }) });
+    expect(await lintForReview(contextFor(root), storyPlan)).toEqual([{ ...REMINDER_WARNING, level: 'error' }]);
+  });
+
+  it('scans once per CLI context', async () => {
+    const plan = withNodes(storyPlan, node('read-new', 'read', { reads: ['src/new.ts'] }));
+    const context = contextFor(root);
+    const missing = (findings: readonly { code: string }[]): number => findings.filter((finding) => finding.code === 'missing-file').length;
+    expect(missing(await lintForReview(context, plan))).toBe(1);
+    writeFiles(root, { 'src/new.ts': 'export const created = true;\n' });
+    expect(missing(await lintForReview(context, plan))).toBe(1);
+    expect(missing(await lintForReview(contextFor(root), plan))).toBe(0);
+  });
+});
+
+describe('lintForReview when the workspace is not a TypeScript repository or cannot be scanned', () => {
+  let workspace: string;
+  let cleanup: () => void;
+  beforeEach(() => {
+    ({ dir: workspace, cleanup } = tempDir('dagent-lint-'));
+    writeFiles(workspace, { 'app/main.py': 'print("hi")\n', 'README.md': '# app\n' });
+  });
+  afterEach(() => cleanup());
+
+  const plan: Plan = {
+    goal: 'Add a greeting',
+    rationale: '',
+    nodes: [
+      node('read', 'read', { reads: ['app/main.py', 'app/missing.py'] }),
+      node('edit', 'edit', { writes: ['app/main.py'], dependsOn: ['read'] }),
+      node('test', 'command', { command: 'python -m pytest', dependsOn: ['edit'] }),
+    ],
+  };
+
+  it('still checks that the files exist', async () => {
+    expect(await lintForReview(contextFor(workspace), plan)).toEqual([
+      {
+        level: 'warning',
+        code: 'missing-file',
+        message: 'read reads app/missing.py, which is not in the repository scan (missing, or hidden by .gitignore) and no node creates',
+        nodeId: 'read',
+        file: 'app/missing.py',
+      },
+    ]);
+  });
+
+  it('falls back to a file listing when a file cannot be read, and says so', async () => {
+    mkdirSync(join(workspace, 'app', 'nested'));
+    // A .gitignore that is a link to itself: reading it fails with ELOOP, even for root.
+    symlinkSync('.gitignore', join(workspace, 'app', 'nested', '.gitignore'));
+    const findings = await lintForReview(contextFor(workspace), plan);
+    expect(findings.map((finding) => [finding.code, finding.file])).toEqual([
+      ['scan-failed', undefined],
+      ['missing-file', 'app/missing.py'],
+    ]);
+    expect(findings[0]).toMatchObject({ level: 'warning', message: expect.stringMatching(/^the repository scan failed \(.*ELOOP.*\): lint checked only/) });
+  });
+
+  it('never throws, even when the workspace vanishes after the command started', async () => {
+    const context = contextFor(workspace);
+    cleanup();
+    const findings = await lintForReview(context, plan);
+    expect(findings[0]).toMatchObject({ level: 'warning', code: 'scan-failed' });
+  });
+});
+
+describe('lintOptions', () => {
+  it.each([
+    [undefined, {}],
+    [[], { errors: [] }],
+    [['missing-file', 'unwritten-importer'], { errors: ['unwritten-importer', 'missing-file'] }],
+    [['untested-edit', 'no-such-code'], { errors: ['untested-edit'] }],
+    [['missing-file', 'all'], { errors: 'all' }],
+  ])('lint.errors %j → %j', (errors, expected) => {
+    expect(lintOptions(errors)).toEqual(expected);
+  });
+});
