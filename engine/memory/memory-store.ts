@@ -1,0 +1,127 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/index.js';
+import { ConfigError, errorMessage } from '../errors.js';
+import { memoryContentHash, normalizeMemoryContent } from './content-hash.js';
+import { extractKeywords, MAX_KEYWORDS } from './keywords.js';
+import { MAX_MEMORY_CHARS, type Memory, type MemoryKind, type MemoryScope, type RecalledMemory } from './memory.js';
+import { memoryFromRow } from './memory-row.js';
+import { ftsSearch, keywordSearch, type MemorySearchOptions } from './memory-search.js';
+
+/** How many memories a search returns unless told otherwise. */
+export const DEFAULT_RECALL_LIMIT = 5;
+
+export interface AddMemoryInput {
+  readonly content: string;
+  /** `fact` when omitted. */
+  readonly kind?: MemoryKind;
+  /** `project` when omitted. */
+  readonly scope?: MemoryScope;
+  /** Extra keywords; the content's own are always taken. */
+  readonly keywords?: readonly string[];
+}
+
+export interface AddMemoryResult {
+  readonly memory: Memory;
+  /** False when an equal memory (same text up to case and whitespace) already existed: that one is returned. */
+  readonly created: boolean;
+}
+
+export interface ListMemoriesOptions {
+  readonly scope?: MemoryScope;
+  readonly kind?: MemoryKind;
+  readonly limit?: number;
+}
+
+export interface SearchMemoriesOptions {
+  readonly limit?: number;
+  readonly scope?: MemoryScope;
+  readonly kind?: MemoryKind;
+}
+
+/** The store the memories live in: its database and dialect (an opened `Store` fits). */
+export interface MemoryDatabase {
+  readonly db: Kysely<Database>;
+  readonly dialect: 'sqlite' | 'postgres';
+}
+
+export class InvalidMemoryError extends ConfigError {}
+
+/**
+ * Long-term memories in the `memories` table: deduplicated on insert by a hash of the
+ * normalized text, searched by keyword — through the FTS5 index on SQLite, by the portable
+ * LIKE scoring on PostgreSQL (and on a SQLite without FTS5).
+ */
+export class MemoryStore {
+  readonly #db: Kysely<Database>;
+  readonly #now: () => Date;
+  #fts: boolean;
+
+  constructor(database: MemoryDatabase, options: { now?: () => Date } = {}) {
+    this.#db = database.db;
+    this.#now = options.now ?? (() => new Date());
+    this.#fts = database.dialect === 'sqlite';
+  }
+
+  /** Whether searches go through the SQLite FTS5 index. */
+  get usesFullTextIndex(): boolean {
+    return this.#fts;
+  }
+
+  /** Stores a memory, or returns the equal one already stored. */
+  async add(input: AddMemoryInput, signal?: AbortSignal): Promise<AddMemoryResult> {
+    signal?.throwIfAborted();
+    const content = normalizeMemoryContent(input.content);
+    if (content === '') throw new InvalidMemoryError('a memory needs some text');
+    if (content.length > MAX_MEMORY_CHARS) throw new InvalidMemoryError(`a memory is at most ${MAX_MEMORY_CHARS} characters; this one has ${content.length}`);
+    const contentHash = memoryContentHash(content);
+    const keywords = [...new Set([...extractKeywords(content), ...(input.keywords ?? []).flatMap((keyword) => extractKeywords(keyword))])].slice(0, MAX_KEYWORDS * 2);
+    const now = this.#now().toISOString();
+    const inserted = await this.#db
+      .insertInto('memories')
+      .values({ scope: input.scope ?? 'project', kind: input.kind ?? 'fact', content, keywords: keywords.join(' '), content_hash: contentHash, created_at: now, updated_at: now })
+      .onConflict((conflict) => conflict.column('content_hash').doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    const row = await this.#db.selectFrom('memories').selectAll().where('content_hash', '=', contentHash).executeTakeFirstOrThrow();
+    return { memory: memoryFromRow(row), created: inserted !== undefined };
+  }
+
+  async get(id: number, signal?: AbortSignal): Promise<Memory | undefined> {
+    signal?.throwIfAborted();
+    const row = await this.#db.selectFrom('memories').selectAll().where('id', '=', id).executeTakeFirst();
+    return row === undefined ? undefined : memoryFromRow(row);
+  }
+
+  /** Memories, oldest first. */
+  async list(options: ListMemoriesOptions = {}, signal?: AbortSignal): Promise<Memory[]> {
+    signal?.throwIfAborted();
+    let select = this.#db.selectFrom('memories').selectAll().orderBy('id');
+    if (options.scope !== undefined) select = select.where('scope', '=', options.scope);
+    if (options.kind !== undefined) select = select.where('kind', '=', options.kind);
+    if (options.limit !== undefined) select = select.limit(options.limit);
+    return (await select.execute()).map(memoryFromRow);
+  }
+
+  /** Deletes a memory; false when there was none with that id. */
+  async remove(id: number, signal?: AbortSignal): Promise<boolean> {
+    signal?.throwIfAborted();
+    const result = await this.#db.deleteFrom('memories').where('id', '=', id).executeTakeFirst();
+    return result.numDeletedRows > 0n;
+  }
+
+  /** The memories that best match the keywords of `query`, best first; none for a query of only stop words. */
+  async search(query: string, options: SearchMemoriesOptions = {}, signal?: AbortSignal): Promise<RecalledMemory[]> {
+    signal?.throwIfAborted();
+    const keywords = extractKeywords(query);
+    const searchOptions: MemorySearchOptions = { ...options, limit: options.limit ?? DEFAULT_RECALL_LIMIT };
+    if (this.#fts) {
+      try {
+        return await ftsSearch(this.#db, keywords, searchOptions);
+      } catch (error) {
+        if (!/no such (table|module)|fts5/i.test(errorMessage(error))) throw error;
+        this.#fts = false;
+      }
+    }
+    return keywordSearch(this.#db, keywords, searchOptions);
+  }
+}

@@ -1,0 +1,36 @@
+/** Whose memory it is: the user's (across projects) or this project's. */
+export const MEMORY_SCOPES = ['user', 'project'] as const;
+export type MemoryScope = (typeof MEMORY_SCOPES)[number];
+
+/** What kind of fact it is. */
+export const MEMORY_KINDS = ['preference', 'convention', 'lesson', 'fact'] as const;
+export type MemoryKind = (typeof MEMORY_KINDS)[number];
+
+/** The longest memory accepted, in characters: a memory is a fact, not a document. */
+export const MAX_MEMORY_CHARS = 2_000;
+
+/** A long-term memory: outlives runs and sessions; clearing a session never clears it. */
+export interface Memory {
+  readonly id: number;
+  readonly scope: MemoryScope;
+  readonly kind: MemoryKind;
+  readonly content: string;
+  readonly keywords: readonly string[];
+  readonly contentHash: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** A memory found by a search, with its relevance (higher is better; comparable within one search only). */
+export interface RecalledMemory {
+  readonly memory: Memory;
+  readonly score: number;
+}
+
+export function isMemoryScope(value: string): value is MemoryScope {
+  return (MEMORY_SCOPES as readonly string[]).includes(value);
+}
+
+export function isMemoryKind(value: string): value is MemoryKind {
+  return (MEMORY_KINDS as readonly string[]).includes(value);
+}

@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import type { Session } from '../session/index.js';
+import { MAX_MEMORY_CHARS, MEMORY_KINDS, MEMORY_SCOPES, type MemoryScope } from './memory.js';
+import type { AddMemoryInput, AddMemoryResult, MemoryStore } from './memory-store.js';
+
+/** The `remember` tool's arguments. */
+export const rememberArgsSchema = z.object({
+  content: z.string().trim().min(1).max(MAX_MEMORY_CHARS).describe('The fact to remember, in one or two self-contained sentences.'),
+  kind: z.enum(MEMORY_KINDS).optional().describe('preference, convention, lesson or fact (default fact).'),
+  scope: z.enum(MEMORY_SCOPES).optional().describe('project (default) or user.'),
+});
+
+export type RememberArgs = z.infer<typeof rememberArgsSchema>;
+
+export interface RememberResult extends AddMemoryResult {
+  /** The tool result text the model reads. */
+  readonly text: string;
+}
+
+/**
+ * Adds a memory and, when it is new and the call happens within a run, records `memory/added`
+ * on the session's node. The memory is stored first: the event points at a row that exists.
+ */
+export async function addMemory(store: MemoryStore, input: AddMemoryInput, session?: Session, signal?: AbortSignal): Promise<AddMemoryResult> {
+  const result = await store.add(input, signal);
+  if (result.created && session !== undefined) {
+    const { memory } = result;
+    await session.append({ type: 'memory/added', payload: { memoryId: memory.id, kind: memory.kind, scope: memory.scope, content: memory.content } });
+  }
+  return result;
+}
+
+/**
+ * The core of the `remember` tool: `args` validated by `rememberArgsSchema`, `scope` the default
+ * when the model names none, `session` the calling node's (for the `memory/added` event).
+ */
+export async function rememberFromTool(
+  store: MemoryStore,
+  args: RememberArgs,
+  scope: MemoryScope = 'project',
+  session?: Session,
+  signal?: AbortSignal,
+): Promise<RememberResult> {
+  const parsed = rememberArgsSchema.parse(args);
+  const result = await addMemory(
+    store,
+    {
+      content: parsed.content,
+      ...(parsed.kind === undefined ? {} : { kind: parsed.kind }),
+      scope: parsed.scope ?? scope,
+    },
+    session,
+    signal,
+  );
+  const { memory } = result;
+  const text = result.created
+    ? `Remembered as ${memory.scope} ${memory.kind} #${memory.id}: ${memory.content}`
+    : `Already remembered as ${memory.scope} ${memory.kind} #${memory.id}: ${memory.content}`;
+  return { ...result, text };
+}
