@@ -14,3 +14,15 @@ export {
   type TaskReferences,
 } from './task-references.js';
 export { resolveInsideWorkspace, type ResolveTaskPath, type WorkspacePathCheck } from './task-references-path.js';
+export {
+  createLlmPlanner,
+  DEFAULT_MAX_REPAIRS,
+  DEFAULT_PLANNER_MAX_STEPS,
+  type LlmPlannerOptions,
+  type RepoMapSource,
+} from './llm-planner.js';
+export { checkAppendAnswer, checkPlanAnswer, checkReplaceAnswer, extractJsonText, PLANNER_NODE_ID, type AmendContext, type AnswerCheck } from './llm-planner-answer.js';
+export { PlanningFailedError, type PlannerStop, type PlanningFailure } from './llm-planner-errors.js';
+export { PLANNER_TOOL_NAMES, planJsonSchemaText, plannerPromptText, plannerSystemSections, type PlannerSectionsOptions } from './planner-prompt.js';
+export { DEFAULT_MAP_TOKEN_BUDGET, MAX_NAMES_PER_FILE, renderRepoMapPrompt, type RepoMapPrompt, type RepoMapPromptOptions } from './repo-map-prompt.js';
+export { filesByRelevance, rankFiles, splitIdentifier, taskVocabulary, type TaskVocabulary } from './repo-map-prompt-relevance.js';

@@ -37,8 +37,9 @@ const MAX_CANDIDATES = 20;
 
 /**
  * The JSON text of a model's answer: the first fenced block (```json or bare) that holds an
- * object, else the first balanced `{…}` that parses, else the first `{…}` at all (so its syntax
- * error can be reported). Undefined when the answer has no `{`. Pure.
+ * object, else the first top-level balanced `{…}` that parses (prose may hold stray braces),
+ * else the first `{…}` at all, so its syntax error can be reported. Undefined when the answer
+ * has no `{`. Pure.
  */
 export function extractJsonText(answer: string): string | undefined {
   for (const match of answer.matchAll(FENCE)) {
@@ -52,7 +53,8 @@ export function extractJsonText(answer: string): string | undefined {
     const candidate = balancedObject(answer, start);
     first ??= candidate;
     if (parses(candidate)) return candidate;
-    start = answer.indexOf('{', start + 1);
+    // The next candidate starts after this one: an object nested in a broken one is not the answer.
+    start = answer.indexOf('{', start + candidate.length);
   }
   return first;
 }
@@ -120,7 +122,7 @@ export function checkReplaceAnswer(answer: string, context: AmendContext): Answe
 }
 
 /**
- * An append patch `{ "nodes": [...] }` (a bare list is taken too): each node by the node schema,
+ * An append patch `{ "nodes": [...] }`: each node by the node schema,
  * ids new to the plan and unique, dependencies on nodes of the plan or the patch, and the plan
  * the engine makes of it (`applyPlanPatch`: appended and rewired) valid. Pure.
  */
@@ -128,7 +130,7 @@ export function checkAppendAnswer(answer: string, context: AmendContext): Answer
   const read = readJson(answer);
   if (!read.ok) return read;
   const value = read.value;
-  const rawNodes = Array.isArray(value) ? value : isObject(value) ? value['nodes'] : undefined;
+  const rawNodes = isObject(value) ? value['nodes'] : undefined;
   if (rawNodes === undefined) return fail({ code: 'schema', message: 'nodes: is required: answer with { "nodes": [ ...the new nodes... ] }' });
   if (!Array.isArray(rawNodes)) return fail({ code: 'schema', message: 'nodes: must be a list of nodes' });
   if (rawNodes.length === 0) return fail({ code: 'schema', message: 'nodes: give at least one new node' });
@@ -138,7 +140,7 @@ export function checkAppendAnswer(answer: string, context: AmendContext): Answer
     const check = checkPlan(document);
     return { ok: false, issues: check.ok ? [] : check.issues };
   }
-  const nodes = z.array(planNodeSchema).parse(rawNodes) as PlanNode[];
+  const nodes: PlanNode[] = z.array(planNodeSchema).parse(rawNodes);
   const issues = [...reservedIdIssues(nodes), ...patchIdIssues(nodes, context.plan)];
   if (issues.length > 0) return { ok: false, issues };
   const patch: PlanPatch = { kind: 'append', nodes };

@@ -69,7 +69,7 @@ export function amendInstruction(input: AmendInstructionInput): string {
     '# Current plan',
     '',
     '```json',
-    JSON.stringify(input.plan, null, 2),
+    planJson(input.plan),
     '```',
     '',
     '# Done so far',
@@ -84,6 +84,12 @@ export function amendInstruction(input: AmendInstructionInput): string {
     '',
     input.mode === 'append' ? appendAnswer(input.trigger) : fullAnswer(input.completed),
   ].join('\n');
+}
+
+/** The plan as JSON with one node per line: readable, and far fewer tokens than fully indented JSON. */
+function planJson(plan: Plan): string {
+  const nodes = plan.nodes.map((node) => `    ${JSON.stringify(node)}`).join(',\n');
+  return `{\n  "goal": ${JSON.stringify(plan.goal)},\n  "rationale": ${JSON.stringify(plan.rationale)},\n  "nodes": [\n${nodes}\n  ]\n}`;
 }
 
 function triggerText(trigger: ReplanTrigger): string {

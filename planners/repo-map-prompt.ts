@@ -98,8 +98,8 @@ function renderMap(input: RenderInput): string {
   const trimmed = shown.length < total;
   const lines = [
     trimmed
-      ? `${total} files, ${input.edgeCount} imports between them. Shown: the ${shown.length} files most related to the task; the others are counted by folder at the end.`
-      : `${total} files, ${input.edgeCount} imports between them.`,
+      ? `${counted(total, 'file')}, ${counted(input.edgeCount, 'import')} between them. Shown: the ${shown.length} files most related to the task; the others are counted by folder at the end.`
+      : `${counted(total, 'file')}, ${counted(input.edgeCount, 'import')} between them.`,
     'Each file: path (size) and its exports; "→" lists the workspace files it imports.',
   ];
   if (input.symbols.length > 0) lines.push('', 'Symbols the task names, and the files that import them:', ...input.symbols);
@@ -120,6 +120,10 @@ function fileBlock(file: RepoFile, targets: ReadonlyMap<string, readonly string[
   const line = `${file.path} (${formatBytes(file.size)})${exports}`;
   const imported = targets.get(file.path);
   return imported === undefined ? line : `${line}\n  → ${capped(imported)}`;
+}
+
+function counted(count: number, word: string): string {
+  return `${count} ${count === 1 ? word : `${word}s`}`;
 }
 
 function capped(names: readonly string[]): string {

@@ -6,8 +6,10 @@ import { logCommand } from './log.js';
 import { editCommand, exportCommand, importCommand } from './plan-documents.js';
 import { planCommand } from './plan.js';
 import { cancelCommand, resumeCommand, runCommand } from './run.js';
+import { reactCommand } from './react.js';
 import { showCommand } from './show.js';
 import { statusCommand } from './status.js';
+import { toolCommand } from './tool.js';
 
 /** Every command, in the order `dagent --help` lists them. */
 export const COMMANDS: readonly CliCommand<never>[] = [
@@ -21,6 +23,8 @@ export const COMMANDS: readonly CliCommand<never>[] = [
   runCommand,
   resumeCommand,
   cancelCommand,
+  reactCommand,
+  toolCommand,
   statusCommand,
   diffCommand,
   revertCommand,

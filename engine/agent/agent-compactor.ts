@@ -10,4 +10,6 @@ export interface AgentCompactor {
   preStep(session: Session, snapshot: PromptSnapshot, signal: AbortSignal): Promise<unknown>;
   /** Resolves true when the surface got smaller, so the call may be retried once. */
   onContextOverflow(session: Session, snapshot: PromptSnapshot, signal: AbortSignal): Promise<boolean>;
+  /** Called once when the agent ends: settles any background work for this surface. */
+  release?(session: Session): Promise<void>;
 }

@@ -71,6 +71,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
   }
 
   const finish = async (reason: EndReason, detail?: string): Promise<AgentOutcome> => {
+    await options.compactor?.release?.(session).catch(() => undefined);
     const steps = session.lastStep;
     await session.append({ type: 'agent/finished', turn, step: steps, payload: { reason, steps, ...(detail === undefined ? {} : { detail }) } });
     return { reason, answer: lastText, steps, usage: totals.usage, costUsd: totals.costUsd, ...(detail === undefined ? {} : { detail }) };
@@ -90,8 +91,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
     let retryWrites = Promise.resolve();
     try {
       snapshot = await options.prompt.assemble();
-      const injected = await projectRuntimeContext(session, snapshot.context, position);
-      await options.compactor?.preStep(session, snapshot, signal);
+      let injected = await projectRuntimeContext(session, snapshot.context, position);
+      if (options.compactor !== undefined) {
+        await options.compactor.preStep(session, snapshot, signal);
+        // A compaction may have folded the last runtime-context message away: put the state back.
+        injected = (await projectRuntimeContext(session, snapshot.context, position)) ?? injected;
+      }
       const request = buildRequest({
         agent: options.agent,
         model: options.model,

@@ -43,7 +43,10 @@ export function renderRuntimeContext(
   const removed = previous === undefined ? [] : Object.keys(previous).filter((key) => !(key in current)).sort();
   if (changed.length === 0 && removed.length === 0) return undefined;
   const heading = previous === undefined ? 'Runtime context:' : 'Runtime context changed:';
-  const lines = changed.map((key) => `- ${key}: ${renderValue(current[key])}`);
+  const lines = changed.map((key) => {
+    const value = renderValue(current[key]);
+    return value.startsWith('\n') ? `- ${key}:${value}` : `- ${key}: ${value}`;
+  });
   for (const key of removed) lines.push(`- ${key}: (no longer set)`);
   return `<runtime-context>\n${heading}\n${lines.join('\n')}\n</runtime-context>`;
 }

@@ -5,7 +5,7 @@ import { UnknownRunError } from '../errors.js';
 import { EventLog } from '../session/event-log.js';
 import { isRunStatus, type RunStatus } from './run-status.js';
 
-export type RunMode = 'plan' | 'react' | 'team';
+export type RunMode = 'plan' | 'react' | 'team' | 'tool';
 
 export interface RunRecord {
   readonly id: string;

@@ -1,0 +1,44 @@
+import { ConfigError, EventLog, Session, createRun, setRunStatus, transitionRun } from '../../engine/index.js';
+import { toolResultToJson } from '../../tools/index.js';
+import { writeLine } from '../cli-io.js';
+import { defineCommand } from '../command.js';
+import { createApprover, createTools } from '../compose-runtime.js';
+
+export const toolCommand = defineCommand<{ name: string; args?: string }>({
+  command: 'tool <name> [args]',
+  describe: "run one tool in the workspace under the same guards and approvals (args: a JSON object, e.g. '{\"path\":\"src/a.ts\"}')",
+  builder: (yargs) => yargs.positional('name', { type: 'string', demandOption: true }).positional('args', { type: 'string', describe: 'JSON arguments (default {})' }),
+  async run(context, args) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(args.args ?? '{}');
+    } catch (error) {
+      throw new ConfigError(`tool arguments must be a JSON object: ${(error as Error).message}`);
+    }
+    const tools = createTools(context);
+    const known = tools.specs().map((spec) => spec.name);
+    if (!known.includes(args.name)) throw new ConfigError(`unknown tool "${args.name}"; tools: ${known.join(', ')}`);
+    const { db } = await context.store();
+    const run = await createRun(db, { task: `tool ${args.name} ${args.args ?? '{}'}`, workspace: context.workspace, mode: 'tool', status: 'running' });
+    const log = new EventLog(db, run.id);
+    const session = await Session.open(log, 'tool');
+    const call = { id: 'call-1', name: args.name, args: parsed };
+    const result = await tools.execute(call, {
+      runId: run.id,
+      nodeId: 'tool',
+      workspace: context.workspace,
+      signal: context.io.interrupt,
+      position: { turn: 1, step: 1 },
+      session,
+      approver: createApprover(context),
+    });
+    await session.append({ type: 'tool/result', turn: 1, step: 1, payload: { toolCallId: call.id, name: call.name, content: result.content, isError: result.isError, meta: { ...result.meta, args: parsed } } });
+    session.close();
+    await log.append(result.isError ? { type: 'run/failed', payload: { error: result.content.split('\n', 1)[0] ?? '' } } : { type: 'run/succeeded', payload: {} }, {
+      effects: async (transaction) => setRunStatus(transaction, run.id, transitionRun('running', result.isError ? 'failed' : 'succeeded'), { finished_at: new Date().toISOString() }),
+    });
+    if (context.json) writeLine(context.io.stdout, JSON.stringify(toolResultToJson(result)));
+    else writeLine(result.isError ? context.io.stderr : context.io.stdout, result.content);
+    return result.isError ? 1 : 0;
+  },
+});
