@@ -1,6 +1,21 @@
-import type { Approver, NodeRuntime, PlanNodeKind, ResolvedModel, StreamPart } from '../engine/index.js';
-import { DEFAULT_TOOL_NAMES, READ_ONLY_TOOL_NAMES, createNonInteractiveApprover, createTerminalApprover, createToolRuntime, type LocalToolRuntime } from '../tools/index.js';
-import { reportMissingWorkTool } from '../tools/report-missing-work.js';
+import {
+  MemoryStore,
+  callModel,
+  createCompactor,
+  loadProjectMemory,
+  projectMemorySection,
+  recallMemories,
+  type AgentCompactor,
+  type Approver,
+  type ContextProvider,
+  type ModelProvider,
+  type NodeRuntime,
+  type PlanNodeKind,
+  type PromptSection,
+  type ResolvedModel,
+  type StreamPart,
+} from '../engine/index.js';
+import { DEFAULT_TOOL_NAMES, READ_ONLY_TOOL_NAMES, createNonInteractiveApprover, createRememberTool, createTerminalApprover, createToolRuntime, reportMissingWorkTool, type LocalToolRuntime } from '../tools/index.js';
 import type { CliContext } from './cli-context.js';
 import { chooseModel, modelIdFor } from './models.js';
 
@@ -13,36 +28,76 @@ export function createApprover(context: CliContext): Approver {
   return createNonInteractiveApprover();
 }
 
-export function createTools(context: CliContext): LocalToolRuntime {
+export async function createMemoryStore(context: CliContext): Promise<MemoryStore> {
+  return new MemoryStore(await context.store());
+}
+
+/** The default tools, `report_missing_work`, and `remember` into the workspace's memory store. */
+export async function createTools(context: CliContext): Promise<LocalToolRuntime> {
   return createToolRuntime({
-    tools: [reportMissingWorkTool],
+    tools: [reportMissingWorkTool, createRememberTool(await createMemoryStore(context))],
     ...(context.config.approval === undefined ? {} : { approval: context.config.approval }),
     ...(context.config.toolApproval === undefined ? {} : { toolApproval: context.config.toolApproval }),
   });
 }
 
-const READ_TOOLS: readonly string[] = [...READ_ONLY_TOOL_NAMES, 'report_missing_work'];
-const ALL_TOOLS: readonly string[] = [...DEFAULT_TOOL_NAMES, 'report_missing_work'];
+const READ_TOOLS: readonly string[] = [...READ_ONLY_TOOL_NAMES, 'report_missing_work', 'remember'];
+const ALL_TOOLS: readonly string[] = [...DEFAULT_TOOL_NAMES, 'report_missing_work', 'remember'];
 
 /** Tools a node gets when the plan names none: reads for `read` nodes, everything else for the rest. */
 export function defaultToolsFor(kind: PlanNodeKind): readonly string[] {
   return kind === 'read' ? READ_TOOLS : ALL_TOOLS;
 }
 
-/** Everything a node needs besides its own data: tools, approver, models (cached per id). */
-export function createNodeRuntime(context: CliContext, options: { tools: LocalToolRuntime; approver: Approver; onPart?: (nodeId: string, part: StreamPart) => void }): NodeRuntime {
+/** The project memory files (AGENTS.md, DAGENT.md, …) as one static section, if there are any. */
+export async function projectMemorySections(context: CliContext): Promise<PromptSection[]> {
+  const section = projectMemorySection(await loadProjectMemory(context.workspace));
+  return section === undefined ? [] : [section];
+}
+
+/** Compaction for a node's model: threshold from its window, summaries by the summarizer model. */
+export function createNodeCompactor(context: CliContext, provider: ModelProvider, model: string): AgentCompactor {
+  const summarizerId = context.config.summarizerModel;
+  const summarizer = summarizerId === undefined ? { provider, model } : (() => {
+    const chosen = chooseModel(context, summarizerId);
+    return { provider: chosen.provider as ModelProvider, model: chosen.provider.model };
+  })();
+  const compaction = context.config.compaction;
+  return createCompactor({
+    window: provider.contextWindow(model),
+    model: summarizer.model,
+    summarize: async (request, signal) => {
+      const response = await callModel(summarizer.provider, request, { signal });
+      return { text: response.content, usage: response.usage };
+    },
+    thresholds: {
+      ...(compaction?.summaryReserve === undefined ? {} : { summaryReserveTokens: compaction.summaryReserve }),
+      ...(compaction?.followUpReserve === undefined ? {} : { followUpReserveTokens: compaction.followUpReserve }),
+      ...(compaction?.softWatermark === undefined ? {} : { softWatermarkRatio: compaction.softWatermark }),
+    },
+  });
+}
+
+/** Everything a node needs besides its own data: tools, approver, models (cached per id), memory. */
+export async function createNodeRuntime(
+  context: CliContext,
+  options: { tools: LocalToolRuntime; approver: Approver; onPart?: (nodeId: string, part: StreamPart) => void },
+): Promise<NodeRuntime> {
   const models = new Map<string, ResolvedModel>();
-  const defaultModel = context.config.model;
+  const memory = await createMemoryStore(context);
+  const sections = await projectMemorySections(context);
   return {
     workspace: context.workspace,
     tools: options.tools,
     approver: options.approver,
+    sections,
+    contextsFor: (node, instruction): ContextProvider[] => [recallMemories(memory, { query: `${node.title}\n${instruction}` })],
     resolveModel(modelId) {
-      const id = modelId ?? defaultModel ?? modelIdFor(context, 'node');
+      const id = modelId ?? modelIdFor(context, 'node');
       let resolved = models.get(id);
       if (resolved === undefined) {
         const chosen = chooseModel(context, id);
-        resolved = { provider: chosen.provider, model: chosen.provider.model, price: chosen.price };
+        resolved = { provider: chosen.provider, model: chosen.provider.model, price: chosen.price, compactor: createNodeCompactor(context, chosen.provider, chosen.provider.model) };
         models.set(id, resolved);
       }
       return resolved;

@@ -15,7 +15,7 @@ export async function createPlanner(context: CliContext): Promise<Planner | unde
     provider: chosen.provider,
     model: chosen.provider.model,
     price: chosen.price,
-    tools: createTools(context),
+    tools: await createTools(context),
     approver: createApprover(context),
   });
 }

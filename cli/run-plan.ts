@@ -27,8 +27,8 @@ export async function approveAndRun(context: CliContext, runId: string, flags: R
 export async function runApprovedPlan(context: CliContext, runId: string, flags: RunFlags): Promise<number> {
   const { db } = await context.store();
   const run = await getRun(db, runId);
-  const tools = createTools(context);
-  const runtime = createNodeRuntime(context, { tools, approver: createApprover(context) });
+  const tools = await createTools(context);
+  const runtime = await createNodeRuntime(context, { tools, approver: createApprover(context) });
   const settings: Partial<RunSettings> = {
     ...(flags.schedule ?? context.config.schedule ? { mode: flags.schedule ?? context.config.schedule } : {}),
     ...(flags.concurrency ?? context.config.concurrency ? { concurrency: flags.concurrency ?? context.config.concurrency } : {}),

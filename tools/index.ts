@@ -1,1 +1,30 @@
-export {};
+/** tools/: the tool definition helper, the tool runtime, the workspace guard, the tools, approvals. */
+export { defineTool, loadToolDescription, toToolSpec, type Assessment, type Tool, type ToolContext, type ToolDefinition, type ToolOutput, type ToolRisk } from './define-tool.js';
+export { LocalToolRuntime, DEFAULT_TOOL_TIMEOUT_MS, TOOL_CLEANUP_GRACE_MS, type ToolRuntimeOptions } from './tool-runtime.js';
+export { createDefaultTools, createToolRuntime, DEFAULT_TOOL_NAMES, READ_ONLY_TOOL_NAMES, type CreateToolRuntimeOptions, type DefaultToolsOptions } from './create-tool-runtime.js';
+export { parseToolArgs, describeArgsShape, type ParsedToolArgs } from './parse-tool-args.js';
+export { truncateOutput, DEFAULT_MAX_OUTPUT_CHARS, DEFAULT_MAX_OUTPUT_LINES, type TruncatedOutput, type TruncationLimits } from './truncate-output.js';
+export { toolResultToJson, type ToolResultJson } from './tool-result-json.js';
+export { ToolError, describeToolFailure, type ToolErrorOutcome, type DescribedFailure } from './tool-error.js';
+
+export { evaluateApproval, approvalPolicyFor, type ApprovalInput, type ApprovalSettings, type ApprovalVerdict } from './evaluate-approval.js';
+export { createNonInteractiveApprover, createAutoYesApprover, createScriptedApprover, approverName, NO_TERMINAL_REASON, type NamedApprover } from './approvers.js';
+export { createTerminalApprover, parseApprovalAnswer, type TerminalApproverOptions } from './terminal-approver.js';
+
+export { WorkspaceGuard, isInside, MAX_PATH_CHARS, MAX_PATH_COMPONENT_BYTES, type PathPurpose, type WorkspacePath } from './workspace-guard.js';
+export { WorkspacePathError, PathOutsideWorkspaceError, ProtectedPathError, InvalidPathError, SymlinkLoopError } from './path-errors.js';
+export { protectedNameOf, PROTECTED_DIRECTORY_NAMES } from './protected-paths.js';
+
+export { listFilesTool, MAX_LIST_ENTRIES } from './list-files.js';
+export { readFileTool, MAX_READ_LINES, MAX_LINE_CHARS } from './read-file.js';
+export { grepTool, MAX_GREP_MATCHES } from './grep.js';
+export { writeFileTool } from './write-file.js';
+export { editFileTool, planEdit, type PlannedEdit } from './edit-file.js';
+export { findClosestLine, type ClosestLine } from './closest-line.js';
+export { createRunCommandTool, DEFAULT_COMMAND_TIMEOUT_MS, MAX_COMMAND_TIMEOUT_MS, type RunCommandArgs, type RunCommandToolOptions } from './run-command.js';
+export { killProcessGroup, KILL_GRACE_MS } from './process-group.js';
+export { checkCommand, MAX_CHECKED_COMMAND_CHARS, type CommandCheckOptions, type CommandClass, type CommandVerdict } from './command-checker.js';
+export { parseShell, type ShellCommand, type ShellPipeline, type ShellRedirect, type ShellScript, type ShellWord } from './shell-syntax.js';
+export { recallHistoryTool, renderEvent, MAX_RECALLED_EVENTS, type RecallHistoryArgs } from './recall-history.js';
+export { reportMissingWorkTool } from './report-missing-work.js';
+export { createRememberTool } from './remember.js';

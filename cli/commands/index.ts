@@ -7,6 +7,7 @@ import { editCommand, exportCommand, importCommand } from './plan-documents.js';
 import { planCommand } from './plan.js';
 import { cancelCommand, resumeCommand, runCommand } from './run.js';
 import { reactCommand } from './react.js';
+import { scanCommand } from './scan.js';
 import { showCommand } from './show.js';
 import { statusCommand } from './status.js';
 import { toolCommand } from './tool.js';
@@ -25,6 +26,7 @@ export const COMMANDS: readonly CliCommand<never>[] = [
   cancelCommand,
   reactCommand,
   toolCommand,
+  scanCommand,
   statusCommand,
   diffCommand,
   revertCommand,

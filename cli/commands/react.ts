@@ -39,7 +39,7 @@ export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number
     const log = new EventLog(db, run.id);
     await log.append({ type: 'run/started', payload: { pid: process.pid } });
     const session = await Session.open(log, 'react');
-    const tools = createTools(context);
+    const tools = await createTools(context);
     const prompt = new SystemPrompt().addTools('all', () => tools.specs([...DEFAULT_TOOL_NAMES]));
     for (const section of REACT_SECTIONS) prompt.addSection(section);
     if (!context.json) context.io.stderr.write(`run ${run.id} · ${chosen.modelId}\n`);

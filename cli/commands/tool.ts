@@ -15,7 +15,7 @@ export const toolCommand = defineCommand<{ name: string; args?: string }>({
     } catch (error) {
       throw new ConfigError(`tool arguments must be a JSON object: ${(error as Error).message}`);
     }
-    const tools = createTools(context);
+    const tools = await createTools(context);
     const known = tools.specs().map((spec) => spec.name);
     if (!known.includes(args.name)) throw new ConfigError(`unknown tool "${args.name}"; tools: ${known.join(', ')}`);
     const { db } = await context.store();

@@ -32,6 +32,8 @@ export interface NodeRuntime {
   /** More static sections for every node (e.g. project memory files). Shared byte for byte. */
   readonly sections?: readonly PromptSection[];
   readonly contexts?: readonly ContextProvider[];
+  /** Dynamic contexts that depend on the node, e.g. long-term memories recalled for its instruction. */
+  contextsFor?(node: PlanNode, instruction: string): readonly ContextProvider[];
   readonly limits?: Partial<AgentLimits>;
   readonly toolBatchTimeoutMs?: number;
   /** Tool names a node of this kind may use when the plan names none; undefined: every tool. */
@@ -84,7 +86,8 @@ async function runAgentNode(runtime: NodeRuntime, attempt: NodeAttempt): Promise
   const prompt = new SystemPrompt();
   for (const section of [...NODE_SYSTEM_SECTIONS, ...(runtime.sections ?? [])]) prompt.addSection(section);
   if (role !== undefined) prompt.addSection({ id: `role:${node.role}`, order: 1000, text: role.prompt });
-  for (const context of runtime.contexts ?? []) prompt.addContext(context);
+  const instruction = nodeInstruction(attempt.plan, node);
+  for (const context of [...(runtime.contexts ?? []), ...(runtime.contextsFor?.(node, instruction) ?? [])]) prompt.addContext(context);
   prompt.addTools('node', () => runtime.tools.specs(allowed));
 
   const outcome = await runAgent({
@@ -102,7 +105,7 @@ async function runAgentNode(runtime: NodeRuntime, attempt: NodeAttempt): Promise
       writeScope: attempt.writeScope,
       ...(allowed === undefined ? {} : { allowedTools: allowed }),
     },
-    instruction: nodeInstruction(attempt.plan, node),
+    instruction,
     handoffs: attempt.handoffs,
     limits: { ...runtime.limits, ...(node.maxSteps === undefined ? {} : { maxSteps: node.maxSteps }) },
     signal: attempt.signal,
