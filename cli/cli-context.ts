@@ -1,5 +1,5 @@
 import { resolve, join, isAbsolute } from 'node:path';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { ConfigError, openDatabase, type Store } from '../engine/index.js';
 import type { CliIo } from './cli-io.js';
 import { configFromEnv, loadConfigFile, type DagentConfig } from './config.js';
@@ -50,6 +50,7 @@ export class CliContext {
   }
 
   async store(): Promise<Store> {
+    if (this.#store === undefined && this.config.db === undefined) ignoreStateFolder(join(this.workspace, '.dagent'));
     const busyTimeoutMs = Number(this.io.env.DAGENT_BUSY_TIMEOUT_MS);
     this.#store ??= await openDatabase(this.dbUrl, Number.isFinite(busyTimeoutMs) && busyTimeoutMs > 0 ? { busyTimeoutMs } : {});
     return this.#store;
@@ -59,4 +60,12 @@ export class CliContext {
     await this.#store?.close();
     this.#store = undefined;
   }
+}
+
+/** `.dagent/` holds the database and snapshots: keep it out of the user's git status. */
+function ignoreStateFolder(folder: string): void {
+  const ignore = join(folder, '.gitignore');
+  if (existsSync(ignore)) return;
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(ignore, '# dagent state: the run database and file snapshots\n*\n');
 }

@@ -1,5 +1,6 @@
 import type { CliCommand } from '../command.js';
 import { approveCommand, rejectCommand } from './approve.js';
+import { demoCommand } from './demo.js';
 import { diffCommand, revertCommand } from './diff.js';
 import { inspectCommand } from './inspect.js';
 import { logCommand } from './log.js';
@@ -27,6 +28,7 @@ export const COMMANDS: readonly CliCommand<never>[] = [
   reactCommand,
   toolCommand,
   scanCommand,
+  demoCommand,
   statusCommand,
   diffCommand,
   revertCommand,
