@@ -1,0 +1,113 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createNonInteractiveApprover, createScriptedApprover, createToolRuntime, type LocalToolRuntime } from '../../tools/index.js';
+import { openToolTestBed, type ToolTestBed } from '../helpers/tools-test-bed.js';
+
+let bed: ToolTestBed;
+let runtime: LocalToolRuntime;
+beforeEach(async () => {
+  bed = await openToolTestBed();
+  runtime = createToolRuntime();
+});
+afterEach(async () => bed.cleanup());
+
+/** Gone, or a zombie nobody reaped yet (a container's init may not): either way it no longer runs. */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** Polls with a generous upper bound; never asserts on timing itself. */
+async function waitUntilStopped(pid: number, limitMs = 10_000): Promise<boolean> {
+  for (let waited = 0; waited < limitMs; waited += 50) {
+    if (!isRunning(pid)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return !isRunning(pid);
+}
+
+function pidIn(text: string): number {
+  const match = /PID=(\d+)/.exec(text);
+  expect(match).not.toBeNull();
+  return Number(match![1]);
+}
+
+describe('run_command', () => {
+  it('returns the exit code, stdout and stderr', async () => {
+    const result = await bed.call(runtime, 'run_command', { command: 'echo hello; echo oops >&2; exit 3' });
+    expect(result.content).toBe('exit code 3\n--- stdout ---\nhello\n--- stderr ---\noops');
+    expect(result).toMatchObject({ isError: true, meta: { outcome: 'error', exitCode: 3, timedOut: false, args: { command: 'echo hello; echo oops >&2; exit 3' } } });
+  });
+
+  it('runs read-only commands in the workspace without asking under suggest, stdin closed', async () => {
+    const approver = createScriptedApprover([]);
+    const result = await bed.call(runtime, 'run_command', { command: 'pwd && cat' }, { approver });
+    expect(result).toMatchObject({ content: `exit code 0\n--- stdout ---\n${bed.workspace}`, isError: false, meta: { outcome: 'ok', exitCode: 0 } });
+    expect(approver.requests).toEqual([]);
+  });
+
+  it('asks before other commands; a denial leaves the workspace untouched', async () => {
+    const result = await bed.call(runtime, 'run_command', { command: 'touch created.txt' }, { approver: createNonInteractiveApprover() });
+    expect(result.meta.outcome).toBe('denied');
+    expect(existsSync(`${bed.workspace}/created.txt`)).toBe(false);
+    const requested = (await bed.events()).find((event) => event.type === 'approval/requested')!;
+    expect(requested.payload).toMatchObject({ tool: 'run_command', policy: 'suggest', summary: 'run_command touch created.txt', reason: 'touch created.txt: it writes a file' });
+  });
+
+  it('refuses dangerous commands under every policy, with the reason, without running them', async () => {
+    for (const approval of ['auto', 'suggest', 'never'] as const) {
+      const strict = createToolRuntime({ approval });
+      const result = await bed.call(strict, 'run_command', { command: 'touch marker.txt; sudo rm -rf /' });
+      expect(result.meta.outcome).toBe('refused');
+      expect(result.content).toBe('refused: sudo runs commands with elevated privileges. This is refused under every approval policy; do not retry it, find another way.');
+    }
+    expect(existsSync(`${bed.workspace}/marker.txt`)).toBe(false);
+    expect((await bed.events()).filter((event) => event.type === 'tool/call')).toEqual([]);
+  });
+
+  it('on timeout kills the whole process group, grandchildren included', async () => {
+    const result = await bed.call(runtime, 'run_command', { command: "sh -c 'sleep 30 & echo PID=$!; wait'", timeout_ms: 300 });
+    expect(result).toMatchObject({ isError: true, meta: { outcome: 'timeout', timedOut: true } });
+    expect(result.content).toMatch(/^timed out after 300 ms: the command and every process it started were stopped\n--- stdout ---\nPID=\d+$/);
+    expect(await waitUntilStopped(pidIn(result.content))).toBe(true);
+  });
+
+  it('stops what a finished command left running in the background', async () => {
+    const result = await bed.call(runtime, 'run_command', { command: 'sleep 30 & echo PID=$!' });
+    expect(result.meta).toMatchObject({ outcome: 'ok', exitCode: 0 });
+    expect(result.meta.durationMs).toBeLessThan(15_000);
+    expect(await waitUntilStopped(pidIn(result.content))).toBe(true);
+  });
+
+  it('kills the process group when the run is cancelled', async () => {
+    const controller = new AbortController();
+    const pending = bed.call(runtime, 'run_command', { command: "sh -c 'sleep 30 & echo PID=$!; wait'" }, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 300);
+    const result = await pending;
+    expect(result.meta.outcome).toBe('aborted');
+    expect(result.content).toMatch(/^aborted: the run was cancelled; the command and every process it started were stopped\n--- stdout ---\nPID=\d+$/);
+    expect(await waitUntilStopped(pidIn(result.content))).toBe(true);
+  });
+
+  it('caps large output, keeping its start and end', async () => {
+    const result = await bed.call(runtime, 'run_command', { command: "head -c 200000 /dev/zero | tr '\\0' a; echo; echo END" });
+    expect(result.meta).toMatchObject({ outcome: 'ok', truncated: true, stdoutBytes: 200_005 });
+    expect(result.content).toMatch(/^exit code 0\n--- stdout ---\na+\n\[… \d+ bytes omitted …\]\na+\nEND$/);
+    expect(result.content.length).toBeLessThan(30_000);
+  });
+
+  it('reports a command that does not exist through its exit code', async () => {
+    const result = await bed.call(runtime, 'run_command', { command: 'definitely-not-a-command-xyz' });
+    expect(result.meta).toMatchObject({ outcome: 'error', exitCode: 127 });
+    expect(result.content).toMatch(/command not found/);
+  });
+});

@@ -1,0 +1,108 @@
+import { readFileSync } from 'node:fs';
+import { sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import type { Session, StepPosition, ToolOutcome, ToolSpec, WriteScope } from '../engine/index.js';
+import type { WorkspaceGuard } from './workspace-guard.js';
+
+/** What a tool may do to the world; decides its default approval policy (reads need none). */
+export type ToolRisk = 'read' | 'write' | 'command' | 'network';
+
+/** What a tool gets for one call. Tools reach nothing else: no globals, no process state. */
+export interface ToolContext {
+  readonly runId: string;
+  readonly nodeId: string | null;
+  readonly toolCallId: string;
+  /** Every path goes through it. */
+  readonly workspace: WorkspaceGuard;
+  /** Aborted when the call times out or the run is cancelled. */
+  readonly signal: AbortSignal;
+  readonly position: StepPosition;
+  /** The node's surface over the run log (`recall_history` reads it). */
+  readonly session: Session;
+  /** The files this node may write; every file when absent. */
+  readonly writeScope?: WriteScope;
+}
+
+/** What a tool returns; the runtime adds timing, truncation and the arguments to `meta`. */
+export interface ToolOutput {
+  readonly content: string;
+  /** Defaults to `outcome !== 'ok'`. */
+  readonly isError?: boolean;
+  /** Defaults to `ok`. */
+  readonly outcome?: Extract<ToolOutcome, 'ok' | 'error' | 'refused' | 'timeout' | 'aborted'>;
+  /** `path`, `contentType`, `exitCode`, ... and, for tools that page their own output, `truncated` / `originalLength`. */
+  readonly meta?: Readonly<Record<string, unknown>>;
+}
+
+/** A tool's own judgement of one call, before approval: `dangerous` is refused under every policy. */
+export interface Assessment {
+  readonly level: 'safe' | 'risky' | 'dangerous';
+  readonly reason?: string;
+}
+
+/** A tool is data: name, description, argument schema, risk, and the function that runs it. */
+export interface Tool<A = unknown> {
+  readonly name: string;
+  readonly description: string;
+  readonly args: z.ZodType<A>;
+  readonly risk: ToolRisk;
+  /** The runtime's deadline for one call; the runtime's default (120 s) when absent. */
+  timeoutFor?(args: A): number;
+  /** One line a human approves: `write_file src/a.ts (12 lines)`. */
+  summarize?(args: A): string;
+  /** Classifies a call before approval (the command checker, the path guard for writes). */
+  assess?(args: A, context: ToolContext): Assessment | Promise<Assessment>;
+  /** Runs the call. Throw `ToolError` (or anything) for a failure: the runtime turns it into a result. */
+  execute(args: A, context: ToolContext): Promise<ToolOutput>;
+}
+
+export interface ToolDefinition<S extends z.ZodType> {
+  readonly name: string;
+  readonly description: string;
+  readonly args: S;
+  readonly risk: ToolRisk;
+  readonly timeoutMs?: number | ((args: z.output<S>) => number);
+  summarize?(args: z.output<S>): string;
+  assess?(args: z.output<S>, context: ToolContext): Assessment | Promise<Assessment>;
+  execute(args: z.output<S>, context: ToolContext): Promise<ToolOutput>;
+}
+
+const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
+
+/** Declares a tool, checking the parts the model relies on. */
+export function defineTool<S extends z.ZodType>(definition: ToolDefinition<S>): Tool<z.output<S>> {
+  if (!TOOL_NAME.test(definition.name)) throw new TypeError(`tool name "${definition.name}" must be snake_case (a-z, 0-9, _)`);
+  if (definition.description.trim() === '') throw new TypeError(`tool ${definition.name} has no description`);
+  const { timeoutMs, ...rest } = definition;
+  const tool = {
+    ...rest,
+    ...(timeoutMs === undefined ? {} : { timeoutFor: typeof timeoutMs === 'function' ? timeoutMs : () => timeoutMs }),
+  };
+  return Object.freeze(tool) as Tool<z.output<S>>;
+}
+
+/** The tool as the model sees it: its arguments as JSON Schema (what the model may send). */
+export function toToolSpec(tool: Tool): ToolSpec {
+  const { $schema: _schema, ...parameters } = z.toJSONSchema(tool.args, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return { name: tool.name, description: tool.description, parameters };
+}
+
+/**
+ * Reads a tool's description from the Markdown file beside its module, at module load. From a
+ * compiled copy under `dist/` (where the compiler copies no `.md`), the source folder is the fallback.
+ */
+export function loadToolDescription(moduleUrl: string, fileName: string): string {
+  const beside = fileURLToPath(new URL(fileName, moduleUrl));
+  const distFolder = `${sep}dist${sep}`;
+  const at = beside.lastIndexOf(distFolder);
+  const candidates = at < 0 ? [beside] : [beside, beside.slice(0, at) + sep + beside.slice(at + distFolder.length)];
+  for (const candidate of candidates) {
+    try {
+      return readFileSync(candidate, 'utf8').trim();
+    } catch {
+      // try the next location
+    }
+  }
+  throw new Error(`tool description ${fileName} not found beside ${fileURLToPath(moduleUrl)}`);
+}

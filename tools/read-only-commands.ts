@@ -1,0 +1,61 @@
+import { looksLikePath } from './command-places.js';
+import { placeAt, type CheckContext, type ShellState } from './command-context.js';
+import type { ShellWord } from './shell-syntax.js';
+
+/** Commands that only read, and the options that would make them write or run something. */
+export const READ_ONLY_COMMANDS: ReadonlySet<string> = new Set([
+  'ls', 'cat', 'head', 'tail', 'wc', 'grep', 'egrep', 'fgrep', 'rg', 'ag', 'pwd', 'echo', 'printf', 'true', 'false', ':', 'which',
+  'type', 'file', 'stat', 'du', 'df', 'tree', 'sort', 'uniq', 'cut', 'tr', 'nl', 'basename', 'dirname', 'realpath', 'readlink',
+  'date', 'whoami', 'id', 'uname', 'hostname', 'diff', 'cmp', 'comm', 'md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum',
+  'sha512sum', 'b2sum', 'cksum', 'sum', 'jq', 'column', 'seq', 'tac', 'rev', 'od', 'hexdump', 'xxd', 'strings', 'test', '[',
+  'sleep', 'less', 'more', 'join', 'paste', 'fold', 'expand', 'unexpand', 'fmt', 'nproc', 'arch', 'tty', 'locale', 'groups',
+]);
+/** Arguments of these are not paths (so `/` in them is not a read outside the workspace). */
+const NON_PATH_ARGUMENTS: ReadonlySet<string> = new Set(['echo', 'printf', 'test', '[', 'seq', 'sleep', 'date', 'which', 'type', 'true', 'false', ':', 'tr', 'expand', 'unexpand']);
+const PATTERN_FIRST: ReadonlySet<string> = new Set(['grep', 'egrep', 'fgrep', 'rg', 'ag']);
+
+function unsafeOption(name: string, args: readonly ShellWord[]): string | undefined {
+  const texts = args.map((word) => word.text);
+  const has = (...options: string[]): boolean => texts.some((text) => options.some((option) => text === option || text.startsWith(`${option}=`)));
+  const operands = texts.filter((text) => !text.startsWith('-'));
+  switch (name) {
+    case 'sort':
+      return has('-o', '--output', '--compress-program') || texts.some((text) => /^-[a-zA-Z]*o/.test(text)) ? 'sort -o writes a file' : undefined;
+    case 'uniq':
+      return operands.length > 1 ? 'uniq with two files writes the second' : undefined;
+    case 'tree':
+      return has('-o') ? 'tree -o writes a file' : undefined;
+    case 'date':
+      return has('-s', '--set') ? 'date -s sets the clock' : undefined;
+    case 'hostname':
+      return operands.length > 0 || has('-F', '--file', '-b', '--boot') ? 'hostname with a name sets it' : undefined;
+    case 'rg':
+      return has('--pre', '--pre-glob', '-z', '--search-zip') ? 'rg --pre runs other programs' : undefined;
+    case 'xxd':
+      return operands.length > 1 || has('-r', '-revert') ? 'xxd with two files writes the second' : undefined;
+    case 'file':
+      return has('-C', '--compile') ? 'file -C writes a file' : undefined;
+    default:
+      return undefined;
+  }
+}
+
+export function checkReadOnly(name: string, args: readonly ShellWord[], context: CheckContext, state: ShellState): void {
+  const { findings } = context;
+  const unsafe = unsafeOption(name, args);
+  if (unsafe !== undefined) findings.add('risky', unsafe);
+  if (args.some((word) => word.expanded)) findings.add('risky', `${name} expands variables or substitutions, whose values are only known when it runs`);
+  if (NON_PATH_ARGUMENTS.has(name)) return;
+  const explicitPattern = args.some((word) => /^-(?:e|f|-regexp|-file)/.test(word.text));
+  let skippedPattern = !PATTERN_FIRST.has(name) || explicitPattern;
+  for (const word of args) {
+    if (word.text.startsWith('-')) continue;
+    if (!skippedPattern) {
+      skippedPattern = true;
+      continue;
+    }
+    if (!looksLikePath(word)) continue;
+    const place = placeAt(word, context, state);
+    if (place !== 'inside' && place !== 'root' && place !== 'protected' && place !== 'null') findings.add('risky', `${name} reads ${word.text}, outside the workspace`);
+  }
+}

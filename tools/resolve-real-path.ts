@@ -1,0 +1,55 @@
+import { lstat, readlink } from 'node:fs/promises';
+import { isAbsolute, join, parse, sep } from 'node:path';
+import { SymlinkLoopError } from './path-errors.js';
+import { errorCode } from './tool-error.js';
+
+/** More hops than any sane layout needs; Linux's own limit is 40. */
+export const MAX_SYMLINK_HOPS = 40;
+
+/**
+ * Where `relative` under the real (symlink-free) directory `start` really is, like `realpath`,
+ * but for paths that do not exist yet too: it follows every symbolic link component by component,
+ * including dangling ones (whose target is where a write would land), and stops at the first
+ * missing component, whose remaining names cannot be links. `display` names the path in errors.
+ */
+export async function resolveRealPath(start: string, relative: string, display: string): Promise<string> {
+  let current = start;
+  let pending = splitComponents(relative);
+  let hops = 0;
+  while (pending.length > 0) {
+    const name = pending.shift()!;
+    if (name === '..') {
+      current = parse(current).root === current ? current : join(current, '..');
+      continue;
+    }
+    const next = join(current, name);
+    let isLink: boolean;
+    try {
+      isLink = (await lstat(next)).isSymbolicLink();
+    } catch (error) {
+      const code = errorCode(error);
+      // Nothing exists from here on: the rest is plain names (lexically normalised; a `..` that
+      // follows a missing directory fails in the OS too, so resolving it lexically only refuses more).
+      if (code === 'ENOENT' || code === 'ENOTDIR') return join(next, ...pending);
+      throw error;
+    }
+    if (!isLink) {
+      current = next;
+      continue;
+    }
+    hops += 1;
+    if (hops > MAX_SYMLINK_HOPS) throw new SymlinkLoopError(display);
+    const target = await readlink(next);
+    if (isAbsolute(target)) {
+      current = parse(target).root;
+      pending = [...splitComponents(target.slice(current.length)), ...pending];
+    } else {
+      pending = [...splitComponents(target), ...pending];
+    }
+  }
+  return current;
+}
+
+function splitComponents(path: string): string[] {
+  return path.split(sep === '\\' ? /[\\/]/ : '/').filter((component) => component !== '' && component !== '.');
+}

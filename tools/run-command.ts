@@ -1,0 +1,159 @@
+import { existsSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { execa } from 'execa';
+import { z } from 'zod';
+import { checkCommand } from './command-checker.js';
+import { defineTool, loadToolDescription, type Tool } from './define-tool.js';
+import { OutputCapture } from './output-capture.js';
+import { KILL_GRACE_MS, killProcessGroup } from './process-group.js';
+import { ToolError } from './tool-error.js';
+
+export const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
+export const MAX_COMMAND_TIMEOUT_MS = 600_000;
+/** Bytes kept from the start and from the end of each output stream. */
+export const COMMAND_OUTPUT_HEAD_BYTES = 12 * 1024;
+export const COMMAND_OUTPUT_TAIL_BYTES = 12 * 1024;
+/** Extra time the runtime allows beyond the command's own timeout, for stopping it. */
+const RUNTIME_DEADLINE_MARGIN_MS = KILL_GRACE_MS + 5_000;
+
+const runCommandArgs = z.strictObject({
+  command: z.string().min(1).describe('the shell command line to run in the workspace folder'),
+  timeout_ms: z.number().int().min(1).max(MAX_COMMAND_TIMEOUT_MS).optional().describe(`time limit in milliseconds (default ${DEFAULT_COMMAND_TIMEOUT_MS})`),
+});
+
+export type RunCommandArgs = z.output<typeof runCommandArgs>;
+
+export interface RunCommandToolOptions {
+  /** The shell that runs the command line; bash when present, else sh. */
+  readonly shell?: string;
+  /** The command's environment; the environment at creation time by default. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** What `~` means to the command checker. */
+  readonly home?: string;
+  /** Folders outside the workspace where writing is only risky (default: the system temp folder and /tmp). */
+  readonly scratchDirectories?: readonly string[];
+  readonly defaultTimeoutMs?: number;
+}
+
+/** Never interactive, never paged, no colour codes. */
+const COMMAND_ENV_OVERRIDES = { PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', NO_COLOR: '1', TERM: 'dumb' } as const;
+
+/** The `run_command` tool: the command checker judges it, then it runs detached in its own process group. */
+export function createRunCommandTool(options: RunCommandToolOptions = {}): Tool<RunCommandArgs> {
+  const shell = options.shell ?? (existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh');
+  const env = { ...(options.env ?? process.env), ...COMMAND_ENV_OVERRIDES };
+  const home = options.home ?? homedir();
+  const scratchDirectories = options.scratchDirectories ?? [...new Set([tmpdir(), '/tmp'])];
+  const defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+  const timeoutOf = (args: RunCommandArgs): number => Math.min(args.timeout_ms ?? defaultTimeoutMs, MAX_COMMAND_TIMEOUT_MS);
+
+  return defineTool({
+    name: 'run_command',
+    description: loadToolDescription(import.meta.url, 'run-command.md'),
+    args: runCommandArgs,
+    risk: 'command',
+    timeoutMs: (args) => timeoutOf(args) + RUNTIME_DEADLINE_MARGIN_MS,
+    summarize: (args) => `run_command ${args.command.length > 300 ? `${args.command.slice(0, 300)}…` : args.command}`,
+    assess(args, context) {
+      const verdict = checkCommand(args.command, { workspace: context.workspace.realRoot, home, scratchDirectories });
+      return { level: verdict.class, reason: verdict.reasons.join('; ') };
+    },
+    async execute(args, context) {
+      const timeoutMs = timeoutOf(args);
+      const stdout = new OutputCapture(COMMAND_OUTPUT_HEAD_BYTES, COMMAND_OUTPUT_TAIL_BYTES);
+      const stderr = new OutputCapture(COMMAND_OUTPUT_HEAD_BYTES, COMMAND_OUTPUT_TAIL_BYTES);
+      const subprocess = execa(args.command, {
+        shell,
+        cwd: context.workspace.realRoot,
+        env,
+        extendEnv: false,
+        detached: true,
+        reject: false,
+        stdin: 'ignore',
+        buffer: false,
+        stripFinalNewline: false,
+        windowsHide: true,
+      });
+      subprocess.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
+      subprocess.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
+
+      let stopped: 'timeout' | 'aborted' | undefined;
+      const stopping: Promise<void>[] = [];
+      const stop = (why: 'timeout' | 'aborted'): void => {
+        if (stopped !== undefined || subprocess.pid === undefined) return;
+        stopped = why;
+        stopping.push(killProcessGroup(subprocess.pid));
+      };
+      const timer = setTimeout(() => stop('timeout'), timeoutMs);
+      const onAbort = (): void => stop('aborted');
+      if (context.signal.aborted) onAbort();
+      else context.signal.addEventListener('abort', onAbort, { once: true });
+      // When the shell exits, whatever it left running in the background still holds the output
+      // pipes open: stop the rest of its group so the call can finish.
+      subprocess.once('exit', () => {
+        if (subprocess.pid !== undefined && stopped === undefined) stopping.push(killProcessGroup(subprocess.pid));
+      });
+      try {
+        const result = await subprocess;
+        await Promise.all(stopping);
+        if (result.failed && result.exitCode === undefined && result.signal === undefined && stopped === undefined) {
+          throw new ToolError(`the command could not be started: ${result.shortMessage}`);
+        }
+        return renderCommandResult({
+          exitCode: result.exitCode,
+          signal: result.signal,
+          stopped,
+          timeoutMs,
+          stdout,
+          stderr,
+        });
+      } finally {
+        clearTimeout(timer);
+        context.signal.removeEventListener('abort', onAbort);
+      }
+    },
+  });
+}
+
+interface CommandEnd {
+  readonly exitCode: number | undefined;
+  readonly signal: string | undefined;
+  readonly stopped: 'timeout' | 'aborted' | undefined;
+  readonly timeoutMs: number;
+  readonly stdout: OutputCapture;
+  readonly stderr: OutputCapture;
+}
+
+// eslint-disable-next-line no-control-regex
+const ANSI_ESCAPES = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g;
+
+function renderCommandResult(end: CommandEnd): { content: string; outcome: 'ok' | 'error' | 'timeout' | 'aborted'; meta: Record<string, unknown> } {
+  const headline =
+    end.stopped === 'timeout'
+      ? `timed out after ${end.timeoutMs} ms: the command and every process it started were stopped`
+      : end.stopped === 'aborted'
+        ? 'aborted: the run was cancelled; the command and every process it started were stopped'
+        : end.exitCode !== undefined
+          ? `exit code ${end.exitCode}`
+          : `killed by signal ${end.signal ?? 'unknown'}`;
+  const sections = [headline];
+  const out = end.stdout.text().replace(ANSI_ESCAPES, '');
+  const err = end.stderr.text().replace(ANSI_ESCAPES, '');
+  if (out !== '') sections.push(`--- stdout ---\n${out.replace(/\n$/, '')}`);
+  if (err !== '') sections.push(`--- stderr ---\n${err.replace(/\n$/, '')}`);
+  if (out === '' && err === '') sections.push('(no output)');
+  const outcome = end.stopped ?? (end.exitCode === 0 ? 'ok' : 'error');
+  return {
+    content: sections.join('\n'),
+    outcome,
+    meta: {
+      exitCode: end.exitCode ?? null,
+      signal: end.signal ?? null,
+      timedOut: end.stopped === 'timeout',
+      stdoutBytes: end.stdout.totalBytes,
+      stderrBytes: end.stderr.totalBytes,
+      truncated: end.stdout.omittedBytes + end.stderr.omittedBytes > 0,
+      originalLength: end.stdout.totalBytes + end.stderr.totalBytes,
+    },
+  };
+}

@@ -1,0 +1,309 @@
+import type {
+  ApprovalAnswer,
+  ApprovalPolicy,
+  ApprovalRequest,
+  Approver,
+  ToolCallRequest,
+  ToolExecutionContext,
+  ToolOutcome,
+  ToolResult,
+  ToolResultMeta,
+  ToolRuntime,
+  ToolSpec,
+} from '../engine/index.js';
+import { approverName } from './approvers.js';
+import { toToolSpec, type Assessment, type Tool, type ToolContext, type ToolOutput } from './define-tool.js';
+import { approvalPolicyFor, evaluateApproval, type ApprovalSettings } from './evaluate-approval.js';
+import { parseToolArgs } from './parse-tool-args.js';
+import { describeToolFailure } from './tool-error.js';
+import { DEFAULT_MAX_OUTPUT_CHARS, DEFAULT_MAX_OUTPUT_LINES, truncateOutput, type TruncationLimits } from './truncate-output.js';
+import { WorkspaceGuard } from './workspace-guard.js';
+
+/** A tool call's deadline unless the tool sets its own. */
+export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
+/** How long a timed-out or aborted tool gets to clean up (kill its processes) before the result is returned. */
+export const TOOL_CLEANUP_GRACE_MS = 5_000;
+
+export interface ToolRuntimeOptions extends ApprovalSettings {
+  readonly tools?: readonly Tool[];
+  readonly limits?: Partial<TruncationLimits>;
+  readonly defaultTimeoutMs?: number;
+  /** Milliseconds since an arbitrary origin, for `durationMs`; `performance.now` by default. */
+  readonly now?: () => number;
+}
+
+/**
+ * The engine's `ToolRuntime`: a registry of tools and the one wrapper every call goes through —
+ * name and allow-list check, argument validation, approval (SPEC §4.1, recorded as `approval/*`
+ * events), a `tool/call` event, execution under a deadline and the run's signal, truncation, and
+ * exceptions turned into results the model can read. The agent appends the `tool/result`.
+ */
+export class LocalToolRuntime implements ToolRuntime {
+  readonly #tools = new Map<string, Tool>();
+  readonly #approval: ApprovalSettings;
+  readonly #limits: TruncationLimits;
+  readonly #defaultTimeoutMs: number;
+  readonly #now: () => number;
+  readonly #guards = new Map<string, Promise<WorkspaceGuard>>();
+
+  constructor(options: ToolRuntimeOptions = {}) {
+    this.#approval = { approval: options.approval, toolApproval: options.toolApproval };
+    this.#limits = { maxChars: options.limits?.maxChars ?? DEFAULT_MAX_OUTPUT_CHARS, maxLines: options.limits?.maxLines ?? DEFAULT_MAX_OUTPUT_LINES };
+    this.#defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+    this.#now = options.now ?? (() => performance.now());
+    for (const tool of options.tools ?? []) this.register(tool);
+  }
+
+  /** Adds a tool; a second tool with the same name is a programming error. */
+  register(tool: Tool): this {
+    if (this.#tools.has(tool.name)) throw new Error(`tool ${tool.name} is registered twice`);
+    this.#tools.set(tool.name, tool);
+    return this;
+  }
+
+  get(name: string): Tool | undefined {
+    return this.#tools.get(name);
+  }
+
+  /** Registered tool names, sorted. */
+  names(): string[] {
+    return [...this.#tools.keys()].sort();
+  }
+
+  specs(allowed?: readonly string[]): ToolSpec[] {
+    return this.names()
+      .filter((name) => allowed === undefined || allowed.includes(name))
+      .map((name) => toToolSpec(this.#tools.get(name)!));
+  }
+
+  /** The approval policy in force for a tool. */
+  policyFor(name: string): ApprovalPolicy {
+    const tool = this.#tools.get(name);
+    return tool === undefined ? 'never' : approvalPolicyFor(tool, this.#approval);
+  }
+
+  /** One call through the whole wrapper; never throws for the tool's own failure (see the class comment). */
+  async execute(call: ToolCallRequest, context: ToolExecutionContext): Promise<ToolResult> {
+    const started = this.#now();
+    const finish = (outcome: ToolOutcome, content: string, extra: FinishExtra = {}): ToolResult =>
+      this.#result(outcome, content, { ...extra, durationMs: this.#now() - started });
+
+    const tool = this.#tools.get(call.name);
+    if (tool === undefined) {
+      return finish('unknown-tool', `unknown tool "${call.name}". Available tools: ${this.#visibleNames(context).join(', ')}`, { args: call.args });
+    }
+    if (context.allowedTools !== undefined && !context.allowedTools.includes(tool.name)) {
+      const allowed = [...context.allowedTools].sort();
+      return finish('not-allowed', `tool ${tool.name} is not allowed in this node. Allowed tools: ${allowed.length === 0 ? '(none)' : allowed.join(', ')}`, {
+        args: call.args,
+      });
+    }
+    const parsed = parseToolArgs(tool, call);
+    if (!parsed.ok) return finish('invalid-args', parsed.message, { args: parsed.received });
+    const args = parsed.args;
+    if (context.signal.aborted) return finish('aborted', 'aborted: the run was cancelled before this call ran', { args });
+
+    let guard: WorkspaceGuard | undefined;
+    try {
+      guard = await this.#guard(context.workspace);
+      const toolContext = await this.#toolContext(call, context, context.signal);
+      const assessment = tool.assess === undefined ? undefined : await tool.assess(args, toolContext);
+      const gate = await this.#approve(tool, call, args, assessment, context);
+      if (gate !== undefined) return finish(gate.outcome, gate.content, { args });
+      await context.session.append({
+        type: 'tool/call',
+        turn: context.position.turn,
+        step: context.position.step,
+        payload: { toolCallId: call.id, name: tool.name, args },
+      });
+      const output = await this.#run(tool, args, call, context);
+      return finish(output.outcome ?? 'ok', output.content, { args, isError: output.isError, meta: output.meta });
+    } catch (error) {
+      const failure = describeToolFailure(error, (path) => guard?.display(path) ?? path);
+      return finish(failure.outcome, `${failure.outcome === 'refused' ? 'refused' : 'error'}: ${failure.message}`, {
+        args,
+        meta: failure.fatal ? { fatal: true } : undefined,
+      });
+    }
+  }
+
+  /** Returns the refusal or denial to show, or undefined when the call may run. */
+  async #approve(
+    tool: Tool,
+    call: ToolCallRequest,
+    args: unknown,
+    assessment: Assessment | undefined,
+    context: ToolExecutionContext,
+  ): Promise<{ outcome: ToolOutcome; content: string } | undefined> {
+    const policy = approvalPolicyFor(tool, this.#approval);
+    let verdict = evaluateApproval({ policy, assessment, alwaysApproved: false });
+    if (verdict.action === 'ask' && (await this.#alwaysApproved(tool.name, context))) {
+      verdict = evaluateApproval({ policy, assessment, alwaysApproved: true });
+    }
+    if (verdict.action === 'run') return undefined;
+    if (verdict.action === 'refuse') {
+      return {
+        outcome: 'refused',
+        content: `refused: ${verdict.reason.replace(/[.]+$/, '')}. This is refused under every approval policy; do not retry it, find another way.`,
+      };
+    }
+    const summary = summarize(tool, args);
+    const position = { turn: context.position.turn, step: context.position.step };
+    await context.session.append({
+      type: 'approval/requested',
+      ...position,
+      payload: { toolCallId: call.id, tool: tool.name, args, policy: verdict.policy, reason: verdict.reason, summary },
+    });
+    const by = approverName(context.approver);
+    const request = { runId: context.runId, nodeId: context.nodeId, toolCallId: call.id, tool: tool.name, args, summary, policy: verdict.policy };
+    const answer = await askUntilCancelled(context.approver, request, context.signal);
+    if (answer.decision !== 'no') {
+      await context.session.append({
+        type: 'approval/granted',
+        ...position,
+        payload: { toolCallId: call.id, by, tool: tool.name, ...(answer.decision === 'always' ? { always: true } : {}) },
+      });
+      return undefined;
+    }
+    await context.session.append({
+      type: 'approval/denied',
+      ...position,
+      payload: { toolCallId: call.id, by, tool: tool.name, ...(answer.reason === undefined ? {} : { reason: answer.reason }) },
+    });
+    if (context.signal.aborted) return { outcome: 'aborted', content: 'aborted: the run was cancelled before this call ran' };
+    const because = answer.reason === undefined ? '' : ` (${answer.reason})`;
+    return {
+      outcome: 'denied',
+      content: `the user rejected this operation${because}: ${summary}. It was not run. Do not repeat it; adapt your approach, or finish and explain what is left.`,
+    };
+  }
+
+  /** An `always` answer for this tool anywhere in the run, read back from the log (so it survives a resume). */
+  async #alwaysApproved(toolName: string, context: ToolExecutionContext): Promise<boolean> {
+    const granted = await context.session.log.read({ types: ['approval/granted'] });
+    return granted.some((event) => event.payload.always === true && event.payload.tool === toolName);
+  }
+
+  /** Runs the tool under its deadline and the run's signal; a late tool gets a grace period to clean up. */
+  async #run(tool: Tool, args: unknown, call: ToolCallRequest, context: ToolExecutionContext): Promise<ToolOutput> {
+    const timeoutMs = tool.timeoutFor?.(args) ?? this.#defaultTimeoutMs;
+    const controller = new AbortController();
+    let stopped: 'timeout' | 'aborted' | undefined;
+    let wake: () => void = () => undefined;
+    const interrupted = new Promise<void>((resolve) => (wake = resolve));
+    const stop = (why: 'timeout' | 'aborted'): void => {
+      if (stopped !== undefined) return;
+      stopped = why;
+      controller.abort(new Error(why === 'timeout' ? `timed out after ${timeoutMs} ms` : 'aborted'));
+      wake();
+    };
+    const timer = setTimeout(() => stop('timeout'), timeoutMs);
+    const onAbort = (): void => stop('aborted');
+    if (context.signal.aborted) onAbort();
+    else context.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      const toolContext = await this.#toolContext(call, context, controller.signal);
+      const settled = tool.execute(args, toolContext).then(
+        (output): Settled => ({ ok: true, output }),
+        (error: unknown): Settled => ({ ok: false, error }),
+      );
+      const first = await Promise.race([settled, interrupted.then(() => undefined)]);
+      if (first !== undefined && stopped === undefined) {
+        if (first.ok) return first.output;
+        throw first.error;
+      }
+      // Interrupted: give the tool a moment to stop what it started, and keep what it reports.
+      const late = await Promise.race([settled, delay(TOOL_CLEANUP_GRACE_MS)]);
+      return interruptedOutput(stopped ?? 'aborted', timeoutMs, late?.ok === true ? late.output : undefined);
+    } finally {
+      clearTimeout(timer);
+      context.signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  async #toolContext(call: ToolCallRequest, context: ToolExecutionContext, signal: AbortSignal): Promise<ToolContext> {
+    return {
+      runId: context.runId,
+      nodeId: context.nodeId,
+      toolCallId: call.id,
+      workspace: await this.#guard(context.workspace),
+      signal,
+      position: context.position,
+      session: context.session,
+      writeScope: context.writeScope,
+    };
+  }
+
+  #guard(workspace: string): Promise<WorkspaceGuard> {
+    let guard = this.#guards.get(workspace);
+    if (guard === undefined) {
+      guard = WorkspaceGuard.open(workspace);
+      guard.catch(() => this.#guards.delete(workspace));
+      this.#guards.set(workspace, guard);
+    }
+    return guard;
+  }
+
+  #visibleNames(context: ToolExecutionContext): string[] {
+    const names = this.names();
+    return context.allowedTools === undefined ? names : names.filter((name) => context.allowedTools!.includes(name));
+  }
+
+  #result(outcome: ToolOutcome, content: string, extra: FinishExtra & { durationMs: number }): ToolResult {
+    const truncated = truncateOutput(content, this.#limits);
+    const toolMeta = extra.meta ?? {};
+    const meta: ToolResultMeta = {
+      ...toolMeta,
+      outcome,
+      truncated: truncated.truncated || toolMeta.truncated === true,
+      originalLength: typeof toolMeta.originalLength === 'number' ? toolMeta.originalLength : truncated.originalLength,
+      durationMs: Math.max(0, Math.round(extra.durationMs)),
+      ...(extra.args === undefined ? {} : { args: extra.args }),
+    };
+    return { content: truncated.content, isError: extra.isError ?? outcome !== 'ok', meta };
+  }
+}
+
+type Settled = { readonly ok: true; readonly output: ToolOutput } | { readonly ok: false; readonly error: unknown };
+
+interface FinishExtra {
+  readonly args?: unknown;
+  readonly isError?: boolean;
+  readonly meta?: Readonly<Record<string, unknown>>;
+}
+
+/** The approver's answer; no when it fails, or as soon as the run is cancelled (whether or not the approver listens). */
+async function askUntilCancelled(approver: Approver, request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
+  const cancelled: ApprovalAnswer = { decision: 'no', reason: 'the run was cancelled' };
+  if (signal.aborted) return cancelled;
+  let onAbort: () => void = () => undefined;
+  const aborted = new Promise<ApprovalAnswer>((resolve) => {
+    onAbort = () => resolve(cancelled);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    const answer = await Promise.race([approver.ask(request, signal), aborted]);
+    return signal.aborted ? cancelled : answer;
+  } catch (error) {
+    return { decision: 'no', reason: `the approval prompt failed: ${error instanceof Error ? error.message : String(error)}` };
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+function summarize(tool: Tool, args: unknown): string {
+  if (tool.summarize !== undefined) return tool.summarize(args);
+  const text = JSON.stringify(args) ?? '';
+  return `${tool.name} ${text.length > 200 ? `${text.slice(0, 200)}…` : text}`;
+}
+
+function interruptedOutput(why: 'timeout' | 'aborted', timeoutMs: number, late: ToolOutput | undefined): ToolOutput {
+  const headline = why === 'timeout' ? `timeout: the call did not finish within ${timeoutMs} ms and was stopped` : 'aborted: the run was cancelled and the call was stopped';
+  if (late === undefined) return { content: headline, outcome: why, isError: true };
+  if (late.outcome === why) return { ...late, isError: true };
+  return { ...late, content: `${headline}\n${late.content}`, outcome: why, isError: true };
+}
+
+function delay(milliseconds: number): Promise<undefined> {
+  return new Promise((resolve) => setTimeout(() => resolve(undefined), milliseconds).unref());
+}
