@@ -4,6 +4,8 @@
  */
 const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
   session: async () => (await import('./session.js')).runSessionBench(),
+  scheduler: async () => void (await (await import('./scheduler.js')).runSchedulerBench()),
+  compaction: async () => (await import('./compaction.js')).runCompactionBench(),
 };
 
 async function runBenches(names: readonly string[]): Promise<number> {
