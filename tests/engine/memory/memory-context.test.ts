@@ -82,7 +82,7 @@ describe('memories within a run', () => {
       return (await projectRuntimeContext(session, snapshot.context, { turn: 0, step: n }))?.payload.content;
     };
     const first = await step(1);
-    expect(first).toContain('- memory: \n  Long-term memories that may apply (most relevant first; `remember` adds one):\n  - [project lesson #1] Shape.getArea() replaced Shape.area().');
+    expect(first).toContain('- memory:\n  Long-term memories that may apply (most relevant first; `remember` adds one):\n  - [project lesson #1] Shape.getArea() replaced Shape.area().');
     expect(first).not.toContain('blessed');
     expect(await step(2)).toBeUndefined();
     await memories.add({ content: 'Every shape must implement getArea.', kind: 'convention' });
