@@ -4,6 +4,7 @@ import { demoCommand } from './demo.js';
 import { diffCommand, revertCommand } from './diff.js';
 import { inspectCommand } from './inspect.js';
 import { logCommand } from './log.js';
+import { memoryCommand } from './memory.js';
 import { editCommand, exportCommand, importCommand } from './plan-documents.js';
 import { planCommand } from './plan.js';
 import { cancelCommand, resumeCommand, runCommand } from './run.js';
@@ -28,6 +29,7 @@ export const COMMANDS: readonly CliCommand<never>[] = [
   reactCommand,
   toolCommand,
   scanCommand,
+  memoryCommand,
   demoCommand,
   statusCommand,
   diffCommand,

@@ -43,6 +43,8 @@ export function statusJson(view: RunView): unknown {
       finishedAt: node.finishedAt,
       tokens: node.tokens,
       costUsd: node.costUsd,
+      contextTokens: node.contextTokens,
+      compactions: node.compactions,
       ...(node.error === null ? {} : { error: node.error }),
     })),
     totals: {

@@ -1,0 +1,60 @@
+import { ConfigError, MEMORY_KINDS, MEMORY_SCOPES, MemoryStore, formatMemory, type MemoryKind, type MemoryScope } from '../../engine/index.js';
+import { writeLine } from '../cli-io.js';
+import { defineCommand } from '../command.js';
+
+const ACTIONS = ['add', 'list', 'search', 'rm'] as const;
+
+interface MemoryArgs {
+  action: (typeof ACTIONS)[number];
+  text?: string[];
+  kind?: MemoryKind;
+  scope?: MemoryScope;
+  limit?: number;
+}
+
+export const memoryCommand = defineCommand<MemoryArgs>({
+  command: 'memory <action> [text..]',
+  describe: 'long-term memory: add TEXT | list | search QUERY | rm ID',
+  builder: (yargs) =>
+    yargs
+      .positional('action', { type: 'string', choices: ACTIONS, demandOption: true })
+      .positional('text', { type: 'string', array: true, describe: 'the memory (add), the query (search) or the id (rm)' })
+      .option('kind', { type: 'string', choices: MEMORY_KINDS, describe: 'preference, convention, lesson or fact' })
+      .option('scope', { type: 'string', choices: MEMORY_SCOPES, describe: 'project (default) or user' })
+      .option('limit', { type: 'number', describe: 'most results (list, search)' }),
+  async run(context, args) {
+    const memory = new MemoryStore(await context.store());
+    const text = (args.text ?? []).join(' ').trim();
+    const out = context.io.stdout;
+    switch (args.action) {
+      case 'add': {
+        if (text === '') throw new ConfigError('memory add needs the text to remember');
+        const result = await memory.add({ content: text, ...(args.kind === undefined ? {} : { kind: args.kind }), ...(args.scope === undefined ? {} : { scope: args.scope }) });
+        if (context.json) writeLine(out, JSON.stringify(result));
+        else writeLine(out, `${result.created ? 'remembered' : 'already known'}: ${formatMemory(result.memory)}`);
+        return 0;
+      }
+      case 'list': {
+        const memories = await memory.list({ ...(args.kind === undefined ? {} : { kind: args.kind }), ...(args.scope === undefined ? {} : { scope: args.scope }), ...(args.limit === undefined ? {} : { limit: args.limit }) });
+        if (context.json) writeLine(out, JSON.stringify({ memories }));
+        else writeLine(out, memories.length === 0 ? 'no memories yet: `dagent memory add "..."`, or the agents\' `remember` tool' : memories.map(formatMemory).join('\n'));
+        return 0;
+      }
+      case 'search': {
+        if (text === '') throw new ConfigError('memory search needs a query');
+        const found = await memory.search(text, { ...(args.kind === undefined ? {} : { kind: args.kind }), ...(args.scope === undefined ? {} : { scope: args.scope }), ...(args.limit === undefined ? {} : { limit: args.limit }) });
+        if (context.json) writeLine(out, JSON.stringify({ memories: found }));
+        else writeLine(out, found.length === 0 ? `no memory matches "${text}"` : found.map((hit) => formatMemory(hit.memory)).join('\n'));
+        return 0;
+      }
+      case 'rm': {
+        const id = Number(text.replace(/^#/, ''));
+        if (!Number.isInteger(id) || id <= 0) throw new ConfigError(`memory rm needs a memory id (a number, as \`dagent memory list\` shows it), not "${text}"`);
+        if (!(await memory.remove(id))) throw new ConfigError(`no memory #${id}`);
+        if (context.json) writeLine(out, JSON.stringify({ removed: id }));
+        else writeLine(out, `removed memory #${id}`);
+        return 0;
+      }
+    }
+  },
+});
