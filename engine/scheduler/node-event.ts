@@ -1,0 +1,85 @@
+import type { EventDraft, SessionEvent } from '../session/index.js';
+import type { NodeStatus } from './node-status.js';
+import type { NodeTransition } from './node-transition.js';
+
+/**
+ * The session-log event that records a transition, or `undefined` for a reset to `pending`:
+ * a reset is implied by the run-level event that caused it (the run resuming, or `plan/amended`)
+ * and needs only the `nodes` projection updated. `describeResult` turns a node's result into
+ * the `node/succeeded` payload; by default a string result is kept and anything else is JSON.
+ */
+export function nodeEventDraft<R>(
+  change: NodeTransition<R>,
+  describeResult: (result: R) => { readonly result: string; readonly filesChanged?: readonly string[] } = defaultDescription,
+): EventDraft | undefined {
+  const nodeId = change.nodeId;
+  switch (change.kind) {
+    case 'reset':
+      return undefined;
+    case 'ready':
+      return { type: 'node/ready', nodeId, payload: {} };
+    case 'started':
+      return { type: 'node/started', nodeId, payload: { attempt: change.attempts } };
+    case 'succeeded': {
+      const { result, filesChanged } = describeResult(change.result);
+      const payload = filesChanged === undefined ? { result } : { result, filesChanged: [...filesChanged] };
+      return { type: 'node/succeeded', nodeId, payload };
+    }
+    case 'retried':
+      return { type: 'node/retried', nodeId, payload: { attempt: change.attempts, delayMs: change.delayMs, error: change.error } };
+    case 'failed':
+      return { type: 'node/failed', nodeId, payload: { error: change.error, attempt: change.attempts } };
+    case 'skipped':
+      return { type: 'node/skipped', nodeId, payload: { reason: change.reason } };
+    case 'cancelled':
+      return { type: 'node/cancelled', nodeId, payload: { reason: change.reason } };
+  }
+}
+
+function defaultDescription(result: unknown): { result: string } {
+  if (typeof result === 'string') return { result };
+  return { result: JSON.stringify(result) ?? '' };
+}
+
+export interface FoldedNodeState {
+  readonly status: NodeStatus;
+  readonly attempts: number;
+}
+
+/**
+ * Each node's last status and attempt count, folded from the run's `node/*` events in seq order:
+ * what a resumed schedule takes as `initialStatus` and `initialAttempts`. Resets to pending leave
+ * no event, so a reset node folds to its earlier status; `resumeStatus` maps both the same way.
+ */
+export function nodeStatesFromEvents(events: readonly SessionEvent[]): Map<string, FoldedNodeState> {
+  const states = new Map<string, FoldedNodeState>();
+  for (const event of events) {
+    if (event.nodeId === null) continue;
+    const attempts = states.get(event.nodeId)?.attempts ?? 0;
+    const status = statusAfter(event);
+    if (status === undefined) continue;
+    const attempt = event.type === 'node/started' ? event.payload.attempt : attempts;
+    states.set(event.nodeId, { status, attempts: Math.max(attempts, attempt) });
+  }
+  return states;
+}
+
+function statusAfter(event: SessionEvent): NodeStatus | undefined {
+  switch (event.type) {
+    case 'node/ready':
+    case 'node/retried':
+      return 'ready';
+    case 'node/started':
+      return 'running';
+    case 'node/succeeded':
+      return 'succeeded';
+    case 'node/failed':
+      return 'failed';
+    case 'node/skipped':
+      return 'skipped';
+    case 'node/cancelled':
+      return 'cancelled';
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * What the scheduler needs of a plan node: its id, what it waits for, and the files it may
+ * write (workspace-relative paths or globs). Plan nodes satisfy this structurally.
+ */
+export interface SchedulableNode {
+  readonly id: string;
+  readonly dependsOn: readonly string[];
+  readonly writes: readonly string[];
+}
+
+/** How one attempt of a node ended. `retryable` defaults to true. */
+export type NodeOutcome<R = unknown> =
+  | { readonly status: 'succeeded'; readonly result: R }
+  | { readonly status: 'failed'; readonly error: string; readonly retryable?: boolean };
+
+export interface NodeExecution {
+  /** Aborted when the run is cancelled; the attempt should stop and return (or throw) promptly. */
+  readonly signal: AbortSignal;
+  /** 1 for the first attempt of the node in this run, counting attempts of earlier sessions. */
+  readonly attempt: number;
+}
+
+/** Runs one attempt of a node. Throwing counts as a retryable failure with the error's message. */
+export type ExecuteNode<R = unknown> = (nodeId: string, execution: NodeExecution) => Promise<NodeOutcome<R>>;

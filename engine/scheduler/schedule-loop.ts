@@ -1,0 +1,449 @@
+import { setMaxListeners } from 'node:events';
+import { setTimeout as delay } from 'node:timers/promises';
+import { amendmentIssues } from './amendment-issues.js';
+import { resumeStatus, transitionNode } from './node-status.js';
+import type { NodeTransition } from './node-transition.js';
+import { reclassifyNodes } from './reclassify-nodes.js';
+import { DEFAULT_NODE_RETRY_POLICY, nodeRetryVerdict, type NodeRetryPolicy } from './retry-verdict.js';
+import type { LoopInput, StartInput, Step, TransitionBody } from './loop-input.js';
+import { createNodeState, linkNodeStates, rebuildNodeStates, scheduleReport, type NodeState, type Ticket } from './node-state.js';
+import type { NodeOutcome } from './schedulable-node.js';
+import { createScheduleGraph, type ScheduleGraph } from './schedule-graph.js';
+import type { Amendment, AmendOutcome, Replan, ScheduleMode, ScheduleOptions, ScheduleResult, ScheduleSnapshot } from './schedule-options.js';
+import { ScheduleRunner, type StartDecision } from './schedule-runner.js';
+import { ScheduleAmendError } from './scheduler-errors.js';
+import { WriteLocks } from './write-locks.js';
+
+const WITHDRAW: StartDecision = { kind: 'withdraw' };
+const NOT_STARTED_REASON = 'run cancelled before the node started';
+
+/**
+ * The loop that owns a schedule's state. Inputs (start requests, outcomes, retry timers,
+ * cancellation, amendments) queue in an inbox; each step applies every queued input, promotes
+ * what became ready and queues it in the runner (whose start requests, made at once when a slot
+ * is free, join the same step), persists the step's transitions in one `onTransitions` call, and
+ * only then acts: grants the starts, so no attempt runs before its `started` is stored, and arms
+ * retry timers. Steps never overlap, so transitions reach the store in causal order and inputs
+ * that arrive during a write are grouped into the next one.
+ */
+export class ScheduleLoop<R> {
+  readonly result: Promise<ScheduleResult<R>>;
+  readonly #mode: ScheduleMode;
+  readonly #policy: NodeRetryPolicy;
+  readonly #options: ScheduleOptions<R>;
+  readonly #sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  readonly #random: () => number;
+  readonly #abort = new AbortController();
+  readonly #runner: ScheduleRunner<R, Ticket<R>>;
+  readonly #locks = new WriteLocks();
+  #states: NodeState<R>[];
+  #byId: Map<string, NodeState<R>>;
+  #inbox: LoopInput<R>[] = [];
+  #draining = false;
+  /** Nodes ready or running. */
+  #inFlight = 0;
+  /** Attempts granted and not yet settled. */
+  #executing = 0;
+  /** While above zero, nothing is promoted, skipped by cascade or started (an amendment is being built). */
+  #hold = 1;
+  #eligible: NodeState<R>[] = [];
+  #blocked: NodeState<R>[] = [];
+  #lockWaiters: Ticket<R>[] = [];
+  #locksFreed = false;
+  #deferredStarts: StartInput<R>[] = [];
+  #cancelReason: string | undefined;
+  #fatal: { readonly error: unknown } | undefined;
+  #closed = false;
+  #amendChain: Promise<unknown> = Promise.resolve();
+  #resolve!: (result: ScheduleResult<R>) => void;
+  #reject!: (error: unknown) => void;
+  #detachSignal: () => void = () => undefined;
+
+  constructor(options: ScheduleOptions<R>) {
+    const graph = createScheduleGraph(options.nodes);
+    this.#options = options;
+    // Every running attempt and retry timer listens on this one signal.
+    setMaxListeners(0, this.#abort.signal);
+    this.#mode = options.mode ?? 'eager';
+    this.#policy = { ...DEFAULT_NODE_RETRY_POLICY, ...options.retry };
+    this.#sleep = options.sleep ?? ((ms, signal) => delay(ms, undefined, { signal }));
+    this.#random = options.random ?? Math.random;
+    this.#runner = new ScheduleRunner<R, Ticket<R>>({
+      concurrency: options.concurrency,
+      execute: options.execute,
+      signal: this.#abort.signal,
+      requestStart: (ticket) => new Promise((grant) => this.#post({ kind: 'start', ticket, grant })),
+      settle: (ticket, outcome) => this.#post({ kind: 'settled', ticket, outcome }),
+      onBug: (error) => this.#post({ kind: 'fatal', error }),
+    });
+    this.#runner.pause();
+    this.#states = graph.nodes.map((node) => createNodeState<R>(node, options.initialStatus?.get(node.id), options.initialAttempts?.get(node.id)));
+    this.#byId = new Map(this.#states.map((state) => [state.node.id, state]));
+    this.#inFlight = this.#states.filter((state) => state.status === 'ready' || state.status === 'running').length;
+    linkNodeStates(this.#states, graph);
+    this.result = new Promise((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
+    this.#watch(options.signal);
+    this.#post({ kind: 'begin' });
+  }
+
+  /** Holds dispatch, lets `replan` build an amendment from a snapshot, applies it, resumes. */
+  amend(replan: Replan): Promise<AmendOutcome> {
+    if (this.#closed) return Promise.resolve('closed');
+    this.#holdOn();
+    return this.#queueAmend(replan, false);
+  }
+
+  snapshot(): ScheduleSnapshot {
+    return {
+      nodes: this.#states.map((state) => state.node),
+      statuses: new Map(this.#states.map((state) => [state.node.id, state.status])),
+    };
+  }
+
+  get #stopping(): boolean {
+    return this.#cancelReason !== undefined || this.#fatal !== undefined;
+  }
+
+  #watch(signal: AbortSignal | undefined): void {
+    if (signal === undefined) return;
+    const onAbort = (): void => {
+      this.#abort.abort(signal.reason);
+      this.#post({ kind: 'cancel', reason: typeof signal.reason === 'string' ? signal.reason : 'run cancelled' });
+    };
+    if (signal.aborted) onAbort();
+    else {
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#detachSignal = () => signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  #post(input: LoopInput<R>): void {
+    this.#inbox.push(input);
+    if (this.#draining) return;
+    this.#draining = true;
+    queueMicrotask(() => {
+      this.#drain().catch((error: unknown) => this.#close(error));
+    });
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#inbox.length > 0) {
+      const step: Step<R> = { transitions: [], effects: [], abandon: [] };
+      try {
+        // Inputs the step causes synchronously (start requests of the nodes it queues) join it.
+        while (this.#inbox.length > 0) {
+          const inputs = this.#inbox;
+          this.#inbox = [];
+          for (const input of inputs) this.#apply(step, input);
+          this.#promote(step);
+          if (this.#locksFreed) this.#retryLockWaiters();
+        }
+        if (this.#fatal === undefined && step.transitions.length > 0) await this.#options.onTransitions?.(step.transitions);
+      } catch (error) {
+        this.#enterFatal(error);
+      }
+      const actions = this.#fatal === undefined ? step.effects : step.abandon;
+      for (const action of actions) action();
+    }
+    this.#draining = false;
+    this.#checkFinished();
+  }
+
+  #apply(step: Step<R>, input: LoopInput<R>): void {
+    switch (input.kind) {
+      case 'begin':
+        return this.#begin(step);
+      case 'start':
+        return this.#start(step, input);
+      case 'settled':
+        return this.#settle(step, input.ticket, input.outcome);
+      case 'retry-due': {
+        const { state, token } = input.ticket;
+        if (!this.#stopping && state.token === token && state.status === 'ready') this.#dispatch(state);
+        return;
+      }
+      case 'cancel':
+        return this.#cancel(step, input.reason);
+      case 'amend':
+        return this.#applyAmendment(step, input.amendment, input.graph, input.done);
+      case 'release':
+        return this.#release(step);
+      case 'fatal':
+        return this.#enterFatal(input.error);
+    }
+  }
+
+  /** Validates the move, keeps `#inFlight` right, and queues the transition for persisting. */
+  #record(step: Step<R>, state: NodeState<R>, body: TransitionBody<R>): void {
+    const from = state.status;
+    transitionNode(from, body.to, state.node.id);
+    const wasActive = from === 'ready' || from === 'running';
+    const isActive = body.to === 'ready' || body.to === 'running';
+    if (wasActive !== isActive) this.#inFlight += isActive ? 1 : -1;
+    state.status = body.to;
+    step.transitions.push({ ...body, nodeId: state.node.id, from, attempts: state.attempts } as NodeTransition<R>);
+  }
+
+  /** First step: statuses from an earlier session restart (succeeded stays), then the first promotion. */
+  #begin(step: Step<R>): void {
+    for (const state of this.#states) {
+      const status = resumeStatus(state.status);
+      if (status !== state.status) this.#record(step, state, { kind: 'reset', to: 'pending', cause: 'resume' });
+    }
+    this.#release(step);
+  }
+
+  #start(step: Step<R>, input: StartInput<R>): void {
+    const { state, token } = input.ticket;
+    if (this.#stopping || state.token !== token || state.status !== 'ready') return input.grant(WITHDRAW);
+    if (this.#hold > 0) {
+      this.#deferredStarts.push(input);
+      return;
+    }
+    state.attempts += 1;
+    state.budgetUsed += 1;
+    this.#record(step, state, { kind: 'started', to: 'running' });
+    const decision: StartDecision = { kind: 'run', attempt: state.attempts };
+    step.effects.push(() => {
+      this.#executing += 1;
+      input.grant(decision);
+    });
+    step.abandon.push(() => input.grant(WITHDRAW));
+  }
+
+  #settle(step: Step<R>, ticket: Ticket<R>, outcome: NodeOutcome<R>): void {
+    this.#executing -= 1;
+    const { state } = ticket;
+    if (this.#fatal !== undefined) return;
+    this.#releaseLocks(state); // the attempt is over: its writes are done
+    if (outcome.status === 'succeeded') {
+      state.result = outcome.result;
+      state.error = undefined;
+      this.#record(step, state, { kind: 'succeeded', to: 'succeeded', result: outcome.result });
+      for (const dependent of state.dependents) {
+        if (--dependent.unmet === 0 && dependent.status === 'pending') this.#eligible.push(dependent);
+      }
+      return;
+    }
+    state.error = outcome.error;
+    if (this.#cancelReason !== undefined) return this.#record(step, state, { kind: 'cancelled', to: 'cancelled', reason: this.#cancelReason });
+    const verdict = nodeRetryVerdict({ attempt: state.budgetUsed, retryable: outcome.retryable !== false, aborted: false }, this.#policy, this.#random);
+    if (verdict.action === 'retry') {
+      this.#record(step, state, { kind: 'retried', to: 'ready', error: outcome.error, delayMs: verdict.delayMs });
+      const retry: Ticket<R> = { state, token: state.token };
+      step.effects.push(() => this.#armRetry(retry, verdict.delayMs));
+      return;
+    }
+    this.#record(step, state, { kind: 'failed', to: 'failed', error: outcome.error });
+    const onNodeFailed = this.#options.onNodeFailed;
+    if (onNodeFailed === undefined) {
+      this.#blocked.push(state);
+      return;
+    }
+    // Hold now, inside this step, so the dependents are not skipped before the hook decides.
+    this.#holdOn();
+    const failure = { nodeId: state.node.id, error: outcome.error, attempts: state.attempts };
+    step.effects.push(() => void this.#queueAmend((snapshot, signal) => onNodeFailed(failure, snapshot, signal), true));
+  }
+
+  #armRetry(ticket: Ticket<R>, delayMs: number): void {
+    // A rejected sleep (aborted) posts too: the stale or cancelled ticket is then ignored.
+    const due = (): void => this.#post({ kind: 'retry-due', ticket });
+    this.#sleep(delayMs, this.#abort.signal).then(due, due);
+  }
+
+  #cancel(step: Step<R>, reason: string): void {
+    if (this.#stopping) return;
+    this.#cancelReason = reason;
+    this.#abort.abort(reason);
+    this.#runner.clear();
+    for (const state of this.#states) {
+      if (state.status !== 'ready') continue;
+      this.#withdraw(state);
+      this.#record(step, state, { kind: 'cancelled', to: 'cancelled', reason: NOT_STARTED_REASON });
+    }
+    this.#dropWaiting();
+  }
+
+  #enterFatal(error: unknown): void {
+    if (this.#fatal !== undefined) return;
+    this.#fatal = { error };
+    this.#abort.abort(error);
+    this.#runner.clear();
+    this.#dropWaiting();
+  }
+
+  #dropWaiting(): void {
+    for (const input of this.#deferredStarts) input.grant(WITHDRAW);
+    this.#deferredStarts = [];
+    this.#lockWaiters = [];
+  }
+
+  #holdOn(): void {
+    if (this.#hold++ === 0) this.#runner.pause();
+  }
+
+  /** Ends one hold; the last one re-derives every not-started node and lets dispatch go on. */
+  #release(step: Step<R>): void {
+    this.#hold -= 1;
+    if (this.#hold > 0 || this.#stopping) return;
+    this.#reclassify(step);
+    this.#runner.resume();
+    const deferred = this.#deferredStarts;
+    this.#deferredStarts = [];
+    for (const input of deferred) this.#start(step, input);
+  }
+
+  /**
+   * Recomputes, from scratch, which nodes wait, which can never start and which are eligible:
+   * after the first step, an amendment, or a failure whose hook let it stand.
+   */
+  #reclassify(step: Step<R>): void {
+    for (const state of this.#states) {
+      state.unmet = 0;
+      for (const dependency of state.dependencies) if (dependency.status !== 'succeeded') state.unmet += 1;
+    }
+    const { unready, unskip, skip } = reclassifyNodes(this.#states);
+    for (const state of unready) {
+      this.#withdraw(state);
+      this.#record(step, state, { kind: 'reset', to: 'pending', cause: 'amend' });
+    }
+    for (const state of unskip) this.#record(step, state, { kind: 'reset', to: 'pending', cause: 'amend' });
+    for (const [state, blocker] of skip) this.#skip(step, state, blocker);
+    this.#blocked = [];
+    this.#eligible = this.#states.filter((state) => state.status === 'pending' && state.unmet === 0);
+  }
+
+  #skip(step: Step<R>, state: NodeState<R>, blocker: NodeState<R>): void {
+    const reason = `dependency "${blocker.node.id}" ${blocker.status}`;
+    this.#record(step, state, { kind: 'skipped', to: 'skipped', blockedBy: blocker.node.id, reason });
+  }
+
+  /** End of a step: skip what can never run, then make eligible nodes ready (batch: only between batches). */
+  #promote(step: Step<R>): void {
+    if (this.#hold > 0 || this.#stopping) return;
+    for (let head = 0; head < this.#blocked.length; head += 1) {
+      const blocker = this.#blocked[head]!;
+      for (const dependent of blocker.dependents) {
+        if (dependent.status !== 'pending') continue;
+        this.#skip(step, dependent, blocker);
+        this.#blocked.push(dependent);
+      }
+    }
+    this.#blocked = [];
+    if (this.#mode === 'batch' && this.#inFlight > 0) return;
+    const eligible = this.#eligible;
+    this.#eligible = [];
+    for (const state of eligible) {
+      if (state.status !== 'pending' || state.unmet > 0) continue;
+      this.#record(step, state, { kind: 'ready', to: 'ready' });
+      this.#dispatch(state);
+    }
+  }
+
+  /** Queues a ready node in the runner once its write locks are free; it runs only when its start is granted. */
+  #dispatch(state: NodeState<R>): void {
+    if (state.status !== 'ready' || this.#stopping) return;
+    state.token += 1;
+    this.#acquireAndEnqueue({ state, token: state.token });
+  }
+
+  #acquireAndEnqueue(ticket: Ticket<R>): void {
+    const { node } = ticket.state;
+    if (this.#locks.tryAcquire(node.id, node.writes)) this.#runner.enqueue(node.id, ticket);
+    else this.#lockWaiters.push(ticket);
+  }
+
+  #retryLockWaiters(): void {
+    this.#locksFreed = false;
+    const waiting = this.#lockWaiters;
+    this.#lockWaiters = [];
+    for (const ticket of waiting) {
+      if (this.#stopping || ticket.token !== ticket.state.token || ticket.state.status !== 'ready') continue;
+      this.#acquireAndEnqueue(ticket);
+    }
+  }
+
+  /** Invalidates the node's outstanding ticket and frees its locks. */
+  #withdraw(state: NodeState<R>): void {
+    state.token += 1;
+    this.#releaseLocks(state);
+  }
+
+  #releaseLocks(state: NodeState<R>): void {
+    if (this.#locks.release(state.node.id)) this.#locksFreed = true;
+  }
+
+  #queueAmend(replan: Replan, fromFailureHook: boolean): Promise<AmendOutcome> {
+    const run = this.#amendChain.then(() => this.#runAmend(replan, fromFailureHook));
+    this.#amendChain = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  /** Runs with a hold already taken; always gives it back. A failing failure hook stops the schedule. */
+  async #runAmend(replan: Replan, fromFailureHook: boolean): Promise<AmendOutcome> {
+    try {
+      if (this.#stopping) return 'closed';
+      const amendment = await replan(this.snapshot(), this.#abort.signal);
+      if (this.#stopping) return 'closed';
+      if (amendment === undefined) return 'unchanged';
+      const graph = createScheduleGraph(amendment.nodes);
+      return await new Promise<AmendOutcome>((resolve, reject) => {
+        this.#post({ kind: 'amend', amendment, graph, done: (outcome) => (outcome instanceof Error ? reject(outcome) : resolve(outcome)) });
+      });
+    } catch (error) {
+      if (!fromFailureHook) throw error;
+      this.#post({ kind: 'fatal', error });
+      return 'closed';
+    } finally {
+      this.#post({ kind: 'release' });
+    }
+  }
+
+  #applyAmendment(step: Step<R>, amendment: Amendment, graph: ScheduleGraph, done: (outcome: AmendOutcome | Error) => void): void {
+    if (this.#stopping) return done('closed');
+    const issues = amendmentIssues(this.#states, amendment);
+    if (issues.length > 0) return done(new ScheduleAmendError(issues));
+    for (const state of this.#states) {
+      if (state.status === 'ready' && !graph.indexOf.has(state.node.id)) {
+        this.#withdraw(state);
+        this.#record(step, state, { kind: 'reset', to: 'pending', cause: 'amend' });
+      }
+    }
+    this.#states = rebuildNodeStates(this.#byId, graph);
+    this.#byId = new Map(this.#states.map((state) => [state.node.id, state]));
+    for (const id of amendment.restart ?? []) {
+      const state = this.#byId.get(id)!;
+      state.budgetUsed = 0;
+      this.#record(step, state, { kind: 'reset', to: 'pending', cause: 'amend' });
+    }
+    step.effects.push(() => done('applied'));
+    step.abandon.push(() => done('closed'));
+  }
+
+  #checkFinished(): void {
+    if (this.#closed || this.#draining) return;
+    if (this.#fatal !== undefined) {
+      if (this.#executing === 0) this.#close();
+      return;
+    }
+    if (this.#hold === 0 && this.#inFlight === 0) this.#close();
+    else if (this.#cancelReason !== undefined && this.#inFlight === 0 && this.#executing === 0) this.#close();
+  }
+
+  #close(bug?: unknown): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#detachSignal();
+    if (bug !== undefined) return this.#reject(bug);
+    if (this.#fatal !== undefined) return this.#reject(this.#fatal.error);
+    this.#resolve(scheduleReport(this.#states, this.#cancelReason !== undefined));
+  }
+}
+
