@@ -48,7 +48,8 @@ export const editCommand = defineCommand<{ run: string }>({
     mkdirSync(folder, { recursive: true });
     const file = join(folder, `${stored.runId}-v${stored.version + 1}.json`);
     if (!existsSync(file)) writeFileSync(file, planDocumentText(stored.plan));
-    const result = spawnSync(`${editor} "${file}"`, { shell: true, stdio: 'inherit', env: context.io.env });
+    // The editor setting may carry arguments ("code --wait"); the file goes in as "$1", never spliced into the command.
+    const result = spawnSync('sh', ['-c', `${editor} "$1"`, 'editor', file], { stdio: 'inherit', env: context.io.env });
     if (result.status !== 0) throw new ConfigError(`the editor (${editor}) exited with ${result.status ?? result.signal}; your edits are kept in ${file}`);
     let plan: Plan;
     try {

@@ -3,18 +3,19 @@ import { defineCommand } from '../command.js';
 import { PLAN_FORMATS, analyzeForReview, printPlan, type PlanFormat } from '../plan-review.js';
 import { lintForReview } from '../plan-lint.js';
 
-export const showCommand = defineCommand<{ run: string; format: PlanFormat; version?: number }>({
+export const showCommand = defineCommand<{ run: string; format: PlanFormat; 'plan-version'?: number }>({
   command: 'show <run>',
   describe: 'the plan for review: stages, nodes, files, critical path, width, estimate, lint',
   builder: (yargs) =>
     yargs
       .positional('run', { type: 'string', demandOption: true, describe: 'run id' })
       .option('format', { type: 'string', choices: PLAN_FORMATS, default: 'text' as PlanFormat, describe: 'output format' })
-      .option('version', { type: 'number', describe: 'an earlier plan version (default: the current one)' }),
+      .option('plan-version', { type: 'number', describe: 'an earlier plan version (default: the current one)' }),
   async run(context, args) {
     const { db } = await context.store();
     const run = await getRun(db, args.run);
-    const stored = args.version === undefined ? await currentPlan(db, run.id) : await planVersion(db, run.id, args.version);
+    const version = args['plan-version'];
+    const stored = version === undefined ? await currentPlan(db, run.id) : await planVersion(db, run.id, version);
     const analysis = await analyzeForReview(context, stored.plan, await lintForReview(context, stored.plan));
     printPlan(context, stored, analysis, args.format);
     return 0;

@@ -74,7 +74,7 @@ export class GitWorkingTree {
     try {
       const warm = await copyKeepingTimes(shared, indexFile);
       if (!warm && (await this.#hasHead())) await this.#git(['read-tree', 'HEAD'], { cwd: this.root, indexFile });
-      await this.#git(['add', '-A', '--', '.', ':(exclude).dagent'], { cwd: this.root, indexFile });
+      await this.#git(['add', '-A', '--', '.', ':(exclude).dagent', ':(exclude,glob)**/.*.dagent-tmp'], { cwd: this.root, indexFile });
       const tree = (await this.#git(['write-tree'], { cwd: this.root, indexFile })).toString('utf8').trim();
       await rename(indexFile, shared);
       return tree;

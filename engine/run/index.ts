@@ -14,6 +14,7 @@ export {
   type TokenTotals,
 } from './run-view.js';
 export {
+  MIN_APPROVED_HASH_CHARS,
   NoPlanError,
   PlanChangedError,
   PlanNotApprovedError,

@@ -34,9 +34,12 @@ export class PlanNotApprovedError extends DagentError {
 
 export class PlanChangedError extends DagentError {
   constructor(readonly runId: string, readonly approvedHash: string, readonly currentHash: string) {
-    super(`the plan of run ${runId} changed since it was approved: approved hash ${approvedHash}, current plan hash ${currentHash}; review and approve it again`);
+    super(`the plan of run ${runId} is not the approved one: --approved ${approvedHash || '(empty)'}, current plan hash ${currentHash}; review and approve it again`);
   }
 }
+
+/** Shortest `--approved` prefix accepted: a hash that short cannot pin a plan. */
+export const MIN_APPROVED_HASH_CHARS = 8;
 
 /** The plan version the run is on. */
 export async function currentPlan(db: Kysely<Database>, runId: string): Promise<StoredPlan> {
@@ -159,8 +162,9 @@ export async function rejectPlan(db: Kysely<Database>, runId: string, reason?: s
 export async function executablePlan(db: Kysely<Database>, runId: string, options: { approvedHash?: string } = {}): Promise<StoredPlan> {
   const stored = await currentPlan(db, runId);
   if (stored.status !== 'approved') throw new PlanNotApprovedError(stored.runId, stored.version, stored.status);
-  if (options.approvedHash !== undefined && !stored.hash.startsWith(options.approvedHash)) {
-    throw new PlanChangedError(stored.runId, options.approvedHash, stored.hash);
+  const pinned = options.approvedHash;
+  if (pinned !== undefined && (pinned.length < MIN_APPROVED_HASH_CHARS || !stored.hash.startsWith(pinned.toLowerCase()))) {
+    throw new PlanChangedError(stored.runId, pinned, stored.hash);
   }
   if (planHash(stored.plan) !== stored.hash) throw new PlanChangedError(stored.runId, stored.hash, planHash(stored.plan));
   return stored;

@@ -68,8 +68,10 @@ export class EventLog {
     for (let attempt = 0; ; attempt += 1) {
       try {
         return await this.#db.transaction().execute(async (transaction) => {
-          const inserted: SessionEvent[] = [];
-          for (const row of rows) inserted.push(await insertEvent(transaction, row));
+          // The first insert takes the write lock and the next seq; the rest follow it in one statement.
+          const first = await insertEvent(transaction, rows[0]!);
+          const rest = await insertFollowing(transaction, rows.slice(1), first.seq);
+          const inserted = [first, ...rest];
           if (options.effects !== undefined) await options.effects(transaction, inserted);
           return inserted;
         });
@@ -158,6 +160,24 @@ async function insertEventOnce(db: Kysely<Database>, row: PendingRow): Promise<S
   const seq = Number(result.rows[0]!.seq);
   return eventFromDraftRow(row, seq);
 }
+
+/** Rows after the first of a transaction: the write lock is held, so their seqs follow directly. */
+async function insertFollowing(db: Kysely<Database>, rows: readonly PendingRow[], previousSeq: number): Promise<SessionEvent[]> {
+  const events: SessionEvent[] = [];
+  for (let start = 0; start < rows.length; start += MAX_ROWS_PER_INSERT) {
+    const chunk = rows.slice(start, start + MAX_ROWS_PER_INSERT);
+    const firstSeq = previousSeq + start + 1;
+    await db
+      .insertInto('events')
+      .values(chunk.map(({ parsedPayload: _parsed, ...row }, index) => ({ ...row, seq: firstSeq + index })))
+      .execute();
+    chunk.forEach((row, index) => events.push(eventFromDraftRow(row, firstSeq + index)));
+  }
+  return events;
+}
+
+/** SQLite allows 32 766 bound parameters per statement; 10 per row. */
+const MAX_ROWS_PER_INSERT = 500;
 
 type RowField = keyof PendingRow;
 
