@@ -86,13 +86,14 @@ function dagentEngine(mode: ScheduleMode, durable = true): Engine {
 
 function langGraphEngine(kind: 'StateGraph' | 'functional API', withCheckpointer: boolean): Engine {
   return {
-    name: `LangGraph ${kind}${withCheckpointer ? ` + ${createCheckpointer().label}` : ''}`,
+    name: `LangGraph ${kind}${withCheckpointer ? ' + SqliteSaver' : ''}`,
     judged: false,
     bound: 'critical path',
     async prepare(workload, work) {
-      const options = withCheckpointer ? { checkpointer: createCheckpointer().saver } : {};
+      const checkpointer = withCheckpointer ? createCheckpointer() : undefined;
+      const options = checkpointer === undefined ? {} : { checkpointer: checkpointer.saver };
       const run = kind === 'StateGraph' ? buildStateGraph(workload, work, options) : buildFunctionalGraph(workload, work, options);
-      return { run, cleanup: async () => undefined };
+      return { run, cleanup: async () => checkpointer?.cleanup() };
     },
   };
 }
@@ -240,7 +241,7 @@ function printRows(rows: readonly SchedulerBenchRow[], load: readonly [number, n
       'hop ms: from a node\'s last dependency finishing to the node starting (p50 / p95 over every hop of every run); in batch mode it includes waiting for the batch.',
       'dagent "no store" rows run the same scheduler without onTransitions: the difference to "durable SQLite" is the cost of storing.',
       'dagent rows store every transition (node/* event through EventLog.appendMany + nodes row, one transaction per group of transitions) in a SQLite file (WAL, synchronous=NORMAL).',
-      'LangGraph with a checkpointer uses MemorySaver: @langchain/langgraph-checkpoint-sqlite is not installed, so no durable LangGraph row is measured.',
+      'LangGraph + SqliteSaver: its own SQLite checkpointer (@langchain/langgraph-checkpoint-sqlite) on a fresh file, WAL, synchronous=NORMAL.',
       '',
     ].join('\n'),
   );

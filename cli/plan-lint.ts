@@ -1,7 +1,17 @@
 import { glob } from 'tinyglobby';
 import { errorMessage, type Plan, type PlanLintFinding } from '../engine/index.js';
-import { ALWAYS_SKIPPED_DIRECTORIES, LINT_CODES, languageOf, lintPlan, scanRepository, type LintIssue, type LintOptions, type RepoMap } from '../planners/index.js';
+import type { LintIssue, LintOptions, RepoMap } from '../planners/index.js';
 import type { CliContext } from './cli-context.js';
+
+type Planners = typeof import('../planners/index.js');
+
+/**
+ * planners/ brings the TypeScript compiler (about a second to load): commands that never scan
+ * (`run`, `status`, `log`, ...) must not pay for it, so it is loaded on first use.
+ */
+export function loadPlanners(): Promise<Planners> {
+  return import('../planners/index.js');
+}
 
 /** One scan per CLI invocation: `plan`, `show` and `scan` in the same context share it. */
 const SCANS = new WeakMap<CliContext, Promise<RepoMap>>();
@@ -10,7 +20,7 @@ const SCANS = new WeakMap<CliContext, Promise<RepoMap>>();
 export function workspaceRepoMap(context: CliContext): Promise<RepoMap> {
   let scan = SCANS.get(context);
   if (scan === undefined) {
-    scan = scanRepository(context.workspace, { signal: context.io.interrupt });
+    scan = loadPlanners().then((planners) => planners.scanRepository(context.workspace, { signal: context.io.interrupt }));
     SCANS.set(context, scan);
   }
   return scan;
@@ -23,7 +33,8 @@ export function workspaceRepoMap(context: CliContext): Promise<RepoMap> {
  * `scan-failed` warning says what was skipped.
  */
 export async function lintForReview(context: CliContext, plan: Plan): Promise<PlanLintFinding[]> {
-  const options = lintOptions(context.config.lint?.errors);
+  const { lintPlan, LINT_CODES } = await loadPlanners();
+  const options = lintOptions(context.config.lint?.errors, LINT_CODES);
   let map: RepoMap;
   try {
     map = await workspaceRepoMap(context);
@@ -34,17 +45,17 @@ export async function lintForReview(context: CliContext, plan: Plan): Promise<Pl
       code: 'scan-failed',
       message: `the repository scan failed (${errorMessage(error)}): lint checked only that the plan's files exist, not who imports them`,
     };
-    const listed = await listedFilesMap(context.workspace).catch(() => undefined);
+    const listed = await listedFilesMap(context.workspace, await loadPlanners()).catch(() => undefined);
     return listed === undefined ? [scanFailed] : [scanFailed, ...lintPlan(plan, listed, options).map(toFinding)];
   }
   return lintPlan(plan, map, options).map(toFinding);
 }
 
 /** `lint.errors` of the config: known codes, or `all` anywhere in the list. Unknown codes are ignored. */
-export function lintOptions(errors: readonly string[] | undefined): LintOptions {
+export function lintOptions(errors: readonly string[] | undefined, known: readonly LintIssue['code'][]): LintOptions {
   if (errors === undefined) return {};
   if (errors.includes('all')) return { errors: 'all' };
-  return { errors: LINT_CODES.filter((code) => errors.includes(code)) };
+  return { errors: known.filter((code) => errors.includes(code)) };
 }
 
 function toFinding(issue: LintIssue): PlanLintFinding {
@@ -62,7 +73,7 @@ function toFinding(issue: LintIssue): PlanLintFinding {
  * read instead of failing. It ignores `.gitignore`, so ignored files count as present: lint may
  * miss a missing file, but never reports an existing one as missing.
  */
-async function listedFilesMap(workspace: string): Promise<RepoMap> {
+async function listedFilesMap(workspace: string, { ALWAYS_SKIPPED_DIRECTORIES, languageOf }: Planners): Promise<RepoMap> {
   const skipped = [...ALWAYS_SKIPPED_DIRECTORIES].map((name) => `**/${name}/**`);
   const paths = (await glob('**', { cwd: workspace, dot: true, onlyFiles: true, followSymbolicLinks: false, ignore: skipped })).sort();
   return {

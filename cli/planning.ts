@@ -1,23 +1,27 @@
 import { EventLog, createRun, errorMessage, savePlan, setRunStatus, transitionRun, type Planner } from '../engine/index.js';
-import { createLlmPlanner, extractTaskReferences } from '../planners/index.js';
 import type { CliContext } from './cli-context.js';
 import { createApprover, createTools } from './compose-runtime.js';
 import { chooseModel, modelIdFor } from './models.js';
+import { loadPlanners } from './plan-lint.js';
 
-/** The LLM planner with the planner's model (`plannerModel`, else `model`), or undefined when no model is configured. */
+/**
+ * The LLM planner with the planner's model (`plannerModel`, else `model`), or undefined when no
+ * model is configured. It is built on first use: a run that never replans never loads it.
+ */
 export async function createPlanner(context: CliContext): Promise<Planner | undefined> {
   const modelId = context.config.plannerModel ?? context.config.model;
   if (modelId === undefined) return undefined;
-  const { db } = await context.store();
-  const chosen = chooseModel(context, modelId);
-  return createLlmPlanner({
-    db,
-    provider: chosen.provider,
-    model: chosen.provider.model,
-    price: chosen.price,
-    tools: await createTools(context),
-    approver: createApprover(context),
-  });
+  let planner: Promise<Planner> | undefined;
+  const build = async (): Promise<Planner> => {
+    const { db } = await context.store();
+    const chosen = chooseModel(context, modelId);
+    const { createLlmPlanner } = await loadPlanners();
+    return createLlmPlanner({ db, provider: chosen.provider, model: chosen.provider.model, price: chosen.price, tools: await createTools(context), approver: createApprover(context) });
+  };
+  return {
+    plan: async (input) => (await (planner ??= build())).plan(input),
+    amend: async (input) => (await (planner ??= build())).amend(input),
+  };
 }
 
 /**
@@ -26,6 +30,7 @@ export async function createPlanner(context: CliContext): Promise<Planner | unde
  * the run failed (every attempt stays in its log) and is thrown.
  */
 export async function planWithModel(context: CliContext, task: string): Promise<string> {
+  const { extractTaskReferences } = await loadPlanners();
   const references = await extractTaskReferences(task, context.workspace);
   const planner = await createPlanner(context);
   if (planner === undefined) modelIdFor(context, 'planner');

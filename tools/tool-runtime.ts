@@ -1,3 +1,5 @@
+import { posix } from 'node:path';
+import { KeyedLock } from './keyed-lock.js';
 import type {
   ApprovalAnswer,
   ApprovalPolicy,
@@ -45,6 +47,7 @@ export class LocalToolRuntime implements ToolRuntime {
   readonly #defaultTimeoutMs: number;
   readonly #now: () => number;
   readonly #guards = new Map<string, Promise<WorkspaceGuard>>();
+  readonly #fileLocks = new KeyedLock();
 
   constructor(options: ToolRuntimeOptions = {}) {
     this.#approval = { approval: options.approval, toolApproval: options.toolApproval };
@@ -116,7 +119,7 @@ export class LocalToolRuntime implements ToolRuntime {
         step: context.position.step,
         payload: { toolCallId: call.id, name: tool.name, args },
       });
-      const output = await this.#run(tool, args, call, context);
+      const output = await this.#runLocked(tool, args, call, context);
       return finish(output.outcome ?? 'ok', output.content, { args, isError: output.isError, meta: output.meta });
     } catch (error) {
       const failure = describeToolFailure(error, (path) => guard?.display(path) ?? path);
@@ -185,6 +188,13 @@ export class LocalToolRuntime implements ToolRuntime {
   }
 
   /** Runs the tool under its deadline and the run's signal; a late tool gets a grace period to clean up. */
+  /** Writes to one file run one at a time (parallel calls of a response may name the same file). */
+  async #runLocked(tool: Tool, args: unknown, call: ToolCallRequest, context: ToolExecutionContext): Promise<ToolOutput> {
+    const path = (args as { path?: unknown } | null)?.path;
+    if (tool.risk !== 'write' || typeof path !== 'string') return this.#run(tool, args, call, context);
+    return this.#fileLocks.run(`${context.workspace}\0${posix.normalize(path)}`, () => this.#run(tool, args, call, context));
+  }
+
   async #run(tool: Tool, args: unknown, call: ToolCallRequest, context: ToolExecutionContext): Promise<ToolOutput> {
     const timeoutMs = tool.timeoutFor?.(args) ?? this.#defaultTimeoutMs;
     const controller = new AbortController();

@@ -1,4 +1,9 @@
-import { Annotation, END, MemorySaver, START, StateGraph, entrypoint, task, type BaseCheckpointSaver } from '@langchain/langgraph';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Annotation, END, START, StateGraph, entrypoint, task, type BaseCheckpointSaver } from '@langchain/langgraph';
+import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
+import BetterSqlite3 from 'better-sqlite3';
 import type { Workload } from './scheduler-workloads.js';
 
 /** Runs one node's simulated work. */
@@ -75,7 +80,21 @@ export function buildFunctionalGraph(workload: Workload, work: NodeWork, options
   };
 }
 
-/** LangGraph's SQLite checkpointer is not installed here; MemorySaver stands in for it. */
-export function createCheckpointer(): { saver: BaseCheckpointSaver; label: string } {
-  return { saver: new MemorySaver(), label: 'MemorySaver' };
+/**
+ * LangGraph's own SQLite checkpointer on a fresh file with our store's pragmas (WAL,
+ * synchronous=NORMAL): the durable LangGraph next to our durable runs.
+ */
+export function createCheckpointer(): { saver: BaseCheckpointSaver; label: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'dagent-bench-langgraph-'));
+  const sqlite = new BetterSqlite3(join(dir, 'checkpoints.db'));
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  return {
+    saver: new SqliteSaver(sqlite),
+    label: 'SqliteSaver',
+    cleanup: () => {
+      sqlite.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

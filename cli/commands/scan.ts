@@ -1,7 +1,6 @@
-import { findImporters, renderScanText, scanJson } from '../../planners/index.js';
 import { writeLine } from '../cli-io.js';
 import { defineCommand } from '../command.js';
-import { workspaceRepoMap } from '../plan-lint.js';
+import { loadPlanners, workspaceRepoMap } from '../plan-lint.js';
 
 export const scanCommand = defineCommand<{ importers?: string }>({
   command: 'scan',
@@ -13,6 +12,7 @@ export const scanCommand = defineCommand<{ importers?: string }>({
       describe: 'FILE#SYMBOL: the files that use an exported symbol, e.g. src/models/invoice.ts#Invoice',
     }),
   async run(context, args) {
+    const { findImporters, renderScanText, scanJson } = await loadPlanners();
     const map = await workspaceRepoMap(context);
     // Throws UnknownSymbolError (exit 2, one line) for a file or name the scan does not know.
     const importers = args.importers === undefined ? undefined : findImporters(map, args.importers);

@@ -1,7 +1,6 @@
-import { encode } from 'gpt-tokenizer';
 import type { ModelMessage } from '../session/model-message.js';
 import type { ModelRequest } from './model-provider.js';
-import { PLAIN_TEXT } from './token-estimate.js';
+import { PLAIN_TEXT, gptTokenizer } from './token-estimate.js';
 
 /**
  * The tokens of a request in the order a provider sees them: system, tools, then messages. Each
@@ -9,6 +8,7 @@ import { PLAIN_TEXT } from './token-estimate.js';
  * real prefix cache requires.
  */
 export function requestTokens(request: ModelRequest, memo?: WeakMap<ModelMessage, readonly number[]>): number[] {
+  const { encode } = gptTokenizer();
   const tokens: number[] = [];
   const add = (part: readonly number[]): void => {
     for (const token of part) tokens.push(token);

@@ -1,4 +1,4 @@
-import { countTokens } from 'gpt-tokenizer';
+import { createRequire } from 'node:module';
 import type { ModelMessage } from '../session/model-message.js';
 import type { ToolSpec } from './model-provider.js';
 
@@ -12,7 +12,20 @@ export const MESSAGE_OVERHEAD_TOKENS = 4;
  */
 export function estimateTextTokens(text: string): number {
   if (text.length === 0) return 0;
-  return countTokens(text, PLAIN_TEXT);
+  return tokenizer()(text, PLAIN_TEXT);
+}
+
+type GptTokenizer = typeof import('gpt-tokenizer');
+let loaded: GptTokenizer | undefined;
+
+/** gpt-tokenizer, loaded on first use: its BPE tables take a noticeable part of a second, and commands that count nothing skip them. */
+export function gptTokenizer(): GptTokenizer {
+  loaded ??= createRequire(import.meta.url)('gpt-tokenizer') as GptTokenizer;
+  return loaded;
+}
+
+function tokenizer(): GptTokenizer['countTokens'] {
+  return gptTokenizer().countTokens;
 }
 
 /**

@@ -9,6 +9,7 @@ import { FileSnapshotGitError } from './file-snapshot-errors.js';
 import { clearSnapshotsAfter, deleteSnapshot, insertSnapshotIfAbsent, listSnapshots, recordSnapshotAfter } from './file-snapshot-rows.js';
 import { ABSENT_FILE, fileStateOf, sameContent, type FileState } from './file-state.js';
 import { createWorkspaceFiles, type WorkspaceFiles } from './file-workspace.js';
+import { removeTempLeftovers } from './file-temp-leftovers.js';
 import { createWriteSet, writeSetRefusal, type WriteSet } from './file-write-set.js';
 
 /** Without git, a node's boundary keeps the content of write-set files up to these sizes, so command-made changes can be reverted. */
@@ -172,6 +173,7 @@ export class FileSnapshots {
         restored.push(path);
       }
     }
+    if (boundary !== undefined) await removeTempLeftovers(this.#files.root, boundary.writes);
     await clearSnapshotsAfter(this.#db, this.#runId, nodeId);
     return { restored, unrestorable };
   }

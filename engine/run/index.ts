@@ -48,3 +48,4 @@ export { ABSENT_FILE_HASH, listSnapshots, type FileSnapshot, type FileSnapshotKe
 export { ABSENT_FILE, fileStateOf, type FileState } from './file-state.js';
 export { isBinaryContent, type FileContentEncoding } from './file-content.js';
 export { GitWorkingTree, type GitRunner } from './file-git.js';
+export { nodeTransitionDrafts, writeNodeProjection, type DescribedResult, type NodeTotals } from './node-projection.js';

@@ -4,7 +4,7 @@ import type { Database } from '../db/database.js';
 import { errorMessage } from '../errors.js';
 import { replanDecision } from '../plan/replan-decision.js';
 import type { Plan, PlanNode } from '../plan/plan-schema.js';
-import { nodeEventDraft } from '../scheduler/node-event.js';
+import { nodeStatesFromEvents } from '../scheduler/node-event.js';
 import type { NodeStatus } from '../scheduler/node-status.js';
 import type { NodeTransition } from '../scheduler/node-transition.js';
 import type { Amendment, NodeFailure, ScheduleMode, ScheduleSnapshot } from '../scheduler/schedule-options.js';
@@ -17,6 +17,7 @@ import { applyPlanPatch, missedWorkNode } from './apply-plan-patch.js';
 import { executePlanNode, type NodeRuntime } from './execute-plan-node.js';
 import type { NodeFiles } from './node-files.js';
 import { handoffMessage } from './node-prompt.js';
+import { nodeTransitionDrafts, writeNodeProjection, type NodeTotals } from './node-projection.js';
 import { executablePlan, savePlan, setRunStatus } from './plan-store.js';
 import type { CompletedNode, Planner, PlanPatch, ReplanTrigger } from './planner.js';
 import { transitionRun, type RunStatus } from './run-status.js';
@@ -88,6 +89,9 @@ class RunController {
   readonly #completed = new Map<string, CompletedNode>();
   readonly #boundaries = new Map<string, unknown>();
   readonly #amendments = new Set<Promise<unknown>>();
+  /** Tokens and cost per node, from its assistant messages: kept current from the log as it grows. */
+  readonly #totals = new Map<string, NodeTotals>();
+  readonly #startedAt = new Map<string, string>();
   #plan!: Plan;
   #planVersion = 0;
   #task = '';
@@ -146,16 +150,12 @@ class RunController {
     }
   }
 
-  /** Node statuses, attempts, handoffs, boundaries and replans from earlier processes of this run. */
+  /** Node statuses, attempts, handoffs, boundaries, usage and replans from earlier processes of this run: a fold over its log. */
   async #recoverFromLog(): Promise<{ statuses: Map<string, NodeStatus>; attempts: Map<string, number> }> {
-    const statuses = new Map<string, NodeStatus>();
-    const attempts = new Map<string, number>();
-    const rows = await this.#db.selectFrom('nodes').select(['node_id', 'status', 'attempts']).where('run_id', '=', this.#runId).execute();
-    for (const row of rows) {
-      statuses.set(row.node_id, row.status as NodeStatus);
-      attempts.set(row.node_id, Number(row.attempts));
-    }
-    const events = await this.#log.read({ types: ['node/succeeded', 'node/snapshotted', 'replan/finished'] });
+    const events = await this.#log.read({ types: RECOVERED_EVENT_TYPES });
+    const folded = nodeStatesFromEvents(events);
+    const statuses = new Map([...folded].map(([id, state]) => [id, state.status]));
+    const attempts = new Map([...folded].map(([id, state]) => [id, state.attempts]));
     for (const event of events) {
       if (event.type === 'node/succeeded' && event.nodeId !== null) {
         this.#completed.set(event.nodeId, { nodeId: event.nodeId, result: event.payload.result, filesChanged: event.payload.filesChanged ?? [] });
@@ -163,17 +163,21 @@ class RunController {
         this.#boundaries.set(event.nodeId, event.payload.boundary);
       } else if (event.type === 'replan/finished' && event.payload.outcome === 'amended') {
         this.#replans += 1;
+      } else if (event.type === 'assistant/message') {
+        this.#addUsage(event);
       }
     }
     return { statuses, attempts };
   }
 
-  /** A node that was running (or failed, or was cancelled) starts over from the files it found. */
+  /**
+   * Every node that started before and did not succeed (it was running when the process died, or
+   * it failed, or was cancelled) starts over from the files it found.
+   */
   async #restoreUnfinishedNodes(statuses: ReadonlyMap<string, NodeStatus>): Promise<void> {
     for (const node of this.#plan.nodes) {
-      const status = statuses.get(node.id);
       const boundary = this.#boundaries.get(node.id);
-      if (status === undefined || status === 'succeeded' || status === 'pending' || status === 'ready' || boundary === undefined) continue;
+      if (boundary === undefined || statuses.get(node.id) === 'succeeded') continue;
       await this.#options.files.restoreNode(node.id, boundary);
     }
   }
@@ -203,48 +207,16 @@ class RunController {
 
   /** Every transition with its event and the `nodes` row, in one transaction. */
   async #persist(changes: readonly NodeTransition<NodeResult>[]): Promise<void> {
-    const drafts: EventDraft[] = [];
     for (const change of changes) {
-      const draft = nodeEventDraft(change, (result) => ({ result: result.answer, filesChanged: result.filesChanged }));
-      if (draft !== undefined) drafts.push(draft);
       if (change.kind === 'succeeded') this.#completed.set(change.nodeId, { nodeId: change.nodeId, result: change.result.answer, filesChanged: change.result.filesChanged });
     }
+    const drafts = nodeTransitionDrafts(changes, describeResult);
     await this.#log.appendMany(drafts, {
       effects: async (transaction, events) => {
-        for (const change of changes) await this.#updateNodeRow(transaction, change, events);
+        const at = events.at(-1)?.createdAt ?? new Date().toISOString();
+        await writeNodeProjection(transaction, this.#runId, changes, { at, describe: describeResult, totals: (nodeId) => this.#totals.get(nodeId), started: this.#startedAt });
       },
     });
-  }
-
-  async #updateNodeRow(transaction: Transaction<Database>, change: NodeTransition<NodeResult>, events: readonly SessionEvent[]): Promise<void> {
-    const at = events.find((event) => event.nodeId === change.nodeId)?.createdAt ?? new Date().toISOString();
-    const base = { status: change.to, attempts: change.attempts };
-    const update =
-      change.kind === 'started'
-        ? { ...base, started_at: at, finished_at: null, error: null }
-        : change.kind === 'succeeded'
-          ? { ...base, finished_at: at, result: change.result.answer, ...(await this.#nodeTotals(transaction, change.nodeId)) }
-          : change.kind === 'failed' || change.kind === 'cancelled'
-            ? { ...base, finished_at: at, error: change.kind === 'failed' ? change.error : change.reason, ...(await this.#nodeTotals(transaction, change.nodeId)) }
-            : change.kind === 'skipped'
-              ? { ...base, error: change.reason }
-              : base;
-    await transaction.updateTable('nodes').set(update).where('run_id', '=', this.#runId).where('node_id', '=', change.nodeId).execute();
-  }
-
-  /** Token and cost totals of a node, folded from its assistant messages. */
-  async #nodeTotals(transaction: Transaction<Database>, nodeId: string): Promise<{ input_tokens: number; output_tokens: number; cache_hit_tokens: number; reasoning_tokens: number; cost_usd: number }> {
-    const totals = { input_tokens: 0, output_tokens: 0, cache_hit_tokens: 0, reasoning_tokens: 0, cost_usd: 0 };
-    const rows = await transaction.selectFrom('events').select('payload').where('run_id', '=', this.#runId).where('node_id', '=', nodeId).where('type', '=', 'assistant/message').execute();
-    for (const row of rows) {
-      const payload = JSON.parse(row.payload) as { usage?: { input: number; output: number; cacheHit: number; reasoning: number }; costUsd?: number };
-      totals.input_tokens += payload.usage?.input ?? 0;
-      totals.output_tokens += payload.usage?.output ?? 0;
-      totals.cache_hit_tokens += payload.usage?.cacheHit ?? 0;
-      totals.reasoning_tokens += payload.usage?.reasoning ?? 0;
-      totals.cost_usd += payload.costUsd ?? 0;
-    }
-    return totals;
   }
 
   /** One attempt: files put back if it ran before, a boundary, a fresh surface, the node itself. */
@@ -282,8 +254,22 @@ class RunController {
     }
   }
 
+  #addUsage(event: SessionEvent<'assistant/message'>): void {
+    if (event.nodeId === null || event.payload.usage === undefined) return;
+    const usage = event.payload.usage;
+    const before = this.#totals.get(event.nodeId) ?? { input: 0, output: 0, cacheHit: 0, reasoning: 0, costUsd: 0 };
+    this.#totals.set(event.nodeId, {
+      input: before.input + usage.input,
+      output: before.output + usage.output,
+      cacheHit: before.cacheHit + usage.cacheHit,
+      reasoning: before.reasoning + usage.reasoning,
+      costUsd: before.costUsd + (event.payload.costUsd ?? 0),
+    });
+  }
+
   #onAppended(events: readonly SessionEvent[]): void {
     for (const event of events) {
+      if (event.type === 'assistant/message') this.#addUsage(event);
       if (event.type !== 'work/reported' || event.nodeId === null || this.#handle === undefined) continue;
       const trigger: ReplanTrigger = { kind: 'missed-work', nodeId: event.nodeId, title: event.payload.title, files: event.payload.files, reason: event.payload.reason };
       const amending = this.#handle
@@ -383,6 +369,23 @@ class RunController {
     });
     return { runId: this.#runId, status: finalStatus, planVersion: this.#planVersion, nodes: reports, replans: this.#replans, ...(error === undefined ? {} : { error }) };
   }
+}
+
+const RECOVERED_EVENT_TYPES = [
+  'node/ready',
+  'node/started',
+  'node/succeeded',
+  'node/failed',
+  'node/skipped',
+  'node/cancelled',
+  'node/retried',
+  'node/snapshotted',
+  'replan/finished',
+  'assistant/message',
+] as const;
+
+function describeResult(result: NodeResult): { result: string; filesChanged: readonly string[] } {
+  return { result: result.answer, filesChanged: result.filesChanged };
 }
 
 function firstLine(text: string): string {

@@ -1,4 +1,5 @@
-import { CompiledQuery, sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { PreparedQuery } from '../db/prepared-query.js';
 import type { Database } from '../db/database.js';
 import { InvalidEventError } from '../errors.js';
 import { eventFromDraftRow, eventFromRow } from './event-row.js';
@@ -154,73 +155,63 @@ function isUniqueViolation(error: unknown): boolean {
 }
 
 async function insertEventOnce(db: Kysely<Database>, row: PendingRow): Promise<SessionEvent> {
-  const template = insertTemplate(db);
-  const compiled = CompiledQuery.raw(template.sql, template.fields.map((field) => row[field]));
-  const result = await db.executeQuery<{ seq: number | string }>(compiled);
-  const seq = Number(result.rows[0]!.seq);
-  return eventFromDraftRow(row, seq);
+  const result = await INSERT_NEXT_EVENT.execute<{ seq: number | string }>(db, row);
+  return eventFromDraftRow(row, Number(result.rows[0]!.seq));
 }
 
 /** Rows after the first of a transaction: the write lock is held, so their seqs follow directly. */
 async function insertFollowing(db: Kysely<Database>, rows: readonly PendingRow[], previousSeq: number): Promise<SessionEvent[]> {
   const events: SessionEvent[] = [];
-  for (let start = 0; start < rows.length; start += MAX_ROWS_PER_INSERT) {
-    const chunk = rows.slice(start, start + MAX_ROWS_PER_INSERT);
-    const firstSeq = previousSeq + start + 1;
-    await db
-      .insertInto('events')
-      .values(chunk.map(({ parsedPayload: _parsed, ...row }, index) => ({ ...row, seq: firstSeq + index })))
-      .execute();
-    chunk.forEach((row, index) => events.push(eventFromDraftRow(row, firstSeq + index)));
+  for (const [index, row] of rows.entries()) {
+    const seq = previousSeq + index + 1;
+    await INSERT_EVENT.execute(db, { ...row, seq });
+    events.push(eventFromDraftRow(row, seq));
   }
   return events;
 }
 
-/** SQLite allows 32 766 bound parameters per statement; 10 per row. */
-const MAX_ROWS_PER_INSERT = 500;
+type RowField = Exclude<keyof PendingRow, 'parsedPayload'>;
 
-type RowField = keyof PendingRow;
-
-interface InsertTemplate {
-  readonly sql: string;
-  readonly fields: readonly RowField[];
-}
-
-/** Compiled once per dialect: Kysely builds and compiles the statement, appends reuse its SQL. */
-const templates = new Map<string, InsertTemplate>();
-
-function insertTemplate(db: Kysely<Database>): InsertTemplate {
-  const adapter = db.getExecutor().adapter.constructor.name;
-  const cached = templates.get(adapter);
-  if (cached !== undefined) return cached;
-  const sentinel = (field: RowField): string => `\u0000${field}`;
-  const compiled = db
+/** The next seq of the run, taken in the same statement that inserts the event. */
+const INSERT_NEXT_EVENT = new PreparedQuery<RowField>((db, param) =>
+  db
     .insertInto('events')
     .columns(['run_id', 'seq', 'node_id', 'turn', 'step', 'type', 'payload', 'surface_op', 'source_event_seqs', 'created_at'])
     .expression((eb) =>
       eb
         .selectFrom('events')
-        .where('run_id', '=', sentinel('run_id'))
+        .where('run_id', '=', param('run_id'))
         .select([
-          sql<string>`cast(${sentinel('run_id')} as text)`.as('run_id'),
+          sql<string>`cast(${param('run_id')} as text)`.as('run_id'),
           sql<number>`coalesce(max(seq), 0) + 1`.as('seq'),
-          sql<string | null>`cast(${sentinel('node_id')} as text)`.as('node_id'),
-          sql<number>`cast(${sentinel('turn')} as integer)`.as('turn'),
-          sql<number>`cast(${sentinel('step')} as integer)`.as('step'),
-          sql<string>`cast(${sentinel('type')} as text)`.as('type'),
-          sql<string>`cast(${sentinel('payload')} as text)`.as('payload'),
-          sql<string | null>`cast(${sentinel('surface_op')} as text)`.as('surface_op'),
-          sql<string | null>`cast(${sentinel('source_event_seqs')} as text)`.as('source_event_seqs'),
-          sql<string>`cast(${sentinel('created_at')} as text)`.as('created_at'),
+          sql<string | null>`cast(${param('node_id')} as text)`.as('node_id'),
+          sql<number>`cast(${param('turn')} as integer)`.as('turn'),
+          sql<number>`cast(${param('step')} as integer)`.as('step'),
+          sql<string>`cast(${param('type')} as text)`.as('type'),
+          sql<string>`cast(${param('payload')} as text)`.as('payload'),
+          sql<string | null>`cast(${param('surface_op')} as text)`.as('surface_op'),
+          sql<string | null>`cast(${param('source_event_seqs')} as text)`.as('source_event_seqs'),
+          sql<string>`cast(${param('created_at')} as text)`.as('created_at'),
         ]),
     )
-    .returning('seq')
-    .compile();
-  const fields = compiled.parameters.map((parameter) => String(parameter).slice(1) as RowField);
-  const template = { sql: compiled.sql, fields };
-  templates.set(adapter, template);
-  return template;
-}
+    .returning('seq'),
+);
+
+/** An event whose seq is already known (its transaction holds the write lock). */
+const INSERT_EVENT = new PreparedQuery<RowField | 'seq'>((db, param) =>
+  db.insertInto('events').values({
+    run_id: param('run_id'),
+    seq: sql<number>`cast(${param('seq')} as integer)`,
+    node_id: param('node_id'),
+    turn: sql<number>`cast(${param('turn')} as integer)`,
+    step: sql<number>`cast(${param('step')} as integer)`,
+    type: param('type'),
+    payload: param('payload'),
+    surface_op: param('surface_op'),
+    source_event_seqs: param('source_event_seqs'),
+    created_at: param('created_at'),
+  }),
+);
 
 export async function readEvents(db: Kysely<Database>, runId: string, query: EventQuery = {}): Promise<SessionEvent[]> {
   let select = db.selectFrom('events').selectAll().where('run_id', '=', runId);

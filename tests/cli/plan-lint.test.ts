@@ -1,3 +1,4 @@
+import { LINT_CODES } from '../../planners/index.js';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -142,6 +143,6 @@ describe('lintOptions', () => {
     [['untested-edit', 'no-such-code'], { errors: ['untested-edit'] }],
     [['missing-file', 'all'], { errors: 'all' }],
   ])('lint.errors %j → %j', (errors, expected) => {
-    expect(lintOptions(errors)).toEqual(expected);
+    expect(lintOptions(errors, LINT_CODES)).toEqual(expected);
   });
 });

@@ -108,3 +108,20 @@ describe('runAgent with the real tools', () => {
     expect(result?.role === 'tool' && result.content).toMatch(/outside the workspace/);
   });
 });
+
+describe('parallel tool calls on one file', () => {
+  it('applies two edits of the same file in one response one after the other, losing neither', async () => {
+    writeFileSync(join(workspace, 'src', 'shape.ts'), 'one\ntwo\n');
+    const { outcome } = await run([
+      {
+        toolCalls: [
+          { name: 'edit_file', args: { path: 'src/shape.ts', old_string: 'one', new_string: 'ONE' } },
+          { name: 'edit_file', args: { path: './src/shape.ts', old_string: 'two', new_string: 'TWO' } },
+        ],
+      },
+      { text: 'done' },
+    ]);
+    expect(outcome.reason).toBe('done');
+    expect(readFileSync(join(workspace, 'src', 'shape.ts'), 'utf8')).toBe('ONE\nTWO\n');
+  });
+});
