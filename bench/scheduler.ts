@@ -245,6 +245,30 @@ function printRows(rows: readonly SchedulerBenchRow[], load: readonly [number, n
       '',
     ].join('\n'),
   );
+  printSideBySide(rows);
+}
+
+/** Ours over LangGraph's on the same DAGs, measured in this one run. */
+function printSideBySide(rows: readonly SchedulerBenchRow[]): void {
+  const find = (workload: string, engine: string): SchedulerBenchRow | undefined => rows.find((row) => row.workload === workload && row.engine === engine);
+  const lines: string[][] = [];
+  const compare = (label: string, workload: string, ours: string, theirs: string, measure: (row: SchedulerBenchRow) => number | undefined): void => {
+    const a = find(workload, ours);
+    const b = find(workload, theirs);
+    const x = a === undefined ? undefined : measure(a);
+    const y = b === undefined ? undefined : measure(b);
+    if (x === undefined || y === undefined || y === 0) return;
+    lines.push([label, `${ours} / ${theirs}`, (x / y).toFixed(3)]);
+  };
+  const overhead = (row: SchedulerBenchRow): number => row.overheadUsPerNode;
+  const wallOverBound = (row: SchedulerBenchRow): number | undefined => row.measuredRatio;
+  compare('W1-2000 durable overhead per node', 'W1-2000', 'dagent eager, durable SQLite', 'LangGraph functional API + SqliteSaver', overhead);
+  compare('W1-2000 durable overhead per node', 'W1-2000', 'dagent eager, durable SQLite', 'LangGraph StateGraph + SqliteSaver', overhead);
+  for (const workload of ['W2', 'W3']) {
+    compare(`${workload} wall / critical path`, workload, 'dagent eager, durable SQLite', 'LangGraph functional API', wallOverBound);
+    compare(`${workload} wall / critical path`, workload, 'dagent eager, durable SQLite', 'LangGraph StateGraph', wallOverBound);
+  }
+  if (lines.length > 0) printTable('side by side in this run (below 1: ours is better)', ['measure', 'ours / theirs', 'ratio'], lines);
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -159,15 +159,56 @@ async function insertEventOnce(db: Kysely<Database>, row: PendingRow): Promise<S
   return eventFromDraftRow(row, Number(result.rows[0]!.seq));
 }
 
-/** Rows after the first of a transaction: the write lock is held, so their seqs follow directly. */
+/**
+ * Rows after the first of a transaction: the write lock is held, so their seqs follow directly.
+ * They go in as multi-row inserts of prepared sizes (64, 16, 4, 1): a group of node transitions
+ * becomes a handful of statements instead of one per event.
+ */
 async function insertFollowing(db: Kysely<Database>, rows: readonly PendingRow[], previousSeq: number): Promise<SessionEvent[]> {
   const events: SessionEvent[] = [];
-  for (const [index, row] of rows.entries()) {
-    const seq = previousSeq + index + 1;
-    await INSERT_EVENT.execute(db, { ...row, seq });
-    events.push(eventFromDraftRow(row, seq));
+  let index = 0;
+  while (index < rows.length) {
+    const size = INSERT_SIZES.find((candidate) => candidate <= rows.length - index)!;
+    const values: Record<string, unknown> = {};
+    for (let offset = 0; offset < size; offset += 1) {
+      const row = rows[index + offset]!;
+      const seq = previousSeq + index + offset + 1;
+      for (const field of EVENT_FIELDS) values[`${field}${offset}`] = field === 'seq' ? seq : row[field];
+      events.push(eventFromDraftRow(row, seq));
+    }
+    await insertEvents(size).execute(db, values);
+    index += size;
   }
   return events;
+}
+
+const INSERT_SIZES = [64, 16, 4, 1] as const;
+const EVENT_FIELDS = ['run_id', 'seq', 'node_id', 'turn', 'step', 'type', 'payload', 'surface_op', 'source_event_seqs', 'created_at'] as const;
+const insertStatements = new Map<number, PreparedQuery<string>>();
+
+/** A prepared insert of `size` events with known seqs. */
+function insertEvents(size: number): PreparedQuery<string> {
+  let statement = insertStatements.get(size);
+  if (statement === undefined) {
+    statement = new PreparedQuery<string>((db, param) =>
+      db.insertInto('events').values(
+        Array.from({ length: size }, (_, offset) => ({
+          run_id: param(`run_id${offset}`),
+          seq: sql<number>`cast(${param(`seq${offset}`)} as integer)`,
+          node_id: param(`node_id${offset}`),
+          turn: sql<number>`cast(${param(`turn${offset}`)} as integer)`,
+          step: sql<number>`cast(${param(`step${offset}`)} as integer)`,
+          type: param(`type${offset}`),
+          payload: param(`payload${offset}`),
+          surface_op: param(`surface_op${offset}`),
+          source_event_seqs: param(`source_event_seqs${offset}`),
+          created_at: param(`created_at${offset}`),
+        })),
+      ),
+    );
+    insertStatements.set(size, statement);
+  }
+  return statement;
 }
 
 type RowField = Exclude<keyof PendingRow, 'parsedPayload'>;
@@ -195,22 +236,6 @@ const INSERT_NEXT_EVENT = new PreparedQuery<RowField>((db, param) =>
         ]),
     )
     .returning('seq'),
-);
-
-/** An event whose seq is already known (its transaction holds the write lock). */
-const INSERT_EVENT = new PreparedQuery<RowField | 'seq'>((db, param) =>
-  db.insertInto('events').values({
-    run_id: param('run_id'),
-    seq: sql<number>`cast(${param('seq')} as integer)`,
-    node_id: param('node_id'),
-    turn: sql<number>`cast(${param('turn')} as integer)`,
-    step: sql<number>`cast(${param('step')} as integer)`,
-    type: param('type'),
-    payload: param('payload'),
-    surface_op: param('surface_op'),
-    source_event_seqs: param('source_event_seqs'),
-    created_at: param('created_at'),
-  }),
 );
 
 export async function readEvents(db: Kysely<Database>, runId: string, query: EventQuery = {}): Promise<SessionEvent[]> {
