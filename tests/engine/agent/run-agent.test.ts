@@ -11,30 +11,14 @@ import {
   type Approver,
   type RunAgentOptions,
   type Store,
-  type ToolExecutionContext,
   type ToolResult,
-  type ToolRuntime,
-  type ToolSpec,
 } from '../../../engine/index.js';
 import { FakeModel, type FakeTurn } from '../../helpers/fake-model.js';
+import { FakeTools, toolOk, type FakeToolHandler } from '../../helpers/fake-tools.js';
 import { openTempStore } from '../../helpers/temp-store.js';
 
-type Handler = (args: Record<string, unknown>, context: ToolExecutionContext) => Promise<ToolResult> | ToolResult;
-
-/** A recording fake ToolRuntime: each tool is a handler; every call is kept. */
-class FakeTools implements ToolRuntime {
-  readonly calls: { name: string; args: unknown }[] = [];
-  constructor(readonly handlers: Record<string, Handler>) {}
-  specs(): ToolSpec[] {
-    return Object.keys(this.handlers).map((name) => ({ name, description: name, parameters: { type: 'object' } }));
-  }
-  async execute(call: { name: string; args: unknown }, context: ToolExecutionContext): Promise<ToolResult> {
-    this.calls.push({ name: call.name, args: call.args });
-    return this.handlers[call.name]!(call.args as Record<string, unknown>, context);
-  }
-}
-
-const ok = (content: string): ToolResult => ({ content, isError: false, meta: { outcome: 'ok', truncated: false, originalLength: content.length, durationMs: 1 } });
+const ok = toolOk;
+type Handler = FakeToolHandler;
 const denyAll: Approver = { interactive: false, ask: async () => ({ decision: 'no', reason: 'no terminal' }) };
 
 let store: Store;

@@ -16,34 +16,14 @@ import {
   type Plan,
   type Planner,
   type Store,
-  type ToolExecutionContext,
-  type ToolResult,
   type ToolRuntime,
-  type ToolSpec,
 } from '../../../engine/index.js';
 import { FakeNodeFiles } from '../../helpers/fake-node-files.js';
+import { FakeTools, toolFailed, toolOk } from '../../helpers/fake-tools.js';
 import { openTempStore } from '../../helpers/temp-store.js';
 
-const ok = (content: string): ToolResult => ({ content, isError: false, meta: { outcome: 'ok', truncated: false, originalLength: content.length, durationMs: 1 } });
-const failed = (content: string, exitCode = 1): ToolResult => ({ content, isError: true, meta: { outcome: 'error', truncated: false, originalLength: content.length, durationMs: 1, exitCode } });
-
-type Handler = (args: Record<string, unknown>, context: ToolExecutionContext) => Promise<ToolResult> | ToolResult;
-
-class FakeTools implements ToolRuntime {
-  readonly calls: { node: string | null; name: string; args: unknown }[] = [];
-  constructor(readonly handlers: Record<string, Handler>) {}
-  specs(allowed?: readonly string[]): ToolSpec[] {
-    return Object.keys(this.handlers)
-      .filter((name) => allowed === undefined || allowed.includes(name))
-      .map((name) => ({ name, description: name, parameters: { type: 'object' } }));
-  }
-  async execute(call: { name: string; args: unknown }, context: ToolExecutionContext): Promise<ToolResult> {
-    this.calls.push({ node: context.nodeId, name: call.name, args: call.args });
-    const handler = this.handlers[call.name];
-    if (handler === undefined) return failed(`unknown tool ${call.name}`);
-    return handler(call.args as Record<string, unknown>, context);
-  }
-}
+const ok = toolOk;
+const failed = toolFailed;
 
 const approver: Approver = { interactive: false, ask: async () => ({ decision: 'no' }) };
 
