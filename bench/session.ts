@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import BetterSqlite3 from 'better-sqlite3';
-import { EventLog, Session, createRun, openDatabase, type EventDraft, type SqliteSynchronous } from '../engine/index.js';
+import { EventLog, Session, createRun, estimateTextTokens, openDatabase, type EventDraft, type SqliteSynchronous } from '../engine/index.js';
 import { median, printTable, verdict } from './lib/table.js';
 
 const APPEND_EVENTS = 4_000;
@@ -113,6 +113,7 @@ async function deriveGrowth(): Promise<{ first: number; last: number }> {
     const run = await createRun(store.db, { task: 'bench', workspace: dir, mode: 'plan' });
     const session = await Session.open(new EventLog(store.db, run.id), 'edit-a');
     await session.append({ type: 'user/message', payload: { content: 'Rename area() to getArea().', source: 'instruction' } });
+    estimateTextTokens('load the tokenizer before timing anything');
     const costs: number[] = [];
     for (let index = 0; index < DERIVE_EVENTS; index += 1) {
       const id = `call_${index}`;
