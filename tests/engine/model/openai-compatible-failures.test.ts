@@ -7,11 +7,10 @@ import {
   StreamInterruptedError,
   callModel,
   createOpenAICompatibleProvider,
-  createProvider,
   type ModelProvider,
 } from '../../../engine/model/index.js';
 import { startLoopbackServer, type LoopbackServer } from '../../helpers/loopback-server.js';
-import { drain, modelRequest, recordingSleep, toolCallsOf } from './request-fixtures.js';
+import { deepSeekProviderAt, drain, modelRequest, openAIProviderAt, recordingSleep, toolCallsOf } from './request-fixtures.js';
 import { deepSeekChunk, openAIChunk, openAIError, openAISse } from './wire-samples.js';
 
 let server: LoopbackServer;
@@ -20,16 +19,8 @@ beforeEach(async () => {
 });
 afterEach(async () => server.close());
 
-function openAI(options: { idleTimeoutMs?: number } = {}): ModelProvider {
-  return createOpenAICompatibleProvider({
-    id: 'openai', baseUrl: `${server.url}/v1`, apiKey: 'sk-test', apiKeyEnv: 'OPENAI_API_KEY',
-    contextWindow: () => 1_047_576, maxTokensField: 'max_completion_tokens', ...options,
-  });
-}
-
-function deepSeek(): ModelProvider {
-  return createProvider('deepseek:deepseek-reasoner', { baseUrl: server.url, env: { DEEPSEEK_API_KEY: 'sk-ds' } });
-}
+const openAI = (options: { idleTimeoutMs?: number } = {}): ModelProvider => openAIProviderAt(server.url, options);
+const deepSeek = (): ModelProvider => deepSeekProviderAt(server.url);
 
 const json = { 'content-type': 'application/json' };
 const signal = (): AbortSignal => new AbortController().signal;

@@ -1,12 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   callModel,
-  createOpenAICompatibleProvider,
-  createProvider,
   type ModelProvider,
 } from '../../../engine/model/index.js';
 import { startLoopbackServer, type LoopbackServer } from '../../helpers/loopback-server.js';
-import { drain, historyWithToolRound, modelRequest, textOf, toolCallsOf } from './request-fixtures.js';
+import { deepSeekProviderAt, drain, historyWithToolRound, modelRequest, openAIProviderAt, textOf, toolCallsOf } from './request-fixtures.js';
 import { deepSeekChunk, deepSeekUsage, openAIChunk, openAISse, openAIUsageChunk } from './wire-samples.js';
 
 let server: LoopbackServer;
@@ -15,16 +13,8 @@ beforeEach(async () => {
 });
 afterEach(async () => server.close());
 
-function openAI(options: { idleTimeoutMs?: number } = {}): ModelProvider {
-  return createOpenAICompatibleProvider({
-    id: 'openai', baseUrl: `${server.url}/v1`, apiKey: 'sk-test', apiKeyEnv: 'OPENAI_API_KEY',
-    contextWindow: () => 1_047_576, maxTokensField: 'max_completion_tokens', ...options,
-  });
-}
-
-function deepSeek(): ModelProvider {
-  return createProvider('deepseek:deepseek-reasoner', { baseUrl: server.url, env: { DEEPSEEK_API_KEY: 'sk-ds' } });
-}
+const openAI = (options: { idleTimeoutMs?: number } = {}): ModelProvider => openAIProviderAt(server.url, options);
+const deepSeek = (): ModelProvider => deepSeekProviderAt(server.url);
 
 const json = { 'content-type': 'application/json' };
 const signal = (): AbortSignal => new AbortController().signal;

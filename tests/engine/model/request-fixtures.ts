@@ -1,4 +1,4 @@
-import type { ModelProvider, ModelRequest, StreamPart } from '../../../engine/model/index.js';
+import { createOpenAICompatibleProvider, createProvider, type ModelProvider, type ModelRequest, type StreamPart } from '../../../engine/model/index.js';
 import type { ModelMessage } from '../../../engine/session/model-message.js';
 
 export const READ_FILE_TOOL = {
@@ -62,4 +62,17 @@ export function textOf(parts: readonly StreamPart[], type: 'text' | 'reasoning' 
 export function recordingSleep(): { sleep: (ms: number, signal: AbortSignal) => Promise<void>; delays: number[] } {
   const delays: number[] = [];
   return { delays, sleep: async (ms) => void delays.push(ms) };
+}
+
+/** An OpenAI provider against a loopback server. */
+export function openAIProviderAt(url: string, options: { idleTimeoutMs?: number } = {}): ModelProvider {
+  return createOpenAICompatibleProvider({
+    id: 'openai', baseUrl: `${url}/v1`, apiKey: 'sk-test', apiKeyEnv: 'OPENAI_API_KEY',
+    contextWindow: () => 1_047_576, maxTokensField: 'max_completion_tokens', ...options,
+  });
+}
+
+/** DeepSeek's reasoner against a loopback server. */
+export function deepSeekProviderAt(url: string): ModelProvider {
+  return createProvider('deepseek:deepseek-reasoner', { baseUrl: url, env: { DEEPSEEK_API_KEY: 'sk-ds' } });
 }
