@@ -10,3 +10,4 @@ export * from './scheduler/index.js';
 export * from './compaction/index.js';
 export * from './memory/index.js';
 export * from './run/index.js';
+export { readBeside } from './read-beside.js';

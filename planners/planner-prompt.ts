@@ -1,8 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { PROJECT_MEMORY_SECTION_ORDER, planSchema, type PromptSection } from '../engine/index.js';
+import { PROJECT_MEMORY_SECTION_ORDER, planSchema, readBeside, type PromptSection } from '../engine/index.js';
 
 /** The read-only tools the planner may use to look around the workspace. */
 export const PLANNER_TOOL_NAMES = ['list_files', 'read_file', 'grep'] as const;
@@ -62,21 +59,7 @@ let promptText: string | undefined;
 
 /** `planner-prompt.md`, read once, beside this module (or in the source tree when running from `dist/`). */
 export function plannerPromptText(): string {
-  promptText ??= readBeside('planner-prompt.md');
+  promptText ??= readBeside(import.meta.url, 'planner-prompt.md');
   return promptText;
 }
 
-function readBeside(fileName: string): string {
-  const beside = fileURLToPath(new URL(fileName, import.meta.url));
-  const distFolder = `${sep}dist${sep}`;
-  const at = beside.lastIndexOf(distFolder);
-  const candidates = at < 0 ? [beside] : [beside, beside.slice(0, at) + sep + beside.slice(at + distFolder.length)];
-  for (const candidate of candidates) {
-    try {
-      return readFileSync(candidate, 'utf8').trim();
-    } catch {
-      // try the next location
-    }
-  }
-  throw new Error(`planner prompt ${fileName} not found beside ${fileURLToPath(import.meta.url)}`);
-}

@@ -1,8 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import type { Session, StepPosition, ToolOutcome, ToolSpec, WriteScope } from '../engine/index.js';
+import { readBeside, type Session, type StepPosition, type ToolOutcome, type ToolSpec, type WriteScope } from '../engine/index.js';
 import type { WorkspaceGuard } from './workspace-guard.js';
 
 /** What a tool may do to the world; decides its default approval policy (reads need none). */
@@ -93,16 +90,9 @@ export function toToolSpec(tool: Tool): ToolSpec {
  * compiled copy under `dist/` (where the compiler copies no `.md`), the source folder is the fallback.
  */
 export function loadToolDescription(moduleUrl: string, fileName: string): string {
-  const beside = fileURLToPath(new URL(fileName, moduleUrl));
-  const distFolder = `${sep}dist${sep}`;
-  const at = beside.lastIndexOf(distFolder);
-  const candidates = at < 0 ? [beside] : [beside, beside.slice(0, at) + sep + beside.slice(at + distFolder.length)];
-  for (const candidate of candidates) {
-    try {
-      return readFileSync(candidate, 'utf8').trim();
-    } catch {
-      // try the next location
-    }
+  try {
+    return readBeside(moduleUrl, fileName);
+  } catch (error) {
+    throw new Error(`tool description ${(error as Error).message}`);
   }
-  throw new Error(`tool description ${fileName} not found beside ${fileURLToPath(moduleUrl)}`);
 }
