@@ -103,6 +103,7 @@ export async function createNodeRuntime(
       return resolved;
     },
     defaultTools: defaultToolsFor,
+    ...(context.config.toolBatchTimeoutMs === undefined ? {} : { toolBatchTimeoutMs: context.config.toolBatchTimeoutMs }),
     ...(context.config.roles === undefined ? {} : { roles: context.config.roles }),
     ...(context.config.maxSteps === undefined && context.config.tokenBudget === undefined
       ? {}

@@ -22,6 +22,8 @@ export const configSchema = z.looseObject({
   maxSteps: z.number().int().positive().optional(),
   tokenBudget: z.number().int().positive().optional(),
   nodeRetries: z.number().int().nonnegative().optional(),
+  /** Time budget for the tool calls of one model response, run in parallel (default 90 000). */
+  toolBatchTimeoutMs: z.number().int().positive().optional(),
   replan: z
     .looseObject({ threshold: z.number().min(0).max(1).optional(), maxReplans: z.number().int().nonnegative().optional(), review: z.boolean().optional() })
     .optional(),

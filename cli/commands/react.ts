@@ -62,6 +62,7 @@ export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number
         instruction: task,
         price: chosen.price,
         signal: context.io.interrupt,
+        ...(context.config.toolBatchTimeoutMs === undefined ? {} : { toolBatchTimeoutMs: context.config.toolBatchTimeoutMs }),
         onPart,
         limits: { ...(args['max-steps'] === undefined ? {} : { maxSteps: args['max-steps'] }), ...(context.config.tokenBudget === undefined ? {} : { tokenBudget: context.config.tokenBudget }) },
       });
