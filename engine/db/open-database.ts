@@ -67,6 +67,10 @@ function sqliteDialect(url: string, options: OpenDatabaseOptions): Dialect {
 async function postgresDialect(url: string): Promise<Dialect> {
   const pg = await import('pg');
   const pool = new pg.default.Pool({ connectionString: url, max: 10 });
+  // An idle connection that the server drops (a restart, a terminated backend) is an event on
+  // the pool, not a failure of any query: the next query opens a new connection. Unheard, it
+  // would crash the process.
+  pool.on('error', () => undefined);
   return new PostgresDialect({ pool });
 }
 
