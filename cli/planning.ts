@@ -1,4 +1,4 @@
-import { EventLog, createRun, errorMessage, savePlan, setRunStatus, transitionRun, type Planner } from '../engine/index.js';
+import { createRun, endRun, errorMessage, savePlan, type Planner } from '../engine/index.js';
 import type { CliContext } from './cli-context.js';
 import { createApprover, createTools } from './compose-runtime.js';
 import { chooseModel, modelIdFor } from './models.js';
@@ -42,10 +42,8 @@ export async function planWithModel(context: CliContext, task: string): Promise<
     await savePlan(db, run.id, { plan, reason: 'planned' });
     return run.id;
   } catch (error) {
-    await new EventLog(db, run.id).append(
-      { type: 'run/failed', payload: { error: `planning failed: ${errorMessage(error)}` } },
-      { effects: async (transaction) => setRunStatus(transaction, run.id, transitionRun('planning', 'failed'), { finished_at: new Date().toISOString() }) },
-    );
+    const message = errorMessage(error);
+    await endRun(db, run.id, { status: 'failed', error: message.startsWith('planning failed') ? message : `planning failed: ${message}` });
     throw error;
   }
 }

@@ -1,4 +1,4 @@
-import { EventLog, Session, SystemPrompt, createRun, runAgent, setRunStatus, transitionRun, type AgentOutcome, type StreamPart } from '../../engine/index.js';
+import { EventLog, Session, SystemPrompt, createRun, endRun, runAgent, type AgentOutcome, type StreamPart } from '../../engine/index.js';
 import { DEFAULT_TOOL_NAMES } from '../../tools/index.js';
 import { writeLine } from '../cli-io.js';
 import { defineCommand } from '../command.js';
@@ -70,9 +70,7 @@ export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number
       session.close();
     }
     const succeeded = outcome.reason === 'done';
-    await log.append(succeeded ? { type: 'run/succeeded', payload: { result: outcome.answer } } : { type: 'run/failed', payload: { error: `${outcome.reason}: ${outcome.detail ?? ''}` } }, {
-      effects: async (transaction) => setRunStatus(transaction, run.id, transitionRun('running', succeeded ? 'succeeded' : 'failed'), { finished_at: new Date().toISOString() }),
-    });
+    await endRun(db, run.id, succeeded ? { status: 'succeeded', result: outcome.answer } : { status: 'failed', error: `${outcome.reason}: ${outcome.detail ?? ''}` }, log);
     if (context.json) {
       writeLine(context.io.stdout, JSON.stringify({ runId: run.id, reason: outcome.reason, answer: outcome.answer, detail: outcome.detail, steps: outcome.steps, usage: outcome.usage, costUsd: outcome.costUsd }));
     } else {

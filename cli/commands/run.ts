@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DagentError, EventLog, getRun, readEvents, setRunStatus, transitionRun, type RunRecord } from '../../engine/index.js';
+import { DagentError, EventLog, endRun, getRun, readEvents, type RunRecord } from '../../engine/index.js';
 import type { CliContext } from '../cli-context.js';
 import { writeLine } from '../cli-io.js';
 import { defineCommand } from '../command.js';
@@ -80,15 +80,7 @@ export const cancelCommand = defineCommand<{ run: string; wait?: number }>({
       throw new DagentError(`run ${run.id} (pid ${owner.pid}) did not stop within ${args.wait} s`, { exitCode: 1 });
     }
     // The process that ran it is gone (killed, or the machine restarted): record the cancellation here.
-    await log.append(
-      { type: 'run/cancelled', payload: { reason: 'cancelled after its process had stopped' } },
-      {
-        effects: async (transaction) => {
-          await transaction.updateTable('nodes').set({ status: 'cancelled' }).where('run_id', '=', run.id).where('status', 'in', ['running', 'ready']).execute();
-          await setRunStatus(transaction, run.id, transitionRun(run.status, 'cancelled'), { finished_at: new Date().toISOString() });
-        },
-      },
-    );
+    await endRun(db, run.id, { status: 'cancelled', reason: 'cancelled after its process had stopped' }, log);
     writeLine(context.io.stdout, `run ${run.id} cancelled (its process had already stopped); resume with: dagent resume ${run.id}`);
     return 0;
   },

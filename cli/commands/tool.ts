@@ -1,4 +1,4 @@
-import { ConfigError, EventLog, Session, createRun, setRunStatus, transitionRun } from '../../engine/index.js';
+import { ConfigError, EventLog, Session, createRun, endRun } from '../../engine/index.js';
 import { toolResultToJson } from '../../tools/index.js';
 import { writeLine } from '../cli-io.js';
 import { defineCommand } from '../command.js';
@@ -34,9 +34,7 @@ export const toolCommand = defineCommand<{ name: string; args?: string }>({
     });
     await session.append({ type: 'tool/result', turn: 1, step: 1, payload: { toolCallId: call.id, name: call.name, content: result.content, isError: result.isError, meta: { ...result.meta, args: parsed } } });
     session.close();
-    await log.append(result.isError ? { type: 'run/failed', payload: { error: result.content.split('\n', 1)[0] ?? '' } } : { type: 'run/succeeded', payload: {} }, {
-      effects: async (transaction) => setRunStatus(transaction, run.id, transitionRun('running', result.isError ? 'failed' : 'succeeded'), { finished_at: new Date().toISOString() }),
-    });
+    await endRun(db, run.id, result.isError ? { status: 'failed', error: result.content.split('\n', 1)[0] ?? '' } : { status: 'succeeded' }, log);
     if (context.json) writeLine(context.io.stdout, JSON.stringify(toolResultToJson(result)));
     else writeLine(result.isError ? context.io.stderr : context.io.stdout, result.content);
     return result.isError ? 1 : 0;

@@ -49,3 +49,4 @@ export { ABSENT_FILE, fileStateOf, type FileState } from './file-state.js';
 export { isBinaryContent, type FileContentEncoding } from './file-content.js';
 export { GitWorkingTree, type GitRunner } from './file-git.js';
 export { nodeTransitionDrafts, writeNodeProjection, type DescribedResult, type NodeTotals } from './node-projection.js';
+export { endRun, type RunEnding } from './end-run.js';

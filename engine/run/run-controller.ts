@@ -11,13 +11,14 @@ import type { Amendment, NodeFailure, ScheduleMode, ScheduleSnapshot } from '../
 import type { NodeOutcome } from '../scheduler/schedulable-node.js';
 import { startSchedule, type ScheduleHandle } from '../scheduler/scheduler.js';
 import { EventLog } from '../session/event-log.js';
-import type { EventDraft, SessionEvent } from '../session/event-types.js';
+import type { SessionEvent } from '../session/event-types.js';
 import { Session } from '../session/session.js';
 import { applyPlanPatch, missedWorkNode } from './apply-plan-patch.js';
 import { executePlanNode, type NodeRuntime } from './execute-plan-node.js';
 import type { NodeFiles } from './node-files.js';
 import { handoffMessage } from './node-prompt.js';
 import { nodeTransitionDrafts, writeNodeProjection, type NodeTotals } from './node-projection.js';
+import { endRun, type RunEnding } from './end-run.js';
 import { executablePlan, savePlan, setRunStatus } from './plan-store.js';
 import type { CompletedNode, Planner, PlanPatch, ReplanTrigger } from './planner.js';
 import { transitionRun, type RunStatus } from './run-status.js';
@@ -350,23 +351,16 @@ class RunController {
     const reports = this.#plan.nodes.map((node) => ({ id: node.id, ...nodes.get(node.id) ?? { status: 'pending' as NodeStatus, attempts: 0 } }));
     const failed = reports.find((node) => node.status === 'failed');
     const error = failed === undefined ? undefined : `node ${failed.id} failed: ${firstLine(failed.error ?? '')}`;
-    const now = new Date().toISOString();
     const finalStatus: RunResult['status'] = this.#paused !== undefined ? 'paused' : status;
-    const draft: EventDraft =
+    const ending: RunEnding =
       finalStatus === 'succeeded'
-        ? { type: 'run/succeeded', payload: { result: `${reports.length} nodes succeeded` } }
+        ? { status: 'succeeded', result: `${reports.length} nodes succeeded` }
         : finalStatus === 'failed'
-          ? { type: 'run/failed', payload: { error: error ?? 'the run failed' } }
+          ? { status: 'failed', error: error ?? 'the run failed' }
           : finalStatus === 'paused'
-            ? { type: 'run/paused', payload: { reason: this.#paused ?? 'paused' } }
-            : { type: 'run/cancelled', payload: { reason: errorMessage(this.#options.signal.reason ?? 'cancelled') } };
-    const runStatus: RunStatus = finalStatus === 'paused' ? 'awaiting_approval' : finalStatus;
-    await this.#log.append(draft, {
-      effects: async (transaction) => {
-        const current = await transaction.selectFrom('runs').select('status').where('id', '=', this.#runId).executeTakeFirstOrThrow();
-        await setRunStatus(transaction, this.#runId, transitionRun(current.status as RunStatus, runStatus), { finished_at: finalStatus === 'paused' ? null : now });
-      },
-    });
+            ? { status: 'paused', reason: this.#paused ?? 'paused' }
+            : { status: 'cancelled', reason: errorMessage(this.#options.signal.reason ?? 'cancelled') };
+    await endRun(this.#db, this.#runId, ending, this.#log);
     return { runId: this.#runId, status: finalStatus, planVersion: this.#planVersion, nodes: reports, replans: this.#replans, ...(error === undefined ? {} : { error }) };
   }
 }

@@ -153,7 +153,7 @@ function reduceEvent(view: RunView, event: SessionEvent): RunView {
     case 'run/failed':
       return { ...view, status: 'failed', finishedAt: event.createdAt, error: event.payload.error };
     case 'run/cancelled':
-      return { ...view, status: 'cancelled', finishedAt: event.createdAt };
+      return { ...settleRunningNodes(view), status: 'cancelled', finishedAt: event.createdAt };
     case 'plan/created':
     case 'plan/amended':
       return withPlan(
@@ -221,6 +221,13 @@ function reduceEvent(view: RunView, event: SessionEvent): RunView {
     default:
       return view;
   }
+}
+
+/** A cancelled run leaves no node running: whatever was running or ready is cancelled with it. */
+function settleRunningNodes(view: RunView): RunView {
+  const nodes = new Map(view.nodes);
+  for (const [id, node] of nodes) if (node.status === 'running' || node.status === 'ready') nodes.set(id, { ...node, status: 'cancelled' });
+  return { ...view, nodes };
 }
 
 /** A run that starts again puts every node that did not succeed back to pending. */
