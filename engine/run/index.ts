@@ -50,3 +50,4 @@ export { isBinaryContent, type FileContentEncoding } from './file-content.js';
 export { GitWorkingTree, type GitRunner } from './file-git.js';
 export { nodeTransitionDrafts, writeNodeProjection, type DescribedResult, type NodeTotals } from './node-projection.js';
 export { endRun, type RunEnding } from './end-run.js';
+export { REACT_NODE_ID, REACT_SYSTEM_SECTIONS, executeReactRun, type ExecuteReactRunOptions } from './execute-react-run.js';
