@@ -14,12 +14,12 @@ export function priceTable(context: CliContext): PriceTable {
   return mergePriceTable(DEFAULT_PRICE_TABLE, context.config.prices as PriceTable | undefined);
 }
 
+export const NO_MODEL_CONFIGURED = 'no model configured: pass --model PROVIDER:MODEL (e.g. deepseek:deepseek-chat, or scripted:FILE offline), set DAGENT_MODEL, or "model" in .dagent/config.json';
+
 /** The model for a role: `--model` / config `model` for nodes, `plannerModel` for the planner (falling back to `model`). */
 export function modelIdFor(context: CliContext, role: 'node' | 'planner' | 'summarizer'): string {
   const id = role === 'planner' ? context.config.plannerModel ?? context.config.model : role === 'summarizer' ? context.config.summarizerModel ?? context.config.model : context.config.model;
-  if (id === undefined) {
-    throw new ConfigError('no model configured: pass --model PROVIDER:MODEL (e.g. deepseek:deepseek-chat, or scripted:FILE offline), set DAGENT_MODEL, or "model" in .dagent/config.json');
-  }
+  if (id === undefined) throw new ConfigError(NO_MODEL_CONFIGURED);
   return id;
 }
 

@@ -1,7 +1,7 @@
-import { createRun, endRun, errorMessage, savePlan, type Planner } from '../engine/index.js';
+import { ConfigError, planTask, type Planner } from '../engine/index.js';
 import type { CliContext } from './cli-context.js';
 import { createApprover, createTools } from './compose-runtime.js';
-import { chooseModel, modelIdFor } from './models.js';
+import { NO_MODEL_CONFIGURED, chooseModel } from './models.js';
 import { loadPlanners } from './plan-lint.js';
 
 /**
@@ -25,25 +25,24 @@ export async function createPlanner(context: CliContext): Promise<Planner | unde
 }
 
 /**
- * Plans a task with the model: `@path` references are checked before any model call, a run is
- * created, and the planner's plan is stored as v1 awaiting approval. A planning failure marks
- * the run failed (every attempt stays in its log) and is thrown.
+ * Plans a task with the model: `@path` references are checked before any model call, then the
+ * run is created and planned (see `planTask`).
  */
 export async function planWithModel(context: CliContext, task: string): Promise<string> {
   const { extractTaskReferences } = await loadPlanners();
   const references = await extractTaskReferences(task, context.workspace);
   const planner = await createPlanner(context);
-  if (planner === undefined) modelIdFor(context, 'planner');
+  if (planner === undefined) throw new ConfigError(NO_MODEL_CONFIGURED);
   const { db } = await context.store();
-  const run = await createRun(db, { task, workspace: context.workspace, mode: 'plan' });
-  if (!context.json) context.io.stderr.write(`run ${run.id} · planning…\n`);
-  try {
-    const plan = await planner!.plan({ runId: run.id, task: references.task, workspace: context.workspace, paths: references.paths, signal: context.io.interrupt });
-    await savePlan(db, run.id, { plan, reason: 'planned' });
-    return run.id;
-  } catch (error) {
-    const message = errorMessage(error);
-    await endRun(db, run.id, { status: 'failed', error: message.startsWith('planning failed') ? message : `planning failed: ${message}` });
-    throw error;
-  }
+  return planTask({
+    db,
+    planner,
+    task: references.task,
+    workspace: context.workspace,
+    paths: references.paths,
+    signal: context.io.interrupt,
+    onStart: (runId) => {
+      if (!context.json) context.io.stderr.write(`run ${runId} · planning…\n`);
+    },
+  });
 }

@@ -51,3 +51,4 @@ export { GitWorkingTree, type GitRunner } from './file-git.js';
 export { nodeTransitionDrafts, writeNodeProjection, type DescribedResult, type NodeTotals } from './node-projection.js';
 export { endRun, type RunEnding } from './end-run.js';
 export { REACT_NODE_ID, REACT_SYSTEM_SECTIONS, executeReactRun, type ExecuteReactRunOptions } from './execute-react-run.js';
+export { planTask, type PlanTaskOptions } from './plan-task.js';
