@@ -87,6 +87,8 @@ async function rawAppendRate(synchronous: SqliteSynchronous): Promise<number> {
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma(`synchronous = ${synchronous}`);
     sqlite.pragma('foreign_keys = ON');
+    // Ours moves checkpoints to a worker thread; raw gets none at all in the timed window.
+    sqlite.pragma('wal_autocheckpoint = 0');
     const insert = sqlite.prepare(
       'insert into events (run_id, seq, node_id, turn, step, type, payload, surface_op, source_event_seqs, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );

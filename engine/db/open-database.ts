@@ -6,6 +6,7 @@ import { MIGRATIONS, type SqlDialectName } from '../../migrations/index.js';
 import { DatabaseError, SchemaTooNewError, errorMessage } from '../errors.js';
 import type { Database } from './database.js';
 import { createStatementCache } from './statement-cache.js';
+import { WalCheckpointer } from './wal-checkpointer.js';
 
 /**
  * `synchronous` for SQLite. NORMAL in WAL mode survives a killed process (kill -9) with nothing
@@ -24,6 +25,8 @@ export interface Store {
   readonly db: Kysely<Database>;
   readonly dialect: SqlDialectName;
   readonly url: string;
+  /** A SQLite file's background checkpointer (see `WalCheckpointer`); absent for PostgreSQL and `:memory:`. */
+  readonly checkpointer?: WalCheckpointer;
   close(): Promise<void>;
 }
 
@@ -37,32 +40,53 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 export async function openDatabase(url: string, options: OpenDatabaseOptions = {}): Promise<Store> {
   const isPostgres = /^postgres(ql)?:\/\//.test(url);
   const dialect: SqlDialectName = isPostgres ? 'postgres' : 'sqlite';
-  const kyselyDialect = isPostgres ? await postgresDialect(url) : sqliteDialect(url, options);
-  const db = new Kysely<Database>({ dialect: kyselyDialect });
+  const opened = isPostgres ? { dialect: await postgresDialect(url), checkpointer: undefined } : sqliteDialect(url, options);
+  const { checkpointer } = opened;
+  const db = new Kysely<Database>({ dialect: opened.dialect });
+  const close = async (): Promise<void> => {
+    await checkpointer?.close();
+    await db.destroy();
+  };
   try {
     await migrate(db, url);
   } catch (error) {
-    await db.destroy().catch(() => undefined);
+    await close().catch(() => undefined);
     throw error;
   }
-  return { db, dialect, url, close: () => db.destroy() };
+  return { db, dialect, url, ...(checkpointer === undefined ? {} : { checkpointer }), close };
 }
 
-function sqliteDialect(url: string, options: OpenDatabaseOptions): Dialect {
+function sqliteDialect(url: string, options: OpenDatabaseOptions): { dialect: Dialect; checkpointer: WalCheckpointer | undefined } {
   const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
+  const synchronous = options.synchronous ?? 'NORMAL';
+  const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  const inMemory = path === ':memory:' || path === '';
   let sqlite: BetterSqlite3.Database;
   try {
-    if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+    if (!inMemory) mkdirSync(dirname(resolve(path)), { recursive: true });
     sqlite = new BetterSqlite3(path);
-    sqlite.pragma(`busy_timeout = ${options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS}`);
+    sqlite.pragma(`busy_timeout = ${busyTimeoutMs}`);
     sqlite.pragma('journal_mode = WAL');
-    sqlite.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
+    sqlite.pragma(`synchronous = ${synchronous}`);
     sqlite.pragma('foreign_keys = ON');
+    // Checkpoints happen in a worker thread (WalCheckpointer), never inside one of our commits.
+    if (!inMemory) sqlite.pragma('wal_autocheckpoint = 0');
   } catch (error) {
     throw describeSqliteError(error, url);
   }
-  return new SqliteDialect({ database: createStatementCache(sqlite) });
+  const checkpointer = inMemory
+    ? undefined
+    : new WalCheckpointer(resolve(path), {
+        synchronous,
+        busyTimeoutMs,
+        onUnavailable: () => {
+          if (sqlite.open) sqlite.pragma(`wal_autocheckpoint = ${SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES}`);
+        },
+      });
+  return { dialect: new SqliteDialect({ database: createStatementCache(sqlite) }), checkpointer };
 }
+
+const SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES = 1_000;
 
 async function postgresDialect(url: string): Promise<Dialect> {
   const pg = await import('pg');
