@@ -71,8 +71,10 @@ function dagentEngine(mode: ScheduleMode, durable = true): Engine {
           nodes: workload.nodes,
           mode,
           concurrency: workload.concurrency,
-          execute: async (nodeId) => {
-            await work(nodeId);
+          // The work starts at once, like a real node's workspace snapshot and first model call;
+          // the attempt cannot end (and so nothing can depend on it) before its start is stored.
+          execute: async (nodeId, { durable }) => {
+            await Promise.all([work(nodeId), durable]);
             return { status: 'succeeded', result: nodeId };
           },
           onTransitions: store?.onTransitions,
@@ -240,7 +242,9 @@ function printRows(rows: readonly SchedulerBenchRow[], load: readonly [number, n
       'µs/node: (wall − bound*) / nodes; for W1 (no-op work) simply wall / nodes. cpu µs/node (W1 only): process CPU time (user + system) per node.',
       'hop ms: from a node\'s last dependency finishing to the node starting (p50 / p95 over every hop of every run); in batch mode it includes waiting for the batch.',
       'dagent "no store" rows run the same scheduler without onTransitions: the difference to "durable SQLite" is the cost of storing.',
-      'dagent rows store every transition (node/* event through EventLog.appendMany + nodes row, one transaction per group of transitions) in a SQLite file (WAL, synchronous=NORMAL).',
+      'dagent rows store every transition (node/* event through EventLog.appendMany + nodes row, one transaction per group of transitions) in a SQLite file (WAL, synchronous=NORMAL,',
+      '  checkpoints in a worker thread). A node starts while its node/started is being written and cannot finish before it is stored (NodeExecution.durable), as in the engine;',
+      '  the schedule ends only when every transition is stored.',
       'LangGraph + SqliteSaver: its own SQLite checkpointer (@langchain/langgraph-checkpoint-sqlite) on a fresh file, WAL, synchronous=NORMAL.',
       '',
     ].join('\n'),

@@ -8,7 +8,7 @@ import { nodeStatesFromEvents } from '../scheduler/node-event.js';
 import type { NodeStatus } from '../scheduler/node-status.js';
 import type { NodeTransition } from '../scheduler/node-transition.js';
 import type { Amendment, NodeFailure, ScheduleMode, ScheduleSnapshot } from '../scheduler/schedule-options.js';
-import type { NodeOutcome } from '../scheduler/schedulable-node.js';
+import type { NodeExecution, NodeOutcome } from '../scheduler/schedulable-node.js';
 import { startSchedule, type ScheduleHandle } from '../scheduler/scheduler.js';
 import { EventLog } from '../session/event-log.js';
 import type { SessionEvent } from '../session/event-types.js';
@@ -136,7 +136,7 @@ class RunController {
         retry: { maxAttempts: this.#settings.maxAttempts },
         initialStatus: prior.statuses,
         initialAttempts: prior.attempts,
-        execute: (nodeId, execution) => this.#attemptNode(nodeId, execution.attempt, execution.signal),
+        execute: (nodeId, execution) => this.#attemptNode(nodeId, execution),
         onTransitions: (changes) => this.#persist(changes),
         onNodeFailed: (failure, snapshot, signal) => this.#onNodeFailed(failure, snapshot, signal),
         ...(this.#options.sleep === undefined ? {} : { sleep: this.#options.sleep }),
@@ -215,23 +215,32 @@ class RunController {
     await this.#log.appendMany(drafts, {
       effects: async (transaction, events) => {
         const at = events.at(-1)?.createdAt ?? new Date().toISOString();
-        await writeNodeProjection(transaction, this.#runId, changes, { at, describe: describeResult, totals: (nodeId) => this.#totals.get(nodeId), started: this.#startedAt });
+        await writeNodeProjection(transaction, this.#runId, changes, { at, planVersion: this.#planVersion, describe: describeResult, totals: (nodeId) => this.#totals.get(nodeId), started: this.#startedAt });
       },
     });
   }
 
-  /** One attempt: files put back if it ran before, a boundary, a fresh surface, the node itself. */
-  async #attemptNode(nodeId: string, attempt: number, signal: AbortSignal): Promise<NodeOutcome<NodeResult>> {
+  /**
+   * One attempt: files put back if it ran before, a boundary, a fresh surface, the node itself.
+   * The workspace snapshot of a first attempt overlaps the write of its `node/started`; nothing
+   * that must survive a crash (restoring files, the log, the node's tools) runs before it is stored.
+   */
+  async #attemptNode(nodeId: string, { attempt, signal, durable }: NodeExecution): Promise<NodeOutcome<NodeResult>> {
     const node = this.#plan.nodes.find((candidate) => candidate.id === nodeId);
     if (node === undefined) return { status: 'failed', error: `node ${nodeId} is not in plan v${this.#planVersion}`, retryable: false };
     const { files } = this.#options;
     const earlier = this.#boundaries.get(nodeId);
-    if (earlier !== undefined && attempt > 1) await files.restoreNode(nodeId, earlier);
+    if (earlier !== undefined && attempt > 1) {
+      await durable;
+      await files.restoreNode(nodeId, earlier);
+    }
     const boundary = await files.beginNode(nodeId, node.writes);
+    await durable;
     this.#boundaries.set(nodeId, boundary);
     const marker = await this.#log.append({ type: 'node/snapshotted', nodeId, turn: 1, payload: { attempt, boundary } });
     const session = await Session.open(this.#log, nodeId, { fromSeq: marker.seq });
     try {
+      // Past `durable`, every dependency's `node/succeeded` has gone through #persist, which fills #completed.
       const handoffs = node.dependsOn.flatMap((id) => {
         const completed = this.#completed.get(id);
         return completed === undefined ? [] : [handoffMessage(this.#plan.nodes.find((candidate) => candidate.id === id), completed)];

@@ -1,7 +1,8 @@
 /**
  * Runs a DAG of nodes through a bounded queue: eager or batch dispatch, per-file write locks,
  * bounded retries, cancellation, resume from earlier statuses and amendments while running.
- * Every transition goes to `onTransitions` before the scheduler acts on it.
+ * Every transition goes to `onTransitions`, in order; an attempt is started while its start is
+ * being stored and holds `NodeExecution.durable` to wait for it before it changes anything.
  */
 export { isNodeStatus, isSettledNodeStatus, NODE_STATUSES, resumeStatus, transitionNode, type NodeStatus } from './node-status.js';
 export type { NodeTransition, NodeTransitionKind } from './node-transition.js';

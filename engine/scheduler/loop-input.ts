@@ -22,9 +22,14 @@ export type LoopInput<R> =
   | { readonly kind: 'release' }
   | { readonly kind: 'fatal'; readonly error: unknown };
 
-/** What one step decided: transitions to persist, then effects to run (or `abandon` when persisting fails). */
+/**
+ * What one step decided: transitions to store; starts to grant as soon as the transitions are
+ * queued for storing (each attempt is handed the promise of its `started` being stored); effects
+ * to run once they are stored, or `abandon` when storing fails or the schedule stops first.
+ */
 export interface Step<R> {
   readonly transitions: NodeTransition<R>[];
+  readonly starts: ((stored: Promise<void>) => void)[];
   readonly effects: (() => void)[];
   readonly abandon: (() => void)[];
 }

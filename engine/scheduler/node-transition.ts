@@ -8,7 +8,7 @@ interface TransitionBase {
 }
 
 /**
- * One change of a node's status, as handed to `onTransitions` before the scheduler acts on it.
+ * One change of a node's status, as handed to `onTransitions` to be stored, in the order the scheduler decided it.
  * `kind` tells apart the moves that share a target status (`ready` vs `retried`).
  */
 export type NodeTransition<R = unknown> =

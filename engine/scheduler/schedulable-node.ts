@@ -18,6 +18,14 @@ export interface NodeExecution {
   readonly signal: AbortSignal;
   /** 1 for the first attempt of the node in this run, counting attempts of earlier sessions. */
   readonly attempt: number;
+  /**
+   * Resolves once this attempt's `started` transition (and every transition before it) is
+   * stored; rejects when storing fails, and the schedule then stops. The attempt is started
+   * while its start is being stored, so work that leaves no trace (reading the workspace,
+   * building a prompt) overlaps the write; anything that must survive a crash (changing a file,
+   * running a command, appending to the log) waits for this first.
+   */
+  readonly durable: Promise<void>;
 }
 
 /** Runs one attempt of a node. Throwing counts as a retryable failure with the error's message. */

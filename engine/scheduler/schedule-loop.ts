@@ -12,6 +12,7 @@ import { createScheduleGraph, type ScheduleGraph } from './schedule-graph.js';
 import type { Amendment, AmendOutcome, Replan, ScheduleMode, ScheduleOptions, ScheduleResult, ScheduleSnapshot } from './schedule-options.js';
 import { ScheduleRunner, type StartDecision } from './schedule-runner.js';
 import { ScheduleAmendError } from './scheduler-errors.js';
+import { TransitionWriter } from './transition-writer.js';
 import { WriteLocks } from './write-locks.js';
 
 const WITHDRAW: StartDecision = { kind: 'withdraw' };
@@ -21,10 +22,13 @@ const NOT_STARTED_REASON = 'run cancelled before the node started';
  * The loop that owns a schedule's state. Inputs (start requests, outcomes, retry timers,
  * cancellation, amendments) queue in an inbox; each step applies every queued input, promotes
  * what became ready and queues it in the runner (whose start requests, made at once when a slot
- * is free, join the same step), persists the step's transitions in one `onTransitions` call, and
- * only then acts: grants the starts, so no attempt runs before its `started` is stored, and arms
- * retry timers. Steps never overlap, so transitions reach the store in causal order and inputs
- * that arrive during a write are grouped into the next one.
+ * is free, join the same step), and hands the step's transitions to the `TransitionWriter`,
+ * which stores them in decision order, one `onTransitions` call at a time, grouping what arrives
+ * during a write into the next one. The step's starts are granted at once, each attempt holding
+ * the promise of its `started` being stored (`NodeExecution.durable`): the write overlaps the
+ * attempt's first, traceless work instead of delaying it. Everything else the step decided
+ * (retry timers, failure hooks, amendment answers) waits until its transitions are stored, and
+ * the schedule settles only when every transition is.
  */
 export class ScheduleLoop<R> {
   readonly result: Promise<ScheduleResult<R>>;
@@ -36,6 +40,7 @@ export class ScheduleLoop<R> {
   readonly #abort = new AbortController();
   readonly #runner: ScheduleRunner<R, Ticket<R>>;
   readonly #locks = new WriteLocks();
+  readonly #writer: TransitionWriter<R>;
   #states: NodeState<R>[];
   #byId: Map<string, NodeState<R>>;
   #inbox: LoopInput<R>[] = [];
@@ -68,6 +73,7 @@ export class ScheduleLoop<R> {
     this.#policy = { ...DEFAULT_NODE_RETRY_POLICY, ...options.retry };
     this.#sleep = options.sleep ?? ((ms, signal) => delay(ms, undefined, { signal }));
     this.#random = options.random ?? Math.random;
+    this.#writer = new TransitionWriter(options.onTransitions);
     this.#runner = new ScheduleRunner<R, Ticket<R>>({
       concurrency: options.concurrency,
       execute: options.execute,
@@ -131,7 +137,7 @@ export class ScheduleLoop<R> {
 
   async #drain(): Promise<void> {
     while (this.#inbox.length > 0) {
-      const step: Step<R> = { transitions: [], effects: [], abandon: [] };
+      const step: Step<R> = { transitions: [], starts: [], effects: [], abandon: [] };
       try {
         // Inputs the step causes synchronously (start requests of the nodes it queues) join it.
         while (this.#inbox.length > 0) {
@@ -141,15 +147,35 @@ export class ScheduleLoop<R> {
           this.#promote(step);
           if (this.#locksFreed) this.#retryLockWaiters();
         }
-        if (this.#fatal === undefined && step.transitions.length > 0) await this.#options.onTransitions?.(step.transitions);
       } catch (error) {
         this.#enterFatal(error);
       }
-      const actions = this.#fatal === undefined ? step.effects : step.abandon;
-      for (const action of actions) action();
+      this.#commit(step);
     }
     this.#draining = false;
     this.#checkFinished();
+  }
+
+  /** Queues the step's transitions for storing, grants its starts, and runs the rest once stored. */
+  #commit(step: Step<R>): void {
+    const failure = this.#writer.failure;
+    if (failure !== undefined) this.#enterFatal(failure.error);
+    if (this.#fatal !== undefined) {
+      for (const action of step.abandon) action();
+      return;
+    }
+    const stored = this.#writer.submit(step.transitions);
+    for (const start of step.starts) start(stored);
+    stored.then(
+      () => {
+        const actions = this.#fatal === undefined ? step.effects : step.abandon;
+        for (const action of actions) action();
+      },
+      (error: unknown) => {
+        this.#post({ kind: 'fatal', error });
+        for (const action of step.abandon) action();
+      },
+    );
   }
 
   #apply(step: Step<R>, input: LoopInput<R>): void {
@@ -184,7 +210,13 @@ export class ScheduleLoop<R> {
     const isActive = body.to === 'ready' || body.to === 'running';
     if (wasActive !== isActive) this.#inFlight += isActive ? 1 : -1;
     state.status = body.to;
-    step.transitions.push({ ...body, nodeId: state.node.id, from, attempts: state.attempts } as NodeTransition<R>);
+    // Completes the caller's fresh object literal in place: a spread into a new object is the
+    // slowest line of the scheduler's hot path (the bodies have many shapes).
+    const transition = body as { -readonly [K in keyof NodeTransition<R>]: NodeTransition<R>[K] };
+    transition.nodeId = state.node.id;
+    transition.from = from;
+    transition.attempts = state.attempts;
+    step.transitions.push(transition as NodeTransition<R>);
   }
 
   /** First step: statuses from an earlier session restart (succeeded stays), then the first promotion. */
@@ -206,11 +238,12 @@ export class ScheduleLoop<R> {
     state.attempts += 1;
     state.budgetUsed += 1;
     this.#record(step, state, { kind: 'started', to: 'running' });
-    const decision: StartDecision = { kind: 'run', attempt: state.attempts };
-    step.effects.push(() => {
+    const attempt = state.attempts;
+    step.starts.push((durable) => {
       this.#executing += 1;
-      input.grant(decision);
+      input.grant({ kind: 'run', attempt, durable });
     });
+    // Only when the step is abandoned before its starts are granted; a later grant is a no-op.
     step.abandon.push(() => input.grant(WITHDRAW));
   }
 
@@ -437,13 +470,17 @@ export class ScheduleLoop<R> {
     else if (this.#cancelReason !== undefined && this.#inFlight === 0 && this.#executing === 0) this.#close();
   }
 
+  /** Settles the schedule once every transition decided so far is stored. */
   #close(bug?: unknown): void {
     if (this.#closed) return;
     this.#closed = true;
     this.#detachSignal();
     if (bug !== undefined) return this.#reject(bug);
-    if (this.#fatal !== undefined) return this.#reject(this.#fatal.error);
-    this.#resolve(scheduleReport(this.#states, this.#cancelReason !== undefined));
+    const report = this.#fatal === undefined ? scheduleReport(this.#states, this.#cancelReason !== undefined) : undefined;
+    this.#writer.idle().then(
+      () => (this.#fatal === undefined ? this.#resolve(report!) : this.#reject(this.#fatal.error)),
+      (error: unknown) => this.#reject(this.#fatal?.error ?? error),
+    );
   }
 }
 

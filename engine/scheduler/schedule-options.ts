@@ -48,11 +48,15 @@ export interface ScheduleOptions<R = unknown> {
   readonly signal?: AbortSignal;
   readonly execute: ExecuteNode<R>;
   /**
-   * Persists a group of transitions, in order, before the scheduler acts on any of them (so the
-   * caller can write them with their events in one transaction). Calls never overlap; transitions
-   * that happen while one is in flight arrive together in the next. A throw stops the schedule:
-   * running attempts are aborted and awaited, and the schedule's promise rejects with the error.
-   * Not given an abort signal on purpose: recording a cancellation must not itself be cancelled.
+   * Stores a group of transitions (so the caller can write them with their events in one
+   * transaction). Calls come in the order the transitions were decided and never overlap;
+   * transitions decided while one is in flight arrive together in the next (a group commit).
+   * Attempts do not wait for it to start: each holds `NodeExecution.durable`, which resolves once
+   * its `started` is stored. Retry timers, the failure hook and amendment answers wait for the
+   * group they belong to, and the schedule settles only once every transition is stored. A throw
+   * stops the schedule: running attempts are aborted and awaited, their barriers reject, and the
+   * schedule's promise rejects with the error. Not given an abort signal on purpose: recording a
+   * cancellation must not itself be cancelled.
    */
   readonly onTransitions?: (changes: readonly NodeTransition<R>[]) => Promise<void>;
   /**

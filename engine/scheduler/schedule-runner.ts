@@ -1,16 +1,16 @@
 import PQueue from 'p-queue';
 import { errorMessage } from '../errors.js';
-import type { ExecuteNode, NodeOutcome } from './schedulable-node.js';
+import type { ExecuteNode, NodeExecution, NodeOutcome } from './schedulable-node.js';
 
 /** The loop's answer when a queued node reaches a slot: run this attempt, or step aside. */
-export type StartDecision = { readonly kind: 'run'; readonly attempt: number } | { readonly kind: 'withdraw' };
+export type StartDecision = { readonly kind: 'run'; readonly attempt: number; readonly durable: Promise<void> } | { readonly kind: 'withdraw' };
 
 export interface ScheduleRunnerOptions<R, T> {
   readonly concurrency: number;
   readonly execute: ExecuteNode<R>;
   /** Handed to every attempt; aborted when the schedule is cancelled or fails. */
   readonly signal: AbortSignal;
-  /** Asks the loop to start the node behind `ticket`; resolves once its start is persisted. */
+  /** Asks the loop to start the node behind `ticket`; resolves once its start is decided and queued for storing. */
   readonly requestStart: (ticket: T) => Promise<StartDecision>;
   /** Reports how the attempt ended. */
   readonly settle: (ticket: T, outcome: NodeOutcome<R>) => void;
@@ -62,14 +62,14 @@ export class ScheduleRunner<R, T> {
   async #run(nodeId: string, ticket: T): Promise<NodeOutcome<R> | undefined> {
     const decision = await this.#options.requestStart(ticket);
     if (decision.kind === 'withdraw') return undefined;
-    return attemptNode(this.#options.execute, nodeId, this.#options.signal, decision.attempt);
+    return attemptNode(this.#options.execute, nodeId, { signal: this.#options.signal, attempt: decision.attempt, durable: decision.durable });
   }
 }
 
 /** One attempt; a throw or a malformed outcome becomes a retryable failure. */
-async function attemptNode<R>(execute: ExecuteNode<R>, nodeId: string, signal: AbortSignal, attempt: number): Promise<NodeOutcome<R>> {
+async function attemptNode<R>(execute: ExecuteNode<R>, nodeId: string, execution: NodeExecution): Promise<NodeOutcome<R>> {
   try {
-    const outcome = await execute(nodeId, { signal, attempt });
+    const outcome = await execute(nodeId, execution);
     if (outcome?.status === 'succeeded' || outcome?.status === 'failed') return outcome;
     return { status: 'failed', error: `node "${nodeId}" returned no outcome` };
   } catch (error) {

@@ -7,6 +7,8 @@ export interface ExecutionRecord {
   readonly start: number;
   readonly end: number;
   readonly aborted: boolean;
+  /** Whether the attempt's start was stored (`NodeExecution.durable` resolved). */
+  readonly stored: boolean;
 }
 
 /** A node list from a compact form: `node('b', ['a'], ['src/b.ts'])`. */
@@ -25,25 +27,38 @@ export function createHarness(script: {
 }) {
   const clock = new VirtualClock();
   const order: string[] = [];
+  /** `order` with, in between, when each attempt's start was stored and anything a test adds. */
+  const timeline: string[] = [];
   const executions: ExecutionRecord[] = [];
   const batches: NodeTransition<string>[][] = [];
   const running = new Set<string>();
   let maxRunning = 0;
-  const execute: ScheduleOptions<string>['execute'] = async (nodeId, { signal, attempt }) => {
+  // Like a real node: the work begins at once, and the attempt ends only after its start is stored.
+  const execute: ScheduleOptions<string>['execute'] = async (nodeId, { signal, attempt, durable }) => {
     const start = clock.now;
     order.push(`start ${nodeId}`);
+    timeline.push(`start ${nodeId}`);
     running.add(nodeId);
     maxRunning = Math.max(maxRunning, running.size);
     let aborted = false;
+    const stored = durable.then(
+      () => {
+        timeline.push(`stored ${nodeId}`);
+        return true;
+      },
+      () => false,
+    );
     try {
       await clock.sleep(script.latency?.(nodeId, attempt) ?? 10, signal);
     } catch {
       aborted = true;
     }
+    const wasStored = await stored;
     running.delete(nodeId);
     order.push(`finish ${nodeId}`);
-    executions.push({ nodeId, attempt, start, end: clock.now, aborted });
-    if (aborted) return { status: 'failed', error: 'aborted' };
+    timeline.push(`finish ${nodeId}`);
+    executions.push({ nodeId, attempt, start, end: clock.now, aborted, stored: wasStored });
+    if (aborted || !wasStored) return { status: 'failed', error: 'aborted' };
     const outcome = script.outcome?.(nodeId, attempt) ?? { status: 'succeeded', result: `${nodeId} done` };
     if (outcome instanceof Error) throw outcome;
     return outcome;
@@ -54,6 +69,7 @@ export function createHarness(script: {
   return {
     clock,
     order,
+    timeline,
     executions,
     batches,
     execute,

@@ -43,24 +43,41 @@ describe('runSchedule on the refactor shape', () => {
     ]);
   });
 
-  it('persists each transition before acting on it, grouping what happens together', async () => {
+  it('stores each transition in causal order, and a start before the attempt gets past its barrier', async () => {
     const harness = createHarness({ latency: (id) => REFACTOR_LATENCY[id]! });
+    const writes: string[][] = [];
     const onTransitions = async (changes: readonly { nodeId: string; kind: string }[]): Promise<void> => {
-      for (const change of changes) harness.order.push(`persist ${change.nodeId}:${change.kind}`);
-      harness.batches.push([]);
+      writes.push(changes.map((change) => `${change.nodeId}:${change.kind}`));
+      for (const change of changes) harness.timeline.push(`persist ${change.nodeId}:${change.kind}`);
     };
     await harness.clock.run(runSchedule({ nodes: REFACTOR, concurrency: 8, execute: harness.execute, onTransitions }));
-    const at = (entry: string): number => harness.order.indexOf(entry);
+    const at = (entry: string): number => harness.timeline.indexOf(entry);
     for (const { id, dependsOn } of REFACTOR) {
-      expect(at(`persist ${id}:started`)).toBeLessThan(at(`start ${id}`));
+      expect(at(`persist ${id}:started`)).toBeLessThan(at(`stored ${id}`));
+      expect(at(`stored ${id}`)).toBeLessThan(at(`finish ${id}`));
       for (const dependency of dependsOn) expect(at(`persist ${dependency}:succeeded`)).toBeLessThan(at(`persist ${id}:ready`));
     }
-    // The four reads become ready and start in one write, before any of them runs.
-    expect(harness.order.slice(0, 9)).toEqual([
-      'persist read-a:ready', 'persist read-b:ready', 'persist read-c:ready', 'persist read-d:ready',
-      'persist read-a:started', 'persist read-b:started', 'persist read-c:started', 'persist read-d:started',
-      'start read-a',
+    // The four reads become ready and start in one write.
+    expect(writes[0]).toEqual(['read-a:ready', 'read-b:ready', 'read-c:ready', 'read-d:ready', 'read-a:started', 'read-b:started', 'read-c:started', 'read-d:started']);
+  });
+
+  it('groups what happens during a slow write into the next write', async () => {
+    const harness = createHarness({ latency: () => 0 });
+    const writes: string[][] = [];
+    const onTransitions = async (changes: readonly { nodeId: string; kind: string }[]): Promise<void> => {
+      writes.push(changes.map((change) => `${change.nodeId}:${change.kind}`));
+      await harness.clock.sleep(5);
+    };
+    const nodes = [node('a'), node('b'), node('c', ['a', 'b'])];
+    const result = await harness.clock.run(runSchedule({ nodes, concurrency: 2, execute: harness.execute, onTransitions }));
+    expect(result.status).toBe('succeeded');
+    expect(writes).toEqual([
+      ['a:ready', 'b:ready', 'a:started', 'b:started'],
+      ['a:succeeded', 'b:succeeded', 'c:ready', 'c:started'],
+      ['c:succeeded'],
     ]);
+    // The schedule settles only once the last write is done.
+    expect(harness.clock.now).toBe(15);
   });
 });
 
@@ -281,7 +298,12 @@ describe('persistence failures', () => {
     };
     const run = runSchedule({ nodes: [node('fast'), node('slow'), node('after', ['fast'])], concurrency: 2, execute: harness.execute, onTransitions });
     await expect(harness.clock.run(run)).rejects.toBe(storeDown);
-    expect(harness.executions.map((execution) => [execution.nodeId, execution.aborted])).toEqual([['fast', false], ['slow', true]]);
+    // "after" began in the write that failed: it never got past its barrier, and nothing ran after it.
+    expect(harness.executions.map((execution) => [execution.nodeId, execution.aborted, execution.stored])).toEqual([
+      ['fast', false, true],
+      ['slow', true, true],
+      ['after', true, false],
+    ]);
     expect(calls).toBe(2);
   });
 });
