@@ -25,7 +25,7 @@ export async function openDurableRun(nodes: readonly SchedulableNode[]): Promise
   // The same event drafts and `nodes` projection as the run controller writes.
   const onTransitions = async (changes: readonly NodeTransition[]): Promise<void> => {
     await log.appendMany(nodeTransitionDrafts(changes, describe), {
-      effects: (transaction, events) => writeNodeProjection(transaction, run.id, changes, { at: events.at(-1)?.createdAt ?? new Date().toISOString(), describe, started }),
+      effects: (transaction, events) => writeNodeProjection(transaction, run.id, changes, { at: events.at(-1)?.createdAt ?? new Date().toISOString(), planVersion: 1, describe, started }),
     });
   };
   return {

@@ -12,7 +12,7 @@ export type Param<N extends string> = (name: N) => string;
  */
 export class PreparedQuery<N extends string> {
   readonly #build: (db: Kysely<Database>, param: Param<N>) => Compilable;
-  readonly #compiled = new Map<string, { sql: string; names: readonly N[] }>();
+  readonly #compiled = new Map<string, { sql: string; names: readonly N[]; inOrder: boolean }>();
 
   constructor(build: (db: Kysely<Database>, param: Param<N>) => Compilable) {
     this.#build = build;
@@ -23,7 +23,19 @@ export class PreparedQuery<N extends string> {
     return db.executeQuery<R>(CompiledQuery.raw(sql, names.map((name) => values[name])));
   }
 
-  #compile(db: Kysely<Database>): { sql: string; names: readonly N[] } {
+  /**
+   * Runs the query with `parameters` as they are: for queries whose markers are named `0`, `1`,
+   * … in the order the compiled SQL uses them (checked when compiled), such as multi-row inserts
+   * whose values are laid out row by row. Saves building a keyed object per execution.
+   */
+  async executeInOrder<R>(db: Kysely<Database>, parameters: unknown[]): Promise<QueryResult<R>> {
+    const { sql, names, inOrder } = this.#compile(db);
+    if (!inOrder) throw new Error(`prepared query's parameters are not named 0…n in order: ${names.join(', ')}`);
+    if (parameters.length !== names.length) throw new Error(`prepared query takes ${names.length} parameters, got ${parameters.length}`);
+    return db.executeQuery<R>(CompiledQuery.raw(sql, parameters));
+  }
+
+  #compile(db: Kysely<Database>): { sql: string; names: readonly N[]; inOrder: boolean } {
     const dialect = db.getExecutor().adapter.constructor.name;
     let compiled = this.#compiled.get(dialect);
     if (compiled === undefined) {
@@ -32,7 +44,7 @@ export class PreparedQuery<N extends string> {
         if (typeof parameter !== 'string' || !parameter.startsWith(MARKER)) throw new Error(`prepared query has a literal parameter: ${String(parameter)}`);
         return parameter.slice(MARKER.length) as N;
       });
-      compiled = { sql: query.sql, names };
+      compiled = { sql: query.sql, names, inOrder: names.every((name, index) => name === String(index)) };
       this.#compiled.set(dialect, compiled);
     }
     return compiled;

@@ -1,5 +1,5 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Database } from '../db/database.js';
+import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
+import type { Database, NodesTable } from '../db/database.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import { nodeEventDraft } from '../scheduler/node-event.js';
 import type { NodeTransition } from '../scheduler/node-transition.js';
@@ -39,7 +39,7 @@ export function nodeTransitionDrafts<R>(changes: readonly NodeTransition<R>[], d
  * the settled state of each node (with its attempts, start and end, and its token and cost
  * totals) on `succeeded`, `failed`, `cancelled` and `skipped`. Transient states (`ready`,
  * `running`, `retried`, `reset`) live in the log alone — a resume folds them from there — so the
- * hot path writes one row per node, not three.
+ * hot path writes one row per node, not three, and a group's rows go in a few multi-row upserts.
  */
 export async function writeNodeProjection<R>(
   db: Transaction<Database> | Kysely<Database>,
@@ -47,72 +47,131 @@ export async function writeNodeProjection<R>(
   changes: readonly NodeTransition<R>[],
   context: {
     readonly at: string;
+    /** The plan version a row gets if it did not exist yet (rows are normally made when the run starts). */
+    readonly planVersion: number;
     readonly describe: (result: R) => DescribedResult;
     readonly totals?: (nodeId: string) => NodeTotals | undefined;
     /** When each running node started, filled in by `started` transitions, read when it settles. */
     readonly started?: Map<string, string>;
   },
 ): Promise<void> {
+  const finished: unknown[][] = [];
+  const skipped: unknown[][] = [];
+  const settledNodes = new Set<string>();
+  let repeated = false;
   for (const change of changes) {
-    const key = { run_id: runId, node_id: change.nodeId, status: change.to, attempts: change.attempts, at: context.at };
-    switch (change.kind) {
-      case 'started':
-        context.started?.set(change.nodeId, context.at);
-        break;
-      case 'succeeded':
-      case 'failed':
-      case 'cancelled': {
-        const totals = context.totals?.(change.nodeId) ?? ZERO_TOTALS;
-        await NODE_FINISHED.execute(db, {
-          ...key,
-          started_at: context.started?.get(change.nodeId) ?? null,
-          result: change.kind === 'succeeded' ? context.describe(change.result).result : null,
-          error: change.kind === 'failed' ? change.error : change.kind === 'cancelled' ? change.reason : null,
-          input_tokens: totals.input,
-          output_tokens: totals.output,
-          cache_hit_tokens: totals.cacheHit,
-          reasoning_tokens: totals.reasoning,
-          cost_usd: totals.costUsd,
-        });
-        break;
-      }
-      case 'skipped':
-        await NODE_SKIPPED.execute(db, { ...key, error: change.reason });
-        break;
-      default:
-        break;
+    const { nodeId } = change;
+    if (change.kind === 'started') {
+      context.started?.set(nodeId, context.at);
+      continue;
     }
+    if (change.kind === 'succeeded' || change.kind === 'failed' || change.kind === 'cancelled') {
+      const totals = context.totals?.(nodeId) ?? ZERO_TOTALS;
+      const result = change.kind === 'succeeded' ? context.describe(change.result).result : null;
+      const error = change.kind === 'failed' ? change.error : change.kind === 'cancelled' ? change.reason : null;
+      const started = context.started?.get(nodeId) ?? null;
+      finished.push([runId, nodeId, context.planVersion, change.to, change.attempts, started, context.at, result, error, totals.input, totals.output, totals.cacheHit, totals.reasoning, totals.costUsd]);
+    } else if (change.kind === 'skipped') {
+      skipped.push([runId, nodeId, context.planVersion, change.to, change.attempts, change.reason]);
+    } else {
+      continue;
+    }
+    if (settledNodes.has(nodeId)) repeated = true;
+    settledNodes.add(nodeId);
+  }
+  if (!repeated) {
+    await upsertRows(db, finished, FINISHED_COLUMNS.length, upsertFinished);
+    await upsertRows(db, skipped, SKIPPED_COLUMNS.length, upsertSkipped);
+    return;
+  }
+  // A node that settled twice in one group (settled, restarted by an amendment, settled again):
+  // one statement may not touch a row twice, so these go one by one, in order.
+  for (const change of changes) {
+    const row = change.kind === 'skipped' ? skipped.shift() : change.kind === 'succeeded' || change.kind === 'failed' || change.kind === 'cancelled' ? finished.shift() : undefined;
+    if (row === undefined) continue;
+    await (change.kind === 'skipped' ? upsertSkipped(1) : upsertFinished(1)).executeInOrder(db, row);
   }
 }
 
 const ZERO_TOTALS: NodeTotals = { input: 0, output: 0, cacheHit: 0, reasoning: 0, costUsd: 0 };
 
-type Key = 'run_id' | 'node_id' | 'status' | 'attempts' | 'at';
+/** Rows in as few statements as the prepared sizes allow. */
+async function upsertRows(db: Kysely<Database>, rows: readonly unknown[][], width: number, statement: (size: number) => PreparedQuery<string>): Promise<void> {
+  let index = 0;
+  while (index < rows.length) {
+    const size = UPSERT_SIZES.find((candidate) => candidate <= rows.length - index)!;
+    const parameters: unknown[] = [];
+    for (let offset = 0; offset < size; offset += 1) for (const value of rows[index + offset]!) parameters.push(value);
+    if (parameters.length !== size * width) throw new Error(`nodes row of ${rows[index]!.length} values, expected ${width}`);
+    await statement(size).executeInOrder(db, parameters);
+    index += size;
+  }
+}
 
-const NODE_FINISHED = new PreparedQuery<Key | 'started_at' | 'result' | 'error' | 'input_tokens' | 'output_tokens' | 'cache_hit_tokens' | 'reasoning_tokens' | 'cost_usd'>((db, param) =>
-  db
-    .updateTable('nodes')
-    .set({
-      status: param('status'),
-      attempts: sql<number>`cast(${param('attempts')} as integer)`,
-      started_at: param('started_at'),
-      finished_at: param('at'),
-      result: param('result'),
-      error: param('error'),
-      input_tokens: sql<number>`cast(${param('input_tokens')} as integer)`,
-      output_tokens: sql<number>`cast(${param('output_tokens')} as integer)`,
-      cache_hit_tokens: sql<number>`cast(${param('cache_hit_tokens')} as integer)`,
-      reasoning_tokens: sql<number>`cast(${param('reasoning_tokens')} as integer)`,
-      cost_usd: sql<number>`cast(${param('cost_usd')} as double precision)`,
-    })
-    .where('run_id', '=', param('run_id'))
-    .where('node_id', '=', param('node_id')),
-);
+const UPSERT_SIZES = [16, 4, 1] as const;
 
-const NODE_SKIPPED = new PreparedQuery<Key | 'error'>((db, param) =>
-  db
-    .updateTable('nodes')
-    .set({ status: param('status'), attempts: sql<number>`cast(${param('attempts')} as integer)`, error: param('error') })
-    .where('run_id', '=', param('run_id'))
-    .where('node_id', '=', param('node_id')),
-);
+type Cast = 'integer' | 'double precision' | undefined;
+
+/** The columns of a settled row, in parameter order, with the casts PostgreSQL needs for numbers. */
+const FINISHED_COLUMNS: readonly (readonly [keyof NodesTable, Cast])[] = [
+  ['run_id', undefined],
+  ['node_id', undefined],
+  ['plan_version', 'integer'],
+  ['status', undefined],
+  ['attempts', 'integer'],
+  ['started_at', undefined],
+  ['finished_at', undefined],
+  ['result', undefined],
+  ['error', undefined],
+  ['input_tokens', 'integer'],
+  ['output_tokens', 'integer'],
+  ['cache_hit_tokens', 'integer'],
+  ['reasoning_tokens', 'integer'],
+  ['cost_usd', 'double precision'],
+];
+
+/** A skipped node keeps its times and totals from earlier sessions: only status, attempts and the reason change. */
+const SKIPPED_COLUMNS: readonly (readonly [keyof NodesTable, Cast])[] = [
+  ['run_id', undefined],
+  ['node_id', undefined],
+  ['plan_version', 'integer'],
+  ['status', undefined],
+  ['attempts', 'integer'],
+  ['error', undefined],
+];
+
+const upsertFinished = upsertStatements(FINISHED_COLUMNS);
+const upsertSkipped = upsertStatements(SKIPPED_COLUMNS);
+
+/**
+ * Prepared multi-row upserts of `nodes` rows by size: INSERT … ON CONFLICT (run_id, node_id)
+ * DO UPDATE SET every column but the key and the plan version, from `excluded`.
+ */
+function upsertStatements(columns: readonly (readonly [keyof NodesTable, Cast])[]): (size: number) => PreparedQuery<string> {
+  const bySize = new Map<number, PreparedQuery<string>>();
+  const updated = columns.map(([column]) => column).filter((column) => column !== 'run_id' && column !== 'node_id' && column !== 'plan_version');
+  return (size) => {
+    let statement = bySize.get(size);
+    if (statement === undefined) {
+      statement = new PreparedQuery<string>((db, param) =>
+        db
+          .insertInto('nodes')
+          .values(
+            Array.from({ length: size }, (_, row) =>
+              Object.fromEntries(
+                columns.map(([column, cast], index) => {
+                  const marker = param(String(row * columns.length + index));
+                  return [column, cast === undefined ? marker : sql`cast(${marker} as ${sql.raw(cast)})`];
+                }),
+              ) as unknown as Insertable<NodesTable>,
+            ),
+          )
+          .onConflict((conflict) =>
+            conflict.columns(['run_id', 'node_id']).doUpdateSet((eb) => Object.fromEntries(updated.map((column) => [column, eb.ref(`excluded.${column}`)])) as never),
+          ),
+      );
+      bySize.set(size, statement);
+    }
+    return statement;
+  };
+}

@@ -54,7 +54,9 @@ export class EventLog {
 
   /** Stores several events in one transaction, in order, together with `options.effects`. */
   async appendMany(drafts: readonly EventDraft[], options: AppendOptions = {}): Promise<SessionEvent[]> {
-    const rows = drafts.map((draft) => this.#validate(draft));
+    // One clock reading for the events of one append: they are stored in one transaction.
+    const createdAt = this.#now().toISOString();
+    const rows = drafts.map((draft) => this.#validate(draft, createdAt));
     let stored: SessionEvent[];
     if (rows.length === 1 && options.effects === undefined) {
       stored = [await insertEvent(this.#db, rows[0]!)];
@@ -93,7 +95,7 @@ export class EventLog {
     return () => this.#listeners.delete(listener);
   }
 
-  #validate(draft: EventDraft): PendingRow {
+  #validate(draft: EventDraft, createdAt: string): PendingRow {
     if (!isEventType(draft.type)) throw new InvalidEventError(String(draft.type), 'unknown event type');
     const parsed = EVENT_PAYLOADS[draft.type].safeParse(draft.payload);
     if (!parsed.success) {
@@ -114,7 +116,7 @@ export class EventLog {
       payload: JSON.stringify(parsed.data),
       surface_op: surfaceOp === undefined ? null : JSON.stringify(surfaceOp),
       source_event_seqs: draft.sourceEventSeqs === undefined ? null : JSON.stringify(draft.sourceEventSeqs),
-      created_at: this.#now().toISOString(),
+      created_at: createdAt,
     };
   }
 }
@@ -169,41 +171,44 @@ async function insertFollowing(db: Kysely<Database>, rows: readonly PendingRow[]
   let index = 0;
   while (index < rows.length) {
     const size = INSERT_SIZES.find((candidate) => candidate <= rows.length - index)!;
-    const values: Record<string, unknown> = {};
+    const parameters: unknown[] = [];
     for (let offset = 0; offset < size; offset += 1) {
       const row = rows[index + offset]!;
       const seq = previousSeq + index + offset + 1;
-      for (const field of EVENT_FIELDS) values[`${field}${offset}`] = field === 'seq' ? seq : row[field];
+      parameters.push(row.run_id, seq, row.node_id, row.turn, row.step, row.type, row.payload, row.surface_op, row.source_event_seqs, row.created_at);
       events.push(eventFromDraftRow(row, seq));
     }
-    await insertEvents(size).execute(db, values);
+    await insertEvents(size).executeInOrder(db, parameters);
     index += size;
   }
   return events;
 }
 
 const INSERT_SIZES = [64, 16, 4, 1] as const;
-const EVENT_FIELDS = ['run_id', 'seq', 'node_id', 'turn', 'step', 'type', 'payload', 'surface_op', 'source_event_seqs', 'created_at'] as const;
+const EVENT_FIELD_COUNT = 10;
 const insertStatements = new Map<number, PreparedQuery<string>>();
 
-/** A prepared insert of `size` events with known seqs. */
+/** A prepared insert of `size` events with known seqs; its parameters go row by row, in the column order above. */
 function insertEvents(size: number): PreparedQuery<string> {
   let statement = insertStatements.get(size);
   if (statement === undefined) {
     statement = new PreparedQuery<string>((db, param) =>
       db.insertInto('events').values(
-        Array.from({ length: size }, (_, offset) => ({
-          run_id: param(`run_id${offset}`),
-          seq: sql<number>`cast(${param(`seq${offset}`)} as integer)`,
-          node_id: param(`node_id${offset}`),
-          turn: sql<number>`cast(${param(`turn${offset}`)} as integer)`,
-          step: sql<number>`cast(${param(`step${offset}`)} as integer)`,
-          type: param(`type${offset}`),
-          payload: param(`payload${offset}`),
-          surface_op: param(`surface_op${offset}`),
-          source_event_seqs: param(`source_event_seqs${offset}`),
-          created_at: param(`created_at${offset}`),
-        })),
+        Array.from({ length: size }, (_, offset) => {
+          const at = (field: number): string => param(String(offset * EVENT_FIELD_COUNT + field));
+          return {
+            run_id: at(0),
+            seq: sql<number>`cast(${at(1)} as integer)`,
+            node_id: at(2),
+            turn: sql<number>`cast(${at(3)} as integer)`,
+            step: sql<number>`cast(${at(4)} as integer)`,
+            type: at(5),
+            payload: at(6),
+            surface_op: at(7),
+            source_event_seqs: at(8),
+            created_at: at(9),
+          };
+        }),
       ),
     );
     insertStatements.set(size, statement);

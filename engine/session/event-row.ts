@@ -4,7 +4,7 @@ import type { SessionEvent, SurfaceOp } from './event-types.js';
 
 /** A stored row back into an event. Payloads were validated when they were appended. */
 export function eventFromRow(row: Selectable<EventsTable>): SessionEvent {
-  const event = {
+  const event: EventFields = {
     seq: Number(row.seq),
     runId: row.run_id,
     nodeId: row.node_id,
@@ -13,10 +13,8 @@ export function eventFromRow(row: Selectable<EventsTable>): SessionEvent {
     type: row.type,
     payload: JSON.parse(row.payload) as unknown,
     createdAt: row.created_at,
-    ...(row.surface_op === null ? {} : { surfaceOp: JSON.parse(row.surface_op) as SurfaceOp }),
-    ...(row.source_event_seqs === null ? {} : { sourceEventSeqs: JSON.parse(row.source_event_seqs) as number[] }),
   };
-  return event as SessionEvent;
+  return withOptionalFields(event, row);
 }
 
 /** The event just inserted, built from the values in hand instead of re-reading the row. */
@@ -24,7 +22,7 @@ export function eventFromDraftRow(
   row: Omit<Selectable<EventsTable>, 'seq'> & { readonly parsedPayload: unknown },
   seq: number,
 ): SessionEvent {
-  return {
+  const event: EventFields = {
     seq,
     runId: row.run_id,
     nodeId: row.node_id,
@@ -33,7 +31,26 @@ export function eventFromDraftRow(
     type: row.type,
     payload: row.parsedPayload,
     createdAt: row.created_at,
-    ...(row.surface_op === null ? {} : { surfaceOp: JSON.parse(row.surface_op) as SurfaceOp }),
-    ...(row.source_event_seqs === null ? {} : { sourceEventSeqs: JSON.parse(row.source_event_seqs) as number[] }),
-  } as SessionEvent;
+  };
+  return withOptionalFields(event, row);
+}
+
+interface EventFields {
+  seq: number;
+  runId: string;
+  nodeId: string | null;
+  turn: number;
+  step: number;
+  type: string;
+  payload: unknown;
+  createdAt: string;
+  surfaceOp?: SurfaceOp;
+  sourceEventSeqs?: number[];
+}
+
+/** Adds the fields only some events have, in place (no spreads: this runs for every event read or written). */
+function withOptionalFields(event: EventFields, row: { readonly surface_op: string | null; readonly source_event_seqs: string | null }): SessionEvent {
+  if (row.surface_op !== null) event.surfaceOp = JSON.parse(row.surface_op) as SurfaceOp;
+  if (row.source_event_seqs !== null) event.sourceEventSeqs = JSON.parse(row.source_event_seqs) as number[];
+  return event as SessionEvent;
 }
