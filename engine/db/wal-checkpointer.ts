@@ -19,6 +19,8 @@ export interface CheckpointerState {
   readonly started: boolean;
   /** Checkpoints the worker ran that moved pages into the database. */
   readonly checkpoints: number;
+  /** Why the worker could not run (SQLite's automatic checkpoints are then back on). */
+  readonly failure?: string;
 }
 
 /**
@@ -41,6 +43,7 @@ export class WalCheckpointer {
   #last = { log: 0, checkpointed: 0 };
   #busy = false;
   #closed = false;
+  #failure: string | undefined;
 
   constructor(path: string, options: WalCheckpointerOptions) {
     this.#path = path;
@@ -50,7 +53,7 @@ export class WalCheckpointer {
   }
 
   get state(): CheckpointerState {
-    return { started: this.#worker !== undefined, checkpoints: this.#checkpoints };
+    return { started: this.#worker !== undefined, checkpoints: this.#checkpoints, ...(this.#failure === undefined ? {} : { failure: this.#failure }) };
   }
 
   /** Stops the timer and the worker (letting a running checkpoint finish). */
@@ -82,6 +85,8 @@ export class WalCheckpointer {
   #start(): void {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
+      // Not the process's flags: under --input-type=module the script would be read as ESM.
+      execArgv: [],
       workerData: { driver: requireHere.resolve('better-sqlite3'), path: this.#path, synchronous: this.#options.synchronous, busyTimeoutMs: this.#options.busyTimeoutMs },
     });
     worker.unref();
@@ -102,6 +107,7 @@ export class WalCheckpointer {
   #giveUp(error: unknown): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#failure = error instanceof Error ? error.message : String(error);
     clearInterval(this.#timer);
     void this.#worker?.terminate();
     this.#options.onUnavailable(error);

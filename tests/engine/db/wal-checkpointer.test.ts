@@ -70,6 +70,7 @@ describe('WalCheckpointer', () => {
     cleanups.push(() => checkpointer.close());
     await until(() => unavailable !== undefined);
     expect(String(unavailable)).toMatch(/does not exist|unable to open/i);
+    expect(checkpointer.state.failure).toMatch(/does not exist|unable to open/i);
   });
 });
 
