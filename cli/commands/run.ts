@@ -1,10 +1,10 @@
-import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DagentError, EventLog, endRun, getRun, readEvents, type RunRecord } from '../../engine/index.js';
+import { DagentError, EventLog, endRun, getRun, type RunRecord } from '../../engine/index.js';
 import type { CliContext } from '../cli-context.js';
 import { writeLine } from '../cli-io.js';
 import { defineCommand } from '../command.js';
 import { runApprovedPlan } from '../run-plan.js';
+import { runOwner } from '../run-owner.js';
 
 interface RunArgs {
   run: string;
@@ -65,7 +65,7 @@ export const cancelCommand = defineCommand<{ run: string; wait?: number }>({
     if (run.status !== 'running') throw new DagentError(`run ${run.id} is not running (it is ${run.status.replace('_', ' ')})`);
     const log = new EventLog(db, run.id);
     await log.append({ type: 'run/cancel-requested', payload: { by: `pid ${process.pid}` } });
-    const owner = await runOwner(context, run);
+    const owner = await runOwner(db, run.id);
     if (owner !== undefined && owner.alive) {
       process.kill(owner.pid, 'SIGINT');
       const deadline = Date.now() + (args.wait ?? 30) * 1000;
@@ -95,27 +95,9 @@ function flagsOf(args: RunArgs) {
   };
 }
 
-/** The process that last started the run, from its `run/started` event, and whether it still lives on this host. */
-async function runOwner(context: CliContext, run: RunRecord): Promise<{ pid: number; alive: boolean } | undefined> {
-  const { db } = await context.store();
-  const started = (await readEvents(db, run.id, { types: ['run/started'] })).at(-1);
-  if (started?.type !== 'run/started' || started.payload.pid === undefined) return undefined;
-  const pid = started.payload.pid;
-  if (started.payload.host !== undefined && started.payload.host !== hostname()) return { pid, alive: true };
-  return { pid, alive: pid !== process.pid && isAlive(pid) };
-}
-
 async function refuseIfRunningElsewhere(context: CliContext, run: RunRecord): Promise<void> {
   if (run.status !== 'running') return;
-  const owner = await runOwner(context, run);
+  const owner = await runOwner((await context.store()).db, run.id);
   if (owner?.alive) throw new DagentError(`run ${run.id} is already running (pid ${owner.pid}); \`dagent cancel ${run.id}\` stops it`);
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

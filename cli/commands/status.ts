@@ -3,6 +3,7 @@ import { writeLine } from '../cli-io.js';
 import { defineCommand } from '../command.js';
 import { durationBetween, formatDuration, formatTokens, formatUsd } from '../format/numbers.js';
 import { renderTable } from '../format/table.js';
+import { runOwner, type RunOwner } from '../run-owner.js';
 
 export const statusCommand = defineCommand<{ run?: string }>({
   command: 'status [run]',
@@ -24,17 +25,21 @@ export const statusCommand = defineCommand<{ run?: string }>({
     }
     const run = await getRun(db, args.run);
     const view = foldRunView(run.id, await readEvents(db, run.id, { types: RUN_VIEW_EVENT_TYPES }));
-    if (context.json) writeLine(context.io.stdout, JSON.stringify(statusJson(view)));
-    else writeLine(context.io.stdout, renderStatusText(view));
+    const owner = view.status === 'running' ? await runOwner(db, run.id) : undefined;
+    if (context.json) writeLine(context.io.stdout, JSON.stringify(statusJson(view, owner)));
+    else writeLine(context.io.stdout, renderStatusText(view, new Date(), owner));
     return 0;
   },
 });
 
-/** The `status <run> --json` document of the CLI contract. */
-export function statusJson(view: RunView): unknown {
+/**
+ * The `status <run> --json` document of the CLI contract; a running run also names its process
+ * (`alive: false` when it was killed and the run waits for `dagent resume`).
+ */
+export function statusJson(view: RunView, owner?: RunOwner): unknown {
   const nodes = view.order.map((id) => view.nodes.get(id)!);
   return {
-    run: { id: view.runId, status: view.status, planVersion: view.planVersion, task: view.task },
+    run: { id: view.runId, status: view.status, planVersion: view.planVersion, task: view.task, ...(owner === undefined ? {} : { process: owner }) },
     nodes: nodes.map((node) => ({
       id: node.id,
       status: node.status,
@@ -56,10 +61,12 @@ export function statusJson(view: RunView): unknown {
   };
 }
 
-export function renderStatusText(view: RunView, now: Date = new Date()): string {
+export function renderStatusText(view: RunView, now: Date = new Date(), owner?: RunOwner): string {
   const nodes = view.order.map((id) => view.nodes.get(id)!);
   const done = nodes.filter((node) => node.status === 'succeeded').length;
-  const header = `run ${view.runId} · ${view.status}${view.planVersion === null ? '' : ` · plan v${view.planVersion}`} · ${done}/${nodes.length} nodes done`;
+  const gone = owner !== undefined && !owner.alive;
+  const status = gone ? `running, but its process (pid ${owner.pid}) is gone` : view.status;
+  const header = `run ${view.runId} · ${status}${view.planVersion === null ? '' : ` · plan v${view.planVersion}`} · ${done}/${nodes.length} nodes done`;
   const lines = [header, oneLine(view.task, 100)];
   if (nodes.length > 0) {
     const rows = [['NODE', 'STATUS', 'TRIES', 'TIME', 'TOKENS', 'COST']];
@@ -83,6 +90,7 @@ export function renderStatusText(view: RunView, now: Date = new Date()): string 
     `tokens ${formatTokens(view.totals.input)} in (${Math.round(cacheShare * 100)}% cache hit) · ${formatTokens(view.totals.output)} out · ${view.totals.modelCalls} model calls · ${formatUsd(view.totals.costUsd)}`,
   );
   if (view.error !== null) lines.push(`error: ${view.error}`);
+  if (gone) lines.push(`\`dagent resume ${view.runId}\` finishes it: succeeded nodes are not run again, nodes that were running start over from their files as they were`);
   return lines.join('\n');
 }
 

@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -67,6 +69,19 @@ describe('dagent status', () => {
     const result = await runCli(['status', runId.slice(0, 4)], { cwd: workspace });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`run ${runId}`);
+  });
+
+  it('says when the process of a running run is gone, and how to finish the run', async () => {
+    const dead = spawnSync(process.execPath, ['-e', '']).pid!; // a process that has exited
+    const reopened = await openDatabase(join(workspace, '.dagent', 'dagent.db'));
+    await new EventLog(reopened.db, runId).append({ type: 'run/started', payload: { pid: dead, host: hostname(), planVersion: 1 } });
+    await reopened.close();
+
+    const text = await runCli(['status', runId], { cwd: workspace });
+    expect(text.stdout.split('\n')[0]).toBe(`run ${runId} · running, but its process (pid ${dead}) is gone · plan v1 · 1/2 nodes done`);
+    expect(text.stdout).toContain(`\`dagent resume ${runId}\` finishes it`);
+    const json = JSON.parse((await runCli(['status', runId, '--json'], { cwd: workspace })).stdout);
+    expect(json.run).toMatchObject({ status: 'running', process: { pid: dead, alive: false } });
   });
 });
 
