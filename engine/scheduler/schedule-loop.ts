@@ -131,11 +131,15 @@ export class ScheduleLoop<R> {
     if (this.#draining) return;
     this.#draining = true;
     queueMicrotask(() => {
-      this.#drain().catch((error: unknown) => this.#close(error));
+      try {
+        this.#drain();
+      } catch (error) {
+        this.#close(error);
+      }
     });
   }
 
-  async #drain(): Promise<void> {
+  #drain(): void {
     while (this.#inbox.length > 0) {
       const step: Step<R> = { transitions: [], starts: [], effects: [], abandon: [] };
       try {
