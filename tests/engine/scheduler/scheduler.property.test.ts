@@ -13,6 +13,8 @@ interface Dag {
   readonly latency: readonly number[];
   readonly failAttempts: readonly number[];
   readonly concurrency: number;
+  /** How long each write to the store takes (0: at once), so writes overlap node work and group up. */
+  readonly storeLatency: number;
 }
 
 const dagArbitrary = (withFailures: boolean): fc.Arbitrary<Dag> =>
@@ -24,11 +26,13 @@ const dagArbitrary = (withFailures: boolean): fc.Arbitrary<Dag> =>
       // How many first attempts of each node fail (0 without failures).
       failAttempts: fc.array(withFailures ? fc.integer({ min: 0, max: 3 }) : fc.constant(0), { minLength: size, maxLength: size }),
       concurrency: fc.integer({ min: 1, max: 6 }),
-    }).map(({ dependsOn, writes, latency, failAttempts, concurrency }) => ({
+      storeLatency: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 15 })),
+    }).map(({ dependsOn, writes, latency, failAttempts, concurrency, storeLatency }) => ({
       nodes: dependsOn.map((deps, index) => ({ id: `n${index}`, dependsOn: deps.map((d) => `n${d}`), writes: writes[index]! })),
       latency,
       failAttempts,
       concurrency,
+      storeLatency,
     })),
   );
 
@@ -47,7 +51,8 @@ async function runAndCheck(dag: Dag, mode: ScheduleMode) {
   const violations: string[] = [];
   const statuses = new Map<string, NodeStatus>(dag.nodes.map((node) => [node.id, 'pending']));
 
-  const execute = async (nodeId: string, { signal }: { signal: AbortSignal }) => {
+  // Like a real node: the work starts at once; nothing lasting happens, and the attempt does not end, before its start is stored.
+  const execute = async (nodeId: string, { signal, durable }: { signal: AbortSignal; durable: Promise<void> }) => {
     const { node, index, files } = byId.get(nodeId)!;
     const attempt = (attempts.get(nodeId) ?? 0) + 1;
     attempts.set(nodeId, attempt);
@@ -58,7 +63,10 @@ async function runAndCheck(dag: Dag, mode: ScheduleMode) {
     }
     running.set(nodeId, files);
     log.push(`start ${nodeId}`);
-    await clock.sleep(dag.latency[index]!, signal);
+    const stored = durable.then(() => {
+      if (statuses.get(nodeId) !== 'running') violations.push(`${nodeId} passed its barrier while stored as ${statuses.get(nodeId)}`);
+    });
+    await Promise.all([clock.sleep(dag.latency[index]!, signal), stored]);
     running.delete(nodeId);
     if (attempt <= dag.failAttempts[index]!) return { status: 'failed' as const, error: `attempt ${attempt} failed` };
     succeeded.add(nodeId);
@@ -73,8 +81,14 @@ async function runAndCheck(dag: Dag, mode: ScheduleMode) {
       const settledHere = new Set(changes.filter((change) => change.to !== 'ready' && change.to !== 'running').map((change) => change.nodeId));
       for (const [id] of active) if (!settledHere.has(id)) violations.push(`batch started while ${id} was still active`);
     }
+    if (dag.storeLatency > 0) await clock.sleep(dag.storeLatency);
     for (const change of changes) {
       expect(change.from).toBe(statuses.get(change.nodeId));
+      if (change.kind === 'started') {
+        for (const dependency of byId.get(change.nodeId)!.node.dependsOn) {
+          if (statuses.get(dependency) !== 'succeeded') violations.push(`${change.nodeId} stored as started before ${dependency} was stored as succeeded`);
+        }
+      }
       statuses.set(change.nodeId, transitionNode(change.from, change.to, change.nodeId));
     }
   };
