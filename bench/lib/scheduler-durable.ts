@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EventLog, createRun, nodeTransitionDrafts, openDatabase, writeNodeProjection, type NodeTransition, type SchedulableNode, type Store } from '../../engine/index.js';
+import { EventLog, appendNodeTransitions, createRun, openDatabase, type NodeTransition, type SchedulableNode, type Store } from '../../engine/index.js';
 
 /** A run in a fresh SQLite file whose node transitions are stored as the engine stores them. */
 export interface DurableRun {
@@ -20,14 +20,9 @@ export async function openDurableRun(nodes: readonly SchedulableNode[]): Promise
   const run = await createRun(store.db, { task: 'scheduler benchmark', workspace: dir, mode: 'plan', status: 'running' });
   await insertPendingRows(store, run.id, nodes);
   const log = new EventLog(store.db, run.id);
-  const describe = (result: unknown) => ({ result: String(result) });
-  const started = new Map<string, string>();
-  // The same event drafts and `nodes` projection as the run controller writes.
-  const onTransitions = async (changes: readonly NodeTransition[]): Promise<void> => {
-    await log.appendMany(nodeTransitionDrafts(changes, describe), {
-      effects: (transaction, events) => writeNodeProjection(transaction, run.id, changes, { at: events.at(-1)?.createdAt ?? new Date().toISOString(), planVersion: 1, describe, started }),
-    });
-  };
+  const context = { planVersion: 1, describe: (result: unknown) => ({ result: String(result) }), started: new Map<string, string>() };
+  // The same events and `nodes` projection, by the same function, as the run controller writes.
+  const onTransitions = (changes: readonly NodeTransition[]): Promise<void> => appendNodeTransitions(log, changes, context);
   return {
     runId: run.id,
     path,

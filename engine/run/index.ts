@@ -48,7 +48,7 @@ export { ABSENT_FILE_HASH, listSnapshots, type FileSnapshot, type FileSnapshotKe
 export { ABSENT_FILE, fileStateOf, type FileState } from './file-state.js';
 export { isBinaryContent, type FileContentEncoding } from './file-content.js';
 export { GitWorkingTree, type GitRunner } from './file-git.js';
-export { nodeTransitionDrafts, writeNodeProjection, type DescribedResult, type NodeTotals } from './node-projection.js';
+export { appendNodeTransitions, nodeTransitionDrafts, writeNodeProjection, type DescribedResult, type NodeTotals, type ProjectionContext } from './node-projection.js';
 export { endRun, type RunEnding } from './end-run.js';
 export { REACT_NODE_ID, REACT_SYSTEM_SECTIONS, executeReactRun, type ExecuteReactRunOptions } from './execute-react-run.js';
 export { planTask, type PlanTaskOptions } from './plan-task.js';

@@ -3,6 +3,7 @@ import type { Database, NodesTable } from '../db/database.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import { nodeEventDraft } from '../scheduler/node-event.js';
 import type { NodeTransition } from '../scheduler/node-transition.js';
+import type { EventLog } from '../session/event-log.js';
 import type { EventDraft } from '../session/event-types.js';
 
 export interface NodeTotals {
@@ -34,6 +35,25 @@ export function nodeTransitionDrafts<R>(changes: readonly NodeTransition<R>[], d
   return drafts;
 }
 
+export interface ProjectionContext<R> {
+  /** The plan version a row gets if it did not exist yet (rows are normally made when the run starts). */
+  readonly planVersion: number;
+  readonly describe: (result: R) => DescribedResult;
+  readonly totals?: (nodeId: string) => NodeTotals | undefined;
+  /** When each running node started, filled in by `started` transitions, read when it settles. */
+  readonly started?: Map<string, string>;
+}
+
+/**
+ * Stores a group of transitions as the engine does: their `node/*` events and the `nodes`
+ * projection, in one transaction (what a schedule's `onTransitions` does).
+ */
+export async function appendNodeTransitions<R>(log: EventLog, changes: readonly NodeTransition<R>[], context: ProjectionContext<R>): Promise<void> {
+  await log.appendMany(nodeTransitionDrafts(changes, context.describe), {
+    effects: (transaction, events) => writeNodeProjection(transaction, log.runId, changes, { ...context, at: events.at(-1)?.createdAt ?? new Date().toISOString() }),
+  });
+}
+
 /**
  * Keeps the `nodes` projection in step with a group of transitions, in the caller's transaction:
  * the settled state of each node (with its attempts, start and end, and its token and cost
@@ -45,18 +65,12 @@ export async function writeNodeProjection<R>(
   db: Transaction<Database> | Kysely<Database>,
   runId: string,
   changes: readonly NodeTransition<R>[],
-  context: {
-    readonly at: string;
-    /** The plan version a row gets if it did not exist yet (rows are normally made when the run starts). */
-    readonly planVersion: number;
-    readonly describe: (result: R) => DescribedResult;
-    readonly totals?: (nodeId: string) => NodeTotals | undefined;
-    /** When each running node started, filled in by `started` transitions, read when it settles. */
-    readonly started?: Map<string, string>;
-  },
+  context: ProjectionContext<R> & { readonly at: string },
 ): Promise<void> {
   const finished: unknown[][] = [];
   const skipped: unknown[][] = [];
+  /** Every settled row in order, for the rare group that settles one node twice. */
+  const inOrder: { readonly upsert: (size: number) => PreparedQuery<string>; readonly row: unknown[] }[] = [];
   const settledNodes = new Set<string>();
   let repeated = false;
   for (const change of changes) {
@@ -70,9 +84,13 @@ export async function writeNodeProjection<R>(
       const result = change.kind === 'succeeded' ? context.describe(change.result).result : null;
       const error = change.kind === 'failed' ? change.error : change.kind === 'cancelled' ? change.reason : null;
       const started = context.started?.get(nodeId) ?? null;
-      finished.push([runId, nodeId, context.planVersion, change.to, change.attempts, started, context.at, result, error, totals.input, totals.output, totals.cacheHit, totals.reasoning, totals.costUsd]);
+      const row = [runId, nodeId, context.planVersion, change.to, change.attempts, started, context.at, result, error, totals.input, totals.output, totals.cacheHit, totals.reasoning, totals.costUsd];
+      finished.push(row);
+      inOrder.push({ upsert: upsertFinished, row });
     } else if (change.kind === 'skipped') {
-      skipped.push([runId, nodeId, context.planVersion, change.to, change.attempts, change.reason]);
+      const row = [runId, nodeId, context.planVersion, change.to, change.attempts, change.reason];
+      skipped.push(row);
+      inOrder.push({ upsert: upsertSkipped, row });
     } else {
       continue;
     }
@@ -80,29 +98,24 @@ export async function writeNodeProjection<R>(
     settledNodes.add(nodeId);
   }
   if (!repeated) {
-    await upsertRows(db, finished, FINISHED_COLUMNS.length, upsertFinished);
-    await upsertRows(db, skipped, SKIPPED_COLUMNS.length, upsertSkipped);
+    await upsertRows(db, finished, upsertFinished);
+    await upsertRows(db, skipped, upsertSkipped);
     return;
   }
   // A node that settled twice in one group (settled, restarted by an amendment, settled again):
   // one statement may not touch a row twice, so these go one by one, in order.
-  for (const change of changes) {
-    const row = change.kind === 'skipped' ? skipped.shift() : change.kind === 'succeeded' || change.kind === 'failed' || change.kind === 'cancelled' ? finished.shift() : undefined;
-    if (row === undefined) continue;
-    await (change.kind === 'skipped' ? upsertSkipped(1) : upsertFinished(1)).executeInOrder(db, row);
-  }
+  for (const { upsert, row } of inOrder) await upsert(1).executeInOrder(db, row);
 }
 
 const ZERO_TOTALS: NodeTotals = { input: 0, output: 0, cacheHit: 0, reasoning: 0, costUsd: 0 };
 
 /** Rows in as few statements as the prepared sizes allow. */
-async function upsertRows(db: Kysely<Database>, rows: readonly unknown[][], width: number, statement: (size: number) => PreparedQuery<string>): Promise<void> {
+async function upsertRows(db: Kysely<Database>, rows: readonly unknown[][], statement: (size: number) => PreparedQuery<string>): Promise<void> {
   let index = 0;
   while (index < rows.length) {
     const size = UPSERT_SIZES.find((candidate) => candidate <= rows.length - index)!;
     const parameters: unknown[] = [];
     for (let offset = 0; offset < size; offset += 1) for (const value of rows[index + offset]!) parameters.push(value);
-    if (parameters.length !== size * width) throw new Error(`nodes row of ${rows[index]!.length} values, expected ${width}`);
     await statement(size).executeInOrder(db, parameters);
     index += size;
   }

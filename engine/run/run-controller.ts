@@ -17,7 +17,7 @@ import { applyPlanPatch, missedWorkNode } from './apply-plan-patch.js';
 import { executePlanNode, type NodeRuntime } from './execute-plan-node.js';
 import type { NodeFiles } from './node-files.js';
 import { handoffMessage } from './node-prompt.js';
-import { nodeTransitionDrafts, writeNodeProjection, type NodeTotals } from './node-projection.js';
+import { appendNodeTransitions, type NodeTotals } from './node-projection.js';
 import { endRun, type RunEnding } from './end-run.js';
 import { executablePlan, savePlan, setRunStatus } from './plan-store.js';
 import type { CompletedNode, Planner, PlanPatch, ReplanTrigger } from './planner.js';
@@ -211,13 +211,7 @@ class RunController {
     for (const change of changes) {
       if (change.kind === 'succeeded') this.#completed.set(change.nodeId, { nodeId: change.nodeId, result: change.result.answer, filesChanged: change.result.filesChanged });
     }
-    const drafts = nodeTransitionDrafts(changes, describeResult);
-    await this.#log.appendMany(drafts, {
-      effects: async (transaction, events) => {
-        const at = events.at(-1)?.createdAt ?? new Date().toISOString();
-        await writeNodeProjection(transaction, this.#runId, changes, { at, planVersion: this.#planVersion, describe: describeResult, totals: (nodeId) => this.#totals.get(nodeId), started: this.#startedAt });
-      },
-    });
+    await appendNodeTransitions(this.#log, changes, { planVersion: this.#planVersion, describe: describeResult, totals: (nodeId) => this.#totals.get(nodeId), started: this.#startedAt });
   }
 
   /**
