@@ -1,3 +1,4 @@
+import { NODE_TRANSITION_EVENT_TYPES } from '../scheduler/node-event.js';
 import type { SessionEvent } from '../session/event-types.js';
 import type { RunStatus } from './run-status.js';
 
@@ -111,13 +112,7 @@ export const RUN_VIEW_EVENT_TYPES = [
   'plan/approved',
   'plan/rejected',
   'plan/amended',
-  'node/ready',
-  'node/started',
-  'node/succeeded',
-  'node/failed',
-  'node/skipped',
-  'node/cancelled',
-  'node/retried',
+  ...NODE_TRANSITION_EVENT_TYPES,
   'assistant/message',
   'request/context',
   'compaction/start',

@@ -41,6 +41,9 @@ function defaultDescription(result: unknown): { result: string } {
   return { result: JSON.stringify(result) ?? '' };
 }
 
+/** The events a node transition can leave: what `nodeStatesFromEvents` folds. */
+export const NODE_TRANSITION_EVENT_TYPES = ['node/ready', 'node/started', 'node/succeeded', 'node/failed', 'node/skipped', 'node/cancelled', 'node/retried'] as const;
+
 export interface FoldedNodeState {
   readonly status: NodeStatus;
   readonly attempts: number;
