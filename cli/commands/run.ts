@@ -1,10 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DagentError, EventLog, endRun, getRun, type RunRecord } from '../../engine/index.js';
+import { DagentError, EventLog, endRun, getRun, runOwner, type RunRecord } from '../../engine/index.js';
 import type { CliContext } from '../cli-context.js';
 import { writeLine } from '../cli-io.js';
 import { defineCommand } from '../command.js';
 import { runApprovedPlan } from '../run-plan.js';
-import { runOwner } from '../run-owner.js';
 
 interface RunArgs {
   run: string;

@@ -1,9 +1,8 @@
-import { RUN_VIEW_EVENT_TYPES, foldRunView, getRun, listRuns, readEvents, type RunView } from '../../engine/index.js';
+import { RUN_VIEW_EVENT_TYPES, foldRunView, getRun, listRuns, readEvents, runOwner, type RunOwner, type RunView } from '../../engine/index.js';
 import { writeLine } from '../cli-io.js';
 import { defineCommand } from '../command.js';
 import { durationBetween, formatDuration, formatTokens, formatUsd } from '../format/numbers.js';
 import { renderTable } from '../format/table.js';
-import { runOwner, type RunOwner } from '../run-owner.js';
 
 export const statusCommand = defineCommand<{ run?: string }>({
   command: 'status [run]',

@@ -52,3 +52,4 @@ export { appendNodeTransitions, nodeTransitionDrafts, writeNodeProjection, type 
 export { endRun, type RunEnding } from './end-run.js';
 export { REACT_NODE_ID, REACT_SYSTEM_SECTIONS, executeReactRun, type ExecuteReactRunOptions } from './execute-react-run.js';
 export { planTask, type PlanTaskOptions } from './plan-task.js';
+export { runOwner, type RunOwner } from './run-owner.js';

@@ -1,8 +1,9 @@
 import { hostname } from 'node:os';
-import { readEvents, type Database } from '../engine/index.js';
 import type { Kysely } from 'kysely';
+import type { Database } from '../db/database.js';
+import { readEvents } from '../session/event-log.js';
 
-/** The process that last started a run, from its `run/started` event. */
+/** The process that last started a run, from its `run/started` event (`run`, `cancel` and `status` ask). */
 export interface RunOwner {
   readonly pid: number;
   /** False only when it ran on this host and is gone (killed, crashed, closed terminal). */
