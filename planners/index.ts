@@ -1,4 +1,5 @@
 export * from './repo-scan/index.js';
+export * from './language-service/index.js';
 export { isGlobPattern, matchFiles, normalizePlanPath, patternCovers } from './plan-lint-files.js';
 export { planReachability, type PlanReachability } from './plan-lint-graph.js';
 export { LINT_CODES, lintPlan, type LintablePlan, type LintCode, type LintIssue, type LintLevel, type LintOptions, type LintPlanNode } from './plan-lint.js';
