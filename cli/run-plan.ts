@@ -1,4 +1,4 @@
-import { FileSnapshots, approvePlan, executeRun, getRun, type RunResult, type RunSettings } from '../engine/index.js';
+import { DagentError, FileSnapshots, approvePlan, claimRun, executeRun, getRun, waitForRun, type RunLease, type RunResult, type RunSettings } from '../engine/index.js';
 import type { CliContext } from './cli-context.js';
 import { writeLine } from './cli-io.js';
 import { createApprover, createNodeRuntime, createTools } from './compose-runtime.js';
@@ -10,6 +10,8 @@ export interface RunFlags {
   readonly schedule?: 'eager' | 'batch';
   readonly concurrency?: number;
   readonly reviewReplans?: boolean;
+  /** `--wait`: when another process holds the run, wait for it to let go instead of refusing. */
+  readonly wait?: boolean;
 }
 
 /** `plan --yes`: approve the plan, then run it. */
@@ -25,6 +27,33 @@ export async function approveAndRun(context: CliContext, runId: string, flags: R
  * exit code: 0 succeeded (or paused for review), 1 failed or cancelled.
  */
 export async function runApprovedPlan(context: CliContext, runId: string, flags: RunFlags): Promise<number> {
+  const { db } = await context.store();
+  const lease = await claimForThisProcess(context, runId, flags);
+  try {
+    const run = await getRun(db, runId);
+    if (run.status === 'succeeded') {
+      // The holder we waited for (or one that ended just before our claim) finished it.
+      if (flags.wait !== true) throw new DagentError(`run ${run.id} already succeeded; \`dagent diff ${run.id}\` shows its change`);
+      writeLine(context.io.stdout, `run ${run.id} succeeded (in the process this one waited for); see the change: dagent diff ${run.id}`);
+      return 0;
+    }
+    return await executeClaimedRun(context, run.id, flags, lease.keepAlive());
+  } finally {
+    await lease.release();
+  }
+}
+
+/** One runner per run: a live holder refuses us (exit 2, its pid), or with `--wait` is waited for. */
+async function claimForThisProcess(context: CliContext, runId: string, flags: RunFlags): Promise<RunLease> {
+  const { db } = await context.store();
+  if (flags.wait !== true) return claimRun(db, runId);
+  return waitForRun(db, runId, {
+    signal: context.io.interrupt,
+    onWaiting: (holder) => writeLine(context.io.stderr, `run ${runId} is running in pid ${holder.pid}${holder.host === '' ? '' : ` on ${holder.host}`}: waiting for it to end`),
+  });
+}
+
+async function executeClaimedRun(context: CliContext, runId: string, flags: RunFlags, lease: RunLease): Promise<number> {
   const { db } = await context.store();
   const run = await getRun(db, runId);
   const tools = await createTools(context);
@@ -44,7 +73,7 @@ export async function runApprovedPlan(context: CliContext, runId: string, flags:
     runtime,
     files: new FileSnapshots({ db, runId: run.id, workspace: run.workspace }),
     settings,
-    signal: context.io.interrupt,
+    signal: AbortSignal.any([context.io.interrupt, lease.lost]),
     onEvents: createProgressPrinter(context.io, { json: context.json }),
     ...(planner === undefined ? {} : { planner }),
     ...(flags.approvedHash === undefined ? {} : { approvedHash: flags.approvedHash }),

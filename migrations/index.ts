@@ -3,6 +3,7 @@ import * as initial from './0001-initial.js';
 import * as memorySearch from './0002-memory-search.js';
 import * as snapshotContents from './0003-snapshot-contents.js';
 import * as eventsWithoutTypeIndex from './0004-events-without-type-index.js';
+import * as runLeases from './0005-run-leases.js';
 
 /**
  * Every migration, in order. Names sort in the order they must run; a new schema change is a
@@ -13,6 +14,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0002-memory-search': memorySearch,
   '0003-snapshot-contents': snapshotContents,
   '0004-events-without-type-index': eventsWithoutTypeIndex,
+  '0005-run-leases': runLeases,
 };
 
 export { dialectOf, type SqlDialectName } from './dialect-of.js';

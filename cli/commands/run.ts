@@ -1,6 +1,6 @@
+import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DagentError, EventLog, endRun, getRun, runOwner, type RunRecord } from '../../engine/index.js';
-import type { CliContext } from '../cli-context.js';
+import { DagentError, EventLog, endRun, getRun, runOwner } from '../../engine/index.js';
 import { writeLine } from '../cli-io.js';
 import { defineCommand } from '../command.js';
 import { runApprovedPlan } from '../run-plan.js';
@@ -11,6 +11,7 @@ interface RunArgs {
   schedule?: 'eager' | 'batch';
   concurrency?: number;
   'review-replans'?: boolean;
+  wait?: boolean;
 }
 
 export const runCommand = defineCommand<RunArgs>({
@@ -22,12 +23,12 @@ export const runCommand = defineCommand<RunArgs>({
       .option('approved', { type: 'string', describe: 'refuse to start unless the plan still has this approved hash (CI)' })
       .option('schedule', { type: 'string', choices: ['eager', 'batch'] as const, describe: 'eager (default): a node starts when its last dependency ends; batch: stage by stage' })
       .option('concurrency', { alias: 'j', type: 'number', describe: 'most nodes running at once (default 4)' })
-      .option('review-replans', { type: 'boolean', describe: 'stop for approval after every replan' }),
+      .option('review-replans', { type: 'boolean', describe: 'stop for approval after every replan' })
+      .option('wait', { type: 'boolean', describe: 'if another process is running this run, wait for it to end instead of refusing' }),
   async run(context, args) {
     const { db } = await context.store();
     const run = await getRun(db, args.run);
-    await refuseIfRunningElsewhere(context, run);
-    if (run.status === 'succeeded') throw new DagentError(`run ${run.id} already succeeded; \`dagent diff ${run.id}\` shows its change`);
+    if (args.wait !== true && run.status === 'succeeded') throw new DagentError(`run ${run.id} already succeeded; \`dagent diff ${run.id}\` shows its change`);
     return runApprovedPlan(context, run.id, flagsOf(args));
   },
 });
@@ -40,12 +41,12 @@ export const resumeCommand = defineCommand<RunArgs>({
       .positional('run', { type: 'string', demandOption: true, describe: 'run id' })
       .option('schedule', { type: 'string', choices: ['eager', 'batch'] as const })
       .option('concurrency', { alias: 'j', type: 'number' })
-      .option('review-replans', { type: 'boolean' }),
+      .option('review-replans', { type: 'boolean' })
+      .option('wait', { type: 'boolean', describe: 'if another process is running this run, wait for it to end instead of refusing' }),
   async run(context, args) {
     const { db } = await context.store();
     const run = await getRun(db, args.run);
-    await refuseIfRunningElsewhere(context, run);
-    if (run.status === 'succeeded') {
+    if (args.wait !== true && run.status === 'succeeded') {
       writeLine(context.io.stdout, `run ${run.id} already succeeded: nothing to resume`);
       return 0;
     }
@@ -66,7 +67,8 @@ export const cancelCommand = defineCommand<{ run: string; wait?: number }>({
     await log.append({ type: 'run/cancel-requested', payload: { by: `pid ${process.pid}` } });
     const owner = await runOwner(db, run.id);
     if (owner !== undefined && owner.alive) {
-      process.kill(owner.pid, 'SIGINT');
+      // Only a process of this host can be signalled; one elsewhere sees the run/cancel-requested event.
+      if (owner.host === hostname()) process.kill(owner.pid, 'SIGINT');
       const deadline = Date.now() + (args.wait ?? 30) * 1000;
       while (Date.now() < deadline) {
         const current = await getRun(db, run.id);
@@ -91,12 +93,6 @@ function flagsOf(args: RunArgs) {
     ...(args.schedule === undefined ? {} : { schedule: args.schedule }),
     ...(args.concurrency === undefined ? {} : { concurrency: args.concurrency }),
     ...(args['review-replans'] === undefined ? {} : { reviewReplans: args['review-replans'] }),
+    ...(args.wait === undefined ? {} : { wait: args.wait }),
   };
 }
-
-async function refuseIfRunningElsewhere(context: CliContext, run: RunRecord): Promise<void> {
-  if (run.status !== 'running') return;
-  const owner = await runOwner((await context.store()).db, run.id);
-  if (owner?.alive) throw new DagentError(`run ${run.id} is already running (pid ${owner.pid}); \`dagent cancel ${run.id}\` stops it`);
-}
-

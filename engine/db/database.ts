@@ -76,6 +76,19 @@ export interface FileSnapshotsTable {
   created_at: string;
 }
 
+/** Which process holds a run (see `claimRun`); the token grows with every claim. */
+export interface RunLeasesTable {
+  run_id: string;
+  token: number;
+  owner: string;
+  pid: number;
+  host: string;
+  acquired_at: string;
+  expires_at: string;
+  /** Set when the holder let go; the row stays so the next claim's token is higher. */
+  released_at: string | null;
+}
+
 export interface MemoriesTable {
   id: Generated<number>;
   scope: string;
@@ -94,4 +107,5 @@ export interface Database {
   events: EventsTable;
   file_snapshots: FileSnapshotsTable;
   memories: MemoriesTable;
+  run_leases: RunLeasesTable;
 }

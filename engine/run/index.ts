@@ -53,3 +53,7 @@ export { endRun, type RunEnding } from './end-run.js';
 export { REACT_NODE_ID, REACT_SYSTEM_SECTIONS, executeReactRun, type ExecuteReactRunOptions } from './execute-react-run.js';
 export { planTask, type PlanTaskOptions } from './plan-task.js';
 export { runOwner, type RunOwner } from './run-owner.js';
+export { DEFAULT_RUN_LEASE_TTL_MS, RunClaimedError, RunLease, claimRun, type ClaimRunOptions } from './run-lease.js';
+export { isProcessAlive, leaseHolderOf, readLeaseHolder, type LeaseHolder } from './lease-holder.js';
+export { waitForRun, type WaitForRunOptions } from './wait-for-run.js';
+export { immediateTransaction } from './immediate-transaction.js';

@@ -2,28 +2,24 @@ import { hostname } from 'node:os';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import { readEvents } from '../session/event-log.js';
+import { isProcessAlive, readLeaseHolder } from './lease-holder.js';
 
-/** The process that last started a run, from its `run/started` event (`run`, `cancel` and `status` ask). */
+/** The process that holds (or last held) a run: its lease, or for runs from before leases its last `run/started` (`cancel` and `status` ask). */
 export interface RunOwner {
   readonly pid: number;
-  /** False only when it ran on this host and is gone (killed, crashed, closed terminal). */
+  readonly host: string;
+  /** False when it is gone: killed, crashed, closed terminal, or its lease expired. */
   readonly alive: boolean;
 }
 
 export async function runOwner(db: Kysely<Database>, runId: string): Promise<RunOwner | undefined> {
+  const holder = await readLeaseHolder(db, runId);
+  if (holder !== undefined && holder.token > 0) return { pid: holder.pid, host: holder.host, alive: holder.alive };
   const started = (await readEvents(db, runId, { types: ['run/started'] })).at(-1);
   if (started?.type !== 'run/started' || started.payload.pid === undefined) return undefined;
   const pid = started.payload.pid;
+  const host = started.payload.host ?? hostname();
   // Another host's process cannot be looked at from here: take it as alive.
-  if (started.payload.host !== undefined && started.payload.host !== hostname()) return { pid, alive: true };
-  return { pid, alive: pid !== process.pid && isAlive(pid) };
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  if (host !== hostname()) return { pid, host, alive: true };
+  return { pid, host, alive: pid !== process.pid && isProcessAlive(pid) };
 }
