@@ -1,7 +1,6 @@
 import type { SessionEvent } from '../engine/index.js';
 import { writeLine, type CliIo } from './cli-io.js';
-import { eventJson } from './format/event-line.js';
-import { formatDuration, formatTokens, formatUsd } from './format/numbers.js';
+import { eventJson, formatDuration, formatTokens, formatUsd } from './render/index.js';
 
 /**
  * Plain progress lines for a run without a dashboard (no TTY, CI, `--no-dashboard`): one line

@@ -10,4 +10,6 @@ export * from './scheduler/index.js';
 export * from './compaction/index.js';
 export * from './memory/index.js';
 export * from './run/index.js';
+export * from './snapshots/index.js';
 export { readBeside } from './read-beside.js';
+export { canonicalJson, contentHash } from './canonical-json.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { readBeside, type Session, type StepPosition, type ToolOutcome, type ToolSpec, type WriteScope } from '../engine/index.js';
-import type { WorkspaceGuard } from './workspace-guard.js';
+import type { WorkspaceGuard } from './workspace/index.js';
 
 /** What a tool may do to the world; decides its default approval policy (reads need none). */
 export type ToolRisk = 'read' | 'write' | 'command' | 'network';

@@ -5,7 +5,7 @@ import { createPathMatcher } from './path-pattern.js';
 import { looksBinary, BINARY_SNIFF_BYTES } from './text-file.js';
 import { ToolError } from './tool-error.js';
 import { createWalkSummary, walkWorkspace } from './walk-workspace.js';
-import type { WorkspacePath } from './workspace-guard.js';
+import type { WorkspacePath } from './workspace/index.js';
 
 /** Matching lines one grep call shows. */
 export const MAX_GREP_MATCHES = 250;

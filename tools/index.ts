@@ -11,9 +11,7 @@ export { evaluateApproval, approvalPolicyFor, type ApprovalInput, type ApprovalS
 export { createNonInteractiveApprover, createAutoYesApprover, createScriptedApprover, approverName, NO_TERMINAL_REASON, type NamedApprover } from './approvers.js';
 export { createTerminalApprover, parseApprovalAnswer, type TerminalApproverOptions } from './terminal-approver.js';
 
-export { WorkspaceGuard, isInside, MAX_PATH_CHARS, MAX_PATH_COMPONENT_BYTES, type PathPurpose, type WorkspacePath } from './workspace-guard.js';
-export { WorkspacePathError, PathOutsideWorkspaceError, ProtectedPathError, InvalidPathError, SymlinkLoopError } from './path-errors.js';
-export { protectedNameOf, PROTECTED_DIRECTORY_NAMES } from './protected-paths.js';
+export * from './workspace/index.js';
 
 export { listFilesTool, MAX_LIST_ENTRIES } from './list-files.js';
 export { readFileTool, MAX_READ_LINES, MAX_LINE_CHARS } from './read-file.js';
@@ -23,8 +21,7 @@ export { editFileTool, planEdit, type PlannedEdit } from './edit-file.js';
 export { findClosestLine, type ClosestLine } from './closest-line.js';
 export { createRunCommandTool, DEFAULT_COMMAND_TIMEOUT_MS, MAX_COMMAND_TIMEOUT_MS, type RunCommandArgs, type RunCommandToolOptions } from './run-command.js';
 export { killProcessGroup, KILL_GRACE_MS } from './process-group.js';
-export { checkCommand, MAX_CHECKED_COMMAND_CHARS, type CommandCheckOptions, type CommandClass, type CommandVerdict } from './command-checker.js';
-export { parseShell, type ShellCommand, type ShellPipeline, type ShellRedirect, type ShellScript, type ShellWord } from './shell-syntax.js';
+export * from './command-check/index.js';
 export { recallHistoryTool, renderEvent, MAX_RECALLED_EVENTS, type RecallHistoryArgs } from './recall-history.js';
 export { reportMissingWorkTool } from './report-missing-work.js';
 export { createRememberTool } from './remember.js';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { execa } from 'execa';
 import { z } from 'zod';
-import { checkCommand } from './command-checker.js';
+import { checkCommand } from './command-check/index.js';
 import { defineTool, loadToolDescription, type Tool } from './define-tool.js';
 import { OutputCapture } from './output-capture.js';
 import { KILL_GRACE_MS, killProcessGroup } from './process-group.js';

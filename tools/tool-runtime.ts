@@ -19,7 +19,7 @@ import { approvalPolicyFor, evaluateApproval, type ApprovalSettings } from './ev
 import { parseToolArgs } from './parse-tool-args.js';
 import { describeToolFailure } from './tool-error.js';
 import { DEFAULT_MAX_OUTPUT_CHARS, DEFAULT_MAX_OUTPUT_LINES, truncateOutput, type TruncationLimits } from './truncate-output.js';
-import { WorkspaceGuard } from './workspace-guard.js';
+import { WorkspaceGuard } from './workspace/index.js';
 
 /** A tool call's deadline unless the tool sets its own. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;

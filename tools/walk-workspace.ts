@@ -2,7 +2,7 @@ import type { Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GitignoreFilter } from './gitignore-filter.js';
-import type { WorkspaceGuard, WorkspacePath } from './workspace-guard.js';
+import type { WorkspaceGuard, WorkspacePath } from './workspace/index.js';
 
 /** Entries visited in one walk before it stops, whatever the caller's own cap. */
 export const MAX_WALK_ENTRIES = 100_000;

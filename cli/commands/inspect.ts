@@ -1,7 +1,7 @@
 import { getRun, reconstructRequest } from '../../engine/index.js';
 import { writeLine } from '../cli-io.js';
 import { defineCommand } from '../command.js';
-import { renderRequestText } from '../format/request-text.js';
+import { renderRequestText } from '../render/index.js';
 
 export const inspectCommand = defineCommand<{ run: string; node: string; step?: number }>({
   command: 'inspect <run>',

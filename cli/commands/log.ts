@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DagentError, EVENT_TYPES, getRun, isEventType, readEvents, type EventType } from '../../engine/index.js';
 import { writeLine } from '../cli-io.js';
 import { defineCommand } from '../command.js';
-import { eventJson, formatEventLine } from '../format/event-line.js';
+import { eventJson, formatEventLine } from '../render/index.js';
 
 const FOLLOW_POLL_MS = 250;
 const RUN_END_TYPES = new Set<string>(['run/succeeded', 'run/failed', 'run/cancelled', 'plan/rejected']);

@@ -3,7 +3,7 @@ import { DEFAULT_TOOL_NAMES } from '../../tools/index.js';
 import { writeLine } from '../cli-io.js';
 import { defineCommand } from '../command.js';
 import { createApprover, createMemoryStore, createNodeCompactor, createTools, projectMemorySections } from '../compose-runtime.js';
-import { formatTokens, formatUsd } from '../format/numbers.js';
+import { formatTokens, formatUsd } from '../render/index.js';
 import { chooseModel, modelIdFor } from '../models.js';
 
 export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number }>({

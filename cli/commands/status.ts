@@ -1,8 +1,7 @@
 import { RUN_VIEW_EVENT_TYPES, foldRunView, getRun, listRuns, readEvents, runOwner, type RunOwner, type RunView } from '../../engine/index.js';
 import { writeLine } from '../cli-io.js';
 import { defineCommand } from '../command.js';
-import { durationBetween, formatDuration, formatTokens, formatUsd } from '../format/numbers.js';
-import { renderTable } from '../format/table.js';
+import { durationBetween, formatDuration, formatTokens, formatUsd, renderTable } from '../render/index.js';
 
 export const statusCommand = defineCommand<{ run?: string }>({
   command: 'status [run]',

@@ -1,7 +1,7 @@
 import type { StepPosition } from '../context/runtime-context.js';
 import { errorMessage } from '../errors.js';
 import type { Session } from '../session/session.js';
-import type { ToolCall } from '../session/model-message.js';
+import type { ToolCall } from '../model/model-message.js';
 import type { SessionEvent } from '../session/event-types.js';
 import type { ToolExecutionContext, ToolResult, ToolRuntime } from './tool-runtime.js';
 

@@ -1,5 +1,5 @@
-import { canonicalJson } from '../context/canonical-json.js';
-import type { ModelMessage } from '../session/model-message.js';
+import { canonicalJson } from '../canonical-json.js';
+import type { ModelMessage } from '../model/model-message.js';
 import type { EndReason } from './end-reason.js';
 
 export interface AgentLimits {

@@ -1,5 +1,5 @@
-import type { ModelParameters, ModelRequest, ToolSpec } from '../model/index.js';
-import type { ModelMessage, SurfaceEvent } from '../session/index.js';
+import type { ModelMessage, ModelParameters, ModelRequest, ToolSpec } from '../model/index.js';
+import type { SurfaceEvent } from '../session/index.js';
 import type { SurvivalFact } from './survival-check.js';
 
 /** The fixed sections of every compaction summary, in order (SPEC §5.1). */

@@ -1,5 +1,5 @@
-import { estimateMessageTokens, estimateTextTokens, estimateToolTokens, type ToolSpec } from '../model/index.js';
-import type { ModelMessage, Session, SurfaceEvent } from '../session/index.js';
+import { estimateMessageTokens, estimateTextTokens, estimateToolTokens, type ModelMessage, type ToolSpec } from '../model/index.js';
+import type { Session, SurfaceEvent } from '../session/index.js';
 import type { SurfaceRange } from './select-range.js';
 import { groupTurns, type SurfaceLayout } from './turns.js';
 

@@ -1,5 +1,5 @@
 import type { AgentId, ModelParameters, ModelRequest } from '../model/model-provider.js';
-import type { ModelMessage } from '../session/model-message.js';
+import type { ModelMessage } from '../model/model-message.js';
 import type { PromptSnapshot } from './system-prompt.js';
 
 export interface BuildRequestInput {

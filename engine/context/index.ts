@@ -1,5 +1,4 @@
 export { buildRequest, type BuildRequestInput } from './build-request.js';
-export { canonicalJson, contentHash } from './canonical-json.js';
 export { reconstructRequest, RequestNotFoundError, type ReconstructedRequest } from './reconstruct-request.js';
 export { recordRequest, type RecordRequestInput } from './record-request.js';
 export { projectRuntimeContext, renderRuntimeContext, type StepPosition } from './runtime-context.js';

@@ -4,7 +4,7 @@ import { DagentError } from '../errors.js';
 import type { ToolSpec } from '../model/model-provider.js';
 import { readEvents } from '../session/event-log.js';
 import type { EventPayload, SessionEvent } from '../session/event-types.js';
-import type { ModelMessage } from '../session/model-message.js';
+import type { ModelMessage } from '../model/model-message.js';
 import { eventToMessage, isSurfaceEvent } from '../session/surface.js';
 
 export interface ReconstructedRequest {

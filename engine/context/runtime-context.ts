@@ -1,6 +1,6 @@
 import type { Session } from '../session/session.js';
 import type { SessionEvent } from '../session/event-types.js';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson } from '../canonical-json.js';
 
 export interface StepPosition {
   readonly turn: number;

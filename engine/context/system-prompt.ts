@@ -1,6 +1,6 @@
 import { ConfigError } from '../errors.js';
 import type { ToolSpec } from '../model/model-provider.js';
-import { canonicalJson, contentHash } from './canonical-json.js';
+import { canonicalJson, contentHash } from '../canonical-json.js';
 
 /** Stable text of the system prompt. Must never carry timestamps, counters or per-step state. */
 export interface PromptSection {

@@ -1,4 +1,4 @@
-import type { AssistantModelMessage, ModelMessage } from '../session/model-message.js';
+import type { AssistantModelMessage, ModelMessage } from './model-message.js';
 import type { ModelRequest } from './model-provider.js';
 
 /** Anthropic requires `max_tokens`; this is the default when the request sets none. */

@@ -1,4 +1,4 @@
-import type { ToolCall } from '../session/model-message.js';
+import type { ToolCall } from './model-message.js';
 import { abortReason, abortableSleep } from './abort-reason.js';
 import type { FinishReason, ModelProvider, ModelRequest, StreamPart, Usage } from './model-provider.js';
 import { DEFAULT_RETRY_POLICY, retryVerdict, type RetryPolicy } from './retry-policy.js';

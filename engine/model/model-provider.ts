@@ -1,4 +1,4 @@
-import type { ModelMessage } from '../session/model-message.js';
+import type { ModelMessage } from './model-message.js';
 
 /** A tool as the model sees it: name, description and the JSON Schema of its arguments. */
 export interface ToolSpec {

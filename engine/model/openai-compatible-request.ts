@@ -1,4 +1,4 @@
-import type { ModelMessage } from '../session/model-message.js';
+import type { ModelMessage } from './model-message.js';
 import type { ModelRequest } from './model-provider.js';
 
 export interface OpenAIRequestOptions {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { ModelMessage } from '../session/model-message.js';
+import type { ModelMessage } from './model-message.js';
 import { abortableSleep } from './abort-reason.js';
 import { modelErrorFromHttp } from './http-error.js';
 import { ScriptExhaustedError, ScriptFileError } from './model-errors.js';

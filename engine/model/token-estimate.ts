@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { ModelMessage } from '../session/model-message.js';
+import type { ModelMessage } from './model-message.js';
 import type { ToolSpec } from './model-provider.js';
 
 /** Tokens a message costs beyond its text: role markers and separators, as chat formats add them. */

@@ -1,4 +1,4 @@
-import { canonicalJson } from '../context/canonical-json.js';
+import { canonicalJson } from '../canonical-json.js';
 import { nodesById, planEdges, type PlanEdge } from './plan-graph.js';
 import type { Plan, PlanNode } from './plan-schema.js';
 

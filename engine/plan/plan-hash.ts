@@ -1,4 +1,4 @@
-import { canonicalJson, contentHash } from '../context/canonical-json.js';
+import { canonicalJson, contentHash } from '../canonical-json.js';
 import type { Plan } from './plan-schema.js';
 
 /**

@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
 import type { Database, NodesTable } from '../db/database.js';
 import { PreparedQuery } from '../db/prepared-query.js';
-import { nodeEventDraft } from '../scheduler/node-event.js';
+import { nodeEventDraft } from './node-event.js';
 import type { NodeTransition } from '../scheduler/node-transition.js';
 import type { EventLog } from '../session/event-log.js';
 import type { EventDraft } from '../session/event-types.js';

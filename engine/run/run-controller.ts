@@ -4,7 +4,7 @@ import type { Database } from '../db/database.js';
 import { errorMessage } from '../errors.js';
 import { replanDecision } from '../plan/replan-decision.js';
 import type { Plan, PlanNode } from '../plan/plan-schema.js';
-import { NODE_TRANSITION_EVENT_TYPES, nodeStatesFromEvents } from '../scheduler/node-event.js';
+import { NODE_TRANSITION_EVENT_TYPES, nodeStatesFromEvents } from './node-event.js';
 import type { NodeStatus } from '../scheduler/node-status.js';
 import type { NodeTransition } from '../scheduler/node-transition.js';
 import type { Amendment, NodeFailure, ScheduleMode, ScheduleSnapshot } from '../scheduler/schedule-options.js';

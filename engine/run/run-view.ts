@@ -1,4 +1,4 @@
-import { NODE_TRANSITION_EVENT_TYPES } from '../scheduler/node-event.js';
+import { NODE_TRANSITION_EVENT_TYPES } from './node-event.js';
 import type { SessionEvent } from '../session/event-types.js';
 import type { RunStatus } from './run-status.js';
 

@@ -4,9 +4,8 @@
  * Every transition goes to `onTransitions`, in order; an attempt is started while its start is
  * being stored and holds `NodeExecution.durable` to wait for it before it changes anything.
  */
-export { isNodeStatus, isSettledNodeStatus, NODE_STATUSES, resumeStatus, transitionNode, type NodeStatus } from './node-status.js';
+export { IllegalNodeTransitionError, isNodeStatus, isSettledNodeStatus, NODE_STATUSES, resumeStatus, transitionNode, type NodeStatus } from './node-status.js';
 export type { NodeTransition, NodeTransitionKind } from './node-transition.js';
-export { NODE_TRANSITION_EVENT_TYPES, nodeEventDraft, nodeStatesFromEvents, type FoldedNodeState } from './node-event.js';
 export type { ExecuteNode, NodeExecution, NodeOutcome, SchedulableNode } from './schedulable-node.js';
 export { createScheduleGraph, type ScheduleGraph } from './schedule-graph.js';
 export { readyNodes, type ReadyNodesResult, type SkippedNode } from './ready-nodes.js';
@@ -25,4 +24,4 @@ export type {
   ScheduleSnapshot,
 } from './schedule-options.js';
 export { runSchedule, startSchedule, type ScheduleHandle } from './scheduler.js';
-export { IllegalNodeTransitionError, ScheduleAmendError, ScheduleInputError } from './scheduler-errors.js';
+export { ScheduleAmendError, ScheduleInputError } from './scheduler-errors.js';

@@ -1,4 +1,4 @@
-import { IllegalNodeTransitionError } from './scheduler-errors.js';
+import { DagentError } from '../errors.js';
 
 /**
  * The lifecycle of one node in a schedule.
@@ -60,4 +60,11 @@ export function isSettledNodeStatus(status: NodeStatus): boolean {
  */
 export function resumeStatus(status: NodeStatus): NodeStatus {
   return status === 'succeeded' ? 'succeeded' : 'pending';
+}
+
+/** A move the node lifecycle does not allow; always a bug in the caller or the scheduler. */
+export class IllegalNodeTransitionError extends DagentError {
+  constructor(readonly from: NodeStatus, readonly to: NodeStatus, readonly nodeId?: string) {
+    super(`${nodeId === undefined ? 'a node' : `node "${nodeId}"`} that is ${from} cannot become ${to}`);
+  }
 }

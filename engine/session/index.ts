@@ -1,6 +1,5 @@
 export * from './event-types.js';
 export { EventLog, readEvents, type AppendEffects, type AppendListener, type AppendOptions, type EventQuery } from './event-log.js';
 export { eventFromRow } from './event-row.js';
-export type { AssistantModelMessage, ModelMessage, ToolCall, ToolModelMessage, UserMessageSource, UserModelMessage } from './model-message.js';
 export { Session, INTERRUPTED_TOOL_RESULT } from './session.js';
 export { SURFACE_EVENT_TYPES, applyToSurface, eventToMessage, isSurfaceEvent, type SurfaceEntry, type SurfaceEvent } from './surface.js';

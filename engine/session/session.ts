@@ -1,7 +1,7 @@
 import { estimateMessageTokens } from '../model/token-estimate.js';
 import type { EventLog } from './event-log.js';
 import type { EventDraft, EventType, SessionEvent } from './event-types.js';
-import type { ModelMessage, UserModelMessage } from './model-message.js';
+import type { ModelMessage, UserModelMessage } from '../model/model-message.js';
 import { applyToSurface, eventToMessage, isSurfaceEvent, type SurfaceEntry, type SurfaceEvent } from './surface.js';
 
 /** What an interrupted tool call's result says to the model. */

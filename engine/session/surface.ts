@@ -1,4 +1,4 @@
-import type { ModelMessage } from './model-message.js';
+import type { ModelMessage } from '../model/model-message.js';
 import type { SessionEvent } from './event-types.js';
 
 /** The event types that take part in building model messages. Everything else stays log-only. */

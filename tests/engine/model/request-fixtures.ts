@@ -1,5 +1,5 @@
 import { createOpenAICompatibleProvider, createProvider, type ModelProvider, type ModelRequest, type StreamPart } from '../../../engine/model/index.js';
-import type { ModelMessage } from '../../../engine/session/model-message.js';
+import type { ModelMessage } from '../../../engine/model/model-message.js';
 
 export const READ_FILE_TOOL = {
   name: 'read_file',

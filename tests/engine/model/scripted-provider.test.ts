@@ -8,7 +8,7 @@ import {
   createScriptedProvider,
   type ModelRequest,
 } from '../../../engine/model/index.js';
-import type { ModelMessage } from '../../../engine/session/model-message.js';
+import type { ModelMessage } from '../../../engine/model/model-message.js';
 import { drain, modelRequest, recordingSleep } from './request-fixtures.js';
 
 const signal = (): AbortSignal => new AbortController().signal;

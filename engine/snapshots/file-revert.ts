@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { EventLog } from '../session/event-log.js';
-import { getRun } from './run-store.js';
-import { assertNodeInRun, nodeStartSeqs, pathHistories } from './file-history.js';
+import { RunStillRunningError } from './file-snapshot-errors.js';
+import { assertNodeInRun, nodeStartSeqs, pathHistories, runStatusOf } from './file-history.js';
 import { revertStep, type RevertStep } from './file-revert-step.js';
 import { listSnapshots } from './file-snapshot-rows.js';
 import { fileStateOf, type FileState } from './file-state.js';
@@ -11,7 +11,7 @@ import { assertWorkspace, createWorkspaceFiles, type WorkspaceFiles } from './fi
 export interface RevertRunOptions {
   /** Only undo this node's change, keeping later nodes' edits. */
   readonly nodeId?: string;
-  /** Write the content before even over conflicting later edits. */
+  /** Write the content before even over conflicting later edits, and revert even a running run. */
   readonly force?: boolean;
   /** Work out what the revert would do without writing a file or appending an event. */
   readonly dryRun?: boolean;
@@ -58,18 +58,19 @@ interface RevertTarget {
  * current content, so later nodes' edits elsewhere in the file survive). A file that changed
  * since in a way the revert cannot undo is reported as a conflict and left untouched, unless
  * `force`. Writes go through a temporary file and a rename. With `dryRun`, nothing is written and
- * the outcome tells what would have happened. Returns the outcome; throws only for an unknown run
- * or node, a missing workspace, or an I/O fault.
+ * the outcome tells what would have happened. Returns the outcome (`runId` is a resolved id); throws only for an unknown run
+ * or node, a running run (unless `force` or `dryRun`), a missing workspace, or an I/O fault.
  */
 export async function revertRun(db: Kysely<Database>, runId: string, workspace: string, options: RevertRunOptions): Promise<RevertOutcome> {
-  const run = await getRun(db, runId);
-  if (options.nodeId !== undefined) await assertNodeInRun(db, run.id, options.nodeId);
+  const status = await runStatusOf(db, runId);
+  if (status === 'running' && options.force !== true && options.dryRun !== true) throw new RunStillRunningError(runId);
+  if (options.nodeId !== undefined) await assertNodeInRun(db, runId, options.nodeId);
   await assertWorkspace(workspace);
   const files = createWorkspaceFiles(workspace);
   const restored: RevertedFile[] = [];
   const conflicted: RevertConflict[] = [];
   const unchanged: string[] = [];
-  for (const item of await revertTargets(db, run.id, options.nodeId)) {
+  for (const item of await revertTargets(db, runId, options.nodeId)) {
     const current = fileStateOf(await files.read(item.path));
     const step = revertStep({ target: item.target, changedTo: item.changedTo, current, force: options.force === true });
     if (step.action === 'unchanged') unchanged.push(item.path);
@@ -85,7 +86,7 @@ export async function revertRun(db: Kysely<Database>, runId: string, workspace: 
       });
     }
   }
-  return { runId: run.id, nodeId: options.nodeId ?? null, restored, conflicted, unchanged };
+  return { runId: runId, nodeId: options.nodeId ?? null, restored, conflicted, unchanged };
 }
 
 async function revertTargets(db: Kysely<Database>, runId: string, nodeId: string | undefined): Promise<RevertTarget[]> {

@@ -38,3 +38,10 @@ export class UnsafeSnapshotPathError extends DagentError {
     super(`refusing to touch "${path}": snapshot paths must stay inside the workspace and out of .git/ and .dagent/`);
   }
 }
+
+/** `revert` on a run whose nodes may still be writing its files. */
+export class RunStillRunningError extends DagentError {
+  constructor(readonly runId: string) {
+    super(`run ${runId} is running: its nodes may still write these files; wait for it or \`dagent cancel ${runId}\` first (--force reverts anyway)`);
+  }
+}

@@ -1,8 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
-import { getRun } from './run-store.js';
 import { fileDiff, type FileDiff, type RunDiff } from './file-diff-render.js';
-import { assertNodeInRun, nodeStartSeqs, pathHistories } from './file-history.js';
+import { assertNodeInRun, runStatusOf, nodeStartSeqs, pathHistories } from './file-history.js';
 import { NothingToDiffError } from './file-snapshot-errors.js';
 import { listSnapshots } from './file-snapshot-rows.js';
 import { fileStateOf } from './file-state.js';
@@ -17,14 +16,14 @@ export interface DiffRunOptions {
  * The files a run changed, as structured diffs (`renderUnifiedDiff` prints them). For one node:
  * each file from before the node to after it (the current content while the node has not ended).
  * For the whole run: each file from before the first node that changed it to its current
- * content. Files that ended as they began are left out. Throws `UnknownRunError`,
- * `UnknownNodeError`, `NothingToDiffError` (no snapshots at all), `WorkspaceMissingError`.
+ * content. Files that ended as they began are left out. `runId` is a resolved id (`getRun`). Throws
+ * `UnknownRunError`, `UnknownNodeError`, `NothingToDiffError` (no snapshots at all), `WorkspaceMissingError`.
  */
 export async function diffRun(db: Kysely<Database>, runId: string, workspace: string, options: DiffRunOptions = {}): Promise<RunDiff> {
-  const run = await getRun(db, runId);
-  if (options.nodeId !== undefined) await assertNodeInRun(db, run.id, options.nodeId);
-  const snapshots = await listSnapshots(db, run.id, options.nodeId);
-  if (snapshots.length === 0) throw new NothingToDiffError(run.id, options.nodeId);
+  await runStatusOf(db, runId);
+  if (options.nodeId !== undefined) await assertNodeInRun(db, runId, options.nodeId);
+  const snapshots = await listSnapshots(db, runId, options.nodeId);
+  if (snapshots.length === 0) throw new NothingToDiffError(runId, options.nodeId);
   const files = createWorkspaceFiles(workspace);
   const currentOf = async (path: string) => fileStateOf(await files.read(path));
   const diffs: (FileDiff | undefined)[] = [];
@@ -33,10 +32,10 @@ export async function diffRun(db: Kysely<Database>, runId: string, workspace: st
     for (const snapshot of snapshots) diffs.push(fileDiff(snapshot.path, snapshot.before, snapshot.after ?? (await currentOf(snapshot.path)), [snapshot.nodeId]));
   } else {
     await assertWorkspace(workspace);
-    for (const history of pathHistories(snapshots, await nodeStartSeqs(db, run.id))) {
+    for (const history of pathHistories(snapshots, await nodeStartSeqs(db, runId))) {
       const nodeIds = history.snapshots.map((snapshot) => snapshot.nodeId);
       diffs.push(fileDiff(history.path, history.snapshots[0].before, await currentOf(history.path), nodeIds));
     }
   }
-  return { runId: run.id, nodeId: options.nodeId ?? null, files: diffs.filter((diff): diff is FileDiff => diff !== undefined) };
+  return { runId: runId, nodeId: options.nodeId ?? null, files: diffs.filter((diff): diff is FileDiff => diff !== undefined) };
 }

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, 
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidPathError, PathOutsideWorkspaceError, ProtectedPathError, SymlinkLoopError, WorkspaceGuard, WorkspacePathError, type PathPurpose } from '../../tools/index.js';
+import { InvalidPathError, PathOutsideWorkspaceError, ProtectedPathError, SymlinkLoopError, WorkspaceGuard, WorkspacePathError, type PathPurpose } from '../../../tools/index.js';
 
 // Created at load: the case tables below name these paths.
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'dagent-guard-')));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkCommand, type CommandClass } from '../../tools/index.js';
+import { checkCommand, type CommandClass } from '../../../tools/index.js';
 
 const options = { workspace: '/work/repo', home: '/home/dev', scratchDirectories: ['/tmp'] };
 

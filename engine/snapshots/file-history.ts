@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
-import { UnknownNodeError } from '../errors.js';
+import { UnknownNodeError, UnknownRunError } from '../errors.js';
 import type { FileSnapshot } from './file-snapshot-rows.js';
 
 /** The snapshots of one path across a run, from the first node that changed it to the last. */
@@ -41,6 +41,13 @@ export async function nodeStartSeqs(db: Kysely<Database>, runId: string): Promis
 }
 
 /** Throws `UnknownNodeError` unless the run knows the node (in its nodes, its log or its snapshots). */
+/** The run's status, or `UnknownRunError` (`runId` must be a whole id: callers resolve prefixes with `getRun`). */
+export async function runStatusOf(db: Kysely<Database>, runId: string): Promise<string> {
+  const row = await db.selectFrom('runs').select('status').where('id', '=', runId).executeTakeFirst();
+  if (row === undefined) throw new UnknownRunError(runId);
+  return row.status;
+}
+
 export async function assertNodeInRun(db: Kysely<Database>, runId: string, nodeId: string): Promise<void> {
   const [node, event, snapshot] = await Promise.all([
     db.selectFrom('nodes').select('node_id').where('run_id', '=', runId).where('node_id', '=', nodeId).executeTakeFirst(),

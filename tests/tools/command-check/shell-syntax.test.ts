@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseShell, type ShellScript } from '../../tools/index.js';
+import { parseShell, type ShellScript } from '../../../tools/index.js';
 
 function words(script: ShellScript): string[][][] {
   return script.pipelines.map((pipeline) => pipeline.map((command) => command.words.map((word) => word.text)));

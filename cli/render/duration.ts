@@ -1,5 +1,3 @@
-export { formatTokens, formatUsd } from '../render/index.js';
-
 /** Milliseconds as "850ms", "12.4s", "3m05s". */
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)}ms`;

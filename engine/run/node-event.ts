@@ -1,6 +1,6 @@
 import type { EventDraft, SessionEvent } from '../session/index.js';
-import type { NodeStatus } from './node-status.js';
-import type { NodeTransition } from './node-transition.js';
+import type { NodeStatus } from '../scheduler/node-status.js';
+import type { NodeTransition } from '../scheduler/node-transition.js';
 
 /**
  * The session-log event that records a transition, or `undefined` for a reset to `pending`:

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { removeTempLeftovers } from '../../../engine/run/file-temp-leftovers.js';
+import { removeTempLeftovers } from '../../../engine/snapshots/file-temp-leftovers.js';
 import { tempDir } from '../../helpers/temp-store.js';
 
 let workspace: string;

@@ -1,7 +1,6 @@
 import { isAbsolute, join, resolve } from 'node:path';
-import { protectedNameInPath } from './protected-paths.js';
+import { isInside, protectedNameInPath } from '../workspace/index.js';
 import type { ShellWord } from './shell-syntax.js';
-import { isInside } from './workspace-guard.js';
 
 /**
  * Where a command's path argument points, judged from its text alone (no file system access):

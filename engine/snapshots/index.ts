@@ -1,0 +1,13 @@
+/** File snapshots per node, and the diff and revert of a run built from them. */
+export { FileSnapshots, MAX_EAGER_SNAPSHOT_FILE_BYTES, MAX_EAGER_SNAPSHOT_TOTAL_BYTES, type EndNodeOptions, type FileSnapshotsOptions, type NodeEnd, type NodeRestore } from './file-snapshots.js';
+export { nodeBoundarySchema, parseNodeBoundary, type NodeBoundary } from './file-node-boundary.js';
+export { createWriteSet, writeSetRefusal, type WriteSet } from './file-write-set.js';
+export { diffRun, type DiffRunOptions } from './file-diff.js';
+export { DIFF_CONTEXT_LINES, fileDiff, renderFileDiff, renderUnifiedDiff, type DiffHunk, type FileChangeKind, type FileDiff, type FileDiffContent, type RunDiff } from './file-diff-render.js';
+export { revertRun, type RevertAction, type RevertConflict, type RevertOutcome, type RevertRunOptions, type RevertedFile } from './file-revert.js';
+export { revertStep, type RevertStep, type RevertStepInput } from './file-revert-step.js';
+export { FileSnapshotGitError, InvalidNodeBoundaryError, NothingToDiffError, RunStillRunningError, UnsafeSnapshotPathError, WorkspaceMissingError } from './file-snapshot-errors.js';
+export { ABSENT_FILE_HASH, listSnapshots, type FileSnapshot, type FileSnapshotKey } from './file-snapshot-rows.js';
+export { ABSENT_FILE, fileStateOf, type FileState } from './file-state.js';
+export { isBinaryContent, type FileContentEncoding } from './file-content.js';
+export { GitWorkingTree, type GitRunner } from './file-git.js';
