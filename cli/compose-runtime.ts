@@ -18,6 +18,7 @@ import {
 import { DEFAULT_TOOL_NAMES, READ_ONLY_TOOL_NAMES, createNonInteractiveApprover, createRememberTool, createTerminalApprover, createToolRuntime, reportMissingWorkTool, type LocalToolRuntime } from '../tools/index.js';
 import type { CliContext } from './cli-context.js';
 import { chooseModel, modelIdFor } from './models.js';
+import { createWebTools } from './outside-tools.js';
 
 /**
  * The approver for this invocation: a terminal prompt when a human is at stdin (and not in
@@ -32,17 +33,17 @@ export async function createMemoryStore(context: CliContext): Promise<MemoryStor
   return new MemoryStore(await context.store());
 }
 
-/** The default tools, `report_missing_work`, and `remember` into the workspace's memory store. */
+/** The default tools, `report_missing_work`, `remember` into the workspace's memory store, and the web tools. */
 export async function createTools(context: CliContext): Promise<LocalToolRuntime> {
   return createToolRuntime({
-    tools: [reportMissingWorkTool, createRememberTool(await createMemoryStore(context))],
+    tools: [reportMissingWorkTool, createRememberTool(await createMemoryStore(context)), ...createWebTools(context)],
     ...(context.config.approval === undefined ? {} : { approval: context.config.approval }),
     ...(context.config.toolApproval === undefined ? {} : { toolApproval: context.config.toolApproval }),
   });
 }
 
 const READ_TOOLS: readonly string[] = [...READ_ONLY_TOOL_NAMES, 'report_missing_work', 'remember'];
-const ALL_TOOLS: readonly string[] = [...DEFAULT_TOOL_NAMES, 'report_missing_work', 'remember'];
+const ALL_TOOLS: readonly string[] = [...DEFAULT_TOOL_NAMES, 'report_missing_work', 'remember', 'web_fetch', 'web_search'];
 
 /** Tools a node gets when the plan names none: reads for `read` nodes, everything else for the rest. */
 export function defaultToolsFor(kind: PlanNodeKind): readonly string[] {

@@ -4,6 +4,34 @@ import { z } from 'zod';
 import { ConfigError } from '../engine/index.js';
 
 const approvalPolicy = z.enum(['auto', 'suggest', 'never']);
+const toolRisk = z.enum(['read', 'write', 'command', 'network']);
+
+/** `web`: hosts web_fetch may reach, its caps, and the web_search provider. */
+const webConfig = z.strictObject({
+  allowedHosts: z.array(z.string().min(1)).optional(),
+  deniedHosts: z.array(z.string().min(1)).optional(),
+  maxBytes: z.number().int().positive().optional(),
+  timeoutMs: z.number().int().positive().optional(),
+  searchProvider: z.string().min(1).optional(),
+  searchEndpoint: z.url().optional(),
+});
+
+/** Shared by both MCP transports: the risk of the server's tools (or of one tool), its call timeout, off switch. */
+const mcpServerCommon = {
+  risk: toolRisk.optional(),
+  toolRisk: z.record(z.string(), toolRisk).optional(),
+  timeoutMs: z.number().int().positive().optional(),
+  disabled: z.boolean().optional(),
+};
+
+/** `mcpServers`, in the convention of other MCP clients: `{ command, args, env }` (stdio) or `{ url, headers }` (streamable HTTP). */
+const mcpServersConfig = z.record(
+  z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'an MCP server name is 1-40 letters, digits, _ or -'),
+  z.union([
+    z.object({ type: z.literal('stdio').optional(), command: z.string().min(1), args: z.array(z.string()).optional(), env: z.record(z.string(), z.string()).optional(), cwd: z.string().optional(), ...mcpServerCommon }),
+    z.object({ type: z.enum(['http', 'streamable-http']).optional(), url: z.url(), headers: z.record(z.string(), z.string()).optional(), ...mcpServerCommon }),
+  ]),
+);
 
 /** `<workspace>/.dagent/config.json`. Flags override it; environment variables sit in between. */
 export const configSchema = z.looseObject({
@@ -32,6 +60,8 @@ export const configSchema = z.looseObject({
     .looseObject({ summaryReserve: z.number().int().nonnegative().optional(), followUpReserve: z.number().int().nonnegative().optional(), softWatermark: z.number().min(0).max(1).optional() })
     .optional(),
   roles: z.record(z.string(), z.looseObject({ prompt: z.string(), model: z.string().optional() })).optional(),
+  web: webConfig.optional(),
+  mcpServers: mcpServersConfig.optional(),
 });
 
 export type DagentConfig = z.infer<typeof configSchema>;

@@ -25,3 +25,5 @@ export * from './command-check/index.js';
 export { recallHistoryTool, renderEvent, MAX_RECALLED_EVENTS, type RecallHistoryArgs } from './recall-history.js';
 export { reportMissingWorkTool } from './report-missing-work.js';
 export { createRememberTool } from './remember.js';
+
+export * from './web/index.js';

@@ -1,0 +1,47 @@
+import type { LookupAddress, LookupOptions } from 'node:dns';
+import { isIP } from 'node:net';
+import { Agent, type Dispatcher } from 'undici';
+
+/** Where one hop of a fetch will connect: the URL's host and port, and the vetted address it is pinned to. */
+export interface ConnectTarget {
+  readonly protocol: 'http:' | 'https:';
+  readonly hostname: string;
+  readonly port: number;
+  readonly address: string;
+}
+
+/**
+ * The connect step: a dispatcher whose every connection goes to `target.address` and nowhere
+ * else. Injected in tests to record each attempted connection.
+ */
+export type Connect = (target: ConnectTarget, timeouts: ConnectTimeouts) => Dispatcher;
+
+export interface ConnectTimeouts {
+  readonly connectMs: number;
+  readonly headersMs: number;
+  readonly bodyMs: number;
+}
+
+/**
+ * An undici Agent whose lookup answers with the vetted address only, so the socket cannot reach
+ * an address that was not checked (no second resolution; TLS still verifies the host name).
+ */
+export const connectPinned: Connect = (target, timeouts) =>
+  new Agent({
+    connect: { lookup: pinnedLookup(target.address), timeout: timeouts.connectMs },
+    headersTimeout: timeouts.headersMs,
+    bodyTimeout: timeouts.bodyMs,
+    connections: 1,
+    pipelining: 0,
+  });
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/** A `dns.lookup` stand-in that always answers `address`, in the single or `all` form the caller asked for. */
+export function pinnedLookup(address: string): (hostname: string, options: LookupOptions, callback: LookupCallback) => void {
+  const family = isIP(address);
+  return (_hostname, options, callback) => {
+    if (options?.all === true) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  };
+}
