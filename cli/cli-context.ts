@@ -1,6 +1,6 @@
 import { resolve, join, isAbsolute } from 'node:path';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
-import { ConfigError, openDatabase, type Store } from '../engine/index.js';
+import { ConfigError, openDatabase, secretsFromEnvironment, type Store } from '../engine/index.js';
 import type { CliIo } from './cli-io.js';
 import { configFromEnv, loadConfigFile, type DagentConfig } from './config.js';
 
@@ -52,7 +52,8 @@ export class CliContext {
   async store(): Promise<Store> {
     if (this.#store === undefined && this.config.db === undefined) ignoreStateFolder(join(this.workspace, '.dagent'));
     const busyTimeoutMs = Number(this.io.env.DAGENT_BUSY_TIMEOUT_MS);
-    this.#store ??= await openDatabase(this.dbUrl, Number.isFinite(busyTimeoutMs) && busyTimeoutMs > 0 ? { busyTimeoutMs } : {});
+    const secrets = secretsFromEnvironment(this.io.env);
+    this.#store ??= await openDatabase(this.dbUrl, { secrets, ...(Number.isFinite(busyTimeoutMs) && busyTimeoutMs > 0 ? { busyTimeoutMs } : {}) });
     return this.#store;
   }
 

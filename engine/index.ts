@@ -13,3 +13,4 @@ export * from './run/index.js';
 export * from './snapshots/index.js';
 export { readBeside } from './read-beside.js';
 export { canonicalJson, contentHash } from './canonical-json.js';
+export { createSecretRedactor, secretsFromEnvironment, REDACTED, MIN_SECRET_CHARS, type SecretRedactor } from './secret-redactor.js';

@@ -7,6 +7,8 @@ import { DatabaseError, SchemaTooNewError, errorMessage } from '../errors.js';
 import type { Database } from './database.js';
 import { createStatementCache } from './statement-cache.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
+import { createSecretRedactor } from '../secret-redactor.js';
+import { redactingDialect } from './redacting-dialect.js';
 
 /**
  * `synchronous` for SQLite. NORMAL in WAL mode survives a killed process (kill -9) with nothing
@@ -19,6 +21,11 @@ export interface OpenDatabaseOptions {
   readonly synchronous?: SqliteSynchronous;
   /** Milliseconds a writer waits for a lock held by another process before failing. */
   readonly busyTimeoutMs?: number;
+  /**
+   * Values that must never reach the store (the configured provider keys, tokens from the
+   * environment): every value written is redacted of them, and of the common key shapes.
+   */
+  readonly secrets?: readonly string[];
 }
 
 export interface Store {
@@ -42,7 +49,7 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
   const dialect: SqlDialectName = isPostgres ? 'postgres' : 'sqlite';
   const opened = isPostgres ? { dialect: await postgresDialect(url), checkpointer: undefined } : sqliteDialect(url, options);
   const { checkpointer } = opened;
-  const db = new Kysely<Database>({ dialect: opened.dialect });
+  const db = new Kysely<Database>({ dialect: redactingDialect(opened.dialect, createSecretRedactor(options.secrets)) });
   const close = async (): Promise<void> => {
     await checkpointer?.close();
     await db.destroy();

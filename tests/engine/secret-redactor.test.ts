@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { createSecretRedactor, REDACTED, secretsFromEnvironment } from '../../engine/index.js';
+
+// Fake keys in the shapes providers use; none of them is a real credential.
+const FAKE = {
+  openai: 'sk-proj-FAKEfakeFAKEfake0123456789abcdef',
+  anthropic: 'sk-ant-api03-FAKEfakeFAKEfake0123456789-abcdef_XYZ',
+  github: 'ghp_FAKEfakeFAKEfake0123456789abcdefABCD',
+  aws: 'AKIAFAKEFAKEFAKE1234',
+  slack: 'xoxb-1234567890-FAKEfakeFAKE',
+  google: 'AIzaFAKEfakeFAKEfake0123456789abcdefghi',
+};
+
+describe('the secret redactor', () => {
+  const redactor = createSecretRedactor(['configured-value-4242-abcd']);
+
+  it.each([
+    ['an OpenAI key', `key=${FAKE.openai} end`, `key=${REDACTED} end`],
+    ['an Anthropic key', `x-api-key: ${FAKE.anthropic}`, `x-api-key: ${REDACTED}`],
+    ['a GitHub token', `token ${FAKE.github}.`, `token ${REDACTED}.`],
+    ['an AWS access key id', `AWS_ACCESS_KEY_ID=${FAKE.aws}`, `AWS_ACCESS_KEY_ID=${REDACTED}`],
+    ['a Slack token', `"${FAKE.slack}"`, `"${REDACTED}"`],
+    ['a Google API key', `?key=${FAKE.google}&q=1`, `?key=${REDACTED}&q=1`],
+    ['a bearer token (the word stays)', 'Authorization: Bearer abcdefghijklmnop.qrstuvwx==', `Authorization: Bearer ${REDACTED}`],
+    ['a configured key value', 'the key is configured-value-4242-abcd!', `the key is ${REDACTED}!`],
+    ['a PEM private key, whole', 'a\n-----BEGIN RSA PRIVATE KEY-----\nMIIEfake\nAAAA==\n-----END RSA PRIVATE KEY-----\nb', `a\n${REDACTED}\nb`],
+    ['a PEM private key cut off', 'x -----BEGIN PRIVATE KEY-----\\nMIIEfake\\nAAAA', `x ${REDACTED}`],
+  ])('redacts %s', (_name, text, expected) => {
+    expect(redactor.redactText(text)).toBe(expected);
+  });
+
+  it.each([
+    ['ordinary prose', 'Rename foo to bar in src/a.ts and run the tests.'],
+    ['a short "Bearer" word', 'Bearer of bad news'],
+    ['a hash', 'sha256:0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0'],
+    ['a task-list item', 'sk-1 is a short id'],
+  ])('leaves %s alone', (_name, text) => {
+    expect(redactor.redactText(text)).toBe(text);
+  });
+
+  it('redacts inside binary content and keeps every other byte', () => {
+    const bytes = Buffer.concat([Buffer.from([0, 0xff, 0xfe]), Buffer.from(`OPENAI_API_KEY=${FAKE.openai}`), Buffer.from([0, 0x80])]);
+    const redacted = redactor.redactBytes(bytes);
+    expect(redacted.includes(Buffer.from(FAKE.openai))).toBe(false);
+    expect([...redacted.subarray(0, 3)]).toEqual([0, 0xff, 0xfe]);
+    expect([...redacted.subarray(-2)]).toEqual([0, 0x80]);
+  });
+
+  it('takes the values of the secret variables of the environment, not the others', () => {
+    const secrets = secretsFromEnvironment({
+      OPENAI_API_KEY: 'value-of-openai-key',
+      GITHUB_TOKEN: 'value-of-github-token',
+      AWS_SECRET_ACCESS_KEY: 'value-of-aws-secret',
+      HOME: '/home/someone-long-enough',
+      SHORT_TOKEN: 'abc',
+    });
+    expect(secrets.sort()).toEqual(['value-of-aws-secret', 'value-of-github-token', 'value-of-openai-key']);
+  });
+});
