@@ -1,6 +1,5 @@
 export {
   createLanguageService,
-  LanguageServiceQueryError,
   type CodeLocation,
   type CodeTarget,
   type HoverInfo,
@@ -10,5 +9,4 @@ export {
   type WorkspaceLanguageService,
   type WorkspaceSymbol,
 } from './create-language-service.js';
-export { DEFAULT_PROJECT_OPTIONS, loadWorkspaceProjects, type WorkspaceProject, type WorkspaceProjects } from './workspace-projects.js';
-export { resolveSymbolPath } from './symbol-path.js';
+export { LanguageServiceQueryError } from './language-service-query-error.js';

@@ -10,7 +10,13 @@ export interface ResolvedModule {
 /** What an exported name of a module stands for, after following re-exports. */
 export type ExportTarget =
   | { readonly kind: 'symbol'; readonly file: string; readonly name: string; readonly via: readonly string[] }
-  | { readonly kind: 'namespace'; readonly file: string; readonly via: readonly string[] };
+  | {
+      readonly kind: 'namespace';
+      readonly file: string;
+      readonly via: readonly string[];
+      /** Further modules of a namespace object (`export const z = { ...a, ...b }`): their exports are its members too. */
+      readonly also?: readonly string[];
+    };
 
 export type ExportTable = ReadonlyMap<string, ExportTarget>;
 
@@ -43,7 +49,15 @@ export function resolveExportTables(modules: ReadonlyMap<string, ResolvedModule>
     const table = new Map<string, ExportTarget>();
     for (const binding of facts.exports) {
       if (binding.kind === 'local') {
-        table.set(binding.name, { kind: 'symbol', file, name: binding.name, via: [] });
+        const spread = (binding.spreads ?? []).flatMap((source) => {
+          const target = targets[source.reference];
+          if (target === undefined) return [];
+          if (source.importedName === NAMESPACE) return [target];
+          const inner = exportOf(tableOf(target), target, source.importedName);
+          return inner.kind === 'namespace' ? [inner.file, ...(inner.also ?? [])] : [];
+        });
+        const [first, ...also] = spread;
+        table.set(binding.name, first === undefined ? { kind: 'symbol', file, name: binding.name, via: [] } : { kind: 'namespace', file: first, via: [file], also });
         continue;
       }
       const target = targets[binding.reference];

@@ -9,6 +9,8 @@ export interface WorkspaceFile {
   /** Workspace-relative, `/`-separated. */
   readonly path: string;
   readonly size: number;
+  /** Last modification, in milliseconds (with `size`, how the scan cache tells an edited file). */
+  readonly mtimeMs: number;
 }
 
 export interface ListWorkspaceFilesOptions {
@@ -48,7 +50,7 @@ async function walk(root: string, directory: string, inherited: readonly Gitigno
     if (entry.isDirectory()) {
       if (!ALWAYS_SKIPPED_DIRECTORIES.has(entry.name) && !isIgnored(rules, path, true)) subdirectories.push(path);
     } else if (entry.isFile() && !isIgnored(rules, path, false)) {
-      found.push(lstat(join(root, path)).then((stats) => ({ path, size: stats.size })));
+      found.push(lstat(join(root, path)).then((stats) => ({ path, size: stats.size, mtimeMs: stats.mtimeMs })));
     }
   }
   files.push(...(await Promise.all(found)));

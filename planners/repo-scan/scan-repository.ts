@@ -1,13 +1,12 @@
 import { readFile, realpath, stat } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import ts from 'typescript';
+import { join, resolve } from 'node:path';
 import { DagentError } from '../../engine/index.js';
 import { resolveExportTables, type ResolvedModule } from './export-tables.js';
 import { isScriptFile, languageOf } from './language-of.js';
 import { listWorkspaceFiles, type WorkspaceFile } from './list-workspace-files.js';
-import { collectModuleFacts } from './module-facts.js';
-import { createModuleResolver, type ModuleResolver } from './module-resolver.js';
+import type { ModuleParser } from './module-parser.js';
 import type { ImportEdge, RepoFile, RepoMap, UnresolvedImport } from './repo-map.js';
+import { configKey, pathsKey, readScanCache, writeScanCache, type CachedModule } from './scan-cache.js';
 import { exportAliases, symbolImporters } from './symbol-importers.js';
 
 /** Larger scripts are listed but not parsed: they are bundles or generated code, not modules anyone edits. */
@@ -30,39 +29,88 @@ export interface ScanOptions {
   readonly ignore?: readonly string[];
   readonly maxParseBytes?: number;
   readonly signal?: AbortSignal;
+  /**
+   * Keep what the scan learnt in `.dagent/cache/repo-scan.json` and reuse it: only files whose
+   * size or mtime changed are read and parsed again, and the compiler is not even loaded when
+   * none did (default true).
+   */
+  readonly cache?: boolean;
+  /** Called with each file the scan reads and parses (not those it takes from the cache). */
+  readonly onParse?: (path: string) => void;
 }
 
 /**
  * Scans the workspace: its files as git sees them, with sizes and languages; for TypeScript and
  * JavaScript the import graph (resolved by TypeScript with the workspace's tsconfig), each
  * module's exports and each exported symbol's importers through barrel files.
- * Each file is parsed on its own (`ts.createSourceFile`); no type checking, no program.
+ * Each file is parsed on its own (`ts.createSourceFile`); no type checking, no program. With the
+ * cache, a file is parsed again only when its size or mtime changed, and every file's imports
+ * are resolved again only when the set of files or the config files changed.
  */
 export async function scanRepository(root: string, options: ScanOptions = {}): Promise<RepoMap> {
   const workspace = await workspaceRoot(root);
   const listed = await listWorkspaceFiles(workspace, { ...(options.ignore === undefined ? {} : { ignore: options.ignore }), ...(options.signal === undefined ? {} : { signal: options.signal }) });
-  const resolver = createModuleResolver(workspace, options.tsconfig);
   const maxParseBytes = options.maxParseBytes ?? MAX_PARSE_BYTES;
-  const warnings = [...resolver.warnings];
+  const useCache = options.cache ?? true;
 
   const paths = new Set(listed.map((file) => file.path));
   const scripts = listed.filter((file) => isScriptFile(file.path));
+  const warnings: string[] = [];
   for (const file of scripts) if (file.size > maxParseBytes) warnings.push(`${file.path}: ${file.size} bytes, larger than ${maxParseBytes}; listed but not parsed`);
+  const parseable = scripts.filter((file) => file.size <= maxParseBytes);
+
+  const keys = { configKey: await configKey(workspace, options.tsconfig, maxParseBytes), pathsKey: pathsKey([...paths]) };
+  const cache = useCache ? await readScanCache(workspace) : undefined;
+  const resolutionsHold = cache !== undefined && cache.configKey === keys.configKey && cache.pathsKey === keys.pathsKey;
+  const cached = (file: WorkspaceFile): CachedModule | undefined => {
+    const entry = cache?.modules[file.path];
+    return entry !== undefined && entry.size === file.size && entry.mtimeMs === file.mtimeMs ? entry : undefined;
+  };
+  const changed = parseable.filter((file) => cached(file) === undefined);
+
+  let parser: ModuleParser | undefined;
+  if (changed.length > 0 || !resolutionsHold) {
+    const { createModuleParser } = await import('./module-parser.js');
+    parser = createModuleParser(workspace, options.tsconfig);
+  }
+  const resolverWarnings = parser?.warnings ?? cache?.warnings ?? [];
+
+  const entries = new Map<string, CachedModule>();
+  for (let start = 0; start < changed.length; start += READ_CONCURRENCY) {
+    options.signal?.throwIfAborted();
+    const batch = changed.slice(start, start + READ_CONCURRENCY);
+    const texts = await Promise.all(batch.map((file) => readFile(join(workspace, file.path), 'utf8')));
+    batch.forEach((file, index) => {
+      options.onParse?.(file.path);
+      const facts = (parser as ModuleParser).parse(file.path, texts[index] ?? '');
+      entries.set(file.path, { size: file.size, mtimeMs: file.mtimeMs, facts, ...(parser as ModuleParser).resolve(file.path, facts, paths) });
+    });
+  }
+  for (const file of parseable) {
+    const entry = cached(file);
+    if (entry === undefined) continue;
+    entries.set(file.path, resolutionsHold ? entry : { ...entry, ...(parser as ModuleParser).resolve(file.path, entry.facts, paths) });
+  }
+  if (useCache && (parser !== undefined || Object.keys(cache?.modules ?? {}).length !== entries.size)) {
+    await writeScanCache(workspace, { ...keys, warnings: resolverWarnings, modules: Object.fromEntries(entries) });
+  }
 
   const modules = new Map<string, ResolvedModule>();
   const imports: ImportEdge[] = [];
   const unresolved: UnresolvedImport[] = [];
-  const parseable = scripts.filter((file) => file.size <= maxParseBytes);
-  for (let start = 0; start < parseable.length; start += READ_CONCURRENCY) {
-    options.signal?.throwIfAborted();
-    const batch = parseable.slice(start, start + READ_CONCURRENCY);
-    const texts = await Promise.all(batch.map((file) => readFile(join(workspace, file.path), 'utf8')));
-    batch.forEach((file, index) => {
-      const module = parseModule(workspace, file.path, texts[index] ?? '', resolver, paths);
-      modules.set(file.path, module.resolved);
-      imports.push(...module.imports);
-      unresolved.push(...module.unresolved);
+  for (const file of parseable) {
+    const entry = entries.get(file.path);
+    if (entry === undefined) continue;
+    const targets = entry.targets.map((target) => target ?? undefined);
+    modules.set(file.path, { facts: entry.facts, targets });
+    entry.facts.references.forEach((reference, index) => {
+      const to = targets[index];
+      if (to !== undefined) imports.push({ from: file.path, to, specifier: reference.specifier, kind: reference.kind, line: reference.line, typeOnly: reference.typeOnly });
     });
+    for (const index of entry.unresolved) {
+      const reference = entry.facts.references[index];
+      if (reference !== undefined) unresolved.push({ from: file.path, specifier: reference.specifier, line: reference.line });
+    }
   }
 
   const tables = resolveExportTables(modules);
@@ -79,7 +127,7 @@ export async function scanRepository(root: string, options: ScanOptions = {}): P
     unresolved,
     importers: symbolImporters(modules, tables),
     aliases: exportAliases(tables),
-    warnings,
+    warnings: [...resolverWarnings, ...warnings],
   };
 }
 
@@ -91,51 +139,4 @@ async function workspaceRoot(root: string): Promise<string> {
   } catch (error) {
     throw new WorkspaceNotFoundError(root, error);
   }
-}
-
-function parseModule(
-  workspace: string,
-  path: string,
-  text: string,
-  resolver: ModuleResolver,
-  paths: ReadonlySet<string>,
-): { resolved: ResolvedModule; imports: ImportEdge[]; unresolved: UnresolvedImport[] } {
-  const fileName = join(workspace, path);
-  const sourceFile = ts.createSourceFile(
-    fileName,
-    text,
-    { languageVersion: ts.ScriptTarget.Latest, impliedNodeFormat: resolver.impliedFormat(fileName), jsDocParsingMode: ts.JSDocParsingMode.ParseNone },
-    true,
-  );
-  const facts = collectModuleFacts(sourceFile, resolver.options);
-  const imports: ImportEdge[] = [];
-  const unresolved: UnresolvedImport[] = [];
-  const targets = facts.references.map((reference) => {
-    const resolution = resolver.resolve(reference.specifier, fileName, reference.mode);
-    if (resolution.status === 'unresolved') {
-      if (isLocalSpecifier(reference.specifier, resolver.options)) unresolved.push({ from: path, specifier: reference.specifier, line: reference.line });
-      return undefined;
-    }
-    const target = workspacePath(workspace, resolution.fileName);
-    if (resolution.external || target === undefined || !paths.has(target)) return undefined;
-    imports.push({ from: path, to: target, specifier: reference.specifier, kind: reference.kind, line: reference.line, typeOnly: reference.typeOnly });
-    return target;
-  });
-  return { resolved: { facts, targets }, imports, unresolved };
-}
-
-function workspacePath(workspace: string, fileName: string): string | undefined {
-  const path = relative(workspace, fileName);
-  if (path === '' || path.startsWith('..') || isAbsolute(path)) return undefined;
-  return path.split(sep).join('/');
-}
-
-/** Relative, absolute or matching a `paths` alias: a specifier meant to name a workspace file. */
-function isLocalSpecifier(specifier: string, options: ts.CompilerOptions): boolean {
-  if (specifier.startsWith('.') || specifier.startsWith('/')) return true;
-  return Object.keys(options.paths ?? {}).some((pattern) => {
-    const star = pattern.indexOf('*');
-    if (star === -1) return specifier === pattern;
-    return specifier.startsWith(pattern.slice(0, star)) && specifier.endsWith(pattern.slice(star + 1));
-  });
 }

@@ -25,12 +25,25 @@ export function symbolImporters(modules: ReadonlyMap<string, ResolvedModule>, ta
     const symbol = symbolKey(target.file, target.name);
     (importers[symbol] ??= []).push({ symbol, ...statement, name, via });
   };
-  /** Members read off a namespace: each one that the namespace's module exports. */
+  /**
+   * Members read off a namespace: each one that the namespace's modules export, following
+   * chains through nested namespaces (`z.core.util.isPlainObject`).
+   */
   const addMembers = (statement: Statement, namespace: ExportTarget, members: readonly string[]): void => {
-    const table = tableOf(namespace.file);
-    for (const member of members) {
-      const inner = table.get(member);
-      if (inner !== undefined) add(statement, inner, member, [...namespace.via, ...inner.via]);
+    for (const chain of members) {
+      let current: ExportTarget | undefined = namespace;
+      for (const name of chain.split('.')) {
+        if (current === undefined || current.kind !== 'namespace') break;
+        const outer: ExportTarget = current;
+        current = undefined;
+        for (const file of [outer.file, ...(outer.also ?? [])]) {
+          const inner = tableOf(file).get(name);
+          if (inner === undefined) continue;
+          current = { ...inner, via: [...outer.via, ...inner.via] };
+          break;
+        }
+        if (current?.kind === 'symbol') add(statement, current, name, current.via);
+      }
     }
   };
 

@@ -1,6 +1,7 @@
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { collectModuleFacts, NAMESPACE, type ModuleFacts } from '../../../planners/repo-scan/module-facts.js';
+import { collectModuleFacts } from '../../../planners/repo-scan/collect-module-facts.js';
+import { NAMESPACE, type ModuleFacts } from '../../../planners/repo-scan/module-facts.js';
 
 function facts(text: string, fileName = '/w/src/a.ts'): ModuleFacts {
   const sourceFile = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);

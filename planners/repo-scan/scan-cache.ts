@@ -1,0 +1,67 @@
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { ModuleFacts } from './module-facts.js';
+
+/** Bumped whenever what a file's entry holds changes shape or meaning. */
+const CACHE_VERSION = 2;
+
+/** Where the scan keeps what it learnt, under the workspace's `.dagent/` (never scanned itself). */
+export const SCAN_CACHE_PATH = '.dagent/cache/repo-scan.json';
+
+/** One parsed file: keyed by size and mtime; its resolutions hold while the keys of the cache hold. */
+export interface CachedModule {
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly facts: ModuleFacts;
+  readonly targets: readonly (string | null)[];
+  readonly unresolved: readonly number[];
+}
+
+export interface ScanCache {
+  readonly version: number;
+  /** The tsconfig, jsconfig and package.json the resolutions were made with. */
+  readonly configKey: string;
+  /** The set of workspace paths the resolutions were made against (a new file can change where `./a` leads). */
+  readonly pathsKey: string;
+  /** The resolver's warnings (a broken tsconfig), kept with the resolutions they explain. */
+  readonly warnings: readonly string[];
+  readonly modules: Readonly<Record<string, CachedModule>>;
+}
+
+export async function readScanCache(workspace: string): Promise<ScanCache | undefined> {
+  try {
+    const cache = JSON.parse(await readFile(join(workspace, SCAN_CACHE_PATH), 'utf8')) as ScanCache;
+    return cache.version === CACHE_VERSION && typeof cache.modules === 'object' ? cache : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes through a temporary file and a rename, so a concurrent scan reads the old cache or the new one, never half. A workspace that cannot be written to just goes uncached. */
+export async function writeScanCache(workspace: string, cache: Omit<ScanCache, 'version'>): Promise<void> {
+  const path = join(workspace, SCAN_CACHE_PATH);
+  const temporary = `${path}.${process.pid}.tmp`;
+  try {
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(temporary, JSON.stringify({ version: CACHE_VERSION, ...cache }));
+    await rename(temporary, path);
+  } catch {
+    // Uncached is slower, not wrong.
+  }
+}
+
+/** What the resolutions depend on besides the files: the config files' text and the options of the scan. */
+export async function configKey(workspace: string, tsconfig: string | undefined, maxParseBytes: number): Promise<string> {
+  const names = tsconfig === undefined ? ['tsconfig.json', 'jsconfig.json', 'package.json'] : [tsconfig, 'package.json'];
+  const texts = await Promise.all(names.map((name) => readFile(join(workspace, name), 'utf8').catch(() => '')));
+  return hash(JSON.stringify([tsconfig ?? null, maxParseBytes, names, texts]));
+}
+
+export function pathsKey(paths: readonly string[]): string {
+  return hash(paths.join('\n'));
+}
+
+function hash(text: string): string {
+  return createHash('sha1').update(text).digest('hex');
+}
