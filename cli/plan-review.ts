@@ -5,7 +5,7 @@ import { analyzePlan, estimatePlan, type Plan, type PlanAnalysis, type PlanLintF
 import type { CliContext } from './cli-context.js';
 import { writeLine } from './cli-io.js';
 import { estimatePrice } from './models.js';
-import { planShowJson, renderPlanDot, renderPlanMermaid, renderPlanText } from './render/index.js';
+import { planShowJson, renderPlanDot, renderPlanMermaid, renderPlanText, visibleJson, visibleText } from './render/index.js';
 
 export type PlanFormat = 'text' | 'json' | 'mermaid' | 'dot';
 
@@ -46,14 +46,14 @@ export function printPlan(context: CliContext, stored: StoredPlan, analysis: Pla
     case 'json': {
       const document = planShowJson(stored.plan, analysis);
       const header = { runId: stored.runId, status: stored.status, planVersion: stored.version, hash: stored.hash };
-      writeLine(out, JSON.stringify(shape === 'plan' ? { ...header, plan: document } : { ...document, ...header }));
+      writeLine(out, visibleJson(JSON.stringify(shape === 'plan' ? { ...header, plan: document } : { ...document, ...header })));
       return;
     }
     case 'mermaid':
-      writeLine(out, renderPlanMermaid(stored.plan));
+      writeLine(out, visibleText(renderPlanMermaid(stored.plan), { multiline: true }));
       return;
     case 'dot':
-      writeLine(out, renderPlanDot(stored.plan));
+      writeLine(out, visibleText(renderPlanDot(stored.plan), { multiline: true }));
       return;
     case 'text':
       writeLine(out, renderPlanText(stored.plan, analysis, { runId: stored.runId, version: stored.version, status: stored.status, details: true }));

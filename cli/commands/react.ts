@@ -3,7 +3,7 @@ import { DEFAULT_TOOL_NAMES } from '../../tools/index.js';
 import { writeLine } from '../cli-io.js';
 import { defineCommand } from '../command.js';
 import { createApprover, createMemoryStore, createNodeCompactor, createTools, projectMemorySections } from '../compose-runtime.js';
-import { formatTokens, formatUsd } from '../render/index.js';
+import { formatTokens, formatUsd, visibleJson, visibleText } from '../render/index.js';
 import { chooseModel, modelIdFor } from '../models.js';
 
 export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number }>({
@@ -18,7 +18,8 @@ export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number
     let streamed = false;
     const onPart = (part: StreamPart): void => {
       if (context.json || part.type !== 'text') return;
-      context.io.stdout.write(part.text);
+      // The model's text is shown, never obeyed: an escape sequence in it cannot redraw the terminal.
+      context.io.stdout.write(visibleText(part.text, { multiline: true }));
       streamed = true;
     };
     const limits = { ...(args['max-steps'] === undefined ? {} : { maxSteps: args['max-steps'] }), ...(context.config.tokenBudget === undefined ? {} : { tokenBudget: context.config.tokenBudget }) };
@@ -45,10 +46,10 @@ export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number
     });
     const succeeded = outcome.reason === 'done';
     if (context.json) {
-      writeLine(context.io.stdout, JSON.stringify({ runId, reason: outcome.reason, answer: outcome.answer, detail: outcome.detail, steps: outcome.steps, usage: outcome.usage, costUsd: outcome.costUsd }));
+      writeLine(context.io.stdout, visibleJson(JSON.stringify({ runId, reason: outcome.reason, answer: outcome.answer, detail: outcome.detail, steps: outcome.steps, usage: outcome.usage, costUsd: outcome.costUsd })));
     } else {
       if (streamed) writeLine(context.io.stdout);
-      if (!succeeded) writeLine(context.io.stderr, `stopped: ${outcome.reason.replace('_', ' ')}${outcome.detail ? ` (${outcome.detail})` : ''}`);
+      if (!succeeded) writeLine(context.io.stderr, `stopped: ${outcome.reason.replace('_', ' ')}${outcome.detail ? ` (${visibleText(outcome.detail)})` : ''}`);
       const cacheShare = outcome.usage.input === 0 ? 0 : Math.round((outcome.usage.cacheHit / outcome.usage.input) * 100);
       writeLine(
         context.io.stderr,

@@ -1,4 +1,5 @@
 import type { SessionEvent } from '../../engine/index.js';
+import { visibleJson, visibleText } from './visible-text.js';
 
 const MAX_SUMMARY = 120;
 
@@ -6,11 +7,12 @@ const MAX_SUMMARY = 120;
 export function formatEventLine(event: SessionEvent): string {
   const time = event.createdAt.slice(11, 23);
   const node = event.nodeId ?? '-';
-  return `${String(event.seq).padStart(5)}  ${time}  ${node.padEnd(14)} ${event.type.padEnd(18)} ${summarizeEvent(event)}`.trimEnd();
+  return `${String(event.seq).padStart(5)}  ${time}  ${visibleText(node).padEnd(14)} ${event.type.padEnd(18)} ${summarizeEvent(event)}`.trimEnd();
 }
 
+/** The payload in one line, control characters and terminal escapes shown as escapes. */
 export function summarizeEvent(event: SessionEvent): string {
-  const text = summary(event).replace(/\s+/g, ' ').trim();
+  const text = visibleText(summary(event).replace(/\s+/g, ' ').trim());
   return text.length > MAX_SUMMARY ? `${text.slice(0, MAX_SUMMARY - 1)}…` : text;
 }
 
@@ -47,9 +49,9 @@ function summary(event: SessionEvent): string {
   }
 }
 
-/** The stable JSON line of `dagent log --json`. */
+/** The stable JSON line of `dagent log --json` (C1 controls and direction overrides as `\\u` escapes). */
 export function eventJson(event: SessionEvent): string {
-  return JSON.stringify({
+  return visibleJson(JSON.stringify({
     seq: event.seq,
     runId: event.runId,
     nodeId: event.nodeId,
@@ -60,5 +62,5 @@ export function eventJson(event: SessionEvent): string {
     createdAt: event.createdAt,
     ...(event.surfaceOp === undefined ? {} : { surfaceOp: event.surfaceOp }),
     ...(event.sourceEventSeqs === undefined ? {} : { sourceEventSeqs: event.sourceEventSeqs }),
-  });
+  }));
 }

@@ -1,5 +1,6 @@
 import type { Plan, PlanAnalysis, PlanNode, PlanStatus } from '../../engine/index.js';
 import { formatTokens, formatUsd } from './format-estimate.js';
+import { visibleText } from './visible-text.js';
 
 export interface PlanTextOptions {
   readonly runId?: string;
@@ -23,10 +24,11 @@ export const MAX_FILES_PER_ROW = 3;
  * critical path: read-models → edit-api → test · width 2 · ≈ 48K tokens ≈ $0.02
  * lint: src/jobs/reminder.ts imports Invoice.total but no node writes it
  * ```
- * A node shows its command, else what it writes, else what it reads.
+ * A node shows its command, else what it writes, else what it reads. Control characters and
+ * terminal escapes in the plan's text are shown as escapes (`visibleText`), never obeyed.
  */
 export function renderPlanText(plan: Plan, analysis: PlanAnalysis, options: PlanTextOptions = {}): string {
-  const byId = new Map(plan.nodes.map((node) => [node.id, node]));
+  const byId = new Map(plan.nodes.map((node) => [node.id, visibleNode(node)]));
   const nodeOf = (id: string): PlanNode => byId.get(id) ?? missingNode(id);
   const lines: string[] = [];
   const header = headerLine(options);
@@ -35,7 +37,25 @@ export function renderPlanText(plan: Plan, analysis: PlanAnalysis, options: Plan
   lines.push(summaryLine(analysis));
   for (const finding of analysis.lint) lines.push(`${finding.level === 'error' ? 'lint error' : 'lint'}: ${finding.message}`);
   if (options.details === true) lines.push('', ...detailLines(analysis, nodeOf));
-  return lines.join('\n');
+  // Ids in the analysis and lint messages come from the plan too.
+  return lines.map((line) => visibleText(line)).join('\n');
+}
+
+/** The node with every text field made visible first, so column widths count what is printed. */
+function visibleNode(node: PlanNode): PlanNode {
+  const shown = (text: string): string => visibleText(text);
+  return {
+    ...node,
+    id: shown(node.id),
+    title: shown(node.title),
+    reads: node.reads.map(shown),
+    writes: node.writes.map(shown),
+    dependsOn: node.dependsOn.map(shown),
+    ...(node.command === undefined ? {} : { command: shown(node.command) }),
+    ...(node.role === undefined ? {} : { role: shown(node.role) }),
+    ...(node.model === undefined ? {} : { model: shown(node.model) }),
+    ...(node.tools === undefined ? {} : { tools: node.tools.map(shown) }),
+  };
 }
 
 function headerLine(options: PlanTextOptions): string {
