@@ -6,6 +6,7 @@ const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
   session: async () => (await import('./session.js')).runSessionBench(),
   scheduler: async () => void (await (await import('./scheduler.js')).runSchedulerBench()),
   compaction: async () => (await import('./compaction.js')).runCompactionBench(),
+  startup: async () => (await import('./startup.js')).runStartupBench(),
 };
 
 async function runBenches(names: readonly string[]): Promise<number> {

@@ -1,8 +1,8 @@
-import { resolve, join, isAbsolute } from 'node:path';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
-import { ConfigError, openDatabase, secretsFromEnvironment, type Store } from '../engine/index.js';
-import type { CliIo } from './cli-io.js';
-import { configFromEnv, loadConfigFile, type DagentConfig } from './config.js';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { ConfigError, WORKSPACE_CONFIG_FILE, openDatabase, resolveConfig, secretsFromEnvironment, type DagentConfig, type Store } from '../engine/index.js';
+import { writeLine, type CliIo } from './cli-io.js';
+import { findWorkspaceRoot } from './workspace-root.js';
 
 /** The global options of the CLI contract. */
 export interface GlobalOptions {
@@ -15,30 +15,40 @@ export interface GlobalOptions {
 }
 
 /**
- * The composition root's state for one CLI invocation: the resolved workspace, settings
- * (config file < environment < flags) and the store, opened on first use.
+ * The composition root's state for one CLI invocation: the resolved workspace, settings (see
+ * `resolveConfig`) and the store, opened on first use.
  */
 export class CliContext {
   readonly io: CliIo;
   readonly workspace: string;
   readonly config: DagentConfig;
   readonly json: boolean;
+  /** Whether `--workspace` was given (else the workspace was found from the current folder). */
+  readonly workspaceGiven: boolean;
   #store: Store | undefined;
 
   constructor(io: CliIo, options: GlobalOptions) {
     this.io = io;
-    this.workspace = resolve(io.cwd, options.workspace ?? '.');
-    if (!existsSync(this.workspace) || !statSync(this.workspace).isDirectory()) {
-      throw new ConfigError(`workspace ${this.workspace} is not a directory`);
-    }
+    this.workspaceGiven = options.workspace !== undefined;
+    this.workspace = options.workspace === undefined ? findWorkspaceRoot(io.cwd) : resolve(io.cwd, options.workspace);
+    if (!existsSync(this.workspace)) throw new ConfigError(`workspace ${this.workspace} does not exist`);
+    if (!statSync(this.workspace).isDirectory()) throw new ConfigError(`workspace ${this.workspace} is not a directory`);
     const flags: DagentConfig = {
       ...(options.db === undefined ? {} : { db: options.db }),
       ...(options.model === undefined ? {} : { model: options.model }),
-      ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+      ...(options.baseUrl === undefined ? {} : { baseUrl: checkedBaseUrl(options.baseUrl) }),
       ...(options.approval === undefined ? {} : { approval: options.approval }),
     };
-    this.config = { ...loadConfigFile(this.workspace), ...configFromEnv(io.env), ...flags };
+    const resolved = resolveConfig({ workspace: this.workspace, env: io.env, flags });
+    this.config = resolved.config;
+    if (this.config.baseUrl !== undefined) checkedBaseUrl(this.config.baseUrl);
     this.json = options.json ?? false;
+    if (resolved.untrustedKeys.length > 0) {
+      writeLine(
+        io.stderr,
+        `dagent: ${join(this.workspace, WORKSPACE_CONFIG_FILE)} sets ${resolved.untrustedKeys.join(', ')}; ignored until you trust this workspace (\`dagent trust\`)`,
+      );
+    }
   }
 
   /** The database URL: `--db`, `DAGENT_DB`, config, or `<workspace>/.dagent/dagent.db`. */
@@ -50,7 +60,10 @@ export class CliContext {
   }
 
   async store(): Promise<Store> {
-    if (this.#store === undefined && this.config.db === undefined) ignoreStateFolder(join(this.workspace, '.dagent'));
+    if (this.#store === undefined) {
+      if (this.config.db === undefined) ignoreStateFolder(join(this.workspace, '.dagent'));
+      else checkDatabaseFolder(this.dbUrl);
+    }
     const busyTimeoutMs = Number(this.io.env.DAGENT_BUSY_TIMEOUT_MS);
     const secrets = secretsFromEnvironment(this.io.env);
     this.#store ??= await openDatabase(this.dbUrl, { secrets, ...(Number.isFinite(busyTimeoutMs) && busyTimeoutMs > 0 ? { busyTimeoutMs } : {}) });
@@ -61,6 +74,26 @@ export class CliContext {
     await this.#store?.close();
     this.#store = undefined;
   }
+}
+
+/** `--base-url` must be an http(s) URL: a typo fails here, not as a connection error mid-run. */
+function checkedBaseUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError(`invalid base URL "${url}": expected http://HOST[:PORT]/PATH or https://…`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(`invalid base URL "${url}": only http and https are supported`);
+  return url;
+}
+
+/** A SQLite file may be new, but the folder it goes in must exist: a typo does not make folders. */
+function checkDatabaseFolder(url: string): void {
+  if (/^[a-z]+:\/\//.test(url) || url === ':memory:') return;
+  const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
+  const folder = dirname(path);
+  if (!existsSync(folder)) throw new ConfigError(`database folder ${folder} does not exist (--db ${url})`);
 }
 
 /** `.dagent/` holds the database and snapshots: keep it out of the user's git status. */

@@ -18,6 +18,8 @@ export function processIo(): CliIo {
     controller.abort(new Error('interrupted'));
   });
   process.on('SIGTERM', () => controller.abort(new Error('terminated')));
+  // `dagent log R | head`: the reader went away, which is not an error of ours.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', exitQuietlyOnBrokenPipe);
   return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd(), interrupt: controller.signal };
 }
 
@@ -29,4 +31,9 @@ export function writeLine(stream: NodeJS.WritableStream, text = ''): void {
 /** Whether to colour output: a TTY, and `NO_COLOR` unset (https://no-color.org). */
 export function useColor(io: CliIo): boolean {
   return Boolean(io.stdout.isTTY) && (io.env.NO_COLOR === undefined || io.env.NO_COLOR === '') && io.env.TERM !== 'dumb';
+}
+
+function exitQuietlyOnBrokenPipe(error: NodeJS.ErrnoException): void {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
 }

@@ -1,10 +1,12 @@
 import type { Argv } from 'yargs';
 import type { CliContext, GlobalOptions } from './cli-context.js';
 
-/** One CLI command: its yargs shape and a handler that returns the exit code. */
+/**
+ * One CLI command's behaviour: its options and a handler that returns the exit code. Its name and
+ * one-line description live in the registry (commands/index.ts), so `dagent --help` lists every
+ * command without loading any of them.
+ */
 export interface CliCommand<A = Record<string, unknown>> {
-  readonly command: string;
-  readonly describe: string;
   builder(yargs: Argv<GlobalOptions>): Argv<GlobalOptions & A>;
   run(context: CliContext, args: GlobalOptions & A): Promise<number>;
 }

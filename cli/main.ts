@@ -1,18 +1,37 @@
 import yargs, { type Argv } from 'yargs';
-import { DagentError, describeSqliteError, errorMessage } from '../engine/index.js';
-import { CliContext, type GlobalOptions } from './cli-context.js';
+import type { GlobalOptions } from './cli-context.js';
+import type { CliContext } from './cli-context.js';
 import { processIo, writeLine, type CliIo } from './cli-io.js';
 import type { CliCommand } from './command.js';
-import { COMMANDS } from './commands/index.js';
+import { COMMANDS, commandName, type CommandEntry } from './commands/index.js';
+
+/** Global options that take a value: the word after them is not the command. */
+const VALUED_GLOBALS = new Set(['-w', '--workspace', '--db', '-m', '--model', '--base-url', '--approval']);
+
+const EXAMPLES: readonly (readonly [string, string])[] = [
+  ['$0 demo', 'the offline demo: plan, review and run a refactor with a scripted model'],
+  ['$0 plan "rename Invoice.total() to grandTotal()" -m deepseek:deepseek-chat', 'plan a task; prints the run id and the plan'],
+  ['$0 approve 01J9 && $0 run 01J9', 'approve the plan, then run it (a unique prefix of the run id is enough)'],
+  ['$0 status 01J9', "the run's nodes, tokens and cost"],
+  ['$0 diff 01J9 | less', 'what the run changed'],
+];
+
+/** A wrong flag or argument: one line, exit 2. */
+class UsageError extends Error {
+  readonly exitCode = 2;
+}
 
 /** Runs the CLI with `argv` (without node and script); resolves to the exit code. */
 export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   let exitCode = 0;
   let context: CliContext | undefined;
+  const chosen = COMMANDS.find((entry) => commandName(entry) === commandWord(argv));
+  // Only the command that runs is loaded: `--help`, `status` or `log` never load the planners or the tools.
+  const loaded = chosen === undefined ? undefined : await chosen.load();
   const parser = yargs([...argv])
     .scriptName('dagent')
     .usage('$0 [options] <command>\n\nPlan-and-execute coding agents: plan a task as a DAG, review it, run it in parallel.')
-    .option('workspace', { alias: 'w', type: 'string', describe: 'the repository to work in (default: current directory)' })
+    .option('workspace', { alias: 'w', type: 'string', describe: 'the repository to work in (default: the git repository around the current folder, else the current folder)' })
     .option('db', { type: 'string', describe: 'database: a SQLite file or postgres:// URL (default: <workspace>/.dagent/dagent.db)' })
     .option('model', { alias: 'm', type: 'string', describe: 'PROVIDER:MODEL, e.g. deepseek:deepseek-chat, scripted:FILE' })
     .option('base-url', { type: 'string', describe: 'base URL of an OpenAI-compatible server' })
@@ -27,20 +46,12 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     .wrap(Math.min(110, io.stdout.columns ?? 100))
     .exitProcess(false)
     .fail((message, error) => {
-      throw error ?? new DagentError(message);
+      throw error ?? new UsageError(message);
     });
+  for (const [command, description] of EXAMPLES) parser.example(command, description);
+  parser.epilogue('Settings: flags, then DAGENT_* environment variables, then ~/.config/dagent/config.json; a workspace\'s own .dagent/config.json may set models, URLs and approval policies only after `dagent trust`.');
 
-  for (const command of COMMANDS) {
-    parser.command({
-      command: command.command,
-      describe: command.describe,
-      builder: (y: Argv) => (command as CliCommand).builder(y as Argv<GlobalOptions>),
-      handler: async (args) => {
-        context = new CliContext(io, args as GlobalOptions);
-        exitCode = await (command as CliCommand).run(context, args as GlobalOptions & Record<string, unknown>);
-      },
-    });
-  }
+  for (const entry of COMMANDS) parser.command(commandModule(entry, entry === chosen ? loaded : undefined, io, (created) => (context = created), (code) => (exitCode = code)));
 
   const output: string[] = [];
   try {
@@ -50,22 +61,81 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     if (output.length > 0) writeLine(io.stdout, output.join('\n'));
     return exitCode;
   } catch (error) {
-    if (output.length > 0 && !(error instanceof DagentError)) writeLine(io.stderr, output.join('\n'));
-    return reportError(io, error, context?.dbUrl);
+    if (output.length > 0 && !hasExitCode(error)) writeLine(io.stderr, output.join('\n'));
+    return await reportError(io, error, context?.dbUrl);
   } finally {
     await context?.close().catch(() => undefined);
   }
 }
 
-function reportError(io: CliIo, error: unknown, dbUrl: string | undefined): number {
-  if (isSqliteError(error)) error = describeSqliteError(error, dbUrl ?? 'the database');
-  if (error instanceof DagentError) {
+function commandModule(entry: CommandEntry, command: CliCommand<never> | undefined, io: CliIo, setContext: (context: CliContext) => void, setExitCode: (code: number) => void) {
+  return {
+    command: entry.command,
+    describe: entry.describe,
+    builder: (y: Argv) => (command === undefined ? y : (command as unknown as CliCommand).builder(y as Argv<GlobalOptions>)),
+    handler: async (args: Record<string, unknown>) => {
+      if (command === undefined) throw new UsageError(`unknown command "${commandName(entry)}"`);
+      const { CliContext } = await import('./cli-context.js');
+      const context = new CliContext(io, args as GlobalOptions);
+      setContext(context);
+      setExitCode(await (command as unknown as CliCommand).run(context, args as GlobalOptions & Record<string, unknown>));
+    },
+  };
+}
+
+/** The first word of `argv` that is not an option or an option's value: the command's name. */
+export function commandWord(argv: readonly string[]): string | undefined {
+  for (let index = 0; index < argv.length; index += 1) {
+    const word = argv[index]!;
+    if (word === '--') return undefined;
+    if (VALUED_GLOBALS.has(word)) {
+      index += 1;
+      continue;
+    }
+    if (!word.startsWith('-')) return word;
+  }
+  return undefined;
+}
+
+async function reportError(io: CliIo, error: unknown, dbUrl: string | undefined): Promise<number> {
+  if (isSqliteError(error)) {
+    const { describeSqliteError } = await import('../engine/index.js');
+    error = describeSqliteError(error, dbUrl ?? 'the database');
+  }
+  const environment = describeEnvironmentError(error);
+  if (environment !== undefined) {
+    writeLine(io.stderr, `dagent: ${environment}`);
+    return 2;
+  }
+  if (hasExitCode(error)) {
     writeLine(io.stderr, `dagent: ${error.message}`);
     return error.exitCode;
   }
-  writeLine(io.stderr, `dagent: ${errorMessage(error)}`);
+  writeLine(io.stderr, `dagent: ${error instanceof Error ? error.message : String(error)}`);
   if (io.env.DAGENT_DEBUG && error instanceof Error && error.stack) writeLine(io.stderr, error.stack);
   return isUsageError(error) ? 2 : 1;
+}
+
+/** A dagent error (DagentError and its kinds, or a usage error): its message is meant for the user. */
+function hasExitCode(error: unknown): error is Error & { exitCode: number } {
+  return error instanceof Error && typeof (error as { exitCode?: unknown }).exitCode === 'number';
+}
+
+/** File-system errors of the machine rather than of dagent: one line that says what to fix. */
+function describeEnvironmentError(error: unknown): string | undefined {
+  const { code, path, syscall } = (error ?? {}) as { code?: unknown; path?: unknown; syscall?: unknown };
+  const where = typeof path === 'string' ? path : 'a file';
+  switch (code) {
+    case 'EACCES':
+    case 'EPERM':
+      return `permission denied: cannot ${typeof syscall === 'string' ? syscall : 'write'} ${where} (is the workspace read-only? -w names another, --db another database)`;
+    case 'EROFS':
+      return `read-only file system: cannot write ${where} (-w names another workspace, --db another database)`;
+    case 'ENOSPC':
+      return `no space left on the device writing ${where}`;
+    default:
+      return undefined;
+  }
 }
 
 function isSqliteError(error: unknown): boolean {

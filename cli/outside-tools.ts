@@ -1,6 +1,6 @@
 import { chooseSearchProvider, createWebFetchTool, createWebSearchTool, type Tool } from '../tools/index.js';
 import type { CliContext } from './cli-context.js';
-import type { DagentConfig } from './config.js';
+import type { DagentConfig } from '../engine/index.js';
 
 /** The settings of the tools that reach outside the workspace (web hosts, search, MCP servers). */
 export interface OutsideToolsConfig {

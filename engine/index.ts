@@ -14,3 +14,4 @@ export * from './snapshots/index.js';
 export { readBeside } from './read-beside.js';
 export { canonicalJson, contentHash } from './canonical-json.js';
 export { createSecretRedactor, secretsFromEnvironment, REDACTED, MIN_SECRET_CHARS, type SecretRedactor } from './secret-redactor.js';
+export * from './config/index.js';

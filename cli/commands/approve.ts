@@ -3,8 +3,6 @@ import { writeLine } from '../cli-io.js';
 import { defineCommand } from '../command.js';
 
 export const approveCommand = defineCommand<{ run: string }>({
-  command: 'approve <run>',
-  describe: "approve the run's current plan (its hash is recorded; `run --approved HASH` checks it)",
   builder: (yargs) => yargs.positional('run', { type: 'string', demandOption: true, describe: 'run id' }),
   async run(context, args) {
     const { db } = await context.store();
@@ -17,8 +15,6 @@ export const approveCommand = defineCommand<{ run: string }>({
 });
 
 export const rejectCommand = defineCommand<{ run: string; reason?: string }>({
-  command: 'reject <run>',
-  describe: "reject the run's current plan",
   builder: (yargs) => yargs.positional('run', { type: 'string', demandOption: true, describe: 'run id' }).option('reason', { type: 'string', describe: 'why, for the log' }),
   async run(context, args) {
     const { db } = await context.store();

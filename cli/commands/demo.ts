@@ -15,8 +15,6 @@ import { runApprovedPlan } from '../run-plan.js';
 export const DEMO_TASK = 'Rename Invoice.total() to Invoice.grandTotal() everywhere; keep tests green';
 
 export const demoCommand = defineCommand<{ into?: string }>({
-  command: 'demo',
-  describe: 'the offline demo: plan, review and run a multi-file refactor of examples/billing with the scripted model',
   builder: (yargs) => yargs.option('into', { type: 'string', describe: 'folder to copy the demo repository into (default: a new temporary folder)' }),
   async run(context, args) {
     const root = packageRoot();

@@ -13,8 +13,6 @@ import { defineCommand } from '../command.js';
 import { renderColoredDiff, renderDiffStat, renderRevertText, diffJson, diffStatJson } from '../render/index.js';
 
 export const diffCommand = defineCommand<{ run: string; node?: string; stat?: boolean }>({
-  command: 'diff <run>',
-  describe: 'the files a run (or one node) changed, as a unified diff',
   builder: (yargs) =>
     yargs
       .positional('run', { type: 'string', demandOption: true, describe: 'run id (a unique prefix is enough)' })
@@ -39,13 +37,11 @@ export const diffCommand = defineCommand<{ run: string; node?: string; stat?: bo
 });
 
 export const revertCommand = defineCommand<{ run: string; node?: string; force?: boolean; dryRun?: boolean }>({
-  command: 'revert <run>',
-  describe: 'put the files a run (or one node) changed back as they were before it',
   builder: (yargs) =>
     yargs
       .positional('run', { type: 'string', demandOption: true, describe: 'run id (a unique prefix is enough)' })
       .option('node', { type: 'string', describe: "only undo this node's change, keeping later nodes' edits" })
-      .option('force', { type: 'boolean', describe: 'write the content before over conflicting later edits, and revert even a running run' })
+      .option('force', { type: 'boolean', describe: 'also overwrite files edited again since the run (a conflict otherwise leaves them untouched), and revert a run that is still running' })
       .option('dry-run', { type: 'boolean', describe: 'report what would be reverted without writing anything' }),
   async run(context, args) {
     const { db } = await context.store();

@@ -1,39 +1,45 @@
 import type { CliCommand } from '../command.js';
-import { approveCommand, rejectCommand } from './approve.js';
-import { demoCommand } from './demo.js';
-import { diffCommand, revertCommand } from './diff.js';
-import { inspectCommand } from './inspect.js';
-import { logCommand } from './log.js';
-import { memoryCommand } from './memory.js';
-import { editCommand, exportCommand, importCommand } from './plan-documents.js';
-import { planCommand } from './plan.js';
-import { cancelCommand, resumeCommand, runCommand } from './run.js';
-import { reactCommand } from './react.js';
-import { scanCommand } from './scan.js';
-import { showCommand } from './show.js';
-import { statusCommand } from './status.js';
-import { toolCommand } from './tool.js';
+
+/** A command as `dagent --help` lists it; its module is loaded only when it is the one run. */
+export interface CommandEntry {
+  /** yargs syntax: the name, then its positionals. */
+  readonly command: string;
+  readonly describe: string;
+  load(): Promise<CliCommand<never>>;
+}
+
+const entry = <A>(command: string, describe: string, load: () => Promise<CliCommand<A>>): CommandEntry => ({
+  command,
+  describe,
+  load: load as unknown as () => Promise<CliCommand<never>>,
+});
 
 /** Every command, in the order `dagent --help` lists them. */
-export const COMMANDS: readonly CliCommand<never>[] = [
-  planCommand,
-  showCommand,
-  editCommand,
-  exportCommand,
-  importCommand,
-  approveCommand,
-  rejectCommand,
-  runCommand,
-  resumeCommand,
-  cancelCommand,
-  reactCommand,
-  toolCommand,
-  scanCommand,
-  memoryCommand,
-  demoCommand,
-  statusCommand,
-  diffCommand,
-  revertCommand,
-  logCommand,
-  inspectCommand,
-] as unknown as readonly CliCommand<never>[];
+export const COMMANDS: readonly CommandEntry[] = [
+  entry('plan [task..]', 'plan a task as a DAG (or load a plan document with --from); prints the run id and the plan for review', async () => (await import('./plan.js')).planCommand),
+  entry('show <run>', 'the plan for review: stages, nodes, files, critical path, width, estimate, lint', async () => (await import('./show.js')).showCommand),
+  entry('edit <run>', 'edit the plan in $VISUAL / $EDITOR; the result is validated and stored as a new version', async () => (await import('./plan-documents.js')).editCommand),
+  entry('export <run> [file]', "write the run's plan as a plan document (JSON) to FILE or stdout", async () => (await import('./plan-documents.js')).exportCommand),
+  entry('import <run> <file>', 'replace the plan with a plan document (validated, stored as a new version; prints the diff)', async () => (await import('./plan-documents.js')).importCommand),
+  entry('approve <run>', "approve the run's current plan (its hash is recorded; `run --approved HASH` checks it)", async () => (await import('./approve.js')).approveCommand),
+  entry('reject <run>', "reject the run's current plan", async () => (await import('./approve.js')).rejectCommand),
+  entry('run <run>', 'execute an approved plan: every node whose dependencies are done runs at once', async () => (await import('./run.js')).runCommand),
+  entry('resume <run>', 'finish a run that was interrupted, failed or cancelled; succeeded nodes are not run again', async () => (await import('./run.js')).resumeCommand),
+  entry('cancel <run>', 'stop a running run: its process aborts the running nodes and leaves the run resumable', async () => (await import('./run.js')).cancelCommand),
+  entry('react <task..>', 'one ReAct agent, no plan: for short tasks', async () => (await import('./react.js')).reactCommand),
+  entry('tool <name> [args]', "run one tool in the workspace under the same guards and approvals (args: a JSON object, e.g. '{\"path\":\"src/a.ts\"}')", async () => (await import('./tool.js')).toolCommand),
+  entry('scan', 'the repository map: files, import graph, importers of a symbol', async () => (await import('./scan.js')).scanCommand),
+  entry('memory <action> [text..]', 'long-term memory: add TEXT | list | search QUERY | rm ID', async () => (await import('./memory.js')).memoryCommand),
+  entry('demo', 'the offline demo: plan, review and run a multi-file refactor of examples/billing with the scripted model', async () => (await import('./demo.js')).demoCommand),
+  entry('status [run]', "list runs, or one run's nodes and totals", async () => (await import('./status.js')).statusCommand),
+  entry('diff <run>', 'the files a run (or one node) changed, as a unified diff', async () => (await import('./diff.js')).diffCommand),
+  entry('revert <run>', 'put the files a run (or one node) changed back as they were before it', async () => (await import('./diff.js')).revertCommand),
+  entry('log <run>', "print a run's session log (JSONL with --json)", async () => (await import('./log.js')).logCommand),
+  entry('inspect <run>', 'the exact request a model received: system prompt, tools and messages, rebuilt from the log', async () => (await import('./inspect.js')).inspectCommand),
+  entry('trust', "let this workspace's .dagent/config.json set models, base URLs and approval policies (asks again when it changes)", async () => (await import('./trust.js')).trustCommand),
+];
+
+/** The name a registry entry answers to: the first word of its syntax. */
+export function commandName(entry: CommandEntry): string {
+  return entry.command.split(' ', 1)[0]!;
+}

@@ -4,8 +4,6 @@ import { defineCommand } from '../command.js';
 import { renderRequestText } from '../render/index.js';
 
 export const inspectCommand = defineCommand<{ run: string; node: string; step?: number }>({
-  command: 'inspect <run>',
-  describe: 'the exact request a model received: system prompt, tools and messages, rebuilt from the log',
   builder: (yargs) =>
     yargs
       .positional('run', { type: 'string', demandOption: true, describe: 'run id' })

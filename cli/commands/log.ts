@@ -8,8 +8,6 @@ const FOLLOW_POLL_MS = 250;
 const RUN_END_TYPES = new Set<string>(['run/succeeded', 'run/failed', 'run/cancelled', 'plan/rejected']);
 
 export const logCommand = defineCommand<{ run: string; node?: string; type?: string[]; follow?: boolean; since?: number }>({
-  command: 'log <run>',
-  describe: "print a run's session log (JSONL with --json)",
   builder: (yargs) =>
     yargs
       .positional('run', { type: 'string', demandOption: true, describe: 'run id' })

@@ -13,8 +13,6 @@ interface MemoryArgs {
 }
 
 export const memoryCommand = defineCommand<MemoryArgs>({
-  command: 'memory <action> [text..]',
-  describe: 'long-term memory: add TEXT | list | search QUERY | rm ID',
   builder: (yargs) =>
     yargs
       .positional('action', { type: 'string', choices: ACTIONS, demandOption: true })

@@ -10,8 +10,6 @@ import { lintForReview } from '../plan-lint.js';
 import { analyzeForReview, printPlan } from '../plan-review.js';
 
 export const exportCommand = defineCommand<{ run: string; file?: string }>({
-  command: 'export <run> [file]',
-  describe: "write the run's current plan as a plan document (JSON) to FILE or stdout",
   builder: (yargs) => yargs.positional('run', { type: 'string', demandOption: true }).positional('file', { type: 'string', describe: 'where to write (default: stdout)' }),
   async run(context, args) {
     const { db } = await context.store();
@@ -27,8 +25,6 @@ export const exportCommand = defineCommand<{ run: string; file?: string }>({
 });
 
 export const importCommand = defineCommand<{ run: string; file: string }>({
-  command: 'import <run> <file>',
-  describe: 'replace the plan with a plan document (validated, stored as a new version; prints the diff)',
   builder: (yargs) => yargs.positional('run', { type: 'string', demandOption: true }).positional('file', { type: 'string', demandOption: true, describe: 'plan document (JSON or YAML)' }),
   async run(context, args) {
     const plan = readPlanFile(context.io.cwd, args.file);
@@ -37,8 +33,6 @@ export const importCommand = defineCommand<{ run: string; file: string }>({
 });
 
 export const editCommand = defineCommand<{ run: string }>({
-  command: 'edit <run>',
-  describe: 'edit the plan in $VISUAL / $EDITOR; the result is validated and stored as a new version',
   builder: (yargs) => yargs.positional('run', { type: 'string', demandOption: true }),
   async run(context, args) {
     const { db } = await context.store();

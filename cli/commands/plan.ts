@@ -9,8 +9,6 @@ import { planWithModel } from '../planning.js';
 import { approveAndRun } from '../run-plan.js';
 
 export const planCommand = defineCommand<{ task?: string[]; from?: string; yes?: boolean; schedule?: string; concurrency?: number }>({
-  command: 'plan [task..]',
-  describe: 'plan a task as a DAG (or load a plan document with --from); prints the run id and the plan for review',
   builder: (yargs) =>
     yargs
       .positional('task', { type: 'string', array: true, describe: 'what to do; name files as @path' })

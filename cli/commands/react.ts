@@ -7,8 +7,6 @@ import { formatTokens, formatUsd, visibleJson, visibleText } from '../render/ind
 import { chooseModel, modelIdFor } from '../models.js';
 
 export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number }>({
-  command: 'react <task..>',
-  describe: 'one ReAct agent, no plan: for short tasks',
   builder: (yargs) =>
     yargs.positional('task', { type: 'string', array: true, demandOption: true, describe: 'what to do' }).option('max-steps', { type: 'number', describe: 'most model calls (default 40)' }),
   async run(context, args) {

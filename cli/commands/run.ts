@@ -15,8 +15,6 @@ interface RunArgs {
 }
 
 export const runCommand = defineCommand<RunArgs>({
-  command: 'run <run>',
-  describe: 'execute an approved plan: every node whose dependencies are done runs at once',
   builder: (yargs) =>
     yargs
       .positional('run', { type: 'string', demandOption: true, describe: 'run id' })
@@ -34,8 +32,6 @@ export const runCommand = defineCommand<RunArgs>({
 });
 
 export const resumeCommand = defineCommand<RunArgs>({
-  command: 'resume <run>',
-  describe: 'finish a run that was interrupted, failed or cancelled; succeeded nodes are not run again',
   builder: (yargs) =>
     yargs
       .positional('run', { type: 'string', demandOption: true, describe: 'run id' })
@@ -55,8 +51,6 @@ export const resumeCommand = defineCommand<RunArgs>({
 });
 
 export const cancelCommand = defineCommand<{ run: string; wait?: number }>({
-  command: 'cancel <run>',
-  describe: 'stop a running run: its process aborts the running nodes and leaves the run resumable',
   builder: (yargs) =>
     yargs.positional('run', { type: 'string', demandOption: true }).option('wait', { type: 'number', default: 30, describe: 'seconds to wait for the run to stop' }),
   async run(context, args) {

@@ -3,8 +3,6 @@ import { defineCommand } from '../command.js';
 import { loadPlanners, workspaceRepoMap } from '../plan-lint.js';
 
 export const scanCommand = defineCommand<{ importers?: string }>({
-  command: 'scan',
-  describe: 'the repository map: files, import graph, importers of a symbol',
   builder: (yargs) =>
     yargs.option('importers', {
       type: 'string',

@@ -4,8 +4,6 @@ import { PLAN_FORMATS, analyzeForReview, printPlan, type PlanFormat } from '../p
 import { lintForReview } from '../plan-lint.js';
 
 export const showCommand = defineCommand<{ run: string; format: PlanFormat; 'plan-version'?: number }>({
-  command: 'show <run>',
-  describe: 'the plan for review: stages, nodes, files, critical path, width, estimate, lint',
   builder: (yargs) =>
     yargs
       .positional('run', { type: 'string', demandOption: true, describe: 'run id' })

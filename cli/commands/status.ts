@@ -4,8 +4,6 @@ import { defineCommand } from '../command.js';
 import { durationBetween, formatDuration, formatTokens, formatUsd, renderTable } from '../render/index.js';
 
 export const statusCommand = defineCommand<{ run?: string }>({
-  command: 'status [run]',
-  describe: "list runs, or one run's nodes and totals",
   builder: (yargs) => yargs.positional('run', { type: 'string', describe: 'run id (a unique prefix is enough)' }),
   async run(context, args) {
     const { db } = await context.store();

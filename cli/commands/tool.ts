@@ -5,8 +5,6 @@ import { defineCommand } from '../command.js';
 import { createApprover, createTools } from '../compose-runtime.js';
 
 export const toolCommand = defineCommand<{ name: string; args?: string }>({
-  command: 'tool <name> [args]',
-  describe: "run one tool in the workspace under the same guards and approvals (args: a JSON object, e.g. '{\"path\":\"src/a.ts\"}')",
   builder: (yargs) => yargs.positional('name', { type: 'string', demandOption: true }).positional('args', { type: 'string', describe: 'JSON arguments (default {})' }),
   async run(context, args) {
     let parsed: unknown;

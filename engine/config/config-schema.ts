@@ -1,9 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { z } from 'zod';
-import { ConfigError } from '../engine/index.js';
+import { ConfigError } from '../errors.js';
 
 const approvalPolicy = z.enum(['auto', 'suggest', 'never']);
+
 const toolRisk = z.enum(['read', 'write', 'command', 'network']);
 
 /** `web`: hosts web_fetch may reach, its caps, and the web_search provider. */
@@ -33,8 +32,11 @@ const mcpServersConfig = z.record(
   ]),
 );
 
-/** `<workspace>/.dagent/config.json`. Flags override it; environment variables sit in between. */
-export const configSchema = z.looseObject({
+/**
+ * dagent's settings, as the config files, the environment and the flags give them. Every key is
+ * known: a misspelt one is an error, not a setting silently ignored.
+ */
+export const configSchema = z.strictObject({
   model: z.string().optional(),
   plannerModel: z.string().optional(),
   summarizerModel: z.string().optional(),
@@ -53,52 +55,50 @@ export const configSchema = z.looseObject({
   /** Time budget for the tool calls of one model response, run in parallel (default 90 000). */
   toolBatchTimeoutMs: z.number().int().positive().optional(),
   replan: z
-    .looseObject({ threshold: z.number().min(0).max(1).optional(), maxReplans: z.number().int().nonnegative().optional(), review: z.boolean().optional() })
+    .strictObject({ threshold: z.number().min(0).max(1).optional(), maxReplans: z.number().int().nonnegative().optional(), review: z.boolean().optional() })
     .optional(),
-  lint: z.looseObject({ errors: z.array(z.string()).optional() }).optional(),
+  lint: z.strictObject({ errors: z.array(z.string()).optional() }).optional(),
   compaction: z
-    .looseObject({ summaryReserve: z.number().int().nonnegative().optional(), followUpReserve: z.number().int().nonnegative().optional(), softWatermark: z.number().min(0).max(1).optional() })
+    .strictObject({ summaryReserve: z.number().int().nonnegative().optional(), followUpReserve: z.number().int().nonnegative().optional(), softWatermark: z.number().min(0).max(1).optional() })
     .optional(),
-  roles: z.record(z.string(), z.looseObject({ prompt: z.string(), model: z.string().optional() })).optional(),
+  roles: z.record(z.string(), z.strictObject({ prompt: z.string(), model: z.string().optional() })).optional(),
   web: webConfig.optional(),
   mcpServers: mcpServersConfig.optional(),
 });
 
 export type DagentConfig = z.infer<typeof configSchema>;
 
-export const CONFIG_FILE = join('.dagent', 'config.json');
+/**
+ * Keys a repository's own `.dagent/config.json` may set without `dagent trust`: they tune the
+ * work, and none lowers safety or sends anything elsewhere. Every other key (models, base URLs,
+ * the database, approval policies, roles, and whatever a later key adds) waits for trust.
+ */
+export const WORKSPACE_SAFE_KEYS: readonly (keyof DagentConfig)[] = [
+  'concurrency',
+  'schedule',
+  'contextWindows',
+  'prices',
+  'maxSteps',
+  'tokenBudget',
+  'nodeRetries',
+  'toolBatchTimeoutMs',
+  'replan',
+  'lint',
+  'compaction',
+];
 
-/** Reads the workspace's config file; a missing file is an empty config, a bad one a clear error. */
-export function loadConfigFile(workspace: string): DagentConfig {
-  const path = join(workspace, CONFIG_FILE);
-  if (!existsSync(path)) return {};
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (error) {
-    throw new ConfigError(`${path}: not valid JSON (${(error as Error).message})`);
-  }
+/** Checks raw settings against the schema; `source` names them in the one-line error. */
+export function parseConfig(raw: unknown, source: string): DagentConfig {
   const parsed = configSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new ConfigError(`${path}: ${issue.path.join('.') || 'config'}: ${issue.message}`);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  if (issue.code === 'unrecognized_keys') {
+    const where = issue.path.length === 0 ? '' : ` in ${issue.path.join('.')}`;
+    return fail(`${source}: unknown setting${issue.keys.length > 1 ? 's' : ''}${where}: ${issue.keys.join(', ')}`);
   }
-  return parsed.data;
+  return fail(`${source}: ${issue.path.join('.') || 'config'}: ${issue.message}`);
 }
 
-/** Settings from environment variables: `DAGENT_MODEL`, `DAGENT_DB`, `DAGENT_APPROVAL`, `DAGENT_BASE_URL`, `DAGENT_CONCURRENCY`. */
-export function configFromEnv(env: NodeJS.ProcessEnv): DagentConfig {
-  const raw: Record<string, unknown> = {};
-  if (env.DAGENT_MODEL) raw.model = env.DAGENT_MODEL;
-  if (env.DAGENT_PLANNER_MODEL) raw.plannerModel = env.DAGENT_PLANNER_MODEL;
-  if (env.DAGENT_DB) raw.db = env.DAGENT_DB;
-  if (env.DAGENT_APPROVAL) raw.approval = env.DAGENT_APPROVAL;
-  if (env.DAGENT_BASE_URL) raw.baseUrl = env.DAGENT_BASE_URL;
-  if (env.DAGENT_CONCURRENCY) raw.concurrency = Number(env.DAGENT_CONCURRENCY);
-  const parsed = configSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new ConfigError(`environment variable for ${issue.path.join('.')}: ${issue.message}`);
-  }
-  return parsed.data;
+function fail(message: string): never {
+  throw new ConfigError(message);
 }
