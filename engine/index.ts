@@ -11,6 +11,7 @@ export * from './compaction/index.js';
 export * from './memory/index.js';
 export * from './run/index.js';
 export * from './snapshots/index.js';
+export * from './dispatch/index.js';
 export { readBeside } from './read-beside.js';
 export { canonicalJson, contentHash } from './canonical-json.js';
 export { createSecretRedactor, secretsFromEnvironment, REDACTED, MIN_SECRET_CHARS, type SecretRedactor } from './secret-redactor.js';

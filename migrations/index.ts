@@ -4,6 +4,7 @@ import * as memorySearch from './0002-memory-search.js';
 import * as snapshotContents from './0003-snapshot-contents.js';
 import * as eventsWithoutTypeIndex from './0004-events-without-type-index.js';
 import * as runLeases from './0005-run-leases.js';
+import * as nodeClaims from './0006-node-claims.js';
 
 /**
  * Every migration, in order. Names sort in the order they must run; a new schema change is a
@@ -15,6 +16,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0003-snapshot-contents': snapshotContents,
   '0004-events-without-type-index': eventsWithoutTypeIndex,
   '0005-run-leases': runLeases,
+  '0006-node-claims': nodeClaims,
 };
 
 export { dialectOf, type SqlDialectName } from './dialect-of.js';

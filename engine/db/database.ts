@@ -89,6 +89,18 @@ export interface RunLeasesTable {
   released_at: string | null;
 }
 
+/** Which worker runs a dispatched node attempt (see engine/dispatch); the token grows with every claim. */
+export interface NodeClaimsTable {
+  run_id: string;
+  node_id: string;
+  token: number;
+  worker: string;
+  pid: number;
+  host: string;
+  expires_at: string;
+  released_at: string | null;
+}
+
 export interface MemoriesTable {
   id: Generated<number>;
   scope: string;
@@ -108,4 +120,5 @@ export interface Database {
   file_snapshots: FileSnapshotsTable;
   memories: MemoriesTable;
   run_leases: RunLeasesTable;
+  node_claims: NodeClaimsTable;
 }

@@ -35,14 +35,14 @@ export { DEFAULT_ROLES, executePlanNode, type NodeAttempt, type NodeAttemptResul
 export type { NodeFiles } from './node-files.js';
 export { NODE_SYSTEM_SECTIONS, handoffMessage, nodeInstruction } from './node-prompt.js';
 export type { AmendInput, CompletedNode, PlanInput, PlanPatch, Planner, ReplanTrigger } from './planner.js';
-export { DEFAULT_RUN_SETTINGS, executeRun, type ExecuteRunOptions, type NodeResult, type RunResult, type RunSettings } from './run-controller.js';
+export { DEFAULT_RUN_SETTINGS, executeRun, type ExecuteRunOptions, type RemoteAttempts, type NodeResult, type RunResult, type RunSettings } from './run-controller.js';
 export { appendNodeTransitions, nodeTransitionDrafts, writeNodeProjection, type DescribedResult, type NodeTotals, type ProjectionContext } from './node-projection.js';
 export { endRun, type RunEnding } from './end-run.js';
 export { REACT_NODE_ID, REACT_SYSTEM_SECTIONS, executeReactRun, type ExecuteReactRunOptions } from './execute-react-run.js';
 export { planTask, type PlanTaskOptions } from './plan-task.js';
 export { runOwner, type RunOwner } from './run-owner.js';
 export { DEFAULT_RUN_LEASE_TTL_MS, RunClaimedError, RunLease, claimRun, type ClaimRunOptions } from './run-lease.js';
-export { isProcessAlive, leaseHolderOf, readLeaseHolder, type LeaseHolder } from './lease-holder.js';
+export { isHolderAlive, isProcessAlive, leaseHolderOf, readLeaseHolder, type LeaseHolder } from './lease-holder.js';
 export { waitForRun, type WaitForRunOptions } from './wait-for-run.js';
 export { immediateTransaction } from './immediate-transaction.js';
 export { NODE_TRANSITION_EVENT_TYPES, nodeEventDraft, nodeStatesFromEvents, type FoldedNodeState } from './node-event.js';

@@ -25,8 +25,13 @@ export async function readLeaseHolder(db: Kysely<Database>, runId: string, now: 
 
 export function leaseHolderOf(row: RunLeasesTable, now: Date): LeaseHolder {
   const released = row.released_at !== null;
-  const alive = !released && row.expires_at > now.toISOString() && (row.host !== hostname() || isProcessAlive(row.pid));
+  const alive = isHolderAlive(row, now);
   return { owner: row.owner, pid: row.pid, host: row.host, token: Number(row.token), expiresAt: row.expires_at, released, alive };
+}
+
+/** A lease-like row's holder is alive: not released, not expired, and (on this host) its pid exists. */
+export function isHolderAlive(row: { readonly released_at: string | null; readonly expires_at: string; readonly host: string; readonly pid: number }, now: Date): boolean {
+  return row.released_at === null && row.expires_at > now.toISOString() && (row.host !== hostname() || isProcessAlive(row.pid));
 }
 
 /** Whether a process of this host exists (EPERM: it exists, under another user). */

@@ -52,6 +52,16 @@ export interface ExecuteRunOptions {
   readonly random?: () => number;
   /** Every event this run appends, as it is committed (progress lines, the live dashboard). */
   readonly onEvents?: (events: readonly SessionEvent[]) => void;
+  /**
+   * Node attempts run elsewhere (worker processes, engine/dispatch): this process only decides
+   * readiness and records transitions; putting a node's files back is then the worker's job.
+   */
+  readonly remote?: RemoteAttempts;
+}
+
+/** Runs node attempts outside this process and returns their outcomes. */
+export interface RemoteAttempts {
+  execute(nodeId: string, execution: NodeExecution & { readonly planVersion: number }): Promise<NodeOutcome<NodeResult>>;
 }
 
 export interface NodeResult {
@@ -117,7 +127,7 @@ class RunController {
     this.#task = run.task;
     this.#workspace = run.workspace;
     const prior = await this.#recoverFromLog();
-    await this.#restoreUnfinishedNodes(prior.statuses);
+    if (this.#options.remote === undefined) await this.#restoreUnfinishedNodes(prior.statuses);
     await this.#startRun(run.status);
 
     const cancel = (): void => this.#schedule.abort(this.#options.signal.reason);
@@ -219,7 +229,9 @@ class RunController {
    * The workspace snapshot of a first attempt overlaps the write of its `node/started`; nothing
    * that must survive a crash (restoring files, the log, the node's tools) runs before it is stored.
    */
-  async #attemptNode(nodeId: string, { attempt, signal, durable }: NodeExecution): Promise<NodeOutcome<NodeResult>> {
+  async #attemptNode(nodeId: string, execution: NodeExecution): Promise<NodeOutcome<NodeResult>> {
+    if (this.#options.remote !== undefined) return this.#options.remote.execute(nodeId, { ...execution, planVersion: this.#planVersion });
+    const { attempt, signal, durable } = execution;
     const node = this.#plan.nodes.find((candidate) => candidate.id === nodeId);
     if (node === undefined) return { status: 'failed', error: `node ${nodeId} is not in plan v${this.#planVersion}`, retryable: false };
     const { files } = this.#options;

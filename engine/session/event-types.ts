@@ -127,6 +127,22 @@ export const EVENT_PAYLOADS = {
   'work/reported': z.looseObject({ title: z.string(), files: z.array(z.string()), reason: z.string() }),
   'run/paused': z.looseObject({ reason: z.string() }),
   'run/cancel-requested': z.looseObject({ by: z.string().optional() }),
+  /** A run's nodes go to worker processes through the job queue (`run --workers`). */
+  'dispatch/started': z.looseObject({ mode: z.enum(['shared', 'clone']), baseCommit: z.string().optional() }),
+  /** A worker claimed a node attempt; `token` grows with every claim of the node. */
+  'attempt/claimed': z.looseObject({ attempt: z.number().int().positive(), token: z.number().int().positive(), worker: z.string(), pid: z.number().int(), host: z.string() }),
+  /** A worker's outcome of a node attempt, committed only while its claim's token was current; `patch` in clone mode. */
+  'attempt/finished': z.looseObject({
+    attempt: z.number().int().positive(),
+    token: z.number().int().positive(),
+    worker: z.string(),
+    outcome: z.enum(['succeeded', 'failed']),
+    answer: z.string().optional(),
+    filesChanged: z.array(z.string()).optional(),
+    error: z.string().optional(),
+    retryable: z.boolean().optional(),
+    patch: z.string().optional(),
+  }),
 } as const;
 
 export type EventType = keyof typeof EVENT_PAYLOADS;

@@ -1,0 +1,184 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/database.js';
+import { errorMessage } from '../errors.js';
+import type { PlanNode } from '../plan/plan-schema.js';
+import { executePlanNode, type NodeAttemptResult, type NodeRuntime } from '../run/execute-plan-node.js';
+import type { NodeFiles } from '../run/node-files.js';
+import { handoffMessage } from '../run/node-prompt.js';
+import { executablePlan } from '../run/plan-store.js';
+import { getRun, type RunRecord } from '../run/run-store.js';
+import { NODE_TRANSITION_EVENT_TYPES, nodeStatesFromEvents } from '../run/node-event.js';
+import { EventLog, readEvents } from '../session/event-log.js';
+import type { SessionEvent } from '../session/event-types.js';
+import { Session } from '../session/session.js';
+import type { JobQueue, NodeJob } from './job-queue.js';
+import { NodeClaim, StaleClaimError, claimNode } from './node-claim.js';
+import { pendingResults } from './pending-results.js';
+
+/** What a worker brings to the runs it works on: its runtime (tools, models) and files per run. */
+export interface RunWorkspace {
+  readonly runtime: NodeRuntime;
+  readonly files: NodeFiles;
+  /**
+   * Clone mode: puts the worker's clone at the run's base plus the patches of `dependencies` (in
+   * the order given) before the node runs, and returns the node's own change as a patch after.
+   */
+  readonly clone?: {
+    prepare(dependencies: readonly { readonly nodeId: string; readonly patch: string }[]): Promise<void>;
+    patch(): Promise<string>;
+  };
+}
+
+export interface NodeJobContext {
+  readonly db: Kysely<Database>;
+  readonly queue: JobQueue;
+  /** This worker's id (host, pid and a random part). */
+  readonly worker: string;
+  readonly claimTtlMs?: number;
+  readonly workspaceFor: (run: RunRecord) => Promise<RunWorkspace>;
+  /** Aborted when the worker stops at once (not on a drain). */
+  readonly signal: AbortSignal;
+  readonly report?: (line: string) => void;
+}
+
+/** What a job came to: run (and committed), skipped (not current, or another worker has it), or stale (its commit was refused). */
+export type NodeJobOutcome = 'committed' | 'skipped' | 'stale';
+
+/**
+ * Runs one dispatched node attempt on a worker: claims the node (the next fencing token), puts
+ * back the files of an earlier try, runs the node as the in-process runner does, and commits its
+ * outcome as `attempt/finished` only if the claim is still current. Never throws for a node's own
+ * failure: that is a committed `failed` outcome.
+ */
+export async function executeNodeJob(job: NodeJob, context: NodeJobContext): Promise<NodeJobOutcome> {
+  const { db, runId, nodeId } = { db: context.db, ...job };
+  const run = await getRun(db, runId);
+  if (run.status !== 'running' || !(await isCurrentAttempt(db, job))) return 'skipped';
+  const claimed = await claimNode(db, runId, nodeId, { worker: context.worker, ...(context.claimTtlMs === undefined ? {} : { ttlMs: context.claimTtlMs }) });
+  if (!(claimed instanceof NodeClaim)) return 'skipped';
+  const claim = claimed.keepAlive();
+  try {
+    // Another worker may have committed between the check above and this claim.
+    if (!(await isCurrentAttempt(db, job))) return 'skipped';
+    const log = new EventLog(db, runId);
+    await log.append({ type: 'attempt/claimed', nodeId, payload: { attempt: job.attempt, token: claim.token, worker: context.worker, pid: process.pid, host: claimHost(context.worker) } }, { effects: (transaction) => claim.assertCurrent(transaction) });
+    context.report?.(`${nodeId} (run ${runId}, attempt ${job.attempt}, token ${claim.token}) started`);
+    const outcome = await runClaimedNode(run, job, claim, log, context);
+    await log.append({ type: 'attempt/finished', nodeId, payload: { attempt: job.attempt, token: claim.token, worker: context.worker, ...outcome } }, { effects: (transaction) => claim.assertCurrent(transaction) });
+    context.report?.(`${nodeId} (run ${runId}) ${outcome.outcome}`);
+    await claim.release();
+    await context.queue.wakeScheduler(runId);
+    return 'committed';
+  } catch (error) {
+    if (error instanceof StaleClaimError) {
+      context.report?.(`${nodeId} (run ${runId}): ${error.message}`);
+      return 'stale';
+    }
+    throw error;
+  } finally {
+    await claim.release();
+  }
+}
+
+type AttemptOutcome =
+  | { readonly outcome: 'succeeded'; readonly answer: string; readonly filesChanged: string[]; readonly patch?: string }
+  | { readonly outcome: 'failed'; readonly error: string; readonly retryable: boolean; readonly filesChanged?: string[] };
+
+async function runClaimedNode(run: RunRecord, job: NodeJob, claim: NodeClaim, log: EventLog, context: NodeJobContext): Promise<AttemptOutcome> {
+  const { plan } = await executablePlan(context.db, run.id);
+  const node = plan.nodes.find((candidate) => candidate.id === job.nodeId);
+  if (node === undefined) return { outcome: 'failed', error: `node ${job.nodeId} is not in the run's approved plan`, retryable: false };
+  const workspace = await context.workspaceFor(run);
+  const signal = AbortSignal.any([context.signal, claim.lost]);
+  try {
+    const earlier = await readEvents(context.db, run.id, { nodeId: job.nodeId, types: ['node/snapshotted'] });
+    const succeeded = await dependencyResults(context.db, run.id, plan.nodes, node);
+    if (workspace.clone !== undefined) await workspace.clone.prepare(succeeded.flatMap((entry) => (entry.patch === undefined ? [] : [{ nodeId: entry.nodeId, patch: entry.patch }])));
+    else {
+      // A try before this one (a worker that died, a failed attempt) left files: put them back first.
+      const boundary = earlier.at(-1);
+      if (boundary?.type === 'node/snapshotted') await workspace.files.restoreNode(job.nodeId, boundary.payload.boundary);
+    }
+    const boundary = await workspace.files.beginNode(job.nodeId, node.writes);
+    const marker = await log.append({ type: 'node/snapshotted', nodeId: job.nodeId, turn: 1, payload: { attempt: job.attempt, boundary } }, { effects: (transaction) => claim.assertCurrent(transaction) });
+    const session = await Session.open(log, job.nodeId, { fromSeq: marker.seq });
+    let result: NodeAttemptResult;
+    try {
+      result = await executePlanNode(workspace.runtime, {
+        runId: run.id,
+        plan,
+        node,
+        attempt: job.attempt,
+        session,
+        handoffs: succeeded.map((entry) => handoffMessage(plan.nodes.find((candidate) => candidate.id === entry.nodeId), entry)),
+        writeScope: workspace.files.writeScopeFor(job.nodeId, node.writes),
+        signal,
+      });
+    } finally {
+      session.close();
+    }
+    const otherWrites = plan.nodes.filter((other) => other.id !== job.nodeId).flatMap((other) => other.writes);
+    const { filesChanged } = await workspace.files.endNode(job.nodeId, node.writes, boundary, { otherWrites });
+    if (result.status === 'failed') return { outcome: 'failed', error: result.error, retryable: result.retryable, filesChanged: [...filesChanged] };
+    const patch = workspace.clone === undefined ? undefined : await workspace.clone.patch();
+    return { outcome: 'succeeded', answer: result.answer, filesChanged: [...filesChanged], ...(patch === undefined ? {} : { patch }) };
+  } catch (error) {
+    if (error instanceof StaleClaimError) throw error;
+    return { outcome: 'failed', error: `on worker ${context.worker}: ${errorMessage(error)}`, retryable: true };
+  }
+}
+
+/** The job's attempt is the node's current one: started, not yet settled, no outcome committed for it. */
+async function isCurrentAttempt(db: Kysely<Database>, job: NodeJob): Promise<boolean> {
+  const events = await readEvents(db, job.runId, { nodeId: job.nodeId, types: [...NODE_TRANSITION_EVENT_TYPES, 'attempt/finished'] });
+  const state = nodeStatesFromEvents(events).get(job.nodeId);
+  return state?.status === 'running' && state.attempts === job.attempt && !pendingResults(events).has(job.nodeId);
+}
+
+interface DependencyResult {
+  readonly nodeId: string;
+  readonly result: string;
+  readonly filesChanged: readonly string[];
+  readonly patch?: string;
+}
+
+/**
+ * The results of the node's dependencies (its handoffs) and, in clone mode, the patches of every
+ * node it depends on directly or not, in the order they succeeded.
+ */
+async function dependencyResults(db: Kysely<Database>, runId: string, nodes: readonly PlanNode[], node: PlanNode): Promise<DependencyResult[]> {
+  const ancestors = ancestorsOf(nodes, node);
+  const events = await readEvents(db, runId, { types: ['node/succeeded', 'attempt/finished'] });
+  const patches = new Map<string, string>();
+  const results: DependencyResult[] = [];
+  for (const event of events) {
+    if (event.nodeId === null || !ancestors.has(event.nodeId)) continue;
+    if (event.type === 'attempt/finished') {
+      const finished = event as SessionEvent<'attempt/finished'>;
+      if (finished.payload.patch !== undefined) patches.set(event.nodeId, finished.payload.patch);
+    } else if (event.type === 'node/succeeded') {
+      const succeeded = event as SessionEvent<'node/succeeded'>;
+      const patch = patches.get(event.nodeId);
+      results.push({ nodeId: event.nodeId, result: succeeded.payload.result, filesChanged: succeeded.payload.filesChanged ?? [], ...(patch === undefined ? {} : { patch }) });
+    }
+  }
+  return results;
+}
+
+/** Every node `node` depends on, directly or through others. */
+function ancestorsOf(nodes: readonly PlanNode[], node: PlanNode): Set<string> {
+  const byId = new Map(nodes.map((candidate) => [candidate.id, candidate]));
+  const seen = new Set<string>();
+  const stack = [...node.dependsOn];
+  while (stack.length > 0) {
+    const id = stack.pop()!;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    stack.push(...(byId.get(id)?.dependsOn ?? []));
+  }
+  return seen;
+}
+
+function claimHost(worker: string): string {
+  return worker.split('/')[0] ?? worker;
+}

@@ -1,0 +1,41 @@
+import { Logger, makeWorkerUtils, run, type Runner, type Task, type WorkerUtils } from 'graphile-worker';
+import { NODE_TASK, wakeTaskOf, type JobQueue, type NodeJob } from './job-queue.js';
+
+/** graphile-worker talks through our own log lines only: its own would interleave with the CLI's. */
+const QUIET = new Logger(() => () => undefined);
+
+/** How often a runner looks for jobs when a LISTEN notification was missed (it is woken by NOTIFY otherwise). */
+const FALLBACK_POLL_MS = 1_000;
+
+/** The job queue on graphile-worker: jobs in the `graphile_worker` schema of the same database. */
+export async function createGraphileJobQueue(connectionString: string): Promise<JobQueue> {
+  const utils: WorkerUtils = await makeWorkerUtils({ connectionString, logger: QUIET });
+  await utils.migrate();
+  return {
+    async enqueueNode(job: NodeJob) {
+      // One try: a node that fails is the scheduler's to retry (with its own attempt count), and a
+      // worker that dies is noticed through its claim, not through the queue's 4-hour lock timeout.
+      await utils.addJob(NODE_TASK, job, { jobKey: job.dispatchKey, maxAttempts: 1 });
+    },
+    async wakeScheduler(runId: string) {
+      await utils.addJob(wakeTaskOf(runId), {}, { jobKey: `wake:${runId}`, jobKeyMode: 'replace', maxAttempts: 1 });
+    },
+    close: async () => {
+      await utils.release();
+    },
+  };
+}
+
+export interface QueueRunner {
+  /** Ends when the runner stops. */
+  readonly done: Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** A graphile-worker runner for the given tasks, `concurrency` jobs at a time. */
+export async function runQueueTasks(connectionString: string, tasks: Readonly<Record<string, (payload: unknown) => Promise<void>>>, concurrency: number): Promise<QueueRunner> {
+  const taskList: Record<string, Task> = {};
+  for (const [name, handler] of Object.entries(tasks)) taskList[name] = async (payload) => handler(payload);
+  const runner: Runner = await run({ connectionString, concurrency, taskList, noHandleSignals: true, pollInterval: FALLBACK_POLL_MS, logger: QUIET });
+  return { done: runner.promise, stop: () => runner.stop() };
+}

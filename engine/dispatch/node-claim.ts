@@ -1,0 +1,147 @@
+import { hostname } from 'node:os';
+import type { Kysely } from 'kysely';
+import { dialectOf } from '../../migrations/index.js';
+import type { Database, NodeClaimsTable } from '../db/database.js';
+import { DagentError } from '../errors.js';
+import { immediateTransaction } from '../run/immediate-transaction.js';
+import { isHolderAlive } from '../run/lease-holder.js';
+
+/** A worker renews its claim of a node every third of this; an unrenewed claim is lost after it. */
+export const DEFAULT_NODE_CLAIM_TTL_MS = 15_000;
+
+/** A commit made with a token that is no longer the node's (another worker claimed it since). */
+export class StaleClaimError extends DagentError {
+  constructor(readonly runId: string, readonly nodeId: string, readonly token: number, readonly current: number) {
+    super(`node ${nodeId} of run ${runId}: claim token ${token} is stale (the node's token is ${current}); the outcome is not committed`);
+  }
+}
+
+export interface NodeClaimHolder {
+  readonly worker: string;
+  readonly pid: number;
+  readonly host: string;
+  readonly token: number;
+  readonly alive: boolean;
+}
+
+export interface ClaimNodeOptions {
+  readonly worker: string;
+  readonly ttlMs?: number;
+  readonly pid?: number;
+  readonly host?: string;
+}
+
+export async function readNodeClaim(db: Kysely<Database>, runId: string, nodeId: string, now: Date = new Date()): Promise<NodeClaimHolder | undefined> {
+  const row = await db.selectFrom('node_claims').selectAll().where('run_id', '=', runId).where('node_id', '=', nodeId).executeTakeFirst();
+  return row === undefined ? undefined : holderOf(row, now);
+}
+
+/**
+ * Claims a node for one worker in one write transaction (as `claimRun` does for a run): the next
+ * fencing token, or the live holder when another worker still has it.
+ */
+export async function claimNode(db: Kysely<Database>, runId: string, nodeId: string, options: ClaimNodeOptions): Promise<NodeClaim | NodeClaimHolder> {
+  const ttlMs = options.ttlMs ?? DEFAULT_NODE_CLAIM_TTL_MS;
+  const pid = options.pid ?? process.pid;
+  const host = options.host ?? hostname();
+  const claimed = await immediateTransaction(db, async (transaction) => {
+    const now = new Date();
+    await transaction
+      .insertInto('node_claims')
+      .values({ run_id: runId, node_id: nodeId, token: 0, worker: '', pid: 0, host: '', expires_at: now.toISOString(), released_at: now.toISOString() })
+      .onConflict((conflict) => conflict.columns(['run_id', 'node_id']).doNothing())
+      .execute();
+    let select = transaction.selectFrom('node_claims').selectAll().where('run_id', '=', runId).where('node_id', '=', nodeId);
+    if (dialectOf(db as Kysely<unknown>) === 'postgres') select = select.forUpdate();
+    const holder = holderOf(await select.executeTakeFirstOrThrow(), now);
+    if (holder.alive) return holder;
+    const token = holder.token + 1;
+    await transaction
+      .updateTable('node_claims')
+      .set({ token, worker: options.worker, pid, host, expires_at: new Date(now.getTime() + ttlMs).toISOString(), released_at: null })
+      .where('run_id', '=', runId)
+      .where('node_id', '=', nodeId)
+      .where('token', '=', holder.token)
+      .execute();
+    return token;
+  });
+  return typeof claimed === 'number' ? new NodeClaim(db, runId, nodeId, claimed, ttlMs) : claimed;
+}
+
+/** A worker's claim of a node: renewed while the attempt runs, checked inside the commit of its outcome. */
+export class NodeClaim {
+  readonly #db: Kysely<Database>;
+  readonly #lost = new AbortController();
+  #timer: NodeJS.Timeout | undefined;
+  #released = false;
+
+  constructor(db: Kysely<Database>, readonly runId: string, readonly nodeId: string, readonly token: number, readonly ttlMs: number) {
+    this.#db = db;
+  }
+
+  /** Aborts when a renewal finds the claim taken over (this worker was presumed dead). */
+  get lost(): AbortSignal {
+    return this.#lost.signal;
+  }
+
+  async renew(): Promise<boolean> {
+    if (this.#released) return false;
+    const result = await this.#db
+      .updateTable('node_claims')
+      .set({ expires_at: new Date(Date.now() + this.ttlMs).toISOString() })
+      .where('run_id', '=', this.runId)
+      .where('node_id', '=', this.nodeId)
+      .where('token', '=', this.token)
+      .where('released_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  keepAlive(): this {
+    this.#timer = setInterval(() => {
+      this.renew().then(
+        (held) => {
+          if (!held && !this.#released) {
+            clearInterval(this.#timer);
+            this.#lost.abort(new Error(`node ${this.nodeId}: claim token ${this.token} was taken over`));
+          }
+        },
+        () => undefined,
+      );
+    }, Math.max(10, Math.floor(this.ttlMs / 3)));
+    this.#timer.unref();
+    return this;
+  }
+
+  /**
+   * The fence, inside the transaction that commits the outcome: throws `StaleClaimError` unless
+   * this token is still the node's. The row is locked (PostgreSQL) or the database write-locked
+   * (SQLite, after the event insert), so no claim can slip in before the commit.
+   */
+  async assertCurrent(transaction: Kysely<Database>): Promise<void> {
+    let select = transaction.selectFrom('node_claims').select(['token', 'released_at']).where('run_id', '=', this.runId).where('node_id', '=', this.nodeId);
+    if (dialectOf(transaction as Kysely<unknown>) === 'postgres') select = select.forUpdate();
+    const row = await select.executeTakeFirst();
+    const current = row === undefined ? 0 : Number(row.token);
+    if (current !== this.token || row?.released_at !== null) throw new StaleClaimError(this.runId, this.nodeId, this.token, current);
+  }
+
+  async release(): Promise<void> {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    if (this.#released) return;
+    this.#released = true;
+    const now = new Date().toISOString();
+    await this.#db
+      .updateTable('node_claims')
+      .set({ released_at: now, expires_at: now })
+      .where('run_id', '=', this.runId)
+      .where('node_id', '=', this.nodeId)
+      .where('token', '=', this.token)
+      .where('released_at', 'is', null)
+      .execute();
+  }
+}
+
+function holderOf(row: NodeClaimsTable, now: Date): NodeClaimHolder {
+  return { worker: row.worker, pid: row.pid, host: row.host, token: Number(row.token), alive: isHolderAlive(row, now) };
+}

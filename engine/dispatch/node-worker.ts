@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { errorMessage } from '../errors.js';
+import { runQueueTasks, type QueueRunner } from './graphile-job-queue.js';
+import { executeNodeJob, type NodeJobContext } from './execute-node-job.js';
+import { NODE_TASK, type NodeJob } from './job-queue.js';
+import { findOrphanedRuns } from './orphaned-runs.js';
+
+export interface NodeWorkerOptions extends Omit<NodeJobContext, 'worker' | 'signal'> {
+  readonly connectionString: string;
+  readonly concurrency: number;
+  /** Schedules a run whose scheduler died (claims it first; refused when another worker was quicker). */
+  readonly adopt?: (runId: string) => Promise<void>;
+  /** How often to look for runs whose scheduler is gone (ms). */
+  readonly adoptEveryMs?: number;
+}
+
+export interface NodeWorker {
+  readonly id: string;
+  /** Stops taking jobs, lets running ones finish (and the adopted schedules end), then resolves. */
+  drain(): Promise<void>;
+  /** Aborts running jobs too: their nodes are left to another worker once their claims expire. */
+  stop(): Promise<void>;
+}
+
+/** Worker ids: `host/pid/random`, so `status` and the log say where a node ran. */
+export function workerIdOf(): string {
+  return `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
+}
+
+/** A worker process's loop: node jobs from the queue, `concurrency` at a time, and adoption of orphaned runs. */
+export async function startNodeWorker(options: NodeWorkerOptions): Promise<NodeWorker> {
+  const id = workerIdOf();
+  const abort = new AbortController();
+  const context: NodeJobContext = { ...options, worker: id, signal: abort.signal };
+  const runner: QueueRunner = await runQueueTasks(
+    options.connectionString,
+    {
+      [NODE_TASK]: async (payload) => {
+        await executeNodeJob(payload as NodeJob, context);
+      },
+    },
+    options.concurrency,
+  );
+  const adoptions = new Set<Promise<void>>();
+  let adopting = false;
+  const adoptTimer =
+    options.adopt === undefined
+      ? undefined
+      : setInterval(() => {
+          if (adopting) return;
+          adopting = true;
+          const adopt = options.adopt!;
+          const pass = findOrphanedRuns(options.db)
+            .then(async (runIds) => {
+              for (const runId of runIds) await adopt(runId).catch((error: unknown) => options.report?.(`run ${runId} not adopted: ${errorMessage(error)}`));
+            })
+            .catch((error: unknown) => options.report?.(`looking for orphaned runs failed: ${errorMessage(error)}`))
+            .finally(() => {
+              adopting = false;
+              adoptions.delete(pass);
+            });
+          adoptions.add(pass);
+        }, options.adoptEveryMs ?? 5_000);
+  adoptTimer?.unref();
+  const drain = async (): Promise<void> => {
+    if (adoptTimer !== undefined) clearInterval(adoptTimer);
+    await runner.stop();
+    await Promise.allSettled([...adoptions]);
+  };
+  return {
+    id,
+    drain,
+    async stop() {
+      abort.abort(new Error(`worker ${id} stopped`));
+      await drain();
+    },
+  };
+}
