@@ -2,6 +2,7 @@ import { DagentError, FileSnapshots, approvePlan, claimRun, executeRun, getRun, 
 import type { CliContext } from './cli-context.js';
 import { writeLine } from './cli-io.js';
 import { createApprover, createNodeRuntime, createTools } from './compose-runtime.js';
+import { dispatchToWorkers, type WorkspaceMode } from './dispatch-run.js';
 import { createPlanner } from './planning.js';
 import { createProgressPrinter } from './progress.js';
 
@@ -12,7 +13,12 @@ export interface RunFlags {
   readonly reviewReplans?: boolean;
   /** `--wait`: when another process holds the run, wait for it to let go instead of refusing. */
   readonly wait?: boolean;
+  /** `--workers`: schedule here, run the nodes on worker processes (`dagent worker`), in this workspace mode. */
+  readonly workers?: WorkspaceMode;
 }
+
+/** With `--workers` the workers' own `--concurrency` bounds the work: the scheduler dispatches every ready node. */
+const WORKERS_DEFAULT_CONCURRENCY = 1_000;
 
 /** `plan --yes`: approve the plan, then run it. */
 export async function approveAndRun(context: CliContext, runId: string, flags: RunFlags): Promise<number> {
@@ -60,13 +66,14 @@ async function executeClaimedRun(context: CliContext, runId: string, flags: RunF
   const runtime = await createNodeRuntime(context, { tools, approver: createApprover(context) });
   const settings: Partial<RunSettings> = {
     ...(flags.schedule ?? context.config.schedule ? { mode: flags.schedule ?? context.config.schedule } : {}),
-    ...(flags.concurrency ?? context.config.concurrency ? { concurrency: flags.concurrency ?? context.config.concurrency } : {}),
+    ...(flags.concurrency ?? context.config.concurrency ? { concurrency: flags.concurrency ?? context.config.concurrency } : flags.workers === undefined ? {} : { concurrency: WORKERS_DEFAULT_CONCURRENCY }),
     ...(context.config.nodeRetries === undefined ? {} : { maxAttempts: context.config.nodeRetries + 1 }),
     ...(context.config.replan?.threshold === undefined ? {} : { replanThreshold: context.config.replan.threshold }),
     ...(context.config.replan?.maxReplans === undefined ? {} : { maxReplans: context.config.replan.maxReplans }),
     ...((flags.reviewReplans ?? context.config.replan?.review) === undefined ? {} : { reviewReplans: flags.reviewReplans ?? context.config.replan?.review ?? false }),
   };
   const planner = await createPlanner(context);
+  const dispatch = flags.workers === undefined ? undefined : await dispatchToWorkers(context, run, flags.workers);
   const result = await executeRun({
     db,
     runId: run.id,
@@ -77,7 +84,8 @@ async function executeClaimedRun(context: CliContext, runId: string, flags: RunF
     onEvents: createProgressPrinter(context.io, { json: context.json }),
     ...(planner === undefined ? {} : { planner }),
     ...(flags.approvedHash === undefined ? {} : { approvedHash: flags.approvedHash }),
-  });
+    ...(dispatch === undefined ? {} : { remote: dispatch.remote }),
+  }).finally(() => dispatch?.close());
   if (!context.json) writeLine(context.io.stdout, summaryLine(result));
   return result.status === 'succeeded' || result.status === 'paused' ? 0 : 1;
 }

@@ -26,6 +26,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   entry('run <run>', 'execute an approved plan: every node whose dependencies are done runs at once', async () => (await import('./run.js')).runCommand),
   entry('resume <run>', 'finish a run that was interrupted, failed or cancelled; succeeded nodes are not run again', async () => (await import('./run.js')).resumeCommand),
   entry('cancel <run>', 'stop a running run: its process aborts the running nodes and leaves the run resumable', async () => (await import('./run.js')).cancelCommand),
+  entry('worker', 'run nodes of `run --workers` runs from the PostgreSQL job queue (--db postgres://…); Ctrl-C or SIGTERM drains', async () => (await import('./worker.js')).workerCommand),
   entry('react <task..>', 'one ReAct agent, no plan: for short tasks', async () => (await import('./react.js')).reactCommand),
   entry('tool <name> [args]', "run one tool in the workspace under the same guards and approvals (args: a JSON object, e.g. '{\"path\":\"src/a.ts\"}')", async () => (await import('./tool.js')).toolCommand),
   entry('scan', 'the repository map: files, import graph, importers of a symbol', async () => (await import('./scan.js')).scanCommand),

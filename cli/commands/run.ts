@@ -12,6 +12,8 @@ interface RunArgs {
   concurrency?: number;
   'review-replans'?: boolean;
   wait?: boolean;
+  workers?: boolean;
+  clone?: boolean;
 }
 
 export const runCommand = defineCommand<RunArgs>({
@@ -22,7 +24,9 @@ export const runCommand = defineCommand<RunArgs>({
       .option('schedule', { type: 'string', choices: ['eager', 'batch'] as const, describe: 'eager (default): a node starts when its last dependency ends; batch: stage by stage' })
       .option('concurrency', { alias: 'j', type: 'number', describe: 'most nodes running at once (default 4)' })
       .option('review-replans', { type: 'boolean', describe: 'stop for approval after every replan' })
-      .option('wait', { type: 'boolean', describe: 'if another process is running this run, wait for it to end instead of refusing' }),
+      .option('wait', { type: 'boolean', describe: 'if another process is running this run, wait for it to end instead of refusing' })
+      .option('workers', { type: 'boolean', describe: 'schedule here and run the nodes on `dagent worker` processes (needs --db postgres://…)' })
+      .option('clone', { type: 'boolean', describe: 'with --workers: each worker runs nodes in its own clone; node patches come back to this workspace' }),
   async run(context, args) {
     const { db } = await context.store();
     const run = await getRun(db, args.run);
@@ -38,7 +42,9 @@ export const resumeCommand = defineCommand<RunArgs>({
       .option('schedule', { type: 'string', choices: ['eager', 'batch'] as const })
       .option('concurrency', { alias: 'j', type: 'number' })
       .option('review-replans', { type: 'boolean' })
-      .option('wait', { type: 'boolean', describe: 'if another process is running this run, wait for it to end instead of refusing' }),
+      .option('wait', { type: 'boolean', describe: 'if another process is running this run, wait for it to end instead of refusing' })
+      .option('workers', { type: 'boolean', describe: 'schedule here and run the nodes on `dagent worker` processes (needs --db postgres://…)' })
+      .option('clone', { type: 'boolean', describe: 'with --workers: each worker runs nodes in its own clone; node patches come back to this workspace' }),
   async run(context, args) {
     const { db } = await context.store();
     const run = await getRun(db, args.run);
@@ -88,5 +94,6 @@ function flagsOf(args: RunArgs) {
     ...(args.concurrency === undefined ? {} : { concurrency: args.concurrency }),
     ...(args['review-replans'] === undefined ? {} : { reviewReplans: args['review-replans'] }),
     ...(args.wait === undefined ? {} : { wait: args.wait }),
+    ...(args.workers === true ? { workers: args.clone === true ? ('clone' as const) : ('shared' as const) } : {}),
   };
 }

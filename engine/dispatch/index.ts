@@ -6,3 +6,4 @@ export { DEFAULT_NODE_CLAIM_TTL_MS, NodeClaim, StaleClaimError, claimNode, readN
 export { startNodeWorker, workerIdOf, type NodeWorker, type NodeWorkerOptions } from './node-worker.js';
 export { findOrphanedRuns } from './orphaned-runs.js';
 export { NODE_OUTCOME_EVENT_TYPES, PENDING_RESULT_EVENT_TYPES, pendingResults } from './pending-results.js';
+export { CloneWorkspace, applyNodePatch, git } from './clone-workspace.js';

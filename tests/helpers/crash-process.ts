@@ -45,7 +45,7 @@ export function cliEnvironment(): NodeJS.ProcessEnv {
 }
 
 /** Spawns `node bin/dagent.js ...args` in `cwd`; its output is collected for the failure messages. */
-export function spawnCli(args: readonly string[], cwd: string): CliProcess {
+export function spawnCli(args: readonly string[], cwd: string, options: { timeLimitMs?: number } = {}): CliProcess {
   const child = spawn(process.execPath, [DAGENT_BIN, ...args], { cwd, env: cliEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -55,7 +55,7 @@ export function spawnCli(args: readonly string[], cwd: string): CliProcess {
   const timer = setTimeout(() => {
     timedOut = true;
     child.kill('SIGKILL');
-  }, CLI_TIME_LIMIT_MS);
+  }, options.timeLimitMs ?? CLI_TIME_LIMIT_MS);
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<CliExit>((resolve, reject) => {

@@ -1,0 +1,103 @@
+import { resolve } from 'node:path';
+import {
+  CloneWorkspace,
+  DagentError,
+  FileSnapshots,
+  RunClaimedError,
+  createGraphileJobQueue,
+  errorMessage,
+  readEvents,
+  startNodeWorker,
+  type RunRecord,
+  type RunWorkspace,
+  type SessionEvent,
+} from '../../engine/index.js';
+import { CliContext } from '../cli-context.js';
+import { writeLine } from '../cli-io.js';
+import { defineCommand } from '../command.js';
+import { createApprover, createNodeRuntime, createTools } from '../compose-runtime.js';
+import { runApprovedPlan } from '../run-plan.js';
+
+interface WorkerArgs {
+  concurrency?: number;
+  clone?: string;
+  'claim-ttl'?: number;
+  'adopt-every'?: number;
+}
+
+export const workerCommand = defineCommand<WorkerArgs>({
+  command: 'worker',
+  describe: 'run nodes of `run --workers` runs from the PostgreSQL job queue (--db postgres://…); Ctrl-C or SIGTERM drains',
+  builder: (yargs) =>
+    yargs
+      .option('concurrency', { alias: 'j', type: 'number', default: 2, describe: 'nodes this worker runs at once (1 in clone mode)' })
+      .option('clone', { type: 'string', describe: 'clone mode: this git clone of the repository is where this worker runs nodes' })
+      .option('claim-ttl', { type: 'number', describe: 'ms a node claim lasts without renewal; a dead worker\'s node goes to another after it (default 15000)' })
+      .option('adopt-every', { type: 'number', describe: 'ms between looks for runs whose scheduler died, which this worker then schedules (default 5000)' }),
+  async run(context, args) {
+    const store = await context.store();
+    if (store.dialect !== 'postgres') throw new DagentError('dagent worker needs the PostgreSQL store of the runs it serves: --db postgres://…');
+    const out = context.io.stdout;
+    const clone = args.clone === undefined ? undefined : resolve(context.io.cwd, args.clone);
+    const concurrency = clone === undefined ? Math.max(1, Math.floor(args.concurrency ?? 2)) : 1;
+    const workspaces = new Map<string, Promise<RunWorkspace>>();
+    const queue = await createGraphileJobQueue(store.url);
+    const worker = await startNodeWorker({
+      connectionString: store.url,
+      db: store.db,
+      queue,
+      concurrency,
+      ...(args['claim-ttl'] === undefined ? {} : { claimTtlMs: args['claim-ttl'] }),
+      ...(args['adopt-every'] === undefined ? {} : { adoptEveryMs: args['adopt-every'] }),
+      workspaceFor: (run) => {
+        let workspace = workspaces.get(run.id);
+        if (workspace === undefined) {
+          workspace = runWorkspace(context, run, clone);
+          workspaces.set(run.id, workspace);
+          void workspace.catch(() => workspaces.delete(run.id));
+        }
+        return workspace;
+      },
+      adopt: async (runId) => {
+        writeLine(out, `worker: run ${runId} has lost its scheduler; taking it over`);
+        try {
+          const code = await runApprovedPlan(context, runId, { workers: 'shared' });
+          writeLine(out, `worker: the adopted run ${runId} ended (exit ${code})`);
+        } catch (error) {
+          if (!(error instanceof RunClaimedError)) throw error;
+        }
+      },
+      report: (line) => writeLine(out, `worker: ${line}`),
+    });
+    writeLine(out, `worker ${worker.id} ready · ${concurrency} at a time · ${clone === undefined ? 'shared workspace' : `clone ${clone}`}`);
+    await new Promise<void>((resolveStop) => context.io.interrupt.addEventListener('abort', () => resolveStop(), { once: true }));
+    writeLine(out, `worker ${worker.id} draining: running nodes finish, no new ones start (Ctrl-C again stops at once)`);
+    await worker.drain();
+    await queue.close();
+    writeLine(out, `worker ${worker.id} stopped`);
+    return 0;
+  },
+});
+
+/** A run's runtime and files on this worker: the run's own workspace (shared mode), or this worker's clone. */
+async function runWorkspace(context: CliContext, run: RunRecord, clone: string | undefined): Promise<RunWorkspace> {
+  const { db } = await context.store();
+  const dispatch = (await readEvents(db, run.id, { nodeId: null, types: ['dispatch/started'] })).at(0) as SessionEvent<'dispatch/started'> | undefined;
+  const mode = dispatch?.payload.mode ?? 'shared';
+  if (mode === 'clone' && clone === undefined) throw new DagentError(`run ${run.id} runs in clone mode: start this worker with --clone DIR`);
+  if (mode === 'shared' && clone !== undefined) throw new DagentError(`run ${run.id} runs in a shared workspace (${run.workspace}): start this worker without --clone`);
+  const workspace = clone ?? run.workspace;
+  const runContext = new CliContext(context.io, {
+    workspace,
+    db: context.dbUrl,
+    ...(context.config.model === undefined ? {} : { model: context.config.model }),
+    ...(context.config.baseUrl === undefined ? {} : { baseUrl: context.config.baseUrl }),
+    ...(context.config.approval === undefined ? {} : { approval: context.config.approval }),
+  });
+  const runtime = await createNodeRuntime(runContext, { tools: await createTools(runContext), approver: createApprover(runContext) });
+  if (clone === undefined) return { runtime, files: new FileSnapshots({ db, runId: run.id, workspace }) };
+  const cloned = await new CloneWorkspace(clone, dispatch?.payload.baseCommit ?? '').open().catch((error: unknown) => {
+    throw new DagentError(errorMessage(error));
+  });
+  return { runtime, files: cloned.files, clone: cloned };
+}

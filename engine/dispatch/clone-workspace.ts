@@ -1,0 +1,97 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import type { WriteScope } from '../agent/tool-runtime.js';
+import { DagentError } from '../errors.js';
+import type { NodeFiles } from '../run/node-files.js';
+import { createWriteSet, writeSetRefusal } from '../snapshots/index.js';
+
+const run = promisify(execFile);
+const MAX_PATCH_BYTES = 256 * 1024 * 1024;
+
+/** Git in a folder, with an identity of its own (commits are never made, but some commands ask). */
+export async function git(cwd: string, args: readonly string[], input?: string): Promise<string> {
+  const child = run('git', ['-c', 'user.name=dagent', '-c', 'user.email=dagent@localhost', ...args], { cwd, maxBuffer: MAX_PATCH_BYTES, encoding: 'utf8' });
+  if (input !== undefined) child.child.stdin?.end(input);
+  const { stdout } = await child;
+  return stdout;
+}
+
+/** Applies a node's patch (`git diff --binary`) to a folder; an empty patch changes nothing. */
+export async function applyNodePatch(cwd: string, patch: string): Promise<void> {
+  if (patch.trim() === '') return;
+  await git(cwd, ['apply', '--binary', '--whitespace=nowarn', '-'], patch);
+}
+
+/**
+ * Clone mode: a worker's own clone of the repository. Before a node runs it is put at the run's
+ * base commit plus the patches of the nodes the node depends on, in the order they succeeded;
+ * after, the node's own change is the difference from there, as a binary-safe patch for the log.
+ * Files ignored by git (installed dependencies, build output) are left in place.
+ */
+export class CloneWorkspace {
+  readonly #dir: string;
+  readonly #baseCommit: string;
+  #startTree: string | undefined;
+
+  constructor(dir: string, baseCommit: string) {
+    this.#dir = dir;
+    this.#baseCommit = baseCommit;
+  }
+
+  /** Checks the clone has the base commit (fetching from its `origin` when it has not). */
+  async open(): Promise<this> {
+    const has = async (): Promise<boolean> =>
+      git(this.#dir, ['cat-file', '-e', `${this.#baseCommit}^{commit}`]).then(
+        () => true,
+        () => false,
+      );
+    if (!(await has())) await git(this.#dir, ['fetch', '-q', 'origin']).catch(() => undefined);
+    if (!(await has())) throw new DagentError(`${this.#dir} is not a clone with the run's base commit ${this.#baseCommit.slice(0, 12)}: clone the repository there (git clone), or fetch it`);
+    return this;
+  }
+
+  async prepare(dependencies: readonly { readonly nodeId: string; readonly patch: string }[]): Promise<void> {
+    await git(this.#dir, ['reset', '-q', '--hard', this.#baseCommit]);
+    await git(this.#dir, ['clean', '-fdq']);
+    for (const dependency of dependencies) {
+      try {
+        await applyNodePatch(this.#dir, dependency.patch);
+      } catch (error) {
+        throw new DagentError(`the patch of ${dependency.nodeId} does not apply in the clone ${this.#dir}: ${(error as Error).message.split('\n')[0]}`, { cause: error });
+      }
+    }
+    this.#startTree = await this.#stageAll();
+  }
+
+  async patch(): Promise<string> {
+    await this.#stageAll();
+    return git(this.#dir, ['diff', '--cached', '--binary', '--no-color', '--no-ext-diff', this.#start()]);
+  }
+
+  /** The clone's files for the node runner: the write set is checked, nothing is snapshotted (the patch is the record). */
+  get files(): NodeFiles {
+    return {
+      writeScopeFor: (_nodeId, writes): WriteScope => {
+        const writeSet = createWriteSet(writes);
+        return { check: (path) => writeSetRefusal(path, writeSet), beforeWrite: async () => undefined };
+      },
+      beginNode: async () => this.#start(),
+      endNode: async () => {
+        await this.#stageAll();
+        const names = await git(this.#dir, ['diff', '--cached', '--name-only', '--no-renames', '-z', this.#start()]);
+        return { filesChanged: names.split('\0').filter((name) => name !== '') };
+      },
+      restoreNode: async () => [],
+    };
+  }
+
+  #start(): string {
+    if (this.#startTree === undefined) throw new Error('CloneWorkspace.prepare() must run before the node');
+    return this.#startTree;
+  }
+
+  async #stageAll(): Promise<string> {
+    await git(this.#dir, ['add', '-A']);
+    return (await git(this.#dir, ['write-tree'])).trim();
+  }
+}

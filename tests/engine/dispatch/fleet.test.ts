@@ -1,0 +1,157 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { runCli } from '../../helpers/cli-harness.js';
+import { killRunningClis, spawnCli, workspaceContents, type CliExit, type CliProcess } from '../../helpers/crash-process.js';
+import { tempDir } from '../../helpers/temp-store.js';
+import { createFleetFixture, writeFleetPlanAndScript, writeFleetWorkspace, type FleetFixture } from './fleet-fixture.js';
+
+/**
+ * A fleet on one PostgreSQL: a scheduler (`run --workers`) and three `dagent worker` processes run
+ * the 60-node plan. One worker is killed with -9 mid-run, and so is the scheduler; a worker takes
+ * the run over from the log. Every node succeeds exactly once, every committed outcome carries
+ * the node's current token, and the files end as a single-process run leaves them.
+ */
+
+const postgresUrl = inject('postgresUrl');
+const CLAIM_TTL_MS = 1_500;
+/** Generous: the test machine may be shared and slow; a hang still fails. */
+const STAGE_TIMEOUT_MS = 150_000;
+const PROCESS_TIME_LIMIT_MS = 420_000;
+
+let fixture: FleetFixture;
+let root: { dir: string; cleanup: () => void };
+let planFile: string;
+let scriptFile: string;
+
+const expectedFiles = (): Map<string, string> => new Map([...fixture.expectedFiles].sort(([a], [b]) => (a < b ? -1 : 1)));
+const describeExit = (exit: CliExit): string => `exit ${exit.code ?? exit.signal}\n${exit.stdout.slice(-3000)}\n${exit.stderr.slice(-3000)}`;
+
+async function createDatabase(): Promise<string> {
+  const name = `dagent_fleet_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: postgresUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  return postgresUrl.replace(/\/[^/]*$/, `/${name}`);
+}
+
+function gitInit(dir: string): void {
+  const git = (...args: string[]): void => void execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@dagent.invalid', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, stdio: 'ignore' });
+  git('init', '-q');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'before the run');
+}
+
+interface Fleet {
+  readonly workspace: string;
+  readonly url: string;
+  readonly runId: string;
+  readonly flags: string[];
+}
+
+async function approvedRun(name: string, options: { git: boolean }): Promise<Fleet> {
+  const workspace = join(root.dir, name);
+  mkdirSync(workspace, { recursive: true });
+  writeFleetWorkspace(fixture, workspace);
+  if (options.git) gitInit(workspace);
+  const url = await createDatabase();
+  const flags = ['--db', url, '--model', `scripted:${scriptFile}`, '--approval', 'auto'];
+  const created = await runCli(['plan', '--from', planFile, '--json', ...flags], { cwd: workspace });
+  expect(created.code, created.stderr).toBe(0);
+  const runId = (JSON.parse(created.stdout) as { runId: string }).runId;
+  expect((await runCli(['approve', runId, ...flags], { cwd: workspace })).code).toBe(0);
+  return { workspace, url, runId, flags };
+}
+
+async function query<R extends pg.QueryResultRow>(url: string, text: string, values: unknown[]): Promise<R[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<R>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+async function succeededCount(fleet: Fleet): Promise<number> {
+  const [row] = await query<{ n: string }>(fleet.url, "SELECT count(*) AS n FROM events WHERE run_id = $1 AND type = 'node/succeeded'", [fleet.runId]);
+  return Number(row?.n ?? 0);
+}
+
+async function runStatus(fleet: Fleet): Promise<string> {
+  const [row] = await query<{ status: string }>(fleet.url, 'SELECT status FROM runs WHERE id = $1', [fleet.runId]);
+  return row?.status ?? 'missing';
+}
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs: number, processes: readonly CliProcess[]): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) {
+      const outputs = await Promise.all(processes.map(async (process) => { process.child.kill('SIGKILL'); return describeExit(await process.exited); }));
+      throw new Error(`timed out waiting for ${what}\n${outputs.join('\n---\n')}`);
+    }
+    await sleep(50);
+  }
+}
+
+/** Every node succeeded once, and every committed outcome carried the token of the node's latest claim before it. */
+async function expectExactlyOnce(fleet: Fleet): Promise<{ claims: Map<string, number> }> {
+  const events = await query<{ seq: number; node_id: string | null; type: string; payload: string }>(fleet.url, 'SELECT seq, node_id, type, payload FROM events WHERE run_id = $1 ORDER BY seq', [fleet.runId]);
+  const succeeded = new Map<string, number>();
+  const latestToken = new Map<string, number>();
+  const claims = new Map<string, number>();
+  for (const event of events) {
+    if (event.node_id === null) continue;
+    const payload = JSON.parse(event.payload) as { token?: number };
+    if (event.type === 'node/succeeded') succeeded.set(event.node_id, (succeeded.get(event.node_id) ?? 0) + 1);
+    if (event.type === 'attempt/claimed') {
+      expect(payload.token, `${event.node_id}: tokens grow with every claim`).toBeGreaterThan(latestToken.get(event.node_id) ?? 0);
+      latestToken.set(event.node_id, payload.token!);
+      claims.set(event.node_id, (claims.get(event.node_id) ?? 0) + 1);
+    }
+    if (event.type === 'attempt/finished') expect(payload.token, `${event.node_id}: a commit with a stale token (seq ${event.seq})`).toBe(latestToken.get(event.node_id));
+  }
+  expect(Object.fromEntries([...succeeded].sort())).toEqual(Object.fromEntries(fixture.plan.nodes.map((node) => node.id).sort().map((id) => [id, 1])));
+  expect(events.filter((event) => event.type === 'run/succeeded')).toHaveLength(1);
+  return { claims };
+}
+
+beforeAll(() => {
+  fixture = createFleetFixture();
+  root = tempDir('dagent-fleet-');
+  ({ planFile, scriptFile } = writeFleetPlanAndScript(fixture, join(root.dir, 'fixture')));
+});
+
+afterAll(() => {
+  killRunningClis();
+  root?.cleanup();
+});
+
+describe.skipIf(postgresUrl === '')('a fleet of worker processes on one PostgreSQL', () => {
+  it('60 nodes, three workers, one worker and the scheduler killed with -9: every node succeeds exactly once', async () => {
+    const fleet = await approvedRun('shared', { git: false });
+    const workerArgs = ['worker', '--concurrency', '2', '--claim-ttl', String(CLAIM_TTL_MS), '--adopt-every', '500', ...fleet.flags];
+    const workers = [0, 1, 2].map(() => spawnCli(workerArgs, fleet.workspace, { timeLimitMs: PROCESS_TIME_LIMIT_MS }));
+    const scheduler = spawnCli(['run', fleet.runId, '--workers', ...fleet.flags], fleet.workspace, { timeLimitMs: PROCESS_TIME_LIMIT_MS });
+    const everyone = [...workers, scheduler];
+
+    await until('15 nodes to succeed', async () => (await succeededCount(fleet)) >= 15, STAGE_TIMEOUT_MS, everyone);
+    workers[0]!.child.kill('SIGKILL');
+    await until('35 nodes to succeed', async () => (await succeededCount(fleet)) >= 35, STAGE_TIMEOUT_MS, everyone);
+    scheduler.child.kill('SIGKILL');
+    expect((await scheduler.exited).signal).toBe('SIGKILL');
+    await until('the run to succeed under a worker that adopted it', async () => (await runStatus(fleet)) === 'succeeded', STAGE_TIMEOUT_MS, everyone);
+
+    for (const worker of workers.slice(1)) worker.child.kill('SIGTERM');
+    const exits = await Promise.all(workers.slice(1).map((worker) => worker.exited));
+    for (const exit of exits) expect(exit.code, describeExit(exit)).toBe(0);
+    expect(exits.some((exit) => exit.stdout.includes('has lost its scheduler; taking it over')), exits.map(describeExit).join('\n---\n')).toBe(true);
+    await expectExactlyOnce(fleet);
+    expect(workspaceContents(fleet.workspace)).toEqual(expectedFiles());
+  }, 480_000);
+});
