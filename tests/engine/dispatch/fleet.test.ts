@@ -151,7 +151,9 @@ describe.skipIf(postgresUrl === '')('a fleet of worker processes on one PostgreS
     const exits = await Promise.all(workers.slice(1).map((worker) => worker.exited));
     for (const exit of exits) expect(exit.code, describeExit(exit)).toBe(0);
     expect(exits.some((exit) => exit.stdout.includes('has lost its scheduler; taking it over')), exits.map(describeExit).join('\n---\n')).toBe(true);
-    await expectExactlyOnce(fleet);
+    const { claims } = await expectExactlyOnce(fleet);
+    // The killed worker's nodes were claimed again (next token) and ran from their beginning.
+    expect([...claims.values()].some((count) => count >= 2), 'a node claimed twice').toBe(true);
     expect(workspaceContents(fleet.workspace)).toEqual(expectedFiles());
   }, 480_000);
 });
