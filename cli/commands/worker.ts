@@ -26,8 +26,6 @@ interface WorkerArgs {
 }
 
 export const workerCommand = defineCommand<WorkerArgs>({
-  command: 'worker',
-  describe: 'run nodes of `run --workers` runs from the PostgreSQL job queue (--db postgres://…); Ctrl-C or SIGTERM drains',
   builder: (yargs) =>
     yargs
       .option('concurrency', { alias: 'j', type: 'number', default: 2, describe: 'nodes this worker runs at once (1 in clone mode)' })
