@@ -6,6 +6,7 @@ const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
   session: async () => (await import('./session.js')).runSessionBench(),
   scheduler: async () => void (await (await import('./scheduler.js')).runSchedulerBench()),
   compaction: async () => (await import('./compaction.js')).runCompactionBench(),
+  workers: async () => (await import('./workers.js')).runWorkersBench(),
   startup: async () => (await import('./startup.js')).runStartupBench(),
 };
 

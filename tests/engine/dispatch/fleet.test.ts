@@ -156,4 +156,42 @@ describe.skipIf(postgresUrl === '')('a fleet of worker processes on one PostgreS
     expect([...claims.values()].some((count) => count >= 2), 'a node claimed twice').toBe(true);
     expect(workspaceContents(fleet.workspace)).toEqual(expectedFiles());
   }, 480_000);
+
+  it('clone mode: three workers in three clones, a worker and the scheduler killed; the workspace ends byte-equal to a single-process run', async () => {
+    const reference = join(root.dir, 'single-process');
+    mkdirSync(reference, { recursive: true });
+    writeFleetWorkspace(fixture, reference);
+    gitInit(reference);
+    const single = spawnCli(['plan', '--from', planFile, '--yes', '--model', `scripted:${scriptFile}`, '--approval', 'auto'], reference, { timeLimitMs: PROCESS_TIME_LIMIT_MS });
+    const singleExit = await single.exited;
+    expect(singleExit.code, describeExit(singleExit)).toBe(0);
+
+    const fleet = await approvedRun('cloned', { git: true });
+    const clones = [1, 2, 3].map((index) => {
+      const clone = join(root.dir, `clone-${index}`);
+      execFileSync('git', ['clone', '-q', fleet.workspace, clone], { stdio: 'ignore' });
+      return clone;
+    });
+    const workerArgs = (clone: string): string[] => ['worker', '--clone', clone, '--claim-ttl', String(CLAIM_TTL_MS), '--adopt-every', '500', ...fleet.flags];
+    const workers = clones.map((clone) => spawnCli(workerArgs(clone), clone, { timeLimitMs: PROCESS_TIME_LIMIT_MS }));
+    const scheduler = spawnCli(['run', fleet.runId, '--workers', '--clone', ...fleet.flags], fleet.workspace, { timeLimitMs: PROCESS_TIME_LIMIT_MS });
+    const everyone = [...workers, scheduler];
+
+    await until('15 nodes to succeed', async () => (await succeededCount(fleet)) >= 15, STAGE_TIMEOUT_MS, everyone);
+    workers[0]!.child.kill('SIGKILL');
+    await until('35 nodes to succeed', async () => (await succeededCount(fleet)) >= 35, STAGE_TIMEOUT_MS, everyone);
+    scheduler.child.kill('SIGKILL');
+    await scheduler.exited;
+    await until('the run to succeed under a worker that adopted it', async () => (await runStatus(fleet)) === 'succeeded', STAGE_TIMEOUT_MS, everyone);
+    for (const worker of workers.slice(1)) worker.child.kill('SIGTERM');
+    for (const exit of await Promise.all(workers.slice(1).map((worker) => worker.exited))) expect(exit.code, describeExit(exit)).toBe(0);
+
+    await expectExactlyOnce(fleet);
+    expect(workspaceContents(fleet.workspace)).toEqual(workspaceContents(reference));
+    expect(workspaceContents(fleet.workspace)).toEqual(expectedFiles());
+    // diff works as in shared mode: each node's change is recorded against the user's workspace.
+    const diff = await runCli(['diff', fleet.runId, '--node', 'b07', ...fleet.flags], { cwd: fleet.workspace });
+    expect(diff.code, diff.stderr).toBe(0);
+    expect(diff.stdout).toContain('+step b07');
+  }, 480_000);
 });

@@ -1,0 +1,199 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Logger, makeWorkerUtils, run as runGraphile } from 'graphile-worker';
+import pg from 'pg';
+import PgBoss from 'pg-boss';
+import type { Plan, PlanNode } from '../engine/index.js';
+import { startBenchPostgres, type BenchPostgres } from './lib/postgres-server.js';
+import { criticalPathMs, w2, w3, type Workload } from './lib/scheduler-workloads.js';
+import { printTable } from './lib/table.js';
+
+/**
+ * `npm run bench -- workers`: scale-out through the PostgreSQL job queue.
+ *
+ * 1. The queue's own dispatch hop (job added → its handler running, one job at a time):
+ *    graphile-worker (LISTEN/NOTIFY) against pg-boss 10 (polling, at its shortest interval).
+ * 2. W2 and W3 of the scheduler bench as real dagent runs (each node one scripted model turn that
+ *    takes the node's latency), by the in-process scheduler and by `run --workers` with 1, 2 and
+ *    4 `dagent worker` processes: wall time over the critical-path bound, and the dispatch hop
+ *    (a dependency's outcome committed → the dependent claimed by a worker), p50 and p95.
+ */
+
+const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'dagent.js');
+const QUEUE_JOBS = 60;
+const QUIET = new Logger(() => () => undefined);
+
+export async function runWorkersBench(): Promise<void> {
+  const server = await startBenchPostgres();
+  try {
+    await queueLatency(server);
+    const rows: string[][] = [];
+    for (const workload of [w2(), w3()]) {
+      for (const workers of [0, 1, 2, 4]) rows.push(await dagentRow(server, workload, workers));
+    }
+    printTable(
+      'W2 and W3 as dagent runs: in-process scheduler vs `run --workers` with N worker processes (one run each, a shared 2-core machine)',
+      ['workload', 'engine', 'wall ms', 'critical path ms', 'wall / bound', 'hop p50 ms', 'hop p95 ms'],
+      rows,
+    );
+  } finally {
+    server.stop();
+  }
+}
+
+async function queueLatency(server: BenchPostgres): Promise<void> {
+  const graphile = await graphileHops(await server.database('bench_graphile'));
+  const boss = await pgBossHops(await server.database('bench_pgboss'));
+  printTable(
+    `queue dispatch hop: job added → handler running (${QUEUE_JOBS} jobs, one at a time)`,
+    ['queue', 'wake-up', 'p50 ms', 'p95 ms'],
+    [
+      ['graphile-worker 0.16', 'LISTEN/NOTIFY (poll 2 s as fallback)', fixed(percentile(graphile, 0.5)), fixed(percentile(graphile, 0.95))],
+      ['pg-boss 10', 'polling every 0.5 s (its minimum)', fixed(percentile(boss, 0.5)), fixed(percentile(boss, 0.95))],
+    ],
+  );
+}
+
+async function graphileHops(url: string): Promise<number[]> {
+  const utils = await makeWorkerUtils({ connectionString: url, logger: QUIET });
+  await utils.migrate();
+  let arrived: ((at: number) => void) | undefined;
+  const runner = await runGraphile({ connectionString: url, concurrency: 1, noHandleSignals: true, pollInterval: 2_000, logger: QUIET, taskList: { hop: async () => arrived?.(performance.now()) } });
+  const hops: number[] = [];
+  try {
+    for (let index = 0; index < QUEUE_JOBS; index += 1) {
+      const at = new Promise<number>((resolve) => (arrived = resolve));
+      const sent = performance.now();
+      await utils.addJob('hop', { index });
+      hops.push((await at) - sent);
+    }
+  } finally {
+    await runner.stop();
+    await utils.release();
+  }
+  return hops;
+}
+
+async function pgBossHops(url: string): Promise<number[]> {
+  const boss = new PgBoss({ connectionString: url });
+  boss.on('error', () => undefined);
+  await boss.start();
+  await boss.createQueue('hop');
+  let arrived: ((at: number) => void) | undefined;
+  await boss.work('hop', { pollingIntervalSeconds: 0.5, batchSize: 1 }, async () => arrived?.(performance.now()));
+  const hops: number[] = [];
+  try {
+    for (let index = 0; index < QUEUE_JOBS; index += 1) {
+      const at = new Promise<number>((resolve) => (arrived = resolve));
+      const sent = performance.now();
+      await boss.send('hop', { index });
+      hops.push((await at) - sent);
+    }
+  } finally {
+    await boss.stop({ graceful: false, wait: false });
+  }
+  return hops;
+}
+
+/** A workload as a plan document and scripted model: each node is one model turn lasting its latency. */
+function planOf(workload: Workload): { plan: Plan; script: unknown } {
+  const nodes: PlanNode[] = workload.nodes.map((node) => ({
+    id: node.id,
+    kind: node.writes.length > 0 ? 'edit' : 'read',
+    title: `node ${node.id}`,
+    instructions: 'answer',
+    reads: [],
+    writes: [...node.writes],
+    dependsOn: [...node.dependsOn],
+  }));
+  const agents = Object.fromEntries(workload.nodes.map((node) => [`node:${node.id}`, [{ text: `${node.id} done`, latencyMs: workload.latencyMs.get(node.id) ?? 0 }]]));
+  return { plan: { goal: `bench ${workload.name}`, rationale: 'bench', nodes }, script: { description: 'workers bench', contextWindow: 200_000, agents } };
+}
+
+async function dagentRow(server: BenchPostgres, workload: Workload, workerCount: number): Promise<string[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'dagent-bench-workers-'));
+  const workspace = join(dir, 'ws');
+  const processes: ChildProcess[] = [];
+  try {
+    const { plan, script } = planOf(workload);
+    writeFileSync(join(dir, 'plan.json'), JSON.stringify(plan));
+    writeFileSync(join(dir, 'script.json'), JSON.stringify(script));
+    await import('node:fs').then((fs) => fs.mkdirSync(workspace));
+    const url = await server.database(`bench_${workload.name.toLowerCase()}_${workerCount}_${process.pid}`);
+    const flags = ['--db', url, '--model', `scripted:${join(dir, 'script.json')}`, '--approval', 'auto'];
+    const created = await dagent(['plan', '--from', join(dir, 'plan.json'), '--json', ...flags], workspace);
+    const runId = (JSON.parse(created) as { runId: string }).runId;
+    await dagent(['approve', runId, ...flags], workspace);
+    if (workerCount === 0) {
+      await dagent(['run', runId, '--concurrency', String(workload.concurrency), ...flags], workspace);
+    } else {
+      for (let index = 0; index < workerCount; index += 1) processes.push(await startWorker(['worker', '--concurrency', String(workload.concurrency), ...flags], workspace));
+      await dagent(['run', runId, '--workers', ...flags], workspace);
+    }
+    const measured = await measureFromLog(url, runId, workerCount > 0);
+    const bound = criticalPathMs(workload.nodes, workload.latencyMs);
+    return [workload.name, workerCount === 0 ? 'in-process scheduler' : `--workers, ${workerCount} worker process${workerCount > 1 ? 'es' : ''}`, fixed(measured.wallMs), fixed(bound), `${(measured.wallMs / bound).toFixed(2)}×`, fixed(percentile(measured.hops, 0.5)), fixed(percentile(measured.hops, 0.95))];
+  } finally {
+    for (const child of processes) child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Wall time from the run's last `run/started` to its `run/succeeded`, and each dependent's hop, from the log's timestamps. */
+async function measureFromLog(url: string, runId: string, dispatched: boolean): Promise<{ wallMs: number; hops: number[] }> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ node_id: string | null; type: string; created_at: string }>('SELECT node_id, type, created_at FROM events WHERE run_id = $1 ORDER BY seq', [runId]);
+    const at = (row: { created_at: string }): number => Date.parse(row.created_at);
+    const started = rows.filter((row) => row.type === 'run/started').at(-1)!;
+    const ended = rows.find((row) => row.type === 'run/succeeded');
+    if (ended === undefined) throw new Error(`bench run ${runId} did not succeed`);
+    const finishedType = dispatched ? 'attempt/finished' : 'node/succeeded';
+    const startedType = dispatched ? 'attempt/claimed' : 'node/started';
+    const finished = new Map(rows.filter((row) => row.type === finishedType).map((row) => [row.node_id!, at(row)]));
+    const begun = new Map(rows.filter((row) => row.type === startedType).map((row) => [row.node_id!, at(row)]));
+    const { rows: planRows } = await client.query<{ body: string }>('SELECT body FROM plans WHERE run_id = $1 ORDER BY version DESC LIMIT 1', [runId]);
+    const plan = JSON.parse(planRows[0]!.body) as Plan;
+    const hops = plan.nodes.filter((node) => node.dependsOn.length > 0).map((node) => begun.get(node.id)! - Math.max(...node.dependsOn.map((id) => finished.get(id)!)));
+    return { wallMs: at(ended) - at(started), hops };
+  } finally {
+    await client.end();
+  }
+}
+
+function dagent(args: readonly string[], cwd: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.once('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`dagent ${args[0]} exited ${code}: ${err.slice(-500)}`))));
+  });
+}
+
+/** A worker process, once it says it is ready. */
+function startWorker(args: readonly string[], cwd: string): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes(' ready ·')) resolve(child);
+    });
+    child.once('close', (code) => reject(new Error(`dagent worker exited ${code}: ${err.slice(-500)}`)));
+  });
+}
+
+function percentile(values: readonly number[], share: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))] ?? Number.NaN;
+}
+
+function fixed(value: number): string {
+  return Number.isFinite(value) ? value.toFixed(0) : '-';
+}
