@@ -48,6 +48,8 @@ function progressLine(event: SessionEvent, started: Map<string, number>, tokens:
       return `- ${node} skipped: ${event.payload.reason}`;
     case 'node/cancelled':
       return `■ ${node} cancelled`;
+    case 'writes/exceeded':
+      return `⚠ ${node} changed files outside its declared writes: ${event.payload.paths.join(', ')} (recorded: \`dagent diff\` shows them, \`dagent revert --node ${node}\` undoes them)`;
     case 'work/reported':
       return `! ${node} reported missed work: ${event.payload.title} (${event.payload.files.join(', ')})`;
     case 'replan/started':

@@ -32,6 +32,10 @@ export const diffCommand = defineCommand<{ run: string; node?: string; stat?: bo
     } else {
       out.write(renderColoredDiff(diff, { color: useColor(context.io) }));
     }
+    const undeclared = diff.files.filter((file) => file.undeclared === true).map((file) => file.path);
+    if (!context.json && undeclared.length > 0) {
+      writeLine(context.io.stderr, `warning: changed outside the declared writes of the node that changed them (a command's side effect): ${undeclared.join(', ')}`);
+    }
     return 0;
   },
 });

@@ -22,8 +22,9 @@ export const statusCommand = defineCommand<{ run?: string }>({
     const run = await getRun(db, args.run);
     const view = foldRunView(run.id, await readEvents(db, run.id, { types: RUN_VIEW_EVENT_TYPES }));
     const owner = view.status === 'running' ? await runOwner(db, run.id) : undefined;
-    if (context.json) writeLine(context.io.stdout, JSON.stringify(statusJson(view, owner)));
-    else writeLine(context.io.stdout, renderStatusText(view, new Date(), owner));
+    const undeclared = await undeclaredChangesOf(db, run.id);
+    if (context.json) writeLine(context.io.stdout, JSON.stringify(withUndeclared(statusJson(view, owner), undeclared)));
+    else writeLine(context.io.stdout, [renderStatusText(view, new Date(), owner), ...undeclaredLines(undeclared)].join('\n'));
     return 0;
   },
 });
@@ -88,6 +89,25 @@ export function renderStatusText(view: RunView, now: Date = new Date(), owner?: 
   if (view.error !== null) lines.push(`error: ${view.error}`);
   if (gone) lines.push(`\`dagent resume ${view.runId}\` finishes it: succeeded nodes are not run again, nodes that were running start over from their files as they were`);
   return lines.join('\n');
+}
+
+/** Per node, the files it changed outside its declared writes (from its `writes/exceeded` events). */
+async function undeclaredChangesOf(db: Parameters<typeof readEvents>[0], runId: string): Promise<Map<string, string[]>> {
+  const byNode = new Map<string, string[]>();
+  for (const event of await readEvents(db, runId, { types: ['writes/exceeded'] })) {
+    if (event.type !== 'writes/exceeded' || event.nodeId === null) continue;
+    byNode.set(event.nodeId, [...new Set([...(byNode.get(event.nodeId) ?? []), ...event.payload.paths])].sort());
+  }
+  return byNode;
+}
+
+function undeclaredLines(undeclared: ReadonlyMap<string, readonly string[]>): string[] {
+  return [...undeclared].map(([node, paths]) => `warning: ${node} changed files outside its declared writes: ${paths.join(', ')} (in \`dagent diff\`; \`dagent revert --node ${node}\` undoes them)`);
+}
+
+function withUndeclared(document: unknown, undeclared: ReadonlyMap<string, readonly string[]>): unknown {
+  const status = document as { nodes: { id: string }[] };
+  return { ...status, nodes: status.nodes.map((node) => (undeclared.has(node.id) ? { ...node, undeclaredChanges: undeclared.get(node.id) } : node)) };
 }
 
 function countBy(values: readonly string[]): Record<string, number> {

@@ -11,6 +11,7 @@ export function diffJson(diff: RunDiff): unknown {
       change: file.change,
       content: file.content,
       nodeIds: file.nodeIds,
+      ...(file.undeclared === true ? { undeclared: true } : {}),
       hunks: file.hunks.map((hunk) => ({ oldStart: hunk.oldStart, oldLines: hunk.oldLines, newStart: hunk.newStart, newLines: hunk.newLines, lines: hunk.lines })),
     })),
   };

@@ -120,6 +120,14 @@ class RunController {
   }
 
   async execute(): Promise<RunResult> {
+    try {
+      return await this.#execute();
+    } finally {
+      await this.#options.files.close?.();
+    }
+  }
+
+  async #execute(): Promise<RunResult> {
     const run = await getRun(this.#db, this.#runId);
     const stored = await executablePlan(this.#db, run.id, this.#options.approvedHash === undefined ? {} : { approvedHash: this.#options.approvedHash });
     this.#plan = stored.plan;
@@ -262,7 +270,8 @@ class RunController {
         signal,
       });
       const otherWrites = this.#plan.nodes.filter((other) => other.id !== nodeId).flatMap((other) => other.writes);
-      const { filesChanged } = await files.endNode(nodeId, node.writes, boundary, { otherWrites });
+      const { filesChanged, strayChanges = [] } = await files.endNode(nodeId, node.writes, boundary, { otherWrites });
+      if (strayChanges.length > 0) await this.#log.append({ type: 'writes/exceeded', nodeId, payload: { paths: [...strayChanges] } });
       if (result.status === 'failed') return result;
       return { status: 'succeeded', result: { answer: result.answer, filesChanged } };
     } finally {

@@ -124,6 +124,8 @@ export const EVENT_PAYLOADS = {
     forced: z.boolean().optional(),
   }),
   'node/snapshotted': z.looseObject({ attempt: z.number().int().positive(), boundary: z.unknown() }),
+  /** A node changed files its declared writes do not cover (a command's side effect): recorded, diffed and revertible like the others. */
+  'writes/exceeded': z.looseObject({ paths: z.array(z.string()) }),
   'work/reported': z.looseObject({ title: z.string(), files: z.array(z.string()), reason: z.string() }),
   'run/paused': z.looseObject({ reason: z.string() }),
   'run/cancel-requested': z.looseObject({ by: z.string().optional() }),

@@ -1,18 +1,42 @@
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { copyFile, lstat, mkdir, realpath, rename, rm, stat, utimes } from 'node:fs/promises';
-import { join } from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
+import { copyFile, lstat, mkdir, realpath, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { isAbsolute, join } from 'node:path';
+import { deflateSync } from 'node:zlib';
+import { isGlobPattern } from '../plan/index.js';
 import { FileSnapshotGitError } from './file-snapshot-errors.js';
 
 /** Runs one git command in `cwd` and resolves with its stdout; rejects with `FileSnapshotGitError`. */
-export type GitRunner = (args: readonly string[], options: { readonly cwd: string; readonly indexFile?: string }) => Promise<Buffer>;
+export type GitRunner = (args: readonly string[], options: GitRunOptions) => Promise<Buffer>;
+
+export interface GitRunOptions {
+  readonly cwd: string;
+  readonly indexFile?: string;
+  /** Written to the command's stdin. */
+  readonly input?: Buffer;
+  /** Exit codes besides 0 that are answers, not failures (e.g. 1 from `check-ignore` when nothing is ignored). */
+  readonly okCodes?: readonly number[];
+}
 
 /** One path that differs between two trees. Blob ids are null on the side where the path is absent. */
 export interface GitTreeChange {
   readonly path: string;
   readonly oldBlob: string | null;
   readonly newBlob: string | null;
+  /** The git modes (`100644`, `100755`, `120000` for a link), null on the absent side. */
+  readonly oldMode: string | null;
+  readonly newMode: string | null;
 }
+
+/** A path in a tree: its mode and blob. */
+export interface GitEntry {
+  readonly mode: string;
+  readonly blob: string;
+}
+
+export const GIT_LINK_MODE = '120000';
+/** Pathspecs per command line, well under any OS's argument limit. */
+const PATHS_PER_COMMAND = 500;
 
 /**
  * Settings for every snapshot command, whatever the user's config says: raw bytes (no CRLF
@@ -46,6 +70,7 @@ const GITLINK_MODE = '160000';
 export class GitWorkingTree {
   readonly root: string;
   readonly #git: GitRunner;
+  #objects: Promise<string | undefined> | undefined;
 
   constructor(root: string, git: GitRunner = runGit) {
     this.root = root;
@@ -96,6 +121,96 @@ export class GitWorkingTree {
     return this.#git(['cat-file', '--filters', `--path=${path}`, blob], { cwd: this.root });
   }
 
+  /** A blob's bytes as stored (a link's target for a link). */
+  async readRawBlob(blob: string): Promise<Buffer> {
+    return this.#git(['cat-file', 'blob', blob], { cwd: this.root });
+  }
+
+  /** The entries of `tree` at the given paths, and under those that are folders in it. */
+  async lsTree(tree: string, paths: readonly string[]): Promise<Map<string, GitEntry>> {
+    const entries = new Map<string, GitEntry>();
+    for (let start = 0; start < paths.length; start += PATHS_PER_COMMAND) {
+      const chunk = paths.slice(start, start + PATHS_PER_COMMAND);
+      const output = await this.#git(['--literal-pathspecs', 'ls-tree', '-r', '-z', '--full-tree', tree, '--', ...chunk], { cwd: this.root });
+      for (const record of output.toString('utf8').split('\0')) {
+        const tab = record.indexOf('\t');
+        if (tab < 0) continue;
+        const [mode, type, blob] = record.slice(0, tab).split(' ');
+        if (type !== 'blob' || mode === undefined || blob === undefined) continue;
+        entries.set(record.slice(tab + 1), { mode, blob });
+      }
+    }
+    return entries;
+  }
+
+  /** The paths .gitignore (or info/exclude, or the user's excludes) ignores; tracked files never are. */
+  async ignored(paths: readonly string[]): Promise<Set<string>> {
+    if (paths.length === 0) return new Set();
+    const output = await this.#git(['check-ignore', '-z', '--stdin'], { cwd: this.root, input: Buffer.from(paths.map((path) => `${path}\0`).join(''), 'utf8'), okCodes: [1] });
+    return new Set(output.toString('utf8').split('\0').filter((path) => path !== ''));
+  }
+
+  /** The files git ignores that the writes' paths and globs name (the boundary tree leaves them out). */
+  async ignoredFiles(writes: readonly string[]): Promise<string[]> {
+    const pathspecs = writes.filter((pattern) => !pattern.startsWith('!')).map((pattern) => pattern.replace(/^\.\//, '')).map((pattern) => (isGlobPattern(pattern) ? `:(glob)${pattern}` : `:(literal)${pattern}`));
+    if (pathspecs.length === 0) return [];
+    const output = await this.#git(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--', ...pathspecs], { cwd: this.root });
+    return output.toString('utf8').split('\0').filter((path) => path !== '' && !path.startsWith('.dagent/'));
+  }
+
+  /**
+   * Stores bytes as one blob and returns its id. A loose object is written in-process (zlib of
+   * `blob <size>\0<bytes>`, through a temporary file) in SHA-1 repositories; others use
+   * `git hash-object`.
+   */
+  async hashBytes(bytes: Buffer): Promise<string> {
+    this.#objects ??= this.#objectStore();
+    const objects = await this.#objects;
+    if (objects === undefined) return (await this.#git(['hash-object', '-w', '--no-filters', '--stdin'], { cwd: this.root, input: bytes })).toString('utf8').trim();
+    const header = Buffer.from(`blob ${bytes.length}\0`, 'utf8');
+    const id = createHash('sha1').update(header).update(bytes).digest('hex');
+    const folder = join(objects, id.slice(0, 2));
+    const target = join(folder, id.slice(2));
+    if ((await stat(target).catch(() => undefined)) !== undefined) return id;
+    await mkdir(folder, { recursive: true });
+    const temporary = join(folder, `tmp_obj_dagent_${randomBytes(6).toString('hex')}`);
+    try {
+      await writeFile(temporary, deflateSync(Buffer.concat([header, bytes])), { mode: 0o444, flag: 'wx' });
+      await rename(temporary, target);
+    } finally {
+      await rm(temporary, { force: true });
+    }
+    return id;
+  }
+
+  /** The object folder of a SHA-1 repository, or undefined (then git writes the objects). */
+  async #objectStore(): Promise<string | undefined> {
+    try {
+      const format = (await this.#git(['rev-parse', '--show-object-format'], { cwd: this.root })).toString('utf8').trim();
+      if (format !== 'sha1') return undefined;
+      const objects = (await this.#git(['rev-parse', '--git-path', 'objects'], { cwd: this.root })).toString('utf8').trim();
+      return isAbsolute(objects) ? objects : join(this.root, objects);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The tree of `base` with the given entries replaced (null: removed), built in a throwaway index. */
+  async treeWith(base: string, entries: Readonly<Record<string, GitEntry | null>>): Promise<string> {
+    const folder = join(this.root, SNAPSHOT_INDEX_FOLDER);
+    await mkdir(folder, { recursive: true });
+    const indexFile = join(folder, `index-${randomBytes(6).toString('hex')}`);
+    try {
+      await this.#git(['read-tree', base], { cwd: this.root, indexFile });
+      const lines = Object.entries(entries).map(([path, entry]) => (entry === null ? `0 ${'0'.repeat(base.length)}\t${path}\0` : `${entry.mode} ${entry.blob}\t${path}\0`));
+      if (lines.length > 0) await this.#git(['update-index', '-z', '--index-info'], { cwd: this.root, indexFile, input: Buffer.from(lines.join(''), 'utf8') });
+      return (await this.#git(['write-tree'], { cwd: this.root, indexFile })).toString('utf8').trim();
+    } finally {
+      await rm(indexFile, { force: true });
+      await rm(`${indexFile}.lock`, { force: true });
+    }
+  }
+
   async #hasHead(): Promise<boolean> {
     return this.#git(['rev-parse', '--verify', '--quiet', 'HEAD^{tree}'], { cwd: this.root }).then(
       () => true,
@@ -114,11 +229,9 @@ export function parseRawDiff(output: string): GitTreeChange[] {
     if (!meta.startsWith(':')) continue;
     const [oldMode, newMode, oldBlob, newBlob] = meta.slice(1).split(' ');
     if (oldMode === GITLINK_MODE || newMode === GITLINK_MODE) continue;
-    changes.push({
-      path,
-      oldBlob: oldBlob === undefined || NULL_BLOB.test(oldBlob) ? null : oldBlob,
-      newBlob: newBlob === undefined || NULL_BLOB.test(newBlob) ? null : newBlob,
-    });
+    const before = oldBlob === undefined || NULL_BLOB.test(oldBlob) ? null : oldBlob;
+    const after = newBlob === undefined || NULL_BLOB.test(newBlob) ? null : newBlob;
+    changes.push({ path, oldBlob: before, newBlob: after, oldMode: before === null ? null : (oldMode ?? null), newMode: after === null ? null : (newMode ?? null) });
   }
   return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
@@ -130,15 +243,20 @@ export const runGit: GitRunner = (args, options) =>
     for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('GIT_')) env[key] = value;
     if (options.indexFile !== undefined) env.GIT_INDEX_FILE = options.indexFile;
     env.GIT_OPTIONAL_LOCKS = '0';
-    const child = spawn('git', [...GIT_SETTINGS, ...args], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('git', [...GIT_SETTINGS, ...args], { cwd: options.cwd, env, stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    if (options.input !== undefined) {
+      child.stdin?.on('error', () => undefined);
+      child.stdin?.end(options.input);
+    }
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
-    child.on('error', (error) => reject(new FileSnapshotGitError(args[0] ?? '', error.message, error)));
+    child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk));
+    const name = args.find((arg) => !arg.startsWith('-')) ?? '';
+    child.on('error', (error) => reject(new FileSnapshotGitError(name, error.message, error)));
     child.on('close', (code) => {
-      if (code === 0) resolve(Buffer.concat(stdout));
-      else reject(new FileSnapshotGitError(args[0] ?? '', Buffer.concat(stderr).toString('utf8')));
+      if (code === 0 || (code !== null && options.okCodes?.includes(code) === true)) resolve(Buffer.concat(stdout));
+      else reject(new FileSnapshotGitError(name, Buffer.concat(stderr).toString('utf8')));
     });
   });
 

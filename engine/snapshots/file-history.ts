@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import { UnknownNodeError, UnknownRunError } from '../errors.js';
+import { readEvents } from '../session/event-log.js';
 import type { FileSnapshot } from './file-snapshot-rows.js';
 
 /** The snapshots of one path across a run, from the first node that changed it to the last. */
@@ -40,7 +41,18 @@ export async function nodeStartSeqs(db: Kysely<Database>, runId: string): Promis
   return new Map(rows.filter((row) => row.node_id !== null).map((row) => [row.node_id!, Number(row.first_seq)]));
 }
 
-/** Throws `UnknownNodeError` unless the run knows the node (in its nodes, its log or its snapshots). */
+/** The files each node changed outside its declared writes, from the run's `writes/exceeded` events. */
+export async function undeclaredChanges(db: Kysely<Database>, runId: string): Promise<Map<string, Set<string>>> {
+  const byNode = new Map<string, Set<string>>();
+  for (const event of await readEvents(db, runId, { types: ['writes/exceeded'] })) {
+    if (event.type !== 'writes/exceeded' || event.nodeId === null) continue;
+    const paths = byNode.get(event.nodeId) ?? new Set<string>();
+    for (const path of event.payload.paths) paths.add(path);
+    byNode.set(event.nodeId, paths);
+  }
+  return byNode;
+}
+
 /** The run's status, or `UnknownRunError` (`runId` must be a whole id: callers resolve prefixes with `getRun`). */
 export async function runStatusOf(db: Kysely<Database>, runId: string): Promise<string> {
   const row = await db.selectFrom('runs').select('status').where('id', '=', runId).executeTakeFirst();
@@ -48,6 +60,7 @@ export async function runStatusOf(db: Kysely<Database>, runId: string): Promise<
   return row.status;
 }
 
+/** Throws `UnknownNodeError` unless the run knows the node (in its nodes, its log or its snapshots). */
 export async function assertNodeInRun(db: Kysely<Database>, runId: string, nodeId: string): Promise<void> {
   const [node, event, snapshot] = await Promise.all([
     db.selectFrom('nodes').select('node_id').where('run_id', '=', runId).where('node_id', '=', nodeId).executeTakeFirst(),

@@ -7,6 +7,8 @@ export type RevertStep =
   | { readonly action: 'unchanged' }
   /** Put the recorded content back exactly. */
   | { readonly action: 'restore'; readonly bytes: Buffer }
+  /** Put the recorded symbolic link back (its target, never followed). */
+  | { readonly action: 'relink'; readonly target: string }
   /** The change made a file that did not exist: delete it. */
   | { readonly action: 'delete' }
   /** Later edits survive: the change was reversed onto the current content. */
@@ -33,8 +35,10 @@ export function revertStep(input: RevertStepInput): RevertStep {
   const { target, changedTo, current, force } = input;
   if (sameContent(current, target)) return { action: 'unchanged' };
   if (target.kind === 'unrecorded') return { action: 'conflict', reason: 'its content before was not recorded (larger than the snapshot limit)' };
-  const exact: RevertStep = target.kind === 'absent' ? { action: 'delete' } : { action: 'restore', bytes: target.bytes };
+  const exact: RevertStep =
+    target.kind === 'absent' ? { action: 'delete' } : target.kind === 'link' ? { action: 'relink', target: target.target } : { action: 'restore', bytes: target.bytes };
   if (changedTo === undefined || sameContent(current, changedTo) || force) return exact;
+  if ([target, changedTo, current].some((state) => state.kind === 'link')) return { action: 'conflict', reason: 'the symbolic link has changed since' };
   return reversePatchStep(target, changedTo, current);
 }
 

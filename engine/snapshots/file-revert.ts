@@ -5,7 +5,8 @@ import { RunStillRunningError } from './file-snapshot-errors.js';
 import { assertNodeInRun, nodeStartSeqs, pathHistories, runStatusOf } from './file-history.js';
 import { revertStep, type RevertStep } from './file-revert-step.js';
 import { listSnapshots } from './file-snapshot-rows.js';
-import { fileStateOf, type FileState } from './file-state.js';
+import { fileOf, linkStateOf, type FileState } from './file-state.js';
+import { SnapshotPathThroughLinkError } from './file-snapshot-errors.js';
 import { assertWorkspace, createWorkspaceFiles, type WorkspaceFiles } from './file-workspace.js';
 
 export interface RevertRunOptions {
@@ -71,14 +72,21 @@ export async function revertRun(db: Kysely<Database>, runId: string, workspace: 
   const conflicted: RevertConflict[] = [];
   const unchanged: string[] = [];
   for (const item of await revertTargets(db, runId, options.nodeId)) {
-    const current = fileStateOf(await files.read(item.path));
+    const current = await files.read(item.path);
     const step = revertStep({ target: item.target, changedTo: item.changedTo, current, force: options.force === true });
     if (step.action === 'unchanged') unchanged.push(item.path);
     else if (step.action === 'conflict') conflicted.push({ path: item.path, nodeId: item.nodeId, reason: step.reason });
     else if (options.dryRun === true) {
       restored.push({ path: item.path, action: actionOf(step), nodeId: item.nodeId });
     } else {
-      const action = await applyStep(files, item.path, step);
+      let action: RevertAction;
+      try {
+        action = await applyStep(files, item.path, step);
+      } catch (error) {
+        if (!(error instanceof SnapshotPathThroughLinkError)) throw error;
+        conflicted.push({ path: item.path, nodeId: item.nodeId, reason: error.reason });
+        continue;
+      }
       restored.push({ path: item.path, action, nodeId: item.nodeId });
       await options.log.append({
         type: 'file/reverted',
@@ -103,7 +111,8 @@ type WritingStep = Exclude<RevertStep, { action: 'unchanged' | 'conflict' }>;
 
 async function applyStep(files: WorkspaceFiles, path: string, step: WritingStep): Promise<RevertAction> {
   if (step.action === 'delete') await files.remove(path);
-  else await files.write(path, step.bytes);
+  else if (step.action === 'relink') await files.write(path, linkStateOf(step.target));
+  else await files.write(path, fileOf(step.bytes));
   return actionOf(step);
 }
 

@@ -45,3 +45,10 @@ export class RunStillRunningError extends DagentError {
     super(`run ${runId} is running: its nodes may still write these files; wait for it or \`dagent cancel ${runId}\` first (--force reverts anyway)`);
   }
 }
+
+/** Restoring a path whose folders include a symbolic link (or a file): writing there could land outside the workspace. */
+export class SnapshotPathThroughLinkError extends DagentError {
+  constructor(readonly path: string, readonly reason: string) {
+    super(`refusing to write "${path}": ${reason}, and snapshots never write through one`);
+  }
+}

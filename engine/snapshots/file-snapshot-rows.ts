@@ -1,12 +1,13 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, FileSnapshotsTable } from '../db/database.js';
 import { decodeContent, encodeContent, encodingFor, type FileContentEncoding } from './file-content.js';
-import { ABSENT_FILE, stateBytes, type FileState } from './file-state.js';
+import { ABSENT_FILE, LINK_HASH_PREFIX, stateBytes, type FileState } from './file-state.js';
 
 /**
  * The `file_snapshots` table, one row per (run, node, path) a node changed: the content before
  * the node's first change (insert-if-absent, so it stays "before the node" across retries) and
- * the content after the node. This file is the only one that reads or writes those rows.
+ * the content after the node. A symbolic link is stored as its target, its hash starting with
+ * `symlink:`. This file is the only one that reads or writes those rows.
  */
 
 /** `hash_after` of a node that left no file at the path. */
@@ -99,5 +100,6 @@ export function snapshotFromRow(row: Selectable<FileSnapshotsTable>): FileSnapsh
 function stateFromColumns(content: string | null, hash: string | null, encoding: FileContentEncoding): FileState {
   if (hash === null) return ABSENT_FILE;
   if (content === null) return { kind: 'unrecorded', hash };
-  return { kind: 'file', bytes: decodeContent(content, encoding), hash };
+  const bytes = decodeContent(content, encoding);
+  return hash.startsWith(LINK_HASH_PREFIX) ? { kind: 'link', target: bytes.toString('utf8'), hash } : { kind: 'file', bytes, hash };
 }

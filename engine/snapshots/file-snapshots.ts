@@ -1,14 +1,18 @@
+import { lstat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import type { WriteScope } from '../agent/tool-runtime.js';
 import type { Database } from '../db/database.js';
 import { attributeChanges, scanChanges } from './file-boundary-changes.js';
-import { GitWorkingTree, type GitRunner } from './file-git.js';
+import { GIT_LINK_MODE, GitWorkingTree, type GitRunner } from './file-git.js';
 import { parseNodeBoundary, type NodeBoundary } from './file-node-boundary.js';
-import { scanWriteSet, type ScannedFile } from './file-scan.js';
+import { scanWriteSet } from './file-scan.js';
 import { FileSnapshotGitError } from './file-snapshot-errors.js';
 import { clearSnapshotsAfter, deleteSnapshot, insertSnapshotIfAbsent, listSnapshots, recordSnapshotAfter } from './file-snapshot-rows.js';
-import { ABSENT_FILE, fileStateOf, sameContent, type FileState } from './file-state.js';
-import { createWorkspaceFiles, type WorkspaceFiles } from './file-workspace.js';
+import { ABSENT_FILE, fileStateOf, linkStateOf, sameContent, type FileState } from './file-state.js';
+import { GitChangeTracker, type BoundaryEntry } from './git-change-tracker.js';
+import { SnapshotPathThroughLinkError } from './file-snapshot-errors.js';
+import { createWorkspaceFiles, existingWriteFolders, type WorkspaceFiles } from './file-workspace.js';
 import { removeTempLeftovers } from './file-temp-leftovers.js';
 import { createWriteSet, writeSetRefusal, type WriteSet } from './file-write-set.js';
 
@@ -24,12 +28,18 @@ export interface FileSnapshotsOptions {
   readonly now?: () => Date;
   /** Runs git commands; the `git` on PATH by default; `false` never uses git. */
   readonly git?: GitRunner | false;
+  /**
+   * In a git workspace, watch the workspace (one watch per folder, set when the first node begins)
+   * so a boundary costs what changed, not what the repository holds. Default true; false scans the
+   * whole working copy at every boundary. `close()` ends the watch.
+   */
+  readonly watch?: boolean;
 }
 
 export interface NodeEnd {
   /** The node's files whose content differs from before the node, sorted. */
   readonly filesChanged: readonly string[];
-  /** Changes seen during the node that no write set covers (git workspaces only), sorted. */
+  /** The node's changes that its declared writes do not cover (git workspaces only), sorted: recorded like the others. */
   readonly strayChanges: readonly string[];
 }
 
@@ -67,7 +77,10 @@ export class FileSnapshots {
   readonly #files: WorkspaceFiles;
   readonly #now: () => Date;
   readonly #gitRunner: GitRunner | false | undefined;
+  readonly #watch: boolean;
   #git: Promise<GitWorkingTree | undefined> | undefined;
+  #tracker: Promise<GitChangeTracker | undefined> | undefined;
+  #closed = false;
 
   constructor(options: FileSnapshotsOptions) {
     this.#db = options.db;
@@ -75,6 +88,7 @@ export class FileSnapshots {
     this.#files = createWorkspaceFiles(options.workspace);
     this.#now = options.now ?? (() => new Date());
     this.#gitRunner = options.git;
+    this.#watch = options.watch ?? true;
   }
 
   /**
@@ -98,38 +112,48 @@ export class FileSnapshots {
     };
   }
 
-  /** Marks where a node attempt begins. Without git, also stores the write set's current contents (within the size limits). */
+  /**
+   * Marks where a node attempt begins. In a git workspace, also stores the contents of files in
+   * the write set that git ignores (the boundary leaves them out); without git, those of every
+   * file in the write set (within the size limits), so command-made changes can be undone.
+   */
   async beginNode(nodeId: string, writes: readonly string[]): Promise<NodeBoundary> {
     const git = await this.#gitTree();
     if (git !== undefined) {
       try {
-        return { kind: 'git', tree: await git.writeTree(), writes: [...writes] };
+        const boundary = await this.#gitBoundary(git, writes);
+        await this.#storeEagerSnapshots(nodeId, await this.#ignoredInWrites(git, writes));
+        return { ...boundary, folders: await existingWriteFolders(this.#files.root, writes) };
       } catch (error) {
         if (!(error instanceof FileSnapshotGitError)) throw error;
       }
     }
     const scan = await scanWriteSet(this.#files.root, createWriteSet(writes));
-    await this.#storeEagerSnapshots(nodeId, scan);
-    return { kind: 'scan', writes: [...writes], files: Object.fromEntries([...scan].map(([path, file]) => [path, file.hash])) };
+    await this.#storeEagerSnapshots(nodeId, [...scan].filter(([, file]) => file.size <= MAX_EAGER_SNAPSHOT_FILE_BYTES).map(([path, file]) => ({ path, size: file.size })));
+    const folders = await existingWriteFolders(this.#files.root, writes);
+    return { kind: 'scan', writes: [...writes], files: Object.fromEntries([...scan].map(([path, file]) => [path, file.hash])), folders };
   }
 
   /**
    * Finds the node's changes since `boundary` (tool writes and command-made changes alike),
    * stores missing before-contents and every changed file's content after the node, and drops
-   * snapshots of files that ended as they began. `boundary` is what `beginNode` returned, as it
-   * comes back from the log (validated: `InvalidNodeBoundaryError`).
+   * snapshots of files that ended as they began. Changes outside the node's writes are recorded
+   * too (and named in `strayChanges`), except those another node's writes cover: those are that
+   * sibling's. `boundary` is what `beginNode` returned, as it comes back from the log
+   * (validated: `InvalidNodeBoundaryError`).
    */
   async endNode(nodeId: string, writes: readonly string[], boundary: unknown, options: EndNodeOptions = {}): Promise<NodeEnd> {
     const changes = await this.#changesSince(parseNodeBoundary(boundary), writes);
+    const writeSet = createWriteSet(writes);
     const otherWrites = options.otherWrites === undefined ? undefined : createWriteSet(options.otherWrites);
-    const { attributed, stray } = attributeChanges(changes.paths, createWriteSet(writes), otherWrites);
+    const { attributed, stray } = attributeChanges(changes.paths, writeSet, otherWrites);
     const known = new Set((await listSnapshots(this.#db, this.#runId, nodeId)).map((snapshot) => snapshot.path));
-    for (const path of attributed) {
+    for (const path of [...attributed, ...stray]) {
       if (!known.has(path)) await insertSnapshotIfAbsent(this.#db, this.#key(nodeId, path), await changes.beforeOf(path), this.#timestamp());
     }
     const filesChanged: string[] = [];
     for (const snapshot of await listSnapshots(this.#db, this.#runId, nodeId)) {
-      const current = fileStateOf(await this.#files.read(snapshot.path));
+      const current = await this.#files.read(snapshot.path);
       if (sameContent(snapshot.before, current)) {
         await deleteSnapshot(this.#db, snapshot);
       } else {
@@ -137,7 +161,8 @@ export class FileSnapshots {
         filesChanged.push(snapshot.path);
       }
     }
-    return { filesChanged: filesChanged.sort(), strayChanges: stray };
+    filesChanged.sort();
+    return { filesChanged, strayChanges: filesChanged.filter((path) => !writeSet.covers(path)) };
   }
 
   /**
@@ -150,7 +175,7 @@ export class FileSnapshots {
     return (await this.restoreNodeFiles(nodeId, boundary)).restored;
   }
 
-  /** `restoreNode`, with the files whose content before the node was not recorded (left as they are). */
+  /** `restoreNode`, with the files it could not restore (content not recorded, or a link on the path), left as they are. */
   async restoreNodeFiles(nodeId: string, boundaryValue?: unknown): Promise<NodeRestore> {
     const boundary = boundaryValue === undefined || boundaryValue === null ? undefined : parseNodeBoundary(boundaryValue);
     const targets = new Map<string, FileState>();
@@ -160,17 +185,23 @@ export class FileSnapshots {
       const writeSet = createWriteSet(boundary.writes);
       for (const path of changes.paths) if (writeSet.covers(path) && !targets.has(path)) targets.set(path, await changes.beforeOf(path));
     }
+    const keep = new Set(boundary?.folders ?? []);
     const restored: string[] = [];
     const unrestorable: string[] = [];
     for (const [path, target] of [...targets].sort(([a], [b]) => (a < b ? -1 : 1))) {
-      const current = fileStateOf(await this.#files.read(path));
+      const current = await this.#files.read(path);
       if (sameContent(target, current)) continue;
       if (target.kind === 'unrecorded') {
         unrestorable.push(path);
-      } else {
-        if (target.kind === 'absent') await this.#files.remove(path);
-        else await this.#files.write(path, target.bytes);
+        continue;
+      }
+      try {
+        if (target.kind === 'absent') await this.#files.remove(path, keep);
+        else await this.#files.write(path, target);
         restored.push(path);
+      } catch (error) {
+        if (!(error instanceof SnapshotPathThroughLinkError)) throw error;
+        unrestorable.push(path);
       }
     }
     if (boundary !== undefined) await removeTempLeftovers(this.#files.root, boundary.writes);
@@ -178,31 +209,69 @@ export class FileSnapshots {
     return { restored, unrestorable };
   }
 
+  /** Ends the workspace watch (if one was started). The snapshots still work after, by scanning. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const tracker = await this.#tracker?.catch(() => undefined);
+    tracker?.close();
+  }
+
   async #snapshotBefore(nodeId: string, path: string): Promise<void> {
-    const before = fileStateOf(await this.#files.read(path));
+    const before = await this.#files.read(path);
     await insertSnapshotIfAbsent(this.#db, this.#key(nodeId, path), before, this.#timestamp());
   }
 
-  async #storeEagerSnapshots(nodeId: string, scan: ReadonlyMap<string, ScannedFile>): Promise<void> {
+  async #storeEagerSnapshots(nodeId: string, files: readonly { readonly path: string; readonly size: number }[]): Promise<void> {
     let budget = MAX_EAGER_SNAPSHOT_TOTAL_BYTES;
-    for (const [path, file] of scan) {
-      if (file.size > MAX_EAGER_SNAPSHOT_FILE_BYTES || file.size > budget) continue;
-      budget -= file.size;
+    for (const { path, size } of files) {
+      if (size > MAX_EAGER_SNAPSHOT_FILE_BYTES || size > budget) continue;
+      budget -= size;
       await this.#snapshotBefore(nodeId, path);
     }
   }
 
+  /** The write set's files that git ignores, with their sizes: a git boundary does not hold them. */
+  async #ignoredInWrites(git: GitWorkingTree, writes: readonly string[]): Promise<{ path: string; size: number }[]> {
+    const writeSet = createWriteSet(writes);
+    const paths = (await git.ignoredFiles(writes)).filter((path) => writeSet.covers(path));
+    const sized = await Promise.all(paths.map(async (path) => ({ path, size: (await lstat(join(this.#files.root, path)).catch(() => undefined))?.size ?? -1 })));
+    return sized.filter((file) => file.size >= 0);
+  }
+
+  async #gitBoundary(git: GitWorkingTree, writes: readonly string[]): Promise<NodeBoundary> {
+    const tracker = await this.#liveTracker(git);
+    if (tracker !== undefined) return tracker.boundary(writes);
+    return { kind: 'git', tree: await git.writeTree(), writes: [...writes] };
+  }
+
+  /** The run's change tracker, started on first use; undefined when watching is off or failed. */
+  async #liveTracker(git: GitWorkingTree): Promise<GitChangeTracker | undefined> {
+    if (!this.#watch || this.#closed) return undefined;
+    this.#tracker ??= GitChangeTracker.start(git).catch(() => undefined);
+    const tracker = await this.#tracker;
+    return tracker?.broken === undefined ? tracker : undefined;
+  }
+
   async #changesSince(boundary: NodeBoundary, writes: readonly string[]): Promise<BoundaryChanges> {
-    if (boundary.kind === 'git') {
+    if (boundary.kind === 'git' || boundary.kind === 'watch') {
       const git = await this.#gitTree();
       if (git === undefined) throw new FileSnapshotGitError('write-tree', `the node began in a git workspace, but ${this.#files.root} is no longer one`);
-      const changes = await git.diffTrees(boundary.tree, await git.writeTree());
-      const oldBlobs = new Map(changes.map((change) => [change.path, change.oldBlob]));
+      const tracker = boundary.kind === 'watch' ? await this.#liveTracker(git) : undefined;
+      if (tracker !== undefined && tracker.owns(boundary)) {
+        const changed = await tracker.changesSince(boundary);
+        return { paths: [...changed.keys()], beforeOf: async (path) => stateOfEntry(git, path, changed.get(path) ?? { entry: null, raw: true }) };
+      }
+      // No live watch from that boundary (another process made it, or the watch broke): compare whole trees.
+      const from = boundary.kind === 'git' ? boundary.tree : await git.treeWith(boundary.base, boundary.overlay);
+      const changes = await git.diffTrees(from, await git.writeTree());
+      const before = new Map(changes.map((change) => [change.path, change]));
       return {
         paths: changes.map((change) => change.path),
         beforeOf: async (path) => {
-          const blob = oldBlobs.get(path) ?? null;
-          return blob === null ? ABSENT_FILE : fileStateOf(await git.readBlob(blob, path));
+          const change = before.get(path);
+          const entry = change?.oldBlob == null || change.oldMode === null ? null : { mode: change.oldMode, blob: change.oldBlob };
+          const raw = boundary.kind === 'watch' && Object.hasOwn(boundary.overlay, path);
+          return stateOfEntry(git, path, { entry, raw });
         },
       };
     }
@@ -232,3 +301,11 @@ export class FileSnapshots {
     return this.#now().toISOString();
   }
 }
+
+/** A path's state from its entry in a tree: a link's target, a file's bytes (through checkout filters when git stored it filtered). */
+async function stateOfEntry(git: GitWorkingTree, path: string, { entry, raw }: BoundaryEntry): Promise<FileState> {
+  if (entry === null) return ABSENT_FILE;
+  if (entry.mode === GIT_LINK_MODE) return linkStateOf((await git.readRawBlob(entry.blob)).toString('utf8'));
+  return fileStateOf(raw ? await git.readRawBlob(entry.blob) : await git.readBlob(entry.blob, path));
+}
+

@@ -1,16 +1,32 @@
 import { contentHash } from './file-content.js';
 
-/** A file at one moment, as the snapshots know it. */
+/** A path at one moment, as the snapshots know it. */
 export type FileState =
   | { readonly kind: 'absent' }
   | { readonly kind: 'file'; readonly bytes: Buffer; readonly hash: string }
+  /** A symbolic link, kept as its target and never followed. */
+  | { readonly kind: 'link'; readonly target: string; readonly hash: string }
   /** The file existed and its hash is known, but its content was not recorded (too large to keep). */
   | { readonly kind: 'unrecorded'; readonly hash: string };
 
 export const ABSENT_FILE: FileState = { kind: 'absent' };
 
+/** What can be put at a path: a file or a link. */
+export type PresentFileState = Extract<FileState, { kind: 'file' | 'link' }>;
+
+/** How a link's hash starts: a link and a file whose content is the link's target never compare equal. */
+export const LINK_HASH_PREFIX = 'symlink:';
+
 export function fileStateOf(bytes: Buffer | null): FileState {
-  return bytes === null ? ABSENT_FILE : { kind: 'file', bytes, hash: contentHash(bytes) };
+  return bytes === null ? ABSENT_FILE : fileOf(bytes);
+}
+
+export function fileOf(bytes: Buffer): PresentFileState {
+  return { kind: 'file', bytes, hash: contentHash(bytes) };
+}
+
+export function linkStateOf(target: string): PresentFileState {
+  return { kind: 'link', target, hash: `${LINK_HASH_PREFIX}${contentHash(Buffer.from(target, 'utf8'))}` };
 }
 
 /** The content hash, or null for an absent file. */
@@ -23,6 +39,7 @@ export function sameContent(a: FileState, b: FileState): boolean {
   return stateHash(a) === stateHash(b);
 }
 
+/** The bytes a state stores: a file's content, a link's target. */
 export function stateBytes(state: FileState): Buffer | null {
-  return state.kind === 'file' ? state.bytes : null;
+  return state.kind === 'file' ? state.bytes : state.kind === 'link' ? Buffer.from(state.target, 'utf8') : null;
 }

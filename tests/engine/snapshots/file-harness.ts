@@ -28,6 +28,8 @@ export interface HarnessOptions {
   readonly files?: Readonly<Record<string, string | Buffer>>;
   /** Make the workspace a git repository and commit `files` (plus `.gitignore` when given). */
   readonly git?: boolean;
+  /** Watch the git workspace (the default) or scan it at every boundary. */
+  readonly watch?: boolean;
 }
 
 export async function openSnapshotHarness(options: HarnessOptions = {}): Promise<SnapshotHarness> {
@@ -52,11 +54,12 @@ export async function openSnapshotHarness(options: HarnessOptions = {}): Promise
   let tick = 0;
   const now = (): Date => new Date(Date.UTC(2025, 0, 1, 0, 0, tick++));
   const log = new EventLog(temp.store.db, run.id, { now });
+  const snapshots = new FileSnapshots({ db: temp.store.db, runId: run.id, workspace: workspace.dir, now, git: options.git === true ? undefined : false, ...(options.watch === undefined ? {} : { watch: options.watch }) });
   return {
     store: temp.store,
     runId: run.id,
     workspace: workspace.dir,
-    snapshots: new FileSnapshots({ db: temp.store.db, runId: run.id, workspace: workspace.dir, now, git: options.git === true ? undefined : false }),
+    snapshots,
     log,
     put,
     read: (path) => (existsSync(join(workspace.dir, path)) ? readFileSync(join(workspace.dir, path), 'utf8') : undefined),
@@ -72,6 +75,7 @@ export async function openSnapshotHarness(options: HarnessOptions = {}): Promise
     },
     git,
     async cleanup() {
+      await snapshots.close();
       await temp.cleanup();
       workspace.cleanup();
     },

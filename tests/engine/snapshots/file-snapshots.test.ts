@@ -76,10 +76,13 @@ describe('FileSnapshots write scope', () => {
 });
 
 describe('FileSnapshots at node boundaries', () => {
-  it('finds a change made by a command in a git workspace, with its content before from the boundary tree', async () => {
-    const h = await harness({ git: true, files: { 'src/a.ts': 'export const a = 1;\n', 'README.md': 'hello\n' } });
+  it.each([
+    ['watching the workspace', true, 'watch'],
+    ['scanning the whole working copy', false, 'git'],
+  ])('finds a change made by a command in a git workspace %s, with its content before from the boundary', async (_name, watch, kind) => {
+    const h = await harness({ git: true, watch, files: { 'src/a.ts': 'export const a = 1;\n', 'README.md': 'hello\n' } });
     const boundary = await h.snapshots.beginNode('format', ['src/*.ts']);
-    expect(boundary).toMatchObject({ kind: 'git', writes: ['src/*.ts'] });
+    expect(boundary).toMatchObject({ kind, writes: ['src/*.ts'], folders: ['src'] });
     h.put('src/a.ts', 'export const a = 2;\n');
     h.put('src/b.ts', 'export const b = 1;\n');
 
@@ -94,7 +97,7 @@ describe('FileSnapshots at node boundaries', () => {
   it('finds a change made by a command in a workspace without git, within the write set', async () => {
     const h = await harness({ files: { 'src/a.ts': 'one\n', 'docs/notes.md': 'notes\n' } });
     const boundary = await h.snapshots.beginNode('format', ['src/**']);
-    expect(boundary).toEqual({ kind: 'scan', writes: ['src/**'], files: { 'src/a.ts': sha256(Buffer.from('one\n')) } });
+    expect(boundary).toEqual({ kind: 'scan', writes: ['src/**'], files: { 'src/a.ts': sha256(Buffer.from('one\n')) }, folders: ['src'] });
     h.put('src/a.ts', 'two\n');
     h.put('src/lib/b.ts', 'new\n');
     h.put('docs/notes.md', 'changed outside the write set\n');
@@ -107,7 +110,7 @@ describe('FileSnapshots at node boundaries', () => {
     ]);
   });
 
-  it('does not attribute a sibling\'s change to a node, and reports changes outside every write set', async () => {
+  it('does not attribute a sibling\'s change to a node, and records changes outside every write set as stray', async () => {
     const h = await harness({ git: true, files: { 'src/a.ts': 'a\n', 'src/b.ts': 'b\n' } });
     const boundaryA = await h.snapshots.beginNode('edit-a', ['src/a.ts']);
     const boundaryB = await h.snapshots.beginNode('edit-b', ['src/b.ts']);
@@ -117,10 +120,12 @@ describe('FileSnapshots at node boundaries', () => {
 
     const endA = await h.snapshots.endNode('edit-a', ['src/a.ts'], boundaryA, { otherWrites: ['src/b.ts'] });
     const endB = await h.snapshots.endNode('edit-b', ['src/b.ts'], boundaryB, { otherWrites: ['src/a.ts'] });
-    expect(endA).toEqual({ filesChanged: ['src/a.ts'], strayChanges: ['build/out.js'] });
-    expect(endB).toEqual({ filesChanged: ['src/b.ts'], strayChanges: ['build/out.js'] });
+    expect(endA).toEqual({ filesChanged: ['build/out.js', 'src/a.ts'], strayChanges: ['build/out.js'] });
+    expect(endB).toEqual({ filesChanged: ['build/out.js', 'src/b.ts'], strayChanges: ['build/out.js'] });
     expect((await snapshotRows(h.store, h.runId)).map((row) => [row.node_id, row.path, row.content_before])).toEqual([
+      ['edit-a', 'build/out.js', null],
       ['edit-a', 'src/a.ts', 'a\n'],
+      ['edit-b', 'build/out.js', null],
       ['edit-b', 'src/b.ts', 'b\n'],
     ]);
   });

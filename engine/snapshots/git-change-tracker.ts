@@ -1,0 +1,146 @@
+import { randomBytes } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { GitEntry, GitWorkingTree } from './file-git.js';
+import { GIT_LINK_MODE } from './file-git.js';
+import type { NodeBoundary } from './file-node-boundary.js';
+import { stateBytes } from './file-state.js';
+import { readState } from './file-workspace.js';
+import { WorkspaceWatcher } from './workspace-watcher.js';
+
+type WatchBoundary = Extract<NodeBoundary, { kind: 'watch' }>;
+
+/** Where a path's entry at a boundary came from: the base tree (stored through git's filters) or the watcher (raw bytes). */
+export interface BoundaryEntry {
+  readonly entry: GitEntry | null;
+  readonly raw: boolean;
+}
+
+/**
+ * A git workspace's working copy kept current without scanning it: one full snapshot (the base
+ * tree) when the run's first node begins, then only the paths a `WorkspaceWatcher` reports, each
+ * stored as a blob (an overlay of entries over the base). A boundary and a comparison cost what
+ * changed, not what the repository holds. While the watcher is not `broken`, the tracker can
+ * tell what changed since any boundary it made.
+ */
+export class GitChangeTracker {
+  readonly session = randomBytes(8).toString('hex');
+  readonly #git: GitWorkingTree;
+  readonly #watcher: WorkspaceWatcher;
+  readonly base: string;
+  readonly #overlay = new Map<string, GitEntry | null>();
+  #catchingUp: Promise<void> = Promise.resolve();
+
+  private constructor(git: GitWorkingTree, watcher: WorkspaceWatcher, base: string) {
+    this.#git = git;
+    this.#watcher = watcher;
+    this.base = base;
+  }
+
+  /** Starts the watcher, then takes the base tree (so no change between the two is missed). */
+  static async start(git: GitWorkingTree): Promise<GitChangeTracker> {
+    const watcher = await WorkspaceWatcher.start(git.root, (folders) => git.ignored(folders));
+    try {
+      return new GitChangeTracker(git, watcher, await git.writeTree());
+    } catch (error) {
+      watcher.close();
+      throw error;
+    }
+  }
+
+  /** Why the tracker can no longer be trusted (then the caller scans), or undefined. */
+  get broken(): string | undefined {
+    return this.#watcher.broken;
+  }
+
+  /** Whether this tracker made the boundary (and so can answer what changed since it). */
+  owns(boundary: NodeBoundary): boundary is WatchBoundary {
+    return boundary.kind === 'watch' && boundary.session === this.session && boundary.base === this.base && this.broken === undefined;
+  }
+
+  /** The working copy now, as a boundary. */
+  async boundary(writes: readonly string[]): Promise<WatchBoundary> {
+    await this.catchUp();
+    return { kind: 'watch', session: this.session, base: this.base, overlay: Object.fromEntries(this.#overlay), writes: [...writes] };
+  }
+
+  /** Paths whose entry differs between `boundary` and now, sorted, with their entry at the boundary. */
+  async changesSince(boundary: WatchBoundary): Promise<Map<string, BoundaryEntry>> {
+    await this.catchUp();
+    const changed = new Map<string, BoundaryEntry>();
+    const fromBase: string[] = [];
+    for (const [path, entry] of this.#overlay) {
+      if (Object.hasOwn(boundary.overlay, path)) {
+        const before = boundary.overlay[path] ?? null;
+        if (!sameEntry(before, entry)) changed.set(path, { entry: before, raw: true });
+      } else {
+        fromBase.push(path);
+      }
+    }
+    const baseEntries = await this.#git.lsTree(this.base, fromBase);
+    for (const path of fromBase) {
+      const before = baseEntries.get(path) ?? null;
+      if (!sameEntry(before, this.#overlay.get(path) ?? null)) changed.set(path, { entry: before, raw: false });
+    }
+    return new Map([...changed].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  }
+
+  /** Stores the reported paths' current content as blobs and updates the overlay; one catch-up at a time. */
+  catchUp(): Promise<void> {
+    const next = this.#catchingUp.then(() => this.#catchUpOnce());
+    this.#catchingUp = next.catch(() => undefined);
+    return next;
+  }
+
+  close(): void {
+    this.#watcher.close();
+  }
+
+  async #catchUpOnce(): Promise<void> {
+    await this.#watcher.settle();
+    const reported = this.#watcher.takeChanges().filter((path) => !TEMP_FILE.test(path));
+    if (reported.length === 0) return;
+    const root = this.#git.root;
+    const states = await Promise.all(reported.map(async (path) => [path, await readState(root, path)] as const));
+    const present = states.filter(([, state]) => state.kind === 'file' || state.kind === 'link');
+    const ignored = await this.#git.ignored(present.map(([path]) => path).filter((path) => !this.#overlay.has(path)));
+    const gone: string[] = [];
+    for (const [path, state] of states) {
+      if (state.kind === 'file' || state.kind === 'link') {
+        if (ignored.has(path)) continue;
+        const mode = state.kind === 'link' ? GIT_LINK_MODE : (await isExecutable(join(root, path))) ? '100755' : '100644';
+        this.#overlay.set(path, { mode, blob: await this.#git.hashBytes(stateBytes(state)!) });
+      } else {
+        gone.push(path);
+      }
+    }
+    if (gone.length > 0) await this.#forget(gone);
+  }
+
+  /** Paths (files or whole folders) that are no longer there: every entry at or under them is removed. */
+  async #forget(paths: readonly string[]): Promise<void> {
+    const root = this.#git.root;
+    const inBase = await this.#git.lsTree(this.base, paths);
+    const candidates = new Set(inBase.keys());
+    const prefixes = paths.map((path) => `${path}/`);
+    for (const [path, entry] of this.#overlay) {
+      if (entry !== null && (paths.includes(path) || prefixes.some((prefix) => path.startsWith(prefix)))) candidates.add(path);
+    }
+    for (const path of candidates) {
+      if ((await readState(root, path)).kind === 'absent') this.#overlay.set(path, null);
+    }
+  }
+}
+
+/** What writers leave for a moment before a rename (`.<name>.<hex>.dagent-tmp`): never part of a snapshot. */
+const TEMP_FILE = /(^|\/)\.[^/]+\.[0-9a-f]+\.dagent-tmp$/;
+
+async function isExecutable(path: string): Promise<boolean> {
+  const found = await stat(path).catch(() => undefined);
+  return found !== undefined && (found.mode & 0o111) !== 0;
+}
+
+function sameEntry(a: GitEntry | null, b: GitEntry | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.blob === b.blob && a.mode === b.mode;
+}
