@@ -1,6 +1,9 @@
 /** How alike two lines must be (0..1) before one is offered as "did you mean". */
 export const CLOSEST_LINE_MIN_SIMILARITY = 0.5;
 
+/** Characters of the needle's line compared. */
+const MAX_COMPARED_CHARS = 400;
+
 export interface ClosestLine {
   /** 1-based. */
   readonly line: number;
@@ -13,8 +16,10 @@ export interface ClosestLine {
  * character pairs, whitespace-trimmed), when it is alike enough to help. Pure.
  */
 export function findClosestLine(content: string, needle: string): ClosestLine | undefined {
-  const wanted = needle.split('\n').map((line) => line.trim()).find((line) => line !== '');
-  if (wanted === undefined) return undefined;
+  const first = needle.split('\n').map((line) => line.trim()).find((line) => line !== '');
+  if (first === undefined) return undefined;
+  // Compared with every line of the file: a bounded prefix keeps that linear in the file.
+  const wanted = first.slice(0, MAX_COMPARED_CHARS);
   const wantedPairs = pairs(wanted);
   let best: ClosestLine | undefined;
   content.split('\n').forEach((text, index) => {

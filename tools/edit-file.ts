@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { structuredPatch } from 'diff';
 import { z } from 'zod';
 import { findClosestLine } from './closest-line.js';
@@ -11,6 +11,18 @@ import { assessWrite, resolveWritablePath, writeWorkspaceFile } from './write-ac
 export const MAX_EDIT_DIFF_LINES = 80;
 /** Line numbers listed when old_string is not unique. */
 const MAX_LISTED_OCCURRENCES = 20;
+/**
+ * Larger files are refused: edit_file holds the file, the result and a diff in memory, and a
+ * model-driven edit of a 50 MB file is a mistake more often than not.
+ */
+export const MAX_EDIT_FILE_BYTES = 10 * 1024 * 1024;
+/**
+ * Above this many replacements, or this file size, the result shows the changed lines directly
+ * instead of a computed diff: a line diff costs time in proportion to the file times the number
+ * of changed lines, which is quadratic for a replace_all over a large file.
+ */
+const MAX_DIFFED_REPLACEMENTS = 50;
+const MAX_DIFFED_CHARS = 1024 * 1024;
 
 const editFileArgs = z.strictObject({
   path: z.string().min(1).describe('file path relative to the workspace root'),
@@ -30,6 +42,13 @@ export const editFileTool = defineTool({
     const target = await resolveWritablePath(context, args.path);
     let bytes: Buffer;
     try {
+      const info = await stat(target.absolute);
+      if (!info.isFile()) throw new ToolError(`${target.relative} is not a regular file; edit_file changes text files only`);
+      if (info.size > MAX_EDIT_FILE_BYTES) {
+        throw new ToolError(
+          `${target.relative} is ${formatMegabytes(info.size)}; edit_file edits files up to ${formatMegabytes(MAX_EDIT_FILE_BYTES)}. Change a file this large with a command (run_command, e.g. sed), or split it`,
+        );
+      }
       bytes = await readFile(target.absolute);
     } catch (error) {
       if (errorCode(error) === 'ENOENT') throw new ToolError(`${target.relative} does not exist; create it with write_file`);
@@ -39,7 +58,10 @@ export const editFileTool = defineTool({
     const before = bytes.toString('utf8');
     const edit = planEdit(before, args.old_string, args.new_string, args.replace_all === true, target.relative);
     await writeWorkspaceFile(context, target, edit.after);
-    const diff = renderDiff(target.relative, before, edit.after);
+    const diff =
+      edit.lines.length <= MAX_DIFFED_REPLACEMENTS && before.length + edit.after.length <= MAX_DIFFED_CHARS
+        ? renderDiff(target.relative, before, edit.after)
+        : renderChangedLines(before, edit);
     const where = edit.lines.length === 1 ? `line ${edit.lines[0]}` : `lines ${edit.lines.join(', ')}`;
     return {
       content: `edited ${target.relative}: replaced ${edit.lines.length} occurrence${edit.lines.length === 1 ? '' : 's'} (${where})\n${diff}`,
@@ -52,6 +74,9 @@ export interface PlannedEdit {
   readonly after: string;
   /** 1-based line numbers where replaced occurrences start. */
   readonly lines: readonly number[];
+  /** The text searched for and put in its place (in the file's own line endings). */
+  readonly search: string;
+  readonly replacement: string;
 }
 
 /** The file after the edit, or a `ToolError` that tells the model how to fix the call. Pure. */
@@ -68,7 +93,7 @@ export function planEdit(before: string, oldString: string, newString: string, r
     offsets = occurrences(before, search);
   }
   if (offsets.length === 0) throw new ToolError(notFoundMessage(before, oldString, displayPath));
-  const lines = offsets.map((offset) => lineAt(before, offset));
+  const lines = linesAt(before, offsets);
   if (offsets.length > 1 && !replaceAll) {
     const listed = lines.slice(0, MAX_LISTED_OCCURRENCES).join(', ') + (lines.length > MAX_LISTED_OCCURRENCES ? ', …' : '');
     throw new ToolError(
@@ -76,7 +101,7 @@ export function planEdit(before: string, oldString: string, newString: string, r
     );
   }
   const after = before.split(search).join(replacement);
-  return { after, lines };
+  return { after, lines, search, replacement };
 }
 
 function notFoundMessage(content: string, oldString: string, displayPath: string): string {
@@ -95,10 +120,57 @@ function occurrences(text: string, search: string): number[] {
   return offsets;
 }
 
-function lineAt(text: string, offset: number): number {
+/** The 1-based line of each offset (ascending), in one pass over the text: linear however many offsets there are. */
+function linesAt(text: string, offsets: readonly number[]): number[] {
+  const lines: number[] = [];
   let line = 1;
-  for (let index = 0; index < offset; index += 1) if (text.charCodeAt(index) === 10) line += 1;
-  return line;
+  let position = 0;
+  for (const offset of offsets) {
+    for (let newline = text.indexOf('\n', position); newline !== -1 && newline < offset; newline = text.indexOf('\n', newline + 1)) {
+      line += 1;
+      position = newline + 1;
+    }
+    lines.push(line);
+  }
+  return lines;
+}
+
+/**
+ * The changed lines of a large edit, in linear time: for a one-line old_string and new_string,
+ * each affected line before and after; otherwise where the replacements start.
+ */
+function renderChangedLines(before: string, edit: PlannedEdit): string {
+  const distinct = [...new Set(edit.lines)];
+  const header = `@@ ${edit.lines.length} replacements on ${distinct.length} lines (the diff of an edit this large is not computed) @@`;
+  if (edit.search.includes('\n') || edit.replacement.includes('\n')) return `${header}\nat lines ${distinct.slice(0, MAX_LISTED_OCCURRENCES).join(', ')}${distinct.length > MAX_LISTED_OCCURRENCES ? ', …' : ''}`;
+  const shownLines = distinct.slice(0, MAX_EDIT_DIFF_LINES / 2);
+  const text = lineTexts(before, shownLines);
+  const body = shownLines.flatMap((line, index) => {
+    const old = text[index]!.replace(/\r$/, '');
+    return [`-${old}`, `+${old.split(edit.search).join(edit.replacement)}`];
+  });
+  const more = distinct.length - shownLines.length;
+  return [header, ...body, ...(more > 0 ? [`(… ${more} more changed lines)`] : [])].join('\n');
+}
+
+/** The text of the given 1-based lines (ascending), in one pass. */
+function lineTexts(text: string, lines: readonly number[]): string[] {
+  const texts: string[] = [];
+  let line = 1;
+  let start = 0;
+  for (const wanted of lines) {
+    while (line < wanted) {
+      start = text.indexOf('\n', start) + 1;
+      line += 1;
+    }
+    const end = text.indexOf('\n', start);
+    texts.push(text.slice(start, end === -1 ? text.length : end));
+  }
+  return texts;
+}
+
+function formatMegabytes(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(bytes < 10 * 1024 * 1024 ? 1 : 0)} MB`;
 }
 
 function renderDiff(path: string, before: string, after: string): string {

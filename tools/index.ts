@@ -15,7 +15,7 @@ export * from './workspace/index.js';
 
 export { listFilesTool, MAX_LIST_ENTRIES } from './list-files.js';
 export { readFileTool, MAX_READ_LINES, MAX_LINE_CHARS } from './read-file.js';
-export { grepTool, MAX_GREP_MATCHES } from './grep.js';
+export { createGrepTool, grepTool, GREP_MATCH_BUDGET_MS, MAX_GREP_MATCHES, type GrepToolOptions } from './grep.js';
 export { writeFileTool } from './write-file.js';
 export { editFileTool, planEdit, type PlannedEdit } from './edit-file.js';
 export { findClosestLine, type ClosestLine } from './closest-line.js';
