@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import type { ModelMessage } from './model-message.js';
 import { abortableSleep } from './abort-reason.js';
 import { modelErrorFromHttp } from './http-error.js';
@@ -42,7 +41,7 @@ export function createScriptedProvider(options: ScriptedProviderOptions): Script
   const source = options.file ?? INLINE_SCRIPT_NAME;
   if (options.script === undefined && options.file === undefined) throw new ScriptFileError(source, 'give a script object or a script file');
   const script: ScriptedModelScript =
-    options.script !== undefined ? parseScript(options.script, source) : readScriptFile(source, options.readFile ?? ((path) => readFileSync(path, 'utf8')));
+    options.script !== undefined ? parseScript(options.script, source) : readScriptFile(source, options.readFile);
   const sleep = options.sleep ?? abortableSleep;
   const positions = new Map<string, number>();
   const cache = new PrefixCache();

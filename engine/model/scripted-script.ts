@@ -1,3 +1,4 @@
+import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats } from 'node:fs';
 import { z } from 'zod';
 import { ScriptFileError } from './model-errors.js';
 
@@ -61,8 +62,11 @@ export function parseScript(value: unknown, source: string): ScriptedModelScript
   throw new ScriptFileError(source, `${where === '' ? 'the document' : where}: ${issue.message}`);
 }
 
-/** Reads and validates a script file; every failure is one `ScriptFileError` line naming the file. */
-export function readScriptFile(file: string, readFile: (path: string) => string): ScriptedModelScript {
+/**
+ * Reads and validates a script file; every failure is one `ScriptFileError` line naming the file.
+ * By default only a regular file is read: a FIFO, a device or a socket would block or never end.
+ */
+export function readScriptFile(file: string, readFile: (path: string) => string = readRegularFile): ScriptedModelScript {
   let text: string;
   try {
     text = readFile(file);
@@ -77,6 +81,34 @@ export function readScriptFile(file: string, readFile: (path: string) => string)
     throw new ScriptFileError(file, `not valid JSON (${error instanceof Error ? error.message : String(error)})`);
   }
   return parseScript(value, file);
+}
+
+/** Largest script file read; a scripted model is a test fixture, not a data set. */
+export const MAX_SCRIPT_FILE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The file's text, when it is a regular file. It is opened non-blocking (opening a FIFO for
+ * reading otherwise waits for a writer forever) and checked on the open descriptor, so a file
+ * swapped after a check cannot slip through.
+ */
+function readRegularFile(path: string): string {
+  const descriptor = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const info = fstatSync(descriptor);
+    if (!info.isFile()) throw new Error(`it is ${kindOf(info)}, not a regular file; a script must be a JSON file`);
+    if (info.size > MAX_SCRIPT_FILE_BYTES) throw new Error(`it has ${info.size} bytes, more than the ${MAX_SCRIPT_FILE_BYTES / 1024 / 1024} MB a script may have`);
+    return readFileSync(descriptor, 'utf8');
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
+function kindOf(info: Stats): string {
+  if (info.isDirectory()) return 'a directory';
+  if (info.isFIFO()) return 'a FIFO';
+  if (info.isSocket()) return 'a socket';
+  if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
+  return 'not a file';
 }
 
 function formatPath(path: readonly PropertyKey[]): string {

@@ -1,3 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   ContextOverflowError,
@@ -192,5 +196,20 @@ describe('scripted provider: the script file', () => {
   it('says when the file is not JSON or cannot be read', () => {
     expect(load('{ "agents": ')).toThrow(/scripts\/bad\.json: not valid JSON/);
     expect(() => createScriptedProvider({ file: '/nonexistent/dagent-script.json' })).toThrow(/dagent-script\.json: cannot read the file \(ENOENT\)/);
+  });
+});
+
+describe('a scripted model file that is not a regular file', () => {
+  it('is refused at once instead of blocking on a FIFO', () => {
+    const folder = mkdtempSync(join(tmpdir(), 'dagent-fifo-'));
+    try {
+      const fifo = join(folder, 'script.json');
+      execFileSync('mkfifo', [fifo]);
+      // No writer ever opens the FIFO: reading it the ordinary way would wait forever.
+      expect(() => createScriptedProvider({ file: fifo })).toThrow(/script\.json: cannot read the file \(it is a FIFO, not a regular file; a script must be a JSON file\)/);
+      expect(() => createScriptedProvider({ file: folder })).toThrow(/cannot read the file \(EISDIR|it is a directory/);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
