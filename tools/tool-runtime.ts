@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import PQueue from 'p-queue';
 import { KeyedLock } from './keyed-lock.js';
 import type {
   ApprovalAnswer,
@@ -32,7 +33,12 @@ export interface ToolRuntimeOptions extends ApprovalSettings {
   readonly defaultTimeoutMs?: number;
   /** Milliseconds since an arbitrary origin, for `durationMs`; `performance.now` by default. */
   readonly now?: () => number;
+  /** Commands (tools of risk `command`) running at once through this runtime; default `MAX_CONCURRENT_COMMANDS`. */
+  readonly maxConcurrentCommands?: number;
 }
+
+/** Commands one runtime (one run) runs at once; more wait for a slot, so one response cannot start hundreds of processes. */
+export const MAX_CONCURRENT_COMMANDS = 4;
 
 /**
  * The engine's `ToolRuntime`: a registry of tools and the one wrapper every call goes through —
@@ -48,12 +54,14 @@ export class LocalToolRuntime implements ToolRuntime {
   readonly #now: () => number;
   readonly #guards = new Map<string, Promise<WorkspaceGuard>>();
   readonly #fileLocks = new KeyedLock();
+  readonly #commandSlots: PQueue;
 
   constructor(options: ToolRuntimeOptions = {}) {
     this.#approval = { approval: options.approval, toolApproval: options.toolApproval };
     this.#limits = { maxChars: options.limits?.maxChars ?? DEFAULT_MAX_OUTPUT_CHARS, maxLines: options.limits?.maxLines ?? DEFAULT_MAX_OUTPUT_LINES };
     this.#defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     this.#now = options.now ?? (() => performance.now());
+    this.#commandSlots = new PQueue({ concurrency: options.maxConcurrentCommands ?? MAX_CONCURRENT_COMMANDS });
     for (const tool of options.tools ?? []) this.register(tool);
   }
 
@@ -119,7 +127,10 @@ export class LocalToolRuntime implements ToolRuntime {
         step: context.position.step,
         payload: { toolCallId: call.id, name: tool.name, args },
       });
-      const output = await this.#runLocked(tool, args, call, context);
+      const output =
+        tool.risk === 'command'
+          ? ((await this.#commandSlots.add(() => this.#runLocked(tool, args, call, context), { signal: context.signal })) as ToolOutput)
+          : await this.#runLocked(tool, args, call, context);
       return finish(output.outcome ?? 'ok', output.content, { args, isError: output.isError, meta: output.meta });
     } catch (error) {
       const failure = describeToolFailure(error, (path) => guard?.display(path) ?? path);

@@ -1,3 +1,4 @@
+import PQueue from 'p-queue';
 import type { StepPosition } from '../context/runtime-context.js';
 import { errorMessage } from '../errors.js';
 import type { Session } from '../session/session.js';
@@ -6,6 +7,10 @@ import type { SessionEvent } from '../session/event-types.js';
 import type { ToolExecutionContext, ToolResult, ToolRuntime } from './tool-runtime.js';
 
 export const DEFAULT_TOOL_BATCH_TIMEOUT_MS = 90_000;
+/** Tool calls of one model response that run; the rest get a refusal the model can act on. */
+export const MAX_TOOL_CALLS_PER_RESPONSE = 32;
+/** Calls of one response that run at the same time; the others wait their turn. */
+export const MAX_PARALLEL_TOOL_CALLS = 8;
 
 export type ToolContextBase = Omit<ToolExecutionContext, 'signal' | 'position' | 'session'>;
 
@@ -17,13 +22,19 @@ export interface ExecuteToolCallsInput {
   readonly position: StepPosition;
   readonly signal: AbortSignal;
   readonly batchTimeoutMs: number;
+  /** Default `MAX_TOOL_CALLS_PER_RESPONSE`. */
+  readonly maxCalls?: number;
+  /** Default `MAX_PARALLEL_TOOL_CALLS`. */
+  readonly maxParallel?: number;
 }
 
 /**
  * Runs the tool calls of one model response in parallel, with one time budget for the whole
  * batch. Each result is appended as `tool/result` the moment it is in, so a crash keeps what
  * finished; a call still running when the budget ends gets a timeout result. A tool's failure
- * never throws: it becomes the result the model reads.
+ * never throws: it becomes the result the model reads. At most `maxCalls` calls of a response
+ * run, `maxParallel` at a time; each call past the cap gets a `refused` result saying so, so a
+ * model that emits thousands of calls costs thousands of short results, not thousands of tools.
  */
 export async function executeToolCalls(input: ExecuteToolCallsInput): Promise<SessionEvent<'tool/result'>[]> {
   const batch = new AbortController();
@@ -36,15 +47,17 @@ export async function executeToolCalls(input: ExecuteToolCallsInput): Promise<Se
     }, input.batchTimeoutMs);
     timer.unref?.();
   });
+  const maxCalls = input.maxCalls ?? MAX_TOOL_CALLS_PER_RESPONSE;
+  const slots = new PQueue({ concurrency: input.maxParallel ?? MAX_PARALLEL_TOOL_CALLS });
   try {
     return await Promise.all(
-      input.calls.map(async (call) => {
+      input.calls.map(async (call, index) => {
         const started = Date.now();
-        const running = input.tools
-          .execute(
-            { id: call.id, name: call.name, args: call.args, ...(call.argsText === undefined ? {} : { argsText: call.argsText }) },
-            { ...input.context, signal, position: input.position, session: input.session },
-          )
+        const running = (
+          index >= maxCalls
+            ? Promise.resolve(failure(call, capMessage(input.calls.length, maxCalls), 'refused', started))
+            : slots.add(() => execute(input, call, signal), { signal }) as Promise<ToolResult>
+        )
           .catch((error: unknown): ToolResult => failure(call, `tool ${call.name} failed: ${errorMessage(error)}`, 'error', started));
         const outcome = await Promise.race([running, timedOut]);
         const result =
@@ -64,6 +77,17 @@ export async function executeToolCalls(input: ExecuteToolCallsInput): Promise<Se
   }
 }
 
-function failure(call: ToolCall, content: string, outcome: 'error' | 'timeout', started: number): ToolResult {
+function execute(input: ExecuteToolCallsInput, call: ToolCall, signal: AbortSignal): Promise<ToolResult> {
+  return input.tools.execute(
+    { id: call.id, name: call.name, args: call.args, ...(call.argsText === undefined ? {} : { argsText: call.argsText }) },
+    { ...input.context, signal, position: input.position, session: input.session },
+  );
+}
+
+function capMessage(count: number, maxCalls: number): string {
+  return `refused: this response made ${count} tool calls and at most ${maxCalls} run per response; this one did not run. Make the calls still needed in your next response, ${maxCalls} or fewer at a time`;
+}
+
+function failure(call: ToolCall, content: string, outcome: 'error' | 'timeout' | 'refused', started: number): ToolResult {
   return { content, isError: true, meta: { outcome, truncated: false, originalLength: content.length, durationMs: Date.now() - started, args: call.args } };
 }
