@@ -129,7 +129,11 @@ export class LocalToolRuntime implements ToolRuntime {
       });
       const output =
         tool.risk === 'command'
-          ? ((await this.#commandSlots.add(() => this.#runLocked(tool, args, call, context), { signal: context.signal })) as ToolOutput)
+          ? ((await this.#commandSlots.add(() => {
+              // Cancelled while waiting for a slot: do not start it. (A running command handles the signal itself.)
+              context.signal.throwIfAborted();
+              return this.#runLocked(tool, args, call, context);
+            })) as ToolOutput)
           : await this.#runLocked(tool, args, call, context);
       return finish(output.outcome ?? 'ok', output.content, { args, isError: output.isError, meta: output.meta });
     } catch (error) {

@@ -56,7 +56,7 @@ export async function executeToolCalls(input: ExecuteToolCallsInput): Promise<Se
         const running = (
           index >= maxCalls
             ? Promise.resolve(failure(call, capMessage(input.calls.length, maxCalls), 'refused', started))
-            : slots.add(() => execute(input, call, signal), { signal }) as Promise<ToolResult>
+            : (slots.add(() => execute(input, call, signal)) as Promise<ToolResult>)
         )
           .catch((error: unknown): ToolResult => failure(call, `tool ${call.name} failed: ${errorMessage(error)}`, 'error', started));
         const outcome = await Promise.race([running, timedOut]);
