@@ -55,7 +55,9 @@ function progressLine(event: SessionEvent, started: Map<string, number>, tokens:
     case 'replan/started':
       return `⟳ replan (${event.payload.mode}) after ${event.payload.trigger} · progress ${Math.round(event.payload.progress * 100)}%`;
     case 'replan/finished':
-      return `⟳ replan ${event.payload.outcome}${event.payload.version === undefined ? '' : ` → plan v${event.payload.version}`}`;
+      return event.payload.outcome === 'amended'
+        ? `⟳ replan amended → plan v${event.payload.version}`
+        : `⟳ replan ${event.payload.outcome}: ${event.payload.outcome === 'gave-up' ? event.payload.reason : event.payload.error}`;
     case 'plan/amended':
       return `  plan v${event.payload.version}: ${event.payload.reason}`;
     case 'approval/denied':

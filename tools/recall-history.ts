@@ -42,7 +42,7 @@ export const recallHistoryTool = defineTool({
       ...(from !== undefined ? { fromSeq: from } : {}),
       ...(to !== undefined ? { toSeq: to } : {}),
     };
-    const ownCall = (event: SessionEvent): boolean => (event.payload as { toolCallId?: unknown }).toolCallId === context.toolCallId;
+    const ownCall = (event: SessionEvent): boolean => 'toolCallId' in event.payload && event.payload.toolCallId === context.toolCallId;
     const matching = (await context.session.log.read(query)).filter((event) => !ownCall(event) && eventFilter(args)(event));
     const shown = matching.slice(0, MAX_RECALLED_EVENTS);
     const lines: string[] = [];
@@ -66,12 +66,12 @@ function eventFilter(args: RecallHistoryArgs): (event: SessionEvent) => boolean 
     (args.step === undefined || event.step === args.step) &&
     (args.tool_call_id === undefined || mentionsToolCall(event, args.tool_call_id)) &&
     (path === undefined || concernsPath(event, path)) &&
-    (args.compaction_id === undefined || (event.payload as { compactionId?: unknown }).compactionId === args.compaction_id);
+    (args.compaction_id === undefined || ('compactionId' in event.payload && event.payload.compactionId === args.compaction_id));
 }
 
 function mentionsToolCall(event: SessionEvent, id: string): boolean {
   if (event.type === 'assistant/message') return event.payload.toolCalls.some((call) => call.id === id);
-  return (event.payload as { toolCallId?: unknown }).toolCallId === id;
+  return 'toolCallId' in event.payload && event.payload.toolCallId === id;
 }
 
 function concernsPath(event: SessionEvent, path: string): boolean {

@@ -1,4 +1,6 @@
-/** Why a node agent stopped: a closed set, never an escaped exception. */
-export type EndReason = 'done' | 'max_steps' | 'token_budget' | 'loop_detected' | 'aborted' | 'context_overflow' | 'error';
+import { END_REASONS } from '../session/index.js';
 
-export const END_REASONS: readonly EndReason[] = ['done', 'max_steps', 'token_budget', 'loop_detected', 'aborted', 'context_overflow', 'error'];
+export { END_REASONS };
+
+/** Why a node agent stopped: a closed set, never an escaped exception. */
+export type EndReason = (typeof END_REASONS)[number];

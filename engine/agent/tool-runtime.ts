@@ -1,3 +1,4 @@
+import type { APPROVAL_POLICIES, TOOL_OUTCOMES } from '../session/index.js';
 import type { StepPosition } from '../context/runtime-context.js';
 import type { ToolSpec } from '../model/model-provider.js';
 import type { Session } from '../session/session.js';
@@ -16,17 +17,7 @@ export interface ToolCallRequest {
 }
 
 /** How a tool call ended. Only `ok` is a success; every other outcome is shown to the model as an error it can react to. */
-export type ToolOutcome =
-  | 'ok'
-  | 'error'
-  | 'invalid-args'
-  | 'unknown-tool'
-  | 'not-allowed'
-  | 'denied'
-  | 'refused'
-  | 'timeout'
-  | 'aborted'
-  | 'interrupted';
+export type ToolOutcome = (typeof TOOL_OUTCOMES)[number];
 
 /** Stored with every `tool/result` (SPEC §1.6): what the model saw and where it came from. */
 export interface ToolResultMeta {
@@ -51,7 +42,7 @@ export interface ToolResult {
   readonly meta: ToolResultMeta;
 }
 
-export type ApprovalPolicy = 'auto' | 'suggest' | 'never';
+export type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number];
 
 export interface ApprovalRequest {
   readonly runId: string;

@@ -1,9 +1,10 @@
+import type { COMPACTION_TRIGGERS } from '../session/index.js';
 import type { Usage } from '../model/index.js';
 import type { SeqRange } from './summary-prompt.js';
 import type { SurvivalFact } from './survival-check.js';
 
 /** What started a compaction. */
-export type CompactionTrigger = 'threshold' | 'overflow' | 'background' | 'manual';
+export type CompactionTrigger = (typeof COMPACTION_TRIGGERS)[number];
 
 export type CompactionSkipReason =
   /** Another compaction of this surface is running. */

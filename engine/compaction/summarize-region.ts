@@ -112,8 +112,8 @@ export async function summarizeRegion(session: Session, input: SummarizeRegionIn
       summary: attempts.text,
       ...(attempts.usage === undefined ? {} : { usage: attempts.usage }),
       attempts: attempts.attempts,
-      missingAfterFirst: attempts.missingAfterFirst,
-      appendedFacts: attempts.appendedFacts,
+      missingAfterFirst: [...attempts.missingAfterFirst],
+      appendedFacts: [...attempts.appendedFacts],
     },
   });
   return {

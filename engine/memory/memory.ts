@@ -1,9 +1,11 @@
+import { MEMORY_KINDS, MEMORY_SCOPES } from '../session/index.js';
+
+export { MEMORY_KINDS, MEMORY_SCOPES };
+
 /** Whose memory it is: the user's (across projects) or this project's. */
-export const MEMORY_SCOPES = ['user', 'project'] as const;
 export type MemoryScope = (typeof MEMORY_SCOPES)[number];
 
 /** What kind of fact it is. */
-export const MEMORY_KINDS = ['preference', 'convention', 'lesson', 'fact'] as const;
 export type MemoryKind = (typeof MEMORY_KINDS)[number];
 
 /** The longest memory accepted, in characters: a memory is a fact, not a document. */

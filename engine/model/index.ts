@@ -1,5 +1,6 @@
 export * from './model-errors.js';
 export type { AssistantModelMessage, ModelMessage, ToolCall, ToolModelMessage, UserMessageSource, UserModelMessage } from './model-message.js';
+export { FINISH_REASONS } from './model-provider.js';
 export type { AgentId, FinishReason, ModelParameters, ModelProvider, ModelRequest, StreamPart, ToolSpec, Usage } from './model-provider.js';
 export { MESSAGE_OVERHEAD_TOKENS, estimateMessageTokens, estimateTextTokens, estimateToolTokens } from './token-estimate.js';
 export { PROVIDERS, PROVIDER_NAMES, isProviderName, type ProviderDefaults, type ProviderName, type ProviderProtocol } from './provider-catalog.js';

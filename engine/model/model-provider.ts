@@ -41,7 +41,9 @@ export interface Usage {
   readonly estimated?: boolean;
 }
 
-export type FinishReason = 'stop' | 'tool-calls' | 'length' | 'content-filter' | 'error' | 'other';
+/** Why a model stopped producing output, in our words (each adapter maps its provider's). */
+export const FINISH_REASONS = ['stop', 'tool-calls', 'length', 'content-filter', 'error', 'other'] as const;
+export type FinishReason = (typeof FINISH_REASONS)[number];
 
 /** Our own stream-part union; no vendor type crosses a provider adapter. */
 export type StreamPart =

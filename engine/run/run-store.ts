@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, RunsTable } from '../db/database.js';
 import { UnknownRunError } from '../errors.js';
-import { EventLog } from '../session/event-log.js';
+import { EventLog, type RUN_MODES } from '../session/index.js';
 import { isRunStatus, type RunStatus } from './run-status.js';
 
-export type RunMode = 'plan' | 'react' | 'team' | 'tool';
+export type RunMode = (typeof RUN_MODES)[number];
 
 export interface RunRecord {
   readonly id: string;

@@ -153,7 +153,7 @@ function reduceEvent(view: RunView, event: SessionEvent): RunView {
     case 'plan/amended':
       return withPlan(
         { ...view, planVersion: event.payload.version, planHash: event.payload.hash, status: view.status === 'running' ? 'running' : 'awaiting_approval' },
-        event.type === 'plan/created' ? event.payload.plan : (event.payload as { plan?: unknown }).plan,
+        event.payload.plan,
       );
     case 'plan/approved':
       return { ...view, status: view.status === 'running' ? view.status : 'approved', planHash: event.payload.hash };
@@ -211,7 +211,7 @@ function reduceEvent(view: RunView, event: SessionEvent): RunView {
       const replans = [...view.replans];
       const last = replans.pop();
       if (last === undefined) return view;
-      return { ...view, replans: [...replans, { ...last, outcome: event.payload.outcome, ...(event.payload.version === undefined ? {} : { version: event.payload.version }) }] };
+      return { ...view, replans: [...replans, { ...last, outcome: event.payload.outcome, ...(event.payload.outcome === 'amended' ? { version: event.payload.version } : {}) }] };
     }
     default:
       return view;

@@ -5,10 +5,11 @@ import { InvalidEventError } from '../errors.js';
 import { eventFromDraftRow, eventFromRow } from './event-row.js';
 import { EVENT_PAYLOADS, isEventType, type EventDraft, type EventType, type SessionEvent } from './event-types.js';
 
-export interface EventQuery {
+export interface EventQuery<T extends EventType = EventType> {
   /** Only this node's events; `null` for run-level events; omitted for all. */
   readonly nodeId?: string | null;
-  readonly types?: readonly EventType[];
+  /** Only events of these types; the result is typed by them. */
+  readonly types?: readonly T[];
   /** Inclusive lower bound. */
   readonly fromSeq?: number;
   /** Inclusive upper bound. */
@@ -85,7 +86,7 @@ export class EventLog {
   }
 
   /** Events of this run in seq order. */
-  async read(query: EventQuery = {}): Promise<SessionEvent[]> {
+  async read<T extends EventType = EventType>(query: EventQuery<T> = {}): Promise<SessionEvent<T>[]> {
     return readEvents(this.#db, this.runId, query);
   }
 
@@ -243,7 +244,7 @@ const INSERT_NEXT_EVENT = new PreparedQuery<RowField>((db, param) =>
     .returning('seq'),
 );
 
-export async function readEvents(db: Kysely<Database>, runId: string, query: EventQuery = {}): Promise<SessionEvent[]> {
+export async function readEvents<T extends EventType = EventType>(db: Kysely<Database>, runId: string, query: EventQuery<T> = {}): Promise<SessionEvent<T>[]> {
   let select = db.selectFrom('events').selectAll().where('run_id', '=', runId);
   if (query.nodeId === null) select = select.where('node_id', 'is', null);
   else if (query.nodeId !== undefined) select = select.where('node_id', '=', query.nodeId);
@@ -253,5 +254,6 @@ export async function readEvents(db: Kysely<Database>, runId: string, query: Eve
   select = select.orderBy('seq');
   if (query.limit !== undefined) select = select.limit(query.limit);
   const rows = await select.execute();
-  return rows.map(eventFromRow);
+  // The `type` filter above is what makes every row one of `T`.
+  return rows.map(eventFromRow) as SessionEvent<T>[];
 }

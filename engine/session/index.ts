@@ -1,4 +1,5 @@
 export * from './event-types.js';
+export * from './event-values.js';
 export { EventLog, readEvents, type AppendEffects, type AppendListener, type AppendOptions, type EventQuery } from './event-log.js';
 export { eventFromRow } from './event-row.js';
 export { Session, INTERRUPTED_TOOL_RESULT } from './session.js';

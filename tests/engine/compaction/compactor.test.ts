@@ -32,7 +32,7 @@ async function growUntil(tokens: number, turnTokens = 300): Promise<void> {
 
 async function compactionEvents(): Promise<[string, unknown][]> {
   const events = await node.log.read({ types: ['compaction/start', 'compaction/summary', 'compaction/end'] });
-  return events.map((event: SessionEvent) => [event.type, 'outcome' in event.payload ? event.payload.outcome : event.payload.compactionId]);
+  return events.map((event) => [event.type, 'outcome' in event.payload ? event.payload.outcome : event.payload.compactionId]);
 }
 
 describe('createCompactor', () => {

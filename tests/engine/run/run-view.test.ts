@@ -47,7 +47,7 @@ describe('the run view (what status and the dashboard show)', () => {
   it('tracks compactions, pending approvals and replans', () => {
     const view = foldRunView('r-1', [
       event({ type: 'plan/created', payload: { version: 1, plan, hash: 'h' } }),
-      event({ type: 'compaction/start', nodeId: 'a', payload: { compactionId: 'k1', trigger: 'pressure', range: { start: 3, end: 40 }, tokensBefore: 170_000 } }),
+      event({ type: 'compaction/start', nodeId: 'a', payload: { compactionId: 'k1', trigger: 'threshold', range: { start: 3, end: 40 }, tokensBefore: 170_000 } }),
       event({ type: 'compaction/end', nodeId: 'a', payload: { compactionId: 'k1', outcome: 'committed', tokensAfter: 30_000 } }),
       event({ type: 'approval/requested', nodeId: 'a', payload: { toolCallId: 'c1', tool: 'write_file', args: {}, policy: 'suggest' } }),
       event({ type: 'approval/requested', nodeId: 'a', payload: { toolCallId: 'c2', tool: 'run_command', args: {}, policy: 'suggest' } }),
