@@ -1,0 +1,112 @@
+import { buildRequest } from '../context/build-request.js';
+import { recordRequest } from '../context/record-request.js';
+import { projectRuntimeContext, type StepPosition } from '../context/runtime-context.js';
+import { errorMessage } from '../errors.js';
+import { callModel, type ModelResponse } from '../model/call-model.js';
+import { ContextOverflowError } from '../model/model-errors.js';
+import type { Session } from '../session/session.js';
+import type { AgentTotals } from './agent-totals.js';
+import type { EndReason } from './end-reason.js';
+import { DEFAULT_TOOL_BATCH_TIMEOUT_MS, executeToolCalls } from './execute-tool-calls.js';
+import type { RunAgentOptions } from './run-agent.js';
+
+/**
+ * What one step concluded; the loop in `runAgent` acts on it.
+ * - `continue`: the model called tools and their results are in the log; take the next step.
+ * - `done`: the model answered without tool calls; its text is the agent's answer.
+ * - `overflow`: the provider said the context is too long (compact once and retry, or stop).
+ * - `stop`: the step cannot go on (cancelled, a model error, a fatal tool failure).
+ * `text` is the response's text when the model answered at all.
+ */
+export type StepVerdict =
+  | { readonly kind: 'continue'; readonly text: string }
+  | { readonly kind: 'done'; readonly text: string }
+  | { readonly kind: 'overflow'; readonly detail: string }
+  | { readonly kind: 'stop'; readonly reason: EndReason; readonly detail: string; readonly text?: string };
+
+/**
+ * One step of the chain (SPEC §1): assemble the prompt, project changed runtime context, let
+ * compaction check pressure, derive messages from the log, build and record the request, call the
+ * model, append its answer, run its tool calls and append their results. Returns a verdict;
+ * throws only when the log itself cannot be written.
+ */
+export async function agentStep(options: RunAgentOptions, position: StepPosition, totals: AgentTotals): Promise<StepVerdict> {
+  const { session, signal } = options;
+  let response: ModelResponse;
+  let retryWrites = Promise.resolve();
+  try {
+    const snapshot = await options.prompt.assemble();
+    let injected = await projectRuntimeContext(session, snapshot.context, position);
+    if (options.compactor !== undefined) {
+      await options.compactor.preStep(session, snapshot, signal);
+      // A compaction may have folded the last runtime-context message away: put the state back.
+      injected = (await projectRuntimeContext(session, snapshot.context, position)) ?? injected;
+    }
+    const request = buildRequest({
+      agent: options.agent,
+      model: options.model,
+      snapshot,
+      messages: session.deriveMessages(),
+      sessionId: session.log.runId,
+      ...(options.parameters === undefined ? {} : { parameters: options.parameters }),
+    });
+    await recordRequest(session, { provider: options.provider.id, request, snapshot, contextChanged: injected !== undefined, position });
+    response = await callModel(options.provider, request, {
+      signal,
+      ...options.callOptions,
+      ...(options.onPart === undefined ? {} : { onPart: options.onPart }),
+      onRetry: (notice) => {
+        const payload = { attempt: notice.attempt, delayMs: notice.delayMs, error: errorMessage(notice.error), ...statusOf(notice.error) };
+        retryWrites = retryWrites.then(async () => void (await session.append({ type: 'model/retried', ...position, payload })));
+      },
+    });
+    await retryWrites;
+  } catch (error) {
+    await retryWrites.catch(() => undefined);
+    if (signal.aborted) return { kind: 'stop', reason: 'aborted', detail: 'the run was cancelled' };
+    if (error instanceof ContextOverflowError) return { kind: 'overflow', detail: error.message };
+    return { kind: 'stop', reason: 'error', detail: errorMessage(error) };
+  }
+
+  const costUsd = options.price?.(response.usage) ?? 0;
+  totals.add(response.usage, costUsd);
+  await appendAnswer(options, session, position, response, costUsd);
+  const text = response.content;
+  if (response.toolCalls.length === 0) return { kind: 'done', text };
+
+  const results = await executeToolCalls({
+    calls: response.toolCalls,
+    tools: options.tools,
+    session,
+    context: options.toolContext,
+    position,
+    signal,
+    batchTimeoutMs: options.toolBatchTimeoutMs ?? DEFAULT_TOOL_BATCH_TIMEOUT_MS,
+  });
+  const fatal = results.find((result) => result.payload.meta.fatal === true);
+  if (fatal !== undefined) return { kind: 'stop', reason: 'error', detail: `tool ${fatal.payload.name} failed fatally: ${fatal.payload.content}`, text };
+  return { kind: 'continue', text };
+}
+
+async function appendAnswer(options: RunAgentOptions, session: Session, position: StepPosition, response: ModelResponse, costUsd: number): Promise<void> {
+  await session.append({
+    type: 'assistant/message',
+    ...position,
+    payload: {
+      content: response.content,
+      toolCalls: response.toolCalls.map((call) => ({ ...call })),
+      finishReason: response.finishReason,
+      provider: options.provider.id,
+      model: options.model,
+      usage: { ...response.usage },
+      costUsd,
+      ...(response.reasoning === undefined ? {} : { reasoning: response.reasoning }),
+      ...(response.reasoningSignature === undefined ? {} : { reasoningSignature: response.reasoningSignature }),
+    },
+  });
+}
+
+function statusOf(error: unknown): { status?: number } {
+  const status = (error as { status?: unknown }).status;
+  return typeof status === 'number' ? { status } : {};
+}
