@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import { amendmentIssues } from './amendment-issues.js';
+import { RUNNING_PHASE, activePhase, loopCancelReason, loopFailure, nextLoopPhase, type LoopPhase } from './loop-phase.js';
 import { resumeStatus, transitionNode } from './node-status.js';
 import type { NodeTransition } from './node-transition.js';
 import { reclassifyNodes } from './reclassify-nodes.js';
@@ -56,9 +57,8 @@ export class ScheduleLoop<R> {
   #lockWaiters: Ticket<R>[] = [];
   #locksFreed = false;
   #deferredStarts: StartInput<R>[] = [];
-  #cancelReason: string | undefined;
-  #fatal: { readonly error: unknown } | undefined;
-  #closed = false;
+  /** Running, cancelling, failing, or closed: one value with one transition function (`nextLoopPhase`). */
+  #phase: LoopPhase = RUNNING_PHASE;
   #amendChain: Promise<unknown> = Promise.resolve();
   #resolve!: (result: ScheduleResult<R>) => void;
   #reject!: (error: unknown) => void;
@@ -97,7 +97,7 @@ export class ScheduleLoop<R> {
 
   /** Holds dispatch, lets `replan` build an amendment from a snapshot, applies it, resumes. */
   amend(replan: Replan): Promise<AmendOutcome> {
-    if (this.#closed) return Promise.resolve('closed');
+    if (this.#phase.kind === 'closed') return Promise.resolve('closed');
     this.#holdOn();
     return this.#queueAmend(replan, false);
   }
@@ -110,7 +110,11 @@ export class ScheduleLoop<R> {
   }
 
   get #stopping(): boolean {
-    return this.#cancelReason !== undefined || this.#fatal !== undefined;
+    return activePhase(this.#phase).kind !== 'running';
+  }
+
+  get #failure(): { readonly error: unknown } | undefined {
+    return loopFailure(this.#phase);
   }
 
   #watch(signal: AbortSignal | undefined): void {
@@ -164,7 +168,7 @@ export class ScheduleLoop<R> {
   #commit(step: Step<R>): void {
     const failure = this.#writer.failure;
     if (failure !== undefined) this.#enterFatal(failure.error);
-    if (this.#fatal !== undefined) {
+    if (this.#failure !== undefined) {
       for (const action of step.abandon) action();
       return;
     }
@@ -172,7 +176,7 @@ export class ScheduleLoop<R> {
     for (const start of step.starts) start(stored);
     stored.then(
       () => {
-        const actions = this.#fatal === undefined ? step.effects : step.abandon;
+        const actions = this.#failure === undefined ? step.effects : step.abandon;
         for (const action of actions) action();
       },
       (error: unknown) => {
@@ -254,7 +258,7 @@ export class ScheduleLoop<R> {
   #settle(step: Step<R>, ticket: Ticket<R>, outcome: NodeOutcome<R>): void {
     this.#executing -= 1;
     const { state } = ticket;
-    if (this.#fatal !== undefined) return;
+    if (this.#failure !== undefined) return;
     this.#releaseLocks(state); // the attempt is over: its writes are done
     if (outcome.status === 'succeeded') {
       state.result = outcome.result;
@@ -266,7 +270,8 @@ export class ScheduleLoop<R> {
       return;
     }
     state.error = outcome.error;
-    if (this.#cancelReason !== undefined) return this.#record(step, state, { kind: 'cancelled', to: 'cancelled', reason: this.#cancelReason });
+    const cancelReason = loopCancelReason(this.#phase);
+    if (cancelReason !== undefined) return this.#record(step, state, { kind: 'cancelled', to: 'cancelled', reason: cancelReason });
     const verdict = nodeRetryVerdict({ attempt: state.budgetUsed, retryable: outcome.retryable !== false, aborted: false }, this.#policy, this.#random);
     if (verdict.action === 'retry') {
       this.#record(step, state, { kind: 'retried', to: 'ready', error: outcome.error, delayMs: verdict.delayMs });
@@ -293,8 +298,9 @@ export class ScheduleLoop<R> {
   }
 
   #cancel(step: Step<R>, reason: string): void {
-    if (this.#stopping) return;
-    this.#cancelReason = reason;
+    const next = nextLoopPhase(this.#phase, { kind: 'cancel', reason });
+    if (next === this.#phase) return;
+    this.#phase = next;
     this.#abort.abort(reason);
     this.#runner.clear();
     for (const state of this.#states) {
@@ -306,8 +312,9 @@ export class ScheduleLoop<R> {
   }
 
   #enterFatal(error: unknown): void {
-    if (this.#fatal !== undefined) return;
-    this.#fatal = { error };
+    const next = nextLoopPhase(this.#phase, { kind: 'fail', error });
+    if (next === this.#phase) return;
+    this.#phase = next;
     this.#abort.abort(error);
     this.#runner.clear();
     this.#dropWaiting();
@@ -465,25 +472,29 @@ export class ScheduleLoop<R> {
   }
 
   #checkFinished(): void {
-    if (this.#closed || this.#draining) return;
-    if (this.#fatal !== undefined) {
+    if (this.#phase.kind === 'closed' || this.#draining) return;
+    if (this.#failure !== undefined) {
       if (this.#executing === 0) this.#close();
       return;
     }
     if (this.#hold === 0 && this.#inFlight === 0) this.#close();
-    else if (this.#cancelReason !== undefined && this.#inFlight === 0 && this.#executing === 0) this.#close();
+    else if (loopCancelReason(this.#phase) !== undefined && this.#inFlight === 0 && this.#executing === 0) this.#close();
   }
 
   /** Settles the schedule once every transition decided so far is stored. */
   #close(bug?: unknown): void {
-    if (this.#closed) return;
-    this.#closed = true;
+    if (this.#phase.kind === 'closed') return;
+    this.#phase = nextLoopPhase(this.#phase, { kind: 'close' });
     this.#detachSignal();
     if (bug !== undefined) return this.#reject(bug);
-    const report = this.#fatal === undefined ? scheduleReport(this.#states, this.#cancelReason !== undefined) : undefined;
+    const report = this.#failure === undefined ? scheduleReport(this.#states, loopCancelReason(this.#phase) !== undefined) : undefined;
     this.#writer.idle().then(
-      () => (this.#fatal === undefined ? this.#resolve(report!) : this.#reject(this.#fatal.error)),
-      (error: unknown) => this.#reject(this.#fatal?.error ?? error),
+      () => {
+        const failure = this.#failure;
+        if (failure === undefined) this.#resolve(report!);
+        else this.#reject(failure.error);
+      },
+      (error: unknown) => this.#reject(this.#failure?.error ?? error),
     );
   }
 }
