@@ -28,11 +28,17 @@ const QUIET = new Logger(() => () => undefined);
 
 export async function runWorkersBench(): Promise<void> {
   const server = await startBenchPostgres();
+  // Child processes and pools keep the loop alive; this makes sure a lost promise cannot end the bench silently.
+  const keepAlive = setInterval(() => undefined, 1_000);
   try {
     await queueLatency(server);
     const rows: string[][] = [];
     for (const workload of [w2(), w3()]) {
-      for (const workers of [0, 1, 2, 4]) rows.push(await dagentRow(server, workload, workers));
+      for (const workers of [0, 1, 2, 4]) {
+        const row = await dagentRow(server, workload, workers).catch((error: unknown) => [workload.name, `${workers} workers`, `failed: ${(error as Error).message.split('\n')[0]}`, '', '', '', '']);
+        process.stdout.write(`  measured: ${row.join(' · ')}\n`);
+        rows.push(row);
+      }
     }
     printTable(
       'W2 and W3 as dagent runs: in-process scheduler vs `run --workers` with N worker processes (one run each, a shared 2-core machine)',
@@ -40,6 +46,7 @@ export async function runWorkersBench(): Promise<void> {
       rows,
     );
   } finally {
+    clearInterval(keepAlive);
     server.stop();
   }
 }

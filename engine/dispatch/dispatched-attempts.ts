@@ -5,7 +5,7 @@ import type { NodeExecution, NodeOutcome } from '../scheduler/schedulable-node.j
 import { readEvents } from '../session/event-log.js';
 import type { SessionEvent } from '../session/event-types.js';
 import type { JobQueue } from './job-queue.js';
-import { readNodeClaim } from './node-claim.js';
+import { readNodeClaims } from './node-claim.js';
 import { PENDING_RESULT_EVENT_TYPES, pendingResults } from './pending-results.js';
 
 export interface DispatchedAttemptsOptions {
@@ -32,10 +32,11 @@ const DEFAULT_POLL_MS = 200;
 export class DispatchedAttempts implements RemoteAttempts {
   readonly #options: DispatchedAttemptsOptions;
   readonly #pending = new Map<string, SessionEvent<'attempt/finished'>>();
-  readonly #waiters = new Set<() => void>();
+  readonly #waiting = new Map<string, Waiter>();
   #nextSeq = 1;
-  #reading: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
+  #passing = false;
+  #again = false;
 
   constructor(options: DispatchedAttemptsOptions) {
     this.#options = options;
@@ -51,67 +52,104 @@ export class DispatchedAttempts implements RemoteAttempts {
 
   close(): void {
     if (this.#timer !== undefined) clearInterval(this.#timer);
-    this.wake();
   }
 
-  /** A worker committed something (its wake-up job), or the poll timer ticked. */
+  /** A worker committed something (its wake-up job), or the poll timer ticked: one pass over every waiting node. */
   wake(): void {
-    for (const waiter of [...this.#waiters]) waiter();
+    if (this.#passing) {
+      this.#again = true;
+      return;
+    }
+    this.#passing = true;
+    void this.#pass()
+      .catch((error: unknown) => {
+        for (const waiter of this.#waiting.values()) waiter.fail(error);
+        this.#waiting.clear();
+      })
+      .finally(() => {
+        this.#passing = false;
+        if (this.#again) {
+          this.#again = false;
+          this.wake();
+        }
+      });
   }
 
   async execute(nodeId: string, execution: NodeExecution & { readonly planVersion: number }): Promise<NodeOutcome<NodeResult>> {
-    const { db, runId, queue } = this.#options;
     await execution.durable;
-    let dispatchedAtToken: number | undefined;
-    let dispatches = 0;
-    for (;;) {
-      // The claim first, then the log: a worker commits its outcome before it releases its claim,
-      // so a released claim seen here means its outcome is in the log read next.
-      const claim = await readNodeClaim(db, runId, nodeId);
-      await this.#refresh();
-      const finished = this.#pending.get(nodeId);
-      if (finished !== undefined) {
-        this.#pending.delete(nodeId);
-        return this.#options.accept === undefined ? outcomeOf(finished) : this.#options.accept(nodeId, finished);
-      }
-      if (execution.signal.aborted) return { status: 'failed', error: 'cancelled while a worker ran it', retryable: false };
-      const token = claim?.token ?? 0;
-      const waitingForQueue = dispatchedAtToken !== undefined && token === dispatchedAtToken;
-      if (claim?.alive !== true && !waitingForQueue) {
-        dispatches += 1;
-        dispatchedAtToken = token;
-        await queue.enqueueNode({ runId, nodeId, attempt: execution.attempt, dispatchKey: `${runId}:${nodeId}:${execution.attempt}:${token}:${dispatches}` });
-      }
-      await this.#nextWake(execution.signal);
-    }
-  }
-
-  #nextWake(signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      const done = (): void => {
-        this.#waiters.delete(done);
-        signal.removeEventListener('abort', done);
-        resolve();
+    return new Promise<NodeOutcome<NodeResult>>((resolve, reject) => {
+      const onAbort = (): void => {
+        if (this.#waiting.get(nodeId) !== waiter) return;
+        this.#waiting.delete(nodeId);
+        resolve({ status: 'failed', error: 'cancelled while a worker ran it', retryable: false });
       };
-      this.#waiters.add(done);
-      signal.addEventListener('abort', done, { once: true });
+      const waiter: Waiter = {
+        attempt: execution.attempt,
+        dispatchedAtToken: undefined,
+        dispatches: 0,
+        done: (outcome) => {
+          execution.signal.removeEventListener('abort', onAbort);
+          resolve(outcome);
+        },
+        fail: (error) => {
+          execution.signal.removeEventListener('abort', onAbort);
+          reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      };
+      this.#waiting.set(nodeId, waiter);
+      execution.signal.addEventListener('abort', onAbort, { once: true });
+      this.wake();
     });
   }
 
   /**
-   * New `attempt/finished` and outcome events since the last read. Reads are chained, never
-   * shared: each caller's read starts after its call, so it sees every commit made before it.
+   * Claims first, then the log: a worker commits its outcome before it releases its claim, so a
+   * released claim seen here means its outcome is in the log read next. A node whose claim is
+   * neither alive nor still waiting in the queue (its worker died, or it was never dispatched)
+   * goes on the queue.
    */
-  #refresh(): Promise<void> {
-    const read = async (): Promise<void> => {
-      const events = await readEvents(this.#options.db, this.#options.runId, { types: PENDING_RESULT_EVENT_TYPES, fromSeq: this.#nextSeq });
-      pendingResults(events, this.#pending);
-      if (events.length > 0) this.#nextSeq = events.at(-1)!.seq + 1;
-    };
-    const next = this.#reading.then(read, read);
-    this.#reading = next.catch(() => undefined);
-    return next;
+  async #pass(): Promise<void> {
+    if (this.#waiting.size === 0) return;
+    const { db, runId, queue } = this.#options;
+    const nodeIds = [...this.#waiting.keys()];
+    const claims = await readNodeClaims(db, runId, nodeIds);
+    await this.#refresh();
+    for (const nodeId of nodeIds) {
+      const waiter = this.#waiting.get(nodeId);
+      if (waiter === undefined) continue;
+      const finished = this.#pending.get(nodeId);
+      if (finished !== undefined) {
+        this.#pending.delete(nodeId);
+        this.#waiting.delete(nodeId);
+        if (this.#options.accept === undefined) waiter.done(outcomeOf(finished));
+        else this.#options.accept(nodeId, finished).then(waiter.done, waiter.fail);
+        continue;
+      }
+      const claim = claims.get(nodeId);
+      const token = claim?.token ?? 0;
+      const inQueue = waiter.dispatchedAtToken !== undefined && token === waiter.dispatchedAtToken;
+      if (claim?.alive === true || inQueue) continue;
+      waiter.dispatches += 1;
+      waiter.dispatchedAtToken = token;
+      await queue.enqueueNode({ runId, nodeId, attempt: waiter.attempt, dispatchKey: `${runId}:${nodeId}:${waiter.attempt}:${token}:${waiter.dispatches}` });
+    }
   }
+
+  /** New `attempt/finished` and outcome events since the last read. */
+  async #refresh(): Promise<void> {
+    const events = await readEvents(this.#options.db, this.#options.runId, { types: PENDING_RESULT_EVENT_TYPES, fromSeq: this.#nextSeq });
+    pendingResults(events, this.#pending);
+    if (events.length > 0) this.#nextSeq = events.at(-1)!.seq + 1;
+  }
+}
+
+interface Waiter {
+  readonly attempt: number;
+  /** The node's claim token when it was last put on the queue: a higher dead token means the worker that took it died. */
+  dispatchedAtToken: number | undefined;
+  dispatches: number;
+  done(outcome: NodeOutcome<NodeResult>): void;
+  fail(error: unknown): void;
 }
 
 /** A worker's committed outcome, as the scheduler records it. */

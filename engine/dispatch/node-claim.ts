@@ -36,6 +36,13 @@ export async function readNodeClaim(db: Kysely<Database>, runId: string, nodeId:
   return row === undefined ? undefined : holderOf(row, now);
 }
 
+/** The claims of several nodes of a run, in one query (nodes never claimed are absent). */
+export async function readNodeClaims(db: Kysely<Database>, runId: string, nodeIds: readonly string[], now: Date = new Date()): Promise<Map<string, NodeClaimHolder>> {
+  if (nodeIds.length === 0) return new Map();
+  const rows = await db.selectFrom('node_claims').selectAll().where('run_id', '=', runId).where('node_id', 'in', [...nodeIds]).execute();
+  return new Map(rows.map((row) => [row.node_id, holderOf(row, now)]));
+}
+
 /**
  * Claims a node for one worker in one write transaction (as `claimRun` does for a run): the next
  * fencing token, or the live holder when another worker still has it.
