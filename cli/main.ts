@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
 import yargs, { type Argv } from 'yargs';
 import type { GlobalOptions } from './cli-context.js';
 import type { CliContext } from './cli-context.js';
@@ -76,6 +78,8 @@ function commandModule(entry: CommandEntry, command: CliCommand<never> | undefin
     handler: async (args: Record<string, unknown>) => {
       if (command === undefined) throw new UsageError(`unknown command "${commandName(entry)}"`);
       const { CliContext } = await import('./cli-context.js');
+      // The demo copies its repository into --workspace DIR: the folder may not exist yet.
+      if (entry.command === 'demo' && typeof args.workspace === 'string') mkdirSync(resolve(io.cwd, args.workspace), { recursive: true });
       const context = new CliContext(io, args as GlobalOptions);
       setContext(context);
       setExitCode(await (command as unknown as CliCommand).run(context, args as GlobalOptions & Record<string, unknown>));

@@ -1,44 +1,50 @@
-import type { SessionEvent } from '../engine/index.js';
+import { emptyRunView, reduceRunView, planChangeSummary, type RunView, type SessionEvent } from '../engine/index.js';
 import { writeLine, type CliIo } from './cli-io.js';
 import { eventJson, formatDuration, formatTokens, formatUsd } from './render/index.js';
 
+export interface ProgressPrinter {
+  (events: readonly SessionEvent[]): void;
+  /** The run as the lines have followed it: the same fold `status` and the dashboard read. */
+  readonly view: () => RunView;
+}
+
 /**
  * Plain progress lines for a run without a dashboard (no TTY, CI, `--no-dashboard`): one line
- * per node state change, replan and approval. With `--json` every event goes out as a JSON line,
- * the same shape as `dagent log --json`.
+ * per node state change, replan and approval, with times, tokens and cost read from the run's
+ * one fold (`reduceRunView`). With `--json` every event goes out as a JSON line, the same shape
+ * as `dagent log --json`. `initial` is the run folded so far, when the lines start mid-run.
  */
-export function createProgressPrinter(io: CliIo, options: { json: boolean }): (events: readonly SessionEvent[]) => void {
-  const started = new Map<string, number>();
-  const tokens = new Map<string, number>();
-  const cost = new Map<string, number>();
-  return (events) => {
+export function createProgressPrinter(io: CliIo, options: { json: boolean; initial?: RunView }): ProgressPrinter {
+  let view = options.initial ?? emptyRunView('');
+  const print = (events: readonly SessionEvent[]): void => {
     for (const event of events) {
+      view = reduceRunView(view, event);
       if (options.json) {
         writeLine(io.stdout, eventJson(event));
         continue;
       }
-      const line = progressLine(event, started, tokens, cost);
+      const line = progressLine(event, view);
       if (line !== undefined) writeLine(io.stdout, `${event.createdAt.slice(11, 19)}  ${line}`);
     }
   };
+  return Object.assign(print, { view: () => view });
 }
 
-function progressLine(event: SessionEvent, started: Map<string, number>, tokens: Map<string, number>, cost: Map<string, number>): string | undefined {
+/** The line for one event, read after the event is folded into `view`. */
+export function progressLine(event: SessionEvent, view: RunView): string | undefined {
   const node = event.nodeId ?? '';
   switch (event.type) {
     case 'run/started':
       return `run ${event.runId} started (plan v${event.payload.planVersion ?? '?'})`;
     case 'node/started':
-      started.set(node, Date.parse(event.createdAt));
       return `▶ ${node} started${event.payload.attempt > 1 ? ` (attempt ${event.payload.attempt})` : ''}`;
-    case 'assistant/message':
-      if (event.payload.usage !== undefined) tokens.set(node, (tokens.get(node) ?? 0) + event.payload.usage.input + event.payload.usage.output);
-      cost.set(node, (cost.get(node) ?? 0) + (event.payload.costUsd ?? 0));
-      return undefined;
     case 'node/succeeded': {
-      const took = Date.parse(event.createdAt) - (started.get(node) ?? Date.parse(event.createdAt));
+      const folded = view.nodes.get(node);
+      const started = folded?.startedAt ?? event.createdAt;
+      const took = Date.parse(event.createdAt) - Date.parse(started);
+      const tokens = folded === undefined ? 0 : folded.tokens.input + folded.tokens.output;
       const files = event.payload.filesChanged?.length ? ` · ${event.payload.filesChanged.join(', ')}` : '';
-      return `✓ ${node} ${formatDuration(took)} · ${formatTokens(tokens.get(node) ?? 0)} tokens · ${formatUsd(cost.get(node) ?? 0)}${files}`;
+      return `✓ ${node} ${formatDuration(took)} · ${formatTokens(tokens)} tokens · ${formatUsd(folded?.costUsd ?? 0)}${files}`;
     }
     case 'node/failed':
       return `✗ ${node} failed: ${firstLine(event.payload.error)}`;
@@ -54,16 +60,24 @@ function progressLine(event: SessionEvent, started: Map<string, number>, tokens:
       return `! ${node} reported missed work: ${event.payload.title} (${event.payload.files.join(', ')})`;
     case 'replan/started':
       return `⟳ replan (${event.payload.mode}) after ${event.payload.trigger} · progress ${Math.round(event.payload.progress * 100)}%`;
-    case 'replan/finished':
-      return event.payload.outcome === 'amended'
-        ? `⟳ replan amended → plan v${event.payload.version}`
-        : `⟳ replan ${event.payload.outcome}: ${event.payload.outcome === 'gave-up' ? event.payload.reason : event.payload.error}`;
+    case 'replan/finished': {
+      if (event.payload.outcome !== 'amended') return `⟳ replan ${event.payload.outcome}: ${event.payload.outcome === 'gave-up' ? event.payload.reason : event.payload.error}`;
+      const change = view.replans.at(-1)?.change;
+      return `⟳ replan amended → plan v${event.payload.version}${change === undefined ? '' : ` · ${planChangeSummary(change)}`}`;
+    }
+    case 'approval/requested':
+      return `? ${node} asks to run ${typeof event.payload.summary === 'string' ? event.payload.summary : event.payload.tool} (approve from \`dagent dashboard ${event.runId}\`)`;
+    case 'approval/granted':
+      return `✓ ${node} ${event.payload.toolCallId}: approved by ${event.payload.by}`;
     case 'plan/amended':
       return `  plan v${event.payload.version}: ${event.payload.reason}`;
     case 'approval/denied':
       return `⊘ ${node} ${event.payload.toolCallId}: denied (${event.payload.reason ?? event.payload.by})`;
-    case 'compaction/end':
-      return `⇣ ${node} compaction ${event.payload.outcome}${event.payload.tokensAfter === undefined ? '' : ` → ${formatTokens(event.payload.tokensAfter)} tokens`}`;
+    case 'compaction/end': {
+      const before = view.nodes.get(node)?.compactions.find((compaction) => compaction.compactionId === event.payload.compactionId)?.tokensBefore;
+      const from = before === undefined ? '' : ` ${formatTokens(before)}`;
+      return `⇣ ${node} compaction ${event.payload.outcome}${event.payload.tokensAfter === undefined ? '' : `${from} → ${formatTokens(event.payload.tokensAfter)} tokens`}`;
+    }
     case 'run/succeeded':
       return `run succeeded`;
     case 'run/failed':

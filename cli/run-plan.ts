@@ -1,9 +1,29 @@
-import { DagentError, FileSnapshots, approvePlan, claimRun, executeRun, getRun, waitForRun, type RunLease, type RunResult, type RunSettings } from '../engine/index.js';
+import {
+  DagentError,
+  FileSnapshots,
+  approvePlan,
+  claimRun,
+  emptyRunView,
+  executeRun,
+  foldRunView,
+  followRun,
+  getRun,
+  isTerminalRunStatus,
+  readEvents,
+  waitForRun,
+  type Approver,
+  type RunLease,
+  type RunResult,
+  type RunSettings,
+  type SessionEvent,
+} from '../engine/index.js';
+import { createLogApprover } from '../tools/index.js';
 import type { CliContext } from './cli-context.js';
 import { writeLine } from './cli-io.js';
 import { createApprover, createNodeRuntime, createTools } from './compose-runtime.js';
 import { dispatchToWorkers, type WorkspaceMode } from './dispatch-run.js';
 import { createPlanner } from './planning.js';
+import { showLiveDashboard, type LiveDashboard } from './live-dashboard.js';
 import { createProgressPrinter } from './progress.js';
 
 export interface RunFlags {
@@ -15,6 +35,10 @@ export interface RunFlags {
   readonly wait?: boolean;
   /** `--workers`: schedule here, run the nodes on worker processes (`dagent worker`), in this workspace mode. */
   readonly workers?: WorkspaceMode;
+  /** `--dashboard` / `--no-dashboard`; by default the dashboard shows on a terminal (and not with `--json`). */
+  readonly dashboard?: boolean;
+  /** Approvals wait for an answer in the log (from `dagent dashboard`) instead of being denied without a terminal. */
+  readonly approveFromDashboard?: boolean;
 }
 
 /** With `--workers` the workers' own `--concurrency` bounds the work: the scheduler dispatches every ready node. */
@@ -28,9 +52,18 @@ export async function approveAndRun(context: CliContext, runId: string, flags: R
   return runApprovedPlan(context, runId, flags);
 }
 
+/** Whether `run`, `resume` and the demo show the dashboard: asked for, or a terminal on both ends and no `--json`. */
+export function wantsDashboard(context: CliContext, flags: RunFlags): boolean {
+  const terminal = context.io.stdout.isTTY === true && context.io.stdin.isTTY === true;
+  if (flags.dashboard === false || context.json || !terminal) return false;
+  return true;
+}
+
 /**
- * Runs (or resumes) a run's approved plan with plain progress lines, and maps the outcome to the
- * exit code: 0 succeeded (or paused for review), 1 failed or cancelled.
+ * Runs (or resumes) a run's approved plan, shown on the dashboard (a terminal) or as progress
+ * lines (`--no-dashboard`, no terminal; JSONL with `--json`), and maps the outcome to the exit
+ * code: 0 succeeded (or paused for review), 1 failed or cancelled. Both follow the run's one live
+ * log, so the planner's appends during a replan show up like every other event.
  */
 export async function runApprovedPlan(context: CliContext, runId: string, flags: RunFlags): Promise<number> {
   const { db } = await context.store();
@@ -60,10 +93,13 @@ async function claimForThisProcess(context: CliContext, runId: string, flags: Ru
 }
 
 async function executeClaimedRun(context: CliContext, runId: string, flags: RunFlags, lease: RunLease): Promise<number> {
-  const { db } = await context.store();
+  const store = await context.store();
+  const { db } = store;
   const run = await getRun(db, runId);
   const tools = await createTools(context);
-  const runtime = await createNodeRuntime(context, { tools, approver: createApprover(context) });
+  const dashboardOn = wantsDashboard(context, flags);
+  const approver: Approver = dashboardOn || flags.approveFromDashboard === true ? createLogApprover(store) : createApprover(context);
+  const runtime = await createNodeRuntime(context, { tools, approver });
   const settings: Partial<RunSettings> = {
     ...(flags.schedule ?? context.config.schedule ? { mode: flags.schedule ?? context.config.schedule } : {}),
     ...(flags.concurrency ?? context.config.concurrency ? { concurrency: flags.concurrency ?? context.config.concurrency } : flags.workers === undefined ? {} : { concurrency: WORKERS_DEFAULT_CONCURRENCY }),
@@ -74,20 +110,78 @@ async function executeClaimedRun(context: CliContext, runId: string, flags: RunF
   };
   const planner = await createPlanner(context);
   const dispatch = flags.workers === undefined ? undefined : await dispatchToWorkers(context, run, flags.workers);
-  const result = await executeRun({
-    db,
-    runId: run.id,
-    runtime,
-    files: new FileSnapshots({ db, runId: run.id, workspace: run.workspace }),
-    settings,
-    signal: AbortSignal.any([context.io.interrupt, lease.lost]),
-    onEvents: createProgressPrinter(context.io, { json: context.json }),
-    ...(planner === undefined ? {} : { planner }),
-    ...(flags.approvedHash === undefined ? {} : { approvedHash: flags.approvedHash }),
-    ...(dispatch === undefined ? {} : { remote: dispatch.remote }),
-  }).finally(() => dispatch?.close());
+  const cancelled = new AbortController();
+  const feed = await openFeed(context, run.id, dashboardOn, async () => {
+    cancelled.abort(new Error('cancelled from the dashboard'));
+    return 'cancelling: running nodes are stopped, the run stays resumable';
+  });
+  let result: RunResult;
+  try {
+    result = await executeRun({
+      db,
+      runId: run.id,
+      runtime,
+      files: new FileSnapshots({ db, runId: run.id, workspace: run.workspace }),
+      settings,
+      signal: AbortSignal.any([context.io.interrupt, lease.lost, cancelled.signal]),
+      ...(planner === undefined ? {} : { planner }),
+      ...(flags.approvedHash === undefined ? {} : { approvedHash: flags.approvedHash }),
+      ...(dispatch === undefined ? {} : { remote: dispatch.remote }),
+    }).finally(() => dispatch?.close());
+    await feed.catchUp();
+    await feed.untilDetached();
+  } finally {
+    await feed.stop();
+  }
   if (!context.json) writeLine(context.io.stdout, summaryLine(result));
   return result.status === 'succeeded' || result.status === 'paused' ? 0 : 1;
+}
+
+interface RunFeed {
+  catchUp(): Promise<void>;
+  /** With the dashboard up, waits until the user quits it (the final state stays on screen until then). */
+  untilDetached(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** The dashboard, or progress lines (JSONL with `--json`), following the run's live log. */
+async function openFeed(context: CliContext, runId: string, dashboardOn: boolean, cancel: () => Promise<string>): Promise<RunFeed> {
+  const store = await context.store();
+  if (dashboardOn) {
+    const live: LiveDashboard = await showLiveDashboard(context, runId, { attached: true, cancel });
+    let detached = false;
+    void live.dashboard.detached.then(() => {
+      detached = true;
+      // Quitting the screen only detaches: the run goes on, reported as lines.
+      const view = live.dashboard.state().view;
+      const printer = createProgressPrinter(context.io, { json: false, initial: view });
+      if (!isTerminalRunStatus(view.status)) writeLine(context.io.stdout, `dashboard closed; the run goes on (\`dagent dashboard ${runId}\` attaches again)`);
+      live.sink = printer;
+    });
+    return {
+      catchUp: () => live.follower.catchUp(),
+      untilDetached: async () => {
+        if (!detached) await Promise.race([live.dashboard.detached, abortion(context.io.interrupt)]);
+      },
+      stop: () => live.stop(),
+    };
+  }
+  const known = await readEvents(store.db, runId);
+  const printer = createProgressPrinter(context.io, { json: context.json, initial: known.length === 0 ? emptyRunView(runId) : foldRunView(runId, known) });
+  const stopping = new AbortController();
+  const follower = await followRun(store, runId, { afterSeq: known.at(-1)?.seq ?? 0, signal: stopping.signal, onEvents: (events: readonly SessionEvent[]) => printer(events) });
+  return {
+    catchUp: () => follower.catchUp(),
+    untilDetached: async () => undefined,
+    stop: async () => {
+      stopping.abort();
+      await follower.stop();
+    },
+  };
+}
+
+function abortion(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
 }
 
 function summaryLine(result: RunResult): string {

@@ -5,6 +5,7 @@ import * as snapshotContents from './0003-snapshot-contents.js';
 import * as eventsWithoutTypeIndex from './0004-events-without-type-index.js';
 import * as runLeases from './0005-run-leases.js';
 import * as nodeClaims from './0006-node-claims.js';
+import * as dashboardEventsNotify from './0007-dashboard-events-notify.js';
 
 /**
  * Every migration, in order. Names sort in the order they must run; a new schema change is a
@@ -17,6 +18,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0004-events-without-type-index': eventsWithoutTypeIndex,
   '0005-run-leases': runLeases,
   '0006-node-claims': nodeClaims,
+  '0007-dashboard-events-notify': dashboardEventsNotify,
 };
 
 export { dialectOf, type SqlDialectName } from './dialect-of.js';

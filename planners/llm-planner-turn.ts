@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import {
   EventLog,
+  runLog,
   Session,
   runAgent,
   type AgentLimits,
@@ -63,7 +64,7 @@ export interface PlannerTurn<T> {
 export async function runPlannerTurn<T>(agent: PlannerAgent, turn: PlannerTurn<T>): Promise<T> {
   const { signal } = turn;
   signal.throwIfAborted();
-  const log = new EventLog(agent.db, turn.runId);
+  const log = runLog(agent.db, turn.runId);
   const position = await nextTurnPosition(log);
   const instruction = await log.append({
     type: 'user/message',

@@ -9,6 +9,7 @@ export { ToolError, describeToolFailure, type ToolErrorOutcome, type DescribedFa
 
 export { evaluateApproval, approvalPolicyFor, type ApprovalInput, type ApprovalSettings, type ApprovalVerdict } from './evaluate-approval.js';
 export { createNonInteractiveApprover, createAutoYesApprover, createScriptedApprover, approverName, NO_TERMINAL_REASON, type NamedApprover } from './approvers.js';
+export { createLogApprover } from './log-approver.js';
 export { createTerminalApprover, parseApprovalAnswer, type TerminalApproverOptions } from './terminal-approver.js';
 
 export * from './workspace/index.js';

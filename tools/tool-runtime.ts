@@ -176,14 +176,14 @@ export class LocalToolRuntime implements ToolRuntime {
     const request = { runId: context.runId, nodeId: context.nodeId, toolCallId: call.id, tool: tool.name, args, summary, policy: verdict.policy };
     const answer = await askUntilCancelled(context.approver, request, context.signal);
     if (answer.decision !== 'no') {
-      await context.session.append({
+      if (answer.recorded !== true) await context.session.append({
         type: 'approval/granted',
         ...position,
         payload: { toolCallId: call.id, by, tool: tool.name, ...(answer.decision === 'always' ? { always: true } : {}) },
       });
       return undefined;
     }
-    await context.session.append({
+    if (answer.recorded !== true) await context.session.append({
       type: 'approval/denied',
       ...position,
       payload: { toolCallId: call.id, by, tool: tool.name, ...(answer.reason === undefined ? {} : { reason: answer.reason }) },

@@ -1,5 +1,5 @@
 import {
-  EventLog,
+  runLog,
   NothingToDiffError,
   diffRun,
   getRun,
@@ -56,7 +56,7 @@ export const revertCommand = defineCommand<{ run: string; node?: string; force?:
       ...(args.node === undefined ? {} : { nodeId: args.node }),
       force,
       dryRun,
-      log: new EventLog(db, run.id),
+      log: runLog(db, run.id),
     });
     if (context.json) writeLine(context.io.stdout, JSON.stringify({ ...outcome, dryRun }));
     else writeLine(context.io.stdout, renderRevertText(outcome, { dryRun, force }));

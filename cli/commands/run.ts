@@ -1,6 +1,6 @@
-import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DagentError, EventLog, endRun, getRun, runOwner } from '../../engine/index.js';
+import { DagentError, endRun, getRun } from '../../engine/index.js';
+import { requestCancel } from '../cancel-run.js';
 import { writeLine } from '../cli-io.js';
 import { defineCommand } from '../command.js';
 import { runApprovedPlan } from '../run-plan.js';
@@ -14,7 +14,12 @@ interface RunArgs {
   wait?: boolean;
   workers?: boolean;
   clone?: boolean;
+  dashboard?: boolean;
+  'approve-from-dashboard'?: boolean;
 }
+
+const DASHBOARD_DESCRIPTION = 'show the live dashboard (the default on a terminal); --no-dashboard prints progress lines';
+const APPROVE_FROM_DASHBOARD_DESCRIPTION = 'approvals wait for an answer from `dagent dashboard` instead of being denied when there is no terminal';
 
 export const runCommand = defineCommand<RunArgs>({
   builder: (yargs) =>
@@ -26,7 +31,9 @@ export const runCommand = defineCommand<RunArgs>({
       .option('review-replans', { type: 'boolean', describe: 'stop for approval after every replan' })
       .option('wait', { type: 'boolean', describe: 'if another process is running this run, wait for it to end instead of refusing' })
       .option('workers', { type: 'boolean', describe: 'schedule here and run the nodes on `dagent worker` processes (needs --db postgres://…)' })
-      .option('clone', { type: 'boolean', describe: 'with --workers: each worker runs nodes in its own clone; node patches come back to this workspace' }),
+      .option('clone', { type: 'boolean', describe: 'with --workers: each worker runs nodes in its own clone; node patches come back to this workspace' })
+      .option('dashboard', { type: 'boolean', describe: DASHBOARD_DESCRIPTION })
+      .option('approve-from-dashboard', { type: 'boolean', describe: APPROVE_FROM_DASHBOARD_DESCRIPTION }),
   async run(context, args) {
     const { db } = await context.store();
     const run = await getRun(db, args.run);
@@ -44,7 +51,9 @@ export const resumeCommand = defineCommand<RunArgs>({
       .option('review-replans', { type: 'boolean' })
       .option('wait', { type: 'boolean', describe: 'if another process is running this run, wait for it to end instead of refusing' })
       .option('workers', { type: 'boolean', describe: 'schedule here and run the nodes on `dagent worker` processes (needs --db postgres://…)' })
-      .option('clone', { type: 'boolean', describe: 'with --workers: each worker runs nodes in its own clone; node patches come back to this workspace' }),
+      .option('clone', { type: 'boolean', describe: 'with --workers: each worker runs nodes in its own clone; node patches come back to this workspace' })
+      .option('dashboard', { type: 'boolean', describe: DASHBOARD_DESCRIPTION })
+      .option('approve-from-dashboard', { type: 'boolean', describe: APPROVE_FROM_DASHBOARD_DESCRIPTION }),
   async run(context, args) {
     const { db } = await context.store();
     const run = await getRun(db, args.run);
@@ -63,12 +72,8 @@ export const cancelCommand = defineCommand<{ run: string; wait?: number }>({
     const { db } = await context.store();
     const run = await getRun(db, args.run);
     if (run.status !== 'running') throw new DagentError(`run ${run.id} is not running (it is ${run.status.replace('_', ' ')})`);
-    const log = new EventLog(db, run.id);
-    await log.append({ type: 'run/cancel-requested', payload: { by: `pid ${process.pid}` } });
-    const owner = await runOwner(db, run.id);
-    if (owner !== undefined && owner.alive) {
-      // Only a process of this host can be signalled; one elsewhere sees the run/cancel-requested event.
-      if (owner.host === hostname()) process.kill(owner.pid, 'SIGINT');
+    const owner = await requestCancel({ db }, run.id, `pid ${process.pid}`);
+    if (owner !== undefined) {
       const deadline = Date.now() + (args.wait ?? 30) * 1000;
       while (Date.now() < deadline) {
         const current = await getRun(db, run.id);
@@ -81,7 +86,7 @@ export const cancelCommand = defineCommand<{ run: string; wait?: number }>({
       throw new DagentError(`run ${run.id} (pid ${owner.pid}) did not stop within ${args.wait} s`, { exitCode: 1 });
     }
     // The process that ran it is gone (killed, or the machine restarted): record the cancellation here.
-    await endRun(db, run.id, { status: 'cancelled', reason: 'cancelled after its process had stopped' }, log);
+    await endRun(db, run.id, { status: 'cancelled', reason: 'cancelled after its process had stopped' });
     writeLine(context.io.stdout, `run ${run.id} cancelled (its process had already stopped); resume with: dagent resume ${run.id}`);
     return 0;
   },
@@ -95,5 +100,7 @@ function flagsOf(args: RunArgs) {
     ...(args['review-replans'] === undefined ? {} : { reviewReplans: args['review-replans'] }),
     ...(args.wait === undefined ? {} : { wait: args.wait }),
     ...(args.workers === true ? { workers: args.clone === true ? ('clone' as const) : ('shared' as const) } : {}),
+    ...(args.dashboard === undefined ? {} : { dashboard: args.dashboard }),
+    ...(args['approve-from-dashboard'] === undefined ? {} : { approveFromDashboard: args['approve-from-dashboard'] }),
   };
 }

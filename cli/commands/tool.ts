@@ -1,4 +1,4 @@
-import { ConfigError, EventLog, Session, createRun, endRun } from '../../engine/index.js';
+import { ConfigError, Session, createRun, endRun, runLog } from '../../engine/index.js';
 import { toolResultToJson } from '../../tools/index.js';
 import { writeLine } from '../cli-io.js';
 import { defineCommand } from '../command.js';
@@ -18,7 +18,7 @@ export const toolCommand = defineCommand<{ name: string; args?: string }>({
     if (!known.includes(args.name)) throw new ConfigError(`unknown tool "${args.name}"; tools: ${known.join(', ')}`);
     const { db } = await context.store();
     const run = await createRun(db, { task: `tool ${args.name} ${args.args ?? '{}'}`, workspace: context.workspace, mode: 'tool', status: 'running' });
-    const log = new EventLog(db, run.id);
+    const log = runLog(db, run.id);
     const session = await Session.open(log, 'tool');
     const call = { id: 'call-1', name: args.name, args: parsed };
     const result = await tools.execute(call, {

@@ -7,6 +7,8 @@ import type { Session } from '../session/session.js';
  * implements it; an agent without one never compacts.
  */
 export interface AgentCompactor {
+  /** Tokens at which it compacts, when known: recorded with each request for the context gauge. */
+  readonly threshold?: number;
   preStep(session: Session, snapshot: PromptSnapshot, signal: AbortSignal): Promise<unknown>;
   /** Resolves true when the surface got smaller, so the call may be retried once. */
   onContextOverflow(session: Session, snapshot: PromptSnapshot, signal: AbortSignal): Promise<boolean>;

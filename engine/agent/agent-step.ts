@@ -50,7 +50,14 @@ export async function agentStep(options: RunAgentOptions, position: StepPosition
       sessionId: session.log.runId,
       ...(options.parameters === undefined ? {} : { parameters: options.parameters }),
     });
-    await recordRequest(session, { provider: options.provider.id, request, snapshot, contextChanged: injected !== undefined, position });
+    await recordRequest(session, {
+      provider: options.provider.id,
+      request,
+      snapshot,
+      contextChanged: injected !== undefined,
+      position,
+      ...(options.compactor?.threshold === undefined ? {} : { compactionThreshold: options.compactor.threshold }),
+    });
     response = await callModel(options.provider, request, {
       signal,
       ...options.callOptions,

@@ -56,9 +56,10 @@ export interface ApprovalRequest {
 }
 
 export type ApprovalAnswer =
-  | { readonly decision: 'yes' }
-  | { readonly decision: 'always' }
-  | { readonly decision: 'no'; readonly reason?: string };
+  | { readonly decision: 'yes'; readonly recorded?: boolean }
+  | { readonly decision: 'always'; readonly recorded?: boolean }
+  | { readonly decision: 'no'; readonly reason?: string; readonly recorded?: boolean };
+// `recorded`: the answer is already in the log (written by whoever answered, e.g. the dashboard), so the runtime does not write it again.
 
 /** Asks a human (or a policy standing in for one) whether a risky tool call may run. */
 export interface Approver {

@@ -12,6 +12,8 @@ export interface RecordRequestInput {
   /** Whether this step injected a new runtime context. */
   readonly contextChanged: boolean;
   readonly position: StepPosition;
+  /** The node's compaction threshold, recorded for its context gauge. */
+  readonly compactionThreshold?: number;
 }
 
 /** Prompt versions already recorded, per log: recovered from the log on first use. */
@@ -59,6 +61,7 @@ export async function recordRequest(session: Session, input: RecordRequestInput)
         messageSeqs: request.messages.map((message) => message.seq),
         estimatedTokens: session.messageTokens() + estimateTextTokens(request.system) + estimateToolTokens(request.tools),
         surfaceGeneration: session.replaceGeneration,
+        ...(input.compactionThreshold === undefined ? {} : { compactionThresholdTokens: input.compactionThreshold }),
       },
     },
   );

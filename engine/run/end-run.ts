@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
-import { EventLog } from '../session/event-log.js';
+import type { EventLog } from '../session/event-log.js';
+import { runLog } from '../session/run-log.js';
 import type { EventDraft } from '../session/event-types.js';
 import { setRunStatus } from './plan-store.js';
 import { transitionRun, type RunStatus } from './run-status.js';
@@ -18,7 +19,7 @@ export type RunEnding =
  * the run's status through its transition function, in one transaction. The one way every
  * caller (plans, react and tool runs, cancel) closes a run.
  */
-export async function endRun(db: Kysely<Database>, runId: string, ending: RunEnding, log: EventLog = new EventLog(db, runId)): Promise<void> {
+export async function endRun(db: Kysely<Database>, runId: string, ending: RunEnding, log: EventLog = runLog(db, runId)): Promise<void> {
   const draft: EventDraft =
     ending.status === 'succeeded'
       ? { type: 'run/succeeded', payload: ending.result === undefined ? {} : { result: ending.result } }

@@ -6,7 +6,7 @@ import { SystemPrompt, type ContextProvider, type PromptSection } from '../conte
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { ModelProvider, StreamPart, Usage } from '../model/model-provider.js';
-import { EventLog } from '../session/event-log.js';
+import { runLog } from '../session/run-log.js';
 import { Session } from '../session/session.js';
 import { endRun } from './end-run.js';
 import { createRun } from './run-store.js';
@@ -63,7 +63,7 @@ export interface ExecuteReactRunOptions {
 export async function executeReactRun(options: ExecuteReactRunOptions): Promise<{ runId: string; outcome: AgentOutcome }> {
   const run = await createRun(options.db, { task: options.task, workspace: options.workspace, mode: 'react', status: 'running' });
   options.onStart?.(run.id);
-  const log = new EventLog(options.db, run.id);
+  const log = runLog(options.db, run.id);
   await log.append({ type: 'run/started', payload: { pid: process.pid } });
   const prompt = new SystemPrompt().addTools('all', () => options.tools.specs(options.allowedTools));
   for (const section of [...REACT_SYSTEM_SECTIONS, ...(options.sections ?? [])]) prompt.addSection(section);

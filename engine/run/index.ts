@@ -9,10 +9,13 @@ export {
   type NodeView,
   type NodeViewStatus,
   type PendingApproval,
+  type PlanChangeView,
   type ReplanView,
+  type ReportedWork,
   type RunView,
   type TokenTotals,
 } from './run-view.js';
+export { planChangeSummary } from './plan-change-summary.js';
 export {
   MIN_APPROVED_HASH_CHARS,
   NoPlanError,

@@ -5,7 +5,8 @@ import { diffPlans, type PlanDiff } from '../plan/plan-diff.js';
 import { planHash } from '../plan/plan-hash.js';
 import type { Plan } from '../plan/plan-schema.js';
 import { isPlanStatus, transitionPlan, type PlanStatus } from '../plan/plan-status.js';
-import { EventLog } from '../session/event-log.js';
+import type { EventLog } from '../session/event-log.js';
+import { runLog } from '../session/run-log.js';
 import { transitionRun, type RunStatus } from './run-status.js';
 import { getRun } from './run-store.js';
 
@@ -100,7 +101,7 @@ export async function savePlan(db: Kysely<Database>, runId: string, input: SaveP
   const now = new Date().toISOString();
   const diff = previous === undefined ? undefined : diffPlans(previous.plan, input.plan);
   const nextRunStatus = input.runStatus ?? (status === 'approved' ? (run.status === 'running' ? 'running' : 'approved') : 'awaiting_approval');
-  const log = input.log ?? new EventLog(db, run.id);
+  const log = input.log ?? runLog(db, run.id);
   const draft =
     previous === undefined
       ? { type: 'plan/created' as const, payload: { version, plan: input.plan, hash, reason: input.reason } }
@@ -127,7 +128,7 @@ export async function approvePlan(db: Kysely<Database>, runId: string): Promise<
   const stored = await currentPlan(db, run.id);
   if (stored.status === 'approved') return stored;
   const status = transitionPlan(stored.status, 'approved');
-  await new EventLog(db, run.id).append(
+  await runLog(db, run.id).append(
     { type: 'plan/approved', payload: { version: stored.version, hash: stored.hash } },
     {
       effects: async (transaction) => {
@@ -143,7 +144,7 @@ export async function rejectPlan(db: Kysely<Database>, runId: string, reason?: s
   const run = await getRun(db, runId);
   const stored = await currentPlan(db, run.id);
   const status = transitionPlan(stored.status, 'rejected');
-  await new EventLog(db, run.id).append(
+  await runLog(db, run.id).append(
     { type: 'plan/rejected', payload: { version: stored.version, ...(reason === undefined ? {} : { reason }) } },
     {
       effects: async (transaction) => {

@@ -10,7 +10,8 @@ import type { NodeTransition } from '../scheduler/node-transition.js';
 import type { Amendment, NodeFailure, ScheduleMode, ScheduleSnapshot } from '../scheduler/schedule-options.js';
 import type { NodeExecution, NodeOutcome } from '../scheduler/schedulable-node.js';
 import { startSchedule, type ScheduleHandle } from '../scheduler/scheduler.js';
-import { EventLog } from '../session/event-log.js';
+import type { EventLog } from '../session/event-log.js';
+import { runLog } from '../session/run-log.js';
 import type { SessionEvent } from '../session/event-types.js';
 import { Session } from '../session/session.js';
 import { applyPlanPatch, missedWorkNode } from './apply-plan-patch.js';
@@ -23,6 +24,7 @@ import { executablePlan, savePlan, setRunStatus } from './plan-store.js';
 import type { CompletedNode, Planner, PlanPatch, ReplanTrigger } from './planner.js';
 import { transitionRun, type RunStatus } from './run-status.js';
 import { getRun } from './run-store.js';
+import { emptyRunView, reduceRunView, type RunView } from './run-view.js';
 
 export interface RunSettings {
   readonly mode: ScheduleMode;
@@ -100,8 +102,8 @@ class RunController {
   readonly #completed = new Map<string, CompletedNode>();
   readonly #boundaries = new Map<string, unknown>();
   readonly #amendments = new Set<Promise<unknown>>();
-  /** Tokens and cost per node, from its assistant messages: kept current from the log as it grows. */
-  readonly #totals = new Map<string, NodeTotals>();
+  /** The run's one fold of its usage events (tokens and cost per node for the `nodes` projection), kept current as the log grows. */
+  #view: RunView;
   readonly #startedAt = new Map<string, string>();
   #plan!: Plan;
   #planVersion = 0;
@@ -116,7 +118,8 @@ class RunController {
     this.#settings = { ...DEFAULT_RUN_SETTINGS, ...options.settings };
     this.#db = options.db;
     this.#runId = options.runId;
-    this.#log = new EventLog(options.db, options.runId);
+    this.#log = runLog(options.db, options.runId);
+    this.#view = emptyRunView(options.runId);
   }
 
   async execute(): Promise<RunResult> {
@@ -183,7 +186,7 @@ class RunController {
       } else if (event.type === 'replan/finished' && event.payload.outcome === 'amended') {
         this.#replans += 1;
       } else if (event.type === 'assistant/message') {
-        this.#addUsage(event);
+        this.#view = reduceRunView(this.#view, event);
       }
     }
     return { statuses, attempts };
@@ -229,7 +232,7 @@ class RunController {
     for (const change of changes) {
       if (change.kind === 'succeeded') this.#completed.set(change.nodeId, { nodeId: change.nodeId, result: change.result.answer, filesChanged: change.result.filesChanged });
     }
-    await appendNodeTransitions(this.#log, changes, { planVersion: this.#planVersion, describe: describeResult, totals: (nodeId) => this.#totals.get(nodeId), started: this.#startedAt });
+    await appendNodeTransitions(this.#log, changes, { planVersion: this.#planVersion, describe: describeResult, totals: (nodeId) => nodeTotals(this.#view, nodeId), started: this.#startedAt });
   }
 
   /**
@@ -279,22 +282,9 @@ class RunController {
     }
   }
 
-  #addUsage(event: SessionEvent<'assistant/message'>): void {
-    if (event.nodeId === null || event.payload.usage === undefined) return;
-    const usage = event.payload.usage;
-    const before = this.#totals.get(event.nodeId) ?? { input: 0, output: 0, cacheHit: 0, reasoning: 0, costUsd: 0 };
-    this.#totals.set(event.nodeId, {
-      input: before.input + usage.input,
-      output: before.output + usage.output,
-      cacheHit: before.cacheHit + usage.cacheHit,
-      reasoning: before.reasoning + usage.reasoning,
-      costUsd: before.costUsd + (event.payload.costUsd ?? 0),
-    });
-  }
-
   #onAppended(events: readonly SessionEvent[]): void {
     for (const event of events) {
-      if (event.type === 'assistant/message') this.#addUsage(event);
+      if (event.type === 'assistant/message') this.#view = reduceRunView(this.#view, event);
       if (event.type !== 'work/reported' || event.nodeId === null || this.#handle === undefined) continue;
       const trigger: ReplanTrigger = { kind: 'missed-work', nodeId: event.nodeId, title: event.payload.title, files: event.payload.files, reason: event.payload.reason };
       const amending = this.#handle
@@ -395,6 +385,12 @@ const RECOVERED_EVENT_TYPES = [
   'replan/finished',
   'assistant/message',
 ] as const;
+
+/** A node's tokens and cost as the fold has them, for its `nodes` row. */
+function nodeTotals(view: RunView, nodeId: string): NodeTotals | undefined {
+  const node = view.nodes.get(nodeId);
+  return node === undefined ? undefined : { ...node.tokens, costUsd: node.costUsd };
+}
 
 function describeResult(result: NodeResult): { result: string; filesChanged: readonly string[] } {
   return { result: result.answer, filesChanged: result.filesChanged };

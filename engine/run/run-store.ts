@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, RunsTable } from '../db/database.js';
 import { UnknownRunError } from '../errors.js';
-import { EventLog, type RUN_MODES } from '../session/index.js';
+import { type RUN_MODES } from '../session/index.js';
+import { runLog } from '../session/run-log.js';
 import { isRunStatus, type RunStatus } from './run-status.js';
 
 export type RunMode = (typeof RUN_MODES)[number];
@@ -51,7 +52,7 @@ export async function createRun(db: Kysely<Database>, input: CreateRunInput): Pr
         finished_at: null,
       })
       .execute();
-    await new EventLog(db, id).append({ type: 'run/created', payload: { task: input.task, workspace: input.workspace, mode: input.mode } });
+    await runLog(db, id).append({ type: 'run/created', payload: { task: input.task, workspace: input.workspace, mode: input.mode } });
     return getRun(db, id);
   }
 }

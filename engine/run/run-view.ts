@@ -39,6 +39,8 @@ export interface NodeView {
   readonly modelCalls: number;
   /** Estimated tokens of the node's last request: its context fill. */
   readonly contextTokens: number;
+  /** The token count at which the node compacts (from its last request), when it has a compactor. */
+  readonly compactionThreshold: number | null;
   readonly compactions: readonly CompactionView[];
   readonly result: string | null;
   readonly error: string | null;
@@ -51,14 +53,38 @@ export interface PendingApproval {
   readonly toolCallId: string;
   readonly tool: string;
   readonly args: unknown;
+  /** One line a human can judge, e.g. `run_command npm test`. */
+  readonly summary: string;
 }
 
 export interface ReplanView {
   readonly seq: number;
   readonly trigger: string;
   readonly mode: string;
+  /** The node whose failure or report started it. */
+  readonly nodeId?: string;
+  /** Share of nodes succeeded when it started, 0–1. */
+  readonly progress: number;
   readonly outcome?: string;
   readonly version?: number;
+  /** What the new plan version changed, from its `plan/amended` diff. */
+  readonly change?: PlanChangeView;
+}
+
+export interface PlanChangeView {
+  readonly reason: string;
+  readonly addedNodes: readonly string[];
+  readonly removedNodes: readonly string[];
+  /** `from→to` pairs. */
+  readonly addedEdges: readonly string[];
+  readonly removedEdges: readonly string[];
+}
+
+export interface ReportedWork {
+  readonly seq: number;
+  readonly nodeId: string | null;
+  readonly title: string;
+  readonly files: readonly string[];
 }
 
 export interface RunView {
@@ -73,6 +99,10 @@ export interface RunView {
   readonly totals: TokenTotals & { readonly costUsd: number; readonly modelCalls: number };
   readonly approvals: readonly PendingApproval[];
   readonly replans: readonly ReplanView[];
+  readonly reportedWork: readonly ReportedWork[];
+  /** Why a paused run waits (a replan under review). */
+  readonly pausedReason: string | null;
+  readonly cancelRequested: boolean;
   readonly startedAt: string | null;
   readonly finishedAt: string | null;
   readonly lastSeq: number;
@@ -93,6 +123,9 @@ export function emptyRunView(runId: string): RunView {
     totals: { ...ZERO_TOKENS, costUsd: 0, modelCalls: 0 },
     approvals: [],
     replans: [],
+    reportedWork: [],
+    pausedReason: null,
+    cancelRequested: false,
     startedAt: null,
     finishedAt: null,
     lastSeq: 0,
@@ -122,6 +155,8 @@ export const RUN_VIEW_EVENT_TYPES = [
   'approval/denied',
   'replan/started',
   'replan/finished',
+  'work/reported',
+  'run/cancel-requested',
 ] as const;
 
 export function reduceRunView(view: RunView, event: SessionEvent): RunView {
@@ -140,9 +175,13 @@ function reduceEvent(view: RunView, event: SessionEvent): RunView {
     case 'run/created':
       return { ...view, task: event.payload.task };
     case 'run/started':
-      return { ...resetUnfinishedNodes(view), status: 'running', startedAt: view.startedAt ?? event.createdAt, finishedAt: null, error: null };
+      return { ...resetUnfinishedNodes(view), status: 'running', startedAt: view.startedAt ?? event.createdAt, finishedAt: null, error: null, pausedReason: null, cancelRequested: false };
     case 'run/paused':
-      return { ...view, status: 'awaiting_approval' };
+      return { ...view, status: 'awaiting_approval', pausedReason: event.payload.reason };
+    case 'run/cancel-requested':
+      return { ...view, cancelRequested: true };
+    case 'work/reported':
+      return { ...view, reportedWork: [...view.reportedWork, { seq: event.seq, nodeId: event.nodeId, title: event.payload.title, files: event.payload.files }] };
     case 'run/succeeded':
       return { ...view, status: 'succeeded', finishedAt: event.createdAt };
     case 'run/failed':
@@ -150,9 +189,10 @@ function reduceEvent(view: RunView, event: SessionEvent): RunView {
     case 'run/cancelled':
       return { ...settleRunningNodes(view), status: 'cancelled', finishedAt: event.createdAt };
     case 'plan/created':
+      return withPlan({ ...view, planVersion: event.payload.version, planHash: event.payload.hash, status: view.status === 'running' ? 'running' : 'awaiting_approval' }, event.payload.plan);
     case 'plan/amended':
       return withPlan(
-        { ...view, planVersion: event.payload.version, planHash: event.payload.hash, status: view.status === 'running' ? 'running' : 'awaiting_approval' },
+        withPlanChange({ ...view, planVersion: event.payload.version, planHash: event.payload.hash, status: view.status === 'running' ? 'running' : 'awaiting_approval' }, event),
         event.payload.plan,
       );
     case 'plan/approved':
@@ -176,7 +216,11 @@ function reduceEvent(view: RunView, event: SessionEvent): RunView {
     case 'assistant/message':
       return addUsage(view, event);
     case 'request/context':
-      return updateNode(view, event, (node) => ({ ...node, contextTokens: event.payload.estimatedTokens }));
+      return updateNode(view, event, (node) => ({
+        ...node,
+        contextTokens: event.payload.estimatedTokens,
+        compactionThreshold: event.payload.compactionThresholdTokens ?? node.compactionThreshold,
+      }));
     case 'compaction/start':
       return updateNode(view, event, (node) => ({
         ...node,
@@ -199,14 +243,33 @@ function reduceEvent(view: RunView, event: SessionEvent): RunView {
         ...view,
         approvals: [
           ...view.approvals,
-          { seq: event.seq, nodeId: event.nodeId, toolCallId: event.payload.toolCallId, tool: event.payload.tool, args: event.payload.args },
+          {
+            seq: event.seq,
+            nodeId: event.nodeId,
+            toolCallId: event.payload.toolCallId,
+            tool: event.payload.tool,
+            args: event.payload.args,
+            summary: typeof event.payload.summary === 'string' ? event.payload.summary : event.payload.tool,
+          },
         ],
       };
     case 'approval/granted':
     case 'approval/denied':
       return { ...view, approvals: view.approvals.filter((approval) => approval.toolCallId !== event.payload.toolCallId) };
     case 'replan/started':
-      return { ...view, replans: [...view.replans, { seq: event.seq, trigger: event.payload.trigger, mode: event.payload.mode }] };
+      return {
+        ...view,
+        replans: [
+          ...view.replans,
+          {
+            seq: event.seq,
+            trigger: event.payload.trigger,
+            mode: event.payload.mode,
+            progress: event.payload.progress,
+            ...(typeof event.payload.nodeId === 'string' ? { nodeId: event.payload.nodeId } : {}),
+          },
+        ],
+      };
     case 'replan/finished': {
       const replans = [...view.replans];
       const last = replans.pop();
@@ -219,6 +282,30 @@ function reduceEvent(view: RunView, event: SessionEvent): RunView {
 }
 
 /** A cancelled run leaves no node running: whatever was running or ready is cancelled with it. */
+interface DiffLike {
+  addedNodes?: { id?: unknown }[];
+  removedNodes?: { id?: unknown }[];
+  addedEdges?: { from?: unknown; to?: unknown }[];
+  removedEdges?: { from?: unknown; to?: unknown }[];
+}
+
+/** A new plan version during a replan: what it changed goes on the replan it belongs to. */
+function withPlanChange(view: RunView, event: SessionEvent<'plan/amended'>): RunView {
+  const diff = (event.payload.diff ?? {}) as DiffLike;
+  const ids = (nodes: DiffLike['addedNodes']): string[] => (nodes ?? []).flatMap((node) => (typeof node.id === 'string' ? [node.id] : []));
+  const edges = (list: DiffLike['addedEdges']): string[] => (list ?? []).map((edge) => `${String(edge.from)}→${String(edge.to)}`);
+  const change: PlanChangeView = {
+    reason: event.payload.reason,
+    addedNodes: ids(diff.addedNodes),
+    removedNodes: ids(diff.removedNodes),
+    addedEdges: edges(diff.addedEdges),
+    removedEdges: edges(diff.removedEdges),
+  };
+  const last = view.replans.at(-1);
+  if (last === undefined || last.outcome !== undefined) return view;
+  return { ...view, replans: [...view.replans.slice(0, -1), { ...last, change }] };
+}
+
 function settleRunningNodes(view: RunView): RunView {
   const nodes = new Map(view.nodes);
   for (const [id, node] of nodes) if (node.status === 'running' || node.status === 'ready') nodes.set(id, { ...node, status: 'cancelled' });
@@ -270,6 +357,7 @@ function newNode(id: string): NodeView {
     costUsd: 0,
     modelCalls: 0,
     contextTokens: 0,
+    compactionThreshold: null,
     compactions: [],
     result: null,
     error: null,

@@ -101,6 +101,8 @@ export const EVENT_PAYLOADS = {
     messageSeqs: z.array(z.number().int()),
     estimatedTokens: z.number().int().nonnegative(),
     surfaceGeneration: z.number().int().nonnegative(),
+    /** The node's compaction threshold when it has a compactor: its context gauge's full mark. */
+    compactionThresholdTokens: z.number().int().nonnegative().optional(),
   }),
   'model/retried': z.strictObject({ attempt: z.number().int(), delayMs: z.number(), error: z.string(), status: z.number().optional() }),
   'agent/finished': z.strictObject({ reason: z.enum(END_REASONS), detail: z.string().optional(), steps: z.number().int() }),

@@ -57,6 +57,37 @@ describe('the run view (what status and the dashboard show)', () => {
     ]);
     expect(view.nodes.get('a')?.compactions).toEqual([{ compactionId: 'k1', seq: expect.any(Number), trigger: 'pressure', tokensBefore: 170_000, tokensAfter: 30_000, outcome: 'committed' }]);
     expect(view.approvals.map((approval) => approval.toolCallId)).toEqual(['c2']);
-    expect(view.replans).toEqual([{ seq: expect.any(Number), trigger: 'failure', mode: 'append', outcome: 'amended', version: 2 }]);
+    expect(view.replans).toEqual([{ seq: expect.any(Number), trigger: 'failure', mode: 'append', progress: 0.6, outcome: 'amended', version: 2 }]);
+  });
+
+  it('says what a replan changed: the node appended for reported missed work and the edges rewired', () => {
+    const amended = { nodes: [...plan.nodes, { id: 'e', kind: 'edit', title: 'E', dependsOn: ['a'] }] };
+    const view = foldRunView('r-1', [
+      event({ type: 'plan/created', payload: { version: 1, plan, hash: 'h' } }),
+      event({ type: 'run/started', payload: {} }),
+      event({ type: 'work/reported', nodeId: 'b', payload: { title: 'Update E', files: ['src/e.ts'], reason: 'E implements A too' } }),
+      event({ type: 'replan/started', payload: { trigger: 'missed-work', progress: 0.5, mode: 'append', nodeId: 'b' } }),
+      event({
+        type: 'plan/amended',
+        payload: { version: 2, reason: 'b reported missed work', hash: 'h2', plan: amended, diff: { addedNodes: [{ id: 'e' }], removedNodes: [], addedEdges: [{ from: 'a', to: 'e' }], removedEdges: [] } },
+      }),
+      event({ type: 'replan/finished', payload: { outcome: 'amended', version: 2 } }),
+      event({ type: 'request/context', nodeId: 'e', payload: { messageSeqs: [], estimatedTokens: 3000, surfaceGeneration: 0, compactionThresholdTokens: 6000 } }),
+    ]);
+    expect(view.order).toEqual(['a', 'b', 'e']);
+    expect(view.reportedWork).toMatchObject([{ nodeId: 'b', title: 'Update E', files: ['src/e.ts'] }]);
+    expect(view.replans[0]).toMatchObject({ nodeId: 'b', progress: 0.5, version: 2, change: { addedNodes: ['e'], removedNodes: [], addedEdges: ['a→e'], removedEdges: [] } });
+    expect(view.nodes.get('e')).toMatchObject({ dependsOn: ['a'], contextTokens: 3000, compactionThreshold: 6000 });
+  });
+
+  it('marks a paused run with its reason and a cancel that was asked for', () => {
+    const view = foldRunView('r-1', [
+      event({ type: 'plan/created', payload: { version: 1, plan, hash: 'h' } }),
+      event({ type: 'run/started', payload: {} }),
+      event({ type: 'run/cancel-requested', payload: { by: 'dashboard' } }),
+    ]);
+    expect(view.cancelRequested).toBe(true);
+    const paused = foldRunView('r-1', [event({ type: 'plan/created', payload: { version: 1, plan, hash: 'h' } }), event({ type: 'run/paused', payload: { reason: 'plan v2 waits for review' } })]);
+    expect(paused).toMatchObject({ status: 'awaiting_approval', pausedReason: 'plan v2 waits for review' });
   });
 });

@@ -1,0 +1,22 @@
+import { DagentError, getRun } from '../../engine/index.js';
+import { writeLine } from '../cli-io.js';
+import { defineCommand } from '../command.js';
+import { showLiveDashboard } from '../live-dashboard.js';
+
+export const dashboardCommand = defineCommand<{ run: string }>({
+  builder: (yargs) => yargs.positional('run', { type: 'string', demandOption: true, describe: 'run id (a unique prefix is enough)' }),
+  async run(context, args) {
+    if (context.io.stdout.isTTY !== true || context.io.stdin.isTTY !== true) {
+      throw new DagentError(`the dashboard needs a terminal; without one, \`dagent status ${args.run}\` or \`dagent log ${args.run} --follow\` show the run`);
+    }
+    const { db } = await context.store();
+    const run = await getRun(db, args.run);
+    const live = await showLiveDashboard(context, run.id, { attached: false });
+    const interrupted = new Promise<void>((resolve) => context.io.interrupt.addEventListener('abort', () => resolve(), { once: true }));
+    await Promise.race([live.dashboard.detached, interrupted]);
+    const view = live.dashboard.state().view;
+    await live.stop();
+    writeLine(context.io.stdout, `detached from run ${run.id} (${view.status.replace('_', ' ')}); \`dagent dashboard ${run.id}\` attaches again`);
+    return 0;
+  },
+});

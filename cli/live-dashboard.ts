@@ -1,0 +1,80 @@
+import { createDashboardState, applyEvents, openDashboard, type Dashboard, type DashboardActions } from '../dashboard/index.js';
+import { emptyRunView, followRun, isTerminalRunStatus, readEvents, runLog, runOwner, type PendingApproval, type RunFollower, type SessionEvent } from '../engine/index.js';
+import { requestCancel } from './cancel-run.js';
+import type { CliContext } from './cli-context.js';
+import { useColor } from './cli-io.js';
+
+export interface LiveDashboard {
+  readonly dashboard: Dashboard;
+  /** Where followed events go; after a detach the caller may point it at progress lines. */
+  sink: (events: readonly SessionEvent[]) => void;
+  readonly follower: RunFollower;
+  stop(): Promise<void>;
+}
+
+export interface LiveDashboardOptions {
+  /** Opened by the process that runs the run (the screen shows no orphan warning then). */
+  readonly attached: boolean;
+  /** How `c c` cancels; by default through the log and a SIGINT to the running process. */
+  readonly cancel?: () => Promise<string>;
+  readonly onRender?: (lastSeq: number) => void;
+}
+
+const ORPHAN_CHECK_MS = 2_000;
+
+/**
+ * Puts a run on the dashboard: its log so far folded into the screen's state, then every new
+ * event as the follower reads it (from this process's live log or by seq from another). Answers
+ * and cancellations from the keys are written to the run's log.
+ */
+export async function showLiveDashboard(context: CliContext, runId: string, options: LiveDashboardOptions): Promise<LiveDashboard> {
+  const store = await context.store();
+  const events = await readEvents(store.db, runId);
+  const state = applyEvents(createDashboardState(emptyRunView(runId), { attached: options.attached }), events);
+  const answer = async (approval: PendingApproval, decision: 'granted' | 'denied'): Promise<string> => {
+    const by = `dashboard (pid ${process.pid})`;
+    const payload = { toolCallId: approval.toolCallId, by, tool: approval.tool, ...(decision === 'denied' ? { reason: 'denied from the dashboard' } : {}) };
+    await runLog(store.db, runId).append({ type: `approval/${decision}`, nodeId: approval.nodeId, payload });
+    return `${decision === 'granted' ? 'approved' : 'denied'}: ${approval.summary}`;
+  };
+  const actions: DashboardActions = {
+    approve: (approval) => answer(approval, 'granted'),
+    deny: (approval) => answer(approval, 'denied'),
+    cancel:
+      options.cancel ??
+      (async () => {
+        const owner = await requestCancel(store, runId, `dashboard (pid ${process.pid})`);
+        return owner === undefined ? `cancel recorded; no process runs ${runId} now` : `cancel sent to pid ${owner.pid}; the run is stopping`;
+      }),
+  };
+  const dashboard = openDashboard({
+    terminal: { output: context.io.stdout, input: context.io.stdin },
+    state,
+    actions,
+    color: useColor(context.io),
+    ...(options.onRender === undefined ? {} : { onRender: options.onRender }),
+  });
+  const stopping = new AbortController();
+  const live: LiveDashboard = {
+    dashboard,
+    sink: (batch) => dashboard.push(batch),
+    follower: await followRun(store, runId, { afterSeq: state.view.lastSeq, signal: stopping.signal, onEvents: (batch) => live.sink(batch) }),
+    async stop() {
+      clearInterval(orphanCheck);
+      stopping.abort();
+      await live.follower.stop();
+      dashboard.close();
+    },
+  };
+  const checkOrphan = async (): Promise<void> => {
+    const view = dashboard.state().view;
+    if (options.attached || view.status !== 'running' || isTerminalRunStatus(view.status)) return dashboard.state().orphan === null ? undefined : dashboard.setOrphan(null);
+    const owner = await runOwner(store.db, runId);
+    const orphan = owner !== undefined && !owner.alive ? { pid: owner.pid } : null;
+    if ((orphan === null) !== (dashboard.state().orphan === null)) dashboard.setOrphan(orphan);
+  };
+  const orphanCheck = setInterval(() => void checkOrphan().catch(() => undefined), ORPHAN_CHECK_MS);
+  orphanCheck.unref();
+  await checkOrphan();
+  return live;
+}

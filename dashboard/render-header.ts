@@ -1,0 +1,61 @@
+import { isTerminalRunStatus, type RunView } from '../engine/index.js';
+import type { Span } from './styled-line.js';
+import { bar, formatClock, formatTokens, formatUsd } from './text-format.js';
+
+const SETTLED = new Set(['succeeded', 'failed', 'skipped', 'cancelled']);
+
+export interface RunProgress {
+  readonly done: number;
+  readonly total: number;
+  readonly elapsedMs: number;
+  /** Undefined until a node has finished (nothing to estimate from) and once the run has ended. */
+  readonly leftMs: number | undefined;
+}
+
+/**
+ * Nodes settled of total, time since the run started, and time left estimated from the pace so
+ * far: elapsed ÷ settled × remaining.
+ */
+export function runProgress(view: RunView, now: number): RunProgress {
+  const nodes = view.order.map((id) => view.nodes.get(id)!);
+  const done = nodes.filter((node) => SETTLED.has(node.status)).length;
+  const total = nodes.length;
+  const start = view.startedAt === null ? now : Date.parse(view.startedAt);
+  const end = view.finishedAt !== null && isTerminalRunStatus(view.status) ? Date.parse(view.finishedAt) : now;
+  const elapsedMs = Math.max(0, end - start);
+  const ended = isTerminalRunStatus(view.status);
+  const leftMs = !ended && done > 0 && done < total ? (elapsedMs / done) * (total - done) : undefined;
+  return { done, total, elapsedMs, leftMs };
+}
+
+const STATUS_STYLE = { succeeded: 'green', failed: 'red', cancelled: 'red', running: 'yellow' } as const;
+
+/** Title, progress bar and totals: the first three lines of the screen. */
+export function renderHeader(view: RunView, now: number, width: number): Span[][] {
+  const progress = runProgress(view, now);
+  const statusStyle = STATUS_STYLE[view.status as keyof typeof STATUS_STYLE] ?? 'cyan';
+  const title: Span[] = [
+    ['dagent ', 'bold'],
+    [view.runId, 'bold'],
+    [' · '],
+    [view.status.replace('_', ' '), statusStyle],
+    [view.planVersion === null ? '' : ` · plan v${view.planVersion}`],
+    [' · ', 'dim'],
+    [view.task, 'dim'],
+  ];
+  const share = progress.total === 0 ? 0 : progress.done / progress.total;
+  const counts = ` ${progress.done}/${progress.total} nodes · ${formatClock(progress.elapsedMs)} elapsed${progress.leftMs === undefined ? '' : ` · ~${formatClock(progress.leftMs)} left`}`;
+  const barWidth = Math.max(10, Math.min(40, width - counts.length - 2));
+  const progressLine: Span[] = [[bar(share, barWidth), view.status === 'failed' ? 'red' : 'green'], [counts]];
+  const totals = view.totals;
+  const cacheShare = totals.input === 0 ? 0 : totals.cacheHit / totals.input;
+  const totalsLine: Span[] = [
+    ['tokens '],
+    [`${formatTokens(totals.input)} in`, 'bold'],
+    [` (${Math.round(cacheShare * 100)}% cache hit) · `],
+    [`${formatTokens(totals.output)} out`, 'bold'],
+    [` · ${totals.modelCalls} model calls · ${formatUsd(totals.costUsd)} · `],
+    [`${view.replans.length} replan${view.replans.length === 1 ? '' : 's'}`, view.replans.length > 0 ? 'magenta' : 'plain'],
+  ];
+  return [title, progressLine, totalsLine];
+}

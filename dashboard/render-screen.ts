@@ -1,0 +1,115 @@
+import { isTerminalRunStatus, planChangeSummary } from '../engine/index.js';
+import type { DashboardState } from './dashboard-state.js';
+import { renderHeader } from './render-header.js';
+import { nodePanel } from './render-node-panel.js';
+import { stageRows, visibleRows } from './render-stage-list.js';
+import { styledLine, type Span } from './styled-line.js';
+import { formatClock } from './text-format.js';
+
+export interface ScreenSize {
+  readonly width: number;
+  readonly height: number;
+}
+
+export interface RenderedScreen {
+  /** One string per screen line, with blessed tags. */
+  readonly lines: string[];
+  /** Node ids in the order the stage list shows them (what ↑/↓ move through). */
+  readonly rowOrder: string[];
+}
+
+export const KEY_HELP = '↑↓/jk select · enter details · a approve · d deny · c cancel run · ? help · q detach';
+
+const HELP_LINES = [
+  'Keys',
+  '  ↑ ↓  j k   select a node (the selection follows activity until you move it)',
+  '  enter      details of the selected node (dependencies, times, result or error)',
+  '  a / d      approve / deny the pending approval (the selected node\'s, else the oldest);',
+  '             the answer is written to the run\'s log and the running process picks it up',
+  '  c c        cancel the run (press twice); it stays resumable with `dagent resume`',
+  '  ?          this help',
+  '  q          quit the screen: detaches only, the run goes on',
+  '',
+  'Glyphs  · pending  ○ ready  ▶ running  ✓ succeeded  ✗ failed  - skipped  ■ cancelled  ? asks approval',
+  'Context gauge: tokens of the node\'s last request against its compaction threshold;',
+  '⇣ before → after marks each compaction.',
+];
+
+/**
+ * The whole screen as lines: header, the DAG by stage beside the selected node's panel, then
+ * replans, pending approvals, the run's state (finished, orphaned) and the keys. Pure: the blessed
+ * screen only puts these lines on the terminal.
+ */
+export function renderScreen(state: DashboardState, size: ScreenSize, options: { color: boolean; now: number }): RenderedScreen {
+  const { width, height } = size;
+  const { view } = state;
+  const line = (spans: readonly Span[], lineWidth = width): string => styledLine(spans, lineWidth, options.color);
+  const header = renderHeader(view, options.now, width).map((spans) => line(spans));
+  const bottom = bottomLines(state).map((spans) => line(spans));
+  const footer = line([[state.notice ?? KEY_HELP, state.notice === null ? 'dim' : 'bold']]);
+  const bodyHeight = Math.max(1, height - header.length - 1 - bottom.length - 1);
+  const rule = line([['─'.repeat(width), 'dim']]);
+
+  if (state.panel === 'help') {
+    const body = HELP_LINES.slice(0, bodyHeight).map((text) => line([[text]]));
+    return { lines: pad([...header, rule, ...body], height - bottom.length - 1).concat(bottom, footer), rowOrder: [] };
+  }
+
+  const leftWidth = width >= 120 ? Math.floor(width * 0.5) : Math.max(30, Math.floor(width * 0.5));
+  const rightWidth = Math.max(10, width - leftWidth - 1);
+  const rows = stageRows(view, state.selected, leftWidth, bodyHeight, options.now);
+  const rowOrder = rows.flatMap((row) => (row.nodeId === undefined ? [] : [row.nodeId]));
+  const shown = visibleRows(rows, state.selected, bodyHeight);
+  const node = state.selected === null ? undefined : view.nodes.get(state.selected);
+  const panel = nodePanel(view, node, state.selected === null ? [] : state.tails.get(state.selected) ?? [], {
+    width: rightWidth,
+    height: bodyHeight,
+    now: options.now,
+    details: state.panel === 'details',
+  });
+  const body: string[] = [];
+  for (let index = 0; index < bodyHeight; index += 1) {
+    const left = shown[index]?.spans ?? [];
+    const leftText = line(left, leftWidth);
+    const visible = [...left.map(([text]) => text).join('')].length;
+    body.push(`${leftText}${' '.repeat(Math.max(0, leftWidth - Math.min(visible, leftWidth)))}${line([['│', 'dim']], 1)}${line(panel[index] ?? [], rightWidth)}`);
+  }
+  return { lines: [...header, rule, ...body, ...bottom, footer], rowOrder };
+}
+
+/** Replans (newest last, with what changed), pending approvals, and a line on how the run stands. */
+function bottomLines(state: DashboardState): Span[][] {
+  const { view } = state;
+  const lines: Span[][] = [];
+  for (const replan of view.replans.slice(-2)) {
+    const change = replan.change === undefined ? '' : ` · ${planChangeSummary(replan.change)}`;
+    const cause = replan.nodeId === undefined ? replan.trigger : `${replan.trigger} in ${replan.nodeId}`;
+    lines.push([
+      ['⟳ replan ', 'magenta'],
+      [`${replan.mode} after ${cause} at ${Math.round(replan.progress * 100)}%`],
+      [replan.outcome === undefined ? ' · planning…' : ` · ${replan.outcome}${replan.version === undefined ? '' : ` → plan v${replan.version}`}${change}`, 'magenta'],
+    ]);
+  }
+  const approvals = view.approvals.slice(0, 3);
+  for (const approval of approvals) {
+    lines.push([['? ', 'magenta'], [`${approval.nodeId ?? 'run'} asks: `, 'bold'], [approval.summary], ['  a approve · d deny', 'magenta']]);
+  }
+  if (view.approvals.length > approvals.length) lines.push([[`  … ${view.approvals.length - approvals.length} more approvals waiting`, 'magenta']]);
+  if (state.orphan !== null) {
+    lines.push([['! ', 'red'], [`the process that ran this run (pid ${state.orphan.pid}) is gone; \`dagent resume ${view.runId}\` finishes it`, 'red']]);
+  } else if (isTerminalRunStatus(view.status)) {
+    const took = view.startedAt === null || view.finishedAt === null ? '' : ` in ${formatClock(Date.parse(view.finishedAt) - Date.parse(view.startedAt))}`;
+    lines.push([[`■ run ${view.status}${took}${view.error === null ? '' : `: ${view.error}`} · q to exit`, view.status === 'succeeded' ? 'green' : 'red']]);
+  } else if (view.status === 'awaiting_approval' && view.pausedReason !== null) {
+    lines.push([[`‖ paused: ${view.pausedReason} · \`dagent show ${view.runId}\`, then approve and resume`, 'yellow']]);
+  } else if (view.cancelRequested) {
+    lines.push([['■ cancel requested; the run is stopping', 'yellow']]);
+  } else if (state.confirmingCancel) {
+    lines.push([['press c again to cancel the run (it stays resumable), any other key to keep it going', 'yellow']]);
+  }
+  return lines;
+}
+
+function pad(lines: string[], height: number): string[] {
+  return lines.length >= height ? lines.slice(0, height) : [...lines, ...Array.from({ length: height - lines.length }, () => '')];
+}

@@ -1,0 +1,79 @@
+import type { NodeView, NodeViewStatus, RunView } from '../engine/index.js';
+import { nodeStages, waitsOn } from './node-stages.js';
+import type { Span, Style } from './styled-line.js';
+import { cell, formatClock } from './text-format.js';
+
+export const NODE_GLYPHS: Readonly<Record<NodeViewStatus, readonly [string, Style]>> = {
+  pending: ['·', 'dim'],
+  ready: ['○', 'cyan'],
+  running: ['▶', 'yellow'],
+  succeeded: ['✓', 'green'],
+  failed: ['✗', 'red'],
+  skipped: ['-', 'dim'],
+  cancelled: ['■', 'red'],
+};
+
+/** A row of the stage list: a stage heading or a node. */
+export interface StageRow {
+  readonly nodeId?: string;
+  readonly spans: Span[];
+}
+
+/** Runs this big collapse their finished stages to one line each. */
+export const COLLAPSE_FROM_NODES = 60;
+
+/**
+ * The DAG by stage: a heading per stage, then one row per node with its glyph, id, kind, elapsed
+ * time, attempts and what it waits on (or its title). A finished stage without the selection
+ * collapses to its heading when the run has 60 or more nodes or the list would not fit.
+ */
+export function stageRows(view: RunView, selected: string | null, width: number, height: number, now: number): StageRow[] {
+  const stages = nodeStages(view);
+  const approvals = new Set(view.approvals.map((approval) => approval.nodeId));
+  const idWidth = Math.min(20, Math.max(6, ...view.order.map((id) => id.length)));
+  const total = view.order.length;
+  const fullRows = stages.reduce((sum, stage) => sum + 1 + stage.nodes.length, 0);
+  const collapse = total >= COLLAPSE_FROM_NODES || fullRows > height;
+  const rows: StageRow[] = [];
+  for (const stage of stages) {
+    const done = stage.nodes.filter((node) => node.status === 'succeeded' || node.status === 'skipped').length;
+    const finished = done === stage.nodes.length;
+    const running = stage.nodes.filter((node) => node.status === 'running').length;
+    const folded = collapse && finished && !stage.nodes.some((node) => node.id === selected);
+    rows.push({
+      spans: [
+        [`${folded ? '▸' : '▾'} Stage ${stage.index}`, 'bold'],
+        [` · ${done}/${stage.nodes.length} done${running > 0 ? ` · ${running} running` : ''}`, finished ? 'green' : 'dim'],
+      ],
+    });
+    if (folded) continue;
+    for (const node of stage.nodes) rows.push({ nodeId: node.id, spans: nodeRow(view, node, { idWidth, width, now, asking: approvals.has(node.id), selected: node.id === selected }) });
+  }
+  return rows;
+}
+
+function nodeRow(view: RunView, node: NodeView, options: { idWidth: number; width: number; now: number; asking: boolean; selected: boolean }): Span[] {
+  const [glyph, style] = options.asking ? (['?', 'magenta'] as const) : NODE_GLYPHS[node.status];
+  const elapsed = node.startedAt === null ? '' : formatClock((node.finishedAt === null ? options.now : Date.parse(node.finishedAt)) - Date.parse(node.startedAt));
+  const waiting = waitsOn(view, node);
+  const rest = Math.max(0, options.width - 2 - options.idWidth - 1 - 8 - 6 - 3);
+  const tail = waiting.length > 0 ? `⟵ ${waiting.join(',')}` : node.title;
+  const spans: Span[] = [
+    [`${glyph} `, style],
+    [cell(node.id, options.idWidth), options.selected ? 'inverse' : 'plain'],
+    [' '],
+    [cell(node.kind, 8), 'dim'],
+    [cell(elapsed, 6)],
+    [cell(node.attempts > 1 ? `×${node.attempts}` : '', 3), 'yellow'],
+    [cell(tail, rest), waiting.length > 0 ? 'dim' : 'plain'],
+  ];
+  return spans;
+}
+
+/** The rows shown in `height` lines: a window that keeps the selected node in view. */
+export function visibleRows(rows: readonly StageRow[], selected: string | null, height: number): StageRow[] {
+  if (rows.length <= height) return [...rows];
+  const at = Math.max(0, rows.findIndex((row) => row.nodeId !== undefined && row.nodeId === selected));
+  const start = Math.min(Math.max(0, at - Math.floor(height / 2)), rows.length - height);
+  return rows.slice(start, start + height);
+}

@@ -1,0 +1,154 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/database.js';
+import { readEvents } from './event-log.js';
+import type { SessionEvent } from './event-types.js';
+import { runLog } from './run-log.js';
+
+/** The store a follower reads: the database, its dialect, and its URL (PostgreSQL listens on its own connection). */
+export interface FollowedStore {
+  readonly db: Kysely<Database>;
+  readonly dialect: 'sqlite' | 'postgres';
+  readonly url: string;
+}
+
+export interface FollowRunOptions {
+  /** Deliver events after this seq (0: from the start). */
+  readonly afterSeq: number;
+  /** New events, in seq order, gap-free, each delivered once. */
+  readonly onEvents: (events: readonly SessionEvent[]) => void;
+  readonly signal: AbortSignal;
+  /** How often SQLite's `data_version` is checked; PostgreSQL's safety poll is ten times slower. */
+  readonly pollMs?: number;
+}
+
+export interface RunFollower {
+  /** The seq of the last event delivered. */
+  readonly lastSeq: number;
+  /** Reads whatever is new now (e.g. before drawing a final state). */
+  catchUp(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** SQLite `data_version` checks: cheap (no table is read), and well under the 250 ms the screen allows. */
+export const DEFAULT_FOLLOW_POLL_MS = 50;
+const READ_BATCH = 2_000;
+export const EVENTS_NOTIFY_CHANNEL = 'dagent_events';
+
+/**
+ * Follows a run's log by seq, from this process and from any other. Appends made in this process
+ * arrive from the run's one `EventLog` (`runLog`) as they commit; appends from other processes
+ * are noticed by SQLite's `PRAGMA data_version` (it changes when another connection commits) or
+ * by PostgreSQL `LISTEN` (a trigger notifies per insert statement), then read as `seq > last`.
+ * Either way every event is delivered once, in order, with no gap.
+ */
+export async function followRun(store: FollowedStore, runId: string, options: FollowRunOptions): Promise<RunFollower> {
+  const pollMs = options.pollMs ?? DEFAULT_FOLLOW_POLL_MS;
+  let lastSeq = options.afterSeq;
+  let reading: Promise<void> | undefined;
+  let again = false;
+  let stopped = false;
+
+  const deliver = (events: readonly SessionEvent[]): boolean => {
+    const fresh = events.filter((event) => event.seq > lastSeq);
+    if (fresh.length === 0) return true;
+    if (fresh[0]!.seq !== lastSeq + 1) return false;
+    lastSeq = fresh.at(-1)!.seq;
+    options.onEvents(fresh);
+    return true;
+  };
+
+  const readNew = async (): Promise<void> => {
+    for (;;) {
+      const events = await readEvents(store.db, runId, { fromSeq: lastSeq + 1, limit: READ_BATCH });
+      if (stopped) return;
+      deliver(events);
+      if (events.length < READ_BATCH) return;
+    }
+  };
+
+  /** One read at a time; a signal during a read asks for one more after it. */
+  const pull = (): Promise<void> => {
+    if (stopped) return Promise.resolve();
+    if (reading !== undefined) {
+      again = true;
+      return reading;
+    }
+    reading = (async () => {
+      try {
+        do {
+          again = false;
+          await readNew();
+        } while (again && !stopped);
+      } finally {
+        reading = undefined;
+      }
+    })();
+    return reading;
+  };
+  const pullQuietly = (): void => void pull().catch(() => undefined);
+
+  const unsubscribe = runLog(store.db, runId).onAppend((events) => {
+    if (reading !== undefined || !deliver(events)) pullQuietly();
+  });
+  const stopListening = store.dialect === 'postgres' ? await listenPostgres(store.url, runId, pullQuietly) : undefined;
+  const watch = store.dialect === 'postgres' ? undefined : await sqliteDataVersion(store.db);
+  const timer = setInterval(
+    () => {
+      if (watch === undefined) return pullQuietly();
+      watch().then((changed) => changed && pullQuietly(), () => undefined);
+    },
+    store.dialect === 'postgres' ? pollMs * 10 : pollMs,
+  );
+  timer.unref();
+
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    clearInterval(timer);
+    unsubscribe();
+    options.signal.removeEventListener('abort', onAbort);
+    await reading?.catch(() => undefined);
+    await stopListening?.();
+  };
+  const onAbort = (): void => void stop();
+  options.signal.addEventListener('abort', onAbort, { once: true });
+  await pull();
+  return {
+    get lastSeq() {
+      return lastSeq;
+    },
+    catchUp: pull,
+    stop,
+  };
+}
+
+/** A check that says whether another connection committed since the last check. */
+async function sqliteDataVersion(db: Kysely<Database>): Promise<() => Promise<boolean>> {
+  const read = async (): Promise<number> => {
+    const result = await sql<{ data_version: number }>`PRAGMA data_version`.execute(db);
+    return Number(result.rows[0]?.data_version ?? 0);
+  };
+  let version = await read();
+  return async () => {
+    const next = await read();
+    const changed = next !== version;
+    version = next;
+    return changed;
+  };
+}
+
+/** `LISTEN dagent_events` on a connection of its own; `onNotify` runs when this run's events are inserted. */
+async function listenPostgres(url: string, runId: string, onNotify: () => void): Promise<() => Promise<void>> {
+  const pg = await import('pg');
+  const client = new pg.default.Client({ connectionString: url });
+  // A dropped listening connection only slows the follower to its safety poll.
+  client.on('error', () => undefined);
+  await client.connect();
+  client.on('notification', (message) => {
+    if (message.channel === EVENTS_NOTIFY_CHANNEL && message.payload === runId) onNotify();
+  });
+  await client.query(`LISTEN ${EVENTS_NOTIFY_CHANNEL}`);
+  return async () => {
+    await client.end().catch(() => undefined);
+  };
+}
