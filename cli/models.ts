@@ -23,8 +23,28 @@ export function modelIdFor(context: CliContext, role: 'node' | 'planner' | 'summ
   return id;
 }
 
-/** Builds a provider for a `provider:model` id with the workspace's settings; keys from the environment. */
+/** Providers built so far, per CLI invocation and model id. */
+const chosenByContext = new WeakMap<CliContext, Map<string, ChosenModel>>();
+
+/**
+ * The provider for a `provider:model` id with the workspace's settings (keys from the
+ * environment), built once per invocation: the planner, its amendments during a replan and the
+ * nodes share it, so a scripted model's queues go on where they stopped.
+ */
 export function chooseModel(context: CliContext, modelId: string): ChosenModel {
+  let chosen = chosenByContext.get(context);
+  if (chosen === undefined) {
+    chosen = new Map();
+    chosenByContext.set(context, chosen);
+  }
+  const known = chosen.get(modelId);
+  if (known !== undefined) return known;
+  const built = buildModel(context, modelId);
+  chosen.set(modelId, built);
+  return built;
+}
+
+function buildModel(context: CliContext, modelId: string): ChosenModel {
   const provider = createProvider(modelId, {
     env: context.io.env,
     ...(context.config.baseUrl === undefined ? {} : { baseUrl: context.config.baseUrl }),

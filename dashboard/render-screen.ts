@@ -18,7 +18,7 @@ export interface RenderedScreen {
   readonly rowOrder: string[];
 }
 
-export const KEY_HELP = '↑↓/jk select · enter details · a approve · d deny · c cancel run · ? help · q detach';
+export const KEY_HELP = '↑↓/jk select · enter details · a/d approve/deny · c cancel · ? help · q detach';
 
 const HELP_LINES = [
   'Keys',
@@ -31,8 +31,8 @@ const HELP_LINES = [
   '  q          quit the screen: detaches only, the run goes on',
   '',
   'Glyphs  · pending  ○ ready  ▶ running  ✓ succeeded  ✗ failed  - skipped  ■ cancelled  ? asks approval',
-  'Context gauge: tokens of the node\'s last request against its compaction threshold;',
-  '⇣ before → after marks each compaction.',
+  'Context: a node\'s last request as a share of its compaction threshold (the % column, and the',
+  'gauge of the selected node); ⇣ marks a node that compacted, with tokens before → after.',
 ];
 
 /**
@@ -55,7 +55,8 @@ export function renderScreen(state: DashboardState, size: ScreenSize, options: {
     return { lines: pad([...header, rule, ...body], height - bottom.length - 1).concat(bottom, footer), rowOrder: [] };
   }
 
-  const leftWidth = width >= 120 ? Math.floor(width * 0.5) : Math.max(30, Math.floor(width * 0.5));
+  // Narrow terminals give the node list the room its columns need; the panel takes the rest.
+  const leftWidth = width >= 100 ? Math.floor(width * 0.5) : Math.max(30, width - 32);
   const rightWidth = Math.max(10, width - leftWidth - 1);
   const rows = stageRows(view, state.selected, leftWidth, bodyHeight, options.now);
   const rowOrder = rows.flatMap((row) => (row.nodeId === undefined ? [] : [row.nodeId]));
@@ -82,12 +83,13 @@ function bottomLines(state: DashboardState): Span[][] {
   const { view } = state;
   const lines: Span[][] = [];
   for (const replan of view.replans.slice(-2)) {
-    const change = replan.change === undefined ? '' : ` · ${planChangeSummary(replan.change)}`;
+    const change = replan.change === undefined ? '' : `: ${planChangeSummary(replan.change)}`;
     const cause = replan.nodeId === undefined ? replan.trigger : `${replan.trigger} in ${replan.nodeId}`;
+    const outcome = replan.outcome === undefined ? 'planning…' : replan.version === undefined ? replan.outcome : `plan v${replan.version}`;
     lines.push([
-      ['⟳ replan ', 'magenta'],
-      [`${replan.mode} after ${cause} at ${Math.round(replan.progress * 100)}%`],
-      [replan.outcome === undefined ? ' · planning…' : ` · ${replan.outcome}${replan.version === undefined ? '' : ` → plan v${replan.version}`}${change}`, 'magenta'],
+      ['⟳ replan → ', 'magenta'],
+      [`${outcome}${change}`, 'magenta'],
+      [` (${replan.mode} at ${Math.round(replan.progress * 100)}%, ${cause})`],
     ]);
   }
   const approvals = view.approvals.slice(0, 3);

@@ -56,7 +56,7 @@ function nodeRow(view: RunView, node: NodeView, options: { idWidth: number; widt
   const [glyph, style] = options.asking ? (['?', 'magenta'] as const) : NODE_GLYPHS[node.status];
   const elapsed = node.startedAt === null ? '' : formatClock((node.finishedAt === null ? options.now : Date.parse(node.finishedAt)) - Date.parse(node.startedAt));
   const waiting = waitsOn(view, node);
-  const rest = Math.max(0, options.width - 2 - options.idWidth - 1 - 8 - 6 - 3);
+  const rest = Math.max(0, options.width - 2 - options.idWidth - 1 - 8 - 6 - 3 - 6);
   const tail = waiting.length > 0 ? `⟵ ${waiting.join(',')}` : node.title;
   const spans: Span[] = [
     [`${glyph} `, style],
@@ -65,9 +65,17 @@ function nodeRow(view: RunView, node: NodeView, options: { idWidth: number; widt
     [cell(node.kind, 8), 'dim'],
     [cell(elapsed, 6)],
     [cell(node.attempts > 1 ? `×${node.attempts}` : '', 3), 'yellow'],
+    [cell(contextFill(node), 6), node.compactions.length > 0 ? 'yellow' : 'dim'],
     [cell(tail, rest), waiting.length > 0 ? 'dim' : 'plain'],
   ];
   return spans;
+}
+
+/** The row's context gauge: fill of the compaction threshold, `⇣` once it compacted. */
+function contextFill(node: NodeView): string {
+  if (node.compactionThreshold === null || node.compactionThreshold === 0) return node.compactions.length > 0 ? '⇣' : '';
+  const percent = Math.min(999, Math.round((node.contextTokens / node.compactionThreshold) * 100));
+  return `${percent}%${node.compactions.length > 0 ? '⇣' : ''}`;
 }
 
 /** The rows shown in `height` lines: a window that keeps the selected node in view. */

@@ -1,8 +1,9 @@
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { approvePlan, currentPlan } from '../../engine/index.js';
+import { dirname, join, resolve } from 'node:path';
+import { DagentError, approvePlan, currentPlan } from '../../engine/index.js';
 import { CliContext } from '../cli-context.js';
 import { writeLine } from '../cli-io.js';
 import { defineCommand } from '../command.js';
@@ -12,21 +13,32 @@ import { analyzeForReview, printPlan } from '../plan-review.js';
 import { planWithModel } from '../planning.js';
 import { runApprovedPlan } from '../run-plan.js';
 
-export const DEMO_TASK = 'Rename Invoice.total() to Invoice.grandTotal() everywhere; keep tests green';
+export const DEMO_TASK = 'Rename Channel.send() to Channel.deliver() everywhere; keep tests green';
+const DEMO_REPOSITORY = 'notifier';
+const DEMO_SCRIPT = 'notifier.script.json';
 
-export const demoCommand = defineCommand<{ into?: string }>({
-  builder: (yargs) => yargs.option('into', { type: 'string', describe: 'folder to copy the demo repository into (default: a new temporary folder)' }),
+interface DemoArgs {
+  into?: string;
+  dashboard?: boolean;
+}
+
+export const demoCommand = defineCommand<DemoArgs>({
+  builder: (yargs) =>
+    yargs
+      .option('into', { type: 'string', describe: 'folder to copy the demo repository into (same as --workspace; default: a new temporary folder)' })
+      .option('dashboard', { type: 'boolean', describe: 'show the live dashboard (the default on a terminal); --no-dashboard prints progress lines' }),
   async run(context, args) {
     const root = packageRoot();
-    const workspace = args.into ?? mkdtempSync(join(tmpdir(), 'dagent-demo-'));
-    cpSync(join(root, 'examples', 'billing'), workspace, { recursive: true });
+    const workspace = demoWorkspace(context, args);
+    cpSync(join(root, 'examples', DEMO_REPOSITORY), workspace, { recursive: true });
+    linkTypeScript(workspace);
     initGit(workspace);
-    const script = join(root, 'examples', 'billing.script.json');
+    const script = join(root, 'examples', DEMO_SCRIPT);
     const demo = new CliContext(context.io, { workspace, model: `scripted:${script}`, approval: 'auto', json: context.json });
     const out = context.io.stdout;
     try {
       if (!context.json) {
-        writeLine(out, `demo repository: ${workspace} (a copy of examples/billing, scripted model: examples/billing.script.json)`);
+        writeLine(out, `demo repository: ${workspace} (a copy of examples/${DEMO_REPOSITORY}, scripted model: examples/${DEMO_SCRIPT})`);
         writeLine(out, `task: ${DEMO_TASK}\n`);
       }
       const runId = await planWithModel(demo, DEMO_TASK);
@@ -37,17 +49,55 @@ export const demoCommand = defineCommand<{ into?: string }>({
         writeLine(out, '\nthe demo approves the plan itself; in real use you review it first (dagent show / edit / approve)\n');
       }
       await approvePlan(db, runId);
-      const code = await runApprovedPlan(demo, runId, {});
+      const code = await runApprovedPlan(demo, runId, args.dashboard === undefined ? {} : { dashboard: args.dashboard });
+      const tests = runExampleTests(workspace);
       if (!context.json) {
+        writeLine(out, `\nthe example's own tests (npm test in ${workspace}): ${tests.passed ? 'passed' : 'FAILED'}${tests.summary === '' ? '' : ` · ${tests.summary}`}`);
         const dagent = `npx dagent -w ${workspace}`;
-        writeLine(out, `\nlook around (from this repository):\n  ${dagent} status ${runId}\n  ${dagent} diff ${runId}\n  ${dagent} log ${runId} --node edit-reminder\n  ${dagent} inspect ${runId} --node edit-pdf\n  ${dagent} revert ${runId} --node edit-api --dry-run`);
+        writeLine(
+          out,
+          `\nlook around (from this repository):\n  ${dagent} dashboard ${runId}\n  ${dagent} status ${runId}\n  ${dagent} diff ${runId}\n  ${dagent} log ${runId} --node edit-digest\n  ${dagent} inspect ${runId} --node edit-webhook\n  ${dagent} revert ${runId} --node edit-sms --dry-run`,
+        );
+      } else {
+        writeLine(out, JSON.stringify({ demo: { runId, workspace, testsPassed: tests.passed } }));
       }
-      return code;
+      return code === 0 && tests.passed ? 0 : 1;
     } finally {
       await demo.close();
     }
   },
 });
+
+/** `--workspace DIR` (or `--into DIR`): a new or empty folder; otherwise a new temporary one. */
+function demoWorkspace(context: CliContext, args: DemoArgs & { workspace?: string }): string {
+  const given = args.into ?? args.workspace;
+  if (given === undefined) return mkdtempSync(join(tmpdir(), 'dagent-demo-'));
+  const folder = resolve(context.io.cwd, given);
+  if (existsSync(folder) && readdirSync(folder).some((name) => name !== '.dagent')) {
+    throw new DagentError(`${folder} is not empty: the demo copies its repository into a new or empty folder`);
+  }
+  mkdirSync(folder, { recursive: true });
+  return folder;
+}
+
+/**
+ * The example compiles with `tsc`: the copy gets dagent's own TypeScript in its node_modules (a
+ * link, nothing is downloaded), so `npm test` works offline.
+ */
+function linkTypeScript(workspace: string): void {
+  const typescript = dirname(createRequire(import.meta.url).resolve('typescript/package.json'));
+  mkdirSync(join(workspace, 'node_modules', '.bin'), { recursive: true });
+  symlinkSync(typescript, join(workspace, 'node_modules', 'typescript'), 'dir');
+  symlinkSync(join('..', 'typescript', 'bin', 'tsc'), join(workspace, 'node_modules', '.bin', 'tsc'));
+}
+
+/** The example's tests on the result: the demo succeeds only if they pass. */
+function runExampleTests(workspace: string): { passed: boolean; summary: string } {
+  const result = spawnSync('npm', ['test', '--silent'], { cwd: workspace, encoding: 'utf8', timeout: 120_000 });
+  const output = `${result.stdout ?? ''}${result.stderr ?? ''}`;
+  const summary = output.match(/\d+ passed, \d+ failed/)?.[0] ?? output.trim().split('\n').slice(-2).join(' ');
+  return { passed: result.status === 0, summary };
+}
 
 /** A git repository, so snapshots use git trees and `git diff` shows the change too. */
 function initGit(workspace: string): void {
@@ -55,7 +105,7 @@ function initGit(workspace: string): void {
     const git = (...args: string[]): void => void execFileSync('git', ['-c', 'user.name=dagent demo', '-c', 'user.email=demo@dagent.invalid', ...args], { cwd: workspace, stdio: 'ignore' });
     git('init', '-q');
     git('add', '-A');
-    git('commit', '-q', '-m', 'billing: before the refactor');
+    git('commit', '-q', '-m', 'notifier: before the rename');
   } catch {
     // without git the snapshots scan each node's write set instead
   }

@@ -368,6 +368,8 @@ function newNode(id: string): NodeView {
 function updateNode(view: RunView, event: SessionEvent, update: (node: NodeView) => NodeView): RunView {
   if (event.nodeId === null) return view;
   const existing = view.nodes.get(event.nodeId);
+  // A surface that is not a node of the plan (the planner during a replan) counts in the totals only.
+  if (existing === undefined && view.planVersion !== null && !(NODE_TRANSITION_EVENT_TYPES as readonly string[]).includes(event.type)) return view;
   const nodes = new Map(view.nodes);
   nodes.set(event.nodeId, { ...update(existing ?? newNode(event.nodeId)), lastEventSeq: event.seq });
   const order = existing === undefined ? [...view.order, event.nodeId] : view.order;

@@ -99,7 +99,8 @@ export async function followRun(store: FollowedStore, runId: string, options: Fo
     },
     store.dialect === 'postgres' ? pollMs * 10 : pollMs,
   );
-  timer.unref();
+  // The timer keeps the process alive while someone follows (an approval waiting for its answer
+  // may be all a run has left to do); `stop()` clears it.
 
   const stop = async (): Promise<void> => {
     if (stopped) return;

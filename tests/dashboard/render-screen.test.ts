@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import { applyEvents, createDashboardState, moveSelection, plainText, renderScreen, stageRows, tailLines, type DashboardState } from '../../dashboard/index.js';
+import { emptyRunView, type EventDraft, type SessionEvent } from '../../engine/index.js';
+
+const START = Date.parse('2026-11-30T10:00:00.000Z');
+
+function events(drafts: readonly EventDraft[]): SessionEvent[] {
+  return drafts.map(
+    (draft, index) =>
+      ({ seq: index + 1, runId: 'r-1', nodeId: draft.nodeId ?? null, turn: 0, step: 0, type: draft.type, payload: draft.payload, createdAt: new Date(START + index * 1000).toISOString() }) as SessionEvent,
+  );
+}
+
+const plan = {
+  nodes: [
+    { id: 'edit-channel', kind: 'edit', title: 'Rename send() on Channel', dependsOn: [] },
+    { id: 'edit-email', kind: 'edit', title: 'EmailChannel implements deliver()', dependsOn: ['edit-channel'] },
+    { id: 'edit-sms', kind: 'edit', title: 'SmsChannel implements deliver()', dependsOn: ['edit-channel'] },
+    { id: 'edit-digest', kind: 'edit', title: 'The digest calls deliver()', dependsOn: ['edit-email'] },
+    { id: 'test', kind: 'command', title: 'Compile and run the tests', dependsOn: ['edit-email', 'edit-sms', 'edit-digest'] },
+  ],
+};
+const usage = { input: 4000, output: 200, cacheHit: 3000, reasoning: 0 };
+
+const middleOfTheDemo = events([
+  { type: 'run/created', payload: { task: 'Rename Channel.send() to Channel.deliver()', workspace: '/w', mode: 'plan' } },
+  { type: 'plan/created', payload: { version: 1, plan, hash: 'h1' } },
+  { type: 'run/started', payload: { planVersion: 1 } },
+  { type: 'node/started', nodeId: 'edit-channel', payload: { attempt: 1 } },
+  { type: 'assistant/message', nodeId: 'edit-channel', payload: { content: 'done', toolCalls: [], finishReason: 'stop', provider: 'scripted', model: 'm', usage, costUsd: 0.002 } },
+  { type: 'node/succeeded', nodeId: 'edit-channel', payload: { result: 'renamed' } },
+  { type: 'node/started', nodeId: 'edit-email', payload: { attempt: 1 } },
+  { type: 'node/started', nodeId: 'edit-sms', payload: { attempt: 1 } },
+  { type: 'node/succeeded', nodeId: 'edit-email', payload: { result: 'ok' } },
+  { type: 'node/started', nodeId: 'edit-digest', payload: { attempt: 1 } },
+  { type: 'request/context', nodeId: 'edit-digest', payload: { messageSeqs: [], estimatedTokens: 11_826, surfaceGeneration: 0, compactionThresholdTokens: 6250 } },
+  {
+    type: 'assistant/message',
+    nodeId: 'edit-digest',
+    payload: { content: 'The format notes first.', toolCalls: [{ id: 'c1', name: 'read_file', args: { path: 'docs/digest-format.md' } }], finishReason: 'tool-calls', provider: 'scripted', model: 'm', usage, costUsd: 0.002 },
+  },
+  { type: 'compaction/start', nodeId: 'edit-digest', payload: { compactionId: 'k1', trigger: 'threshold', range: { start: 1, end: 9 }, tokensBefore: 11_826 } },
+  { type: 'compaction/end', nodeId: 'edit-digest', payload: { compactionId: 'k1', outcome: 'committed', tokensAfter: 4067 } },
+  { type: 'request/context', nodeId: 'edit-digest', payload: { messageSeqs: [], estimatedTokens: 4067, surfaceGeneration: 1, compactionThresholdTokens: 6250 } },
+  { type: 'work/reported', nodeId: 'edit-digest', payload: { title: 'Rename send() in WebhookChannel', files: ['src/webhook-channel.ts'], reason: 'missed' } },
+  { type: 'replan/started', nodeId: null, payload: { trigger: 'missed-work', progress: 0.6, mode: 'append', nodeId: 'edit-digest' } },
+  {
+    type: 'plan/amended',
+    payload: {
+      version: 2,
+      reason: 'edit-digest reported missed work',
+      hash: 'h2',
+      plan: { nodes: [...plan.nodes.slice(0, 4), { ...plan.nodes[4]!, dependsOn: ['edit-email', 'edit-sms', 'edit-digest', 'edit-webhook'] }, { id: 'edit-webhook', kind: 'edit', title: 'WebhookChannel implements deliver()', dependsOn: ['edit-channel'] }] },
+      diff: { addedNodes: [{ id: 'edit-webhook' }], removedNodes: [], addedEdges: [{ from: 'edit-channel', to: 'edit-webhook' }, { from: 'edit-webhook', to: 'test' }], removedEdges: [] },
+    },
+  },
+  { type: 'replan/finished', payload: { outcome: 'amended', version: 2 } },
+  { type: 'approval/requested', nodeId: 'edit-sms', payload: { toolCallId: 't9', tool: 'run_command', args: { command: 'npm test' }, policy: 'suggest', summary: 'run_command npm test' } },
+]);
+
+function screenOf(state: DashboardState, width = 80, height = 24): string[] {
+  return renderScreen(state, { width, height }, { color: false, now: START + 30_000 }).lines.map(plainText);
+}
+
+describe('the dashboard screen', () => {
+  const state = applyEvents(createDashboardState(emptyRunView('r-1'), { attached: false }), middleOfTheDemo);
+
+  it('shows the DAG by stage, progress, totals, the replan with what changed and the pending approval at 80×24', () => {
+    const lines = screenOf(state);
+    expect(lines).toHaveLength(24);
+    for (const line of lines) expect([...line].length).toBeLessThanOrEqual(80);
+    const screen = lines.join('\n');
+    expect(screen).toContain('dagent r-1 · running · plan v2');
+    expect(screen).toMatch(/2\/6 nodes · 0:28 elapsed · ~0:56 left/);
+    expect(screen).toContain('tokens 8.0K in (75% cache hit) · 400 out · 2 model calls');
+    expect(screen).toContain('1 replan');
+    for (const stage of ['Stage 1', 'Stage 2', 'Stage 3', 'Stage 4']) expect(screen).toContain(stage);
+    for (const id of ['edit-channel', 'edit-email', 'edit-sms', 'edit-digest', 'test', 'edit-webhook']) expect(screen).toContain(id);
+    expect(screen).toContain('⟳ replan → plan v2: +edit-webhook · edges +edit-channel→edit-webhook');
+    expect(screenOf(state, 160, 40).join('\n')).toContain('(append at 60%, missed-work in edit-digest)');
+    expect(screen).toContain('? edit-sms asks: run_command npm test');
+    expect(lines.at(-1)).toContain('? help · q detach');
+  });
+
+  it("follows the active node; a selected node shows its gauge against the compaction threshold, the compaction before → after, its live events", () => {
+    // The last event came from edit-sms (it asks for an approval): the selection followed it.
+    expect(state.selected).toBe('edit-sms');
+    const order = renderScreen(state, { width: 120, height: 40 }, { color: false, now: START }).rowOrder;
+    const digest = moveSelection(state, order, order.indexOf('edit-digest') - order.indexOf('edit-sms'));
+    const screen = screenOf(digest, 120, 40).join('\n');
+    expect(screen).toMatch(/context [█░]+ 4\.1K\/6\.3K 65%/);
+    expect(screen).toContain('compactions: ⇣ 12K → 4.1K');
+    expect(screen).toContain('» The format notes first.');
+    expect(screen).toContain('→ read_file docs/digest-format.md');
+    expect(screen).toMatch(/edit-digest +edit +0:\d\d +65%⇣/);
+  });
+
+  it('shows what a pending node waits on', () => {
+    expect(screenOf(state, 120, 40).join('\n')).toMatch(/· test +command .*⟵ edit-sms,edit-dig/);
+  });
+
+  it('moves the selection with the keys and stops following activity', () => {
+    const order = renderScreen(state, { width: 80, height: 24 }, { color: false, now: START }).rowOrder;
+    const moved = moveSelection(state, order, -1);
+    expect(moved.selected).toBe(order[order.indexOf('edit-sms') - 1]);
+    expect(moved.following).toBe(false);
+    const later = applyEvents(moved, events([{ type: 'node/started', nodeId: 'test', payload: { attempt: 1 } }]).map((event) => ({ ...event, seq: 100 })));
+    expect(later.selected).toBe(moved.selected);
+  });
+
+  it('marks colour with tags only when colour is on (NO_COLOR)', () => {
+    const colored = renderScreen(state, { width: 80, height: 24 }, { color: true, now: START }).lines.join('\n');
+    const plain = renderScreen(state, { width: 80, height: 24 }, { color: false, now: START }).lines.join('\n');
+    expect(colored).toContain('{green-fg}');
+    expect(plain).not.toMatch(/\{(green|red|yellow|cyan|magenta|gray)-fg\}/);
+  });
+
+  it('collapses finished stages and scrolls to the selection for a run of 60 or more nodes', () => {
+    const nodes = Array.from({ length: 80 }, (_, index) => ({ id: `n${String(index).padStart(2, '0')}`, kind: 'edit', title: `node ${index}`, dependsOn: index < 10 ? [] : [`n${String(index - 10).padStart(2, '0')}`] }));
+    const drafts: EventDraft[] = [{ type: 'plan/created', payload: { version: 1, plan: { nodes }, hash: 'h' } }, { type: 'run/started', payload: {} }];
+    for (const node of nodes.slice(0, 50)) drafts.push({ type: 'node/started', nodeId: node.id, payload: { attempt: 1 } }, { type: 'node/succeeded', nodeId: node.id, payload: { result: 'ok' } });
+    drafts.push({ type: 'node/started', nodeId: 'n55', payload: { attempt: 1 } });
+    const big = applyEvents(createDashboardState(emptyRunView('r-1'), { attached: false }), events(drafts));
+    const lines = screenOf(big);
+    expect(lines).toHaveLength(24);
+    const screen = lines.join('\n');
+    expect(screen).toContain('▸ Stage 5 · 10/10 done');
+    expect(screen).toContain('n55');
+    expect(screen).toContain('50/80 nodes');
+    expect(stageRows(big.view, big.selected, 40, 17, START).filter((row) => row.nodeId !== undefined)).toHaveLength(30);
+  });
+
+  it('turns events into short live lines: tool calls by their main argument, results by their first line', () => {
+    const [result] = tailLines(events([{ type: 'tool/result', nodeId: 'a', payload: { toolCallId: 'c', name: 'grep', content: '\nsrc/webhook-channel.ts:8: send(', isError: false, meta: { outcome: 'ok', truncated: false, originalLength: 10 } } }]).at(0)!);
+    expect(result?.text).toBe('← grep ok: src/webhook-channel.ts:8: send(');
+  });
+});

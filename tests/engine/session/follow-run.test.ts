@@ -1,0 +1,50 @@
+import { describe, expect, it, vi } from 'vitest';
+import { createRun, followRun, openDatabase, runLog, type SessionEvent } from '../../../engine/index.js';
+import { contractStores } from '../../helpers/contract-stores.js';
+
+describe.each(contractStores())('following a run by seq ($name)', (factory) => {
+  it.skipIf(!factory.available)('gets every event another connection appends, once, in order, without gaps', async () => {
+    const { store, cleanup } = await factory.open();
+    const writer = await openDatabase(store.url);
+    try {
+      const run = await createRun(store.db, { task: 'follow me', workspace: '/w', mode: 'plan' });
+      const seen: SessionEvent[] = [];
+      const stop = new AbortController();
+      // PostgreSQL's safety poll is 10 × pollMs: at a minute per poll, only LISTEN/NOTIFY can deliver in time.
+      const follower = await followRun(store, run.id, { afterSeq: 0, signal: stop.signal, pollMs: factory.name === 'postgres' ? 60_000 : 20, onEvents: (events) => seen.push(...events) });
+      expect(seen.map((event) => event.type)).toEqual(['run/created']);
+
+      const log = runLog(writer.db, run.id);
+      for (let index = 1; index <= 10; index += 1) await log.append({ type: 'node/started', nodeId: `n${index}`, payload: { attempt: 1 } });
+      await log.appendMany(Array.from({ length: 20 }, (_, index) => ({ type: 'node/succeeded' as const, nodeId: `m${index}`, payload: { result: 'ok' } })));
+
+      await vi.waitFor(() => expect(seen).toHaveLength(31), { timeout: 5_000, interval: 20 });
+      expect(seen.map((event) => event.seq)).toEqual(Array.from({ length: 31 }, (_, index) => index + 1));
+      expect(follower.lastSeq).toBe(31);
+      stop.abort();
+      await follower.stop();
+    } finally {
+      await writer.close();
+      await cleanup();
+    }
+  });
+
+  it.skipIf(!factory.available)("hands over this process's appends as they commit, from the run's one live log", async () => {
+    const { store, cleanup } = await factory.open();
+    try {
+      const run = await createRun(store.db, { task: 'live', workspace: '/w', mode: 'plan' });
+      const seen: number[] = [];
+      const stop = new AbortController();
+      const follower = await followRun(store, run.id, { afterSeq: 1, signal: stop.signal, pollMs: 3_600_000, onEvents: (events) => seen.push(...events.map((event) => event.seq)) });
+      await runLog(store.db, run.id).append({ type: 'run/started', payload: {} });
+      await runLog(store.db, run.id).append({ type: 'node/started', nodeId: 'a', payload: { attempt: 1 } });
+      // No poll runs in the hour this test allows it: the live log (or PostgreSQL's NOTIFY) brought them.
+      await vi.waitFor(() => expect(seen).toEqual([2, 3]), { timeout: 2_000, interval: 10 });
+      await follower.stop();
+      await runLog(store.db, run.id).append({ type: 'node/succeeded', nodeId: 'a', payload: { result: 'ok' } });
+      expect(seen).toEqual([2, 3]);
+    } finally {
+      await cleanup();
+    }
+  });
+});
