@@ -1,7 +1,7 @@
 import {
   DagentError,
   DispatchedAttempts,
-  EventLog,
+  runLog,
   FileSnapshots,
   applyNodePatch,
   createGraphileJobQueue,
@@ -39,7 +39,7 @@ export async function dispatchToWorkers(context: CliContext, run: RunRecord, req
   const mode = earlier?.payload.mode ?? requested;
   if (earlier === undefined) {
     const baseCommit = mode === 'clone' ? await cleanBaseCommit(run.workspace) : undefined;
-    await new EventLog(db, run.id).append({ type: 'dispatch/started', payload: { mode, ...(baseCommit === undefined ? {} : { baseCommit }) } });
+    await runLog(db, run.id).append({ type: 'dispatch/started', payload: { mode, ...(baseCommit === undefined ? {} : { baseCommit }) } });
   }
   const queue = await createGraphileJobQueue(store.url);
   const files = new FileSnapshots({ db, runId: run.id, workspace: run.workspace });

@@ -8,7 +8,8 @@ import { handoffMessage } from '../run/node-prompt.js';
 import { executablePlan } from '../run/plan-store.js';
 import { getRun, type RunRecord } from '../run/run-store.js';
 import { NODE_TRANSITION_EVENT_TYPES, nodeStatesFromEvents } from '../run/node-event.js';
-import { EventLog, readEvents } from '../session/event-log.js';
+import { readEvents, type EventLog } from '../session/event-log.js';
+import { runLog } from '../session/run-log.js';
 import type { SessionEvent } from '../session/event-types.js';
 import { Session } from '../session/session.js';
 import type { JobQueue, NodeJob } from './job-queue.js';
@@ -60,7 +61,7 @@ export async function executeNodeJob(job: NodeJob, context: NodeJobContext): Pro
   try {
     // Another worker may have committed between the check above and this claim.
     if (!(await isCurrentAttempt(db, job))) return 'skipped';
-    const log = new EventLog(db, runId);
+    const log = runLog(db, runId);
     await log.append({ type: 'attempt/claimed', nodeId, payload: { attempt: job.attempt, token: claim.token, worker: context.worker, pid: process.pid, host: claimHost(context.worker) } }, { effects: (transaction) => claim.assertCurrent(transaction) });
     context.report?.(`${nodeId} (run ${runId}, attempt ${job.attempt}, token ${claim.token}) started`);
     const outcome = await runClaimedNode(run, job, claim, log, context);
