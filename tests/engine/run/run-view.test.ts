@@ -55,7 +55,7 @@ describe('the run view (what status and the dashboard show)', () => {
       event({ type: 'replan/started', payload: { trigger: 'failure', progress: 0.6, mode: 'append' } }),
       event({ type: 'replan/finished', payload: { outcome: 'amended', version: 2 } }),
     ]);
-    expect(view.nodes.get('a')?.compactions).toEqual([{ compactionId: 'k1', seq: expect.any(Number), trigger: 'pressure', tokensBefore: 170_000, tokensAfter: 30_000, outcome: 'committed' }]);
+    expect(view.nodes.get('a')?.compactions).toEqual([{ compactionId: 'k1', seq: expect.any(Number), trigger: 'threshold', tokensBefore: 170_000, tokensAfter: 30_000, outcome: 'committed' }]);
     expect(view.approvals.map((approval) => approval.toolCallId)).toEqual(['c2']);
     expect(view.replans).toEqual([{ seq: expect.any(Number), trigger: 'failure', mode: 'append', progress: 0.6, outcome: 'amended', version: 2 }]);
   });
