@@ -26,6 +26,7 @@ export class CliContext {
   /** Whether `--workspace` was given (else the workspace was found from the current folder). */
   readonly workspaceGiven: boolean;
   #store: Store | undefined;
+  readonly #closers: (() => Promise<void>)[] = [];
 
   constructor(io: CliIo, options: GlobalOptions) {
     this.io = io;
@@ -70,7 +71,13 @@ export class CliContext {
     return this.#store;
   }
 
+  /** Runs `closer` when the invocation ends (before the store closes): MCP servers, for one. */
+  onClose(closer: () => Promise<void>): void {
+    this.#closers.push(closer);
+  }
+
   async close(): Promise<void> {
+    await Promise.all(this.#closers.splice(0).map((closer) => closer().catch(() => undefined)));
     await this.#store?.close();
     this.#store = undefined;
   }

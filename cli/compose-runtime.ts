@@ -18,7 +18,7 @@ import {
 import { DEFAULT_TOOL_NAMES, READ_ONLY_TOOL_NAMES, createNonInteractiveApprover, createRememberTool, createTerminalApprover, createToolRuntime, reportMissingWorkTool, type LocalToolRuntime } from '../tools/index.js';
 import type { CliContext } from './cli-context.js';
 import { chooseModel, modelIdFor } from './models.js';
-import { createWebTools } from './outside-tools.js';
+import { createWebTools, mcpDefaultTools, startMcpTools } from './outside-tools.js';
 
 /**
  * The approver for this invocation: a terminal prompt when a human is at stdin (and not in
@@ -33,10 +33,15 @@ export async function createMemoryStore(context: CliContext): Promise<MemoryStor
   return new MemoryStore(await context.store());
 }
 
-/** The default tools, `report_missing_work`, `remember` into the workspace's memory store, and the web tools. */
-export async function createTools(context: CliContext): Promise<LocalToolRuntime> {
+/**
+ * The default tools, `report_missing_work`, `remember` into the workspace's memory store, the web
+ * tools, and (unless `mcp: false`) the tools of the configured MCP servers, started now for this
+ * invocation's run and stopped when it ends.
+ */
+export async function createTools(context: CliContext, options: { mcp?: boolean } = {}): Promise<LocalToolRuntime> {
+  const mcpTools = options.mcp === false ? [] : await startMcpTools(context);
   return createToolRuntime({
-    tools: [reportMissingWorkTool, createRememberTool(await createMemoryStore(context)), ...createWebTools(context)],
+    tools: [reportMissingWorkTool, createRememberTool(await createMemoryStore(context)), ...createWebTools(context), ...mcpTools],
     ...(context.config.approval === undefined ? {} : { approval: context.config.approval }),
     ...(context.config.toolApproval === undefined ? {} : { toolApproval: context.config.toolApproval }),
   });
@@ -45,9 +50,10 @@ export async function createTools(context: CliContext): Promise<LocalToolRuntime
 const READ_TOOLS: readonly string[] = [...READ_ONLY_TOOL_NAMES, 'report_missing_work', 'remember'];
 const ALL_TOOLS: readonly string[] = [...DEFAULT_TOOL_NAMES, 'report_missing_work', 'remember', 'web_fetch', 'web_search'];
 
-/** Tools a node gets when the plan names none: reads for `read` nodes, everything else for the rest. */
-export function defaultToolsFor(kind: PlanNodeKind): readonly string[] {
-  return kind === 'read' ? READ_TOOLS : ALL_TOOLS;
+/** Tools a node gets when the plan names none: reads for `read` nodes, everything else for the rest (MCP tools included, by their risk). */
+export function defaultToolsFor(kind: PlanNodeKind, tools?: LocalToolRuntime): readonly string[] {
+  const base = kind === 'read' ? READ_TOOLS : ALL_TOOLS;
+  return tools === undefined ? base : [...base, ...mcpDefaultTools(tools, kind === 'read')];
 }
 
 /** The project memory files (AGENTS.md, DAGENT.md, …) as one static section, if there are any. */
@@ -103,7 +109,7 @@ export async function createNodeRuntime(
       }
       return resolved;
     },
-    defaultTools: defaultToolsFor,
+    defaultTools: (kind) => defaultToolsFor(kind, options.tools),
     ...(context.config.toolBatchTimeoutMs === undefined ? {} : { toolBatchTimeoutMs: context.config.toolBatchTimeoutMs }),
     ...(context.config.roles === undefined ? {} : { roles: context.config.roles }),
     ...(context.config.maxSteps === undefined && context.config.tokenBudget === undefined

@@ -1,4 +1,5 @@
-import { chooseSearchProvider, createWebFetchTool, createWebSearchTool, type Tool } from '../tools/index.js';
+import { ConfigError } from '../engine/index.js';
+import { McpServers, chooseSearchProvider, createWebFetchTool, createWebSearchTool, isMcpToolName, type LocalToolRuntime, type McpServerSpec, type Tool } from '../tools/index.js';
 import type { CliContext } from './cli-context.js';
 import type { DagentConfig } from '../engine/index.js';
 
@@ -28,4 +29,63 @@ export function createWebTools(context: CliContext): Tool[] {
   const choice = chooseSearchProvider({ env: context.io.env, ...(web.searchProvider === undefined ? {} : { configured: web.searchProvider }) });
   const searchTool = createWebSearchTool({ choice, ...(web.searchEndpoint === undefined ? {} : { endpoint: web.searchEndpoint }) });
   return [fetchTool, searchTool] as Tool[];
+}
+
+/** The enabled MCP servers of the config, `${VAR}` references expanded from the environment; nothing is started. */
+export function createMcpServers(context: CliContext): McpServers {
+  const { mcpServers } = readOutsideToolsConfig(context.config);
+  const specs = Object.entries(mcpServers)
+    .filter(([, server]) => server.disabled !== true)
+    .map(([name, server]) => mcpServerSpec(name, server, context.io.env));
+  // The OS command sandbox is not part of the tools yet: stdio servers run as the user, in the workspace.
+  return new McpServers(specs, { workspace: context.workspace });
+}
+
+/**
+ * Starts the configured MCP servers for this invocation's run and returns their tools; the
+ * servers stop when the invocation ends. With no servers configured nothing starts.
+ */
+export async function startMcpTools(context: CliContext): Promise<Tool[]> {
+  const servers = createMcpServers(context);
+  if (servers.size === 0) return [];
+  context.onClose(() => servers.stop());
+  const tools = await servers.start();
+  for (const server of servers.status()) {
+    if (server.state === 'failed' && !context.json) context.io.stderr.write(`dagent: MCP server ${server.name} did not start: ${server.error ?? 'unknown error'}\n`);
+  }
+  return tools;
+}
+
+/** The MCP tools a node gets when its plan names no tools: all for nodes that act, only `read`-risk ones for read nodes. */
+export function mcpDefaultTools(tools: LocalToolRuntime, readOnly: boolean): string[] {
+  return tools.names().filter((name) => isMcpToolName(name) && (!readOnly || tools.get(name)?.risk === 'read'));
+}
+
+type McpServerConfig = OutsideToolsConfig['mcpServers'][string];
+
+function mcpServerSpec(name: string, server: McpServerConfig, env: NodeJS.ProcessEnv): McpServerSpec {
+  const expand = (text: string, where: string): string => expandVariables(text, env, `mcpServers.${name}.${where}`);
+  const expandAll = (record: Readonly<Record<string, string>> | undefined, where: string): Record<string, string> =>
+    Object.fromEntries(Object.entries(record ?? {}).map(([key, value]) => [key, expand(value, `${where}.${key}`)]));
+  const transport: McpServerSpec['transport'] =
+    'command' in server
+      ? { kind: 'stdio', command: expand(server.command, 'command'), args: (server.args ?? []).map((arg, index) => expand(arg, `args.${index}`)), env: expandAll(server.env, 'env'), ...(server.cwd === undefined ? {} : { cwd: server.cwd }) }
+      : { kind: 'http', url: expand(server.url, 'url'), headers: expandAll(server.headers, 'headers') };
+  return {
+    name,
+    transport,
+    ...(server.risk === undefined ? {} : { risk: server.risk }),
+    ...(server.toolRisk === undefined ? {} : { toolRisk: server.toolRisk }),
+    ...(server.timeoutMs === undefined ? {} : { timeoutMs: server.timeoutMs }),
+  };
+}
+
+/** `${NAME}` and `${NAME:-default}` from the environment, so keys stay out of the config file. */
+function expandVariables(text: string, env: NodeJS.ProcessEnv, where: string): string {
+  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_match, name: string, fallback: string | undefined) => {
+    const value = env[name];
+    if (value !== undefined && value !== '') return value;
+    if (fallback !== undefined) return fallback;
+    throw new ConfigError(`${where}: environment variable ${name} is not set`);
+  });
 }

@@ -16,7 +16,7 @@ export async function createPlanner(context: CliContext): Promise<Planner | unde
     const { db } = await context.store();
     const chosen = chooseModel(context, modelId);
     const { createLlmPlanner } = await loadPlanners();
-    return createLlmPlanner({ db, provider: chosen.provider, model: chosen.provider.model, price: chosen.price, tools: await createTools(context), approver: createApprover(context) });
+    return createLlmPlanner({ db, provider: chosen.provider, model: chosen.provider.model, price: chosen.price, tools: await createTools(context, { mcp: false }), approver: createApprover(context) });
   };
   return {
     plan: async (input) => (await (planner ??= build())).plan(input),

@@ -44,6 +44,8 @@ export interface Tool<A = unknown> {
   readonly description: string;
   readonly args: z.ZodType<A>;
   readonly risk: ToolRisk;
+  /** The JSON Schema the model sees when `args` cannot say it (MCP tools validate against their own schema); derived from `args` when absent. */
+  readonly parameters?: Readonly<Record<string, unknown>>;
   /** The runtime's deadline for one call; the runtime's default (120 s) when absent. */
   timeoutFor?(args: A): number;
   /** One line a human approves: `write_file src/a.ts (12 lines)`. */
@@ -59,6 +61,7 @@ export interface ToolDefinition<S extends z.ZodType> {
   readonly description: string;
   readonly args: S;
   readonly risk: ToolRisk;
+  readonly parameters?: Readonly<Record<string, unknown>>;
   readonly timeoutMs?: number | ((args: z.output<S>) => number);
   summarize?(args: z.output<S>): string;
   assess?(args: z.output<S>, context: ToolContext): Assessment | Promise<Assessment>;
@@ -81,6 +84,7 @@ export function defineTool<S extends z.ZodType>(definition: ToolDefinition<S>): 
 
 /** The tool as the model sees it: its arguments as JSON Schema (what the model may send). */
 export function toToolSpec(tool: Tool): ToolSpec {
+  if (tool.parameters !== undefined) return { name: tool.name, description: tool.description, parameters: tool.parameters };
   const { $schema: _schema, ...parameters } = z.toJSONSchema(tool.args, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   return { name: tool.name, description: tool.description, parameters };
 }

@@ -28,3 +28,5 @@ export { reportMissingWorkTool } from './report-missing-work.js';
 export { createRememberTool } from './remember.js';
 
 export * from './web/index.js';
+
+export * from './mcp/index.js';

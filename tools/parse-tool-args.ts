@@ -10,7 +10,7 @@ export type ParsedToolArgs<A> =
  * Validates a call's arguments against the tool's schema. On failure the message is what the
  * model reads: every issue with its path, then the expected shape, so the next call can be right.
  */
-export function parseToolArgs<A>(tool: Pick<Tool<A>, 'name' | 'args'>, call: ToolCallRequest): ParsedToolArgs<A> {
+export function parseToolArgs<A>(tool: Pick<Tool<A>, 'name' | 'args' | 'parameters'>, call: ToolCallRequest): ParsedToolArgs<A> {
   const raw = rawArguments(call);
   if (!raw.ok) {
     return {
@@ -43,8 +43,8 @@ function rawArguments(call: ToolCallRequest): { ok: true; value: unknown } | { o
 }
 
 /** `{ path: string, offset?: integer >= 1 }`: the argument shape in one line, from the JSON Schema. */
-export function describeArgsShape(tool: Pick<Tool, 'args'>): string {
-  const schema = z.toJSONSchema(tool.args, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+export function describeArgsShape(tool: Pick<Tool, 'args' | 'parameters'>): string {
+  const schema = (tool.parameters ?? z.toJSONSchema(tool.args, { io: 'input', unrepresentable: 'any' })) as JsonSchema;
   return describeSchema(schema);
 }
 

@@ -31,6 +31,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   entry('tool <name> [args]', "run one tool in the workspace under the same guards and approvals (args: a JSON object, e.g. '{\"path\":\"src/a.ts\"}')", async () => (await import('./tool.js')).toolCommand),
   entry('scan', 'the repository map: files, import graph, importers of a symbol', async () => (await import('./scan.js')).scanCommand),
   entry('memory <action> [text..]', 'long-term memory: add TEXT | list | search QUERY | rm ID', async () => (await import('./memory.js')).memoryCommand),
+  entry('mcp <action>', 'MCP servers: list (each configured server, its state and its tools)', async () => (await import('./mcp.js')).mcpCommand),
   entry('demo', 'the offline demo: plan, review and run a TypeScript refactor of examples/notifier with the scripted model (a replan and a compaction on the way)', async () => (await import('./demo.js')).demoCommand),
   entry('status [run]', "list runs, or one run's nodes and totals", async () => (await import('./status.js')).statusCommand),
   entry('dashboard <run>', 'attach the live dashboard to a run started elsewhere (q detaches; the run goes on)', async () => (await import('./dashboard.js')).dashboardCommand),

@@ -3,6 +3,7 @@ import { DEFAULT_TOOL_NAMES } from '../../tools/index.js';
 import { writeLine } from '../cli-io.js';
 import { defineCommand } from '../command.js';
 import { createApprover, createMemoryStore, createNodeCompactor, createTools, projectMemorySections } from '../compose-runtime.js';
+import { mcpDefaultTools } from '../outside-tools.js';
 import { formatTokens, formatUsd, visibleJson, visibleText } from '../render/index.js';
 import { chooseModel, modelIdFor } from '../models.js';
 
@@ -21,14 +22,15 @@ export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number
       streamed = true;
     };
     const limits = { ...(args['max-steps'] === undefined ? {} : { maxSteps: args['max-steps'] }), ...(context.config.tokenBudget === undefined ? {} : { tokenBudget: context.config.tokenBudget }) };
+    const tools = await createTools(context);
     const { runId, outcome } = await executeReactRun({
       db,
       task,
       workspace: context.workspace,
       provider: chosen.provider,
       model: chosen.provider.model,
-      tools: await createTools(context),
-      allowedTools: [...DEFAULT_TOOL_NAMES, 'remember'],
+      tools,
+      allowedTools: [...DEFAULT_TOOL_NAMES, 'remember', 'web_fetch', 'web_search', ...mcpDefaultTools(tools, false)],
       approver: createApprover(context),
       sections: await projectMemorySections(context),
       contexts: [recallMemories(await createMemoryStore(context), { query: task })],

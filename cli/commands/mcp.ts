@@ -1,0 +1,44 @@
+import type { McpServerStatus } from '../../tools/index.js';
+import { writeLine } from '../cli-io.js';
+import { defineCommand } from '../command.js';
+import { createMcpServers, readOutsideToolsConfig } from '../outside-tools.js';
+
+const ACTIONS = ['list'] as const;
+
+/** `dagent mcp list`: starts each configured server, shows its state and tools, and stops it again. */
+export const mcpCommand = defineCommand<{ action: (typeof ACTIONS)[number] }>({
+  command: 'mcp <action>',
+  describe: 'MCP servers: list (each configured server, its state and its tools)',
+  builder: (yargs) => yargs.positional('action', { type: 'string', choices: ACTIONS, demandOption: true }),
+  async run(context) {
+    const disabled = Object.entries(readOutsideToolsConfig(context.config).mcpServers)
+      .filter(([, server]) => server.disabled === true)
+      .map(([name]) => name);
+    const servers = createMcpServers(context);
+    context.onClose(() => servers.stop());
+    await servers.start();
+    const status = servers.status();
+    await servers.stop();
+    if (context.json) {
+      writeLine(context.io.stdout, JSON.stringify({ servers: [...status, ...disabled.map((name) => ({ name, state: 'disabled', tools: [] }))] }));
+    } else if (status.length === 0 && disabled.length === 0) {
+      writeLine(context.io.stdout, 'no MCP servers configured: add "mcpServers" to .dagent/config.json');
+    } else {
+      writeLine(context.io.stdout, [...status.map(formatServer), ...disabled.map((name) => `${name} · disabled`)].join('\n\n'));
+    }
+    return status.some((server) => server.state === 'failed') ? 1 : 0;
+  },
+});
+
+function formatServer(server: McpServerStatus): string {
+  const head = `${server.name} · ${server.transport} · ${server.state === 'stopped' ? 'started, now stopped' : server.state}${server.error === undefined ? '' : ` · ${server.error}`}`;
+  if (server.tools.length === 0) return server.state === 'failed' ? head : `${head}\n  (no tools)`;
+  const width = Math.max(...server.tools.map((tool) => tool.name.length));
+  const lines = server.tools.map((tool) => `  ${tool.name.padEnd(width)}  ${tool.risk.padEnd(7)}  ${firstLine(tool.description ?? '')}`.trimEnd());
+  return `${head} · ${server.tools.length} tools\n${lines.join('\n')}`;
+}
+
+function firstLine(text: string): string {
+  const line = text.trim().split('\n', 1)[0] ?? '';
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
