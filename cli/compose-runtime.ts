@@ -15,10 +15,11 @@ import {
   type ResolvedModel,
   type StreamPart,
 } from '../engine/index.js';
-import { DEFAULT_TOOL_NAMES, READ_ONLY_TOOL_NAMES, createNonInteractiveApprover, createRememberTool, createTerminalApprover, createToolRuntime, reportMissingWorkTool, type LocalToolRuntime } from '../tools/index.js';
+import { DEFAULT_TOOL_NAMES, READ_ONLY_TOOL_NAMES, SYMBOL_TOOL_NAMES, createNonInteractiveApprover, createSymbolTools, createRememberTool, createTerminalApprover, createToolRuntime, reportMissingWorkTool, type LocalToolRuntime } from '../tools/index.js';
 import type { CliContext } from './cli-context.js';
 import { chooseModel, modelIdFor } from './models.js';
 import { createWebTools, mcpDefaultTools, startMcpTools } from './outside-tools.js';
+import { workspaceLanguageService } from './workspace-language-service.js';
 
 /**
  * The approver for this invocation: a terminal prompt when a human is at stdin (and not in
@@ -41,14 +42,14 @@ export async function createMemoryStore(context: CliContext): Promise<MemoryStor
 export async function createTools(context: CliContext, options: { mcp?: boolean } = {}): Promise<LocalToolRuntime> {
   const mcpTools = options.mcp === false ? [] : await startMcpTools(context);
   return createToolRuntime({
-    tools: [reportMissingWorkTool, createRememberTool(await createMemoryStore(context)), ...createWebTools(context), ...mcpTools],
+    tools: [reportMissingWorkTool, createRememberTool(await createMemoryStore(context)), ...createWebTools(context), ...createSymbolTools(() => workspaceLanguageService(context)), ...mcpTools],
     ...(context.config.approval === undefined ? {} : { approval: context.config.approval }),
     ...(context.config.toolApproval === undefined ? {} : { toolApproval: context.config.toolApproval }),
   });
 }
 
-const READ_TOOLS: readonly string[] = [...READ_ONLY_TOOL_NAMES, 'report_missing_work', 'remember'];
-const ALL_TOOLS: readonly string[] = [...DEFAULT_TOOL_NAMES, 'report_missing_work', 'remember', 'web_fetch', 'web_search'];
+const READ_TOOLS: readonly string[] = [...READ_ONLY_TOOL_NAMES, ...SYMBOL_TOOL_NAMES, 'report_missing_work', 'remember'];
+const ALL_TOOLS: readonly string[] = [...DEFAULT_TOOL_NAMES, ...SYMBOL_TOOL_NAMES, 'report_missing_work', 'remember', 'web_fetch', 'web_search'];
 
 /** Tools a node gets when the plan names none: reads for `read` nodes, everything else for the rest (MCP tools included, by their risk). */
 export function defaultToolsFor(kind: PlanNodeKind, tools?: LocalToolRuntime): readonly string[] {

@@ -30,3 +30,4 @@ export { createRememberTool } from './remember.js';
 export * from './web/index.js';
 
 export * from './mcp/index.js';
+export * from './symbols/index.js';

@@ -1,5 +1,5 @@
 import { executeReactRun, recallMemories, type StreamPart } from '../../engine/index.js';
-import { DEFAULT_TOOL_NAMES } from '../../tools/index.js';
+import { DEFAULT_TOOL_NAMES, SYMBOL_TOOL_NAMES } from '../../tools/index.js';
 import { writeLine } from '../cli-io.js';
 import { defineCommand } from '../command.js';
 import { createApprover, createMemoryStore, createNodeCompactor, createTools, projectMemorySections } from '../compose-runtime.js';
@@ -30,7 +30,7 @@ export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number
       provider: chosen.provider,
       model: chosen.provider.model,
       tools,
-      allowedTools: [...DEFAULT_TOOL_NAMES, 'remember', 'web_fetch', 'web_search', ...mcpDefaultTools(tools, false)],
+      allowedTools: [...DEFAULT_TOOL_NAMES, ...SYMBOL_TOOL_NAMES, 'remember', 'web_fetch', 'web_search', ...mcpDefaultTools(tools, false)],
       approver: createApprover(context),
       sections: await projectMemorySections(context),
       contexts: [recallMemories(await createMemoryStore(context), { query: task })],

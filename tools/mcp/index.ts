@@ -5,5 +5,5 @@ export { McpConnection, nextMcpState, DEFAULT_MCP_STARTUP_TIMEOUT_MS, type McpCo
 export { createMcpTool, mcpToolRisk, DEFAULT_MCP_TOOL_TIMEOUT_MS } from './mcp-tool.js';
 export { mcpToolName, isMcpToolName, MAX_TOOL_NAME_CHARS } from './mcp-tool-name.js';
 export { renderMcpResult, type McpCallResult, type McpContentBlock } from './render-mcp-result.js';
-export { jsonSchemaArgs } from './json-schema-args.js';
+export { loadJsonSchemaArgs, type JsonSchemaArgs } from './json-schema-args.js';
 export type { McpLaunch, McpSandbox, McpServerSpec, McpTransportSpec } from './mcp-server-spec.js';

@@ -1,6 +1,4 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolError } from '../tool-error.js';
 import type { McpCallResult } from './render-mcp-result.js';
@@ -87,11 +85,16 @@ export class McpConnection {
     this.#error = undefined;
     this.#stderr = '';
     const timeout = this.#options.startupTimeoutMs ?? DEFAULT_MCP_STARTUP_TIMEOUT_MS;
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
-    this.#client = client;
+    let client: Client | undefined;
     try {
-      const transport = this.#transport();
-      client.onclose = () => this.#closed(client);
+      // The SDK is loaded when a server first starts, not with every CLI command.
+      const { Client: SdkClient } = await import('@modelcontextprotocol/sdk/client/index.js');
+      if (this.#state !== 'starting') return;
+      client = new SdkClient(CLIENT_INFO, { capabilities: {} });
+      this.#client = client;
+      const transport = await this.#transport();
+      const started = client;
+      client.onclose = () => this.#closed(started);
       await client.connect(transport, { timeout });
       const tools: McpToolInfo[] = [];
       let cursor: string | undefined;
@@ -100,14 +103,18 @@ export class McpConnection {
         for (const tool of page.tools) tools.push({ name: tool.name, ...(tool.description === undefined ? {} : { description: tool.description }), inputSchema: tool.inputSchema });
         cursor = page.nextCursor;
       } while (cursor !== undefined);
-      if (this.#state !== 'starting') return;
+      if (this.#state !== 'starting') {
+        // Stopped while starting: stop() may have missed this client.
+        await closeQuietly(client);
+        return;
+      }
       this.#tools = tools;
       this.#move('ready');
     } catch (error) {
       if (this.#state !== 'starting') return;
       this.#error = `${errorText(error)}${this.#stderrNote()}`;
       this.#move('failed');
-      await closeQuietly(client);
+      if (client !== undefined) await closeQuietly(client);
     }
   }
 
@@ -138,9 +145,13 @@ export class McpConnection {
     if (client !== undefined) await closeQuietly(client);
   }
 
-  #transport(): Transport {
+  async #transport(): Promise<Transport> {
     const spec = this.spec.transport;
-    if (spec.kind === 'http') return new StreamableHTTPClientTransport(new URL(spec.url), { requestInit: { headers: { ...spec.headers } } });
+    if (spec.kind === 'http') {
+      const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+      return new StreamableHTTPClientTransport(new URL(spec.url), { requestInit: { headers: { ...spec.headers } } });
+    }
+    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
     const cwd = spec.cwd ?? this.#options.workspace;
     const launch = this.#options.sandbox?.({ command: spec.command, args: spec.args }, cwd) ?? { command: spec.command, args: spec.args };
     const transport = new StdioClientTransport({ command: launch.command, args: [...launch.args], env: { ...spec.env }, cwd, stderr: 'pipe' });

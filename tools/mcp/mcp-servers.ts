@@ -1,4 +1,5 @@
 import type { Tool, ToolRisk } from '../define-tool.js';
+import { loadJsonSchemaArgs } from './json-schema-args.js';
 import { McpConnection, type McpConnectionOptions, type McpServerState } from './mcp-connection.js';
 import type { McpServerSpec } from './mcp-server-spec.js';
 import { createMcpTool, mcpToolRisk } from './mcp-tool.js';
@@ -34,7 +35,7 @@ export class McpServers {
   /** Starts every server once and returns their tools as `<server>__<tool>`. */
   async start(): Promise<Tool[]> {
     if (this.#tools !== undefined) return this.#tools;
-    await Promise.all(this.#connections.map((connection) => connection.start()));
+    const [argsFor] = await Promise.all([loadJsonSchemaArgs(), ...this.#connections.map((connection) => connection.start())]);
     const taken = new Set<string>();
     const tools: Tool[] = [];
     for (const connection of this.#connections) {
@@ -43,7 +44,7 @@ export class McpServers {
         const name = mcpToolName(connection.spec.name, info.name, taken);
         taken.add(name);
         names.set(info.name, name);
-        tools.push(createMcpTool(connection, info, name));
+        tools.push(createMcpTool(connection, info, name, argsFor));
       }
       this.#names.set(connection, names);
     }

@@ -1,6 +1,6 @@
 import { defineTool, type Tool, type ToolRisk } from '../define-tool.js';
 import { cleanToolSchema } from './clean-schema.js';
-import { jsonSchemaArgs } from './json-schema-args.js';
+import type { JsonSchemaArgs } from './json-schema-args.js';
 import type { McpConnection, McpToolInfo } from './mcp-connection.js';
 import { renderMcpResult } from './render-mcp-result.js';
 
@@ -17,7 +17,7 @@ export function mcpToolRisk(connection: McpConnection, tool: string): ToolRisk {
  * schema, the server's own schema validates the arguments, the call runs under the tool's
  * deadline, and the result is rendered with its meta.
  */
-export function createMcpTool(connection: McpConnection, info: McpToolInfo, name: string): Tool {
+export function createMcpTool(connection: McpConnection, info: McpToolInfo, name: string, argsFor: JsonSchemaArgs): Tool {
   const server = connection.spec.name;
   const cleaned = cleanToolSchema(info.inputSchema);
   const timeoutMs = connection.spec.timeoutMs ?? DEFAULT_MCP_TOOL_TIMEOUT_MS;
@@ -26,7 +26,7 @@ export function createMcpTool(connection: McpConnection, info: McpToolInfo, name
   return defineTool({
     name,
     description,
-    args: jsonSchemaArgs(info.inputSchema),
+    args: argsFor(info.inputSchema),
     parameters: cleaned.schema,
     risk: mcpToolRisk(connection, info.name),
     timeoutMs,

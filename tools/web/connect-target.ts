@@ -1,6 +1,6 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 
 /** Where one hop of a fetch will connect: the URL's host and port, and the vetted address it is pinned to. */
 export interface ConnectTarget {
@@ -14,7 +14,7 @@ export interface ConnectTarget {
  * The connect step: a dispatcher whose every connection goes to `target.address` and nowhere
  * else. Injected in tests to record each attempted connection.
  */
-export type Connect = (target: ConnectTarget, timeouts: ConnectTimeouts) => Dispatcher;
+export type Connect = (target: ConnectTarget, timeouts: ConnectTimeouts) => Dispatcher | Promise<Dispatcher>;
 
 export interface ConnectTimeouts {
   readonly connectMs: number;
@@ -26,14 +26,17 @@ export interface ConnectTimeouts {
  * An undici Agent whose lookup answers with the vetted address only, so the socket cannot reach
  * an address that was not checked (no second resolution; TLS still verifies the host name).
  */
-export const connectPinned: Connect = (target, timeouts) =>
-  new Agent({
+export const connectPinned: Connect = async (target, timeouts) => {
+  // undici is loaded on the first fetch, not with every CLI command.
+  const { Agent } = await import('undici');
+  return new Agent({
     connect: { lookup: pinnedLookup(target.address), timeout: timeouts.connectMs },
     headersTimeout: timeouts.headersMs,
     bodyTimeout: timeouts.bodyMs,
     connections: 1,
     pipelining: 0,
   });
+};
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 

@@ -49,7 +49,7 @@ export async function guardedFetch(rawUrl: string, options: GuardedFetchOptions,
   try {
     for (;;) {
       const target = await vetTarget(current, options, combined);
-      const dispatcher = (options.connect ?? connectPinned)(target.connect, {
+      const dispatcher = await (options.connect ?? connectPinned)(target.connect, {
         connectMs: options.connectTimeoutMs,
         headersMs: options.headersTimeoutMs,
         bodyMs: options.totalTimeoutMs,

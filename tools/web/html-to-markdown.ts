@@ -1,4 +1,4 @@
-import TurndownService from 'turndown';
+import type TurndownService from 'turndown';
 
 /** The parts of a page a reader never sees, dropped before conversion. */
 const INVISIBLE_ELEMENTS = ['script', 'style', 'noscript', 'template', 'iframe', 'object', 'embed', 'svg', 'canvas', 'head'] as const;
@@ -10,8 +10,10 @@ export interface MarkdownPage {
 }
 
 /** Converts HTML to Markdown with turndown; scripts, styles and other invisible parts are dropped. */
-export function htmlToMarkdown(html: string): MarkdownPage {
-  const service = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '_' });
+export async function htmlToMarkdown(html: string): Promise<MarkdownPage> {
+  // Loaded on the first HTML page, not with every CLI command.
+  const { default: Turndown } = await import('turndown');
+  const service = new Turndown({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '_' });
   service.remove([...INVISIBLE_ELEMENTS] as TurndownService.Filter);
   const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1]?.replace(/\s+/g, ' ').trim();
   const markdown = service.turndown(html).replace(/\n{3,}/g, '\n\n').trim();

@@ -1,4 +1,3 @@
-import { fetch } from 'undici';
 import { SearchProviderError } from './search-provider.js';
 
 /** Responses of a search API larger than this are refused (a page of results is a few KB). */
@@ -13,7 +12,7 @@ export async function requestSearchJson(
   signal: AbortSignal,
 ): Promise<unknown> {
   const combined = AbortSignal.any([signal, AbortSignal.timeout(init.timeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS)]);
-  let response: Awaited<ReturnType<typeof fetch>>;
+  let response: Response;
   try {
     response = await fetch(url, { method: init.method, headers: { accept: 'application/json', ...init.headers }, ...(init.body === undefined ? {} : { body: init.body }), signal: combined, redirect: 'error' });
   } catch (error) {
@@ -29,7 +28,7 @@ export async function requestSearchJson(
   }
 }
 
-async function readCapped(response: Awaited<ReturnType<typeof fetch>>, providerId: string): Promise<string> {
+async function readCapped(response: Response, providerId: string): Promise<string> {
   if (response.body === null) return '';
   const parts: Buffer[] = [];
   let size = 0;

@@ -68,14 +68,14 @@ export function createWebFetchTool(options: WebFetchOptions = {}): Tool<z.output
   });
 }
 
-function renderPage(requestedUrl: string, page: FetchedPage): ToolOutput {
+async function renderPage(requestedUrl: string, page: FetchedPage): Promise<ToolOutput> {
   const type = mediaType(page.contentType) || 'unknown';
   const kind = classifyContent(page.contentType, page.body);
   if (kind === 'binary') {
     throw new ToolError(`${page.url} is binary content (${type}, ${page.truncated ? 'at least ' : ''}${formatBytes(page.body.length)}); web_fetch returns text and HTML pages only`, { outcome: 'refused' });
   }
   const text = decodeText(page.body, page.contentType);
-  const converted = kind === 'html' ? htmlToMarkdown(text) : { markdown: text };
+  const converted = kind === 'html' ? await htmlToMarkdown(text) : { markdown: text };
   const body = converted.markdown;
   const shown = body.length > MAX_WEB_CONTENT_CHARS ? body.slice(0, MAX_WEB_CONTENT_CHARS) : body;
   const notes: string[] = [];

@@ -119,7 +119,7 @@ describe('web_fetch time limits', () => {
 describe('the pinned connection', () => {
   it('connects to the vetted address without resolving the host name again', async () => {
     server.route('/pinned', (request, response) => response.writeHead(200, { 'content-type': 'text/plain' }).end(`host=${request.headers.host}`));
-    const agent = connectPinned({ protocol: 'http:', hostname: 'never-resolvable.invalid', port: server.port, address: '127.0.0.1' }, { connectMs: 2000, headersMs: 2000, bodyMs: 2000 });
+    const agent = await connectPinned({ protocol: 'http:', hostname: 'never-resolvable.invalid', port: server.port, address: '127.0.0.1' }, { connectMs: 2000, headersMs: 2000, bodyMs: 2000 });
     try {
       const response = await agent.request({ origin: `http://never-resolvable.invalid:${server.port}`, path: '/pinned', method: 'GET' });
       expect(await response.body.text()).toBe(`host=never-resolvable.invalid:${server.port}`);

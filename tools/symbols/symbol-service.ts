@@ -1,0 +1,40 @@
+/**
+ * What the symbol tools need from a language service: the subset of the workspace's TypeScript
+ * language service they call (cli/ hands in the real one; tests may hand in anything shaped so).
+ */
+export interface SymbolService {
+  definition(target: SymbolTarget): Promise<readonly SymbolLocation[]>;
+  references(target: SymbolTarget): Promise<readonly SymbolReference[]>;
+  workspaceSymbols(query: string, limit?: number): Promise<readonly NamedSymbol[]>;
+  hover(target: SymbolTarget): Promise<SymbolHover | undefined>;
+}
+
+/** A position (workspace-relative file, 1-based line and column) or a key `src/a.ts#Class.member`. */
+export type SymbolTarget = { readonly file: string; readonly line: number; readonly column: number } | { readonly symbol: string };
+
+/** A place in the code; `file` is workspace-relative, or absolute outside it (library declarations); `text` is its line, trimmed. */
+export interface SymbolLocation {
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  readonly text: string;
+}
+
+export interface SymbolReference extends SymbolLocation {
+  readonly isDefinition: boolean;
+  readonly isWrite: boolean;
+}
+
+export interface NamedSymbol extends SymbolLocation {
+  readonly name: string;
+  readonly kind: string;
+  readonly container: string;
+}
+
+export interface SymbolHover extends SymbolLocation {
+  readonly signature: string;
+  readonly documentation: string;
+}
+
+/** The service for this run, created on first use (it loads the compiler) and shared by every call. */
+export type SymbolServiceSource = () => Promise<SymbolService>;
