@@ -7,8 +7,6 @@ const ACTIONS = ['list'] as const;
 
 /** `dagent mcp list`: starts each configured server, shows its state and tools, and stops it again. */
 export const mcpCommand = defineCommand<{ action: (typeof ACTIONS)[number] }>({
-  command: 'mcp <action>',
-  describe: 'MCP servers: list (each configured server, its state and its tools)',
   builder: (yargs) => yargs.positional('action', { type: 'string', choices: ACTIONS, demandOption: true }),
   async run(context) {
     const disabled = Object.entries(readOutsideToolsConfig(context.config).mcpServers)
@@ -22,7 +20,7 @@ export const mcpCommand = defineCommand<{ action: (typeof ACTIONS)[number] }>({
     if (context.json) {
       writeLine(context.io.stdout, JSON.stringify({ servers: [...status, ...disabled.map((name) => ({ name, state: 'disabled', tools: [] }))] }));
     } else if (status.length === 0 && disabled.length === 0) {
-      writeLine(context.io.stdout, 'no MCP servers configured: add "mcpServers" to .dagent/config.json');
+      writeLine(context.io.stdout, 'no MCP servers configured: add "mcpServers" to ~/.config/dagent/config.json (or to a trusted workspace\'s .dagent/config.json)');
     } else {
       writeLine(context.io.stdout, [...status.map(formatServer), ...disabled.map((name) => `${name} · disabled`)].join('\n\n'));
     }

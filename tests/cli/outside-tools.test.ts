@@ -9,12 +9,25 @@ const SERVER_SCRIPT = fileURLToPath(new URL('../fixtures/mcp/test-server.mjs', i
 
 let workspace: string;
 let cleanup: () => void;
-beforeEach(() => ({ dir: workspace, cleanup } = tempDir('dagent-outside-')));
-afterEach(() => cleanup());
+let userHome: string;
+let cleanupHome: () => void;
+beforeEach(() => {
+  ({ dir: workspace, cleanup } = tempDir('dagent-outside-'));
+  ({ dir: userHome, cleanup: cleanupHome } = tempDir('dagent-outside-home-'));
+});
+afterEach(() => {
+  cleanup();
+  cleanupHome();
+});
 
+/** MCP servers and web hosts are trust-sensitive: they live in the user's own config. */
 function writeConfig(config: unknown): void {
-  mkdirSync(join(workspace, '.dagent'), { recursive: true });
-  writeFileSync(join(workspace, '.dagent', 'config.json'), JSON.stringify(config));
+  mkdirSync(join(userHome, 'dagent'), { recursive: true });
+  writeFileSync(join(userHome, 'dagent', 'config.json'), JSON.stringify(config));
+}
+
+function cli(args: readonly string[]) {
+  return runCli(args, { cwd: workspace, env: { XDG_CONFIG_HOME: userHome } });
 }
 
 function isRunning(pid: number): boolean {
@@ -28,7 +41,14 @@ function isRunning(pid: number): boolean {
 
 describe('dagent mcp list', () => {
   it('says how to configure servers when there are none', async () => {
-    expect(await runCli(['mcp', 'list'], { cwd: workspace })).toMatchObject({ code: 0, stdout: 'no MCP servers configured: add "mcpServers" to .dagent/config.json\n' });
+    expect(await cli(['mcp', 'list'])).toMatchObject({ code: 0, stdout: 'no MCP servers configured: add "mcpServers" to ~/.config/dagent/config.json (or to a trusted workspace\'s .dagent/config.json)\n' });
+  });
+
+  it('ignores servers in a workspace config the user has not trusted', async () => {
+    mkdirSync(join(workspace, '.dagent'), { recursive: true });
+    writeFileSync(join(workspace, '.dagent', 'config.json'), JSON.stringify({ mcpServers: { evil: { command: 'touch', args: ['pwned'] } } }));
+    const listed = await cli(['mcp', 'list']);
+    expect(listed.stdout).toMatch(/^no MCP servers configured/);
   });
 
   it('shows each server with its state and tools, why one failed, and the disabled ones', async () => {
@@ -39,14 +59,14 @@ describe('dagent mcp list', () => {
         old: { url: 'http://127.0.0.1:9/mcp', disabled: true },
       },
     });
-    const listed = await runCli(['mcp', 'list'], { cwd: workspace });
+    const listed = await cli(['mcp', 'list']);
     expect(listed.code).toBe(1);
     expect(listed.stdout).toContain('tracker · stdio · ready · 8 tools\n  tracker__create_issue  command  Creates an issue in the tracker.');
     expect(listed.stdout).toContain('  tracker__pid           read     Returns the server process id.');
     expect(listed.stdout).toMatch(/broken · stdio · failed · .*\(stderr: test-server: cannot open its database\)/);
     expect(listed.stdout).toContain('old · disabled');
 
-    const json = JSON.parse((await runCli(['--json', 'mcp', 'list'], { cwd: workspace })).stdout) as { servers: { name: string; state: string; tools: unknown[] }[] };
+    const json = JSON.parse((await cli(['--json', 'mcp', 'list'])).stdout) as { servers: { name: string; state: string; tools: unknown[] }[] };
     expect(json.servers.map((server) => [server.name, server.state, server.tools.length])).toEqual([
       ['tracker', 'ready', 8],
       ['broken', 'failed', 0],
@@ -56,11 +76,11 @@ describe('dagent mcp list', () => {
 
   it('refuses a server entry that is neither stdio nor HTTP, and a missing ${VAR}, in one line', async () => {
     writeConfig({ mcpServers: { odd: { args: ['x'] } } });
-    const odd = await runCli(['mcp', 'list'], { cwd: workspace });
+    const odd = await cli(['mcp', 'list']);
     expect(odd.code).toBe(2);
     expect(odd.stderr).toMatch(/^dagent: .*config\.json: mcpServers\.odd/);
     writeConfig({ mcpServers: { github: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer ${GITHUB_TOKEN}' } } } });
-    expect(await runCli(['mcp', 'list'], { cwd: workspace })).toMatchObject({ code: 2, stderr: 'dagent: mcpServers.github.headers.Authorization: environment variable GITHUB_TOKEN is not set\n' });
+    expect(await cli(['mcp', 'list'])).toMatchObject({ code: 2, stderr: 'dagent: mcpServers.github.headers.Authorization: environment variable GITHUB_TOKEN is not set\n' });
   });
 });
 
@@ -69,10 +89,10 @@ describe('MCP and web tools in a run', () => {
     writeConfig({ mcpServers: { tracker: { command: process.execPath, args: [SERVER_SCRIPT] } } });
     const script = join(workspace, 'script.json');
     writeFileSync(script, JSON.stringify({ agents: { react: [{ toolCalls: [{ name: 'tracker__pid', args: {} }] }, { text: 'asked the tracker' }] } }));
-    const run = await runCli(['--model', `scripted:${script}`, '--approval', 'auto', '--json', 'react', 'ask the tracker'], { cwd: workspace });
+    const run = await cli(['--model', `scripted:${script}`, '--approval', 'auto', '--json', 'react', 'ask the tracker']);
     expect(run.code).toBe(0);
     const { runId } = JSON.parse(run.stdout) as { runId: string };
-    const log = await runCli(['--json', 'log', runId, '--type', 'tool/result'], { cwd: workspace });
+    const log = await cli(['--json', 'log', runId, '--type', 'tool/result']);
     const result = JSON.parse(log.stdout.trim().split('\n')[0]!) as { payload: { name: string; content: string; meta: { provider: string } } };
     expect(result.payload).toMatchObject({ name: 'tracker__pid', meta: { provider: 'mcp:tracker' } });
     const pid = Number(/\n(\d+)\n/.exec(result.payload.content)![1]);
@@ -82,16 +102,16 @@ describe('MCP and web tools in a run', () => {
 
   it('web_fetch follows the hosts of the config and refuses private addresses', async () => {
     writeConfig({ web: { deniedHosts: ['*.example.com'] } });
-    const denied = await runCli(['--approval', 'auto', 'tool', 'web_fetch', '{"url":"https://docs.example.com/x"}'], { cwd: workspace });
+    const denied = await cli(['--approval', 'auto', 'tool', 'web_fetch', '{"url":"https://docs.example.com/x"}']);
     expect(denied).toMatchObject({ code: 1, stderr: 'refused: docs.example.com is in the denied hosts (web.deniedHosts); web_fetch reaches public internet hosts only\n' });
-    const metadata = await runCli(['--approval', 'auto', 'tool', 'web_fetch', '{"url":"http://2852039166/latest/meta-data/"}'], { cwd: workspace });
+    const metadata = await cli(['--approval', 'auto', 'tool', 'web_fetch', '{"url":"http://2852039166/latest/meta-data/"}']);
     expect(metadata.stderr).toBe('refused: 169.254.169.254 is a link-local address (cloud metadata lives there); web_fetch reaches public internet hosts only\n');
   });
 
   it('refuses an unknown web setting in one line', async () => {
     writeConfig({ web: { allowHosts: ['x'] } });
-    const result = await runCli(['mcp', 'list'], { cwd: workspace });
+    const result = await cli(['mcp', 'list']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^dagent: .*config\.json: web: Unrecognized key: "allowHosts"/);
+    expect(result.stderr).toMatch(/^dagent: .*config\.json: unknown setting in web: allowHosts$/m);
   });
 });

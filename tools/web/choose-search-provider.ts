@@ -41,5 +41,5 @@ export function chooseSearchProvider(input: SearchProviderChoiceInput): SearchPr
     return { ok: false, message: `no web search provider is available: set one of ${definitions.map((d) => d.keyVariable).join(', ')}` };
   }
   const named = available.map((definition) => `${definition.id} (${definition.keyVariable})`).join(', ');
-  return { ok: false, message: `several web search providers have keys: ${named}; choose one with "web": { "searchProvider": "<id>" } in .dagent/config.json` };
+  return { ok: false, message: `several web search providers have keys: ${named}; choose one with "web": { "searchProvider": "<id>" } in your dagent config` };
 }

@@ -8,7 +8,7 @@ describe('choosing the web search provider', () => {
     { name: 'a configured id wins over other keys', configured: 'tavily', env: { BRAVE_API_KEY: 'b', TAVILY_API_KEY: 't' }, expected: 'tavily' },
     { name: 'the one provider with a key is used', env: { TAVILY_API_KEY: 't' }, expected: 'tavily' },
     { name: 'an empty key does not count', env: { BRAVE_API_KEY: 'b', TAVILY_API_KEY: ' ' }, expected: 'brave' },
-    { name: 'several with keys is an error naming them', env: { BRAVE_API_KEY: 'b', TAVILY_API_KEY: 't' }, error: 'several web search providers have keys: brave (BRAVE_API_KEY), tavily (TAVILY_API_KEY); choose one with "web": { "searchProvider": "<id>" } in .dagent/config.json' },
+    { name: 'several with keys is an error naming them', env: { BRAVE_API_KEY: 'b', TAVILY_API_KEY: 't' }, error: 'several web search providers have keys: brave (BRAVE_API_KEY), tavily (TAVILY_API_KEY); choose one with "web": { "searchProvider": "<id>" } in your dagent config' },
     { name: 'none with a key is an error naming the variables', env: {}, error: 'no web search provider is available: set one of BRAVE_API_KEY, TAVILY_API_KEY' },
     { name: 'a configured provider without its key', configured: 'brave', env: { TAVILY_API_KEY: 't' }, error: 'web search provider brave is configured but BRAVE_API_KEY is not set' },
     { name: 'an unknown configured id', configured: 'bing', env: { BRAVE_API_KEY: 'b' }, error: 'web search provider "bing" (web.searchProvider) is unknown; known providers: brave, tavily' },
