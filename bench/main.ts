@@ -8,6 +8,7 @@ const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
   compaction: async () => (await import('./compaction.js')).runCompactionBench(),
   workers: async () => (await import('./workers.js')).runWorkersBench(),
   startup: async () => (await import('./startup.js')).runStartupBench(),
+  snapshots: async () => (await import('./snapshots.js')).runSnapshotsBench(),
 };
 
 async function runBenches(names: readonly string[]): Promise<number> {

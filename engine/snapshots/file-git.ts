@@ -35,6 +35,8 @@ export interface GitEntry {
 }
 
 export const GIT_LINK_MODE = '120000';
+/** Memory kept for the contents of blobs written by this process. */
+const WRITTEN_CACHE_BYTES = 32 * 1024 * 1024;
 /** Pathspecs per command line, well under any OS's argument limit. */
 const PATHS_PER_COMMAND = 500;
 
@@ -71,6 +73,9 @@ export class GitWorkingTree {
   readonly root: string;
   readonly #git: GitRunner;
   #objects: Promise<string | undefined> | undefined;
+  #dagentIgnored: Promise<boolean> | undefined;
+  readonly #written = new Map<string, Buffer>();
+  #writtenBytes = 0;
 
   constructor(root: string, git: GitRunner = runGit) {
     this.root = root;
@@ -99,7 +104,10 @@ export class GitWorkingTree {
     try {
       const warm = await copyKeepingTimes(shared, indexFile);
       if (!warm && (await this.#hasHead())) await this.#git(['read-tree', 'HEAD'], { cwd: this.root, indexFile });
-      await this.#git(['add', '-A', '--', '.', ':(exclude).dagent', ':(exclude,glob)**/.*.dagent-tmp'], { cwd: this.root, indexFile });
+      // git refuses an exclude pathspec that names an ignored path: when .gitignore already leaves .dagent/ out, it is not named.
+      this.#dagentIgnored ??= this.ignored(['.dagent']).then((ignored) => ignored.has('.dagent'));
+      const excludeDagent = (await this.#dagentIgnored) ? [] : [':(exclude).dagent'];
+      await this.#git(['add', '-A', '--', '.', ...excludeDagent, ':(exclude,glob)**/.*.dagent-tmp'], { cwd: this.root, indexFile });
       const tree = (await this.#git(['write-tree'], { cwd: this.root, indexFile })).toString('utf8').trim();
       await rename(indexFile, shared);
       return tree;
@@ -121,9 +129,9 @@ export class GitWorkingTree {
     return this.#git(['cat-file', '--filters', `--path=${path}`, blob], { cwd: this.root });
   }
 
-  /** A blob's bytes as stored (a link's target for a link). */
+  /** A blob's bytes as stored (a link's target for a link); blobs this process wrote come from memory. */
   async readRawBlob(blob: string): Promise<Buffer> {
-    return this.#git(['cat-file', 'blob', blob], { cwd: this.root });
+    return this.#written.get(blob) ?? this.#git(['cat-file', 'blob', blob], { cwd: this.root });
   }
 
   /** The entries of `tree` at the given paths, and under those that are folders in it. */
@@ -169,6 +177,7 @@ export class GitWorkingTree {
     if (objects === undefined) return (await this.#git(['hash-object', '-w', '--no-filters', '--stdin'], { cwd: this.root, input: bytes })).toString('utf8').trim();
     const header = Buffer.from(`blob ${bytes.length}\0`, 'utf8');
     const id = createHash('sha1').update(header).update(bytes).digest('hex');
+    this.#remember(id, bytes);
     const folder = join(objects, id.slice(0, 2));
     const target = join(folder, id.slice(2));
     if ((await stat(target).catch(() => undefined)) !== undefined) return id;
@@ -181,6 +190,18 @@ export class GitWorkingTree {
       await rm(temporary, { force: true });
     }
     return id;
+  }
+
+  /** Keeps the blobs written last (up to WRITTEN_CACHE_BYTES), so reading a node's content before costs no git process. */
+  #remember(id: string, bytes: Buffer): void {
+    if (bytes.length > WRITTEN_CACHE_BYTES / 16 || this.#written.has(id)) return;
+    this.#written.set(id, bytes);
+    this.#writtenBytes += bytes.length;
+    for (const [oldest, content] of this.#written) {
+      if (this.#writtenBytes <= WRITTEN_CACHE_BYTES) break;
+      this.#written.delete(oldest);
+      this.#writtenBytes -= content.length;
+    }
   }
 
   /** The object folder of a SHA-1 repository, or undefined (then git writes the objects). */

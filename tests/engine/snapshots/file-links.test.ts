@@ -130,6 +130,14 @@ describe.each([
 });
 
 describe('snapshots of ignored files', () => {
+  it('captures a command\'s change in a repository whose .gitignore lists .dagent', async () => {
+    const h = await harness({ git: true, files: { '.gitignore': '.dagent\n', 'src/a.ts': 'a\n' } });
+    const boundary = await h.snapshots.beginNode('cmd', []);
+    expect(boundary.kind).toBe('watch');
+    h.put('src/a.ts', 'changed by a command\n');
+    expect(await h.snapshots.endNode('cmd', [], boundary)).toEqual({ filesChanged: ['src/a.ts'], strayChanges: ['src/a.ts'] });
+  });
+
   it('restores a .gitignored file inside the node\'s writes on resume', async () => {
     const h = await harness({ git: true, files: { '.gitignore': 'logs/\n', 'logs/build.log': 'one\n', 'src/a.ts': 'a\n' } });
     const writes = ['logs/build.log'];
