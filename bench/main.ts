@@ -9,6 +9,7 @@ const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
   workers: async () => (await import('./workers.js')).runWorkersBench(),
   startup: async () => (await import('./startup.js')).runStartupBench(),
   snapshots: async () => (await import('./snapshots.js')).runSnapshotsBench(),
+  dashboard: async () => (await import('./dashboard.js')).runDashboardBench(),
 };
 
 async function runBenches(names: readonly string[]): Promise<number> {
