@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { ConfigError, WORKSPACE_CONFIG_FILE, openDatabase, resolveConfig, secretsFromEnvironment, type DagentConfig, type Store } from '../engine/index.js';
+import { ConfigError, WORKSPACE_CONFIG_FILE, openDatabase, resolveConfig, secretsFromEnvironment, type BusyNotice, type DagentConfig, type Store } from '../engine/index.js';
 import { writeLine, type CliIo } from './cli-io.js';
 import { findWorkspaceRoot } from './workspace-root.js';
 
@@ -67,7 +67,14 @@ export class CliContext {
     }
     const busyTimeoutMs = Number(this.io.env.DAGENT_BUSY_TIMEOUT_MS);
     const secrets = secretsFromEnvironment(this.io.env);
-    this.#store ??= await openDatabase(this.dbUrl, { secrets, ...(Number.isFinite(busyTimeoutMs) && busyTimeoutMs > 0 ? { busyTimeoutMs } : {}) });
+    const onBusy = (notice: BusyNotice): void =>
+      writeLine(
+        this.io.stderr,
+        notice.state === 'waiting'
+          ? `dagent: the database ${this.dbUrl} is locked by another program; waiting for it (retrying with backoff; nothing is lost)`
+          : `dagent: the database is free again after ${Math.round(notice.waitedMs / 1000)} s; continuing`,
+      );
+    this.#store ??= await openDatabase(this.dbUrl, { secrets, onBusy, ...(Number.isFinite(busyTimeoutMs) && busyTimeoutMs > 0 ? { busyTimeoutMs } : {}) });
     return this.#store;
   }
 

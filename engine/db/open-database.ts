@@ -8,7 +8,8 @@ import type { Database } from './database.js';
 import { createStatementCache } from './statement-cache.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
 import { createSecretRedactor } from '../secret-redactor.js';
-import { redactingDialect } from './redacting-dialect.js';
+import { busyBackoff, type BusyBackoff } from './busy-backoff.js';
+import { storeEdgeDialect, type BusyNotice } from './store-edge-dialect.js';
 
 /**
  * `synchronous` for SQLite. NORMAL in WAL mode survives a killed process (kill -9) with nothing
@@ -26,6 +27,10 @@ export interface OpenDatabaseOptions {
    * environment): every value written is redacted of them, and of the common key shapes.
    */
   readonly secrets?: readonly string[];
+  /** How a lock held by another program past `busyTimeoutMs` is waited out (default `busyBackoff()`). */
+  readonly busyBackoff?: Partial<BusyBackoff>;
+  /** Told when dagent starts waiting for such a lock, and when it got through. */
+  readonly onBusy?: (notice: BusyNotice) => void;
 }
 
 export interface Store {
@@ -49,7 +54,12 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
   const dialect: SqlDialectName = isPostgres ? 'postgres' : 'sqlite';
   const opened = isPostgres ? { dialect: await postgresDialect(url), checkpointer: undefined } : sqliteDialect(url, options);
   const { checkpointer } = opened;
-  const db = new Kysely<Database>({ dialect: redactingDialect(opened.dialect, createSecretRedactor(options.secrets)) });
+  const edge = {
+    redactor: createSecretRedactor(options.secrets),
+    backoff: busyBackoff(options.busyBackoff),
+    ...(options.onBusy === undefined ? {} : { onBusy: options.onBusy }),
+  };
+  const db = new Kysely<Database>({ dialect: storeEdgeDialect(opened.dialect, edge) });
   const close = async (): Promise<void> => {
     await checkpointer?.close();
     await db.destroy();

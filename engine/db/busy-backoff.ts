@@ -1,0 +1,31 @@
+/** How long to wait before the next try at a database another program holds locked. */
+export interface BusyBackoff {
+  /** Milliseconds before attempt `attempt` (1 = the first retry). */
+  readonly delayMs: (attempt: number) => number;
+  /** After this much waiting in all, the lock is reported as an error instead. */
+  readonly giveUpAfterMs: number;
+}
+
+/** First retry delay; it doubles up to `MAX_BUSY_DELAY_MS`. */
+export const FIRST_BUSY_DELAY_MS = 100;
+export const MAX_BUSY_DELAY_MS = 2_000;
+/** A lock held this long is not a brief overlap with another program: the run stops with one clear line. */
+export const BUSY_GIVE_UP_MS = 10 * 60_000;
+
+/** Doubling delays, capped: 100, 200, 400 … 2000 ms. Pure. */
+export function busyBackoff(options: Partial<BusyBackoff> = {}): BusyBackoff {
+  return {
+    delayMs: options.delayMs ?? ((attempt) => Math.min(MAX_BUSY_DELAY_MS, FIRST_BUSY_DELAY_MS * 2 ** Math.max(0, attempt - 1))),
+    giveUpAfterMs: options.giveUpAfterMs ?? BUSY_GIVE_UP_MS,
+  };
+}
+
+/**
+ * True for a lock another connection holds past the busy timeout: SQLITE_BUSY itself, or a
+ * locked table. Not SQLITE_BUSY_SNAPSHOT (a transaction whose snapshot is stale cannot succeed by
+ * trying again) nor SQLITE_BUSY_RECOVERY variants that a retry of the whole operation must handle.
+ */
+export function isBusyError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || code === 'SQLITE_BUSY_TIMEOUT';
+}

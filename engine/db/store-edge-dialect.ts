@@ -1,0 +1,150 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult, TransactionSettings } from 'kysely';
+import type { SecretRedactor } from '../secret-redactor.js';
+import { isBusyError, type BusyBackoff } from './busy-backoff.js';
+
+/** A lock another program holds on the store: `waiting` when dagent starts waiting it out, `resumed` when it got through. */
+export interface BusyNotice {
+  readonly state: 'waiting' | 'resumed';
+  readonly waitedMs: number;
+}
+
+export interface StoreEdge {
+  readonly redactor: SecretRedactor;
+  readonly backoff: BusyBackoff;
+  readonly onBusy?: (notice: BusyNotice) => void;
+}
+
+/**
+ * `dialect` with the store's edge around every statement, whichever code path runs it:
+ *
+ * - Every value written is passed through the redactor first: the string parameters of each
+ *   INSERT and UPDATE (the session log, the `nodes` projection, file snapshots, memories). Binary
+ *   snapshot content is stored as base64 text; a parameter that is entirely base64 is decoded,
+ *   redacted and encoded again, so a key inside a binary file is caught too. Reads are left alone.
+ * - A lock held by another program past the busy timeout is waited out with backoff (the event
+ *   loop keeps running; `onBusy` tells the user) instead of failing the run.
+ * - A rollback of a transaction SQLite already rolled back itself (it does on a full disk or an
+ *   I/O error) is not an error: the original failure, e.g. "the disk is full", is what surfaces.
+ */
+export function storeEdgeDialect(dialect: Dialect, edge: StoreEdge): Dialect {
+  return {
+    createAdapter: () => dialect.createAdapter(),
+    createDriver: () => new StoreEdgeDriver(dialect.createDriver(), edge),
+    createQueryCompiler: () => dialect.createQueryCompiler(),
+    createIntrospector: (db) => dialect.createIntrospector(db),
+  };
+}
+
+const WRITE_STATEMENT = /^\s*(?:insert|update|replace)\b/i;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** Shorter base64-looking parameters (ids, hashes) cannot hold a key worth decoding for. */
+const MIN_BASE64_CHARS = 24;
+
+class StoreEdgeConnection implements DatabaseConnection {
+  constructor(
+    readonly inner: DatabaseConnection,
+    readonly edge: StoreEdge,
+  ) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const redacted = this.#redacted(query);
+    let waitedMs = 0;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const result = await this.inner.executeQuery<R>(redacted);
+        if (waitedMs > 0) this.edge.onBusy?.({ state: 'resumed', waitedMs });
+        return result;
+      } catch (error) {
+        if (!isBusyError(error) || waitedMs >= this.edge.backoff.giveUpAfterMs) throw error;
+        if (waitedMs === 0) this.edge.onBusy?.({ state: 'waiting', waitedMs });
+        const delay = this.edge.backoff.delayMs(attempt);
+        await sleep(delay);
+        waitedMs += delay;
+      }
+    }
+  }
+
+  streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    return this.inner.streamQuery<R>(this.#redacted(query), chunkSize);
+  }
+
+  #redacted(query: CompiledQuery): CompiledQuery {
+    if (!WRITE_STATEMENT.test(query.sql)) return query;
+    let changed = false;
+    const parameters = query.parameters.map((parameter) => {
+      const redacted = this.#redactValue(parameter);
+      if (redacted !== parameter) changed = true;
+      return redacted;
+    });
+    return changed ? { ...query, parameters } : query;
+  }
+
+  #redactValue(value: unknown): unknown {
+    if (Buffer.isBuffer(value)) return this.edge.redactor.redactBytes(value);
+    if (typeof value !== 'string') return value;
+    if (value.length >= MIN_BASE64_CHARS && BASE64.test(value)) {
+      const bytes = Buffer.from(value, 'base64');
+      const redacted = this.edge.redactor.redactBytes(bytes);
+      return redacted === bytes ? value : redacted.toString('base64');
+    }
+    return this.edge.redactor.redactText(value);
+  }
+}
+
+class StoreEdgeDriver implements Driver {
+  readonly #inner: Driver;
+  readonly #edge: StoreEdge;
+
+  constructor(inner: Driver, edge: StoreEdge) {
+    this.#inner = inner;
+    this.#edge = edge;
+    // Savepoints are optional in a driver; offer them only when the wrapped one does.
+    if (inner.savepoint !== undefined) this.savepoint = (connection, name, compile) => inner.savepoint!(unwrap(connection), name, compile);
+    if (inner.rollbackToSavepoint !== undefined) this.rollbackToSavepoint = (connection, name, compile) => inner.rollbackToSavepoint!(unwrap(connection), name, compile);
+    if (inner.releaseSavepoint !== undefined) this.releaseSavepoint = (connection, name, compile) => inner.releaseSavepoint!(unwrap(connection), name, compile);
+  }
+
+  savepoint?: Driver['savepoint'];
+  rollbackToSavepoint?: Driver['rollbackToSavepoint'];
+  releaseSavepoint?: Driver['releaseSavepoint'];
+
+  init(): Promise<void> {
+    return this.#inner.init();
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new StoreEdgeConnection(await this.#inner.acquireConnection(), this.#edge);
+  }
+
+  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    return this.#inner.beginTransaction(unwrap(connection), settings);
+  }
+
+  commitTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.#inner.commitTransaction(unwrap(connection));
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await this.#inner.rollbackTransaction(unwrap(connection));
+    } catch (error) {
+      // SQLite rolls a transaction back itself on SQLITE_FULL and some I/O errors; then there is
+      // nothing left to roll back, and the error worth reporting is the one that caused it.
+      if (/no transaction is active/.test(error instanceof Error ? error.message : String(error))) return;
+      throw error;
+    }
+  }
+
+  releaseConnection(connection: DatabaseConnection): Promise<void> {
+    return this.#inner.releaseConnection(unwrap(connection));
+  }
+
+  destroy(): Promise<void> {
+    return this.#inner.destroy();
+  }
+}
+
+function unwrap(connection: DatabaseConnection): DatabaseConnection {
+  return connection instanceof StoreEdgeConnection ? connection.inner : connection;
+}

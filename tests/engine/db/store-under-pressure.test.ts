@@ -1,0 +1,100 @@
+import BetterSqlite3 from 'better-sqlite3';
+import { sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EventLog, createRun, describeSqliteError, openDatabase, type BusyNotice, type Store } from '../../../engine/index.js';
+import { tempDir } from '../../helpers/temp-store.js';
+
+/**
+ * The store under pressure: another program holding the database locked past the busy timeout
+ * does not kill a live run (dagent waits with backoff and says so), and a full disk fails one
+ * append with "the disk is full", loses nothing already written, and the log goes on once there
+ * is room again.
+ */
+
+let temp: { dir: string; cleanup: () => void };
+let store: Store | undefined;
+
+beforeEach(() => {
+  temp = tempDir('dagent-pressure-');
+});
+afterEach(async () => {
+  await store?.close();
+  store = undefined;
+  temp.cleanup();
+});
+
+describe('a database locked by another program', () => {
+  it('is waited out with backoff, and the user is told, instead of failing the append', async () => {
+    const path = `${temp.dir}/dagent.db`;
+    const notices: BusyNotice[] = [];
+    store = await openDatabase(path, { busyTimeoutMs: 50, busyBackoff: { delayMs: () => 50 }, onBusy: (notice) => notices.push(notice) });
+    const run = await createRun(store.db, { task: 'live run', workspace: temp.dir, mode: 'react' });
+    const log = new EventLog(store.db, run.id);
+
+    // Another program takes the write lock and keeps it for well over the busy timeout.
+    const other = new BetterSqlite3(path);
+    other.exec('BEGIN IMMEDIATE');
+    const released = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        other.exec('COMMIT');
+        other.close();
+        resolve();
+      }, 600),
+    );
+
+    const event = await log.append({ type: 'user/message', payload: { source: 'user', content: 'still here' } });
+    await released;
+
+    expect(event.seq).toBe(2);
+    expect(notices.map((notice) => notice.state)).toEqual(['waiting', 'resumed']);
+    expect(notices[1]!.waitedMs).toBeGreaterThan(0);
+    expect((await log.read()).map((stored) => stored.type)).toEqual(['run/created', 'user/message']);
+  });
+
+  it('is reported as one clear line when it is held past the give-up time', async () => {
+    const path = `${temp.dir}/dagent.db`;
+    store = await openDatabase(path, { busyTimeoutMs: 20, busyBackoff: { delayMs: () => 20, giveUpAfterMs: 100 } });
+    const run = await createRun(store.db, { task: 'live run', workspace: temp.dir, mode: 'react' });
+    const other = new BetterSqlite3(path);
+    other.exec('BEGIN IMMEDIATE');
+
+    const failed = await new EventLog(store.db, run.id).append({ type: 'user/message', payload: { source: 'user', content: 'x' } }).catch((error: unknown) => error);
+    other.exec('ROLLBACK');
+    other.close();
+
+    expect(describeSqliteError(failed, path).message).toBe(`database ${path} is locked by another process; try again when it finishes`);
+  });
+});
+
+describe('a full disk', () => {
+  it('fails the append with "the disk is full", keeps everything before it, and the log goes on when there is room', async () => {
+    const path = `${temp.dir}/dagent.db`;
+    store = await openDatabase(path);
+    const run = await createRun(store.db, { task: 'fill the disk', workspace: temp.dir, mode: 'react' });
+    const log = new EventLog(store.db, run.id);
+    // SQLite reports SQLITE_FULL once the file would grow past max_page_count: a disk that is full.
+    const { rows } = await sql<{ page_count: number }>`pragma page_count`.execute(store.db);
+    await sql.raw(`pragma max_page_count = ${rows[0]!.page_count + 8}`).execute(store.db);
+
+    const big = 'x'.repeat(4_000);
+    let appended = 0;
+    let failure: unknown;
+    try {
+      for (;;) {
+        // A node transition: several events and the projection in one transaction.
+        await log.appendMany([0, 1, 2].map(() => ({ type: 'user/message', payload: { source: 'user', content: big } }) as const));
+        appended += 3;
+      }
+    } catch (error) {
+      failure = error;
+    }
+
+    expect((failure as { code?: string }).code).toBe('SQLITE_FULL');
+    expect(describeSqliteError(failure, path).message).toBe(`database ${path}: the disk is full; nothing was written`);
+    expect(await log.read()).toHaveLength(1 + appended);
+
+    await sql.raw('pragma max_page_count = 1073741823').execute(store.db);
+    await log.append({ type: 'user/message', payload: { source: 'user', content: 'room again' } });
+    expect(await log.read()).toHaveLength(2 + appended);
+  });
+});
