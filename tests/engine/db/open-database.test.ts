@@ -73,7 +73,7 @@ describe('openDatabase', () => {
       holder.exec('ROLLBACK');
       holder.close();
     });
-    const failure = await openDatabase(path, { busyTimeoutMs: 50 }).then(async (store) => {
+    const failure = await openDatabase(path, { busyTimeoutMs: 50, busyBackoff: { giveUpAfterMs: 0 } }).then(async (store) => {
       try {
         await createRun(store.db, { task: 't', workspace: dir, mode: 'plan' });
         return undefined;
