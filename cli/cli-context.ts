@@ -12,6 +12,8 @@ export interface GlobalOptions {
   readonly baseUrl?: string;
   readonly approval?: 'auto' | 'suggest' | 'never';
   readonly json?: boolean;
+  /** `--no-sandbox`: run commands without the OS sandbox. */
+  readonly sandbox?: boolean;
 }
 
 /**
@@ -39,6 +41,7 @@ export class CliContext {
       ...(options.model === undefined ? {} : { model: options.model }),
       ...(options.baseUrl === undefined ? {} : { baseUrl: checkedBaseUrl(options.baseUrl) }),
       ...(options.approval === undefined ? {} : { approval: options.approval }),
+      ...(options.sandbox === false ? { sandbox: { enabled: false } } : {}),
     };
     const resolved = resolveConfig({ workspace: this.workspace, env: io.env, flags });
     this.config = resolved.config;

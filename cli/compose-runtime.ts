@@ -15,7 +15,8 @@ import {
   type ResolvedModel,
   type StreamPart,
 } from '../engine/index.js';
-import { DEFAULT_TOOL_NAMES, READ_ONLY_TOOL_NAMES, SYMBOL_TOOL_NAMES, createNonInteractiveApprover, createSymbolTools, createRememberTool, createTerminalApprover, createToolRuntime, reportMissingWorkTool, type LocalToolRuntime } from '../tools/index.js';
+import { homedir } from 'node:os';
+import { DEFAULT_TOOL_NAMES, READ_ONLY_TOOL_NAMES, SYMBOL_TOOL_NAMES, detectConfinement, type CommandConfinement, createNonInteractiveApprover, createSymbolTools, createRememberTool, createTerminalApprover, createToolRuntime, reportMissingWorkTool, type LocalToolRuntime } from '../tools/index.js';
 import type { CliContext } from './cli-context.js';
 import { chooseModel, modelIdFor } from './models.js';
 import { createWebTools, mcpDefaultTools, startMcpTools } from './outside-tools.js';
@@ -43,8 +44,23 @@ export async function createTools(context: CliContext, options: { mcp?: boolean 
   const mcpTools = options.mcp === false ? [] : await startMcpTools(context);
   return createToolRuntime({
     tools: [reportMissingWorkTool, createRememberTool(await createMemoryStore(context)), ...createWebTools(context), ...createSymbolTools(() => workspaceLanguageService(context)), ...mcpTools],
+    runCommand: { env: context.io.env, confinement: createConfinement(context), ...(context.config.sandbox?.env === undefined ? {} : { allowEnv: context.config.sandbox.env }) },
     ...(context.config.approval === undefined ? {} : { approval: context.config.approval }),
     ...(context.config.toolApproval === undefined ? {} : { toolApproval: context.config.toolApproval }),
+  });
+}
+
+/**
+ * Where commands run: the OS sandbox (with the config's network allow-list), or none with
+ * `--no-sandbox` / `sandbox.enabled: false`. `DAGENT_BWRAP` names another bubblewrap binary.
+ */
+export function createConfinement(context: CliContext): CommandConfinement {
+  if (context.config.sandbox?.enabled === false) return { kind: 'disabled' };
+  const homes = [homedir(), ...(context.io.env.HOME === undefined ? [] : [context.io.env.HOME])];
+  return detectConfinement({
+    homes,
+    ...(context.config.sandbox?.allowHosts === undefined ? {} : { allowHosts: context.config.sandbox.allowHosts }),
+    ...(context.io.env.DAGENT_BWRAP === undefined ? {} : { bwrapPath: context.io.env.DAGENT_BWRAP }),
   });
 }
 

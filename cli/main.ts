@@ -39,6 +39,7 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
     .option('base-url', { type: 'string', describe: 'base URL of an OpenAI-compatible server' })
     .option('approval', { type: 'string', choices: ['auto', 'suggest', 'never'] as const, describe: 'approval policy for risky tools' })
     .option('json', { type: 'boolean', describe: 'machine-readable output' })
+    .option('sandbox', { type: 'boolean', describe: 'run commands in the OS sandbox (the default); --no-sandbox runs them unconfined' })
     .strict()
     .demandCommand(1, 'name a command: dagent --help lists them')
     .recommendCommands()

@@ -36,6 +36,10 @@ export interface ToolOutput {
 export interface Assessment {
   readonly level: 'safe' | 'risky' | 'dangerous';
   readonly reason?: string;
+  /** The call reaches a remote (`git push`, a download): a human approves it explicitly, under every policy. */
+  readonly remote?: string;
+  /** The call would run without the OS sandbox: refused under `auto`, with this line on how to get one. */
+  readonly unconfined?: string;
 }
 
 /** A tool is data: name, description, argument schema, risk, and the function that runs it. */

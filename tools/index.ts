@@ -20,7 +20,8 @@ export { createGrepTool, grepTool, GREP_MATCH_BUDGET_MS, MAX_GREP_MATCHES, type 
 export { writeFileTool } from './write-file.js';
 export { editFileTool, planEdit, type PlannedEdit } from './edit-file.js';
 export { findClosestLine, type ClosestLine } from './closest-line.js';
-export { createRunCommandTool, DEFAULT_COMMAND_TIMEOUT_MS, MAX_COMMAND_TIMEOUT_MS, type RunCommandArgs, type RunCommandToolOptions } from './run-command.js';
+export { createRunCommandTool, detectConfinement, DEFAULT_COMMAND_TIMEOUT_MS, MAX_COMMAND_TIMEOUT_MS, type CommandConfinement, type RunCommandArgs, type RunCommandToolOptions } from './run-command.js';
+export * from './sandbox/index.js';
 export { killProcessGroup, KILL_GRACE_MS } from './process-group.js';
 export * from './command-check/index.js';
 export { recallHistoryTool, renderEvent, MAX_RECALLED_EVENTS, type RecallHistoryArgs } from './recall-history.js';

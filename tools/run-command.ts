@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { execa } from 'execa';
 import { z } from 'zod';
-import { checkCommand } from './command-check/index.js';
+import { checkCommand, type CommandCheckOptions } from './command-check/index.js';
+import { CommandSandbox, READ_ONLY_GIT_CONFIG, gitConfigEnvironment, scrubEnvironment, type SandboxStatus } from './sandbox/index.js';
 import { defineTool, loadToolDescription, type Tool } from './define-tool.js';
 import { OutputCapture } from './output-capture.js';
 import { KILL_GRACE_MS, killProcessGroup } from './process-group.js';
@@ -23,11 +24,25 @@ const runCommandArgs = z.strictObject({
 
 export type RunCommandArgs = z.output<typeof runCommandArgs>;
 
+/**
+ * Where commands run: in the OS sandbox; without one because the user said so (`--no-sandbox`);
+ * or without one because the machine has none (then, under `auto`, only commands the checker
+ * proves read-only run, and the refusal says how to get the sandbox).
+ */
+export type CommandConfinement =
+  | { readonly kind: 'sandbox'; readonly sandbox: CommandSandbox }
+  | { readonly kind: 'disabled' }
+  | { readonly kind: 'unavailable'; readonly status: Extract<SandboxStatus, { available: false }> };
+
 export interface RunCommandToolOptions {
   /** The shell that runs the command line; bash when present, else sh. */
   readonly shell?: string;
-  /** The command's environment; the environment at creation time by default. */
+  /** Where the command's environment comes from (the process's by default); only allow-listed variables pass. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** More variable names commands may inherit (config `sandbox.env`). */
+  readonly allowEnv?: readonly string[];
+  /** The machine's sandbox (detected when absent), or none. */
+  readonly confinement?: CommandConfinement;
   /** What `~` means to the command checker. */
   readonly home?: string;
   /** Folders outside the workspace where writing is only risky (default: the system temp folder and /tmp). */
@@ -35,15 +50,27 @@ export interface RunCommandToolOptions {
   readonly defaultTimeoutMs?: number;
 }
 
-/** Never interactive, never paged, no colour codes. */
-const COMMAND_ENV_OVERRIDES = { PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', NO_COLOR: '1', TERM: 'dumb' } as const;
+/** The confinement of this machine: its OS sandbox when it has one. */
+export function detectConfinement(options: { readonly homes?: readonly string[]; readonly allowHosts?: readonly string[]; readonly bwrapPath?: string } = {}): CommandConfinement {
+  const homes = options.homes ?? [homedir()];
+  const opened = CommandSandbox.open({ homes, ...(options.allowHosts === undefined ? {} : { allowHosts: options.allowHosts }), ...(options.bwrapPath === undefined ? {} : { bwrapPath: options.bwrapPath }) });
+  return opened instanceof CommandSandbox ? { kind: 'sandbox', sandbox: opened } : { kind: 'unavailable', status: opened };
+}
 
-/** The `run_command` tool: the command checker judges it, then it runs detached in its own process group. */
+/**
+ * The `run_command` tool: the command checker judges it (the first gate), then it runs in the OS
+ * sandbox, detached in its own process group, with a scrubbed environment.
+ */
 export function createRunCommandTool(options: RunCommandToolOptions = {}): Tool<RunCommandArgs> {
   const shell = options.shell ?? (existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh');
-  const env = { ...(options.env ?? process.env), ...COMMAND_ENV_OVERRIDES };
+  const sourceEnv = options.env ?? process.env;
+  const env = scrubEnvironment(sourceEnv, options.allowEnv);
   const home = options.home ?? homedir();
+  const homes = [...new Set([home, homedir(), ...(sourceEnv.HOME === undefined ? [] : [sourceEnv.HOME])])];
+  let confinement = options.confinement;
+  const confinementNow = (): CommandConfinement => (confinement ??= detectConfinement({ homes }));
   const scratchDirectories = options.scratchDirectories ?? [...new Set([tmpdir(), '/tmp'])];
+  const checkOptions = (workspace: string): CommandCheckOptions => ({ workspace, home, scratchDirectories });
   const defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
   const timeoutOf = (args: RunCommandArgs): number => Math.min(args.timeout_ms ?? defaultTimeoutMs, MAX_COMMAND_TIMEOUT_MS);
 
@@ -55,17 +82,34 @@ export function createRunCommandTool(options: RunCommandToolOptions = {}): Tool<
     timeoutMs: (args) => timeoutOf(args) + RUNTIME_DEADLINE_MARGIN_MS,
     summarize: (args) => `run_command ${args.command.length > 300 ? `${args.command.slice(0, 300)}…` : args.command}`,
     assess(args, context) {
-      const verdict = checkCommand(args.command, { workspace: context.workspace.realRoot, home, scratchDirectories });
-      return { level: verdict.class, reason: verdict.reasons.join('; ') };
+      const verdict = checkCommand(args.command, checkOptions(context.workspace.realRoot));
+      const current = confinementNow();
+      const unconfined =
+        current.kind === 'unavailable' && verdict.class === 'risky'
+          ? `no OS sandbox on this machine (${current.status.reason}), and the command checker cannot prove this command read-only; ${current.status.fix}, or pass --no-sandbox to run commands unconfined`
+          : undefined;
+      return {
+        level: verdict.class,
+        reason: verdict.reasons.join('; '),
+        ...(verdict.remote === undefined ? {} : { remote: verdict.remote }),
+        ...(unconfined === undefined ? {} : { unconfined }),
+      };
     },
     async execute(args, context) {
       const timeoutMs = timeoutOf(args);
       const stdout = new OutputCapture(COMMAND_OUTPUT_HEAD_BYTES, COMMAND_OUTPUT_TAIL_BYTES);
       const stderr = new OutputCapture(COMMAND_OUTPUT_HEAD_BYTES, COMMAND_OUTPUT_TAIL_BYTES);
-      const subprocess = execa(args.command, {
-        shell,
-        cwd: context.workspace.realRoot,
-        env,
+      const workspace = context.workspace.realRoot;
+      const readOnly = checkCommand(args.command, checkOptions(workspace)).class === 'safe';
+      const commandEnv = readOnly ? { ...env, ...gitConfigEnvironment(READ_ONLY_GIT_CONFIG) } : env;
+      const current = confinementNow();
+      const wrapped =
+        current.kind === 'sandbox'
+          ? await current.sandbox.wrap({ workspace, shell, command: args.command, env: commandEnv })
+          : { file: shell, args: ['-c', args.command], env: commandEnv, cleanup: () => undefined };
+      const subprocess = execa(wrapped.file, wrapped.args, {
+        cwd: workspace,
+        env: wrapped.env,
         extendEnv: false,
         detached: true,
         reject: false,
@@ -106,8 +150,10 @@ export function createRunCommandTool(options: RunCommandToolOptions = {}): Tool<
           timeoutMs,
           stdout,
           stderr,
+          sandbox: current.kind === 'sandbox' ? current.sandbox.kind : 'none',
         });
       } finally {
+        wrapped.cleanup();
         clearTimeout(timer);
         context.signal.removeEventListener('abort', onAbort);
       }
@@ -122,6 +168,7 @@ interface CommandEnd {
   readonly timeoutMs: number;
   readonly stdout: OutputCapture;
   readonly stderr: OutputCapture;
+  readonly sandbox: string;
 }
 
 // eslint-disable-next-line no-control-regex
@@ -148,6 +195,7 @@ function renderCommandResult(end: CommandEnd): { content: string; outcome: 'ok' 
     outcome,
     meta: {
       exitCode: end.exitCode ?? null,
+      sandbox: end.sandbox,
       signal: end.signal ?? null,
       timedOut: end.stopped === 'timeout',
       stdoutBytes: end.stdout.totalBytes,

@@ -120,13 +120,14 @@ export class LocalToolRuntime implements ToolRuntime {
       const toolContext = await this.#toolContext(call, context, context.signal);
       const assessment = tool.assess === undefined ? undefined : await tool.assess(args, toolContext);
       const gate = await this.#approve(tool, call, args, assessment, context);
-      if (gate !== undefined) return finish(gate.outcome, gate.content, { args });
+      if (gate !== undefined) return finish(gate.outcome, gate.content, { args, meta: { risk: tool.risk } });
       await context.session.append({
         type: 'tool/call',
         turn: context.position.turn,
         step: context.position.step,
         payload: { toolCallId: call.id, name: tool.name, args },
       });
+<<<<<<< HEAD
       const output =
         tool.risk === 'command'
           ? ((await this.#commandSlots.add(() => {
@@ -136,6 +137,10 @@ export class LocalToolRuntime implements ToolRuntime {
             })) as ToolOutput)
           : await this.#runLocked(tool, args, call, context);
       return finish(output.outcome ?? 'ok', output.content, { args, isError: output.isError, meta: output.meta });
+=======
+      const output = await this.#runLocked(tool, args, call, context);
+      return finish(output.outcome ?? 'ok', output.content, { args, isError: output.isError, meta: { ...output.meta, risk: tool.risk } });
+>>>>>>> 1708b5c (Commands run in the OS sandbox (bubblewrap on Linux, sandbox-exec on macOS): writes only to the workspace and a private /tmp, .git/ and .dagent/ read-only, credential stores hidden, no network but an allow-list proxy, a scrubbed environment, every process gone with the command; refused under auto without a sandbox unless --no-sandbox; dagent doctor; the checker sees test -v, printf -v, sort option prefixes, time -o and commands that reach a remote)
     } catch (error) {
       const failure = describeToolFailure(error, (path) => guard?.display(path) ?? path);
       return finish(failure.outcome, `${failure.outcome === 'refused' ? 'refused' : 'error'}: ${failure.message}`, {
@@ -154,19 +159,28 @@ export class LocalToolRuntime implements ToolRuntime {
     context: ToolExecutionContext,
   ): Promise<{ outcome: ToolOutcome; content: string } | undefined> {
     const policy = approvalPolicyFor(tool, this.#approval);
-    let verdict = evaluateApproval({ policy, assessment, alwaysApproved: false });
-    if (verdict.action === 'ask' && (await this.#alwaysApproved(tool.name, context))) {
-      verdict = evaluateApproval({ policy, assessment, alwaysApproved: true });
+    const grantedByPlan = grantedByThePlan(tool, args, context);
+    let verdict = evaluateApproval({ policy, assessment, alwaysApproved: false, grantedByPlan });
+    if (verdict.action === 'ask' && verdict.explicit !== true && (await this.#alwaysApproved(tool.name, context))) {
+      verdict = evaluateApproval({ policy, assessment, alwaysApproved: true, grantedByPlan });
     }
-    if (verdict.action === 'run') return undefined;
+    const position = { turn: context.position.turn, step: context.position.step };
+    if (verdict.action === 'run') {
+      if (verdict.by === 'plan' && policy !== 'auto') {
+        await context.session.append({ type: 'approval/granted', ...position, payload: { toolCallId: call.id, by: 'plan', tool: tool.name, reason: verdict.reason } });
+      }
+      return undefined;
+    }
     if (verdict.action === 'refuse') {
       return {
         outcome: 'refused',
-        content: `refused: ${verdict.reason.replace(/[.]+$/, '')}. This is refused under every approval policy; do not retry it, find another way.`,
+        content:
+          assessment?.level === 'dangerous'
+            ? `refused: ${verdict.reason.replace(/[.]+$/, '')}. This is refused under every approval policy; do not retry it, find another way.`
+            : `refused: ${verdict.reason.replace(/[.]+$/, '')}.`,
       };
     }
     const summary = summarize(tool, args);
-    const position = { turn: context.position.turn, step: context.position.step };
     await context.session.append({
       type: 'approval/requested',
       ...position,
@@ -314,6 +328,18 @@ async function askUntilCancelled(approver: Approver, request: ApprovalRequest, s
   } finally {
     signal.removeEventListener('abort', onAbort);
   }
+}
+
+/**
+ * What the approved plan declares: a write inside the node's `writes` (writes outside them are
+ * refused before approval, by the write scope) or the command node's own command, byte for byte.
+ */
+function grantedByThePlan(tool: Tool, args: unknown, context: ToolExecutionContext): boolean {
+  const grant = context.planGrant;
+  if (grant === undefined) return false;
+  if (tool.risk === 'write') return grant.edits === true && context.writeScope !== undefined;
+  if (tool.name === 'run_command') return grant.command !== undefined && (args as { command?: unknown }).command === grant.command;
+  return false;
 }
 
 function summarize(tool: Tool, args: unknown): string {

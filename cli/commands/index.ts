@@ -39,6 +39,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   entry('revert <run>', 'put the files a run (or one node) changed back as they were before it', async () => (await import('./diff.js')).revertCommand),
   entry('log <run>', "print a run's session log (JSONL with --json)", async () => (await import('./log.js')).logCommand),
   entry('inspect <run>', 'the exact request a model received: system prompt, tools and messages, rebuilt from the log', async () => (await import('./inspect.js')).inspectCommand),
+  entry('doctor', 'what this machine offers: the command sandbox, git, the database, provider keys', async () => (await import('./doctor.js')).doctorCommand),
   entry('trust', "let this workspace's .dagent/config.json set models, base URLs and approval policies (asks again when it changes)", async () => (await import('./trust.js')).trustCommand),
 ];
 

@@ -10,6 +10,7 @@ export type {
   ToolResultMeta,
   ToolRuntime,
   WriteScope,
+  PlanGrant,
 } from './tool-runtime.js';
 export type { AgentCompactor } from './agent-compactor.js';
 export { END_REASONS, type EndReason } from './end-reason.js';

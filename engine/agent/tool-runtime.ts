@@ -32,6 +32,8 @@ export interface ToolResultMeta {
   readonly provider?: string;
   /** A failure the run cannot recover from by asking the model again (e.g. the database is gone). */
   readonly fatal?: boolean;
+  /** The tool's risk (`read`, `write`, `command`, `network`): outcomes count denied writes and risky actions by it. */
+  readonly risk?: string;
   readonly [key: string]: unknown;
 }
 
@@ -88,6 +90,18 @@ export interface ToolExecutionContext {
   /** The node's allow-list; every registered tool when omitted. */
   readonly allowedTools?: readonly string[];
   readonly writeScope?: WriteScope;
+  /** What the approved plan grants this node without asking: see `PlanGrant`. */
+  readonly planGrant?: PlanGrant;
+}
+
+/**
+ * Approving a plan approves what it declares: an edit node's writes inside its `writes` globs
+ * (`edits`), a command node's own command (`command`, compared byte for byte). Anything else a
+ * node does still goes through the approval policy.
+ */
+export interface PlanGrant {
+  readonly edits?: boolean;
+  readonly command?: string;
 }
 
 export interface ToolRuntime {

@@ -64,6 +64,10 @@ export const configSchema = z.strictObject({
   roles: z.record(z.string(), z.strictObject({ prompt: z.string(), model: z.string().optional() })).optional(),
   web: webConfig.optional(),
   mcpServers: mcpServersConfig.optional(),
+  /** The OS sandbox of commands: `enabled: false` is `--no-sandbox`; `allowHosts` the hosts commands may reach (through a proxy); `env` more variables commands inherit. */
+  sandbox: z
+    .looseObject({ enabled: z.boolean().optional(), allowHosts: z.array(z.string().min(1)).optional(), env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).optional() })
+    .optional(),
 });
 
 export type DagentConfig = z.infer<typeof configSchema>;

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createNonInteractiveApprover, createScriptedApprover, createToolRuntime, type LocalToolRuntime } from '../../tools/index.js';
 import { openToolTestBed, type ToolTestBed } from '../helpers/tools-test-bed.js';
@@ -11,34 +11,34 @@ beforeEach(async () => {
 });
 afterEach(async () => bed.cleanup());
 
-/** Gone, or a zombie nobody reaped yet (a container's init may not): either way it no longer runs. */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
+/** A sleep duration no other process on the machine uses, so the host can find the command's processes by it. */
+function uniqueSleep(): string {
+  return `${30 + Math.floor(Math.random() * 1000)}.${Math.floor(Math.random() * 1000)}`;
+}
+
+/** Processes whose command line is `sleep SECONDS`, read from the host's /proc (zombies do not count). */
+function sleepersOf(seconds: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (cmdline[0]?.endsWith('sleep') && cmdline[1] === seconds && stat[stat.lastIndexOf(')') + 2] !== 'Z') found.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
   }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
+  return found;
 }
 
 /** Polls with a generous upper bound; never asserts on timing itself. */
-async function waitUntilStopped(pid: number, limitMs = 10_000): Promise<boolean> {
+async function waitUntilStopped(seconds: string, limitMs = 10_000): Promise<boolean> {
   for (let waited = 0; waited < limitMs; waited += 50) {
-    if (!isRunning(pid)) return true;
+    if (sleepersOf(seconds).length === 0) return true;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  return !isRunning(pid);
-}
-
-function pidIn(text: string): number {
-  const match = /PID=(\d+)/.exec(text);
-  expect(match).not.toBeNull();
-  return Number(match![1]);
+  return sleepersOf(seconds).length === 0;
 }
 
 describe('run_command', () => {
@@ -75,27 +75,30 @@ describe('run_command', () => {
   });
 
   it('on timeout kills the whole process group, grandchildren included', async () => {
-    const result = await bed.call(runtime, 'run_command', { command: "sh -c 'sleep 30 & echo PID=$!; wait'", timeout_ms: 300 });
+    const seconds = uniqueSleep();
+    const result = await bed.call(runtime, 'run_command', { command: `sh -c 'sleep ${seconds} & echo started; wait'`, timeout_ms: 300 });
     expect(result).toMatchObject({ isError: true, meta: { outcome: 'timeout', timedOut: true } });
-    expect(result.content).toMatch(/^timed out after 300 ms: the command and every process it started were stopped\n--- stdout ---\nPID=\d+$/);
-    expect(await waitUntilStopped(pidIn(result.content))).toBe(true);
+    expect(result.content).toBe('timed out after 300 ms: the command and every process it started were stopped\n--- stdout ---\nstarted');
+    expect(await waitUntilStopped(seconds)).toBe(true);
   });
 
-  it('stops what a finished command left running in the background', async () => {
-    const result = await bed.call(runtime, 'run_command', { command: 'sleep 30 & echo PID=$!' });
+  it('stops what a finished command left running in the background, even after setsid -f', async () => {
+    const seconds = uniqueSleep();
+    const result = await bed.call(runtime, 'run_command', { command: `sleep ${seconds} & setsid -f sleep ${seconds}; echo started` });
     expect(result.meta).toMatchObject({ outcome: 'ok', exitCode: 0 });
     expect(result.meta.durationMs).toBeLessThan(15_000);
-    expect(await waitUntilStopped(pidIn(result.content))).toBe(true);
+    expect(await waitUntilStopped(seconds)).toBe(true);
   });
 
   it('kills the process group when the run is cancelled', async () => {
+    const seconds = uniqueSleep();
     const controller = new AbortController();
-    const pending = bed.call(runtime, 'run_command', { command: "sh -c 'sleep 30 & echo PID=$!; wait'" }, { signal: controller.signal });
+    const pending = bed.call(runtime, 'run_command', { command: `sh -c 'sleep ${seconds} & echo started; wait'` }, { signal: controller.signal });
     setTimeout(() => controller.abort(), 300);
     const result = await pending;
     expect(result.meta.outcome).toBe('aborted');
-    expect(result.content).toMatch(/^aborted: the run was cancelled; the command and every process it started were stopped\n--- stdout ---\nPID=\d+$/);
-    expect(await waitUntilStopped(pidIn(result.content))).toBe(true);
+    expect(result.content).toBe('aborted: the run was cancelled; the command and every process it started were stopped\n--- stdout ---\nstarted');
+    expect(await waitUntilStopped(seconds)).toBe(true);
   });
 
   it('caps large output, keeping its start and end', async () => {

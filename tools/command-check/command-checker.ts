@@ -1,7 +1,7 @@
 import { commandName, DECODERS, DOWNLOADERS, downloads, INTERPRETERS, MAX_COMMAND_NESTING, SHELLS, WRAPPERS } from './command-names.js';
 import { judgeWrite, placeAt, protectedLabel, usesTainted, type CheckContext, type CommandCheckOptions, type ShellState } from './command-context.js';
 import { Findings, type CommandVerdict } from './command-findings.js';
-import { checkReadOnly, READ_ONLY_COMMANDS } from './read-only-commands.js';
+import { abbreviates, checkReadOnly, READ_ONLY_COMMANDS } from './read-only-commands.js';
 import { ruleFor } from './command-rules.js';
 import { parseShell, type ShellCommand, type ShellPipeline, type ShellRedirect, type ShellWord } from './shell-syntax.js';
 
@@ -155,6 +155,10 @@ function unwrap(words: readonly ShellWord[], context: CheckContext, state: Shell
         }
         if (name === 'env' && (text === '-C' || text.startsWith('--chdir'))) state.cwd = undefined;
         if (name === 'command' && (text === '-v' || text === '-V')) return { words: [], moreArgumentsFromInput };
+        if (name === 'time') {
+          const target = timeOutputFile(word, rest[index + 1]);
+          if (target !== undefined) judgeWrite(target, placeAt(target, context, state), findings, `time -o writes ${target.text}`);
+        }
         index += spec.valueOptions.includes(text) ? 2 : 1;
         continue;
       }
@@ -173,6 +177,16 @@ function unwrap(words: readonly ShellWord[], context: CheckContext, state: Shell
     rest = rest.slice(index);
   }
   return { words: rest, moreArgumentsFromInput };
+}
+
+/** The file of GNU time's `-o FILE`, `-oFILE`, `--output=FILE` or `--output FILE` (any prefix of `--output`). */
+function timeOutputFile(option: ShellWord, next: ShellWord | undefined): ShellWord | undefined {
+  const text = option.text;
+  const long = text.startsWith('--') && abbreviates(text, '--output');
+  if (text === '-o' || (long && !text.includes('='))) return next;
+  if (long) return { ...option, text: text.slice(text.indexOf('=') + 1) };
+  if (/^-o./.test(text)) return { ...option, text: text.slice(2) };
+  return undefined;
 }
 
 /** Judges one command given as words (a simple command, or the command of `find -exec`). */

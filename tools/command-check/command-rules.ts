@@ -197,7 +197,15 @@ function interpreterRule({ name, args, context }: RuleInput): void {
 }
 
 function networkRule({ name, context }: RuleInput): void {
-  context.findings.add('risky', `${name} uses the network`);
+  context.findings.reachesRemote(`${name} uses the network`);
+}
+
+/** `npm publish`, `gh …`, `docker push`: commands that send something to a remote service. */
+function publishRule({ name, args, context }: RuleInput): void {
+  const subcommand = args.find((word) => !word.text.startsWith('-'))?.text ?? '';
+  if (name === 'gh' || name === 'hub' || name === 'sftp') context.findings.reachesRemote(`${name} works with a remote service`);
+  else if (/^(?:publish|unpublish|deprecate|dist-tag|owner|adduser|login|push)$/.test(subcommand)) context.findings.reachesRemote(`${name} ${subcommand} sends to a remote registry`);
+  else context.findings.add('risky', `${name} is not a known read-only command`);
 }
 
 const FIND_ACTIONS_WITH_COMMAND = new Set(['-exec', '-execdir', '-ok', '-okdir']);
@@ -288,8 +296,14 @@ const COMMAND_RULES: Readonly<Record<string, CommandRule>> = {
   touch: writeRule,
   mkdir: writeRule,
   truncate: writeRule,
-  rsync: writeRule,
-  scp: writeRule,
+  rsync: (input) => {
+    if (operandsOf(input.args).some((word) => /^[^/]*[^/\\]:/.test(word.text))) input.context.findings.reachesRemote('rsync copies to or from another host');
+    writeRule(input);
+  },
+  scp: (input) => {
+    input.context.findings.reachesRemote('scp copies to or from another host');
+    writeRule(input);
+  },
   chmod: writeRule,
   chown: writeRule,
   chgrp: writeRule,
@@ -322,6 +336,15 @@ const COMMAND_RULES: Readonly<Record<string, CommandRule>> = {
   netcat: networkRule,
   socat: networkRule,
   ssh: networkRule,
+  sftp: publishRule,
+  gh: publishRule,
+  hub: publishRule,
+  npm: publishRule,
+  pnpm: publishRule,
+  yarn: publishRule,
+  docker: publishRule,
+  podman: publishRule,
+  twine: (input) => input.context.findings.reachesRemote('twine uploads packages'),
   find: findRule,
   git: gitRule,
 };

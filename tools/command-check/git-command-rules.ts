@@ -85,6 +85,10 @@ export function checkGitCommand(args: readonly ShellWord[], findings: Findings, 
     checkPush(texts, findings);
     return;
   }
+  if (REMOTE_SUBCOMMANDS.has(subcommand) || (subcommand === 'remote' && /^(?:update|prune|set-head)$/.test(texts[0] ?? '')) || (subcommand === 'submodule' && /^(?:update|sync)$/.test(texts[0] ?? ''))) {
+    findings.reachesRemote(`git ${subcommand} works with a remote`);
+    return;
+  }
   const readOnly = READ_ONLY_SUBCOMMANDS[subcommand];
   if (readOnly === undefined || !readOnly(texts)) {
     findings.add('risky', `git ${subcommand}${texts.length > 0 ? ` ${texts[0]}` : ''} changes the repository or works with a remote`);
@@ -100,8 +104,11 @@ export function checkGitCommand(args: readonly ShellWord[], findings: Findings, 
   }
 }
 
+/** Subcommands that talk to a remote repository. */
+const REMOTE_SUBCOMMANDS: ReadonlySet<string> = new Set(['fetch', 'pull', 'clone', 'ls-remote', 'send-email', 'request-pull', 'archive-remote', 'svn', 'p4']);
+
 function checkPush(args: readonly string[], findings: Findings): void {
-  findings.add('risky', 'git push publishes commits to a remote');
+  findings.reachesRemote('git push publishes commits to a remote');
   for (const arg of args) {
     if (/^--force(?:-with-lease|-if-includes)?(?:=|$)/.test(arg) || /^-[a-zA-Z]*f[a-zA-Z]*$/.test(arg)) {
       findings.add('dangerous', `git push ${arg} overwrites the remote's history`);

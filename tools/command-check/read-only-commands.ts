@@ -16,11 +16,18 @@ const PATTERN_FIRST: ReadonlySet<string> = new Set(['grep', 'egrep', 'fgrep', 'r
 
 function unsafeOption(name: string, args: readonly ShellWord[]): string | undefined {
   const texts = args.map((word) => word.text);
-  const has = (...options: string[]): boolean => texts.some((text) => options.some((option) => text === option || text.startsWith(`${option}=`)));
+  const has = (...options: string[]): boolean => texts.some((text) => options.some((option) => text === option || text.startsWith(`${option}=`) || abbreviates(text, option)));
   const operands = texts.filter((text) => !text.startsWith('-'));
   switch (name) {
     case 'sort':
-      return has('-o', '--output', '--compress-program') || texts.some((text) => /^-[a-zA-Z]*o/.test(text)) ? 'sort -o writes a file' : undefined;
+      if (has('--compress-program')) return 'sort --compress-program runs a program';
+      return has('-o', '--output') || texts.some((text) => /^-[a-zA-Z]*o/.test(text)) ? 'sort -o writes a file' : undefined;
+    case 'test':
+    case '[':
+      // bash evaluates an array subscript of `-v NAME[…]` as arithmetic, which runs `$(…)` inside it.
+      return texts.includes('-v') ? `${name} -v evaluates an array subscript, which can run commands` : undefined;
+    case 'printf':
+      return texts.some((text) => /^-[a-zA-Z]*v/.test(text)) ? 'printf -v assigns a variable, whose array subscript can run commands' : undefined;
     case 'uniq':
       return operands.length > 1 ? 'uniq with two files writes the second' : undefined;
     case 'tree':
@@ -38,6 +45,16 @@ function unsafeOption(name: string, args: readonly ShellWord[]): string | undefi
     default:
       return undefined;
   }
+}
+
+/**
+ * GNU long options may be shortened to any unambiguous prefix (`--outp` is `--output`): an
+ * argument counts as `option` when it is a prefix of it at least three characters after `--`.
+ */
+export function abbreviates(text: string, option: string): boolean {
+  if (!option.startsWith('--') || !text.startsWith('--')) return false;
+  const name = text.split('=', 1)[0]!;
+  return name.length >= 3 && option.startsWith(name);
 }
 
 export function checkReadOnly(name: string, args: readonly ShellWord[], context: CheckContext, state: ShellState): void {

@@ -1,0 +1,30 @@
+/** What one sandboxed command may touch; built per command from the workspace and the home folders. */
+export interface SandboxPolicy {
+  /** The workspace's real path: the one folder (with the private temp folder) the command may write. */
+  readonly workspace: string;
+  /** Existing folders or files inside the workspace mounted read-only (`.git`, `.dagent`). */
+  readonly readOnly: readonly string[];
+  /** Existing credential stores, hidden behind an empty folder or file. */
+  readonly hidden: readonly HiddenPath[];
+  /** Where the private temp folder appears (TMPDIR inside the sandbox). */
+  readonly tempDir: string;
+  /** No network at all, or only through the allow-list proxy. */
+  readonly network: SandboxNetwork;
+}
+
+export interface HiddenPath {
+  readonly path: string;
+  readonly kind: 'directory' | 'file';
+}
+
+export type SandboxNetwork =
+  | { readonly kind: 'none' }
+  /** Linux: the proxy's Unix socket, bound into the sandbox and bridged to 127.0.0.1:port inside. */
+  | { readonly kind: 'proxy-socket'; readonly socketPath: string; readonly port: number }
+  /** macOS: the proxy listens on the host's loopback; the profile allows that one port. */
+  | { readonly kind: 'proxy-port'; readonly port: number };
+
+/** Where the proxy's socket appears inside a bubblewrap sandbox. */
+export const SANDBOX_PROXY_SOCKET = '/tmp/.dagent-proxy.sock';
+/** The loopback port the bridge listens on inside the sandbox. */
+export const SANDBOX_PROXY_PORT = 3128;
