@@ -107,6 +107,8 @@ async function executeClaimedRun(context: CliContext, runId: string, flags: RunF
     ...(context.config.replan?.threshold === undefined ? {} : { replanThreshold: context.config.replan.threshold }),
     ...(context.config.replan?.maxReplans === undefined ? {} : { maxReplans: context.config.replan.maxReplans }),
     ...((flags.reviewReplans ?? context.config.replan?.review) === undefined ? {} : { reviewReplans: flags.reviewReplans ?? context.config.replan?.review ?? false }),
+    // Commands a replan adds were not approved: they wait for approval unless commands run under auto.
+    reviewCommandChanges: tools.policyFor('run_command') !== 'auto',
   };
   const planner = await createPlanner(context);
   const dispatch = flags.workers === undefined ? undefined : await dispatchToWorkers(context, run, flags.workers);

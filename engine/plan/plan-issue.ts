@@ -19,6 +19,7 @@ export type PlanIssueCode =
   | 'cycle'
   | 'missing-command'
   | 'write-conflict'
+  | 'protected-write'
   | 'unknown-node';
 
 /** `nodes[2] (edit-b)`: the node's place in the document, and its id when it has one. */

@@ -1,3 +1,4 @@
+import picomatch from 'picomatch';
 import { findCycles } from './find-cycles.js';
 import { PlanInvalidError } from './plan-errors.js';
 import { planGraph, type PlanGraph } from './plan-graph.js';
@@ -17,6 +18,7 @@ export function validatePlan(plan: Plan): readonly PlanIssue[] {
     ...duplicateIdIssues(plan),
     ...dependencyIssues(plan, graph),
     ...missingCommandIssues(plan),
+    ...protectedWriteIssues(plan),
     ...cycleIssues(graph),
     ...writeConflictIssues(plan, graph),
   ];
@@ -68,6 +70,37 @@ function missingCommandIssues(plan: Plan): PlanIssue[] {
       });
   });
   return issues;
+}
+
+/** Folders no node may write: the repository's history and dagent's own state (its log, its snapshots). */
+const PROTECTED_FOLDERS = ['.git', '.dagent'] as const;
+
+/**
+ * Writes into `.git/` or `.dagent/` are refused before any run starts: a path with such a segment,
+ * or a dot-segment glob that names one (`.g*`, `.*`). A bare `**` stays allowed; the workspace
+ * guard and the sandbox keep those folders out of its reach at run time.
+ */
+function protectedWriteIssues(plan: Plan): PlanIssue[] {
+  const issues: PlanIssue[] = [];
+  plan.nodes.forEach((node, index) => {
+    for (const write of node.writes) {
+      const folder = PROTECTED_FOLDERS.find((name) => write.split('/').some((segment) => segmentNames(segment, name)));
+      if (folder === undefined) continue;
+      issues.push({
+        code: 'protected-write',
+        nodeId: node.id,
+        file: write,
+        message: `${nodeLocation(index, node.id)}.writes: "${write}" writes into ${folder}/, which no node may change (${folder === '.git' ? 'the repository history' : "dagent's own log and snapshots"})`,
+      });
+    }
+  });
+  return issues;
+}
+
+function segmentNames(segment: string, folder: string): boolean {
+  if (segment.toLowerCase() === folder) return true;
+  if (!segment.startsWith('.') || !/[*?[{]/.test(segment)) return false;
+  return picomatch.isMatch(folder, segment, { dot: true, nocase: true });
 }
 
 function cycleIssues(graph: PlanGraph): PlanIssue[] {

@@ -1,13 +1,14 @@
 import type { AgentCompactor } from '../agent/agent-compactor.js';
 import { runAgent } from '../agent/run-agent.js';
 import type { AgentLimits } from '../agent/stop-conditions.js';
-import type { Approver, ToolRuntime, WriteScope } from '../agent/tool-runtime.js';
+import type { Approver, ToolResult, ToolRuntime, WriteScope } from '../agent/tool-runtime.js';
 import { SystemPrompt, type ContextProvider, type PromptSection } from '../context/system-prompt.js';
 import { errorMessage } from '../errors.js';
 import type { ModelProvider, StreamPart, Usage } from '../model/model-provider.js';
 import type { Plan, PlanNode, PlanNodeKind } from '../plan/plan-schema.js';
 import type { Session } from '../session/session.js';
 import { NODE_SYSTEM_SECTIONS, nodeInstruction } from './node-prompt.js';
+import type { NodeAction } from './node-outcome.js';
 
 export interface ResolvedModel {
   readonly provider: ModelProvider;
@@ -55,7 +56,8 @@ export interface NodeAttempt {
 }
 
 export type NodeAttemptResult =
-  | { readonly status: 'succeeded'; readonly answer: string }
+  /** `actions`: the node's tool calls, for the checks of `unkeptPromise` once its changed files are known. */
+  | { readonly status: 'succeeded'; readonly answer: string; readonly actions?: readonly NodeAction[] }
   | { readonly status: 'failed'; readonly error: string; readonly retryable: boolean };
 
 export const DEFAULT_ROLES: Readonly<Record<string, RolePrompt>> = {
@@ -90,19 +92,22 @@ async function runAgentNode(runtime: NodeRuntime, attempt: NodeAttempt): Promise
   for (const context of [...(runtime.contexts ?? []), ...(runtime.contextsFor?.(node, instruction) ?? [])]) prompt.addContext(context);
   prompt.addTools('node', () => runtime.tools.specs(allowed));
 
+  const actions: NodeAction[] = [];
+  const tools = recordingActions(runtime.tools, actions);
   const outcome = await runAgent({
     agent: `node:${node.id}`,
     session: attempt.session,
     prompt,
     provider: model.provider,
     model: model.model,
-    tools: runtime.tools,
+    tools,
     toolContext: {
       runId: attempt.runId,
       nodeId: node.id,
       workspace: runtime.workspace,
       approver: runtime.approver,
       writeScope: attempt.writeScope,
+      planGrant: { edits: true },
       ...(allowed === undefined ? {} : { allowedTools: allowed }),
     },
     instruction,
@@ -116,7 +121,7 @@ async function runAgentNode(runtime: NodeRuntime, attempt: NodeAttempt): Promise
   });
   switch (outcome.reason) {
     case 'done':
-      return { status: 'succeeded', answer: outcome.answer };
+      return { status: 'succeeded', answer: outcome.answer, actions };
     case 'error':
     case 'context_overflow':
       return { status: 'failed', error: `${outcome.reason}: ${outcome.detail ?? ''}`.trim(), retryable: true };
@@ -125,7 +130,11 @@ async function runAgentNode(runtime: NodeRuntime, attempt: NodeAttempt): Promise
   }
 }
 
-/** A `command` node runs its command through the tool runtime (same checker, same limits), no model. */
+/**
+ * A `command` node runs its command through the tool runtime (same checker, sandbox and limits),
+ * no model. The approved plan grants the command itself; a command that reaches a remote is
+ * still asked, through the run's approver.
+ */
 async function runCommandNode(runtime: NodeRuntime, attempt: NodeAttempt): Promise<NodeAttemptResult> {
   const { node, session } = attempt;
   const command = node.command ?? '';
@@ -139,9 +148,10 @@ async function runCommandNode(runtime: NodeRuntime, attempt: NodeAttempt): Promi
     signal: attempt.signal,
     position,
     session,
-    approver: planApproved,
+    approver: runtime.approver,
     writeScope: attempt.writeScope,
     allowedTools: ['run_command'],
+    planGrant: { command },
   });
   await session.append({
     type: 'tool/result',
@@ -150,8 +160,41 @@ async function runCommandNode(runtime: NodeRuntime, attempt: NodeAttempt): Promi
   });
   if (!result.isError) return { status: 'succeeded', answer: result.content };
   const retryable = result.meta.outcome === 'timeout' || result.meta.outcome === 'error';
-  return { status: 'failed', error: `\`${command}\` failed:\n${result.content}`, retryable: retryable && result.meta.exitCode === undefined };
+  return { status: 'failed', error: commandFailure(command, result), retryable: retryable && result.meta.exitCode === undefined };
 }
 
-/** The user approved the plan, and with it the commands its command nodes run. */
-const planApproved: Approver = { interactive: false, ask: async () => ({ decision: 'yes' }) };
+/** Lines of a failed command's output shown in the one-line reason. */
+const FAILURE_TAIL_LINES = 3;
+const FAILURE_TAIL_CHARS = 300;
+
+/**
+ * The reason a command node failed: a first line that says it all (the exit code or the denial,
+ * and the tail of the output), then the whole result.
+ */
+export function commandFailure(command: string, result: ToolResult): string {
+  const shown = command.length > 80 ? `${command.slice(0, 80)}…` : command;
+  const lines = result.content.split('\n');
+  const output = lines.slice(1).filter((line) => line.trim() !== '' && !/^--- std(?:out|err) ---$/.test(line) && !/^\[… \d+ bytes omitted …\]$/.test(line));
+  let tail = output.slice(-FAILURE_TAIL_LINES).map((line) => line.trim()).join(' ⏎ ');
+  if (tail.length > FAILURE_TAIL_CHARS) tail = `…${tail.slice(-FAILURE_TAIL_CHARS)}`;
+  const exitCode = result.meta.exitCode;
+  const headline =
+    typeof exitCode === 'number' && result.meta.outcome === 'error'
+      ? `\`${shown}\` exited with code ${exitCode}`
+      : `\`${shown}\` ${result.meta.outcome === 'denied' ? 'was denied' : result.meta.outcome === 'refused' ? 'was refused' : `failed (${result.meta.outcome})`}`;
+  const first = result.meta.outcome === 'denied' || result.meta.outcome === 'refused' ? `${headline}: ${lines[0]}` : tail === '' ? `${headline} (${lines[0]})` : `${headline}: ${tail}`;
+  return `${first}\n${result.content}`;
+}
+
+/** The runtime, recording each call's risk and outcome for the node's outcome checks. */
+function recordingActions(tools: ToolRuntime, actions: NodeAction[]): ToolRuntime {
+  return {
+    specs: (allowed) => tools.specs(allowed),
+    async execute(call, context) {
+      const result = await tools.execute(call, context);
+      const risk = typeof result.meta.risk === 'string' ? result.meta.risk : undefined;
+      actions.push({ tool: call.name, ...(risk === undefined ? {} : { risk }), outcome: result.meta.outcome, summary: (result.content.split('\n', 1)[0] ?? '').slice(0, 240) });
+      return result;
+    },
+  };
+}

@@ -34,11 +34,12 @@ export {
   type StoredPlan,
 } from './plan-store.js';
 export { applyPlanPatch, missedWorkNode, type PatchContext } from './apply-plan-patch.js';
-export { DEFAULT_ROLES, executePlanNode, type NodeAttempt, type NodeAttemptResult, type NodeRuntime, type ResolvedModel, type RolePrompt } from './execute-plan-node.js';
+export { unkeptPromise, type NodeAction, type NodeOutcomeInput } from './node-outcome.js';
+export { DEFAULT_ROLES, commandFailure, executePlanNode, type NodeAttempt, type NodeAttemptResult, type NodeRuntime, type ResolvedModel, type RolePrompt } from './execute-plan-node.js';
 export type { NodeFiles } from './node-files.js';
 export { NODE_SYSTEM_SECTIONS, handoffMessage, nodeInstruction } from './node-prompt.js';
 export type { AmendInput, CompletedNode, PlanInput, PlanPatch, Planner, ReplanTrigger } from './planner.js';
-export { DEFAULT_RUN_SETTINGS, executeRun, type ExecuteRunOptions, type RemoteAttempts, type NodeResult, type RunResult, type RunSettings } from './run-controller.js';
+export { DEFAULT_RUN_SETTINGS, changedCommandNodes, executeRun, type ExecuteRunOptions, type RemoteAttempts, type NodeResult, type RunResult, type RunSettings } from './run-controller.js';
 export { appendNodeTransitions, nodeTransitionDrafts, writeNodeProjection, type DescribedResult, type NodeTotals, type ProjectionContext } from './node-projection.js';
 export { endRun, type RunEnding } from './end-run.js';
 export { REACT_NODE_ID, REACT_SYSTEM_SECTIONS, executeReactRun, type ExecuteReactRunOptions } from './execute-react-run.js';

@@ -18,6 +18,7 @@ import { applyPlanPatch, missedWorkNode } from './apply-plan-patch.js';
 import { executePlanNode, type NodeRuntime } from './execute-plan-node.js';
 import type { NodeFiles } from './node-files.js';
 import { handoffMessage } from './node-prompt.js';
+import { unkeptPromise } from './node-outcome.js';
 import { appendNodeTransitions, type NodeTotals } from './node-projection.js';
 import { endRun, type RunEnding } from './end-run.js';
 import { executablePlan, savePlan, setRunStatus } from './plan-store.js';
@@ -36,9 +37,14 @@ export interface RunSettings {
   readonly maxReplans: number;
   /** Stop for approval after a replan instead of going on. */
   readonly reviewReplans: boolean;
+  /**
+   * Stop for approval after a replan that adds or changes command nodes: the original approval
+   * did not cover those commands. On unless commands run under `auto`.
+   */
+  readonly reviewCommandChanges: boolean;
 }
 
-export const DEFAULT_RUN_SETTINGS: RunSettings = { mode: 'eager', concurrency: 4, maxAttempts: 2, replanThreshold: 0.5, maxReplans: 3, reviewReplans: false };
+export const DEFAULT_RUN_SETTINGS: RunSettings = { mode: 'eager', concurrency: 4, maxAttempts: 2, replanThreshold: 0.5, maxReplans: 3, reviewReplans: false, reviewCommandChanges: true };
 
 export interface ExecuteRunOptions {
   readonly db: Kysely<Database>;
@@ -276,6 +282,8 @@ class RunController {
       const { filesChanged, strayChanges = [] } = await files.endNode(nodeId, node.writes, boundary, { otherWrites });
       if (strayChanges.length > 0) await this.#log.append({ type: 'writes/exceeded', nodeId, payload: { paths: [...strayChanges] } });
       if (result.status === 'failed') return result;
+      const unkept = unkeptPromise({ nodeId, kind: node.kind, actions: result.actions ?? [], filesChanged, writes: node.writes });
+      if (unkept !== undefined) return { status: 'failed', error: unkept, retryable: false };
       return { status: 'succeeded', result: { answer: result.answer, filesChanged } };
     } finally {
       session.close();
@@ -327,13 +335,17 @@ class RunController {
       await this.#log.append({ type: 'replan/finished', payload: { outcome: 'failed', error: errorMessage(error) } });
       return undefined;
     }
-    const review = this.#settings.reviewReplans;
+    const newCommands = changedCommandNodes(this.#plan, next);
+    const review = this.#settings.reviewReplans || (this.#settings.reviewCommandChanges && newCommands.length > 0);
     const reason = trigger.kind === 'failure' ? `replan (${decision}) after ${trigger.nodeId} failed: ${firstLine(trigger.error)}` : `replan (${decision}): ${trigger.nodeId} reported missed work: ${trigger.title}`;
     const saved = await savePlan(this.#db, this.#runId, { plan: next, reason, status: review ? 'awaiting_approval' : 'approved', runStatus: 'running', log: this.#log });
     this.#replans += 1;
     await this.#log.append({ type: 'replan/finished', payload: { outcome: 'amended', version: saved.stored.version } });
     if (review) {
-      this.#paused = `plan v${saved.stored.version} waits for review after a replan`;
+      this.#paused =
+        newCommands.length > 0 && !this.#settings.reviewReplans
+          ? `plan v${saved.stored.version} waits for approval: the replan added or changed command nodes (${newCommands.join(', ')}), which the approved plan did not cover`
+          : `plan v${saved.stored.version} waits for review after a replan`;
       this.#schedule.abort(new Error(this.#paused));
       return undefined;
     }
@@ -390,6 +402,18 @@ const RECOVERED_EVENT_TYPES = [
 function nodeTotals(view: RunView, nodeId: string): NodeTotals | undefined {
   const node = view.nodes.get(nodeId);
   return node === undefined ? undefined : { ...node.tokens, costUsd: node.costUsd };
+}
+
+/** Command nodes of `next` that `current` does not have with the same command: what a new approval must cover. */
+export function changedCommandNodes(current: Plan, next: Plan): string[] {
+  const before = new Map(current.nodes.map((node) => [node.id, node]));
+  return next.nodes
+    .filter((node) => node.kind === 'command' || node.command !== undefined)
+    .filter((node) => {
+      const old = before.get(node.id);
+      return old === undefined || old.kind !== node.kind || old.command !== node.command;
+    })
+    .map((node) => node.id);
 }
 
 function describeResult(result: NodeResult): { result: string; filesChanged: readonly string[] } {

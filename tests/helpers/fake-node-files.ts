@@ -3,6 +3,7 @@ import type { NodeFiles, WriteScope } from '../../engine/index.js';
 /** A recording in-memory NodeFiles: every begin, end and restore is kept in `calls`. */
 export class FakeNodeFiles implements NodeFiles {
   readonly calls: string[] = [];
+  /** Files each node changed; a node not listed changed the first file of its writes (as an edit would), if it has any. */
   changed = new Map<string, string[]>();
 
   writeScopeFor(nodeId: string, writes: readonly string[]): WriteScope {
@@ -17,9 +18,9 @@ export class FakeNodeFiles implements NodeFiles {
     return { node: nodeId };
   }
 
-  async endNode(nodeId: string): Promise<{ filesChanged: readonly string[] }> {
+  async endNode(nodeId: string, writes: readonly string[] = []): Promise<{ filesChanged: readonly string[] }> {
     this.calls.push(`end ${nodeId}`);
-    return { filesChanged: this.changed.get(nodeId) ?? [] };
+    return { filesChanged: this.changed.get(nodeId) ?? writes.slice(0, 1) };
   }
 
   async restoreNode(nodeId: string): Promise<readonly string[]> {

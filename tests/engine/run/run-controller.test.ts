@@ -106,7 +106,7 @@ describe('executeRun', () => {
     const tools = new FakeTools({ run_command: () => failed('exit code 1\n1 test failed: getArea is not a function') });
     const result = await executeRun({ db: store.db, runId, runtime: runtimeWith(answers('read-all', 'edit-a', 'edit-b', 'edit-c', 'edit-d'), tools), files: new FakeNodeFiles(), signal: new AbortController().signal });
     expect(result.status).toBe('failed');
-    expect(result.error).toBe('node test failed: `npm test` failed:');
+    expect(result.error).toBe('node test failed: `npm test` exited with code 1: 1 test failed: getArea is not a function');
     expect(result.nodes.find((node) => node.id === 'test')).toMatchObject({ status: 'failed', attempts: 1 });
     expect((await readEvents(store.db, runId, { types: ['run/failed'] }))).toHaveLength(1);
   });
