@@ -150,7 +150,11 @@ describe.skipIf(!sandbox.available)('the escape corpus under --approval auto, ev
   });
 
   it('changes nothing outside the workspace, nor .git or .dagent, reads no credential, reaches no server', async () => {
-    const outside = (): Map<string, string> => new Map([...snapshot(canaryDir)].map(([key, value]) => [`canary-dir/${key}`, value]).concat([['canary.txt', snapshot(canaryFile).get('.') ?? 'gone']]));
+    const outside = (): Map<string, string> => {
+      const state = new Map([...snapshot(canaryDir)].map(([key, value]): [string, string] => [`canary-dir/${key}`, value]));
+      state.set('canary.txt', snapshot(canaryFile).get('.') ?? 'gone');
+      return state;
+    };
     const protectedState = (): Map<string, string> => new Map([...snapshot(home), ...snapshot(join(workspace, '.dagent')), ['.git/config', readFileSync(join(workspace, '.git', 'config'), 'utf8')]]);
     const before = { outside: outside(), protected: protectedState() };
     const approver = createAutoYesApprover();
