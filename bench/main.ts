@@ -10,6 +10,7 @@ const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
   startup: async () => (await import('./startup.js')).runStartupBench(),
   snapshots: async () => (await import('./snapshots.js')).runSnapshotsBench(),
   dashboard: async () => (await import('./dashboard.js')).runDashboardBench(),
+  sandbox: async () => (await import('./sandbox.js')).runSandboxBench(),
 };
 
 async function runBenches(names: readonly string[]): Promise<number> {

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { homedir, hostname, tmpdir } from 'node:os';
+import { processStartTime } from '../engine/index.js';
 import { execa } from 'execa';
 import { z } from 'zod';
 import { checkCommand, type CommandCheckOptions } from './command-check/index.js';
@@ -118,6 +119,15 @@ export function createRunCommandTool(options: RunCommandToolOptions = {}): Tool<
         stripFinalNewline: false,
         windowsHide: true,
       });
+      if (subprocess.pid !== undefined && context.session !== undefined) {
+        // Recorded before the command can do anything lasting, so a resume can find it if dagent dies.
+        await context.session.append({
+          type: 'command/started',
+          turn: context.position.turn,
+          step: context.position.step,
+          payload: { toolCallId: context.toolCallId, pid: subprocess.pid, host: hostname(), startTime: processStartTime(subprocess.pid), sandboxed: current.kind === 'sandbox' },
+        });
+      }
       subprocess.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
       subprocess.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
 

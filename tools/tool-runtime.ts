@@ -167,7 +167,7 @@ export class LocalToolRuntime implements ToolRuntime {
     const position = { turn: context.position.turn, step: context.position.step };
     if (verdict.action === 'run') {
       if (verdict.by === 'plan' && policy !== 'auto') {
-        await context.session.append({ type: 'approval/granted', ...position, payload: { toolCallId: call.id, by: 'plan', tool: tool.name, reason: verdict.reason } });
+        await context.session.append({ type: 'approval/granted', ...position, payload: { toolCallId: call.id, by: 'plan', tool: tool.name } });
       }
       return undefined;
     }

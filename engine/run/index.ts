@@ -34,6 +34,7 @@ export {
   type StoredPlan,
 } from './plan-store.js';
 export { applyPlanPatch, missedWorkNode, type PatchContext } from './apply-plan-patch.js';
+export { processStartTime, stopEarlierCommands } from './earlier-commands.js';
 export { unkeptPromise, type NodeAction, type NodeOutcomeInput } from './node-outcome.js';
 export { DEFAULT_ROLES, commandFailure, executePlanNode, type NodeAttempt, type NodeAttemptResult, type NodeRuntime, type ResolvedModel, type RolePrompt } from './execute-plan-node.js';
 export type { NodeFiles } from './node-files.js';

@@ -19,6 +19,7 @@ import { executePlanNode, type NodeRuntime } from './execute-plan-node.js';
 import type { NodeFiles } from './node-files.js';
 import { handoffMessage } from './node-prompt.js';
 import { unkeptPromise } from './node-outcome.js';
+import { stopEarlierCommands } from './earlier-commands.js';
 import { appendNodeTransitions, type NodeTotals } from './node-projection.js';
 import { endRun, type RunEnding } from './end-run.js';
 import { executablePlan, savePlan, setRunStatus } from './plan-store.js';
@@ -144,6 +145,7 @@ class RunController {
     this.#task = run.task;
     this.#workspace = run.workspace;
     const prior = await this.#recoverFromLog();
+    await stopEarlierCommands((await this.#log.read({ types: ['command/started'] })) as SessionEvent<'command/started'>[]);
     if (this.#options.remote === undefined) await this.#restoreUnfinishedNodes(prior.statuses);
     await this.#startRun(run.status);
 

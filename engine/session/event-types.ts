@@ -224,6 +224,8 @@ export const EVENT_PAYLOADS = {
     retryable: z.boolean().optional(),
     patch: z.string().optional(),
   }),
+  /** A command's process group started: on resume, one still running from an earlier process is stopped first. */
+  'command/started': z.strictObject({ toolCallId: z.string(), pid: z.number().int().positive(), host: z.string(), startTime: z.string().nullable(), sandboxed: z.boolean() }),
 } as const;
 
 export type EventType = keyof typeof EVENT_PAYLOADS;

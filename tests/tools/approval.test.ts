@@ -18,6 +18,27 @@ const risky: Assessment = { level: 'risky', reason: 'writes a file' };
 const dangerous: Assessment = { level: 'dangerous', reason: 'sudo runs commands with elevated privileges' };
 
 describe('evaluateApproval', () => {
+  const remote: Assessment = { level: 'risky', reason: 'git push publishes commits to a remote', remote: 'git push publishes commits to a remote' };
+  const unconfined: Assessment = { level: 'risky', reason: 'writes a file', unconfined: 'no OS sandbox on this machine; install bubblewrap, or pass --no-sandbox' };
+
+  it.each([
+    ['auto', remote, false, false, 'ask'],
+    ['auto', remote, true, true, 'ask'],
+    ['suggest', remote, true, true, 'ask'],
+    ['auto', unconfined, false, false, 'refuse'],
+    ['suggest', unconfined, false, false, 'ask'],
+    ['auto', { ...dangerous }, false, true, 'refuse'],
+    ['suggest', risky, false, true, 'run'],
+    ['never', risky, false, true, 'run'],
+  ] as const)('policy %s, assessment %j, always %s, granted by the plan %s → %s', (policy, assessment, alwaysApproved, grantedByPlan, action) => {
+    expect(evaluateApproval({ policy, assessment, alwaysApproved, grantedByPlan }).action).toBe(action);
+  });
+
+  it('asks for a remote command with no default answer under auto, and records the grant of the plan as such', () => {
+    expect(evaluateApproval({ policy: 'auto', assessment: remote, alwaysApproved: false })).toMatchObject({ action: 'ask', policy: 'never', explicit: true });
+    expect(evaluateApproval({ policy: 'never', assessment: risky, alwaysApproved: false, grantedByPlan: true })).toEqual({ action: 'run', reason: 'declared in the approved plan', by: 'plan' });
+  });
+
   const cases: [ApprovalPolicy, Assessment | undefined, boolean, string][] = [
     ['auto', undefined, false, 'run'],
     ['auto', risky, false, 'run'],

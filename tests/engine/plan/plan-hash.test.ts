@@ -20,5 +20,7 @@ describe('planHash', () => {
   it('changes with any change of content', () => {
     const edited = { ...plan, nodes: plan.nodes.map((n) => (n.id === 'test' ? { ...n, command: 'npm test -- --run' } : n)) };
     expect(planHash(edited)).not.toBe(planHash(plan));
+    const widened = { ...plan, nodes: plan.nodes.map((n) => (n.kind === 'edit' ? { ...n, writes: [...n.writes, 'src/extra.ts'] } : n)) };
+    expect(planHash(widened)).not.toBe(planHash(plan));
   });
 });

@@ -156,4 +156,20 @@ describe('validatePlan', () => {
     );
     expect(assertValidPlan(refactorPlan())).toEqual(refactorPlan());
   });
+
+  it('refuses writes into .git/ and .dagent/, by path or by a dot-glob, and allows **', () => {
+    const plan = rawPlan([
+      node('hook', 'edit', { writes: ['.git/hooks/pre-commit'] }),
+      node('state', 'edit', { writes: ['.Dagent/dagent.db'], dependsOn: ['hook'] }),
+      node('dots', 'edit', { writes: ['.g*/config'], dependsOn: ['state'] }),
+      node('all', 'edit', { writes: ['**', 'src/.gitkeep'], dependsOn: ['dots'] }),
+    ]);
+    const issues = validatePlan(plan).filter((issue) => issue.code === 'protected-write');
+    expect(issues.map((issue) => [issue.nodeId, issue.file])).toEqual([
+      ['hook', '.git/hooks/pre-commit'],
+      ['state', '.Dagent/dagent.db'],
+      ['dots', '.g*/config'],
+    ]);
+    expect(issues[0]!.message).toBe('nodes[0] (hook).writes: ".git/hooks/pre-commit" writes into .git/, which no node may change (the repository history)');
+  });
 });

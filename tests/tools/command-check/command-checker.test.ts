@@ -178,4 +178,40 @@ describe('checkCommand', () => {
     expect(classOf('cd /tmp && rm -rf build')).toBe('risky');
     expect(classOf('cd $SOMEWHERE && rm -rf build')).toBe('dangerous');
   });
+
+  it.each([
+    ["test -v 'x[$(touch pwned)]'", 'test -v evaluates an array subscript, which can run commands'],
+    ["[ -v 'x[$(touch pwned)]' ]", '[ -v evaluates an array subscript, which can run commands'],
+    ["printf -v 'x[$(touch pwned)]' 1", 'printf -v assigns a variable, whose array subscript can run commands'],
+    ['sort --compress-prog=sh -S 1 a.txt', 'sort --compress-program runs a program'],
+    ['sort --outp=out.txt a.txt', 'sort -o writes a file'],
+    ['/usr/bin/time -o out.txt true', 'time -o writes out.txt: it writes a file'],
+    ['/usr/bin/time --outp=out.txt true', 'time -o writes out.txt: it writes a file'],
+    ['env time -oout.txt true', 'time -o writes out.txt: it writes a file'],
+  ])('no longer judges %s read-only', (command, reason) => {
+    const verdict = checkCommand(command, options);
+    expect(verdict.class).toBe('risky');
+    expect(verdict.reasons).toContain(reason);
+  });
+
+  it('refuses time -o into a file outside the workspace', () => {
+    expect(classOf('/usr/bin/time -o /etc/cron.d/x true')).toBe('dangerous');
+  });
+
+  it.each([
+    ['git push origin main', 'git push publishes commits to a remote'],
+    ['git fetch origin', 'git fetch works with a remote'],
+    ['git pull', 'git pull works with a remote'],
+    ['curl -s https://example.com', 'curl uses the network'],
+    ['ssh host uptime', 'ssh uses the network'],
+    ['npm publish', 'npm publish sends to a remote registry'],
+    ['gh pr create', 'gh works with a remote service'],
+    ['rsync -a dist/ host:/srv/', 'rsync copies to or from another host'],
+  ])('marks %s as reaching a remote', (command, remote) => {
+    expect(checkCommand(command, options).remote).toBe(remote);
+  });
+
+  it('does not mark local commands as reaching a remote', () => {
+    for (const command of ['git status', 'npm test', 'npm install', 'rsync -a dist/ out/', 'git commit -m x']) expect(checkCommand(command, options).remote).toBeUndefined();
+  });
 });

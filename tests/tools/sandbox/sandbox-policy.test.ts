@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { bubblewrapArgs, isHostAllowed, scrubEnvironment, seatbeltProfile, type SandboxPolicy } from '../../../tools/index.js';
+
+const POLICY: SandboxPolicy = {
+  workspace: '/work/repo',
+  readOnly: ['/work/repo/.git', '/work/repo/.dagent'],
+  hidden: [
+    { path: '/home/me/.ssh', kind: 'directory' },
+    { path: '/home/me/.netrc', kind: 'file' },
+  ],
+  tempDir: '/tmp',
+  network: { kind: 'none' },
+};
+
+describe('bubblewrapArgs', () => {
+  it('mounts everything read-only, then the workspace writable, then .git and .dagent read-only again, then hides credentials', () => {
+    const args = bubblewrapArgs(POLICY);
+    const order = (flag: string, path: string): number => args.findIndex((arg, index) => arg === flag && args[index + 1] === path);
+    expect(args.slice(0, 3)).toEqual(['--ro-bind', '/', '/']);
+    expect(order('--tmpfs', '/tmp')).toBeLessThan(order('--bind', '/work/repo'));
+    expect(order('--bind', '/work/repo')).toBeLessThan(order('--ro-bind', '/work/repo/.git'));
+    expect(order('--ro-bind', '/work/repo/.git')).toBeGreaterThan(0);
+    expect(order('--ro-bind', '/work/repo/.dagent')).toBeGreaterThan(0);
+    expect(args.join(' ')).toContain('--tmpfs /home/me/.ssh --remount-ro /home/me/.ssh');
+    expect(args.join(' ')).toContain('--ro-bind /dev/null /home/me/.netrc');
+  });
+
+  it('cuts the network, isolates processes and ties them to dagent', () => {
+    const args = bubblewrapArgs(POLICY);
+    for (const flag of ['--unshare-net', '--unshare-pid', '--die-with-parent', '--new-session']) expect(args).toContain(flag);
+    expect(args.slice(-2)).toEqual(['--chdir', '/work/repo']);
+  });
+
+  it('binds the allow-list proxy socket when there is one', () => {
+    const args = bubblewrapArgs({ ...POLICY, network: { kind: 'proxy-socket', socketPath: '/run/p/proxy.sock', port: 3128 } });
+    expect(args.join(' ')).toContain('--ro-bind /run/p/proxy.sock /tmp/.dagent-proxy.sock');
+    expect(args).toContain('--unshare-net');
+  });
+});
+
+describe('seatbeltProfile', () => {
+  it('denies by default, writes only the workspace and temp folder, protects .git and .dagent, hides credentials', () => {
+    const profile = seatbeltProfile({ ...POLICY, tempDir: '/private/var/folders/x/T/dagent-cmd-1' });
+    expect(profile).toContain('(deny default)');
+    expect(profile).toContain('(allow file-write* (subpath "/work/repo") (subpath "/private/var/folders/x/T/dagent-cmd-1")');
+    expect(profile).toContain('(deny file-write* (subpath "/work/repo/.git"))');
+    expect(profile).toContain('(deny file-write* (subpath "/work/repo/.dagent"))');
+    expect(profile).toContain('(deny file-read* file-write* (subpath "/home/me/.ssh"))');
+    expect(profile).toContain('(deny file-read* file-write* (literal "/home/me/.netrc"))');
+    expect(profile).not.toContain('network-outbound');
+  });
+
+  it('allows only the proxy port on the loopback when hosts are allowed', () => {
+    const profile = seatbeltProfile({ ...POLICY, network: { kind: 'proxy-port', port: 40123 } });
+    expect(profile).toContain('(allow network-outbound (remote tcp "localhost:40123"))');
+  });
+});
+
+describe('scrubEnvironment', () => {
+  it('keeps the allow-listed variables and drops keys and tokens', () => {
+    const env = scrubEnvironment({ PATH: '/bin', HOME: '/home/me', LC_ALL: 'C', OPENAI_API_KEY: 'sk-1', GITHUB_TOKEN: 'ghp', AWS_SECRET_ACCESS_KEY: 'x', MY_VAR: 'kept' }, ['MY_VAR']);
+    expect(env).toEqual({ PATH: '/bin', HOME: '/home/me', LC_ALL: 'C', MY_VAR: 'kept', PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', NO_COLOR: '1', TERM: 'dumb' });
+  });
+});
+
+describe('isHostAllowed', () => {
+  it.each([
+    ['registry.npmjs.org', ['registry.npmjs.org'], true],
+    ['REGISTRY.npmjs.org.', ['registry.npmjs.org'], true],
+    ['evil.org', ['registry.npmjs.org'], false],
+    ['registry.npmjs.org.evil.org', ['registry.npmjs.org'], false],
+    ['a.example.com', ['*.example.com'], true],
+    ['example.com', ['*.example.com'], false],
+    ['badexample.com', ['*.example.com'], false],
+    ['', ['*.example.com'], false],
+  ] as const)('%s against %j: %s', (host, list, expected) => {
+    expect(isHostAllowed(host, list)).toBe(expected);
+  });
+});
