@@ -127,7 +127,6 @@ export class LocalToolRuntime implements ToolRuntime {
         step: context.position.step,
         payload: { toolCallId: call.id, name: tool.name, args },
       });
-<<<<<<< HEAD
       const output =
         tool.risk === 'command'
           ? ((await this.#commandSlots.add(() => {
@@ -136,11 +135,7 @@ export class LocalToolRuntime implements ToolRuntime {
               return this.#runLocked(tool, args, call, context);
             })) as ToolOutput)
           : await this.#runLocked(tool, args, call, context);
-      return finish(output.outcome ?? 'ok', output.content, { args, isError: output.isError, meta: output.meta });
-=======
-      const output = await this.#runLocked(tool, args, call, context);
       return finish(output.outcome ?? 'ok', output.content, { args, isError: output.isError, meta: { ...output.meta, risk: tool.risk } });
->>>>>>> 1708b5c (Commands run in the OS sandbox (bubblewrap on Linux, sandbox-exec on macOS): writes only to the workspace and a private /tmp, .git/ and .dagent/ read-only, credential stores hidden, no network but an allow-list proxy, a scrubbed environment, every process gone with the command; refused under auto without a sandbox unless --no-sandbox; dagent doctor; the checker sees test -v, printf -v, sort option prefixes, time -o and commands that reach a remote)
     } catch (error) {
       const failure = describeToolFailure(error, (path) => guard?.display(path) ?? path);
       return finish(failure.outcome, `${failure.outcome === 'refused' ? 'refused' : 'error'}: ${failure.message}`, {

@@ -17,8 +17,6 @@ interface Check {
  * without the user having asked for it, so a CI job can check it first.
  */
 export const doctorCommand = defineCommand<object>({
-  command: 'doctor',
-  describe: 'what this machine offers: the command sandbox, git, the database, provider keys',
   builder: (yargs) => yargs,
   async run(context) {
     const sandbox = sandboxCheck(context);
