@@ -23,7 +23,7 @@ export interface GlobalOptions {
 export class CliContext {
   readonly io: CliIo;
   readonly workspace: string;
-  readonly config: DagentConfig;
+  #config: DagentConfig;
   readonly json: boolean;
   /** Whether `--workspace` was given (else the workspace was found from the current folder). */
   readonly workspaceGiven: boolean;
@@ -44,8 +44,8 @@ export class CliContext {
       ...(options.sandbox === false ? { sandbox: { enabled: false } } : {}),
     };
     const resolved = resolveConfig({ workspace: this.workspace, env: io.env, flags });
-    this.config = resolved.config;
-    if (this.config.baseUrl !== undefined) checkedBaseUrl(this.config.baseUrl);
+    this.#config = resolved.config;
+    if (this.#config.baseUrl !== undefined) checkedBaseUrl(this.#config.baseUrl);
     this.json = options.json ?? false;
     if (resolved.untrustedKeys.length > 0) {
       writeLine(
@@ -53,6 +53,23 @@ export class CliContext {
         `dagent: ${join(this.workspace, WORKSPACE_CONFIG_FILE)} sets ${resolved.untrustedKeys.join(', ')}; ignored until you trust this workspace (\`dagent trust\`)`,
       );
     }
+  }
+
+  get config(): DagentConfig {
+    return this.#config;
+  }
+
+  /**
+   * The models a run was planned with (`RunRecord.config`), for the roles no flag, variable or
+   * config file names: `dagent run` uses the model the plan was made with unless told otherwise.
+   */
+  adoptRunModels(recorded: Readonly<Record<string, unknown>>): void {
+    const adopted: DagentConfig = {};
+    for (const key of ['model', 'plannerModel'] as const) {
+      const value = recorded[key];
+      if (typeof value === 'string' && this.#config[key] === undefined) adopted[key] = value;
+    }
+    this.#config = { ...this.#config, ...adopted };
   }
 
   /** The database URL: `--db`, `DAGENT_DB`, config, or `<workspace>/.dagent/dagent.db`. */
@@ -117,6 +134,11 @@ function checkDatabaseFolder(url: string): void {
 function ignoreStateFolder(folder: string): void {
   const ignore = join(folder, '.gitignore');
   if (existsSync(ignore)) return;
-  mkdirSync(folder, { recursive: true });
-  writeFileSync(ignore, '# dagent state: the run database and file snapshots\n*\n');
+  try {
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(ignore, '# dagent state: the run database and file snapshots\n*\n');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new ConfigError(`cannot write dagent's state folder ${folder} (${code}): is the workspace read-only? --db puts the database elsewhere`);
+  }
 }

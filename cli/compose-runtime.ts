@@ -120,7 +120,7 @@ export async function createNodeRuntime(
       const id = modelId ?? modelIdFor(context, 'node');
       let resolved = models.get(id);
       if (resolved === undefined) {
-        const chosen = chooseModel(context, id);
+        const chosen = chooseModel(context, id, { fromPlan: modelId !== undefined });
         resolved = { provider: chosen.provider, model: chosen.provider.model, price: chosen.price, compactor: createNodeCompactor(context, chosen.provider, chosen.provider.model) };
         models.set(id, resolved);
       }

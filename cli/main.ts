@@ -107,7 +107,7 @@ async function reportError(io: CliIo, error: unknown, dbUrl: string | undefined)
     const { describeSqliteError } = await import('../engine/index.js');
     error = describeSqliteError(error, dbUrl ?? 'the database');
   }
-  const environment = describeEnvironmentError(error);
+  const environment = describeEnvironmentError(error) ?? (error instanceof Error && hasExitCode(error) ? await modelEnvironmentFailure(error.message) : undefined);
   if (environment !== undefined) {
     writeLine(io.stderr, `dagent: ${environment}`);
     return 2;
@@ -141,6 +141,12 @@ function describeEnvironmentError(error: unknown): string | undefined {
     default:
       return undefined;
   }
+}
+
+/** A model server that cannot be reached or refuses the key: the user's setup, not the work. */
+async function modelEnvironmentFailure(message: string): Promise<string | undefined> {
+  const { environmentModelFailure } = await import('../engine/index.js');
+  return environmentModelFailure(message);
 }
 
 function isSqliteError(error: unknown): boolean {

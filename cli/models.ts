@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { readFileSync, realpathSync } from 'node:fs';
+import { resolve, sep } from 'node:path';
 import { ConfigError, DEFAULT_PRICE_TABLE, costOf, createProvider, mergePriceTable, priceOf, type ConfiguredProvider, type PriceTable, type Usage } from '../engine/index.js';
 import type { CliContext } from './cli-context.js';
 
@@ -29,27 +29,30 @@ const chosenByContext = new WeakMap<CliContext, Map<string, ChosenModel>>();
 /**
  * The provider for a `provider:model` id with the workspace's settings (keys from the
  * environment), built once per invocation: the planner, its amendments during a replan and the
- * nodes share it, so a scripted model's queues go on where they stopped.
+ * nodes share it, so a scripted model's queues go on where they stopped. A model named by a plan
+ * document (`fromPlan`) was written by whoever wrote the plan: its `scripted:` file must lie
+ * inside the workspace.
  */
-export function chooseModel(context: CliContext, modelId: string): ChosenModel {
+export function chooseModel(context: CliContext, modelId: string, options: { fromPlan?: boolean } = {}): ChosenModel {
   let chosen = chosenByContext.get(context);
   if (chosen === undefined) {
     chosen = new Map();
     chosenByContext.set(context, chosen);
   }
-  const known = chosen.get(modelId);
+  const key = `${options.fromPlan === true ? 'plan' : 'user'} ${modelId}`;
+  const known = chosen.get(key);
   if (known !== undefined) return known;
-  const built = buildModel(context, modelId);
-  chosen.set(modelId, built);
+  const built = buildModel(context, modelId, options);
+  chosen.set(key, built);
   return built;
 }
 
-function buildModel(context: CliContext, modelId: string): ChosenModel {
+function buildModel(context: CliContext, modelId: string, options: { fromPlan?: boolean }): ChosenModel {
   const provider = createProvider(modelId, {
     env: context.io.env,
     ...(context.config.baseUrl === undefined ? {} : { baseUrl: context.config.baseUrl }),
     ...(context.config.contextWindows === undefined ? {} : { contextWindows: context.config.contextWindows }),
-    readFile: (path) => readWorkspaceRelative(context, path),
+    readFile: (path) => (options.fromPlan === true ? readInsideWorkspace(context.workspace, path) : readFileSync(resolve(context.io.cwd, path), 'utf8')),
   });
   const table = priceTable(context);
   const id = provider.modelId.id;
@@ -63,6 +66,14 @@ export function estimatePrice(context: CliContext, modelId: string | undefined):
   return (input, output) => (input * price.inputCacheMiss + output * price.output) / 1_000_000;
 }
 
-function readWorkspaceRelative(context: CliContext, path: string): string {
-  return readFileSync(resolve(context.io.cwd, path), 'utf8');
+function readInsideWorkspace(workspace: string, path: string): string {
+  const root = realpathSync(workspace);
+  let target: string;
+  try {
+    target = realpathSync(resolve(root, path));
+  } catch {
+    throw new ConfigError(`the plan names the model scripted:${path}, which does not exist in the workspace`);
+  }
+  if (target !== root && !target.startsWith(`${root}${sep}`)) throw new ConfigError(`the plan names the model scripted:${path}, outside the workspace: refused`);
+  return readFileSync(target, 'utf8');
 }

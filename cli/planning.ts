@@ -1,7 +1,8 @@
+import { resolve } from 'node:path';
 import { ConfigError, planTask, type Planner } from '../engine/index.js';
 import type { CliContext } from './cli-context.js';
 import { createApprover, createTools } from './compose-runtime.js';
-import { NO_MODEL_CONFIGURED, chooseModel } from './models.js';
+import { NO_MODEL_CONFIGURED, chooseModel, modelIdFor } from './models.js';
 import { loadPlanners } from './plan-lint.js';
 
 /**
@@ -33,9 +34,12 @@ export async function planWithModel(context: CliContext, task: string): Promise<
   const references = await extractTaskReferences(task, context.workspace);
   const planner = await createPlanner(context);
   if (planner === undefined) throw new ConfigError(NO_MODEL_CONFIGURED);
+  // A missing key or an unknown provider is refused here, before a run exists to fail.
+  const models = recordedModels(context);
   const { db } = await context.store();
   return planTask({
     db,
+    config: models,
     planner,
     task: references.task,
     workspace: context.workspace,
@@ -45,4 +49,20 @@ export async function planWithModel(context: CliContext, task: string): Promise<
       if (!context.json) context.io.stderr.write(`run ${runId} · planning…\n`);
     },
   });
+}
+
+/**
+ * The models a plan is made with, checked (provider known, key present) and recorded with the
+ * run, so `dagent run` uses them unless it is told otherwise. A scripted model is recorded by its
+ * absolute path: the run may start from another folder.
+ */
+function recordedModels(context: CliContext): Record<string, string> {
+  const models: Record<string, string> = {};
+  for (const role of ['planner', 'node'] as const) {
+    const id = role === 'planner' ? modelIdFor(context, 'planner') : context.config.model;
+    if (id === undefined) continue;
+    const chosen = chooseModel(context, id);
+    models[role === 'planner' ? 'plannerModel' : 'model'] = chosen.provider.modelId.provider === 'scripted' ? `scripted:${resolve(context.io.cwd, chosen.provider.model)}` : id;
+  }
+  return models;
 }

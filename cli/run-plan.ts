@@ -3,6 +3,7 @@ import {
   FileSnapshots,
   approvePlan,
   claimRun,
+  currentPlan,
   emptyRunView,
   executeRun,
   foldRunView,
@@ -73,7 +74,8 @@ export async function runApprovedPlan(context: CliContext, runId: string, flags:
     if (run.status === 'succeeded') {
       // The holder we waited for (or one that ended just before our claim) finished it.
       if (flags.wait !== true) throw new DagentError(`run ${run.id} already succeeded; \`dagent diff ${run.id}\` shows its change`);
-      writeLine(context.io.stdout, `run ${run.id} succeeded (in the process this one waited for); see the change: dagent diff ${run.id}`);
+      if (context.json) writeLine(context.io.stdout, JSON.stringify({ runId: run.id, status: run.status, resumed: false }));
+      else writeLine(context.io.stdout, `run ${run.id} succeeded (in the process this one waited for); see the change: dagent diff ${run.id}`);
       return 0;
     }
     return await executeClaimedRun(context, run.id, flags, lease.keepAlive());
@@ -96,10 +98,14 @@ async function executeClaimedRun(context: CliContext, runId: string, flags: RunF
   const store = await context.store();
   const { db } = store;
   const run = await getRun(db, runId);
+  context.adoptRunModels(run.config);
   const tools = await createTools(context);
   const dashboardOn = wantsDashboard(context, flags);
   const approver: Approver = dashboardOn || flags.approveFromDashboard === true ? createLogApprover(store) : createApprover(context);
   const runtime = await createNodeRuntime(context, { tools, approver });
+  // Every model the plan needs is built now: a missing key or provider is refused before a node starts.
+  const { plan, status } = await currentPlan(db, run.id);
+  if (status === 'approved') for (const node of plan.nodes) if (node.kind !== 'command') runtime.resolveModel(node.model ?? (node.role === undefined ? undefined : context.config.roles?.[node.role]?.model));
   const settings: Partial<RunSettings> = {
     ...(flags.schedule ?? context.config.schedule ? { mode: flags.schedule ?? context.config.schedule } : {}),
     ...(flags.concurrency ?? context.config.concurrency ? { concurrency: flags.concurrency ?? context.config.concurrency } : flags.workers === undefined ? {} : { concurrency: WORKERS_DEFAULT_CONCURRENCY }),

@@ -21,6 +21,15 @@ export class UnknownRunError extends DagentError {
   }
 }
 
+export class AmbiguousRunError extends DagentError {
+  constructor(
+    readonly prefix: string,
+    readonly matches: readonly string[],
+  ) {
+    super(`run id prefix "${prefix}" is ambiguous: it matches ${matches.slice(0, 10).join(', ')}${matches.length > 10 ? ', …' : ''}; give more of the id`);
+  }
+}
+
 export class UnknownNodeError extends DagentError {
   constructor(readonly runId: string, readonly nodeId: string) {
     super(`run ${runId} has no node "${nodeId}": \`dagent status ${runId}\` lists its nodes`);

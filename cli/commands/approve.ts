@@ -21,7 +21,7 @@ export const rejectCommand = defineCommand<{ run: string; reason?: string }>({
     const run = await getRun(db, args.run);
     const stored = await rejectPlan(db, run.id, args.reason);
     if (context.json) writeLine(context.io.stdout, JSON.stringify({ runId: run.id, status: stored.status, planVersion: stored.version }));
-    else writeLine(context.io.stdout, `rejected plan v${stored.version} of run ${run.id}${args.reason ? `: ${args.reason}` : ''}`);
+    else writeLine(context.io.stdout, `rejected plan v${stored.version} of run ${run.id}${args.reason ? `: ${args.reason}` : ''}\na new version: dagent edit ${run.id} (or dagent import ${run.id} FILE), then dagent approve ${run.id}`);
     return 0;
   },
 });

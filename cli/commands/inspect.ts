@@ -1,5 +1,6 @@
 import { getRun, reconstructRequest } from '../../engine/index.js';
 import { writeLine } from '../cli-io.js';
+import { integerAtLeast } from '../cli-args.js';
 import { defineCommand } from '../command.js';
 import { renderRequestText } from '../render/index.js';
 
@@ -8,7 +9,7 @@ export const inspectCommand = defineCommand<{ run: string; node: string; step?: 
     yargs
       .positional('run', { type: 'string', demandOption: true, describe: 'run id' })
       .option('node', { type: 'string', demandOption: true, describe: 'node id ("react" for a react run, "planner" for the planner)' })
-      .option('step', { type: 'number', describe: 'agent step (default: the last request)' }),
+      .option('step', { type: 'number', coerce: integerAtLeast('--step', 1), describe: 'agent step (default: the last request)' }),
   async run(context, args) {
     const { db } = await context.store();
     const run = await getRun(db, args.run);

@@ -1,19 +1,28 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ConfigError, currentPlan, getRun, isEmptyPlanDiff, parsePlanDocument, renderPlanDiff, savePlan, type Plan } from '../../engine/index.js';
+import { ConfigError, currentPlan, getRun, isEmptyPlanDiff, parsePlanDocument, planVersion, renderPlanDiff, savePlan, type Plan } from '../../engine/index.js';
 import type { CliContext } from '../cli-context.js';
+import { integerAtLeast } from '../cli-args.js';
 import { writeLine } from '../cli-io.js';
 import { defineCommand } from '../command.js';
 import { planDocumentText, readPlanFile } from '../plan-document.js';
 import { lintForReview } from '../plan-lint.js';
 import { analyzeForReview, printPlan } from '../plan-review.js';
 
-export const exportCommand = defineCommand<{ run: string; file?: string }>({
-  builder: (yargs) => yargs.positional('run', { type: 'string', demandOption: true }).positional('file', { type: 'string', describe: 'where to write (default: stdout)' }),
+export const exportCommand = defineCommand<{ run: string; file?: string; 'plan-version'?: number }>({
+  builder: (yargs) =>
+    yargs
+      .positional('run', { type: 'string', demandOption: true })
+      .positional('file', { type: 'string', describe: 'where to write (default: stdout)' })
+      .option('plan-version', { type: 'number', coerce: integerAtLeast('--plan-version', 1), describe: 'an earlier plan version (default: the current one)' })
+      .example('$0 export 01J9 plan.json', 'the current plan, to edit and `dagent import`')
+      .example('$0 export 01J9 --plan-version 1', 'the plan as first made, on stdout'),
   async run(context, args) {
     const { db } = await context.store();
-    const stored = await currentPlan(db, (await getRun(db, args.run)).id);
+    const runId = (await getRun(db, args.run)).id;
+    const version = args['plan-version'];
+    const stored = version === undefined ? await currentPlan(db, runId) : await planVersion(db, runId, version);
     const text = planDocumentText(stored.plan);
     if (args.file === undefined) context.io.stdout.write(text);
     else {
@@ -37,7 +46,10 @@ export const editCommand = defineCommand<{ run: string }>({
   async run(context, args) {
     const { db } = await context.store();
     const stored = await currentPlan(db, (await getRun(db, args.run)).id);
-    const editor = context.io.env.VISUAL || context.io.env.EDITOR || 'vi';
+    const editor = context.io.env.VISUAL || context.io.env.EDITOR || (context.io.stdin.isTTY === true && context.io.stdout.isTTY === true ? 'vi' : undefined);
+    if (editor === undefined) {
+      throw new ConfigError(`no editor: set $VISUAL or $EDITOR (without a terminal dagent does not open vi), or \`dagent export ${stored.runId} plan.json\`, edit it, and \`dagent import ${stored.runId} plan.json\``);
+    }
     const folder = join(context.workspace, '.dagent', 'edits');
     mkdirSync(folder, { recursive: true });
     const file = join(folder, `${stored.runId}-v${stored.version + 1}.json`);

@@ -1,6 +1,7 @@
-import { executeReactRun, recallMemories, type StreamPart } from '../../engine/index.js';
+import { environmentModelFailure, executeReactRun, recallMemories, type StreamPart } from '../../engine/index.js';
 import { DEFAULT_TOOL_NAMES, SYMBOL_TOOL_NAMES } from '../../tools/index.js';
 import { writeLine } from '../cli-io.js';
+import { integerAtLeast } from '../cli-args.js';
 import { defineCommand } from '../command.js';
 import { createApprover, createMemoryStore, createNodeCompactor, createTools, projectMemorySections } from '../compose-runtime.js';
 import { mcpDefaultTools } from '../outside-tools.js';
@@ -9,17 +10,46 @@ import { chooseModel, modelIdFor } from '../models.js';
 
 export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number }>({
   builder: (yargs) =>
-    yargs.positional('task', { type: 'string', array: true, demandOption: true, describe: 'what to do' }).option('max-steps', { type: 'number', describe: 'most model calls (default 40)' }),
+    yargs.positional('task', { type: 'string', array: true, demandOption: true, describe: 'what to do' }).option('max-steps', { type: 'number', coerce: integerAtLeast('--max-steps', 1), describe: 'most model calls (default 40)' }),
   async run(context, args) {
     const task = args.task.join(' ').trim();
     const chosen = chooseModel(context, modelIdFor(context, 'node'));
     const { db } = await context.store();
     let streamed = false;
+    // Where the transcript stands: mid-line after streamed text, and whether a turn has begun.
+    let midLine = false;
+    let turnHasOutput = false;
+    const out = context.io.stdout;
     const onPart = (part: StreamPart): void => {
-      if (context.json || part.type !== 'text') return;
-      // The model's text is shown, never obeyed: an escape sequence in it cannot redraw the terminal.
-      context.io.stdout.write(visibleText(part.text, { multiline: true }));
-      streamed = true;
+      if (context.json) return;
+      switch (part.type) {
+        case 'text': {
+          // The model's text is shown, never obeyed: an escape sequence in it cannot redraw the terminal.
+          const text = visibleText(part.text, { multiline: true });
+          out.write(text);
+          if (text.length > 0) midLine = !text.endsWith('\n');
+          streamed = true;
+          turnHasOutput = true;
+          return;
+        }
+        case 'tool-call':
+          if (midLine) out.write('\n');
+          midLine = false;
+          writeLine(out, `  → ${visibleText(part.name)} ${oneLine(visibleJson(JSON.stringify(part.args) ?? ''), 160)}`);
+          streamed = true;
+          turnHasOutput = true;
+          return;
+        case 'finish':
+          // One model response per turn: a rule between them, so each step reads on its own.
+          if (!turnHasOutput) return;
+          if (midLine) out.write('\n');
+          midLine = false;
+          turnHasOutput = false;
+          if (part.reason === 'tool-calls') writeLine(out);
+          return;
+        default:
+          return;
+      }
     };
     const limits = { ...(args['max-steps'] === undefined ? {} : { maxSteps: args['max-steps'] }), ...(context.config.tokenBudget === undefined ? {} : { tokenBudget: context.config.tokenBudget }) };
     const tools = await createTools(context);
@@ -45,10 +75,16 @@ export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number
       ...(context.config.toolBatchTimeoutMs === undefined ? {} : { toolBatchTimeoutMs: context.config.toolBatchTimeoutMs }),
     });
     const succeeded = outcome.reason === 'done';
+    const environment = outcome.reason === 'error' && outcome.detail !== undefined ? environmentModelFailure(outcome.detail) : undefined;
+    if (environment !== undefined && !context.json) {
+      if (midLine) writeLine(context.io.stdout);
+      writeLine(context.io.stderr, `dagent: ${environment}`);
+      return 2;
+    }
     if (context.json) {
       writeLine(context.io.stdout, visibleJson(JSON.stringify({ runId, reason: outcome.reason, answer: outcome.answer, detail: outcome.detail, steps: outcome.steps, usage: outcome.usage, costUsd: outcome.costUsd })));
     } else {
-      if (streamed) writeLine(context.io.stdout);
+      if (midLine) writeLine(context.io.stdout);
       if (!succeeded) writeLine(context.io.stderr, `stopped: ${outcome.reason.replace('_', ' ')}${outcome.detail ? ` (${visibleText(outcome.detail)})` : ''}`);
       const cacheShare = outcome.usage.input === 0 ? 0 : Math.round((outcome.usage.cacheHit / outcome.usage.input) * 100);
       writeLine(
@@ -56,7 +92,12 @@ export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number
         `run ${runId} · ${outcome.steps} steps · ${formatTokens(outcome.usage.input)} in (${cacheShare}% cache hit) · ${formatTokens(outcome.usage.output)} out · ${formatUsd(outcome.costUsd)}`,
       );
     }
-    return succeeded ? 0 : 1;
+    return succeeded ? 0 : environment === undefined ? 1 : 2;
   },
 });
 
+
+function oneLine(text: string, max: number): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}

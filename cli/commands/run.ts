@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DagentError, endRun, getRun } from '../../engine/index.js';
 import { requestCancel } from '../cancel-run.js';
+import { integerAtLeast } from '../cli-args.js';
 import { writeLine } from '../cli-io.js';
 import { defineCommand } from '../command.js';
 import { runApprovedPlan } from '../run-plan.js';
@@ -27,7 +28,7 @@ export const runCommand = defineCommand<RunArgs>({
       .positional('run', { type: 'string', demandOption: true, describe: 'run id' })
       .option('approved', { type: 'string', describe: 'refuse to start unless the plan still has this approved hash (CI)' })
       .option('schedule', { type: 'string', choices: ['eager', 'batch'] as const, describe: 'eager (default): a node starts when its last dependency ends; batch: stage by stage' })
-      .option('concurrency', { alias: 'j', type: 'number', describe: 'most nodes running at once (default 4)' })
+      .option('concurrency', { alias: 'j', type: 'number', coerce: integerAtLeast('--concurrency', 1), describe: 'most nodes running at once (default 4)' })
       .option('review-replans', { type: 'boolean', describe: 'stop for approval after every replan' })
       .option('wait', { type: 'boolean', describe: 'if another process is running this run, wait for it to end instead of refusing' })
       .option('workers', { type: 'boolean', describe: 'schedule here and run the nodes on `dagent worker` processes (needs --db postgres://…)' })
@@ -47,7 +48,7 @@ export const resumeCommand = defineCommand<RunArgs>({
     yargs
       .positional('run', { type: 'string', demandOption: true, describe: 'run id' })
       .option('schedule', { type: 'string', choices: ['eager', 'batch'] as const })
-      .option('concurrency', { alias: 'j', type: 'number' })
+      .option('concurrency', { alias: 'j', type: 'number', coerce: integerAtLeast('--concurrency', 1) })
       .option('review-replans', { type: 'boolean' })
       .option('wait', { type: 'boolean', describe: 'if another process is running this run, wait for it to end instead of refusing' })
       .option('workers', { type: 'boolean', describe: 'schedule here and run the nodes on `dagent worker` processes (needs --db postgres://…)' })
@@ -58,7 +59,8 @@ export const resumeCommand = defineCommand<RunArgs>({
     const { db } = await context.store();
     const run = await getRun(db, args.run);
     if (args.wait !== true && run.status === 'succeeded') {
-      writeLine(context.io.stdout, `run ${run.id} already succeeded: nothing to resume`);
+      if (context.json) writeLine(context.io.stdout, JSON.stringify({ runId: run.id, status: run.status, resumed: false }));
+      else writeLine(context.io.stdout, `run ${run.id} already succeeded: nothing to resume`);
       return 0;
     }
     return runApprovedPlan(context, run.id, flagsOf(args));
@@ -67,7 +69,7 @@ export const resumeCommand = defineCommand<RunArgs>({
 
 export const cancelCommand = defineCommand<{ run: string; wait?: number }>({
   builder: (yargs) =>
-    yargs.positional('run', { type: 'string', demandOption: true }).option('wait', { type: 'number', default: 30, describe: 'seconds to wait for the run to stop' }),
+    yargs.positional('run', { type: 'string', demandOption: true }).option('wait', { type: 'number', default: 30, coerce: integerAtLeast('--wait', 0), describe: 'seconds to wait for the run to stop' }),
   async run(context, args) {
     const { db } = await context.store();
     const run = await getRun(db, args.run);

@@ -1,4 +1,5 @@
 import { currentPlan, getRun, planVersion } from '../../engine/index.js';
+import { integerAtLeast } from '../cli-args.js';
 import { defineCommand } from '../command.js';
 import { PLAN_FORMATS, analyzeForReview, printPlan, type PlanFormat } from '../plan-review.js';
 import { lintForReview } from '../plan-lint.js';
@@ -8,7 +9,7 @@ export const showCommand = defineCommand<{ run: string; format: PlanFormat; 'pla
     yargs
       .positional('run', { type: 'string', demandOption: true, describe: 'run id' })
       .option('format', { type: 'string', choices: PLAN_FORMATS, default: 'text' as PlanFormat, describe: 'output format' })
-      .option('plan-version', { type: 'number', describe: 'an earlier plan version (default: the current one)' }),
+      .option('plan-version', { type: 'number', coerce: integerAtLeast('--plan-version', 1), describe: 'an earlier plan version (default: the current one)' }),
   async run(context, args) {
     const { db } = await context.store();
     const run = await getRun(db, args.run);

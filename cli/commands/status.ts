@@ -86,6 +86,7 @@ export function renderStatusText(view: RunView, now: Date = new Date(), owner?: 
     '',
     `tokens ${formatTokens(view.totals.input)} in (${Math.round(cacheShare * 100)}% cache hit) · ${formatTokens(view.totals.output)} out · ${view.totals.modelCalls} model calls · ${formatUsd(view.totals.costUsd)}`,
   );
+  for (const replan of view.replans) if (replan.outcome !== 'amended' && replan.reason !== undefined) lines.push(`replan after ${replan.trigger} ${replan.outcome}: ${oneLine(replan.reason, 200)}`);
   if (view.error !== null) lines.push(`error: ${view.error}`);
   if (gone) lines.push(`\`dagent resume ${view.runId}\` finishes it: succeeded nodes are not run again, nodes that were running start over from their files as they were`);
   return lines.join('\n');

@@ -64,3 +64,21 @@ export class ScriptFileError extends ConfigError {
     super(`scripted model ${file}: ${problem}`);
   }
 }
+
+/** A connection that never opened: nothing to retry into, the URL or the server is wrong. */
+const UNREACHABLE = /(\S+: cannot reach \S+): (?:ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ECONNRESET|EHOSTUNREACH|ENETUNREACH)\b/;
+/** The provider refused the key (`modelErrorFromHttp` for 401 and 403). */
+const UNAUTHORIZED = /\S+ 40[13]: (?:[^()\n]*\(check [A-Z0-9_]+\)|[^()\n;]*)/;
+
+/**
+ * Whether a model failure's text (an error message, or an agent outcome's detail that quotes one)
+ * is about the user's environment rather than the work: the server cannot be reached, or it
+ * refused the key. Returns the one line that says so, or undefined.
+ */
+export function environmentModelFailure(text: string): string | undefined {
+  const unreachable = UNREACHABLE.exec(text);
+  if (unreachable !== null) return `${unreachable[1]} (connection refused or host unknown: check --base-url and that the server runs)`;
+  const unauthorized = UNAUTHORIZED.exec(text);
+  if (unauthorized !== null) return unauthorized[0].trim();
+  return undefined;
+}

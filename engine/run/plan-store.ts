@@ -29,7 +29,11 @@ export class NoPlanError extends DagentError {
 
 export class PlanNotApprovedError extends DagentError {
   constructor(readonly runId: string, readonly version: number, status: PlanStatus) {
-    super(`plan v${version} of run ${runId} is ${status.replace('_', ' ')}: review it with \`dagent show ${runId}\`, then \`dagent approve ${runId}\` (or pass --yes)`);
+    super(
+      status === 'rejected'
+        ? `plan v${version} of run ${runId} was rejected: make a new version with \`dagent edit ${runId}\` or \`dagent import ${runId} FILE\`, then \`dagent approve ${runId}\``
+        : `plan v${version} of run ${runId} is ${status.replace('_', ' ')}: review it with \`dagent show ${runId}\`, then \`dagent approve ${runId}\` (\`dagent plan --yes\` approves a new plan as it is made)`,
+    );
   }
 }
 

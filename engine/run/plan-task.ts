@@ -14,6 +14,8 @@ export interface PlanTaskOptions {
   /** Workspace-relative paths the task named, already checked inside the workspace. */
   readonly paths: readonly string[];
   readonly signal: AbortSignal;
+  /** Recorded with the run (`RunRecord.config`): the settings it was planned with, e.g. its models. */
+  readonly config?: Readonly<Record<string, unknown>>;
   /** Told the run id as soon as the run exists, before the planner runs. */
   readonly onStart?: (runId: string) => void;
 }
@@ -23,7 +25,7 @@ export interface PlanTaskOptions {
  * planning failure ends the run failed (every attempt stays in its log) and is thrown.
  */
 export async function planTask(options: PlanTaskOptions): Promise<string> {
-  const run = await createRun(options.db, { task: options.task, workspace: options.workspace, mode: 'plan' });
+  const run = await createRun(options.db, { task: options.task, workspace: options.workspace, mode: 'plan', ...(options.config === undefined ? {} : { config: options.config }) });
   options.onStart?.(run.id);
   try {
     const plan = await options.planner.plan({ runId: run.id, task: options.task, workspace: options.workspace, paths: options.paths, signal: options.signal });

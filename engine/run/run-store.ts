@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, RunsTable } from '../db/database.js';
-import { UnknownRunError } from '../errors.js';
+import { AmbiguousRunError, UnknownRunError } from '../errors.js';
 import { type RUN_MODES } from '../session/index.js';
 import { runLog } from '../session/run-log.js';
 import { isRunStatus, type RunStatus } from './run-status.js';
@@ -57,13 +57,14 @@ export async function createRun(db: Kysely<Database>, input: CreateRunInput): Pr
   }
 }
 
-/** The run, or `UnknownRunError`. A unique prefix of an id is accepted too. */
+/** The run, or `UnknownRunError`. A unique prefix of an id is accepted too; a shared one is `AmbiguousRunError`. */
 export async function getRun(db: Kysely<Database>, id: string): Promise<RunRecord> {
   const exact = await db.selectFrom('runs').selectAll().where('id', '=', id).executeTakeFirst();
   if (exact !== undefined) return runFromRow(exact);
   if (!/^[A-Za-z0-9-]+$/.test(id)) throw new UnknownRunError(id);
-  const prefixed = await db.selectFrom('runs').selectAll().where('id', 'like', `${id}%`).limit(2).execute();
+  const prefixed = await db.selectFrom('runs').selectAll().where('id', 'like', `${id}%`).orderBy('id').limit(11).execute();
   if (prefixed.length === 1) return runFromRow(prefixed[0]!);
+  if (prefixed.length > 1) throw new AmbiguousRunError(id, prefixed.map((row) => row.id));
   throw new UnknownRunError(id);
 }
 

@@ -67,6 +67,8 @@ export interface ReplanView {
   readonly progress: number;
   readonly outcome?: string;
   readonly version?: number;
+  /** Why a replan gave up or failed. */
+  readonly reason?: string;
   /** What the new plan version changed, from its `plan/amended` diff. */
   readonly change?: PlanChangeView;
 }
@@ -274,7 +276,9 @@ function reduceEvent(view: RunView, event: SessionEvent): RunView {
       const replans = [...view.replans];
       const last = replans.pop();
       if (last === undefined) return view;
-      return { ...view, replans: [...replans, { ...last, outcome: event.payload.outcome, ...(event.payload.outcome === 'amended' ? { version: event.payload.version } : {}) }] };
+      const payload = event.payload;
+      const detail = payload.outcome === 'amended' ? { version: payload.version } : { reason: payload.outcome === 'gave-up' ? payload.reason : payload.error };
+      return { ...view, replans: [...replans, { ...last, outcome: payload.outcome, ...detail }] };
     }
     default:
       return view;
@@ -365,8 +369,12 @@ function newNode(id: string): NodeView {
   };
 }
 
+/** The planner's own session (model calls while planning or replanning): counted in the totals, no node of the plan. */
+const PLANNER_SESSION = 'planner';
+
 function updateNode(view: RunView, event: SessionEvent, update: (node: NodeView) => NodeView): RunView {
   if (event.nodeId === null) return view;
+  if (event.nodeId === PLANNER_SESSION && !view.nodes.has(PLANNER_SESSION)) return view;
   const existing = view.nodes.get(event.nodeId);
   // A surface that is not a node of the plan (the planner during a replan) counts in the totals only.
   if (existing === undefined && view.planVersion !== null && !(NODE_TRANSITION_EVENT_TYPES as readonly string[]).includes(event.type)) return view;

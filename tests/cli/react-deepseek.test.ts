@@ -143,7 +143,9 @@ describe('dagent react against a DeepSeek-style streaming server', () => {
 
     expect(result.code, result.stderr).toBe(0);
     expect(readFileSync(join(workspace, 'src', 'a.ts'), 'utf8')).toBe(RENAMED);
-    expect(result.stdout).toBe(`${ANSWER.join('')}\n`);
+    // The transcript: each tool call on its own line, a blank line between turns, then the answer.
+    expect(result.stdout).toMatch(/^  → read_file \{"path":"src\/a\.ts"\}\n\n/);
+    expect(result.stdout.endsWith(`\n\n${ANSWER.join('')}\n`)).toBe(true);
     const runId = runIdOf(result);
     expect(runId).not.toBe('');
     // 4232 tokens in, 2432 of them cache hits (57 %), 130 out;
@@ -288,7 +290,8 @@ describe('dagent react against a DeepSeek-style streaming server', () => {
 
     expect(result.code, result.stderr).toBe(0);
     expect(readFileSync(join(workspace, 'src', 'a.ts'), 'utf8')).toBe(SOURCE);
-    expect(result.stdout).toBe('The edit was rejected; src/a.ts is unchanged.\n');
+    expect(result.stdout).toMatch(/^  → edit_file \{"path":"src\/a\.ts",/);
+    expect(result.stdout.endsWith('\n\nThe edit was rejected; src/a.ts is unchanged.\n')).toBe(true);
 
     const events = await logOf(runIdOf(result));
     expect(inOrder(events.map((event) => event.type), ['assistant/message', 'approval/requested', 'approval/denied', 'tool/result', 'request/header', 'assistant/message', 'run/succeeded'])).toBe(true);

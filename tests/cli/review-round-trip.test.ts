@@ -188,7 +188,7 @@ describe('the review round trip of the billing demo, from the CLI', () => {
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(
-      `dagent: plan v3 of run ${runId} is awaiting approval: review it with \`dagent show ${runId}\`, then \`dagent approve ${runId}\` (or pass --yes)\n`,
+      `dagent: plan v3 of run ${runId} is awaiting approval: review it with \`dagent show ${runId}\`, then \`dagent approve ${runId}\` (\`dagent plan --yes\` approves a new plan as it is made)\n`,
     );
   });
 
@@ -262,7 +262,7 @@ describe('the review round trip of the billing demo, from the CLI', () => {
 
     const rejected = await cli(['reject', other!, '--reason', 'forgets the reminder job']);
     expect(rejected.code, rejected.stderr).toBe(0);
-    expect(rejected.stdout).toBe(`rejected plan v1 of run ${other}: forgets the reminder job\n`);
+    expect(rejected.stdout).toBe(`rejected plan v1 of run ${other}: forgets the reminder job\na new version: dagent edit ${other} (or dagent import ${other} FILE), then dagent approve ${other}\n`);
     const status = JSON.parse((await cli(['status', other!, '--json'])).stdout);
     expect(status.run.status).toBe('rejected');
     const log = (await cli(['log', other!, '--type', 'plan/', '--json'])).stdout.trim().split('\n').map((line) => JSON.parse(line));
@@ -271,6 +271,6 @@ describe('the review round trip of the billing demo, from the CLI', () => {
 
     const refused = await cli(['run', other!, '--approval', 'auto', '--model', MODEL]);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(new RegExp(`^dagent: plan v1 of run ${other} is rejected`));
+    expect(refused.stderr).toBe(`dagent: plan v1 of run ${other} was rejected: make a new version with \`dagent edit ${other}\` or \`dagent import ${other} FILE\`, then \`dagent approve ${other}\`\n`);
   });
 });
