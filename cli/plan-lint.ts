@@ -1,6 +1,6 @@
 import { glob } from 'tinyglobby';
 import { errorMessage, type Plan, type PlanLintFinding } from '../engine/index.js';
-import type { LintIssue, LintOptions, RepoMap } from '../planners/index.js';
+import type { LintIssue, LintOptions, RepoMap, WorkspaceLanguageService } from '../planners/index.js';
 import type { CliContext } from './cli-context.js';
 
 type Planners = typeof import('../planners/index.js');
@@ -13,17 +13,36 @@ export function loadPlanners(): Promise<Planners> {
   return import('../planners/index.js');
 }
 
-/** One scan per CLI invocation: `plan`, `show` and `scan` in the same context share it. */
-const SCANS = new WeakMap<CliContext, Promise<RepoMap>>();
+/** One scan per CLI invocation (and tsconfig): `plan`, `show` and `scan` in the same context share it. */
+const SCANS = new WeakMap<CliContext, Map<string, Promise<RepoMap>>>();
+const LANGUAGE_SERVICES = new WeakMap<CliContext, Map<string, WorkspaceLanguageService>>();
 
-/** The workspace's repository map, scanned once per context; rejects when the scan fails. */
-export function workspaceRepoMap(context: CliContext): Promise<RepoMap> {
-  let scan = SCANS.get(context);
+/** The workspace's repository map, scanned once per context (through the cache in .dagent/); rejects when the scan fails. */
+export function workspaceRepoMap(context: CliContext, tsconfig?: string): Promise<RepoMap> {
+  const scans = SCANS.get(context) ?? new Map<string, Promise<RepoMap>>();
+  SCANS.set(context, scans);
+  let scan = scans.get(tsconfig ?? '');
   if (scan === undefined) {
-    scan = loadPlanners().then((planners) => planners.scanRepository(context.workspace, { signal: context.io.interrupt }));
-    SCANS.set(context, scan);
+    scan = loadPlanners().then((planners) => planners.scanRepository(context.workspace, { signal: context.io.interrupt, ...(tsconfig === undefined ? {} : { tsconfig }) }));
+    scans.set(tsconfig ?? '', scan);
   }
   return scan;
+}
+
+/**
+ * The workspace's language service, one per context, started on its first query and fed the
+ * context's scan as its import graph.
+ */
+export async function workspaceLanguageService(context: CliContext, tsconfig?: string): Promise<WorkspaceLanguageService> {
+  const { createLanguageService } = await loadPlanners();
+  const services = LANGUAGE_SERVICES.get(context) ?? new Map<string, WorkspaceLanguageService>();
+  LANGUAGE_SERVICES.set(context, services);
+  let service = services.get(tsconfig ?? '');
+  if (service === undefined) {
+    service = createLanguageService({ workspace: context.workspace, repoMap: () => workspaceRepoMap(context, tsconfig), ...(tsconfig === undefined ? {} : { tsconfig }) });
+    services.set(tsconfig ?? '', service);
+  }
+  return service;
 }
 
 /**

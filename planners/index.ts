@@ -27,3 +27,4 @@ export { PlanningFailedError, type PlannerStop, type PlanningFailure } from './l
 export { PLANNER_TOOL_NAMES, planJsonSchemaText, plannerPromptText, plannerSystemSections, type PlannerSectionsOptions } from './planner-prompt.js';
 export { DEFAULT_MAP_TOKEN_BUDGET, MAX_NAMES_PER_FILE, renderRepoMapPrompt, type RepoMapPrompt, type RepoMapPromptOptions } from './repo-map-prompt.js';
 export { filesByRelevance, rankFiles, splitIdentifier, taskVocabulary, type TaskVocabulary } from './repo-map-prompt-relevance.js';
+export { findSymbolReferences } from './symbol-references.js';

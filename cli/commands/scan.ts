@@ -1,19 +1,22 @@
 import { writeLine } from '../cli-io.js';
 import { defineCommand } from '../command.js';
-import { loadPlanners, workspaceRepoMap } from '../plan-lint.js';
+import { loadPlanners, workspaceLanguageService, workspaceRepoMap } from '../plan-lint.js';
 
-export const scanCommand = defineCommand<{ importers?: string }>({
+export const scanCommand = defineCommand<{ importers?: string; tsconfig?: string }>({
   builder: (yargs) =>
-    yargs.option('importers', {
-      type: 'string',
-      requiresArg: true,
-      describe: 'FILE#SYMBOL: the files that use an exported symbol, e.g. src/models/invoice.ts#Invoice',
-    }),
+    yargs
+      .option('importers', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'FILE#SYMBOL or FILE#Class.member: the files that use it, e.g. src/models/invoice.ts#Invoice.total',
+      })
+      .option('tsconfig', { type: 'string', requiresArg: true, describe: 'the tsconfig to resolve imports and types with (default tsconfig.json, then jsconfig.json)' }),
   async run(context, args) {
-    const { findImporters, renderScanText, scanJson } = await loadPlanners();
-    const map = await workspaceRepoMap(context);
-    // Throws UnknownSymbolError (exit 2, one line) for a file or name the scan does not know.
-    const importers = args.importers === undefined ? undefined : findImporters(map, args.importers);
+    const { findSymbolReferences, renderScanText, scanJson } = await loadPlanners();
+    const map = await workspaceRepoMap(context, args.tsconfig);
+    const languageService = await workspaceLanguageService(context, args.tsconfig);
+    // Throws UnknownSymbolError (exit 2, one line) for a file, name or member the scan does not know.
+    const importers = args.importers === undefined ? undefined : await findSymbolReferences(map, args.importers, () => languageService);
     if (context.json) {
       writeLine(context.io.stdout, JSON.stringify(scanJson(map, importers)));
       // The JSON document has no place for them; a broken tsconfig should still be heard.

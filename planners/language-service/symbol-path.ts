@@ -66,7 +66,7 @@ function memberNames(checker: ts.TypeChecker, symbol: ts.Symbol): string[] {
   symbol.members?.forEach((_, name) => names.add(String(name)));
   symbol.exports?.forEach((_, name) => names.add(String(name)));
   for (const type of typesOf(checker, symbol)) for (const property of checker.getPropertiesOfType(type)) names.add(property.name);
-  return [...names].filter((name) => !name.startsWith('__')).sort();
+  return [...names].filter((name) => !name.startsWith('__') && name !== 'prototype').sort();
 }
 
 /** The instance type of a class or interface, then the type of the value (statics, objects, namespaces). */

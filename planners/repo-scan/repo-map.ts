@@ -21,9 +21,10 @@ export interface RepoFile {
 /**
  * How one module names another: `import` (declarations, `import x = require()`, `import()` types),
  * `export` (`export { x } from`, `export * as ns from`), `export-star` (`export * from`),
- * `dynamic` (`import('...')` of a string literal), `require` (CommonJS).
+ * `dynamic` (`import('...')` of a string literal), `require` (CommonJS); for a member's users,
+ * `reference`: a use the language service found (a call, a property read, an override).
  */
-export type ImportKind = 'import' | 'export' | 'export-star' | 'dynamic' | 'require';
+export type ImportKind = 'import' | 'export' | 'export-star' | 'dynamic' | 'require' | 'reference';
 
 /** One module specifier that resolved to a file of the map. */
 export interface ImportEdge {
