@@ -1,5 +1,5 @@
 import { glob } from 'tinyglobby';
-import { errorMessage, type Plan, type PlanLintFinding } from '../engine/index.js';
+import { DagentError, errorMessage, type Plan, type PlanLintFinding } from '../engine/index.js';
 import type { LintIssue, LintOptions, RepoMap, WorkspaceLanguageService } from '../planners/index.js';
 import type { CliContext } from './cli-context.js';
 
@@ -67,7 +67,31 @@ export async function lintForReview(context: CliContext, plan: Plan): Promise<Pl
     const listed = await listedFilesMap(context.workspace, await loadPlanners()).catch(() => undefined);
     return listed === undefined ? [scanFailed] : [scanFailed, ...lintPlan(plan, listed, options).map(toFinding)];
   }
-  return lintPlan(plan, map, options).map(toFinding);
+  const { lintPlanWithReferences } = await loadPlanners();
+  const languageService = await workspaceLanguageService(context);
+  return (await lintPlanWithReferences(plan, map, { ...options, languageService: () => languageService })).map(toFinding);
+}
+
+/** `--allow-lint CODE` of `approve`, `run` and `plan --yes`. */
+export const ALLOW_LINT_OPTION = {
+  type: 'string',
+  array: true,
+  requiresArg: true,
+  describe: 'let a lint error of this code through (repeatable; "all" for every code)',
+} as const;
+
+/**
+ * Lint that binds: the plan's lint errors stop `approve` and `run` (exit 2), each named with the
+ * flag that lets it through; `--allow-lint CODE` (repeatable, or `all`) allows those codes.
+ */
+export async function checkLintGate(context: CliContext, plan: Plan, allowed: readonly string[] = []): Promise<void> {
+  const blocking = (await lintForReview(context, plan)).filter((finding) => finding.level === 'error' && !allowed.includes(finding.code) && !allowed.includes('all'));
+  if (blocking.length === 0) return;
+  const lines = blocking.map((finding) => `  ${finding.code}: ${finding.message}`);
+  const codes = [...new Set(blocking.map((finding) => finding.code))];
+  throw new DagentError(
+    `the plan has ${blocking.length} lint ${blocking.length === 1 ? 'error' : 'errors'}:\n${lines.join('\n')}\nfix the plan (dagent edit), or allow with ${codes.map((code) => `--allow-lint ${code}`).join(' ')}`,
+  );
 }
 
 /** `lint.errors` of the config: known codes, or `all` anywhere in the list. Unknown codes are ignored. */
@@ -84,6 +108,9 @@ function toFinding(issue: LintIssue): PlanLintFinding {
     message: issue.message,
     ...(issue.nodeId === undefined ? {} : { nodeId: issue.nodeId }),
     ...(issue.file === undefined ? {} : { file: issue.file }),
+    ...(issue.symbol === undefined ? {} : { symbol: issue.symbol }),
+    ...(issue.line === undefined ? {} : { line: issue.line }),
+    ...(issue.text === undefined ? {} : { text: issue.text }),
   };
 }
 

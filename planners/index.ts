@@ -2,7 +2,7 @@ export * from './repo-scan/index.js';
 export * from './language-service/index.js';
 export { isGlobPattern, matchFiles, normalizePlanPath, patternCovers } from './plan-lint-files.js';
 export { planReachability, type PlanReachability } from './plan-lint-graph.js';
-export { LINT_CODES, lintPlan, type LintablePlan, type LintCode, type LintIssue, type LintLevel, type LintOptions, type LintPlanNode } from './plan-lint.js';
+export { DEFAULT_LINT_LEVELS, LINT_CODES, lintPlan, type LintablePlan, type LintCode, type LintIssue, type LintLevel, type LintOptions, type LintPlanNode } from './plan-lint.js';
 export { isEditingNode } from './plan-lint-rules.js';
 export {
   extractTaskReferences,
@@ -28,3 +28,5 @@ export { PLANNER_TOOL_NAMES, planJsonSchemaText, plannerPromptText, plannerSyste
 export { DEFAULT_MAP_TOKEN_BUDGET, MAX_NAMES_PER_FILE, renderRepoMapPrompt, type RepoMapPrompt, type RepoMapPromptOptions } from './repo-map-prompt.js';
 export { filesByRelevance, rankFiles, splitIdentifier, taskVocabulary, type TaskVocabulary } from './repo-map-prompt-relevance.js';
 export { findSymbolReferences } from './symbol-references.js';
+export { lintPlanWithReferences } from './lint-plan-with-references.js';
+export { changedSymbols, type ChangedSymbol } from './plan-lint-changes.js';

@@ -1,4 +1,5 @@
-import type { RepoMap, SymbolImporter } from './repo-scan/index.js';
+import type { ChangedSymbol } from './plan-lint-changes.js';
+import { findImporters, parseSymbolKey, type RepoMap, type SymbolImporter } from './repo-scan/index.js';
 import { isGlobPattern, matchFiles, normalizePlanPath, patternCovers } from './plan-lint-files.js';
 import type { PlanReachability } from './plan-lint-graph.js';
 import type { LintablePlan, LintCode, LintPlanNode } from './plan-lint.js';
@@ -12,6 +13,10 @@ export interface LintContext {
   /** Existing files to the nodes whose `writes` cover them, in plan order. */
   readonly writtenBy: ReadonlyMap<string, readonly LintPlanNode[]>;
   readonly reachability: PlanReachability;
+  /** The symbols the plan changes. */
+  readonly changed: readonly ChangedSymbol[];
+  /** Who references each changed symbol, as far as it is known; the import graph answers the rest. */
+  readonly references: ReadonlyMap<string, readonly SymbolImporter[]>;
 }
 
 export interface LintFinding {
@@ -19,6 +24,11 @@ export interface LintFinding {
   readonly message: string;
   readonly nodeId?: string;
   readonly file?: string;
+  readonly symbol?: string;
+  readonly line?: number;
+  readonly text?: string;
+  /** The finding rests on a change a node declared (`changes`): an error whatever the code's default. */
+  readonly declared?: boolean;
 }
 
 /** Nodes that change files: every `edit`, and an `agent` that declares writes. */
@@ -27,36 +37,47 @@ export function isEditingNode(node: LintPlanNode): boolean {
 }
 
 /**
- * (a) A file that uses a symbol of a written file (directly or through a barrel that is
- * written) but that no node writes. When the writing nodes' instructions name some of the
- * file's symbols, only their importers count, and a member they name (`Invoice.total()`) is
- * reported with the symbol.
+ * (a) A file that references a symbol some node changes (`changes`, or inferred from the node's
+ * text) and that no node writes: it breaks when the symbol is renamed or its signature changes.
+ * One finding per file and symbol, with the first referencing line. Files whose exports no node
+ * changes are never reported.
  */
 export function unwrittenImporters(context: LintContext): LintFinding[] {
-  const reaching = importersByReachedFile(context.map);
-  const byImporter = new Map<string, { names: string[]; changed: string[]; writers: string[] }>();
-  for (const [changed, writers] of context.writtenBy) {
-    const text = writers.map((node) => `${node.title ?? ''}\n${node.instructions ?? ''}`).join('\n');
-    const entries = (reaching.get(changed) ?? []).filter((entry) => entry.file !== changed && !context.writtenBy.has(entry.file));
-    const mentioned = entries.filter((entry) => mentions(text, declaredName(entry)) || mentions(text, entry.name));
-    for (const entry of mentioned.length > 0 ? mentioned : entries) {
-      const found = byImporter.get(entry.file) ?? { names: [], changed: [], writers: [] };
-      found.names.push(displayName(text, declaredName(entry)));
-      found.changed.push(changed);
-      found.writers.push(...writers.map((node) => node.id));
-      byImporter.set(entry.file, found);
+  const findings: LintFinding[] = [];
+  for (const change of context.changed) {
+    const declaring = change.symbol.slice(0, change.symbol.lastIndexOf('#'));
+    const name = change.symbol.slice(change.symbol.lastIndexOf('#') + 1);
+    const seen = new Set<string>();
+    for (const entry of referencesOf(context, change.symbol)) {
+      if (entry.file === declaring || context.writtenBy.has(entry.file) || seen.has(entry.file)) continue;
+      seen.add(entry.file);
+      findings.push({
+        code: 'unwritten-importer',
+        message: `${entry.file}:${entry.line} uses ${name} (${change.symbol}, changed by ${change.nodeId}) but no node writes it: ${entry.text}`,
+        nodeId: change.nodeId,
+        file: entry.file,
+        symbol: change.symbol,
+        line: entry.line,
+        text: entry.text,
+        declared: change.declared,
+      });
     }
   }
-  return [...byImporter].sort(([left], [right]) => (left < right ? -1 : 1)).map(([file, found]) => {
-    const changed = unique(found.changed);
-    const writers = unique(found.writers);
-    return {
-      code: 'unwritten-importer',
-      message: `${file} imports ${unique(found.names).join(', ')} but no node writes it (${changed.join(', ')} ${changed.length === 1 ? 'is' : 'are'} written by ${writers.join(', ')})`,
-      nodeId: writers[0],
-      file,
-    };
-  });
+  return findings.sort((left, right) => ((left.file ?? '') < (right.file ?? '') ? -1 : (left.file ?? '') > (right.file ?? '') ? 1 : 0));
+}
+
+/** The known references, else the import graph's importers (of the class, for a member). */
+function referencesOf(context: LintContext, symbol: string): readonly SymbolImporter[] {
+  const known = context.references.get(symbol);
+  if (known !== undefined) return known;
+  const parsed = parseSymbolKey(symbol);
+  if (parsed === undefined) return [];
+  const [owner] = parsed.name.split('.');
+  try {
+    return findImporters(context.map, `${parsed.file}#${owner ?? parsed.name}`);
+  } catch {
+    return [];
+  }
 }
 
 /**
@@ -142,21 +163,6 @@ export function untestedEdits(context: LintContext): LintFinding[] {
     }));
 }
 
-/** Each file to the importers whose symbol it declares or whose import passes through it as a barrel. */
-function importersByReachedFile(map: RepoMap): Map<string, SymbolImporter[]> {
-  const byFile = new Map<string, SymbolImporter[]>();
-  for (const list of Object.values(map.importers)) {
-    for (const entry of list) {
-      for (const file of new Set([declaringFile(entry), ...entry.via])) {
-        const list = byFile.get(file);
-        if (list === undefined) byFile.set(file, [entry]);
-        else list.push(entry);
-      }
-    }
-  }
-  return byFile;
-}
-
 /** Each file to the files it depends on: its import edges and the declaring files of the symbols it uses. */
 function fileDependencies(map: RepoMap): Map<string, Set<string>> {
   const dependencies = new Map<string, Set<string>>();
@@ -180,28 +186,7 @@ function declaringFile(entry: SymbolImporter): string {
   return entry.symbol.slice(0, entry.symbol.lastIndexOf('#'));
 }
 
-function declaredName(entry: SymbolImporter): string {
-  return entry.symbol.slice(entry.symbol.lastIndexOf('#') + 1);
-}
-
-/**
- * `Invoice.total` when the text names a member of the symbol (`Invoice.total()`), else the symbol.
- * Only the first member counts: in "rename Invoice.total() to Invoice.grandTotal()" the
- * importers use the old name.
- */
-function displayName(text: string, name: string): string {
-  const member = new RegExp(`(?<![\\w$])${escapeRegExp(name)}\\.([A-Za-z_$][\\w$]*)`).exec(text)?.[1];
-  return member === undefined ? name : `${name}.${member}`;
-}
-
-function mentions(text: string, name: string): boolean {
-  return name !== 'default' && new RegExp(`(?<![\\w$])${escapeRegExp(name)}(?![\\w$])`).test(text);
-}
-
 function unique<T>(items: readonly T[]): T[] {
   return [...new Set(items)];
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}

@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DagentError, endRun, getRun } from '../../engine/index.js';
+import { DagentError, currentPlan, endRun, getRun } from '../../engine/index.js';
 import { requestCancel } from '../cancel-run.js';
 import { integerAtLeast } from '../cli-args.js';
 import { writeLine } from '../cli-io.js';
 import { defineCommand } from '../command.js';
+import { ALLOW_LINT_OPTION, checkLintGate } from '../plan-lint.js';
 import { runApprovedPlan } from '../run-plan.js';
 
 interface RunArgs {
@@ -17,6 +18,7 @@ interface RunArgs {
   clone?: boolean;
   dashboard?: boolean;
   'approve-from-dashboard'?: boolean;
+  'allow-lint'?: string[];
 }
 
 const DASHBOARD_DESCRIPTION = 'show the live dashboard (the default on a terminal); --no-dashboard prints progress lines';
@@ -34,11 +36,13 @@ export const runCommand = defineCommand<RunArgs>({
       .option('workers', { type: 'boolean', describe: 'schedule here and run the nodes on `dagent worker` processes (needs --db postgres://…)' })
       .option('clone', { type: 'boolean', describe: 'with --workers: each worker runs nodes in its own clone; node patches come back to this workspace' })
       .option('dashboard', { type: 'boolean', describe: DASHBOARD_DESCRIPTION })
-      .option('approve-from-dashboard', { type: 'boolean', describe: APPROVE_FROM_DASHBOARD_DESCRIPTION }),
+      .option('approve-from-dashboard', { type: 'boolean', describe: APPROVE_FROM_DASHBOARD_DESCRIPTION })
+      .option('allow-lint', ALLOW_LINT_OPTION),
   async run(context, args) {
     const { db } = await context.store();
     const run = await getRun(db, args.run);
     if (args.wait !== true && run.status === 'succeeded') throw new DagentError(`run ${run.id} already succeeded; \`dagent diff ${run.id}\` shows its change`);
+    if (run.status === 'approved') await checkLintGate(context, (await currentPlan(db, run.id)).plan, args['allow-lint']);
     return runApprovedPlan(context, run.id, flagsOf(args));
   },
 });

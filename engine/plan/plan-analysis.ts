@@ -11,6 +11,10 @@ export interface PlanLintFinding {
   readonly message: string;
   readonly nodeId?: string;
   readonly file?: string;
+  /** The changed symbol a file uses (`src/invoice.ts#Invoice.total`), the line and its code. */
+  readonly symbol?: string;
+  readonly line?: number;
+  readonly text?: string;
 }
 
 /** What review shows besides the plan itself (the `show --json` fields of the CLI contract). */

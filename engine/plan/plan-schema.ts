@@ -34,6 +34,8 @@ export interface PlanNode {
   readonly maxSteps?: number;
   /** The planner's estimate of the node's total tokens. */
   readonly estimate?: number;
+  /** The symbols an edit changes, `src/invoice.ts#Invoice.total`: plan lint checks their users are written too. */
+  readonly changes?: readonly string[];
 }
 
 export interface Plan {
@@ -76,6 +78,7 @@ export const planNodeSchema = z.strictObject({
   role: nonEmpty.optional(),
   maxSteps: z.number().int().positive().optional(),
   estimate: z.number().int().nonnegative().optional(),
+  changes: z.array(z.string().regex(/^[^#]+#[^#]+$/, { error: 'must be FILE#SYMBOL, e.g. src/invoice.ts#Invoice.total' })).optional(),
 });
 
 export const planSchema = z.object({

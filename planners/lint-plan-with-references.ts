@@ -1,0 +1,34 @@
+import type { WorkspaceLanguageService } from './language-service/index.js';
+import { changedSymbols } from './plan-lint-changes.js';
+import { lintPlan, type LintablePlan, type LintIssue, type LintOptions } from './plan-lint.js';
+import { parseSymbolKey, UnknownSymbolError, type RepoMap, type SymbolImporter } from './repo-scan/index.js';
+import { findSymbolReferences } from './symbol-references.js';
+
+/**
+ * `lintPlan` with each changed member's users found by the language service (callers through
+ * inferred types, subclasses, interfaces, destructuring), exported names by the import graph. A
+ * changed symbol that does not exist (a new name, a typo in `changes`) has no users to report.
+ */
+export async function lintPlanWithReferences(
+  plan: LintablePlan,
+  map: RepoMap,
+  options: Omit<LintOptions, 'references' | 'changed'> & { readonly languageService?: () => WorkspaceLanguageService } = {},
+): Promise<LintIssue[]> {
+  const changed = changedSymbols(plan, map);
+  const references = new Map<string, readonly SymbolImporter[]>();
+  for (const change of changed) {
+    const isMember = parseSymbolKey(change.symbol)?.name.includes('.') === true;
+    if (isMember && options.languageService === undefined) continue;
+    try {
+      references.set(change.symbol, await findSymbolReferences(map, change.symbol, options.languageService ?? missingService));
+    } catch (error) {
+      if (!(error instanceof UnknownSymbolError)) throw error;
+      references.set(change.symbol, []);
+    }
+  }
+  return lintPlan(plan, map, { ...(options.errors === undefined ? {} : { errors: options.errors }), changed, references });
+}
+
+function missingService(): WorkspaceLanguageService {
+  throw new Error('no language service to find the users of a member');
+}

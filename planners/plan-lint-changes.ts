@@ -1,0 +1,72 @@
+import { matchFiles } from './plan-lint-files.js';
+import type { LintablePlan, LintPlanNode } from './plan-lint.js';
+import { isEditingNode } from './plan-lint-rules.js';
+import { normalizeWorkspacePath, parseSymbolKey, type RepoMap } from './repo-scan/index.js';
+
+/** A symbol an editing node changes: `src/invoice.ts#Invoice.total`. */
+export interface ChangedSymbol {
+  /** `FILE#Name` or `FILE#Class.member`. */
+  readonly symbol: string;
+  readonly nodeId: string;
+  /** Named by the node's `changes`; otherwise inferred from the task and the instructions. */
+  readonly declared: boolean;
+}
+
+/**
+ * The symbols a plan changes. A node's `changes` say it outright. Without them, the node's title
+ * and instructions and the plan's goal are searched for the exported names of the files the node
+ * writes: `Invoice.total()` names the member, a bare `Invoice` the class. A node whose text names
+ * none of its files' exports changes no symbol lint can see (a comment, a body): nothing is
+ * reported for it.
+ */
+export function changedSymbols(plan: LintablePlan, map: RepoMap): ChangedSymbol[] {
+  const files = map.files.map((file) => file.path);
+  const exportsOf = new Map(map.files.map((file) => [file.path, file.exports]));
+  const found: ChangedSymbol[] = [];
+  const seen = new Set<string>();
+  const add = (symbol: string, nodeId: string, declared: boolean): void => {
+    if (seen.has(symbol)) return;
+    seen.add(symbol);
+    found.push({ symbol, nodeId, declared });
+  };
+  for (const node of plan.nodes.filter(isEditingNode)) {
+    if (node.changes !== undefined && node.changes.length > 0) {
+      for (const change of node.changes) {
+        const parsed = parseSymbolKey(change);
+        if (parsed !== undefined) add(`${normalizeWorkspacePath(parsed.file)}#${parsed.name}`, node.id, true);
+      }
+      continue;
+    }
+    const text = nodeText(node, plan.goal);
+    for (const file of new Set(node.writes.flatMap((pattern) => matchFiles(pattern, files)))) {
+      for (const name of exportsOf.get(file) ?? []) {
+        if (name === 'default' || !mentions(text, name)) continue;
+        const members = memberMentions(text, name);
+        if (members.length === 0) add(`${file}#${name}`, node.id, false);
+        else for (const member of members) add(`${file}#${name}.${member}`, node.id, false);
+      }
+    }
+  }
+  return found;
+}
+
+function nodeText(node: LintPlanNode, goal: string | undefined): string {
+  return [node.title ?? '', node.instructions ?? '', goal ?? ''].join('\n');
+}
+
+function mentions(text: string, name: string): boolean {
+  return new RegExp(`(?<![\\w$])${escapeRegExp(name)}(?![\\w$])`).test(text);
+}
+
+/**
+ * `Invoice.total` in "rename Invoice.total() to Invoice.grandTotal()": only the first member
+ * named counts — the second is the new name, which nothing uses yet.
+ */
+function memberMentions(text: string, name: string): string[] {
+  const member = new RegExp(`(?<![\\w$])${escapeRegExp(name)}\\.([A-Za-z_$][\\w$]*)`).exec(text)?.[1];
+  return member === undefined ? [] : [member];
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
