@@ -1,5 +1,5 @@
 import { glob } from 'tinyglobby';
-import { DagentError, errorMessage, type Plan, type PlanLintFinding } from '../engine/index.js';
+import { DagentError, currentPlan, errorMessage, readEvents, type Plan, type PlanLinter, type PlanLintFinding } from '../engine/index.js';
 import type { LintIssue, LintOptions, RepoMap, WorkspaceLanguageService } from '../planners/index.js';
 import type { CliContext } from './cli-context.js';
 
@@ -72,6 +72,20 @@ export async function lintForReview(context: CliContext, plan: Plan): Promise<Pl
   return (await lintPlanWithReferences(plan, map, { ...options, languageService: () => languageService })).map(toFinding);
 }
 
+/**
+ * The engine's linter for the plan versions it stores (planned, replanned): lint against a fresh
+ * scan (nodes may have changed files since the context's scan), with the context's language service.
+ */
+export function planLinter(context: CliContext): PlanLinter {
+  return async (plan, signal) => {
+    const planners = await loadPlanners();
+    const map = await planners.scanRepository(context.workspace, { signal });
+    const languageService = await workspaceLanguageService(context);
+    const options = lintOptions(context.config.lint?.errors, planners.LINT_CODES);
+    return (await planners.lintPlanWithReferences(plan, map, { ...options, languageService: () => languageService })).map(toFinding);
+  };
+}
+
 /** `--allow-lint CODE` of `approve`, `run` and `plan --yes`. */
 export const ALLOW_LINT_OPTION = {
   type: 'string',
@@ -81,17 +95,36 @@ export const ALLOW_LINT_OPTION = {
 } as const;
 
 /**
- * Lint that binds: the plan's lint errors stop `approve` and `run` (exit 2), each named with the
- * flag that lets it through; `--allow-lint CODE` (repeatable, or `all`) allows those codes.
+ * Lint that binds: the lint errors of the run's current plan version stop `approve` and `run`
+ * (exit 2), each named with the flag that lets it through; `--allow-lint CODE` (repeatable, or
+ * `all`) allows those codes. The findings are the ones recorded when the version was stored
+ * (`plan/created`, `plan/amended`); a version stored without them is linted now.
  */
-export async function checkLintGate(context: CliContext, plan: Plan, allowed: readonly string[] = []): Promise<void> {
-  const blocking = (await lintForReview(context, plan)).filter((finding) => finding.level === 'error' && !allowed.includes(finding.code) && !allowed.includes('all'));
+export async function checkLintGate(context: CliContext, runId: string, allowed: readonly string[] = []): Promise<void> {
+  const { db } = await context.store();
+  const stored = await currentPlan(db, runId);
+  const findings = await versionLint(context, runId, stored.version, stored.plan);
+  const blocking = findings.filter((finding) => finding.level === 'error' && !allowed.includes(finding.code) && !allowed.includes('all'));
   if (blocking.length === 0) return;
   const lines = blocking.map((finding) => `  ${finding.code}: ${finding.message}`);
   const codes = [...new Set(blocking.map((finding) => finding.code))];
   throw new DagentError(
-    `the plan has ${blocking.length} lint ${blocking.length === 1 ? 'error' : 'errors'}:\n${lines.join('\n')}\nfix the plan (dagent edit), or allow with ${codes.map((code) => `--allow-lint ${code}`).join(' ')}`,
+    `plan v${stored.version} has ${blocking.length} lint ${blocking.length === 1 ? 'error' : 'errors'}:\n${lines.join('\n')}\nfix the plan (dagent edit ${runId}), or allow with ${codes.map((code) => `--allow-lint ${code}`).join(' ')}`,
   );
+}
+
+/** A stored version's lint: the findings recorded with it, or (for a version stored without them) linted now. */
+export async function versionLint(context: CliContext, runId: string, version: number, plan: Plan): Promise<PlanLintFinding[]> {
+  return (await recordedLint(context, runId, version)) ?? (await lintForReview(context, plan));
+}
+
+/** The findings stored with a plan version's event, when it has them. */
+async function recordedLint(context: CliContext, runId: string, version: number): Promise<PlanLintFinding[] | undefined> {
+  const { db } = await context.store();
+  const events = await readEvents(db, runId, { types: ['plan/created', 'plan/amended'] });
+  const event = events.reverse().find((candidate) => (candidate.payload as { version?: unknown }).version === version);
+  const lint = (event?.payload as { lint?: unknown } | undefined)?.lint;
+  return Array.isArray(lint) ? (lint as PlanLintFinding[]) : undefined;
 }
 
 /** `lint.errors` of the config: known codes, or `all` anywhere in the list. Unknown codes are ignored. */

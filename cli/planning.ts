@@ -3,7 +3,7 @@ import { ConfigError, planTask, type Planner } from '../engine/index.js';
 import type { CliContext } from './cli-context.js';
 import { createApprover, createTools } from './compose-runtime.js';
 import { NO_MODEL_CONFIGURED, chooseModel, modelIdFor } from './models.js';
-import { loadPlanners } from './plan-lint.js';
+import { loadPlanners, planLinter } from './plan-lint.js';
 
 /**
  * The LLM planner with the planner's model (`plannerModel`, else `model`), or undefined when no
@@ -45,6 +45,7 @@ export async function planWithModel(context: CliContext, task: string): Promise<
     workspace: context.workspace,
     paths: references.paths,
     signal: context.io.interrupt,
+    linter: planLinter(context),
     onStart: (runId) => {
       if (!context.json) context.io.stderr.write(`run ${runId} · planning…\n`);
     },

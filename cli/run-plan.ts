@@ -23,6 +23,7 @@ import type { CliContext } from './cli-context.js';
 import { writeLine } from './cli-io.js';
 import { createApprover, createNodeRuntime, createTools } from './compose-runtime.js';
 import { dispatchToWorkers, type WorkspaceMode } from './dispatch-run.js';
+import { checkLintGate, planLinter } from './plan-lint.js';
 import { createPlanner } from './planning.js';
 import { showLiveDashboard, type LiveDashboard } from './live-dashboard.js';
 import { createProgressPrinter } from './progress.js';
@@ -40,6 +41,8 @@ export interface RunFlags {
   readonly dashboard?: boolean;
   /** Approvals wait for an answer in the log (from `dagent dashboard`) instead of being denied without a terminal. */
   readonly approveFromDashboard?: boolean;
+  /** `--allow-lint CODE`: lint errors of these codes do not stop `plan --yes`. */
+  readonly allowLint?: readonly string[];
 }
 
 /** With `--workers` the workers' own `--concurrency` bounds the work: the scheduler dispatches every ready node. */
@@ -48,6 +51,7 @@ const WORKERS_DEFAULT_CONCURRENCY = 1_000;
 /** `plan --yes`: approve the plan, then run it. */
 export async function approveAndRun(context: CliContext, runId: string, flags: RunFlags): Promise<number> {
   const { db } = await context.store();
+  await checkLintGate(context, runId, flags.allowLint);
   const stored = await approvePlan(db, runId);
   if (!context.json) writeLine(context.io.stdout, `approved plan v${stored.version} of run ${runId} · hash ${stored.hash}`);
   return runApprovedPlan(context, runId, flags);
@@ -133,6 +137,7 @@ async function executeClaimedRun(context: CliContext, runId: string, flags: RunF
       settings,
       signal: AbortSignal.any([context.io.interrupt, lease.lost, cancelled.signal]),
       ...(planner === undefined ? {} : { planner }),
+      linter: planLinter(context),
       ...(flags.approvedHash === undefined ? {} : { approvedHash: flags.approvedHash }),
       ...(dispatch === undefined ? {} : { remote: dispatch.remote }),
     }).finally(() => dispatch?.close());

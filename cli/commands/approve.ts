@@ -1,4 +1,4 @@
-import { approvePlan, currentPlan, getRun, rejectPlan } from '../../engine/index.js';
+import { approvePlan, getRun, rejectPlan } from '../../engine/index.js';
 import { writeLine } from '../cli-io.js';
 import { defineCommand } from '../command.js';
 import { ALLOW_LINT_OPTION, checkLintGate } from '../plan-lint.js';
@@ -8,7 +8,7 @@ export const approveCommand = defineCommand<{ run: string; 'allow-lint'?: string
   async run(context, args) {
     const { db } = await context.store();
     const run = await getRun(db, args.run);
-    await checkLintGate(context, (await currentPlan(db, run.id)).plan, args['allow-lint']);
+    await checkLintGate(context, run.id, args['allow-lint']);
     const stored = await approvePlan(db, run.id);
     if (context.json) writeLine(context.io.stdout, JSON.stringify({ runId: run.id, status: stored.status, planVersion: stored.version, hash: stored.hash }));
     else writeLine(context.io.stdout, `approved plan v${stored.version} of run ${run.id} · hash ${stored.hash}\nnext: dagent run ${run.id}`);

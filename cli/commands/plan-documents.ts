@@ -72,8 +72,9 @@ async function storeEditedPlan(context: CliContext, runArg: string, plan: Plan, 
   const { db } = await context.store();
   const run = await getRun(db, runArg);
   const previous = await currentPlan(db, run.id);
-  const saved = await savePlan(db, run.id, { plan, reason });
-  const analysis = await analyzeForReview(context, plan, await lintForReview(context, plan));
+  const lint = await lintForReview(context, plan);
+  const saved = await savePlan(db, run.id, { plan, reason, lint });
+  const analysis = await analyzeForReview(context, plan, lint);
   if (context.json) {
     printPlan(context, saved.stored, analysis, 'json', 'plan');
     return 0;

@@ -3,17 +3,18 @@ import { writeLine } from '../cli-io.js';
 import type { CliContext } from '../cli-context.js';
 import { defineCommand } from '../command.js';
 import { readPlanFile } from '../plan-document.js';
-import { lintForReview } from '../plan-lint.js';
+import { ALLOW_LINT_OPTION, lintForReview, versionLint } from '../plan-lint.js';
 import { analyzeForReview, printPlan } from '../plan-review.js';
 import { planWithModel } from '../planning.js';
 import { approveAndRun } from '../run-plan.js';
 
-export const planCommand = defineCommand<{ task?: string[]; from?: string; yes?: boolean; schedule?: string; concurrency?: number }>({
+export const planCommand = defineCommand<{ task?: string[]; from?: string; yes?: boolean; schedule?: string; concurrency?: number; 'allow-lint'?: string[] }>({
   builder: (yargs) =>
     yargs
       .positional('task', { type: 'string', array: true, describe: 'what to do; name files as @path' })
       .option('from', { type: 'string', describe: 'a plan document (JSON or YAML) instead of planning with a model' })
-      .option('yes', { alias: 'y', type: 'boolean', describe: 'approve the plan and run it at once' }),
+      .option('yes', { alias: 'y', type: 'boolean', describe: 'approve the plan and run it at once (lint errors stop it)' })
+      .option('allow-lint', ALLOW_LINT_OPTION),
   async run(context, args) {
     const task = (args.task ?? []).join(' ').trim();
     if (args.from === undefined && task === '') throw new ConfigError('name a task (`dagent plan "rename X to Y"`) or a plan document (`dagent plan --from plan.json`)');
@@ -22,12 +23,12 @@ export const planCommand = defineCommand<{ task?: string[]; from?: string; yes?:
     if (args.from !== undefined) {
       const plan: Plan = readPlanFile(context.io.cwd, args.from);
       const run = await createRun(db, { task: task || plan.goal, workspace: context.workspace, mode: 'plan' });
-      await savePlan(db, run.id, { plan, reason: `imported from ${args.from}` });
+      await savePlan(db, run.id, { plan, reason: `imported from ${args.from}`, lint: await lintForReview(context, plan) });
       runId = run.id;
     } else {
       runId = await planWithModel(context, task);
     }
-    return args.yes ? approveAndRun(context, runId, {}) : showNewPlan(context, runId);
+    return args.yes ? approveAndRun(context, runId, args['allow-lint'] === undefined ? {} : { allowLint: args['allow-lint'] }) : showNewPlan(context, runId);
   },
 });
 
@@ -35,7 +36,7 @@ async function showNewPlan(context: CliContext, runId: string): Promise<number> 
   const { db } = await context.store();
   const { currentPlan } = await import('../../engine/index.js');
   const stored = await currentPlan(db, runId);
-  const analysis = await analyzeForReview(context, stored.plan, await lintForReview(context, stored.plan));
+  const analysis = await analyzeForReview(context, stored.plan, await versionLint(context, runId, stored.version, stored.plan));
   printPlan(context, stored, analysis, 'text', 'plan');
   if (!context.json) writeLine(context.io.stdout, `next: dagent approve ${runId} && dagent run ${runId}   (or dagent edit ${runId})`);
   return 0;

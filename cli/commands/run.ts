@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DagentError, currentPlan, endRun, getRun } from '../../engine/index.js';
+import { DagentError, endRun, getRun } from '../../engine/index.js';
 import { requestCancel } from '../cancel-run.js';
 import { integerAtLeast } from '../cli-args.js';
 import { writeLine } from '../cli-io.js';
@@ -42,7 +42,7 @@ export const runCommand = defineCommand<RunArgs>({
     const { db } = await context.store();
     const run = await getRun(db, args.run);
     if (args.wait !== true && run.status === 'succeeded') throw new DagentError(`run ${run.id} already succeeded; \`dagent diff ${run.id}\` shows its change`);
-    if (run.status === 'approved') await checkLintGate(context, (await currentPlan(db, run.id)).plan, args['allow-lint']);
+    if (run.status === 'approved') await checkLintGate(context, run.id, args['allow-lint']);
     return runApprovedPlan(context, run.id, flagsOf(args));
   },
 });

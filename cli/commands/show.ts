@@ -2,7 +2,7 @@ import { currentPlan, getRun, planVersion } from '../../engine/index.js';
 import { integerAtLeast } from '../cli-args.js';
 import { defineCommand } from '../command.js';
 import { PLAN_FORMATS, analyzeForReview, printPlan, type PlanFormat } from '../plan-review.js';
-import { lintForReview } from '../plan-lint.js';
+import { versionLint } from '../plan-lint.js';
 
 export const showCommand = defineCommand<{ run: string; format: PlanFormat; 'plan-version'?: number }>({
   builder: (yargs) =>
@@ -15,7 +15,7 @@ export const showCommand = defineCommand<{ run: string; format: PlanFormat; 'pla
     const run = await getRun(db, args.run);
     const version = args['plan-version'];
     const stored = version === undefined ? await currentPlan(db, run.id) : await planVersion(db, run.id, version);
-    const analysis = await analyzeForReview(context, stored.plan, await lintForReview(context, stored.plan));
+    const analysis = await analyzeForReview(context, stored.plan, await versionLint(context, stored.runId, stored.version, stored.plan));
     printPlan(context, stored, analysis, args.format);
     return 0;
   },

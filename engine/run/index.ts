@@ -40,6 +40,7 @@ export { DEFAULT_ROLES, commandFailure, executePlanNode, type NodeAttempt, type 
 export type { NodeFiles } from './node-files.js';
 export { NODE_SYSTEM_SECTIONS, handoffMessage, nodeInstruction } from './node-prompt.js';
 export type { AmendInput, CompletedNode, PlanInput, PlanPatch, Planner, ReplanTrigger } from './planner.js';
+export type { PlanLinter } from './plan-linter.js';
 export { DEFAULT_RUN_SETTINGS, changedCommandNodes, executeRun, type ExecuteRunOptions, type RemoteAttempts, type NodeResult, type RunResult, type RunSettings } from './run-controller.js';
 export { appendNodeTransitions, nodeTransitionDrafts, writeNodeProjection, type DescribedResult, type NodeTotals, type ProjectionContext } from './node-projection.js';
 export { endRun, type RunEnding } from './end-run.js';

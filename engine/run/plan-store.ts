@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import { DagentError } from '../errors.js';
+import type { PlanLintFinding } from '../plan/plan-analysis.js';
 import { diffPlans, type PlanDiff } from '../plan/plan-diff.js';
 import { planHash } from '../plan/plan-hash.js';
 import type { Plan } from '../plan/plan-schema.js';
@@ -83,6 +84,8 @@ export interface SavePlanInput {
   readonly runStatus?: RunStatus;
   /** The run's log to write through (its listeners see the plan events); a new one by default. */
   readonly log?: EventLog;
+  /** The version's plan lint findings, recorded in its `plan/created` or `plan/amended` event. */
+  readonly lint?: readonly PlanLintFinding[];
 }
 
 export interface SavedPlan {
@@ -106,10 +109,11 @@ export async function savePlan(db: Kysely<Database>, runId: string, input: SaveP
   const diff = previous === undefined ? undefined : diffPlans(previous.plan, input.plan);
   const nextRunStatus = input.runStatus ?? (status === 'approved' ? (run.status === 'running' ? 'running' : 'approved') : 'awaiting_approval');
   const log = input.log ?? runLog(db, run.id);
+  const lint = input.lint === undefined ? {} : { lint: input.lint.map((finding) => ({ ...finding })) };
   const draft =
     previous === undefined
-      ? { type: 'plan/created' as const, payload: { version, plan: input.plan, hash, reason: input.reason } }
-      : { type: 'plan/amended' as const, payload: { version, reason: input.reason, diff, hash, plan: input.plan } };
+      ? { type: 'plan/created' as const, payload: { version, plan: input.plan, hash, reason: input.reason, ...lint } }
+      : { type: 'plan/amended' as const, payload: { version, reason: input.reason, diff, hash, plan: input.plan, ...lint } };
   const drafts = status === 'approved' ? [draft, { type: 'plan/approved' as const, payload: { version, hash } }] : [draft];
   await log.appendMany(drafts, {
     effects: async (transaction) => {

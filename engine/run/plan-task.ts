@@ -3,6 +3,7 @@ import type { Database } from '../db/database.js';
 import { errorMessage } from '../errors.js';
 import { endRun } from './end-run.js';
 import { savePlan } from './plan-store.js';
+import type { PlanLinter } from './plan-linter.js';
 import type { Planner } from './planner.js';
 import { createRun } from './run-store.js';
 
@@ -18,6 +19,8 @@ export interface PlanTaskOptions {
   readonly config?: Readonly<Record<string, unknown>>;
   /** Told the run id as soon as the run exists, before the planner runs. */
   readonly onStart?: (runId: string) => void;
+  /** Lints the plan; the findings are recorded with `plan/created`. */
+  readonly linter?: PlanLinter;
 }
 
 /**
@@ -29,7 +32,8 @@ export async function planTask(options: PlanTaskOptions): Promise<string> {
   options.onStart?.(run.id);
   try {
     const plan = await options.planner.plan({ runId: run.id, task: options.task, workspace: options.workspace, paths: options.paths, signal: options.signal });
-    await savePlan(options.db, run.id, { plan, reason: 'planned' });
+    const lint = options.linter === undefined ? undefined : await options.linter(plan, options.signal);
+    await savePlan(options.db, run.id, { plan, reason: 'planned', ...(lint === undefined ? {} : { lint }) });
     return run.id;
   } catch (error) {
     const message = errorMessage(error);

@@ -3,6 +3,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import { errorMessage } from '../errors.js';
 import { replanDecision } from '../plan/replan-decision.js';
+import type { PlanLintFinding } from '../plan/plan-analysis.js';
 import type { Plan, PlanNode } from '../plan/plan-schema.js';
 import { NODE_TRANSITION_EVENT_TYPES, nodeStatesFromEvents } from './node-event.js';
 import type { NodeStatus } from '../scheduler/node-status.js';
@@ -23,6 +24,7 @@ import { stopEarlierCommands } from './earlier-commands.js';
 import { appendNodeTransitions, type NodeTotals } from './node-projection.js';
 import { endRun, type RunEnding } from './end-run.js';
 import { executablePlan, savePlan, setRunStatus } from './plan-store.js';
+import type { PlanLinter } from './plan-linter.js';
 import type { CompletedNode, Planner, PlanPatch, ReplanTrigger } from './planner.js';
 import { transitionRun, type RunStatus } from './run-status.js';
 import { getRun } from './run-store.js';
@@ -53,6 +55,8 @@ export interface ExecuteRunOptions {
   readonly runtime: NodeRuntime;
   readonly files: NodeFiles;
   readonly planner?: Planner;
+  /** Lints each replanned version; its findings are recorded with `plan/amended`, and errors stop the run for review. */
+  readonly linter?: PlanLinter;
   readonly settings?: Partial<RunSettings>;
   readonly signal: AbortSignal;
   /** `--approved HASH`: refuse to start if the plan is not the one approved. */
@@ -338,16 +342,19 @@ class RunController {
       return undefined;
     }
     const newCommands = changedCommandNodes(this.#plan, next);
-    const review = this.#settings.reviewReplans || (this.#settings.reviewCommandChanges && newCommands.length > 0);
+    const lint = await this.#lint(next, signal);
+    const lintErrors = lint.filter((finding) => finding.level === 'error');
+    const review = this.#settings.reviewReplans || (this.#settings.reviewCommandChanges && newCommands.length > 0) || lintErrors.length > 0;
     const reason = trigger.kind === 'failure' ? `replan (${decision}) after ${trigger.nodeId} failed: ${firstLine(trigger.error)}` : `replan (${decision}): ${trigger.nodeId} reported missed work: ${trigger.title}`;
-    const saved = await savePlan(this.#db, this.#runId, { plan: next, reason, status: review ? 'awaiting_approval' : 'approved', runStatus: 'running', log: this.#log });
+    const saved = await savePlan(this.#db, this.#runId, { plan: next, reason, status: review ? 'awaiting_approval' : 'approved', runStatus: 'running', log: this.#log, ...(this.#options.linter === undefined ? {} : { lint }) });
     this.#replans += 1;
     await this.#log.append({ type: 'replan/finished', payload: { outcome: 'amended', version: saved.stored.version } });
     if (review) {
+      const because = lintErrors.length > 0 ? ` (lint: ${lintErrors.map((finding) => finding.message).join('; ')})` : '';
       this.#paused =
         newCommands.length > 0 && !this.#settings.reviewReplans
           ? `plan v${saved.stored.version} waits for approval: the replan added or changed command nodes (${newCommands.join(', ')}), which the approved plan did not cover`
-          : `plan v${saved.stored.version} waits for review after a replan`;
+          : `plan v${saved.stored.version} waits for review after a replan${because}`;
       this.#schedule.abort(new Error(this.#paused));
       return undefined;
     }
@@ -355,6 +362,16 @@ class RunController {
     this.#planVersion = saved.stored.version;
     await this.#db.transaction().execute((transaction) => this.#ensureNodeRows(transaction, next.nodes));
     return { nodes: next.nodes, restart: [] };
+  }
+
+  /** The linter's findings; a linter that fails records nothing rather than failing the run. */
+  async #lint(plan: Plan, signal: AbortSignal): Promise<readonly PlanLintFinding[]> {
+    if (this.#options.linter === undefined) return [];
+    try {
+      return await this.#options.linter(plan, signal);
+    } catch {
+      return [];
+    }
   }
 
   async #askPlanner(trigger: ReplanTrigger, decision: 'full' | 'append', signal: AbortSignal): Promise<PlanPatch> {

@@ -37,9 +37,12 @@ const storyPlan: Plan = {
 const REMINDER_WARNING = {
   level: 'warning',
   code: 'unwritten-importer',
-  message: 'src/jobs/reminder.ts imports Invoice.total but no node writes it (src/models/invoice.ts is written by edit-invoice)',
+  message: 'src/jobs/reminder.ts:5 uses Invoice.total (src/models/invoice.ts#Invoice.total, changed by edit-invoice) but no node writes it: return `Invoice ${invoice.id} is due: ${invoice.total()}`;',
   nodeId: 'edit-invoice',
   file: 'src/jobs/reminder.ts',
+  symbol: 'src/models/invoice.ts#Invoice.total',
+  line: 5,
+  text: 'return `Invoice ${invoice.id} is due: ${invoice.total()}`;',
 };
 
 function withNodes(plan: Plan, ...nodes: PlanNode[]): Plan {
@@ -106,7 +109,7 @@ describe('lintForReview when the workspace is not a TypeScript repository or can
   it('still checks that the files exist', async () => {
     expect(await lintForReview(contextFor(workspace), plan)).toEqual([
       {
-        level: 'warning',
+        level: 'error',
         code: 'missing-file',
         message: 'read reads app/missing.py, which is not in the repository scan (missing, or hidden by .gitignore) and no node creates',
         nodeId: 'read',

@@ -104,7 +104,7 @@ describe.skipIf(!COMMANDS.some((command) => command.command.startsWith('scan')))
 
   it.each([
     ['src/models/nope.ts#Invoice', 'dagent: src/models/nope.ts is not in the repository scan'],
-    ['src/models/invoice.ts#Receipt', 'dagent: src/models/invoice.ts does not export "Receipt"'],
+    ['src/models/invoice.ts#Receipt', 'dagent: src/models/invoice.ts has no "Receipt"'],
   ])('exits 2 with one line for --importers %s', async (symbol, start) => {
     const result = await runCli(['scan', '--importers', symbol], { cwd: root });
     expect(result.code).toBe(2);

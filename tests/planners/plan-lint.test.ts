@@ -48,26 +48,37 @@ describe('lintPlan', () => {
   });
 
   describe('unwritten-importer', () => {
-    it('names the file that imports the changed symbol and no node writes (the user story)', () => {
+    it('names the file that uses the changed member and no node writes (the user story), from the import graph alone', () => {
       expect(lintPlan(storyPlan, map)).toEqual([
         {
           level: 'warning',
           code: 'unwritten-importer',
-          message: 'src/jobs/reminder.ts imports Invoice.total but no node writes it (src/models/invoice.ts is written by edit-invoice)',
+          message: "src/jobs/reminder.ts:2 uses Invoice.total (src/models/invoice.ts#Invoice.total, changed by edit-invoice) but no node writes it: import { Invoice } from '@models/index';",
           nodeId: 'edit-invoice',
           file: 'src/jobs/reminder.ts',
+          symbol: 'src/models/invoice.ts#Invoice.total',
+          line: 2,
+          text: "import { Invoice } from '@models/index';",
         },
       ]);
     });
 
-    it('lists every imported symbol when the instructions name none of them', () => {
+    it('says nothing when a node changes none of its exports (a comment, a function body)', () => {
       const plan: LintablePlan = {
         nodes: [node('edit-invoice', 'edit', { writes: ['src/models/invoice.ts'], instructions: 'Tidy up this module.' }), node('test', 'command', { dependsOn: ['edit-invoice'] })],
       };
-      expect(lintPlan(plan, map).map((issue) => issue.message)).toEqual([
-        'src/api/invoices.ts imports Invoice, formatInvoiceId but no node writes it (src/models/invoice.ts is written by edit-invoice)',
-        'src/jobs/reminder.ts imports Invoice but no node writes it (src/models/invoice.ts is written by edit-invoice)',
-        'src/render/pdf.ts imports Invoice but no node writes it (src/models/invoice.ts is written by edit-invoice)',
+      expect(lintPlan(plan, map)).toEqual([]);
+    });
+
+    it('takes what a node changes from its changes, and makes a left-out user an error', () => {
+      const plan: LintablePlan = {
+        nodes: [
+          node('edit-invoice', 'edit', { writes: ['src/models/invoice.ts'], instructions: 'Tidy up this module.', changes: ['src/models/invoice.ts#formatInvoiceId'] }),
+          node('test', 'command', { dependsOn: ['edit-invoice'] }),
+        ],
+      };
+      expect(lintPlan(plan, map)).toEqual([
+        expect.objectContaining({ level: 'error', code: 'unwritten-importer', file: 'src/api/invoices.ts', symbol: 'src/models/invoice.ts#formatInvoiceId' }),
       ]);
     });
 
@@ -76,7 +87,7 @@ describe('lintPlan', () => {
         nodes: [node('edit-barrel', 'edit', { writes: ['src/models/index.ts'], instructions: 'Rename the Client alias of Customer.' }), node('test', 'command', { dependsOn: ['edit-barrel'] })],
       };
       expect(lintPlan(plan, map)).toEqual([
-        expect.objectContaining({ code: 'unwritten-importer', file: 'src/render/pdf.ts', message: expect.stringMatching(/^src\/render\/pdf\.ts imports Customer but no node writes it/) }),
+        expect.objectContaining({ code: 'unwritten-importer', file: 'src/render/pdf.ts', message: expect.stringMatching(/^src\/render\/pdf\.ts:3 uses Client \(src\/models\/index\.ts#Client, changed by edit-barrel\) but no node writes it/) }),
       ]);
     });
 
@@ -122,7 +133,7 @@ describe('lintPlan', () => {
       [node('r', 'read', { reads: ['lib/**/*.ts'] }), 'r reads lib/**/*.ts, which matches no file in the repository scan and no node creates'],
       [node('w', 'command', { writes: ['src/new/*.ts'] }), 'w writes src/new/*.ts, which matches no file; name new files by their path'],
     ])('reports %j', (offending, message) => {
-      expect(lintPlan({ nodes: [offending] }, map)).toEqual([expect.objectContaining({ level: 'warning', code: 'missing-file', message, nodeId: offending.id })]);
+      expect(lintPlan({ nodes: [offending] }, map)).toEqual([expect.objectContaining({ level: 'error', code: 'missing-file', message, nodeId: offending.id })]);
     });
 
     it('accepts files a node creates, when the reader depends on the creator', () => {
@@ -146,7 +157,7 @@ describe('lintPlan', () => {
       };
       expect(lintPlan(plan, map)).toEqual([
         {
-          level: 'warning',
+          level: 'error',
           code: 'read-before-create',
           message: 'read-tax reads src/models/tax.ts, which only create-tax creates, but read-tax does not depend on it',
           nodeId: 'read-tax',
@@ -179,10 +190,10 @@ describe('lintPlan', () => {
   });
 
   describe('options.errors', () => {
-    it('raises the listed codes to errors', () => {
+    it('raises the listed codes to errors (missing files are errors already)', () => {
       const plan: LintablePlan = { nodes: [node('edit-pdf', 'edit', { writes: ['src/render/pdf.ts'], reads: ['nothing.ts'] })] };
       expect(lintPlan(plan, map, { errors: ['untested-edit'] }).map((issue) => [issue.code, issue.level])).toEqual([
-        ['missing-file', 'warning'],
+        ['missing-file', 'error'],
         ['untested-edit', 'error'],
       ]);
       expect(lintPlan(plan, map, { errors: 'all' }).map((issue) => issue.level)).toEqual(['error', 'error']);
