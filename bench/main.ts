@@ -11,6 +11,7 @@ const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
   snapshots: async () => (await import('./snapshots.js')).runSnapshotsBench(),
   dashboard: async () => (await import('./dashboard.js')).runDashboardBench(),
   sandbox: async () => (await import('./sandbox.js')).runSandboxBench(),
+  scan: async () => (await import('./scan.js')).runScanBench(),
 };
 
 async function runBenches(names: readonly string[]): Promise<number> {

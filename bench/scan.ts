@@ -1,0 +1,94 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { createLanguageService, findSymbolReferences, scanRepository } from '../planners/index.js';
+import { generatedSymbols, generateScanRepo } from './lib/scan-repo-generator.js';
+import { printTable, verdict } from './lib/table.js';
+
+const MODULES = 1500;
+const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'dagent.js');
+const run = promisify(execFile);
+
+/**
+ * `npm run bench -- scan`: a generated repository of 1 500 modules (plus barrels). Recall and
+ * precision of `scan --importers` against TypeScript's find-references with the whole project
+ * loaded, over every exported symbol and public class member; cold and cached scan times; the
+ * CLI's second `scan --importers` end to end; a warm member query.
+ */
+export async function runScanBench(): Promise<void> {
+  const root = mkdtempSync(join(tmpdir(), 'dagent-bench-scan-'));
+  try {
+    for (const [path, content] of Object.entries(generateScanRepo({ modules: MODULES, seed: 7 }))) {
+      mkdirSync(dirname(join(root, path)), { recursive: true });
+      writeFileSync(join(root, path), content);
+    }
+    const timed = async <T>(work: () => Promise<T>): Promise<[T, number]> => {
+      const start = performance.now();
+      const result = await work();
+      return [result, performance.now() - start];
+    };
+    const [, cold] = await timed(() => scanRepository(root, { cache: false }));
+    await scanRepository(root);
+    const [map, warm] = await timed(() => scanRepository(root));
+    const cli = async (symbol: string): Promise<number> => {
+      const start = performance.now();
+      await run(process.execPath, [BIN, 'scan', '--importers', symbol, '--json'], { cwd: root, maxBuffer: 64 * 1024 * 1024 });
+      return performance.now() - start;
+    };
+    await cli('src/pkg0/m0.ts#Item0');
+    const cliSymbol = await cli('src/pkg0/m0.ts#Item0');
+    const cliMember = await cli('src/pkg0/m3.ts#Item3.total3');
+
+    const ours = createLanguageService({ workspace: root, repoMap: async () => map });
+    const truth = createLanguageService({ workspace: root });
+    const member = 'src/pkg2/m60.ts#Item60.total60';
+    const [, firstMember] = await timed(() => ours.referencingFiles({ symbol: member }));
+    const [, warmMember] = await timed(() => ours.referencingFiles({ symbol: 'src/pkg2/m61.ts#Item61.label61' }));
+
+    const [, truthLoad] = await timed(() => truth.workspaceSymbols('make0', 1));
+    let expectedTotal = 0;
+    let foundTotal = 0;
+    let correct = 0;
+    let symbols = 0;
+    const misses: string[] = [];
+    const [, compare] = await timed(async () => {
+      for (let module = 0; module < MODULES; module += 1) {
+        for (const symbol of generatedSymbols(module)) {
+          symbols += 1;
+          const expected = new Set((await truth.referencingFiles({ symbol })).map((entry) => entry.file));
+          const found = new Set((await findSymbolReferences(map, symbol, () => ours)).map((entry) => entry.file));
+          expectedTotal += expected.size;
+          foundTotal += found.size;
+          for (const file of found) if (expected.has(file)) correct += 1;
+          if (misses.length < 5) for (const file of expected) if (!found.has(file)) misses.push(`${symbol} missed ${file}`);
+        }
+      }
+    });
+    ours.dispose();
+    truth.dispose();
+    const recall = expectedTotal === 0 ? 1 : correct / expectedTotal;
+    const precision = foundTotal === 0 ? 1 : correct / foundTotal;
+    const percent = (value: number): string => `${(value * 100).toFixed(2)} %`;
+    const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
+    printTable(
+      `scan: ${map.files.length} files, ${symbols} symbols and members compared with find-references (whole project loaded in ${seconds(truthLoad)}, compared in ${seconds(compare)})`,
+      ['measure', 'value', 'goal', 'verdict'],
+      [
+        ['recall', percent(recall), '100 %', verdict(recall === 1)],
+        ['precision', percent(precision), '≥ 99 %', verdict(precision >= 0.99)],
+        ['scan, cold (no cache)', seconds(cold), '', ''],
+        ['scan, cached', seconds(warm), '', ''],
+        ['CLI second scan --importers FILE#Symbol, end to end', seconds(cliSymbol), '≤ 1 s', verdict(cliSymbol <= 1000)],
+        ['CLI scan --importers FILE#Class.member, end to end (cold compiler)', seconds(cliMember), '', ''],
+        ['member query, first in a process', seconds(firstMember), '', ''],
+        ['member query, warm language service', seconds(warmMember), '≤ 3 s', verdict(warmMember <= 3000)],
+      ],
+    );
+    if (misses.length > 0) process.stdout.write(`first misses:\n${misses.map((miss) => `  ${miss}`).join('\n')}\n`);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
