@@ -33,13 +33,11 @@ const toolCall = z.strictObject({
   argsText: z.string().optional(),
 });
 
-<<<<<<< HEAD
-const seqRange = z.strictObject({ start: z.number().int(), end: z.number().int() });
-const survivalFact = z.strictObject({ kind: z.enum(['path', 'identifier', 'failing-test']), value: z.string() });
-=======
 /** A plan lint finding as `plan/created` and `plan/amended` record it. */
 const planLintFinding = z.looseObject({ level: z.enum(['warning', 'error']), code: z.string(), message: z.string() });
->>>>>>> f8a1847 (Every plan version is linted and its findings recorded with plan/created and plan/amended (the engine takes a PlanLinter; a replanned version with lint errors stops for review); approve, run and plan --yes read the recorded findings; the planner prompt asks for changes; tests for the scan cache, the method-rename fixture and agreement with the language service on generated repositories)
+
+const seqRange = z.strictObject({ start: z.number().int(), end: z.number().int() });
+const survivalFact = z.strictObject({ kind: z.enum(['path', 'identifier', 'failing-test']), value: z.string() });
 
 const userSource = z.enum(['user', 'instruction', 'handoff', 'runtime-context', 'memory', 'compaction-summary', 'note']);
 
@@ -151,16 +149,15 @@ export const EVENT_PAYLOADS = {
     reason: z.string().optional(),
     error: z.string().optional(),
   }),
-<<<<<<< HEAD
   'run/created': z.strictObject({ task: z.string(), workspace: z.string(), mode: z.enum(RUN_MODES) }),
   'run/started': z.strictObject({ pid: z.number().int().optional(), host: z.string().optional(), planVersion: z.number().int().optional() }),
   'run/succeeded': z.strictObject({ result: z.string().optional() }),
   'run/failed': z.strictObject({ error: z.string() }),
   'run/cancelled': z.strictObject({ reason: z.string().optional() }),
-  'plan/created': z.strictObject({ version: z.number().int().positive(), plan: z.unknown(), hash: z.string(), reason: z.string().optional() }),
+  'plan/created': z.strictObject({ version: z.number().int().positive(), plan: z.unknown(), hash: z.string(), reason: z.string().optional(), lint: z.array(planLintFinding).optional() }),
   'plan/approved': z.strictObject({ version: z.number().int().positive(), hash: z.string() }),
   'plan/rejected': z.strictObject({ version: z.number().int().positive(), reason: z.string().optional() }),
-  'plan/amended': z.strictObject({ version: z.number().int().positive(), reason: z.string(), diff: z.unknown(), hash: z.string(), plan: z.unknown() }),
+  'plan/amended': z.strictObject({ version: z.number().int().positive(), reason: z.string(), diff: z.unknown(), hash: z.string(), plan: z.unknown(), lint: z.array(planLintFinding).optional() }),
   'node/ready': z.strictObject({}),
   'node/started': z.strictObject({ attempt: z.number().int().positive() }),
   'node/succeeded': z.strictObject({ result: z.string(), filesChanged: z.array(z.string()).optional() }),
@@ -200,31 +197,6 @@ export const EVENT_PAYLOADS = {
   'approval/denied': z.strictObject({ toolCallId: z.string(), by: z.string(), tool: z.string().optional(), reason: z.string().optional() }),
   'memory/added': z.strictObject({ memoryId: z.number().int(), kind: z.enum(MEMORY_KINDS), scope: z.enum(MEMORY_SCOPES), content: z.string() }),
   'file/reverted': z.strictObject({
-=======
-  'run/created': z.looseObject({ task: z.string(), workspace: z.string(), mode: z.string() }),
-  'run/started': z.looseObject({ pid: z.number().int().optional(), host: z.string().optional(), planVersion: z.number().int().optional() }),
-  'run/succeeded': z.looseObject({ result: z.string().optional() }),
-  'run/failed': z.looseObject({ error: z.string() }),
-  'run/cancelled': z.looseObject({ reason: z.string().optional() }),
-  'plan/created': z.looseObject({ version: z.number().int().positive(), plan: z.unknown(), hash: z.string(), lint: z.array(planLintFinding).optional() }),
-  'plan/approved': z.looseObject({ version: z.number().int().positive(), hash: z.string() }),
-  'plan/rejected': z.looseObject({ version: z.number().int().positive(), reason: z.string().optional() }),
-  'plan/amended': z.looseObject({ version: z.number().int().positive(), reason: z.string(), diff: z.unknown(), hash: z.string(), lint: z.array(planLintFinding).optional() }),
-  'node/ready': z.looseObject({}),
-  'node/started': z.looseObject({ attempt: z.number().int().positive() }),
-  'node/succeeded': z.looseObject({ result: z.string(), filesChanged: z.array(z.string()).optional() }),
-  'node/failed': z.looseObject({ error: z.string(), attempt: z.number().int().positive().optional() }),
-  'node/skipped': z.looseObject({ reason: z.string() }),
-  'node/cancelled': z.looseObject({ reason: z.string().optional() }),
-  'node/retried': z.looseObject({ attempt: z.number().int().positive(), delayMs: z.number().nonnegative(), error: z.string() }),
-  'replan/started': z.looseObject({ trigger: z.string(), progress: z.number(), mode: z.enum(['full', 'append']) }),
-  'replan/finished': z.looseObject({ version: z.number().int().positive().optional(), outcome: z.string() }),
-  'approval/requested': z.looseObject({ toolCallId: z.string(), tool: z.string(), args: z.unknown(), policy: z.string(), reason: z.string().optional() }),
-  'approval/granted': z.looseObject({ toolCallId: z.string(), by: z.string() }),
-  'approval/denied': z.looseObject({ toolCallId: z.string(), by: z.string(), reason: z.string().optional() }),
-  'memory/added': z.looseObject({ memoryId: z.number().int(), kind: z.string(), scope: z.string(), content: z.string() }),
-  'file/reverted': z.looseObject({
->>>>>>> f8a1847 (Every plan version is linted and its findings recorded with plan/created and plan/amended (the engine takes a PlanLinter; a replanned version with lint errors stops for review); approve, run and plan --yes read the recorded findings; the planner prompt asks for changes; tests for the scan cache, the method-rename fixture and agreement with the language service on generated repositories)
     path: z.string(),
     node: z.string().nullable().optional(),
     /** Reverting the whole run, or one node's change. */
