@@ -15,9 +15,9 @@ import {
   type ResolvedModel,
   type StreamPart,
 } from '../engine/index.js';
-import { homedir } from 'node:os';
-import { DEFAULT_TOOL_NAMES, READ_ONLY_TOOL_NAMES, SYMBOL_TOOL_NAMES, detectConfinement, type CommandConfinement, createNonInteractiveApprover, createSymbolTools, createRememberTool, createTerminalApprover, createToolRuntime, reportMissingWorkTool, type LocalToolRuntime } from '../tools/index.js';
+import { DEFAULT_TOOL_NAMES, READ_ONLY_TOOL_NAMES, SYMBOL_TOOL_NAMES, createNonInteractiveApprover, createSymbolTools, createRememberTool, createTerminalApprover, createToolRuntime, reportMissingWorkTool, type LocalToolRuntime } from '../tools/index.js';
 import type { CliContext } from './cli-context.js';
+import { createConfinement } from './confinement.js';
 import { chooseModel, modelIdFor } from './models.js';
 import { createWebTools, mcpDefaultTools, startMcpTools } from './outside-tools.js';
 import { workspaceLanguageService } from './workspace-language-service.js';
@@ -50,19 +50,6 @@ export async function createTools(context: CliContext, options: { mcp?: boolean 
   });
 }
 
-/**
- * Where commands run: the OS sandbox (with the config's network allow-list), or none with
- * `--no-sandbox` / `sandbox.enabled: false`. `DAGENT_BWRAP` names another bubblewrap binary.
- */
-export function createConfinement(context: CliContext): CommandConfinement {
-  if (context.config.sandbox?.enabled === false) return { kind: 'disabled' };
-  const homes = [homedir(), ...(context.io.env.HOME === undefined ? [] : [context.io.env.HOME])];
-  return detectConfinement({
-    homes,
-    ...(context.config.sandbox?.allowHosts === undefined ? {} : { allowHosts: context.config.sandbox.allowHosts }),
-    ...(context.io.env.DAGENT_BWRAP === undefined ? {} : { bwrapPath: context.io.env.DAGENT_BWRAP }),
-  });
-}
 
 const READ_TOOLS: readonly string[] = [...READ_ONLY_TOOL_NAMES, ...SYMBOL_TOOL_NAMES, 'report_missing_work', 'remember'];
 const ALL_TOOLS: readonly string[] = [...DEFAULT_TOOL_NAMES, ...SYMBOL_TOOL_NAMES, 'report_missing_work', 'remember', 'web_fetch', 'web_search'];

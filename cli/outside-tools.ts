@@ -1,6 +1,7 @@
 import { ConfigError } from '../engine/index.js';
-import { McpServers, chooseSearchProvider, createWebFetchTool, createWebSearchTool, isMcpToolName, type LocalToolRuntime, type McpServerSpec, type Tool } from '../tools/index.js';
+import { McpServers, chooseSearchProvider, sandboxMcpLaunch, createWebFetchTool, createWebSearchTool, isMcpToolName, type LocalToolRuntime, type McpServerSpec, type Tool } from '../tools/index.js';
 import type { CliContext } from './cli-context.js';
+import { createConfinement } from './confinement.js';
 import type { DagentConfig } from '../engine/index.js';
 
 /** The settings of the tools that reach outside the workspace (web hosts, search, MCP servers). */
@@ -37,8 +38,11 @@ export function createMcpServers(context: CliContext): McpServers {
   const specs = Object.entries(mcpServers)
     .filter(([, server]) => server.disabled !== true)
     .map(([name, server]) => mcpServerSpec(name, server, context.io.env));
-  // The OS command sandbox is not part of the tools yet: stdio servers run as the user, in the workspace.
-  return new McpServers(specs, { workspace: context.workspace });
+  // A stdio server runs in the OS command sandbox, like a command; without one (or with --no-sandbox) as the user.
+  const confinement = specs.some((spec) => spec.transport.kind === 'stdio') ? createConfinement(context) : undefined;
+  if (confinement?.kind !== 'sandbox') return new McpServers(specs, { workspace: context.workspace });
+  context.onClose(() => confinement.sandbox.close());
+  return new McpServers(specs, { workspace: context.workspace, sandbox: sandboxMcpLaunch(confinement.sandbox, context.workspace) });
 }
 
 /**

@@ -89,7 +89,8 @@ describe('MCP and web tools in a run', () => {
     writeConfig({ mcpServers: { tracker: { command: process.execPath, args: [SERVER_SCRIPT] } } });
     const script = join(workspace, 'script.json');
     writeFileSync(script, JSON.stringify({ agents: { react: [{ toolCalls: [{ name: 'tracker__pid', args: {} }] }, { text: 'asked the tracker' }] } }));
-    const run = await cli(['--model', `scripted:${script}`, '--approval', 'auto', '--json', 'react', 'ask the tracker']);
+    // Unconfined, so the pid the server reports is this machine's (in the sandbox it is its namespace's; tests/tools/mcp covers that case).
+    const run = await cli(['--model', `scripted:${script}`, '--approval', 'auto', '--no-sandbox', '--json', 'react', 'ask the tracker']);
     expect(run.code).toBe(0);
     const { runId } = JSON.parse(run.stdout) as { runId: string };
     const log = await cli(['--json', 'log', runId, '--type', 'tool/result']);

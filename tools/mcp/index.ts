@@ -7,3 +7,4 @@ export { mcpToolName, isMcpToolName, MAX_TOOL_NAME_CHARS } from './mcp-tool-name
 export { renderMcpResult, type McpCallResult, type McpContentBlock } from './render-mcp-result.js';
 export { loadJsonSchemaArgs, type JsonSchemaArgs } from './json-schema-args.js';
 export type { McpLaunch, McpSandbox, McpServerSpec, McpTransportSpec } from './mcp-server-spec.js';
+export { sandboxMcpLaunch } from './mcp-sandbox.js';

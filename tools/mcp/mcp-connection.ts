@@ -153,8 +153,8 @@ export class McpConnection {
     }
     const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
     const cwd = spec.cwd ?? this.#options.workspace;
-    const launch = this.#options.sandbox?.({ command: spec.command, args: spec.args }, cwd) ?? { command: spec.command, args: spec.args };
-    const transport = new StdioClientTransport({ command: launch.command, args: [...launch.args], env: { ...spec.env }, cwd, stderr: 'pipe' });
+    const launch = (await this.#options.sandbox?.({ command: spec.command, args: spec.args, env: spec.env }, cwd)) ?? { command: spec.command, args: spec.args };
+    const transport = new StdioClientTransport({ command: launch.command, args: [...launch.args], env: { ...(launch.env ?? spec.env) }, cwd, stderr: 'pipe' });
     transport.stderr?.on('data', (chunk: Buffer) => {
       this.#stderr = `${this.#stderr}${chunk.toString('utf8')}`.slice(-STDERR_TAIL_CHARS);
     });

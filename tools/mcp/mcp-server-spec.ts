@@ -21,7 +21,9 @@ export interface McpServerSpec {
 export interface McpLaunch {
   readonly command: string;
   readonly args: readonly string[];
+  /** The server's environment (the configured `env`, and what the sandbox adds to it). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** Wraps a stdio server's command in the OS command sandbox (when one is available). */
-export type McpSandbox = (launch: McpLaunch, cwd: string) => McpLaunch;
+export type McpSandbox = (launch: McpLaunch, cwd: string) => McpLaunch | Promise<McpLaunch>;

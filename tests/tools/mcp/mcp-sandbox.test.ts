@@ -1,0 +1,54 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CommandSandbox, LocalToolRuntime, McpServers, detectSandbox, sandboxMcpLaunch, type McpLaunch } from '../../../tools/index.js';
+import { openToolTestBed, type ToolTestBed } from '../../helpers/tools-test-bed.js';
+import { testServerSpec } from './test-server-spec.js';
+
+let servers: McpServers | undefined;
+let bed: ToolTestBed | undefined;
+let root: string | undefined;
+afterEach(async () => {
+  await servers?.stop();
+  await bed?.cleanup();
+  if (root !== undefined) rmSync(root, { recursive: true, force: true });
+  servers = bed = root = undefined;
+});
+
+describe.skipIf(!detectSandbox().available)('a stdio MCP server in the OS command sandbox', () => {
+  it('runs confined like a command (own pid namespace, no network, dies with dagent) and its tools still answer', async () => {
+    root = mkdtempSync(join(tmpdir(), 'dagent-mcp-sandbox-'));
+    const workspace = join(root, 'workspace');
+    const home = join(root, 'home');
+    mkdirSync(workspace);
+    mkdirSync(join(home, '.ssh'), { recursive: true });
+    writeFileSync(join(home, '.ssh', 'id_ed25519'), 'canary private key\n');
+    const opened = CommandSandbox.open({ homes: [home] });
+    if (!(opened instanceof CommandSandbox)) throw new Error(opened.reason);
+    const launches: McpLaunch[] = [];
+    const confine = sandboxMcpLaunch(opened, workspace);
+    servers = new McpServers([testServerSpec('tracker')], {
+      workspace,
+      sandbox: async (launch, cwd) => {
+        const confined = await confine(launch, cwd);
+        launches.push(confined);
+        return confined;
+      },
+    });
+
+    const tools = await servers.start();
+    bed = await openToolTestBed();
+    const runtime = new LocalToolRuntime({ approval: 'auto', tools });
+    const created = await bed.call(runtime, 'tracker__create_issue', { title: 'Login fails', assignee: { login: 'bob' }, labels: ['bug'] });
+    const pid = await bed.call(runtime, 'tracker__pid', {});
+
+    expect(created.isError).toBe(false);
+    expect(created.content).toContain('created issue "Login fails" for bob');
+    expect(launches).toHaveLength(1);
+    expect(launches[0]!.command).toMatch(/bwrap$/);
+    expect(launches[0]!.args).toEqual(expect.arrayContaining(['--die-with-parent', '--unshare-net', '--unshare-pid']));
+    // Inside its own pid namespace the server is one of the first processes, not a pid of this machine.
+    expect(Number(pid.content.match(/\d+/)?.[0])).toBeLessThan(10);
+  });
+});
