@@ -226,7 +226,7 @@ describe('a scripted node that outgrows its context window', () => {
     ]);
     expect(one(node, 'agent/finished').payload).toMatchObject({ reason: 'done', steps: 7 });
     expect(events.at(-1)?.type).toBe('run/succeeded');
-    expect(result.stdout).toMatch(/⇣ survey compaction committed → [\d.]+K tokens/);
+    expect(result.stdout).toMatch(/⇣ survey compaction committed [\d.]+K → [\d.]+K tokens/);
     expect(result.stdout).toContain(`run ${runId} succeeded · plan v1 · 1/1 nodes succeeded`);
 
     // inspect after the compaction: the summary stands where the shadowed events were.
