@@ -42,7 +42,7 @@ const script = {
     ],
     'node:read-seed': [read('s1', 'seed.txt'), { latencyMs: 1500, text: 'seed.txt holds one line.' }],
     'node:write-note': [
-      { latencyMs: 500, toolCalls: [{ id: 'w1', name: 'write_file', args: { path: 'note.txt', content: 'read the docs\n' } }] },
+      { latencyMs: 500, toolCalls: [{ id: 'w1', name: 'run_command', args: { command: 'echo "read the docs" > note.txt' } }] },
       { latencyMs: 500, text: 'Wrote note.txt.' },
     ],
     summarizer: [
@@ -117,7 +117,7 @@ describe.skipIf(!hasTmux)('the dashboard in tmux, attached to a run going on in 
   });
 
   it('answers the pending approval from the screen, and the run in the other process goes on to the end', async () => {
-    await until((shown) => shown.includes('write-note asks: write_file note.txt'), 'the pending approval');
+    await until((shown) => shown.includes('write-note asks: run_command'), 'the pending approval');
     tmux('send-keys', '-t', SESSION, 'a');
     const done = await until((shown) => shown.includes('run succeeded'), 'the end of the run');
     expect(done).toMatch(/3\/3 nodes/);
@@ -133,7 +133,7 @@ describe.skipIf(!hasTmux)('the dashboard in tmux, attached to a run going on in 
     expect(text.trimEnd().split('\n').length).toBeLessThanOrEqual(24);
     expect(text).toContain('Stage 1');
     // The last key's feedback stands where the key help was.
-    expect(text).toContain('approved: write_file note.txt');
+    expect(text).toContain('approved: run_command');
     expect(text).toContain('run succeeded');
   });
 
