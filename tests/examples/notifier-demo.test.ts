@@ -43,7 +43,7 @@ describe('npm run demo without a terminal', () => {
 
   it('plans A first, then B and C in parallel, D after B, and misses E', () => {
     expect(output).toMatch(/stage 2 +edit-email .*┐ parallel\n +edit-sms .*┘/);
-    expect(output).toContain('lint: src/webhook-channel.ts imports Receipt, Channel, Message but no node writes it');
+    expect(output).toContain('lint: src/webhook-channel.ts:8 uses Channel.send (src/channel.ts#Channel.send, changed by edit-channel) but no node writes it');
   });
 
   it('compacts edit-digest, which then reports the missed webhook at 60 % progress; E is appended and the tests wait for it', () => {

@@ -14,6 +14,7 @@ import { SANDBOX_PROXY_SOCKET, type SandboxPolicy } from './sandbox-policy.js';
  */
 export function bubblewrapArgs(policy: SandboxPolicy): string[] {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
+  for (const path of policy.visible ?? []) if (path.startsWith('/tmp/')) args.push('--ro-bind', path, path);
   args.push('--bind', policy.workspace, policy.workspace);
   for (const path of policy.readOnly) args.push('--ro-bind', path, path);
   for (const hidden of policy.hidden) {

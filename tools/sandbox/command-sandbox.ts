@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, lstatSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startAllowListProxy, type AllowListProxy } from './allow-list-proxy.js';
 import { bubblewrapArgs } from './bubblewrap-args.js';
@@ -40,6 +40,16 @@ export interface WrapInput {
   readonly shell: string;
   readonly command: string;
   readonly env: Readonly<Record<string, string>>;
+}
+
+/** dagent's own folder (the one holding its package.json), from the sources or the build. */
+const PACKAGE_ROOT = packageRoot(dirname(fileURLToPath(import.meta.url)));
+
+function packageRoot(from: string): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) return from;
+  }
 }
 
 /** Folders inside the workspace no command may change: the repository and dagent's own state. */
@@ -105,7 +115,7 @@ export class CommandSandbox {
     const readOnly = READ_ONLY_IN_WORKSPACE.map((name) => join(input.workspace, name)).filter(isRealFolderOrFile);
     const proxyEnv = network.kind === 'none' ? {} : proxyEnvironment(network.kind === 'proxy-socket' ? SANDBOX_PROXY_PORT : network.port);
     if (this.kind === 'bubblewrap') {
-      const policy: SandboxPolicy = { workspace: input.workspace, readOnly, hidden, tempDir: '/tmp', network };
+      const policy: SandboxPolicy = { workspace: input.workspace, readOnly, hidden, visible: [PACKAGE_ROOT, dirname(process.execPath)], tempDir: '/tmp', network };
       const inner = network.kind === 'proxy-socket'
         ? [process.execPath, BRIDGE_SCRIPT, SANDBOX_PROXY_SOCKET, String(SANDBOX_PROXY_PORT), '--', input.shell, '-c', input.command]
         : [input.shell, '-c', input.command];

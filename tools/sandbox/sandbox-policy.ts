@@ -6,6 +6,11 @@ export interface SandboxPolicy {
   readonly readOnly: readonly string[];
   /** Existing credential stores, hidden behind an empty folder or file. */
   readonly hidden: readonly HiddenPath[];
+  /**
+   * Folders under `/tmp` that stay visible, read-only, over the private `/tmp`: dagent's own install
+   * and the Node.js it runs on, when they live there (the proxy bridge and a demo's tools run from them).
+   */
+  readonly visible?: readonly string[];
   /** Where the private temp folder appears (TMPDIR inside the sandbox). */
   readonly tempDir: string;
   /** No network at all, or only through the allow-list proxy. */

@@ -13,6 +13,15 @@ const POLICY: SandboxPolicy = {
 };
 
 describe('bubblewrapArgs', () => {
+  it('keeps dagent\'s own install visible, read-only, when it lives under the private /tmp', () => {
+    const args = bubblewrapArgs({ ...POLICY, visible: ['/tmp/ci-clone', '/usr/local/bin'] });
+    const tmpfs = args.indexOf('/tmp', args.indexOf('--tmpfs'));
+    const bound = args.indexOf('/tmp/ci-clone');
+    expect(args.slice(bound - 1, bound + 2)).toEqual(['--ro-bind', '/tmp/ci-clone', '/tmp/ci-clone']);
+    expect(bound).toBeGreaterThan(tmpfs);
+    expect(args).not.toContain('/usr/local/bin');
+  });
+
   it('mounts everything read-only, then the workspace writable, then .git and .dagent read-only again, then hides credentials', () => {
     const args = bubblewrapArgs(POLICY);
     const order = (flag: string, path: string): number => args.findIndex((arg, index) => arg === flag && args[index + 1] === path);
