@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli-harness.js';
 import { tempDir } from '../helpers/temp-store.js';
+import { isRunning } from '../helpers/process-alive.js';
 
 const SERVER_SCRIPT = fileURLToPath(new URL('../fixtures/mcp/test-server.mjs', import.meta.url));
 
@@ -28,15 +29,6 @@ function writeConfig(config: unknown): void {
 
 function cli(args: readonly string[]) {
   return runCli(args, { cwd: workspace, env: { XDG_CONFIG_HOME: userHome } });
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('dagent mcp list', () => {

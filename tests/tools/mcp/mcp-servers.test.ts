@@ -3,6 +3,7 @@ import { LocalToolRuntime, McpServers } from '../../../tools/index.js';
 import { openToolTestBed, type ToolTestBed } from '../../helpers/tools-test-bed.js';
 import { expectPortable } from './portable-schema.js';
 import { testServerSpec } from './test-server-spec.js';
+import { isRunning } from '../../helpers/process-alive.js';
 
 let servers: McpServers | undefined;
 let bed: ToolTestBed | undefined;
@@ -18,15 +19,6 @@ async function startTracker(options: { timeoutMs?: number } = {}): Promise<{ run
   const tools = await servers.start();
   bed = await openToolTestBed();
   return { runtime: new LocalToolRuntime({ approval: 'auto', tools }), bed };
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('MCP servers over stdio', () => {
