@@ -52,11 +52,26 @@ export function nodePanel(view: RunView, node: NodeView | undefined, tail: reado
   ];
   if (options.details) return [...lines, ...detailLines(view, node, options.width)].slice(0, options.height);
   lines.push([['── live events ──', 'dim']]);
-  const room = Math.max(0, options.height - lines.length);
+  const streaming = node.streamingText === null ? [] : streamingLines(node.streamingText, options.width, STREAMING_LINES);
+  const room = Math.max(0, options.height - lines.length - streaming.length);
   const shown = tail.slice(Math.max(0, tail.length - room));
   for (const line of shown) lines.push([[`${line.at.slice(11, 19)} `, 'dim'], [line.text, TAIL_STYLES[line.kind]]]);
-  if (shown.length === 0) lines.push([[node.status === 'pending' ? 'waiting to start' : 'no events yet', 'dim']]);
-  return lines;
+  if (shown.length === 0 && streaming.length === 0) lines.push([[node.status === 'pending' ? 'waiting to start' : 'no events yet', 'dim']]);
+  return [...lines, ...streaming];
+}
+
+/** Lines of the panel that show the response streaming now. */
+const STREAMING_LINES = 3;
+
+/**
+ * The model's text as it streams: its last lines, behind the live events, with a cursor. When the
+ * response completes, its `»` line in the live events takes over.
+ */
+export function streamingLines(text: string, width: number, maxLines: number): Span[][] {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat === '') return [];
+  const wrapped = wrap(`» ${flat}`, Math.max(10, width - 2));
+  return wrapped.slice(-maxLines).map((line, index, shown) => (index === shown.length - 1 ? [[line], [' ▍', 'dim']] : [[line]]));
 }
 
 function detailLines(view: RunView, node: NodeView, width: number): Span[][] {

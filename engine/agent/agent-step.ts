@@ -4,11 +4,13 @@ import { projectRuntimeContext, type StepPosition } from '../context/runtime-con
 import { errorMessage } from '../errors.js';
 import { callModel, type ModelResponse } from '../model/call-model.js';
 import { ContextOverflowError } from '../model/model-errors.js';
+import type { EventDraft } from '../session/event-types.js';
 import type { Session } from '../session/session.js';
 import type { AgentTotals } from './agent-totals.js';
 import type { EndReason } from './end-reason.js';
 import { DEFAULT_TOOL_BATCH_TIMEOUT_MS, executeToolCalls } from './execute-tool-calls.js';
 import type { RunAgentOptions } from './run-agent.js';
+import { TextStreamCoalescer } from './text-stream-coalescer.js';
 
 /**
  * What one step concluded; the loop in `runAgent` acts on it.
@@ -33,7 +35,13 @@ export type StepVerdict =
 export async function agentStep(options: RunAgentOptions, position: StepPosition, totals: AgentTotals): Promise<StepVerdict> {
   const { session, signal } = options;
   let response: ModelResponse;
-  let retryWrites = Promise.resolve();
+  // Streamed text and retry notices go to the log in order, before the answer that follows them.
+  let writes = Promise.resolve();
+  const write = (draft: EventDraft): void => {
+    writes = writes.then(async () => void (await session.append(draft)));
+    writes.catch(() => undefined); // awaited below; handled here so a failed write cannot go unhandled meanwhile
+  };
+  const coalescer = options.streamText === false ? undefined : new TextStreamCoalescer(options.streamText);
   try {
     const snapshot = await options.prompt.assemble();
     let injected = await projectRuntimeContext(session, snapshot.context, position);
@@ -61,15 +69,20 @@ export async function agentStep(options: RunAgentOptions, position: StepPosition
     response = await callModel(options.provider, request, {
       signal,
       ...options.callOptions,
-      ...(options.onPart === undefined ? {} : { onPart: options.onPart }),
+      onPart: (part) => {
+        options.onPart?.(part);
+        const text = part.type === 'text' ? coalescer?.push(part.text) : undefined;
+        if (text !== undefined) write({ type: 'text/streamed', ...position, payload: { text } });
+      },
       onRetry: (notice) => {
+        coalescer?.restart();
         const payload = { attempt: notice.attempt, delayMs: notice.delayMs, error: errorMessage(notice.error), ...statusOf(notice.error) };
-        retryWrites = retryWrites.then(async () => void (await session.append({ type: 'model/retried', ...position, payload })));
+        write({ type: 'model/retried', ...position, payload });
       },
     });
-    await retryWrites;
+    await writes;
   } catch (error) {
-    await retryWrites.catch(() => undefined);
+    await writes.catch(() => undefined);
     if (signal.aborted) return { kind: 'stop', reason: 'aborted', detail: 'the run was cancelled' };
     if (error instanceof ContextOverflowError) return { kind: 'overflow', detail: error.message };
     return { kind: 'stop', reason: 'error', detail: errorMessage(error) };

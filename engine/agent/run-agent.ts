@@ -9,6 +9,7 @@ import { spentSoFar } from './agent-totals.js';
 import type { EndReason } from './end-reason.js';
 import type { ToolContextBase } from './execute-tool-calls.js';
 import { DEFAULT_AGENT_LIMITS, checkStopConditions, type AgentLimits } from './stop-conditions.js';
+import type { TextStreamOptions } from './text-stream-coalescer.js';
 import type { ToolRuntime } from './tool-runtime.js';
 
 export interface RunAgentOptions {
@@ -33,6 +34,11 @@ export interface RunAgentOptions {
   readonly signal: AbortSignal;
   /** Every stream part as it arrives, for live display. */
   readonly onPart?: (part: StreamPart) => void;
+  /**
+   * How the response text is written to the log while it streams (`text/streamed`, for a
+   * dashboard in another process); `false` writes none. Coalesced to a few events a second by default.
+   */
+  readonly streamText?: TextStreamOptions | false;
   readonly callOptions?: Pick<CallModelOptions, 'retryPolicy' | 'sleep' | 'random'>;
   /** The conversation turn the agent's events carry (1 for a node). */
   readonly turn?: number;

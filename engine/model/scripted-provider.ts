@@ -19,7 +19,7 @@ export interface ScriptedProviderOptions {
   /** ... or the path of a script file. */
   readonly file?: string;
   readonly readFile?: (path: string) => string;
-  /** Waits a turn's latency; injectable so tests never sleep. */
+  /** Waits a turn's latency and the pauses of its streamed text; injectable so tests never sleep. */
   readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
@@ -34,7 +34,8 @@ export interface ScriptedProvider extends ModelProvider {
  * per call in call order. The queue positions and the simulated prefix cache live in this
  * instance only: a new instance (a new process, e.g. after `resume`) starts every queue from its
  * first turn again. An `error` turn fails the call exactly as the HTTP providers would for that
- * status, headers and message. Usage not given by the turn is counted with gpt-tokenizer, and the
+ * status, headers and message. A turn with `streamMs` streams its text word by word over that
+ * time, as a real model's text arrives. Usage not given by the turn is counted with gpt-tokenizer, and the
  * cache hit is the longest prefix shared with an earlier request of the same `sessionId`.
  */
 export function createScriptedProvider(options: ScriptedProviderOptions): ScriptedProvider {
@@ -72,7 +73,17 @@ export function createScriptedProvider(options: ScriptedProviderOptions): Script
         });
       }
       if (turn.reasoning !== undefined && turn.reasoning.length > 0) yield { type: 'reasoning', text: turn.reasoning };
-      if (turn.text !== undefined && turn.text.length > 0) yield { type: 'text', text: turn.text };
+      if (turn.text !== undefined && turn.text.length > 0) {
+        const streamMs = turn.streamMs ?? script.defaults?.streamMs ?? 0;
+        if (streamMs === 0) yield { type: 'text', text: turn.text };
+        else {
+          const pieces = turn.text.match(/\s*\S+\s*/g) ?? [turn.text];
+          for (const piece of pieces) {
+            yield { type: 'text', text: piece };
+            await sleep(streamMs / pieces.length, signal);
+          }
+        }
+      }
       const toolCalls = (turn.toolCalls ?? []).map((call, position) => ({
         type: 'tool-call' as const,
         id: call.id ?? `call_${request.agent.replace(/[^\w-]/g, '_')}_${index + 1}_${position + 1}`,

@@ -32,6 +32,8 @@ const turnSchema = z
     reasoning: z.string().optional(),
     toolCalls: z.array(toolCallSchema).optional(),
     latencyMs: count.optional(),
+    /** After the latency, the text streams in word-sized pieces spread over this many milliseconds. */
+    streamMs: count.optional(),
     usage: usageSchema.optional(),
     error: errorSchema.optional(),
     finishReason: z.enum(['stop', 'tool-calls', 'length', 'content-filter', 'error', 'other']).optional(),
@@ -44,7 +46,7 @@ export const scriptedModelScriptSchema = z
     description: z.string().optional(),
     contextWindow: z.number().int().positive().optional(),
     agents: z.record(z.string(), z.array(turnSchema)),
-    defaults: z.object({ latencyMs: count.optional() }).strict().optional(),
+    defaults: z.object({ latencyMs: count.optional(), streamMs: count.optional() }).strict().optional(),
   })
   .strict();
 

@@ -42,6 +42,8 @@ export interface NodeView {
   /** The token count at which the node compacts (from its last request), when it has a compactor. */
   readonly compactionThreshold: number | null;
   readonly compactions: readonly CompactionView[];
+  /** The text of the model response streaming now (`text/streamed` so far); null between responses. */
+  readonly streamingText: string | null;
   readonly result: string | null;
   readonly error: string | null;
   readonly lastEventSeq: number;
@@ -149,6 +151,8 @@ export const RUN_VIEW_EVENT_TYPES = [
   'plan/amended',
   ...NODE_TRANSITION_EVENT_TYPES,
   'assistant/message',
+  'text/streamed',
+  'model/retried',
   'request/context',
   'compaction/start',
   'compaction/end',
@@ -204,19 +208,24 @@ function reduceEvent(view: RunView, event: SessionEvent): RunView {
     case 'node/ready':
       return updateNode(view, event, (node) => ({ ...node, status: 'ready' }));
     case 'node/started':
-      return updateNode(view, event, (node) => ({ ...node, status: 'running', attempts: event.payload.attempt, startedAt: event.createdAt, finishedAt: null, error: null }));
+      return updateNode(view, event, (node) => ({ ...node, status: 'running', attempts: event.payload.attempt, startedAt: event.createdAt, finishedAt: null, error: null, streamingText: null }));
     case 'node/succeeded':
-      return updateNode(view, event, (node) => ({ ...node, status: 'succeeded', finishedAt: event.createdAt, result: event.payload.result }));
+      return updateNode(view, event, (node) => ({ ...node, status: 'succeeded', finishedAt: event.createdAt, result: event.payload.result, streamingText: null }));
     case 'node/failed':
-      return updateNode(view, event, (node) => ({ ...node, status: 'failed', finishedAt: event.createdAt, error: event.payload.error }));
+      return updateNode(view, event, (node) => ({ ...node, status: 'failed', finishedAt: event.createdAt, error: event.payload.error, streamingText: null }));
     case 'node/skipped':
       return updateNode(view, event, (node) => ({ ...node, status: 'skipped', error: event.payload.reason }));
     case 'node/cancelled':
-      return updateNode(view, event, (node) => ({ ...node, status: 'cancelled', finishedAt: event.createdAt }));
+      return updateNode(view, event, (node) => ({ ...node, status: 'cancelled', finishedAt: event.createdAt, streamingText: null }));
     case 'node/retried':
-      return updateNode(view, event, (node) => ({ ...node, status: 'ready', error: event.payload.error }));
+      return updateNode(view, event, (node) => ({ ...node, status: 'ready', error: event.payload.error, streamingText: null }));
     case 'assistant/message':
       return addUsage(view, event);
+    case 'text/streamed':
+      return updateNode(view, event, (node) => ({ ...node, streamingText: (node.streamingText ?? '') + event.payload.text }));
+    case 'model/retried':
+      // The failed attempt's text is dropped; the retried call streams from its beginning.
+      return updateNode(view, event, (node) => ({ ...node, streamingText: null }));
     case 'request/context':
       return updateNode(view, event, (node) => ({
         ...node,
@@ -312,14 +321,14 @@ function withPlanChange(view: RunView, event: SessionEvent<'plan/amended'>): Run
 
 function settleRunningNodes(view: RunView): RunView {
   const nodes = new Map(view.nodes);
-  for (const [id, node] of nodes) if (node.status === 'running' || node.status === 'ready') nodes.set(id, { ...node, status: 'cancelled' });
+  for (const [id, node] of nodes) if (node.status === 'running' || node.status === 'ready') nodes.set(id, { ...node, status: 'cancelled', streamingText: null });
   return { ...view, nodes };
 }
 
 /** A run that starts again puts every node that did not succeed back to pending. */
 function resetUnfinishedNodes(view: RunView): RunView {
   const nodes = new Map(view.nodes);
-  for (const [id, node] of nodes) if (node.status !== 'succeeded') nodes.set(id, { ...node, status: 'pending' });
+  for (const [id, node] of nodes) if (node.status !== 'succeeded') nodes.set(id, { ...node, status: 'pending', streamingText: null });
   return { ...view, nodes };
 }
 
@@ -363,6 +372,7 @@ function newNode(id: string): NodeView {
     contextTokens: 0,
     compactionThreshold: null,
     compactions: [],
+    streamingText: null,
     result: null,
     error: null,
     lastEventSeq: 0,
@@ -407,5 +417,6 @@ function addUsage(view: RunView, event: SessionEvent<'assistant/message'>): RunV
     },
     costUsd: node.costUsd + cost,
     modelCalls: node.modelCalls + 1,
+    streamingText: null,
   }));
 }

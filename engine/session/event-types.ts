@@ -66,6 +66,12 @@ export const EVENT_PAYLOADS = {
     costUsd: z.number().nonnegative().optional(),
   }),
   'tool/call': z.strictObject({ toolCallId: z.string(), name: z.string(), args: z.unknown() }),
+  /**
+   * Text of a model response while it streams, coalesced (a few events a second, cut at whitespace),
+   * for a dashboard in another process. Display only: the `assistant/message` that follows is the
+   * authority, and no model request is ever built from these.
+   */
+  'text/streamed': z.strictObject({ text: z.string().min(1) }),
   'tool/result': z.strictObject({
     toolCallId: z.string(),
     name: z.string(),

@@ -83,6 +83,19 @@ describe('scripted provider: latency', () => {
     expect(delays).toEqual([40, 900]);
   });
 
+  it('streams a turn\'s text word by word over its streamMs, after the latency', async () => {
+    const { sleep, delays } = recordingSleep();
+    const provider = createScriptedProvider({ sleep, script: { defaults: { streamMs: 400 }, agents: { react: [{ text: 'Reading  the interface first.\n', latencyMs: 100 }, { text: 'Done.', streamMs: 0 }] } } });
+
+    const streamed = await drain(provider, modelRequest({ agent: 'react' }));
+    const texts = streamed.parts.flatMap((part) => (part.type === 'text' ? [part.text] : []));
+    expect(texts).toEqual(['Reading  ', 'the ', 'interface ', 'first.\n']);
+    expect(delays).toEqual([100, 100, 100, 100, 100]);
+
+    const whole = await drain(provider, modelRequest({ agent: 'react' }));
+    expect(whole.parts.filter((part) => part.type === 'text')).toEqual([{ type: 'text', text: 'Done.' }]);
+  });
+
   it('stops waiting when the call is aborted', async () => {
     const provider = createScriptedProvider({ script: { agents: { react: [{ text: 'too late', latencyMs: 600_000 }] } } });
     const controller = new AbortController();

@@ -28,6 +28,29 @@ describe('the run view (what status and the dashboard show)', () => {
     expect(view.totals).toMatchObject({ input: 1000, cacheHit: 800, modelCalls: 1 });
   });
 
+  it("folds a response's streamed text until its message arrives, and drops a failed attempt's text", () => {
+    const start = [
+      event({ type: 'plan/created', payload: { version: 1, plan, hash: 'h' } }),
+      event({ type: 'run/started', payload: {} }),
+      event({ type: 'node/started', nodeId: 'a', payload: { attempt: 1 } }),
+      event({ type: 'text/streamed', nodeId: 'a', payload: { text: 'Reading the ' } }),
+      event({ type: 'text/streamed', nodeId: 'a', payload: { text: 'interface first, ' } }),
+    ];
+    expect(foldRunView('r-1', start).nodes.get('a')?.streamingText).toBe('Reading the interface first, ');
+
+    const retried = [...start, event({ type: 'model/retried', nodeId: 'a', payload: { attempt: 1, delayMs: 500, error: 'HTTP 503' } })];
+    expect(foldRunView('r-1', retried).nodes.get('a')?.streamingText).toBeNull();
+    const again = [...retried, event({ type: 'text/streamed', nodeId: 'a', payload: { text: 'Reading ' } })];
+    expect(foldRunView('r-1', again).nodes.get('a')?.streamingText).toBe('Reading ');
+
+    const answered = foldRunView('r-1', [
+      ...again,
+      event({ type: 'assistant/message', nodeId: 'a', payload: { content: 'Reading the interface first, then the rest.', toolCalls: [], finishReason: 'stop', provider: 'p', model: 'm', usage: { input: 10, output: 5, cacheHit: 0, reasoning: 0 } } }),
+    ]);
+    expect(answered.nodes.get('a')).toMatchObject({ streamingText: null, modelCalls: 1 });
+    expect(answered.totals.modelCalls).toBe(1);
+  });
+
   it('shows a failure, then a resume putting unfinished nodes back to pending', () => {
     const events = [
       event({ type: 'plan/created', payload: { version: 1, plan, hash: 'h' } }),
