@@ -40,6 +40,12 @@ const KEY_SHAPES: readonly string[] = [
 const BEARER = String.raw`\b(Bearer[ \t]+)[A-Za-z0-9._~+/-]{16,}=*`;
 
 /**
+ * The shortest text any shape above can match (a Slack token: `xoxb-` and 10 more characters).
+ * Shorter texts (ids, statuses, small payloads: most values of the log's hot path) skip the scan.
+ */
+const SHORTEST_KEY_SHAPE_CHARS = 15;
+
+/**
  * Env variable names whose values are secrets: the providers' keys and the usual token names.
  * `secretsFromEnvironment` collects them for `createSecretRedactor`.
  */
@@ -60,7 +66,9 @@ export function secretsFromEnvironment(env: Readonly<Record<string, string | und
 export function createSecretRedactor(secrets: readonly string[] = []): SecretRedactor {
   const values = configuredForms(secrets);
   const shapes = new RegExp(`${BEARER}|${KEY_SHAPES.join('|')}`, 'g');
+  const shortest = Math.min(SHORTEST_KEY_SHAPE_CHARS, ...values.map((value) => value.length));
   const redactText = (text: string): string => {
+    if (text.length < shortest) return text;
     let result = text;
     for (const value of values) if (result.includes(value)) result = result.split(value).join(REDACTED);
     return result.replace(shapes, (_match, bearer: string | undefined) => (bearer === undefined ? REDACTED : `${bearer}${REDACTED}`));

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { copyFile, lstat, mkdir, realpath, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFile, lstat, mkdir, realpath, rename, rm, stat, utimes } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { isGlobPattern } from '../plan/index.js';
@@ -169,7 +170,9 @@ export class GitWorkingTree {
   /**
    * Stores bytes as one blob and returns its id. A loose object is written in-process (zlib of
    * `blob <size>\0<bytes>`, through a temporary file) in SHA-1 repositories; others use
-   * `git hash-object`.
+   * `git hash-object`. The object is written with synchronous calls, like its compression: a
+   * round trip through the thread pool per call would cost more than the writing (a boundary
+   * stores every changed file this way).
    */
   async hashBytes(bytes: Buffer): Promise<string> {
     this.#objects ??= this.#objectStore();
@@ -180,14 +183,15 @@ export class GitWorkingTree {
     this.#remember(id, bytes);
     const folder = join(objects, id.slice(0, 2));
     const target = join(folder, id.slice(2));
-    if ((await stat(target).catch(() => undefined)) !== undefined) return id;
-    await mkdir(folder, { recursive: true });
+    if (statSync(target, { throwIfNoEntry: false }) !== undefined) return id;
+    mkdirSync(folder, { recursive: true });
     const temporary = join(folder, `tmp_obj_dagent_${randomBytes(6).toString('hex')}`);
     try {
-      await writeFile(temporary, deflateSync(Buffer.concat([header, bytes])), { mode: 0o444, flag: 'wx' });
-      await rename(temporary, target);
-    } finally {
-      await rm(temporary, { force: true });
+      writeFileSync(temporary, deflateSync(Buffer.concat([header, bytes])), { mode: 0o444, flag: 'wx' });
+      renameSync(temporary, target);
+    } catch (error) {
+      rmSync(temporary, { force: true });
+      throw error;
     }
     return id;
   }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
-import { chmod, lstat, mkdir, open, readlink, rename, rm, rmdir, stat, symlink, writeFile } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readlinkSync, type Stats } from 'node:fs';
+import { chmod, lstat, mkdir, open, rename, rm, rmdir, stat, symlink, writeFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { literalPrefix } from '../plan/index.js';
 import { SnapshotPathThroughLinkError, UnsafeSnapshotPathError, WorkspaceMissingError } from './file-snapshot-errors.js';
@@ -56,7 +56,7 @@ export function createWorkspaceFiles(root: string): WorkspaceFiles {
     },
     async remove(path, keep = new Set()) {
       const target = absolutePath(root, path);
-      if ((await folderState(root, path)) !== 'folders') return;
+      if (folderState(root, path) !== 'folders') return;
       const existing = await lstat(target).catch(() => undefined);
       if (existing === undefined || existing.isDirectory()) return;
       await rm(target, { force: true });
@@ -71,22 +71,53 @@ export function createWorkspaceFiles(root: string): WorkspaceFiles {
   };
 }
 
+/**
+ * Files up to this size are read with synchronous calls. Each asynchronous file operation is a
+ * round trip through libuv's thread pool that costs more than reading a small file (0.2–0.8 ms
+ * against 5–50 µs on a busy machine), and a node's boundary reads its changed files twice; a
+ * larger file is read asynchronously, so the event loop never waits on a long read.
+ */
+const SYNC_READ_MAX_BYTES = 256 * 1024;
+
 /** Reads one path without following a link anywhere along it. */
 export async function readState(root: string, path: string): Promise<FileState> {
   const target = absolutePath(root, path);
-  if ((await folderState(root, path)) !== 'folders') return ABSENT_FILE;
-  const entry = await lstat(target).catch((error: unknown) => {
-    if (isMissing(error)) return undefined;
+  if (folderState(root, path) !== 'folders') return ABSENT_FILE;
+  let entry: Stats | undefined;
+  try {
+    entry = lstatSync(target);
+  } catch (error) {
+    if (isMissing(error)) return ABSENT_FILE;
     throw error;
-  });
-  if (entry === undefined) return ABSENT_FILE;
-  if (entry.isSymbolicLink()) return linkStateOf(await readlink(target));
+  }
+  if (entry.isSymbolicLink()) return linkStateOf(readlinkSync(target));
   if (!entry.isFile()) return ABSENT_FILE;
+  if (entry.size > SYNC_READ_MAX_BYTES) return readLargeFile(root, path, target);
+  let descriptor: number;
+  try {
+    descriptor = openSync(target, READ_FLAGS);
+  } catch (error) {
+    // Replaced by a link or removed between the lstat and the open: read what is there now.
+    if (isMissing(error) || (error as { code?: unknown }).code === 'ELOOP') return readState(root, path);
+    throw error;
+  }
+  try {
+    const opened = fstatSync(descriptor);
+    if (!opened.isFile()) return ABSENT_FILE;
+    if (opened.size <= SYNC_READ_MAX_BYTES) return fileStateOf(readFileSync(descriptor));
+  } finally {
+    closeSync(descriptor);
+  }
+  // It grew past the limit since the lstat.
+  return readLargeFile(root, path, target);
+}
+
+/** A regular file past `SYNC_READ_MAX_BYTES`, read through the thread pool (never through a link, never a FIFO). */
+async function readLargeFile(root: string, path: string, target: string): Promise<FileState> {
   let handle;
   try {
     handle = await open(target, READ_FLAGS);
   } catch (error) {
-    // Replaced by a link or removed between the lstat and the open: read what is there now.
     if (isMissing(error) || (error as { code?: unknown }).code === 'ELOOP') return readState(root, path);
     throw error;
   }
@@ -98,14 +129,21 @@ export async function readState(root: string, path: string): Promise<FileState> 
   }
 }
 
-/** Whether every folder on the path is a real folder (`folders`), one is missing, or one is a link or a file. */
-async function folderState(root: string, path: string): Promise<'folders' | 'missing' | 'link'> {
+/**
+ * Whether every folder on the path is a real folder (`folders`), one is missing, or one is a link
+ * or a file. Synchronous: folder metadata only, a few microseconds a call.
+ */
+function folderState(root: string, path: string): 'folders' | 'missing' | 'link' {
   const segments = path.split('/').slice(0, -1);
   let current = root;
   for (const segment of segments) {
     current = join(current, segment);
-    const entry = await lstat(current).catch(() => undefined);
-    if (entry === undefined) return 'missing';
+    let entry: Stats;
+    try {
+      entry = lstatSync(current);
+    } catch {
+      return 'missing';
+    }
     if (!entry.isDirectory()) return 'link';
   }
   return 'folders';
@@ -139,7 +177,7 @@ export async function existingWriteFolders(root: string, writes: readonly string
   const existing: string[] = [];
   for (const folder of [...folders].sort()) {
     if (folder.split('/').some((segment) => segment === '.' || segment === '..')) continue;
-    if ((await folderState(root, `${folder}/x`)) === 'folders') existing.push(folder);
+    if (folderState(root, `${folder}/x`) === 'folders') existing.push(folder);
   }
   return existing;
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GitEntry, GitWorkingTree } from './file-git.js';
 import { GIT_LINK_MODE } from './file-git.js';
@@ -108,7 +108,7 @@ export class GitChangeTracker {
     for (const [path, state] of states) {
       if (state.kind === 'file' || state.kind === 'link') {
         if (ignored.has(path)) continue;
-        const mode = state.kind === 'link' ? GIT_LINK_MODE : (await isExecutable(join(root, path))) ? '100755' : '100644';
+        const mode = state.kind === 'link' ? GIT_LINK_MODE : isExecutable(join(root, path)) ? '100755' : '100644';
         this.#overlay.set(path, { mode, blob: await this.#git.hashBytes(stateBytes(state)!) });
       } else {
         gone.push(path);
@@ -135,8 +135,8 @@ export class GitChangeTracker {
 /** What writers leave for a moment before a rename (`.<name>.<hex>.dagent-tmp`): never part of a snapshot. */
 const TEMP_FILE = /(^|\/)\.[^/]+\.[0-9a-f]+\.dagent-tmp$/;
 
-async function isExecutable(path: string): Promise<boolean> {
-  const found = await stat(path).catch(() => undefined);
+function isExecutable(path: string): boolean {
+  const found = statSync(path, { throwIfNoEntry: false });
   return found !== undefined && (found.mode & 0o111) !== 0;
 }
 

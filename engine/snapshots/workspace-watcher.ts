@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { watch, type FSWatcher } from 'node:fs';
-import { lstat, mkdir, readdir, writeFile } from 'node:fs/promises';
+import { rmSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
+import { lstat, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SNAPSHOT_EXCLUDED_FOLDERS } from './file-workspace.js';
 
@@ -62,10 +62,14 @@ export class WorkspaceWatcher {
         resolve();
       }, BARRIER_TIMEOUT_MS);
     });
-    await writeFile(join(this.root, BARRIER_FOLDER, name), '');
+    // Written synchronously (an empty file: microseconds), not through the thread pool: the only
+    // wait left is for the event itself.
+    const barrier = join(this.root, BARRIER_FOLDER, name);
+    writeFileSync(barrier, '');
     await Promise.race([seen, late]);
     clearTimeout(timer);
     this.#barrierWaiters.delete(name);
+    rmSync(barrier, { force: true });
     while (this.#walks.size > 0) await Promise.allSettled([...this.#walks]);
   }
 

@@ -20,6 +20,7 @@ describe('the secret redactor', () => {
     ['a GitHub token', `token ${FAKE.github}.`, `token ${REDACTED}.`],
     ['an AWS access key id', `AWS_ACCESS_KEY_ID=${FAKE.aws}`, `AWS_ACCESS_KEY_ID=${REDACTED}`],
     ['a Slack token', `"${FAKE.slack}"`, `"${REDACTED}"`],
+    ['the shortest Slack token, alone', 'xoxb-0123456789', REDACTED],
     ['a Google API key', `?key=${FAKE.google}&q=1`, `?key=${REDACTED}&q=1`],
     ['a bearer token (the word stays)', 'Authorization: Bearer abcdefghijklmnop.qrstuvwx==', `Authorization: Bearer ${REDACTED}`],
     ['a configured key value', 'the key is configured-value-4242-abcd!', `the key is ${REDACTED}!`],
@@ -36,6 +37,10 @@ describe('the secret redactor', () => {
     ['a task-list item', 'sk-1 is a short id'],
   ])('leaves %s alone', (_name, text) => {
     expect(redactor.redactText(text)).toBe(text);
+  });
+
+  it('redacts a configured value shorter than any key shape', () => {
+    expect(createSecretRedactor(['pw-4242x']).redactText('pw-4242x')).toBe(REDACTED);
   });
 
   it('redacts inside binary content and keeps every other byte', () => {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InvalidNodeBoundaryError, parseNodeBoundary, type NodeBoundary } from '../../../engine/index.js';
@@ -177,6 +177,21 @@ describe('FileSnapshots at node boundaries', () => {
     expect(await h.snapshots.restoreNode('images', boundary)).toEqual(['assets/data.bin', 'assets/logo.png']);
     expect(h.readBytes('assets/logo.png')).toEqual(png);
     expect(h.read('assets/data.bin')).toBe('text for now\n');
+  });
+
+  it('records a large file a command rewrote, byte for byte, and leaves no watch barriers behind', async () => {
+    const before = Buffer.alloc(300 * 1024, 'a');
+    const after = Buffer.concat([before, Buffer.from('one more line\n')]);
+    const h = await harness({ git: true, files: { 'data/big.txt': before, 'README.md': 'hello\n' } });
+    await h.startNode('grow');
+    const boundary = await h.snapshots.beginNode('grow', ['data/big.txt']);
+    h.put('data/big.txt', after);
+    h.put('README.md', 'hello again\n');
+    expect(await h.snapshots.endNode('grow', ['data/big.txt'], throughTheLog(boundary))).toEqual({ filesChanged: ['README.md', 'data/big.txt'], strayChanges: ['README.md'] });
+
+    const big = (await snapshotRows(h.store, h.runId)).find((row) => row.path === 'data/big.txt');
+    expect([big?.content_before?.length, big?.content_after]).toEqual([before.length, after.toString('utf8')]);
+    expect(readdirSync(join(h.workspace, '.dagent', 'watch'))).toEqual([]);
   });
 
   it('never touches the user\'s git index, HEAD or refs', async () => {
