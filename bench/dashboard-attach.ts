@@ -8,13 +8,13 @@ import { showLiveDashboard } from '../cli/live-dashboard.js';
  * its CPU time while the run streams and the latency from each event's append to the first redraw
  * that shows it.
  */
-const [dbPath, runId, workspace] = process.argv.slice(2) as [string, string, string];
+const [storeUrl, runId, workspace] = process.argv.slice(2) as [string, string, string];
 
 const output = Object.assign(new PassThrough(), { isTTY: true, columns: 120, rows: 40 });
 output.resume();
 const input = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => input });
 const io = { stdout: output, stderr: new PassThrough(), stdin: input, env: { TERM: 'xterm-256color' }, cwd: workspace, interrupt: new AbortController().signal };
-const context = new CliContext(io, { workspace, db: dbPath });
+const context = new CliContext(io, { workspace, db: storeUrl });
 
 const appendedAt = new Map<number, number>();
 const latencies: number[] = [];

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** A throwaway PostgreSQL on 127.0.0.1 for the workers bench (as the tests start theirs). */
+/** A throwaway PostgreSQL on 127.0.0.1 for the workers and dashboard benches (as the tests start theirs). */
 export interface BenchPostgres {
   readonly url: string;
   database(name: string): Promise<string>;
@@ -14,7 +14,7 @@ export interface BenchPostgres {
 export async function startBenchPostgres(): Promise<BenchPostgres> {
   const root = '/usr/lib/postgresql';
   const version = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)).find((candidate) => existsSync(join(root, candidate, 'bin', 'initdb'))) : undefined;
-  if (version === undefined) throw new Error('the workers bench needs PostgreSQL binaries under /usr/lib/postgresql');
+  if (version === undefined) throw new Error('the workers and dashboard benches need PostgreSQL binaries under /usr/lib/postgresql');
   const bin = join(root, version, 'bin');
   const asRoot = process.getuid?.() === 0;
   const dir = mkdtempSync(join(tmpdir(), 'dagent-bench-pg-'));
