@@ -1,18 +1,146 @@
-/** The engine's public face: what cli/, dashboard/, planners/ and tools/ may import. */
-export * from './errors.js';
-export * from './db/index.js';
-export * from './session/index.js';
-export * from './context/index.js';
-export * from './model/index.js';
-export * from './agent/index.js';
-export * from './plan/index.js';
-export * from './scheduler/index.js';
-export * from './compaction/index.js';
-export * from './memory/index.js';
-export * from './run/index.js';
-export * from './snapshots/index.js';
-export * from './dispatch/index.js';
+/**
+ * The engine's public face: what cli/, tools/, planners/, dashboard/, bench/ and examples/ use, by name.
+ * Tests import the engine's internals by path. A name goes here when code outside engine/ needs it;
+ * each comes straight from the file that declares it, so a command loads only the modules it uses.
+ * (eslint.config.js lists the engine's public faces; other top-level folders import nothing else.)
+ */
+
+// Errors, canonical JSON, reading a file beside the module, secret redaction.
+export { ConfigError, DagentError, DatabaseError, errorMessage } from './errors.js';
 export { readBeside } from './read-beside.js';
-export { canonicalJson, contentHash } from './canonical-json.js';
-export { createSecretRedactor, secretsFromEnvironment, REDACTED, MIN_SECRET_CHARS, type SecretRedactor } from './secret-redactor.js';
-export * from './config/index.js';
+export { secretsFromEnvironment } from './secret-redactor.js';
+
+// Database: open a store (SQLite or PostgreSQL) and its row types.
+export type { Database } from './db/database.js';
+export { describeSqliteError, openDatabase, type SqliteSynchronous, type Store } from './db/open-database.js';
+export type { BusyNotice } from './db/store-edge-dialect.js';
+
+// Settings: the config file schema, where settings come from, workspace trust.
+export type { DagentConfig } from './config/config-schema.js';
+export { readConfigFile, resolveConfig, WORKSPACE_CONFIG_FILE } from './config/resolve-config.js';
+export { configHash, trustWorkspace } from './config/workspace-trust.js';
+
+// Session log: event types, appending and reading the log, following a run.
+export { EventLog, readEvents, type EventQuery } from './session/event-log.js';
+export { EVENT_TYPES, isEventType, type EventDraft, type EventType, type SessionEvent } from './session/event-types.js';
+export { MEMORY_KINDS, MEMORY_SCOPES } from './session/event-values.js';
+export { followRun, type FollowedStore, type RunFollower } from './session/follow-run.js';
+export { runLog } from './session/run-log.js';
+export { Session } from './session/session.js';
+
+// Models: the provider interface, providers by name, prices and token estimates.
+export { callModel, type CallModelOptions } from './model/call-model.js';
+export { costOf } from './model/cost-of.js';
+export { createProvider, type ConfiguredProvider } from './model/create-provider.js';
+export { environmentModelFailure } from './model/model-errors.js';
+export type { ModelMessage } from './model/model-message.js';
+export type { ModelParameters, ModelProvider, StreamPart, ToolSpec, Usage } from './model/model-provider.js';
+export { DEFAULT_PRICE_TABLE, mergePriceTable, priceOf, type PriceTable } from './model/price-table.js';
+export { PROVIDERS } from './model/provider-catalog.js';
+export { estimateTextTokens } from './model/token-estimate.js';
+
+// Context: the system prompt and the request a model received.
+export { reconstructRequest, type ReconstructedRequest } from './context/reconstruct-request.js';
+export type { StepPosition } from './context/runtime-context.js';
+export { SystemPrompt, type ContextProvider, type PromptSection } from './context/system-prompt.js';
+
+// Agent: the ReAct loop and the tool runtime and approval interfaces it calls.
+export type { AgentCompactor } from './agent/agent-compactor.js';
+export type { EndReason } from './agent/end-reason.js';
+export { runAgent } from './agent/run-agent.js';
+export type { AgentLimits } from './agent/stop-conditions.js';
+export type {
+  ApprovalAnswer,
+  ApprovalPolicy,
+  ApprovalRequest,
+  Approver,
+  ToolCallRequest,
+  ToolExecutionContext,
+  ToolOutcome,
+  ToolResult,
+  ToolResultMeta,
+  ToolRuntime,
+  WriteScope,
+} from './agent/tool-runtime.js';
+
+// Compaction: the compactor the CLI wires, and the pieces the compaction benchmark drives.
+export { compactSession } from './compaction/compact-session.js';
+export type { CompactionResult } from './compaction/compaction-result.js';
+export { createCompactor } from './compaction/compactor.js';
+export { planPrune } from './compaction/prune.js';
+export { compactableSpan, selectRange } from './compaction/select-range.js';
+export type { Summarizer } from './compaction/summarizer.js';
+export { extractSurvivalFacts } from './compaction/survival-check.js';
+export { groupTurns } from './compaction/turns.js';
+
+// Memory: long-term memories and project memory files.
+export { STOP_WORDS } from './memory/keywords.js';
+export { MemoryStore } from './memory/memory-store.js';
+export type { MemoryKind, MemoryScope } from './memory/memory.js';
+export { loadProjectMemory, PROJECT_MEMORY_SECTION_ORDER, projectMemorySection } from './memory/project-memory.js';
+export { formatMemory, recallMemories } from './memory/recall-memories.js';
+export { rememberArgsSchema, rememberFromTool } from './memory/remember.js';
+
+// Plans: the plan schema, checks, stages, estimates and diffs.
+export { checkPlan } from './plan/check-plan.js';
+export { checkPlanDocument, parsePlanDocument } from './plan/parse-plan-document.js';
+export { analyzePlan, type PlanAnalysis, type PlanLintFinding } from './plan/plan-analysis.js';
+export { isEmptyPlanDiff } from './plan/plan-diff.js';
+export { PlanInvalidError } from './plan/plan-errors.js';
+export { estimatePlan, type PlanEstimate } from './plan/plan-estimate.js';
+export { planEdges } from './plan/plan-graph.js';
+export { formatPlanIssues, type PlanIssue } from './plan/plan-issue.js';
+export { planNodeSchema, planSchema, type Plan, type PlanNode, type PlanNodeKind } from './plan/plan-schema.js';
+export { planStages } from './plan/plan-stages.js';
+export type { PlanStatus } from './plan/plan-status.js';
+export { renderPlanDiff } from './plan/render-plan-diff.js';
+
+// Scheduler: the scheduling loop, its modes and node shapes (the scheduler benchmark drives it).
+export type { NodeTransition } from './scheduler/node-transition.js';
+export type { SchedulableNode } from './scheduler/schedulable-node.js';
+export type { ScheduleMode } from './scheduler/schedule-options.js';
+export { runSchedule } from './scheduler/scheduler.js';
+
+// Runs: the run store, plans of a run, planning, running, the folded run view.
+export { applyPlanPatch } from './run/apply-plan-patch.js';
+export { processStartTime } from './run/earlier-commands.js';
+export { endRun } from './run/end-run.js';
+export type { NodeRuntime, ResolvedModel } from './run/execute-plan-node.js';
+export { executeReactRun } from './run/execute-react-run.js';
+export { appendNodeTransitions } from './run/node-projection.js';
+export { planChangeSummary } from './run/plan-change-summary.js';
+export type { PlanLinter } from './run/plan-linter.js';
+export { approvePlan, currentPlan, planVersion, rejectPlan, savePlan, type StoredPlan } from './run/plan-store.js';
+export { planTask } from './run/plan-task.js';
+export type { AmendInput, CompletedNode, PlanInput, Planner, PlanPatch, ReplanTrigger } from './run/planner.js';
+export { executeRun, type RemoteAttempts, type RunResult, type RunSettings } from './run/run-controller.js';
+export { claimRun, RunClaimedError, type RunLease } from './run/run-lease.js';
+export { runOwner, type RunOwner } from './run/run-owner.js';
+export { isTerminalRunStatus } from './run/run-status.js';
+export { createRun, getRun, listRuns, type RunRecord } from './run/run-store.js';
+export {
+  emptyRunView,
+  foldRunView,
+  reduceRunView,
+  RUN_VIEW_EVENT_TYPES,
+  type NodeView,
+  type NodeViewStatus,
+  type PendingApproval,
+  type RunView,
+} from './run/run-view.js';
+export { waitForRun } from './run/wait-for-run.js';
+
+// Snapshots: per-node file snapshots, diff and revert.
+export { renderFileDiff, type FileDiff, type RunDiff } from './snapshots/file-diff-render.js';
+export { diffRun } from './snapshots/file-diff.js';
+export { revertRun, type RevertAction, type RevertOutcome } from './snapshots/file-revert.js';
+export { NothingToDiffError } from './snapshots/file-snapshot-errors.js';
+export { FileSnapshots } from './snapshots/file-snapshots.js';
+
+// Scale-out: the job queue, node workers and clone workspaces.
+export { applyNodePatch, CloneWorkspace, git } from './dispatch/clone-workspace.js';
+export { DispatchedAttempts, outcomeOf } from './dispatch/dispatched-attempts.js';
+export type { RunWorkspace } from './dispatch/execute-node-job.js';
+export { createGraphileJobQueue, runQueueTasks } from './dispatch/graphile-job-queue.js';
+export { wakeTaskOf } from './dispatch/job-queue.js';
+export { startNodeWorker } from './dispatch/node-worker.js';

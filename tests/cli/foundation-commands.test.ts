@@ -3,16 +3,9 @@ import { writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  EventLog,
-  Session,
-  SystemPrompt,
-  buildRequest,
-  createRun,
-  openDatabase,
-  recordRequest,
-  type Store,
-} from '../../engine/index.js';
+import { EventLog, Session, SystemPrompt, createRun, openDatabase, type Store } from '../../engine/index.js';
+import { buildRequest } from '../../engine/context/build-request.js';
+import { recordRequest } from '../../engine/context/record-request.js';
 import { runCli } from '../helpers/cli-harness.js';
 import { tempDir } from '../helpers/temp-store.js';
 

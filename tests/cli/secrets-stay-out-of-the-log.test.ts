@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRun, openDatabase, REDACTED } from '../../engine/index.js';
+import { createRun, openDatabase } from '../../engine/index.js';
+import { REDACTED } from '../../engine/secret-redactor.js';
 import { runCli } from '../helpers/cli-harness.js';
 import { tempDir } from '../helpers/temp-store.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createSecretRedactor, REDACTED, secretsFromEnvironment } from '../../engine/index.js';
+import { secretsFromEnvironment } from '../../engine/index.js';
+import { createSecretRedactor, REDACTED } from '../../engine/secret-redactor.js';
 
 // Fake keys in the shapes providers use; none of them is a real credential.
 const FAKE = {

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Plan, PlanNode, ScriptedModelScript } from '../../engine/index.js';
+import type { Plan, PlanNode } from '../../engine/index.js';
+import type { ScriptedModelScript } from '../../engine/model/scripted-script.js';
 
 /**
  * The fixture of the crash test: a workspace of small text files, a 30-node plan over it and the

@@ -1,4 +1,5 @@
-import type { ModelProvider, ModelRequest, StreamPart } from '../../engine/index.js';
+import type { ModelProvider, StreamPart } from '../../engine/index.js';
+import type { ModelRequest } from '../../engine/model/model-provider.js';
 
 export type FakeTurn =
   | { readonly text?: string; readonly toolCalls?: readonly { name: string; args: unknown; id?: string }[]; readonly usage?: { input: number; output: number } }

@@ -1,4 +1,5 @@
-import type { NodeFiles, WriteScope } from '../../engine/index.js';
+import type { WriteScope } from '../../engine/index.js';
+import type { NodeFiles } from '../../engine/run/node-files.js';
 
 /** A recording in-memory NodeFiles: every begin, end and restore is kept in `calls`. */
 export class FakeNodeFiles implements NodeFiles {

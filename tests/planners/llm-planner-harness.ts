@@ -1,17 +1,9 @@
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  EventLog,
-  createRun,
-  createScriptedProvider,
-  type ModelProvider,
-  type ModelRequest,
-  type Plan,
-  type SessionEvent,
-  type Store,
-  type StreamPart,
-} from '../../engine/index.js';
+import { EventLog, createRun, type ModelProvider, type Plan, type SessionEvent, type Store, type StreamPart } from '../../engine/index.js';
+import type { ModelRequest } from '../../engine/model/model-provider.js';
+import { createScriptedProvider } from '../../engine/model/scripted-provider.js';
 import { createLlmPlanner, type LlmPlannerOptions, type RepoMap } from '../../planners/index.js';
 import { writeFiles } from './fixture-repo.js';
 import { openTempStore } from '../helpers/temp-store.js';

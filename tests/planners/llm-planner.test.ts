@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DagentError, reconstructRequest, validatePlan, type SessionEvent } from '../../engine/index.js';
+import { DagentError, reconstructRequest, type SessionEvent } from '../../engine/index.js';
+import { validatePlan } from '../../engine/plan/validate-plan.js';
 import { PlanningFailedError } from '../../planners/index.js';
 import { createToolRuntime } from '../../tools/index.js';
 import { GOOD_PLAN, openPlannerBed, planInput, planText, type PlannerBed } from './llm-planner-harness.js';

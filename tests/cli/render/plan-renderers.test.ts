@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatTokens, formatUsd, planShowJson, renderPlanDot, renderPlanMermaid, renderPlanText } from '../../../cli/render/index.js';
-import { analyzePlan, checkPlan, parsePlan, planEdges, type PlanEstimate } from '../../../engine/index.js';
+import { analyzePlan, checkPlan, planEdges, type PlanEstimate } from '../../../engine/index.js';
+import { parsePlan } from '../../../engine/plan/check-plan.js';
 
 const plan = parsePlan({
   goal: 'Add a total to invoices',

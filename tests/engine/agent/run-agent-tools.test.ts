@@ -1,7 +1,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EventLog, Session, SystemPrompt, createRun, createScriptedProvider, runAgent, type Store } from '../../../engine/index.js';
+import { EventLog, Session, SystemPrompt, createRun, runAgent, type Store } from '../../../engine/index.js';
+import { createScriptedProvider } from '../../../engine/model/scripted-provider.js';
 import { createNonInteractiveApprover, createScriptedApprover, createToolRuntime } from '../../../tools/index.js';
 import { openTempStore, tempDir } from '../../helpers/temp-store.js';
 

@@ -1,18 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  ContextOverflowError,
-  EventLog,
-  ModelRequestError,
-  Session,
-  SystemPrompt,
-  createRun,
-  runAgent,
-  type AgentCompactor,
-  type Approver,
-  type RunAgentOptions,
-  type Store,
-  type ToolResult,
-} from '../../../engine/index.js';
+import { EventLog, Session, SystemPrompt, createRun, runAgent, type AgentCompactor, type Approver, type Store, type ToolResult } from '../../../engine/index.js';
+import type { RunAgentOptions } from '../../../engine/agent/run-agent.js';
+import { ContextOverflowError, ModelRequestError } from '../../../engine/model/model-errors.js';
 import { FakeModel, type FakeTurn } from '../../helpers/fake-model.js';
 import { FakeTools, toolOk, type FakeToolHandler } from '../../helpers/fake-tools.js';
 import { openTempStore } from '../../helpers/temp-store.js';
@@ -197,7 +186,7 @@ describe('runAgent', () => {
   });
 
   it('records model retries in the log', async () => {
-    const { ModelError } = await import('../../../engine/index.js');
+    const { ModelError } = await import('../../../engine/model/model-errors.js');
     const { outcome, session } = await agentWith(
       [{ error: new ModelError('503 overloaded', { provider: 'fake', status: 503, retryable: true }) }, { text: 'ok' }],
       new FakeTools({}),

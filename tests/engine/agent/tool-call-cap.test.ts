@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EventLog, MAX_PARALLEL_TOOL_CALLS, MAX_TOOL_CALLS_PER_RESPONSE, Session, createRun, executeToolCalls, type Store } from '../../../engine/index.js';
+import { EventLog, Session, createRun, type Store } from '../../../engine/index.js';
+import { MAX_PARALLEL_TOOL_CALLS, MAX_TOOL_CALLS_PER_RESPONSE, executeToolCalls } from '../../../engine/agent/execute-tool-calls.js';
 import { createNonInteractiveApprover } from '../../../tools/index.js';
 import { FakeTools, toolOk } from '../../helpers/fake-tools.js';
 import { openTempStore } from '../../helpers/temp-store.js';

@@ -1,14 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  Session,
-  SystemPrompt,
-  buildRequest,
-  compactSession,
-  reconstructRequest,
-  recordRequest,
-  type CompactSessionOptions,
-  type SessionEvent,
-} from '../../../engine/index.js';
+import { Session, SystemPrompt, compactSession, reconstructRequest, type SessionEvent } from '../../../engine/index.js';
+import type { CompactSessionOptions } from '../../../engine/compaction/compact-session.js';
+import { buildRequest } from '../../../engine/context/build-request.js';
+import { recordRequest } from '../../../engine/context/record-request.js';
 import { appendToolTurn, filler, openNode, scriptedSummarizer, type NodeFixture } from './fixtures.js';
 
 let node: NodeFixture;

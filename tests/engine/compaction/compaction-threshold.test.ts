@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compactionThreshold, compactionThresholds, growthMargin, shouldCompact } from '../../../engine/index.js';
+import { growthMargin, shouldCompact } from '../../../engine/compaction/compaction-policy.js';
+import { compactionThreshold, compactionThresholds } from '../../../engine/compaction/compaction-threshold.js';
 
 describe('compactionThreshold', () => {
   it.each([

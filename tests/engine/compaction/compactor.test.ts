@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Session, compactSession, createCompactor, type AgentCompactor, type CompactorOptions, type SessionEvent } from '../../../engine/index.js';
+import { Session, compactSession, createCompactor, type AgentCompactor, type SessionEvent } from '../../../engine/index.js';
+import type { CompactorOptions } from '../../../engine/compaction/compactor.js';
 import { appendToolTurn, filler, openNode, pathListingSummarizer, scriptedSummarizer, type NodeFixture } from './fixtures.js';
 
 let node: NodeFixture;

@@ -1,13 +1,7 @@
-import {
-  EventLog,
-  Session,
-  createRun,
-  type EventPayload,
-  type ModelRequest,
-  type Store,
-  type SurfaceEvent,
-  type Summarizer,
-} from '../../../engine/index.js';
+import { EventLog, Session, createRun, type Store, type Summarizer } from '../../../engine/index.js';
+import type { ModelRequest } from '../../../engine/model/model-provider.js';
+import type { EventPayload } from '../../../engine/session/event-types.js';
+import type { SurfaceEvent } from '../../../engine/session/surface.js';
 import { openTempStore } from '../../helpers/temp-store.js';
 
 /** Surface events built in memory, seqs counting from 1, for the pure functions. */

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { groupTurns, compactableSpan, planPrune, prunePlaceholder, prunedResultDraft, type SessionEvent, type SurfaceEvent } from '../../../engine/index.js';
+import { groupTurns, compactableSpan, planPrune, type SessionEvent } from '../../../engine/index.js';
+import { prunePlaceholder, prunedResultDraft } from '../../../engine/compaction/prune.js';
+import type { SurfaceEvent } from '../../../engine/session/surface.js';
 import { SurfaceBuilder } from './fixtures.js';
 
 /** Tokens of each event: the number in its content ("400" → 400), 10 otherwise. */

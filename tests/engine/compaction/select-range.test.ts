@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { groupTurns, selectRange, validateRange, type SurfaceEvent } from '../../../engine/index.js';
+import { groupTurns, selectRange } from '../../../engine/index.js';
+import { validateRange } from '../../../engine/compaction/select-range.js';
+import type { SurfaceEvent } from '../../../engine/session/surface.js';
 import { SurfaceBuilder } from './fixtures.js';
 
 const kinds = (events: readonly SurfaceEvent[]): string =>

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { extractSurvivalFacts, failingTestNames, runSummarizer, survivalCheck, type ModelRequest, type SurvivalFact } from '../../../engine/index.js';
+import { extractSurvivalFacts } from '../../../engine/index.js';
+import { runSummarizer } from '../../../engine/compaction/summarizer.js';
+import { failingTestNames, survivalCheck, type SurvivalFact } from '../../../engine/compaction/survival-check.js';
+import type { ModelRequest } from '../../../engine/model/model-provider.js';
 import { SurfaceBuilder, scriptedSummarizer } from './fixtures.js';
 
 const region = new SurfaceBuilder()

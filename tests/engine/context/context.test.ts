@@ -1,18 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  EventLog,
-  Session,
-  SystemPrompt,
-  buildRequest,
-  createRun,
-  openDatabase,
-  projectRuntimeContext,
-  reconstructRequest,
-  recordRequest,
-  renderRuntimeContext,
-  type Store,
-  type ToolSpec,
-} from '../../../engine/index.js';
+import { EventLog, Session, SystemPrompt, createRun, openDatabase, reconstructRequest, type Store, type ToolSpec } from '../../../engine/index.js';
+import { buildRequest } from '../../../engine/context/build-request.js';
+import { recordRequest } from '../../../engine/context/record-request.js';
+import { projectRuntimeContext, renderRuntimeContext } from '../../../engine/context/runtime-context.js';
 import { openTempStore } from '../../helpers/temp-store.js';
 
 const READ_FILE: ToolSpec = { name: 'read_file', description: 'Read a file.', parameters: { type: 'object', properties: { path: { type: 'string' } } } };

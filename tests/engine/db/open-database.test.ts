@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DatabaseError, EventLog, SchemaTooNewError, createRun, openDatabase } from '../../../engine/index.js';
+import { DatabaseError, EventLog, createRun, openDatabase } from '../../../engine/index.js';
+import { SchemaTooNewError } from '../../../engine/errors.js';
 import { openTempStore, tempDir } from '../../helpers/temp-store.js';
 
 const cleanups: (() => unknown)[] = [];

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Plan, PlanNode, ScriptedModelScript } from '../../../engine/index.js';
+import type { Plan, PlanNode } from '../../../engine/index.js';
+import type { ScriptedModelScript } from '../../../engine/model/scripted-script.js';
 import { seededRandom } from '../../helpers/crash-fixture.js';
 
 /**

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EventLog, NodeClaim, StaleClaimError, claimNode, createRun, readEvents, readNodeClaim, type Store } from '../../../engine/index.js';
+import { EventLog, createRun, readEvents, type Store } from '../../../engine/index.js';
+import { NodeClaim, StaleClaimError, claimNode, readNodeClaim } from '../../../engine/dispatch/node-claim.js';
 import { contractStores } from '../../helpers/contract-stores.js';
 
 /** Fencing: a worker commits a node's outcome only while its claim's token is the node's current one. */

@@ -1,22 +1,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  EventLog,
-  MemoryStore,
-  PROJECT_MEMORY_FILES,
-  Session,
-  SystemPrompt,
-  createRun,
-  extractKeywords,
-  loadProjectMemory,
-  memoryContentHash,
-  projectMemorySection,
-  projectRuntimeContext,
-  recallMemories,
-  rememberFromTool,
-  type Store,
-} from '../../../engine/index.js';
+import { EventLog, MemoryStore, Session, SystemPrompt, createRun, loadProjectMemory, projectMemorySection, recallMemories, rememberFromTool, type Store } from '../../../engine/index.js';
+import { projectRuntimeContext } from '../../../engine/context/runtime-context.js';
+import { memoryContentHash } from '../../../engine/memory/content-hash.js';
+import { extractKeywords } from '../../../engine/memory/keywords.js';
+import { PROJECT_MEMORY_FILES } from '../../../engine/memory/project-memory.js';
 import { openTempStore, tempDir } from '../../helpers/temp-store.js';
 
 describe('extractKeywords', () => {

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { MemoryStore, keywordSearch, openDatabase, type Store } from '../../../engine/index.js';
+import { MemoryStore, openDatabase, type Store } from '../../../engine/index.js';
+import { keywordSearch } from '../../../engine/memory/memory-search.js';
 import { openTempStore } from '../../helpers/temp-store.js';
 
 /** One behaviour for every backend: the same stories on SQLite (FTS5) and PostgreSQL (portable scoring). */

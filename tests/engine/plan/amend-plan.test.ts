@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { amendPlan, diffPlans, PlanInvalidError, renderPlanDiff } from '../../../engine/index.js';
+import { PlanInvalidError, renderPlanDiff } from '../../../engine/index.js';
+import { amendPlan } from '../../../engine/plan/amend-plan.js';
+import { diffPlans } from '../../../engine/plan/plan-diff.js';
 import { node, refactorPlan } from './plan-fixtures.js';
 
 const done = ['read-a', 'read-b', 'read-c', 'read-d', 'edit-a'];

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { diffPlans, isEmptyPlanDiff, parsePlan, renderPlanDiff, type Plan } from '../../../engine/index.js';
+import { isEmptyPlanDiff, renderPlanDiff, type Plan } from '../../../engine/index.js';
+import { parsePlan } from '../../../engine/plan/check-plan.js';
+import { diffPlans } from '../../../engine/plan/plan-diff.js';
 import { refactorPlan } from './plan-fixtures.js';
 
 /** Version 2 of the refactor: E was missed, B now writes a second file, C's instructions grew, D is gone. */

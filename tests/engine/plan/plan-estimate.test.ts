@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { estimatePlan, NODE_ANSWER_TOKENS, NODE_OVERHEAD_TOKENS } from '../../../engine/index.js';
+import { estimatePlan } from '../../../engine/index.js';
+import { NODE_ANSWER_TOKENS, NODE_OVERHEAD_TOKENS } from '../../../engine/plan/plan-estimate.js';
 import { node, rawPlan } from './plan-fixtures.js';
 
 const fileSizes = new Map([

@@ -1,4 +1,5 @@
-import { parsePlan, type Plan, type PlanNode, type PlanNodeKind } from '../../../engine/index.js';
+import type { Plan, PlanNode, PlanNodeKind } from '../../../engine/index.js';
+import { parsePlan } from '../../../engine/plan/check-plan.js';
 
 /** A node with the defaults the schema fills in, overridden by `fields`. */
 export function node(id: string, kind: PlanNodeKind, fields: Partial<PlanNode> = {}): PlanNode {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parsePlan, planHash } from '../../../engine/index.js';
+import { parsePlan } from '../../../engine/plan/check-plan.js';
+import { planHash } from '../../../engine/plan/plan-hash.js';
 import { refactorPlan } from './plan-fixtures.js';
 
 describe('planHash', () => {

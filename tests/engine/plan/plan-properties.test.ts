@@ -1,7 +1,12 @@
 import fc from 'fast-check';
 import picomatch from 'picomatch';
 import { describe, expect, it } from 'vitest';
-import { createReachability, criticalPath, planStages, planWidth, validatePlan, writesOverlap, type Plan } from '../../../engine/index.js';
+import { planStages, type Plan } from '../../../engine/index.js';
+import { criticalPath } from '../../../engine/plan/critical-path.js';
+import { planWidth } from '../../../engine/plan/plan-stages.js';
+import { createReachability } from '../../../engine/plan/reachability.js';
+import { validatePlan } from '../../../engine/plan/validate-plan.js';
+import { writesOverlap } from '../../../engine/plan/writes-overlap.js';
 import { node, rawPlan } from './plan-fixtures.js';
 
 /**

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { analyzePlan, createReachability, criticalPath, GraphCycleError, planGraph, planStages, planWidth } from '../../../engine/index.js';
+import { analyzePlan, planStages } from '../../../engine/index.js';
+import { criticalPath } from '../../../engine/plan/critical-path.js';
+import { GraphCycleError } from '../../../engine/plan/plan-errors.js';
+import { planGraph } from '../../../engine/plan/plan-graph.js';
+import { planWidth } from '../../../engine/plan/plan-stages.js';
+import { createReachability } from '../../../engine/plan/reachability.js';
 import { node, rawPlan, refactorPlan } from './plan-fixtures.js';
 
 describe('the canonical refactor shape', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { IllegalPlanTransitionError, isFinalPlanStatus, isPlanStatus, PLAN_STATUSES, transitionPlan, type PlanStatus } from '../../../engine/index.js';
+import type { PlanStatus } from '../../../engine/index.js';
+import { IllegalPlanTransitionError, isFinalPlanStatus, isPlanStatus, PLAN_STATUSES, transitionPlan } from '../../../engine/plan/plan-status.js';
 
 const LEGAL: readonly [PlanStatus, PlanStatus][] = [
   ['draft', 'awaiting_approval'],

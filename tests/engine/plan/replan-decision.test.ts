@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { replanDecision, type ReplanDecision, type ReplanInput } from '../../../engine/index.js';
+import { replanDecision, type ReplanDecision, type ReplanInput } from '../../../engine/plan/replan-decision.js';
 
 describe('replanDecision', () => {
   it.each<[ReplanInput, ReplanDecision]>([

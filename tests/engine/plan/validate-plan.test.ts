@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { assertValidPlan, PlanInvalidError, validatePlan, type PlanIssue } from '../../../engine/index.js';
+import { PlanInvalidError, type PlanIssue } from '../../../engine/index.js';
+import { assertValidPlan, validatePlan } from '../../../engine/plan/validate-plan.js';
 import { node, rawPlan, refactorPlan } from './plan-fixtures.js';
 
 describe('validatePlan', () => {

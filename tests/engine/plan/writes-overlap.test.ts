@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { literalPrefix, literalSuffix, writesOverlap } from '../../../engine/index.js';
+import { literalPrefix, literalSuffix, writesOverlap } from '../../../engine/plan/writes-overlap.js';
 
 describe('writesOverlap', () => {
   it.each([

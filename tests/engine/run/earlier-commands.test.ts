@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { processStartTime, stopEarlierCommands, type SessionEvent } from '../../../engine/index.js';
+import { processStartTime, type SessionEvent } from '../../../engine/index.js';
+import { stopEarlierCommands } from '../../../engine/run/earlier-commands.js';
 
 /** A detached command, as an earlier dagent process would have left it running after being killed. */
 function leftRunning(): number {

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EventLog, IllegalRunTransitionError, RUN_VIEW_EVENT_TYPES, createRun, endRun, foldRunView, getRun, readEvents, type Store } from '../../../engine/index.js';
+import { EventLog, RUN_VIEW_EVENT_TYPES, createRun, endRun, foldRunView, getRun, readEvents, type Store } from '../../../engine/index.js';
+import { IllegalRunTransitionError } from '../../../engine/run/run-status.js';
 import { openTempStore } from '../../helpers/temp-store.js';
 
 let store: Store;

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { eventSchema, nodeEventDraft, nodeStatesFromEvents, type NodeTransition, type SessionEvent } from '../../../engine/index.js';
+import type { NodeTransition, SessionEvent } from '../../../engine/index.js';
+import { nodeEventDraft, nodeStatesFromEvents } from '../../../engine/run/node-event.js';
+import { eventSchema } from '../../../engine/session/event-types.js';
 
 const BASE = { nodeId: 'edit-a', attempts: 2 } as const;
 

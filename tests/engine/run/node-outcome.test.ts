@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { changedCommandNodes, unkeptPromise, type NodeAction, type NodeOutcomeInput } from '../../../engine/index.js';
+import { unkeptPromise, type NodeAction, type NodeOutcomeInput } from '../../../engine/run/node-outcome.js';
+import { changedCommandNodes } from '../../../engine/run/run-controller.js';
 import { node, rawPlan } from '../plan/plan-fixtures.js';
 
 const write = (outcome: string, summary = `write_file src/a.ts: ${outcome}`): NodeAction => ({ tool: 'write_file', risk: 'write', outcome, summary });

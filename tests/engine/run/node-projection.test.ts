@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRun, writeNodeProjection, type NodeTotals, type NodeTransition, type Store } from '../../../engine/index.js';
+import { createRun, type NodeTransition, type Store } from '../../../engine/index.js';
+import { writeNodeProjection, type NodeTotals } from '../../../engine/run/node-projection.js';
 import { contractStores } from '../../helpers/contract-stores.js';
 
 const describeResult = (result: string) => ({ result });

@@ -1,17 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  approvePlan,
-  createRun,
-  createScriptedProvider,
-  executeRun,
-  readEvents,
-  savePlan,
-  type Approver,
-  type NodeRuntime,
-  type Plan,
-  type SessionEvent,
-  type Store,
-} from '../../../engine/index.js';
+import { approvePlan, createRun, executeRun, readEvents, savePlan, type Approver, type NodeRuntime, type Plan, type SessionEvent, type Store } from '../../../engine/index.js';
+import { createScriptedProvider } from '../../../engine/model/scripted-provider.js';
 import { contractStores } from '../../helpers/contract-stores.js';
 import { FakeNodeFiles } from '../../helpers/fake-node-files.js';
 import { FakeTools, toolOk } from '../../helpers/fake-tools.js';

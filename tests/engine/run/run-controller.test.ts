@@ -1,23 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  PlanChangedError,
-  PlanNotApprovedError,
-  RUN_VIEW_EVENT_TYPES,
-  approvePlan,
-  createRun,
-  createScriptedProvider,
-  currentPlan,
-  executeRun,
-  foldRunView,
-  readEvents,
-  savePlan,
-  type Approver,
-  type NodeRuntime,
-  type Plan,
-  type Planner,
-  type Store,
-  type ToolRuntime,
-} from '../../../engine/index.js';
+import { RUN_VIEW_EVENT_TYPES, approvePlan, createRun, currentPlan, executeRun, foldRunView, readEvents, savePlan, type Approver, type NodeRuntime, type Plan, type Planner, type Store, type ToolRuntime } from '../../../engine/index.js';
+import { createScriptedProvider } from '../../../engine/model/scripted-provider.js';
+import { PlanChangedError, PlanNotApprovedError } from '../../../engine/run/plan-store.js';
 import { FakeNodeFiles } from '../../helpers/fake-node-files.js';
 import { FakeTools, toolFailed, toolOk } from '../../helpers/fake-tools.js';
 import { openTempStore } from '../../helpers/temp-store.js';

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RunClaimedError, claimRun, createRun, openDatabase, readLeaseHolder, runOwner, waitForRun, type Store } from '../../../engine/index.js';
+import { RunClaimedError, claimRun, createRun, openDatabase, runOwner, waitForRun, type Store } from '../../../engine/index.js';
+import { readLeaseHolder } from '../../../engine/run/lease-holder.js';
 import { contractStores } from '../../helpers/contract-stores.js';
 
 /** A pid that no process of this host has (the kernel's pid_max is below 2^22). */

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { amendmentIssues, type Amendment, type NodeStatus } from '../../../engine/index.js';
+import { amendmentIssues } from '../../../engine/scheduler/amendment-issues.js';
+import type { NodeStatus } from '../../../engine/scheduler/node-status.js';
+import type { Amendment } from '../../../engine/scheduler/schedule-options.js';
 import { node } from './schedule-harness.js';
 
 const CURRENT: { node: ReturnType<typeof node>; status: NodeStatus }[] = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IllegalNodeTransitionError, NODE_STATUSES, resumeStatus, transitionNode, type NodeStatus } from '../../../engine/index.js';
+import { IllegalNodeTransitionError, NODE_STATUSES, resumeStatus, transitionNode, type NodeStatus } from '../../../engine/scheduler/node-status.js';
 
 const LEGAL: readonly [NodeStatus, NodeStatus, string][] = [
   ['pending', 'ready', 'the last dependency succeeded'],

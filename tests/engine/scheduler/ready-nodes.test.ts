@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readyNodes, type NodeStatus, type ReadyNodesResult } from '../../../engine/index.js';
+import type { NodeStatus } from '../../../engine/scheduler/node-status.js';
+import { readyNodes, type ReadyNodesResult } from '../../../engine/scheduler/ready-nodes.js';
 import { node } from './schedule-harness.js';
 
 const DIAMOND = [node('a'), node('b', ['a']), node('c', ['a']), node('d', ['b', 'c'])];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nodeRetryVerdict, type NodeRetryPolicy, type NodeRetryVerdict } from '../../../engine/index.js';
+import { nodeRetryVerdict, type NodeRetryPolicy, type NodeRetryVerdict } from '../../../engine/scheduler/retry-verdict.js';
 
 const POLICY: NodeRetryPolicy = { maxAttempts: 4, baseDelayMs: 1_000, maxDelayMs: 5_000, jitter: 0.5 };
 

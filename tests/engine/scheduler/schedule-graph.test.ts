@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ScheduleInputError, createScheduleGraph, runSchedule } from '../../../engine/index.js';
+import { runSchedule } from '../../../engine/index.js';
+import { createScheduleGraph } from '../../../engine/scheduler/schedule-graph.js';
+import { ScheduleInputError } from '../../../engine/scheduler/scheduler-errors.js';
 import { node } from './schedule-harness.js';
 
 function issuesOf(build: () => unknown): readonly string[] {

@@ -1,4 +1,6 @@
-import type { NodeOutcome, NodeTransition, SchedulableNode, ScheduleOptions } from '../../../engine/index.js';
+import type { NodeTransition, SchedulableNode } from '../../../engine/index.js';
+import type { NodeOutcome } from '../../../engine/scheduler/schedulable-node.js';
+import type { ScheduleOptions } from '../../../engine/scheduler/schedule-options.js';
 import { VirtualClock } from './virtual-clock.js';
 
 export interface ExecutionRecord {

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import picomatch from 'picomatch';
 import { describe, expect, it } from 'vitest';
-import { runSchedule, transitionNode, type NodeStatus, type NodeTransition, type SchedulableNode, type ScheduleMode } from '../../../engine/index.js';
+import { runSchedule, type NodeTransition, type SchedulableNode, type ScheduleMode } from '../../../engine/index.js';
+import { transitionNode, type NodeStatus } from '../../../engine/scheduler/node-status.js';
 import { VirtualClock } from './virtual-clock.js';
 
 const WRITE_PATTERNS = ['a.ts', 'b.ts', 'src/c.ts', 'src/*.ts', 'src/**', 'docs/d.md', 'SRC/C.ts'];

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ScheduleAmendError, runSchedule, startSchedule, type NodeStatus, type SchedulableNode, type ScheduleMode } from '../../../engine/index.js';
+import { runSchedule, type SchedulableNode, type ScheduleMode } from '../../../engine/index.js';
+import type { NodeStatus } from '../../../engine/scheduler/node-status.js';
+import { ScheduleAmendError } from '../../../engine/scheduler/scheduler-errors.js';
+import { startSchedule } from '../../../engine/scheduler/scheduler.js';
 import { createHarness, node } from './schedule-harness.js';
 
 /** SPEC §2.1: read A,B,C,D (parallel) → edit A → edit B ‖ edit C → edit D (after B) → run tests. */

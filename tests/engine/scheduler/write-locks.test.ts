@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WriteLocks, writePatternsMayOverlap } from '../../../engine/index.js';
+import { WriteLocks, writePatternsMayOverlap } from '../../../engine/scheduler/write-locks.js';
 
 describe('writePatternsMayOverlap', () => {
   it.each<[string, string, boolean]>([

@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EVENT_PAYLOADS, EventLog, InvalidEventError, createRun, readEvents, type EventDraft, type Store } from '../../../engine/index.js';
+import { EventLog, createRun, readEvents, type EventDraft, type Store } from '../../../engine/index.js';
+import { InvalidEventError } from '../../../engine/errors.js';
+import { EVENT_PAYLOADS } from '../../../engine/session/event-types.js';
 import { openTempStore } from '../../helpers/temp-store.js';
 
 describe('the event registry', () => {

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EventLog, InvalidEventError, Session, createRun, openDatabase, type EventDraft, type Store } from '../../../engine/index.js';
+import { EventLog, Session, createRun, openDatabase, type EventDraft, type Store } from '../../../engine/index.js';
+import { InvalidEventError } from '../../../engine/errors.js';
 import { openTempStore } from '../../helpers/temp-store.js';
 
 let store: Store;

@@ -1,18 +1,11 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  ABSENT_FILE,
-  NothingToDiffError,
-  UnknownNodeError,
-  UnknownRunError,
-  WorkspaceMissingError,
-  diffRun,
-  fileDiff,
-  fileStateOf,
-  renderUnifiedDiff,
-  type FileState,
-} from '../../../engine/index.js';
+import { NothingToDiffError, diffRun } from '../../../engine/index.js';
+import { UnknownNodeError, UnknownRunError } from '../../../engine/errors.js';
+import { fileDiff, renderUnifiedDiff } from '../../../engine/snapshots/file-diff-render.js';
+import { WorkspaceMissingError } from '../../../engine/snapshots/file-snapshot-errors.js';
+import { ABSENT_FILE, fileStateOf, type FileState } from '../../../engine/snapshots/file-state.js';
 import { gitIn, openSnapshotHarness, type SnapshotHarness } from './file-harness.js';
 import { tempDir } from '../../helpers/temp-store.js';
 

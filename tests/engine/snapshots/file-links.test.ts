@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { diffRun, renderUnifiedDiff, revertRun } from '../../../engine/index.js';
+import { diffRun, revertRun } from '../../../engine/index.js';
+import { renderUnifiedDiff } from '../../../engine/snapshots/file-diff-render.js';
 import { tempDir } from '../../helpers/temp-store.js';
 import { openSnapshotHarness, snapshotRows, type HarnessOptions, type SnapshotHarness } from './file-harness.js';
 

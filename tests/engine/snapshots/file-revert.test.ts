@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ABSENT_FILE, fileStateOf, readEvents, revertRun, revertStep, type FileState, type RevertStep } from '../../../engine/index.js';
+import { readEvents, revertRun } from '../../../engine/index.js';
+import { revertStep, type RevertStep } from '../../../engine/snapshots/file-revert-step.js';
+import { ABSENT_FILE, fileStateOf, type FileState } from '../../../engine/snapshots/file-state.js';
 import { openSnapshotHarness, type SnapshotHarness } from './file-harness.js';
 
 const harnesses: SnapshotHarness[] = [];

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { InvalidNodeBoundaryError, parseNodeBoundary, type NodeBoundary } from '../../../engine/index.js';
+import { parseNodeBoundary, type NodeBoundary } from '../../../engine/snapshots/file-node-boundary.js';
+import { InvalidNodeBoundaryError } from '../../../engine/snapshots/file-snapshot-errors.js';
 import { openSnapshotHarness, sha256, snapshotRows, type HarnessOptions, type SnapshotHarness } from './file-harness.js';
 
 const harnesses: SnapshotHarness[] = [];

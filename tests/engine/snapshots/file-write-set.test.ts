@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createWriteSet } from '../../../engine/index.js';
+import { createWriteSet } from '../../../engine/snapshots/file-write-set.js';
 
 describe('createWriteSet', () => {
   it.each<[string, readonly string[], string, boolean]>([

@@ -1,17 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  EventLog,
-  Session,
-  SystemPrompt,
-  createAnthropicProvider,
-  createOpenAICompatibleProvider,
-  createRun,
-  createScriptedProvider,
-  runAgent,
-  type ModelProvider,
-  type Store,
-  type ToolSpec,
-} from '../../../engine/index.js';
+import { EventLog, Session, SystemPrompt, createRun, runAgent, type ModelProvider, type Store, type ToolSpec } from '../../../engine/index.js';
+import { createAnthropicProvider } from '../../../engine/model/anthropic-provider.js';
+import { createOpenAICompatibleProvider } from '../../../engine/model/openai-compatible-provider.js';
+import { createScriptedProvider } from '../../../engine/model/scripted-provider.js';
 import { LocalToolRuntime, McpServers, createToolRuntime, type Tool } from '../../../tools/index.js';
 import { openTempStore, tempDir } from '../../helpers/temp-store.js';
 import { testServerSpec } from './test-server-spec.js';
