@@ -2,8 +2,9 @@ export * from './repo-scan/index.js';
 export * from './language-service/index.js';
 export { isGlobPattern, matchFiles, normalizePlanPath, patternCovers } from './plan-lint-files.js';
 export { planReachability, type PlanReachability } from './plan-lint-graph.js';
-export { DEFAULT_LINT_LEVELS, LINT_CODES, lintPlan, type LintablePlan, type LintCode, type LintIssue, type LintLevel, type LintOptions, type LintPlanNode } from './plan-lint.js';
-export { isEditingNode } from './plan-lint-rules.js';
+export { lintPlan, type LintIssue, type LintOptions } from './plan-lint.js';
+export { DEFAULT_LINT_LEVELS, LINT_CODES, type LintCode, type LintLevel } from './lint-codes.js';
+export { isEditingNode, type LintablePlan, type LintPlanNode } from './lintable-plan.js';
 export {
   extractTaskReferences,
   parseTaskReferences,

@@ -1,6 +1,7 @@
 import type { WorkspaceLanguageService } from './language-service/index.js';
 import { changedSymbols } from './plan-lint-changes.js';
-import { lintPlan, type LintablePlan, type LintIssue, type LintOptions } from './plan-lint.js';
+import type { LintablePlan } from './lintable-plan.js';
+import { lintPlan, type LintIssue, type LintOptions } from './plan-lint.js';
 import { parseSymbolKey, UnknownSymbolError, type RepoMap, type SymbolImporter } from './repo-scan/index.js';
 import { findSymbolReferences } from './symbol-references.js';
 

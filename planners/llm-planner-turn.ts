@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import {
-  EventLog,
+  type EventLog,
   runLog,
   Session,
   runAgent,

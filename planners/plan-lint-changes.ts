@@ -1,6 +1,5 @@
 import { matchFiles } from './plan-lint-files.js';
-import type { LintablePlan, LintPlanNode } from './plan-lint.js';
-import { isEditingNode } from './plan-lint-rules.js';
+import { isEditingNode, type LintablePlan, type LintPlanNode } from './lintable-plan.js';
 import { normalizeWorkspacePath, parseSymbolKey, type RepoMap } from './repo-scan/index.js';
 
 /** A symbol an editing node changes: `src/invoice.ts#Invoice.total`. */

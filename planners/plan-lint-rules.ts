@@ -2,7 +2,8 @@ import type { ChangedSymbol } from './plan-lint-changes.js';
 import { findImporters, parseSymbolKey, type RepoMap, type SymbolImporter } from './repo-scan/index.js';
 import { isGlobPattern, matchFiles, normalizePlanPath, patternCovers } from './plan-lint-files.js';
 import type { PlanReachability } from './plan-lint-graph.js';
-import type { LintablePlan, LintCode, LintPlanNode } from './plan-lint.js';
+import type { LintCode } from './lint-codes.js';
+import { isEditingNode, type LintablePlan, type LintPlanNode } from './lintable-plan.js';
 
 /** What every rule reads: the plan, the map, and which existing files each node writes. */
 export interface LintContext {
@@ -29,11 +30,6 @@ export interface LintFinding {
   readonly text?: string;
   /** The finding rests on a change a node declared (`changes`): an error whatever the code's default. */
   readonly declared?: boolean;
-}
-
-/** Nodes that change files: every `edit`, and an `agent` that declares writes. */
-export function isEditingNode(node: LintPlanNode): boolean {
-  return node.kind === 'edit' || (node.kind === 'agent' && node.writes.length > 0);
 }
 
 /**

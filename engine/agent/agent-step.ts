@@ -9,7 +9,7 @@ import type { Session } from '../session/session.js';
 import type { AgentTotals } from './agent-totals.js';
 import type { EndReason } from './end-reason.js';
 import { DEFAULT_TOOL_BATCH_TIMEOUT_MS, executeToolCalls } from './execute-tool-calls.js';
-import type { RunAgentOptions } from './run-agent.js';
+import type { RunAgentOptions } from './run-agent-options.js';
 import { TextStreamCoalescer } from './text-stream-coalescer.js';
 
 /**

@@ -1,12 +1,12 @@
-export {
-  createLanguageService,
-  type CodeLocation,
-  type CodeTarget,
-  type HoverInfo,
-  type LanguageServiceOptions,
-  type ReferenceLocation,
-  type ReferencingFile,
-  type WorkspaceLanguageService,
-  type WorkspaceSymbol,
-} from './create-language-service.js';
+export { createLanguageService } from './create-language-service.js';
+export type {
+  CodeLocation,
+  CodeTarget,
+  HoverInfo,
+  LanguageServiceOptions,
+  ReferenceLocation,
+  ReferencingFile,
+  WorkspaceLanguageService,
+  WorkspaceSymbol,
+} from './workspace-language-service.js';
 export { LanguageServiceQueryError } from './language-service-query-error.js';

@@ -1,7 +1,7 @@
 import { isAbsolute, join, relative, sep } from 'node:path';
 import ts from 'typescript';
 import { normalizeWorkspacePath, parseSymbolKey, scanRepository } from '../repo-scan/index.js';
-import type { CodeLocation, CodeTarget, LanguageServiceOptions, ReferenceLocation, ReferencingFile, WorkspaceLanguageService, WorkspaceSymbol } from './create-language-service.js';
+import type { CodeLocation, CodeTarget, LanguageServiceOptions, ReferenceLocation, ReferencingFile, WorkspaceLanguageService, WorkspaceSymbol } from './workspace-language-service.js';
 import { LanguageServiceQueryError } from './language-service-query-error.js';
 import { createProjectService, type ProjectService } from './project-service.js';
 import { declarationName, resolveSymbolPath } from './symbol-path.js';

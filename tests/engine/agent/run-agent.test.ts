@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EventLog, Session, SystemPrompt, createRun, runAgent, type AgentCompactor, type Approver, type Store, type ToolResult } from '../../../engine/index.js';
-import type { RunAgentOptions } from '../../../engine/agent/run-agent.js';
+import type { RunAgentOptions } from '../../../engine/agent/run-agent-options.js';
 import { ContextOverflowError, ModelRequestError } from '../../../engine/model/model-errors.js';
 import { FakeModel, type FakeTurn } from '../../helpers/fake-model.js';
 import { FakeTools, toolOk, type FakeToolHandler } from '../../helpers/fake-tools.js';

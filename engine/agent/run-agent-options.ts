@@ -1,0 +1,42 @@
+import type { SystemPrompt } from '../context/system-prompt.js';
+import type { CallModelOptions } from '../model/call-model.js';
+import type { AgentId, ModelParameters, ModelProvider, StreamPart, Usage } from '../model/model-provider.js';
+import type { Session } from '../session/session.js';
+import type { AgentCompactor } from './agent-compactor.js';
+import type { ToolContextBase } from './execute-tool-calls.js';
+import type { AgentLimits } from './stop-conditions.js';
+import type { TextStreamOptions } from './text-stream-coalescer.js';
+import type { ToolRuntime } from './tool-runtime.js';
+
+/** What one ReAct agent runs with: `runAgent` loops over `agentStep`, and both read these. */
+export interface RunAgentOptions {
+  readonly agent: AgentId;
+  readonly session: Session;
+  /** System sections, dynamic contexts and the tool list: assembled anew every step. */
+  readonly prompt: SystemPrompt;
+  readonly provider: ModelProvider;
+  readonly model: string;
+  readonly parameters?: ModelParameters;
+  readonly tools: ToolRuntime;
+  readonly toolContext: ToolContextBase;
+  /** Pinned first message of the surface; written once, a resumed agent finds it in the log. */
+  readonly instruction: string;
+  /** What finished dependencies handed over, each written once after the instruction. */
+  readonly handoffs?: readonly string[];
+  readonly limits?: Partial<AgentLimits>;
+  readonly toolBatchTimeoutMs?: number;
+  readonly compactor?: AgentCompactor;
+  /** USD for one call's usage; zero when omitted. */
+  readonly price?: (usage: Usage) => number;
+  readonly signal: AbortSignal;
+  /** Every stream part as it arrives, for live display. */
+  readonly onPart?: (part: StreamPart) => void;
+  /**
+   * How the response text is written to the log while it streams (`text/streamed`, for a
+   * dashboard in another process); `false` writes none. Coalesced to a few events a second by default.
+   */
+  readonly streamText?: TextStreamOptions | false;
+  readonly callOptions?: Pick<CallModelOptions, 'retryPolicy' | 'sleep' | 'random'>;
+  /** The conversation turn the agent's events carry (1 for a node). */
+  readonly turn?: number;
+}

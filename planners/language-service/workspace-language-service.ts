@@ -1,0 +1,88 @@
+import type { RepoMap } from '../repo-scan/index.js';
+
+/** A place in the code. `file` is workspace-relative with `/`, or absolute outside the workspace (a library's `.d.ts`). */
+export interface CodeLocation {
+  readonly file: string;
+  /** 1-based. */
+  readonly line: number;
+  /** 1-based, in UTF-16 code units. */
+  readonly column: number;
+  /** The line, trimmed (at most 200 characters). */
+  readonly text: string;
+}
+
+export interface ReferenceLocation extends CodeLocation {
+  /** The declaration itself (or one of the declarations it is related to: an interface member, an override). */
+  readonly isDefinition: boolean;
+  readonly isWrite: boolean;
+  /** How TypeScript shows the symbol the reference is to, e.g. `(method) Invoice.total(): number`. */
+  readonly symbol: string;
+}
+
+export interface WorkspaceSymbol extends CodeLocation {
+  readonly name: string;
+  /** `class`, `method`, `function`, `interface`, ... (TypeScript's ScriptElementKind). */
+  readonly kind: string;
+  /** The enclosing declaration's name, empty at the top level. */
+  readonly container: string;
+}
+
+export interface HoverInfo extends CodeLocation {
+  /** The signature as the editor shows it, e.g. `(method) Invoice.total(): number`. */
+  readonly signature: string;
+  readonly documentation: string;
+}
+
+/**
+ * What a query points at: a position (1-based line and column, workspace-relative file) or a
+ * symbol key, `src/invoice.ts#Invoice` or `src/invoice.ts#Invoice.total`.
+ */
+export type CodeTarget = { readonly file: string; readonly line: number; readonly column: number } | { readonly symbol: string };
+
+export interface LanguageServiceOptions {
+  /** The workspace root, absolute. */
+  readonly workspace: string;
+  /** A tsconfig to use (workspace-relative or absolute); default tsconfig.json, then jsconfig.json. */
+  readonly tsconfig?: string;
+  /**
+   * The import graph used to choose which files the service loads for a reference query.
+   * Default: a scan of the workspace (`scanRepository`). Pass the cached scan when there is one.
+   */
+  readonly repoMap?: () => Promise<RepoMap>;
+}
+
+/**
+ * TypeScript's LanguageService over the workspace, started lazily and kept warm: one per run
+ * (or CLI invocation), shared by the planner's scan, plan lint and the agent's symbol tools.
+ * Reference queries load only the files that can reach the symbol through the import graph
+ * (importers of its declaring files, transitively), so the answer is the language service's
+ * own and the cost is that of the symbol's neighbourhood, not of the repository.
+ */
+export interface WorkspaceLanguageService {
+  /** Where the symbol at the target is declared. */
+  definition(target: CodeTarget): Promise<CodeLocation[]>;
+  /** Every reference to the symbol at the target, declarations included, sorted by file and position. */
+  references(target: CodeTarget): Promise<ReferenceLocation[]>;
+  /**
+   * The workspace files that reference the symbol, except the file it is declared in, with the
+   * first referencing line of each. For a member this includes files that reach it through
+   * inferred types, subclasses, implemented interfaces and destructuring.
+   */
+  referencingFiles(target: CodeTarget): Promise<ReferencingFile[]>;
+  /** Declarations whose name matches the query (TypeScript's navigate-to: prefix, camel-case and substring matches). */
+  workspaceSymbols(query: string, limit?: number): Promise<WorkspaceSymbol[]>;
+  /** The type and documentation of the symbol at a position; undefined where there is none. */
+  hover(target: CodeTarget): Promise<HoverInfo | undefined>;
+  /** Problems reading the tsconfig files (the service still answers with what it could load). */
+  warnings(): Promise<readonly string[]>;
+  dispose(): void;
+}
+
+export interface ReferencingFile {
+  readonly file: string;
+  /** The first reference in the file. */
+  readonly line: number;
+  readonly text: string;
+  /** How many references the file holds. */
+  readonly count: number;
+}
