@@ -1,9 +1,10 @@
 import { glob } from 'tinyglobby';
 import { DagentError, currentPlan, errorMessage, readEvents, type Plan, type PlanLinter, type PlanLintFinding } from '../engine/index.js';
 import type { LintIssue, LintOptions, RepoMap, WorkspaceLanguageService } from '../planners/index.js';
+import type * as PlannersModule from '../planners/index.js';
 import type { CliContext } from './cli-context.js';
 
-type Planners = typeof import('../planners/index.js');
+type Planners = typeof PlannersModule;
 
 /**
  * planners/ brings the TypeScript compiler (about a second to load): commands that never scan

@@ -181,7 +181,6 @@ interface CommandEnd {
   readonly sandbox: string;
 }
 
-// eslint-disable-next-line no-control-regex
 const ANSI_ESCAPES = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g;
 
 function renderCommandResult(end: CommandEnd): { content: string; outcome: 'ok' | 'error' | 'timeout' | 'aborted'; meta: Record<string, unknown> } {

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import type * as GptTokenizerModule from 'gpt-tokenizer';
 import type { ModelMessage } from './model-message.js';
 import type { ToolSpec } from './model-provider.js';
 
@@ -15,7 +16,7 @@ export function estimateTextTokens(text: string): number {
   return tokenizer()(text, PLAIN_TEXT);
 }
 
-type GptTokenizer = typeof import('gpt-tokenizer');
+type GptTokenizer = typeof GptTokenizerModule;
 let loaded: GptTokenizer | undefined;
 
 /** gpt-tokenizer, loaded on first use: its BPE tables take a noticeable part of a second, and commands that count nothing skip them. */

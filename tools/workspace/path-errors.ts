@@ -49,7 +49,6 @@ const MAX_PRINTED_PATH_CHARS = 200;
 
 /** NUL and other control characters made visible, long paths shortened, so the message stays one readable line. */
 function printable(path: string): string {
-  // eslint-disable-next-line no-control-regex
   const visible = path.replace(/[\u0000-\u001f]/g, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`);
   return visible.length > MAX_PRINTED_PATH_CHARS ? `${visible.slice(0, MAX_PRINTED_PATH_CHARS)}…` : visible;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PlanInvalidError, renderPlanDiff } from '../../../engine/index.js';
+import { type PlanInvalidError, renderPlanDiff } from '../../../engine/index.js';
 import { amendPlan } from '../../../engine/plan/amend-plan.js';
 import { diffPlans } from '../../../engine/plan/plan-diff.js';
 import { node, refactorPlan } from './plan-fixtures.js';

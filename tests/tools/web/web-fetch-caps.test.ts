@@ -1,5 +1,5 @@
 import { createGzip, gzipSync } from 'node:zlib';
-import { Agent } from 'undici';
+import { type Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalToolRuntime, connectPinned, createWebFetchTool, type WebFetchOptions } from '../../../tools/index.js';
 import { openToolTestBed, type ToolTestBed } from '../../helpers/tools-test-bed.js';
