@@ -1,17 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  EventLog,
-  Session,
-  SystemPrompt,
-  TextStreamCoalescer,
-  createRun,
-  createScriptedProvider,
-  foldRunView,
-  runAgent,
-  type ModelProvider,
-  type ModelRequest,
-  type Store,
-} from '../../../engine/index.js';
+import { EventLog, Session, SystemPrompt, createRun, foldRunView, runAgent, type ModelProvider, type Store } from '../../../engine/index.js';
+import { TextStreamCoalescer } from '../../../engine/agent/text-stream-coalescer.js';
+import type { ModelRequest } from '../../../engine/model/model-provider.js';
+import { createScriptedProvider } from '../../../engine/model/scripted-provider.js';
 import { FakeTools, toolOk } from '../../helpers/fake-tools.js';
 import { openTempStore } from '../../helpers/temp-store.js';
 
