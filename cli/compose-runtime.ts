@@ -19,6 +19,7 @@ import { DEFAULT_TOOL_NAMES, READ_ONLY_TOOL_NAMES, SYMBOL_TOOL_NAMES, createNonI
 import type { CliContext } from './cli-context.js';
 import { createConfinement } from './confinement.js';
 import { chooseModel, modelIdFor } from './models.js';
+import { holdingOutput } from './output-hold.js';
 import { createWebTools, mcpDefaultTools, startMcpTools } from './outside-tools.js';
 import { workspaceLanguageService } from './workspace-language-service.js';
 
@@ -27,7 +28,7 @@ import { workspaceLanguageService } from './workspace-language-service.js';
  * `--json` mode), otherwise one that denies and records every question.
  */
 export function createApprover(context: CliContext): Approver {
-  if (context.io.stdin.isTTY === true && !context.json) return createTerminalApprover({ input: context.io.stdin, output: context.io.stderr });
+  if (context.io.stdin.isTTY === true && !context.json) return holdingOutput(createTerminalApprover({ input: context.io.stdin, output: context.io.stderr }), context.io);
   return createNonInteractiveApprover();
 }
 

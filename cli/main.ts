@@ -104,7 +104,7 @@ export function commandWord(argv: readonly string[]): string | undefined {
 
 async function reportError(io: CliIo, error: unknown, dbUrl: string | undefined): Promise<number> {
   if (isSqliteError(error)) {
-    const { describeSqliteError } = await import('../engine/index.js');
+    const { describeSqliteError } = await import('../engine/read-face.js');
     error = describeSqliteError(error, dbUrl ?? 'the database');
   }
   const environment = describeEnvironmentError(error) ?? (error instanceof Error && hasExitCode(error) ? await modelEnvironmentFailure(error.message) : undefined);
@@ -145,7 +145,7 @@ function describeEnvironmentError(error: unknown): string | undefined {
 
 /** A model server that cannot be reached or refuses the key: the user's setup, not the work. */
 async function modelEnvironmentFailure(message: string): Promise<string | undefined> {
-  const { environmentModelFailure } = await import('../engine/index.js');
+  const { environmentModelFailure } = await import('../engine/read-face.js');
   return environmentModelFailure(message);
 }
 

@@ -1,17 +1,14 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
-import { ConfigError, DEFAULT_PRICE_TABLE, costOf, createProvider, mergePriceTable, priceOf, type ConfiguredProvider, type PriceTable, type Usage } from '../engine/index.js';
+import { ConfigError, costOf, createProvider, type ConfiguredProvider, type Usage } from '../engine/index.js';
 import type { CliContext } from './cli-context.js';
+import { priceTable } from './model-prices.js';
 
 export interface ChosenModel {
   readonly provider: ConfiguredProvider;
   /** `provider:model` as the price table knows it. */
   readonly modelId: string;
   price(usage: Usage): number;
-}
-
-export function priceTable(context: CliContext): PriceTable {
-  return mergePriceTable(DEFAULT_PRICE_TABLE, context.config.prices as PriceTable | undefined);
 }
 
 export const NO_MODEL_CONFIGURED = 'no model configured: pass --model PROVIDER:MODEL (e.g. deepseek:deepseek-chat, or scripted:FILE offline), set DAGENT_MODEL, or "model" in .dagent/config.json';
@@ -57,13 +54,6 @@ function buildModel(context: CliContext, modelId: string, options: { fromPlan?: 
   const table = priceTable(context);
   const id = provider.modelId.id;
   return { provider, modelId: id, price: (usage) => costOf(usage, id, table).usd };
-}
-
-/** USD per call for plan estimates: input at the cache-miss rate. */
-export function estimatePrice(context: CliContext, modelId: string | undefined): (inputTokens: number, outputTokens: number) => number {
-  const price = modelId === undefined ? undefined : priceOf(modelId, priceTable(context));
-  if (price === undefined) return () => 0;
-  return (input, output) => (input * price.inputCacheMiss + output * price.output) / 1_000_000;
 }
 
 function readInsideWorkspace(workspace: string, path: string): string {

@@ -1,5 +1,6 @@
 import { glob } from 'tinyglobby';
-import { DagentError, currentPlan, errorMessage, readEvents, type Plan, type PlanLinter, type PlanLintFinding } from '../engine/index.js';
+import { DagentError, currentPlan, errorMessage, readEvents } from '../engine/read-face.js';
+import type { Plan, PlanLinter, PlanLintFinding } from '../engine/index.js';
 import type { LintIssue, LintOptions, RepoMap, WorkspaceLanguageService } from '../planners/index.js';
 import type * as PlannersModule from '../planners/index.js';
 import type { CliContext } from './cli-context.js';

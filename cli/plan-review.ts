@@ -1,10 +1,11 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { glob } from 'tinyglobby';
-import { analyzePlan, estimatePlan, type Plan, type PlanAnalysis, type PlanLintFinding, type StoredPlan } from '../engine/index.js';
+import { analyzePlan, estimatePlan } from '../engine/read-face.js';
+import type { Plan, PlanAnalysis, PlanLintFinding, StoredPlan } from '../engine/index.js';
 import type { CliContext } from './cli-context.js';
 import { writeLine } from './cli-io.js';
-import { estimatePrice } from './models.js';
+import { estimatePrice } from './model-prices.js';
 import { planShowJson, renderPlanDot, renderPlanMermaid, renderPlanText, visibleJson, visibleText } from './render/index.js';
 
 export type PlanFormat = 'text' | 'json' | 'mermaid' | 'dot';

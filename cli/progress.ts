@@ -1,5 +1,6 @@
 import { emptyRunView, reduceRunView, planChangeSummary, type RunView, type SessionEvent } from '../engine/index.js';
-import { writeLine, type CliIo } from './cli-io.js';
+import type { CliIo } from './cli-io.js';
+import { outputHold } from './output-hold.js';
 import { eventJson, formatDuration, formatTokens, formatUsd } from './render/index.js';
 
 export interface ProgressPrinter {
@@ -14,24 +15,26 @@ export interface ProgressPrinter {
  * one fold (`reduceRunView`). With `--json` every event goes out as a JSON line, the same shape
  * as `dagent log --json`. `initial` is the run folded so far, when the lines start mid-run.
  */
-export function createProgressPrinter(io: CliIo, options: { json: boolean; initial?: RunView }): ProgressPrinter {
+export function createProgressPrinter(io: CliIo, options: { json: boolean; initial?: RunView; approvalsHere?: boolean }): ProgressPrinter {
   let view = options.initial ?? emptyRunView('');
+  // A question on the terminal stays in one piece: lines wait while it is open.
+  const hold = outputHold(io);
   const print = (events: readonly SessionEvent[]): void => {
     for (const event of events) {
       view = reduceRunView(view, event);
       if (options.json) {
-        writeLine(io.stdout, eventJson(event));
+        hold.writeLine(io.stdout, eventJson(event));
         continue;
       }
-      const line = progressLine(event, view);
-      if (line !== undefined) writeLine(io.stdout, `${event.createdAt.slice(11, 19)}  ${line}`);
+      const line = progressLine(event, view, options.approvalsHere === true);
+      if (line !== undefined) hold.writeLine(io.stdout, `${event.createdAt.slice(11, 19)}  ${line}`);
     }
   };
   return Object.assign(print, { view: () => view });
 }
 
 /** The line for one event, read after the event is folded into `view`. */
-export function progressLine(event: SessionEvent, view: RunView): string | undefined {
+export function progressLine(event: SessionEvent, view: RunView, approvalsHere = false): string | undefined {
   const node = event.nodeId ?? '';
   switch (event.type) {
     case 'run/started':
@@ -66,7 +69,7 @@ export function progressLine(event: SessionEvent, view: RunView): string | undef
       return `⟳ replan amended → plan v${event.payload.version}${change === undefined ? '' : ` · ${planChangeSummary(change)}`}`;
     }
     case 'approval/requested':
-      return `? ${node} asks to run ${typeof event.payload.summary === 'string' ? event.payload.summary : event.payload.tool} (approve from \`dagent dashboard ${event.runId}\`)`;
+      return `? ${node} asks to run ${typeof event.payload.summary === 'string' ? event.payload.summary : event.payload.tool}${approvalsHere ? '' : ` (approve from \`dagent dashboard ${event.runId}\`)`}`;
     case 'approval/granted':
       return `✓ ${node} ${event.payload.toolCallId}: approved by ${event.payload.by}`;
     case 'plan/amended':

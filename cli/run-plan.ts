@@ -123,7 +123,7 @@ async function executeClaimedRun(context: CliContext, runId: string, flags: RunF
   const planner = await createPlanner(context);
   const dispatch = flags.workers === undefined ? undefined : await dispatchToWorkers(context, run, flags.workers);
   const cancelled = new AbortController();
-  const feed = await openFeed(context, run.id, dashboardOn, async () => {
+  const feed = await openFeed(context, run.id, dashboardOn, flags.approveFromDashboard !== true, async () => {
     cancelled.abort(new Error('cancelled from the dashboard'));
     return 'cancelling: running nodes are stopped, the run stays resumable';
   });
@@ -158,7 +158,7 @@ interface RunFeed {
 }
 
 /** The dashboard, or progress lines (JSONL with `--json`), following the run's live log. */
-async function openFeed(context: CliContext, runId: string, dashboardOn: boolean, cancel: () => Promise<string>): Promise<RunFeed> {
+async function openFeed(context: CliContext, runId: string, dashboardOn: boolean, approvalsHere: boolean, cancel: () => Promise<string>): Promise<RunFeed> {
   const store = await context.store();
   if (dashboardOn) {
     const live: LiveDashboard = await showLiveDashboard(context, runId, { attached: true, cancel });
@@ -180,7 +180,7 @@ async function openFeed(context: CliContext, runId: string, dashboardOn: boolean
     };
   }
   const known = await readEvents(store.db, runId);
-  const printer = createProgressPrinter(context.io, { json: context.json, initial: known.length === 0 ? emptyRunView(runId) : foldRunView(runId, known) });
+  const printer = createProgressPrinter(context.io, { json: context.json, initial: known.length === 0 ? emptyRunView(runId) : foldRunView(runId, known), approvalsHere });
   const stopping = new AbortController();
   const follower = await followRun(store, runId, { afterSeq: known.at(-1)?.seq ?? 0, signal: stopping.signal, onEvents: (events: readonly SessionEvent[]) => printer(events) });
   return {

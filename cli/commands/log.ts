@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DagentError, EVENT_TYPES, getRun, isEventType, readEvents, type EventType } from '../../engine/index.js';
+import { DagentError, EVENT_TYPES, getRun, isEventType, readEvents, type EventType } from '../../engine/read-face.js';
 import { integerAtLeast } from '../cli-args.js';
 import { writeLine } from '../cli-io.js';
 import { defineCommand } from '../command.js';

@@ -1,4 +1,4 @@
-import { currentPlan, getRun, planVersion } from '../../engine/index.js';
+import { currentPlan, getRun, planVersion } from '../../engine/read-face.js';
 import { integerAtLeast } from '../cli-args.js';
 import { defineCommand } from '../command.js';
 import { PLAN_FORMATS, analyzeForReview, printPlan, type PlanFormat } from '../plan-review.js';

@@ -1,4 +1,4 @@
-import { RUN_VIEW_EVENT_TYPES, foldRunView, getRun, listRuns, readEvents, runOwner, type RunOwner, type RunView } from '../../engine/index.js';
+import { RUN_VIEW_EVENT_TYPES, foldRunView, getRun, listRuns, readEvents, runOwner, type RunOwner, type RunView } from '../../engine/read-face.js';
 import { writeLine } from '../cli-io.js';
 import { defineCommand } from '../command.js';
 import { durationBetween, formatDuration, formatTokens, formatUsd, renderTable } from '../render/index.js';

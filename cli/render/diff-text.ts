@@ -1,4 +1,5 @@
-import { renderFileDiff, type RunDiff } from '../../engine/index.js';
+import { renderFileDiff } from '../../engine/read-face.js';
+import type { RunDiff } from '../../engine/index.js';
 import { plural, sum } from './counts.js';
 import { fileStat } from './diff-json.js';
 

@@ -1,4 +1,4 @@
-import { planEdges, planStages, type Plan } from '../../engine/index.js';
+import { planEdges, planStages, type Plan } from '../../engine/read-face.js';
 
 /**
  * The plan as a Mermaid flowchart: one subgraph per stage, one box per node (id, kind, title),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FINISH_REASONS } from '../model/index.js';
+import { FINISH_REASONS } from '../model/model-provider.js';
 import {
   APPROVAL_POLICIES,
   COMPACTION_STAGES,

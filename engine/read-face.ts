@@ -1,0 +1,26 @@
+/**
+ * The engine's read-only face: what the commands that only look at a run (`status`, `log`, `show`)
+ * need — the store, the settings, runs, plans and the session log. It leaves out the scheduler,
+ * the model clients, the agents and the job queues, so those commands start without loading them.
+ * Everything here is also exported by engine/index.ts.
+ */
+export { AmbiguousRunError, ConfigError, DagentError, UnknownRunError, errorMessage } from './errors.js';
+export { openDatabase, describeSqliteError, type Store } from './db/open-database.js';
+export type { BusyNotice } from './db/store-edge-dialect.js';
+export { resolveConfig, WORKSPACE_CONFIG_FILE } from './config/resolve-config.js';
+export type { DagentConfig } from './config/config-schema.js';
+export { secretsFromEnvironment } from './secret-redactor.js';
+export { EVENT_TYPES, isEventType, type EventType, type SessionEvent } from './session/event-types.js';
+export { readEvents } from './session/event-log.js';
+export { getRun, listRuns } from './run/run-store.js';
+export { foldRunView, RUN_VIEW_EVENT_TYPES, type RunView } from './run/run-view.js';
+export { runOwner, type RunOwner } from './run/run-owner.js';
+export { currentPlan, planVersion } from './run/plan-store.js';
+export type { Plan } from './plan/plan-schema.js';
+export { analyzePlan, type PlanAnalysis } from './plan/plan-analysis.js';
+export { estimatePlan, type PlanEstimate } from './plan/plan-estimate.js';
+export { planEdges } from './plan/plan-graph.js';
+export { planStages } from './plan/plan-stages.js';
+export { DEFAULT_PRICE_TABLE, mergePriceTable, priceOf, type PriceTable } from './model/price-table.js';
+export { environmentModelFailure } from './model/model-errors.js';
+export { renderFileDiff } from './snapshots/file-diff-render.js';
