@@ -54,5 +54,14 @@ function finish(): void {
   const sorted = [...latencies].sort((a, b) => a - b);
   const at = (share: number): number => sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))] ?? 0;
   process.stdout.write(`${JSON.stringify({ cpuMs: (cpu.user + cpu.system) / 1000, wallMs, events: sorted.length, p50: at(0.5), p95: at(0.95), max: sorted.at(-1) ?? 0 })}\n`);
-  void shown.stop().then(() => context.close()).then(() => process.exit(0));
+  shown
+    .stop()
+    .then(() => context.close())
+    .then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`closing the attached dashboard failed: ${error instanceof Error ? error.message : String(error)}\n`);
+        process.exit(1);
+      },
+    );
 }

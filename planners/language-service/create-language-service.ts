@@ -22,7 +22,12 @@ export function createLanguageService(options: LanguageServiceOptions): Workspac
     warnings: async () => (await service()).warnings(),
     dispose() {
       disposed = true;
-      void started?.then((opened) => opened.dispose());
+      // Nothing waits for the close. A service that failed to open has nothing to dispose; its error
+      // already went to the query that started it, so it is not raised again here.
+      void started?.then(
+        (opened) => opened.dispose(),
+        () => undefined,
+      );
     },
   };
 }
