@@ -51,4 +51,5 @@ export { DEFAULT_RUN_LEASE_TTL_MS, RunClaimedError, RunLease, claimRun, type Cla
 export { isHolderAlive, isProcessAlive, leaseHolderOf, readLeaseHolder, type LeaseHolder } from './lease-holder.js';
 export { waitForRun, type WaitForRunOptions } from './wait-for-run.js';
 export { immediateTransaction } from './immediate-transaction.js';
-export { NODE_TRANSITION_EVENT_TYPES, nodeEventDraft, nodeStatesFromEvents, type FoldedNodeState } from './node-event.js';
+export { NODE_TRANSITION_EVENT_TYPES, nodeEventDraft } from './node-event.js';
+export { nodeStatesFromEvents, type FoldedNodeState } from './node-states.js';

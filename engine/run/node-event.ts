@@ -1,5 +1,4 @@
 import type { EventDraft, SessionEvent } from '../session/index.js';
-import type { NodeStatus } from '../scheduler/node-status.js';
 import type { NodeTransition } from '../scheduler/node-transition.js';
 
 /**
@@ -41,48 +40,5 @@ function defaultDescription(result: unknown): { result: string } {
   return { result: JSON.stringify(result) ?? '' };
 }
 
-/** The events a node transition can leave: what `nodeStatesFromEvents` folds. */
+/** The events a node transition can leave: what `reduceNodeTransition` folds. */
 export const NODE_TRANSITION_EVENT_TYPES = ['node/ready', 'node/started', 'node/succeeded', 'node/failed', 'node/skipped', 'node/cancelled', 'node/retried'] as const;
-
-export interface FoldedNodeState {
-  readonly status: NodeStatus;
-  readonly attempts: number;
-}
-
-/**
- * Each node's last status and attempt count, folded from the run's `node/*` events in seq order:
- * what a resumed schedule takes as `initialStatus` and `initialAttempts`. Resets to pending leave
- * no event, so a reset node folds to its earlier status; `resumeStatus` maps both the same way.
- */
-export function nodeStatesFromEvents(events: readonly SessionEvent[]): Map<string, FoldedNodeState> {
-  const states = new Map<string, FoldedNodeState>();
-  for (const event of events) {
-    if (event.nodeId === null) continue;
-    const attempts = states.get(event.nodeId)?.attempts ?? 0;
-    const status = statusAfter(event);
-    if (status === undefined) continue;
-    const attempt = event.type === 'node/started' ? event.payload.attempt : attempts;
-    states.set(event.nodeId, { status, attempts: Math.max(attempts, attempt) });
-  }
-  return states;
-}
-
-function statusAfter(event: SessionEvent): NodeStatus | undefined {
-  switch (event.type) {
-    case 'node/ready':
-    case 'node/retried':
-      return 'ready';
-    case 'node/started':
-      return 'running';
-    case 'node/succeeded':
-      return 'succeeded';
-    case 'node/failed':
-      return 'failed';
-    case 'node/skipped':
-      return 'skipped';
-    case 'node/cancelled':
-      return 'cancelled';
-    default:
-      return undefined;
-  }
-}

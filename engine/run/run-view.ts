@@ -206,19 +206,13 @@ function reduceEvent(view: RunView, event: SessionEvent): RunView {
     case 'plan/rejected':
       return { ...view, status: 'rejected' };
     case 'node/ready':
-      return updateNode(view, event, (node) => ({ ...node, status: 'ready' }));
     case 'node/started':
-      return updateNode(view, event, (node) => ({ ...node, status: 'running', attempts: event.payload.attempt, startedAt: event.createdAt, finishedAt: null, error: null, streamingText: null }));
     case 'node/succeeded':
-      return updateNode(view, event, (node) => ({ ...node, status: 'succeeded', finishedAt: event.createdAt, result: event.payload.result, streamingText: null }));
     case 'node/failed':
-      return updateNode(view, event, (node) => ({ ...node, status: 'failed', finishedAt: event.createdAt, error: event.payload.error, streamingText: null }));
     case 'node/skipped':
-      return updateNode(view, event, (node) => ({ ...node, status: 'skipped', error: event.payload.reason }));
     case 'node/cancelled':
-      return updateNode(view, event, (node) => ({ ...node, status: 'cancelled', finishedAt: event.createdAt, streamingText: null }));
     case 'node/retried':
-      return updateNode(view, event, (node) => ({ ...node, status: 'ready', error: event.payload.error, streamingText: null }));
+      return updateNode(view, event, (node) => reduceNodeTransition(node, event));
     case 'assistant/message':
       return addUsage(view, event);
     case 'text/streamed':
@@ -294,6 +288,33 @@ function reduceEvent(view: RunView, event: SessionEvent): RunView {
   }
 }
 
+type NodeTransitionEvent = SessionEvent<(typeof NODE_TRANSITION_EVENT_TYPES)[number]>;
+
+/**
+ * What a node's own transition event does to it: the one definition of a node's status, attempts,
+ * times, result and error. The run view folds it per node, and so does the scheduler's recovery
+ * (`nodeStatesFromEvents`), so a resumed schedule and the screen cannot disagree on a node's state.
+ * Attempts only grow: a reset to pending leaves no event and keeps the count.
+ */
+export function reduceNodeTransition(node: NodeView, event: NodeTransitionEvent): NodeView {
+  switch (event.type) {
+    case 'node/ready':
+      return { ...node, status: 'ready' };
+    case 'node/started':
+      return { ...node, status: 'running', attempts: Math.max(node.attempts, event.payload.attempt), startedAt: event.createdAt, finishedAt: null, error: null, streamingText: null };
+    case 'node/succeeded':
+      return { ...node, status: 'succeeded', finishedAt: event.createdAt, result: event.payload.result, streamingText: null };
+    case 'node/failed':
+      return { ...node, status: 'failed', finishedAt: event.createdAt, error: event.payload.error, streamingText: null };
+    case 'node/skipped':
+      return { ...node, status: 'skipped', error: event.payload.reason };
+    case 'node/cancelled':
+      return { ...node, status: 'cancelled', finishedAt: event.createdAt, streamingText: null };
+    case 'node/retried':
+      return { ...node, status: 'ready', error: event.payload.error, streamingText: null };
+  }
+}
+
 /** A cancelled run leaves no node running: whatever was running or ready is cancelled with it. */
 interface DiffLike {
   addedNodes?: { id?: unknown }[];
@@ -344,7 +365,7 @@ function withPlan(view: RunView, plan: unknown): RunView {
   for (const raw of nodes) {
     if (typeof raw.id !== 'string') continue;
     const previous = view.nodes.get(raw.id);
-    const base = previous ?? newNode(raw.id);
+    const base = previous ?? newNodeView(raw.id);
     next.set(raw.id, {
       ...base,
       title: typeof raw.title === 'string' ? raw.title : base.title,
@@ -356,7 +377,8 @@ function withPlan(view: RunView, plan: unknown): RunView {
   return { ...view, nodes: next, order };
 }
 
-function newNode(id: string): NodeView {
+/** A node as the view starts it: pending, nothing spent, titled by its id until a plan names it. */
+export function newNodeView(id: string): NodeView {
   return {
     id,
     title: id,
@@ -384,12 +406,13 @@ const PLANNER_SESSION = 'planner';
 
 function updateNode(view: RunView, event: SessionEvent, update: (node: NodeView) => NodeView): RunView {
   if (event.nodeId === null) return view;
-  if (event.nodeId === PLANNER_SESSION && !view.nodes.has(PLANNER_SESSION)) return view;
+  const transition = (NODE_TRANSITION_EVENT_TYPES as readonly string[]).includes(event.type);
+  if (event.nodeId === PLANNER_SESSION && !view.nodes.has(PLANNER_SESSION) && !transition) return view;
   const existing = view.nodes.get(event.nodeId);
   // A surface that is not a node of the plan (the planner during a replan) counts in the totals only.
-  if (existing === undefined && view.planVersion !== null && !(NODE_TRANSITION_EVENT_TYPES as readonly string[]).includes(event.type)) return view;
+  if (existing === undefined && view.planVersion !== null && !transition) return view;
   const nodes = new Map(view.nodes);
-  nodes.set(event.nodeId, { ...update(existing ?? newNode(event.nodeId)), lastEventSeq: event.seq });
+  nodes.set(event.nodeId, { ...update(existing ?? newNodeView(event.nodeId)), lastEventSeq: event.seq });
   const order = existing === undefined ? [...view.order, event.nodeId] : view.order;
   return { ...view, nodes, order };
 }

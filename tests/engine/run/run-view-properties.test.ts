@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RUN_VIEW_EVENT_TYPES, emptyRunView, foldRunView, reduceRunView, type EventDraft, type SessionEvent } from '../../../engine/index.js';
+import { RUN_VIEW_EVENT_TYPES, emptyRunView, foldRunView, nodeStatesFromEvents, reduceRunView, type EventDraft, type SessionEvent } from '../../../engine/index.js';
 
 const NODE_IDS = ['a', 'b', 'c', 'd'] as const;
 const plan = { nodes: NODE_IDS.map((id, index) => ({ id, kind: 'edit', title: id.toUpperCase(), dependsOn: index === 0 ? [] : [NODE_IDS[index - 1]] })) };
@@ -14,6 +14,12 @@ const draft: fc.Arbitrary<EventDraft> = fc.oneof(
   fc.record({ nodeId, attempt: fc.integer({ min: 1, max: 3 }) }).map(({ nodeId: id, attempt }) => ({ type: 'node/started', nodeId: id, payload: { attempt } }) as EventDraft),
   nodeId.map((id) => ({ type: 'node/succeeded', nodeId: id, payload: { result: 'ok' } }) as EventDraft),
   nodeId.map((id) => ({ type: 'node/failed', nodeId: id, payload: { error: 'boom' } }) as EventDraft),
+  nodeId.map((id) => ({ type: 'node/ready', nodeId: id, payload: {} }) as EventDraft),
+  nodeId.map((id) => ({ type: 'node/skipped', nodeId: id, payload: { reason: 'a dependency failed' } }) as EventDraft),
+  nodeId.map((id) => ({ type: 'node/cancelled', nodeId: id, payload: {} }) as EventDraft),
+  fc.record({ nodeId, attempt: fc.integer({ min: 1, max: 3 }) }).map(({ nodeId: id, attempt }) => ({ type: 'node/retried', nodeId: id, payload: { attempt, delayMs: 100, error: 'flaky' } }) as EventDraft),
+  nodeId.map((id) => ({ type: 'text/streamed', nodeId: id, payload: { text: 'Reading the file ' } }) as EventDraft),
+  nodeId.map((id) => ({ type: 'model/retried', nodeId: id, payload: { attempt: 1, delayMs: 100, error: 'HTTP 503' } }) as EventDraft),
   fc.record({ nodeId, usage, cost: fc.double({ min: 0, max: 0.1, noNaN: true }) }).map(
     ({ nodeId: id, usage: used, cost }) =>
       ({ type: 'assistant/message', nodeId: id, payload: { content: '', toolCalls: [], finishReason: 'stop', provider: 'p', model: 'm', usage: used, costUsd: cost } }) as EventDraft,
@@ -47,6 +53,20 @@ describe('the run view fold, for any order of events', () => {
         expect(new Set(view.order).size).toBe(view.order.length);
         expect(view.order.length).toBe(view.nodes.size);
         expect(view.lastSeq).toBe(events.length);
+      }),
+    );
+  });
+
+  it("gives the scheduler's recovery the status and attempts the screen shows for every node", () => {
+    fc.assert(
+      fc.property(fc.array(draft, { maxLength: 60 }), (drafts) => {
+        const events = stored(drafts);
+        const view = foldRunView('r-1', events);
+        const recovered = nodeStatesFromEvents(events);
+        for (const id of NODE_IDS) {
+          const node = view.nodes.get(id)!;
+          expect(recovered.get(id) ?? { status: 'pending', attempts: 0 }).toEqual({ status: node.status, attempts: node.attempts });
+        }
       }),
     );
   });
