@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { NodeTransition, SessionEvent } from '../../../engine/index.js';
-import { nodeEventDraft, nodeStatesFromEvents } from '../../../engine/run/node-event.js';
+import { nodeEventDraft } from '../../../engine/run/node-event.js';
+import { nodeStatesFromEvents } from '../../../engine/run/node-states.js';
 import { eventSchema } from '../../../engine/session/event-types.js';
 
 const BASE = { nodeId: 'edit-a', attempts: 2 } as const;

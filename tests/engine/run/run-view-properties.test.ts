@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RUN_VIEW_EVENT_TYPES, emptyRunView, foldRunView, nodeStatesFromEvents, reduceRunView, type EventDraft, type SessionEvent } from '../../../engine/index.js';
+import { RUN_VIEW_EVENT_TYPES, emptyRunView, foldRunView, reduceRunView, type EventDraft, type SessionEvent } from '../../../engine/index.js';
+import { nodeStatesFromEvents } from '../../../engine/run/node-states.js';
 
 const NODE_IDS = ['a', 'b', 'c', 'd'] as const;
 const plan = { nodes: NODE_IDS.map((id, index) => ({ id, kind: 'edit', title: id.toUpperCase(), dependsOn: index === 0 ? [] : [NODE_IDS[index - 1]] })) };
