@@ -12,6 +12,7 @@ const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
   dashboard: async () => (await import('./dashboard.js')).runDashboardBench(),
   sandbox: async () => (await import('./sandbox.js')).runSandboxBench(),
   scan: async () => (await import('./scan.js')).runScanBench(),
+  cache: async () => (await import('./cache.js')).runCacheBench(),
 };
 
 async function runBenches(names: readonly string[]): Promise<number> {

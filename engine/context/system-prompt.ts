@@ -63,7 +63,7 @@ export class SystemPrompt {
     return this;
   }
 
-  /** Registers a source of tools under an id; the snapshot lists the tools of every source, by name. */
+  /** Registers a source of tools under an id; the snapshot lists the sources in registration order, each by name. */
   addTools(id: string, source: ToolSource): this {
     this.#toolSources.set(id, source);
     return this;
@@ -116,9 +116,17 @@ export class SystemPrompt {
       .trim();
   }
 
+  /**
+   * Sources in registration order, each one's tools by name; a tool a later source lists again
+   * keeps its first place (with the later definition). Agents that register their shared tools
+   * first (the ones every node kind has) send the same leading tool definitions, so siblings
+   * with different tool sets still share that part of the cached prefix.
+   */
   #collectTools(): ToolSpec[] {
     const byName = new Map<string, ToolSpec>();
-    for (const source of this.#toolSources.values()) for (const tool of source()) byName.set(tool.name, tool);
-    return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+    for (const source of this.#toolSources.values()) {
+      for (const tool of [...source()].sort((a, b) => a.name.localeCompare(b.name))) byName.set(tool.name, tool);
+    }
+    return [...byName.values()];
   }
 }

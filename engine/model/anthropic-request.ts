@@ -15,7 +15,10 @@ const CACHE_BREAKPOINT = { type: 'ephemeral' } as const;
 /**
  * The Messages API body. Anthropic reads tools, then system, then messages; one cache breakpoint
  * on the system block (or the last tool when there is no system text) caches that static prefix,
- * a second one on the last history block lets the next step reuse the whole conversation so far.
+ * a second one on the last history block lets the next step reuse the whole conversation so far,
+ * and a third on the block the previous request ended with (just before the model's last answer)
+ * reads that entry back exactly: Anthropic looks for an earlier entry only 20 blocks back from a
+ * breakpoint, and a step with many tool results appends more than that.
  * Tool results go back as `tool_result` blocks of a user message; consecutive tool and user
  * messages are merged into one user turn, results first as the API requires.
  */
@@ -33,6 +36,7 @@ export function anthropicRequestBody(request: ModelRequest): Record<string, unkn
   }
   if (tools.length > 0) body['tools'] = tools;
   const messages = anthropicMessages(request.messages);
+  markPreviousRequestEnd(messages);
   markLastBlock(messages);
   body['messages'] = messages;
   if (request.parameters.temperature !== undefined) body['temperature'] = request.parameters.temperature;
@@ -82,9 +86,19 @@ function assistantBlocks(message: AssistantModelMessage): Block[] {
 
 function markLastBlock(messages: AnthropicMessage[]): void {
   const last = messages.at(-1);
-  if (last === undefined || last.content.length === 0) return;
-  const index = last.content.length - 1;
-  const block = last.content[index];
+  if (last !== undefined) markEnd(last);
+}
+
+/** The last user turn before the last assistant turn: where the previous request ended. */
+function markPreviousRequestEnd(messages: AnthropicMessage[]): void {
+  const answer = messages.findLastIndex((message) => message.role === 'assistant');
+  const previous = answer > 0 ? messages[answer - 1] : undefined;
+  if (previous !== undefined && answer < messages.length - 1) markEnd(previous);
+}
+
+function markEnd(message: AnthropicMessage): void {
+  const index = message.content.length - 1;
+  const block = message.content[index];
   if (block === undefined || block['type'] === 'thinking') return;
-  last.content[index] = { ...block, cache_control: CACHE_BREAKPOINT };
+  message.content[index] = { ...block, cache_control: CACHE_BREAKPOINT };
 }

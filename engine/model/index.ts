@@ -14,10 +14,12 @@ export { retryAfterMs, retryAfterFromMessage, headersFrom, type HeaderReader } f
 export { parseToolArgs, type ParsedToolArgs } from './tool-args.js';
 export { createOpenAICompatibleProvider, type OpenAICompatibleProviderOptions } from './openai-compatible-provider.js';
 export { createAnthropicProvider, ANTHROPIC_VERSION, type AnthropicProviderOptions } from './anthropic-provider.js';
-export { DEFAULT_ANTHROPIC_MAX_OUTPUT_TOKENS } from './anthropic-request.js';
+export { DEFAULT_ANTHROPIC_MAX_OUTPUT_TOKENS, anthropicRequestBody } from './anthropic-request.js';
 export { createScriptedProvider, SCRIPTED_DEFAULT_CONTEXT_WINDOW, type ScriptedProvider, type ScriptedProviderOptions } from './scripted-provider.js';
 export { parseScript, readScriptFile, scriptedModelScriptSchema, type ScriptedModelScript, type ScriptedTurn } from './scripted-script.js';
 export { PrefixCache, PREFIX_CACHE_BLOCK_TOKENS } from './prefix-cache.js';
+export { messageText, requestParts, requestText, type RequestPart, type RequestPartKind } from './request-text.js';
+export { requestTokens } from './request-tokens.js';
 export { DEFAULT_RETRY_POLICY, backoffDelay, retryVerdict, type RetryPolicy, type RetryVerdict } from './retry-policy.js';
 export { callModel, estimateUsage, type CallModelOptions, type ModelResponse, type RetryNotice } from './call-model.js';
 export { createProvider, type ConfiguredProvider, type CreateProviderOptions } from './create-provider.js';

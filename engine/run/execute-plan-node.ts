@@ -85,11 +85,16 @@ async function runAgentNode(runtime: NodeRuntime, attempt: NodeAttempt): Promise
     return { status: 'failed', error: errorMessage(error), retryable: false };
   }
   const allowed = node.tools ?? runtime.defaultTools(node.kind);
+  // The system prompt and the leading tools are the same for every node of the run, whatever its
+  // role and kind: the prefix siblings share in the provider's cache. Node-specific parts (role,
+  // instruction, handoffs, runtime context) all come after it, in the history.
   const prompt = new SystemPrompt();
   for (const section of [...NODE_SYSTEM_SECTIONS, ...(runtime.sections ?? [])]) prompt.addSection(section);
-  if (role !== undefined) prompt.addSection({ id: `role:${node.role}`, order: 1000, text: role.prompt });
-  const instruction = nodeInstruction(attempt.plan, node);
-  for (const context of [...(runtime.contexts ?? []), ...(runtime.contextsFor?.(node, instruction) ?? [])]) prompt.addContext(context);
+  const task = nodeInstruction(attempt.plan, node);
+  const instruction = role === undefined ? task : nodeInstruction(attempt.plan, node, role.prompt);
+  for (const context of [...(runtime.contexts ?? []), ...(runtime.contextsFor?.(node, task) ?? [])]) prompt.addContext(context);
+  const shared = sharedTools(runtime, allowed);
+  if (shared.length > 0) prompt.addTools('shared', () => runtime.tools.specs(shared));
   prompt.addTools('node', () => runtime.tools.specs(allowed));
 
   const actions: NodeAction[] = [];
@@ -161,6 +166,16 @@ async function runCommandNode(runtime: NodeRuntime, attempt: NodeAttempt): Promi
   if (!result.isError) return { status: 'succeeded', answer: result.content };
   const retryable = result.meta.outcome === 'timeout' || result.meta.outcome === 'error';
   return { status: 'failed', error: commandFailure(command, result), retryable: retryable && result.meta.exitCode === undefined };
+}
+
+/**
+ * The tools this node has that a read node has too: listed first, so nodes of every kind send the
+ * same leading tool definitions (a read node's whole list, an edit node's first part).
+ */
+function sharedTools(runtime: NodeRuntime, allowed: readonly string[] | undefined): readonly string[] {
+  const readTools = runtime.defaultTools('read');
+  if (readTools === undefined) return [];
+  return allowed === undefined ? readTools : readTools.filter((name) => allowed.includes(name));
 }
 
 /** Lines of a failed command's output shown in the one-line reason. */

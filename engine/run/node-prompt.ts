@@ -37,9 +37,14 @@ const KIND_GUIDANCE: Readonly<Record<PlanNode['kind'], string>> = {
   command: 'This is a command node.',
 };
 
-/** The node's pinned instruction: goal, its part, its files. */
-export function nodeInstruction(plan: Plan, node: PlanNode): string {
+/**
+ * The node's pinned instruction: goal, its part (and its role, when it has one), its files. The
+ * role is told here rather than in the system prompt, so siblings with different roles keep one
+ * system prompt and tool list: the cached prefix they share.
+ */
+export function nodeInstruction(plan: Plan, node: PlanNode, rolePrompt?: string): string {
   const lines = [`Task of the whole plan: ${plan.goal}`, '', `Your node: ${node.id} — ${node.title}`, KIND_GUIDANCE[node.kind]];
+  if (rolePrompt !== undefined && rolePrompt.trim() !== '') lines.push('', rolePrompt.trim());
   if (node.instructions.trim() !== '') lines.push('', node.instructions.trim());
   if (node.reads.length > 0) lines.push('', `Files to read: ${node.reads.join(', ')}`);
   lines.push(node.writes.length > 0 ? `Files you may write: ${node.writes.join(', ')}` : 'You may not write any file.');
