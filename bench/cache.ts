@@ -115,6 +115,8 @@ function printPrefixTable(requests: readonly SentRequest[]): void {
     const toolNames = (index: number): string => laidOut[index]!.tools.map((tool) => tool.name).sort().join(',');
     let extending = 0;
     let pairs = 0;
+    let sharedTotal = 0;
+    let bytesTotal = 0;
     let sharingStatic = 0;
     let nodes = 0;
     for (const agent of agents) {
@@ -131,6 +133,16 @@ function printPrefixTable(requests: readonly SentRequest[]): void {
       }
       extending += extended;
       pairs += indexes.length - 1;
+      // Bytes each request shares with the one before it (its node's previous request, or for a first request the longest match among earlier requests).
+      let shared = 0;
+      let bytes = 0;
+      for (const [position, index] of indexes.entries()) {
+        const candidates = position > 0 ? [indexes[position - 1]!] : texts.slice(0, index).map((_, earlier) => earlier);
+        shared += Math.max(0, ...candidates.map((earlier) => commonPrefix(texts[earlier]!, texts[index]!)));
+        bytes += texts[index]!.length;
+      }
+      sharedTotal += shared;
+      bytesTotal += bytes;
       const isNode = agent !== 'planner';
       const others = agents.filter((other) => other !== agent && other !== 'planner').map((other) => ({
         sameTools: toolNames(firsts.get(other)!) === toolNames(first),
@@ -146,6 +158,7 @@ function printPrefixTable(requests: readonly SentRequest[]): void {
         layout === 'this layout' ? agent : `  (old) ${agent}`,
         String(indexes.length),
         String(staticBytes),
+        pct(shared / bytes),
         indexes.length < 2 ? '—' : `${extended}/${indexes.length - 1}${breaks.length === 0 ? '' : ` (${breaks.join('; ')})`}`,
         isNode ? range(same, staticBytes) : '—',
         isNode ? range(different, staticBytes) : '—',
@@ -155,14 +168,15 @@ function printPrefixTable(requests: readonly SentRequest[]): void {
       `all (${layout})`,
       String(requests.length),
       '',
+      pct(sharedTotal / bytesTotal),
       `${extending}/${pairs}`,
       `${sharingStatic}/${nodes} nodes share their whole static prefix with every node that has their tools`,
       '',
     ]);
   }
   printTable(
-    'prefix bytes per agent (requests rendered system → tools → messages; static prefix = system + tools; * = the first difference lies inside the static prefix)',
-    ['agent', 'requests', 'static prefix B', 'requests that extend the previous one byte for byte', 'first differing byte vs first requests of nodes with the same tools', 'vs nodes with other tools'],
+    'prefix bytes per agent (requests rendered system → tools → messages; static prefix = system + tools; shared-prefix share = bytes of its requests that the previous request of the agent, or for its first request any earlier request, began with; * = the first difference lies inside the static prefix)',
+    ['agent', 'requests', 'static prefix B', 'shared-prefix share', 'requests that extend the previous one byte for byte', 'first differing byte vs first requests of nodes with the same tools', 'vs nodes with other tools'],
     rows,
   );
 }
