@@ -29,14 +29,18 @@ export { runLog } from './session/run-log.js';
 export { Session } from './session/session.js';
 
 // Models: the provider interface, providers by name, prices and token estimates.
+export { anthropicRequestBody } from './model/anthropic-request.js';
 export { callModel, type CallModelOptions } from './model/call-model.js';
 export { costOf } from './model/cost-of.js';
 export { createProvider, type ConfiguredProvider } from './model/create-provider.js';
 export { environmentModelFailure } from './model/model-errors.js';
 export type { ModelMessage } from './model/model-message.js';
-export type { ModelParameters, ModelProvider, StreamPart, ToolSpec, Usage } from './model/model-provider.js';
+export type { ModelParameters, ModelProvider, ModelRequest, StreamPart, ToolSpec, Usage } from './model/model-provider.js';
+export { PrefixCache } from './model/prefix-cache.js';
 export { DEFAULT_PRICE_TABLE, mergePriceTable, priceOf, type PriceTable } from './model/price-table.js';
 export { PROVIDERS } from './model/provider-catalog.js';
+export { requestParts, requestText } from './model/request-text.js';
+export { requestTokens } from './model/request-tokens.js';
 export { estimateTextTokens } from './model/token-estimate.js';
 
 // Context: the system prompt and the request a model received.
@@ -105,7 +109,7 @@ export { runSchedule } from './scheduler/scheduler.js';
 export { applyPlanPatch } from './run/apply-plan-patch.js';
 export { processStartTime } from './run/earlier-commands.js';
 export { endRun } from './run/end-run.js';
-export type { NodeRuntime, ResolvedModel } from './run/execute-plan-node.js';
+export { DEFAULT_ROLES, type NodeRuntime, type ResolvedModel } from './run/execute-plan-node.js';
 export { executeReactRun } from './run/execute-react-run.js';
 export { appendNodeTransitions } from './run/node-projection.js';
 export { planChangeSummary } from './run/plan-change-summary.js';

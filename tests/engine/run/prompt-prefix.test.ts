@@ -1,12 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  anthropicRequestBody,
   approvePlan,
   createRun,
-  createScriptedProvider,
   executeRun,
-  requestParts,
-  requestText,
   savePlan,
   type Approver,
   type ModelProvider,
@@ -14,6 +10,9 @@ import {
   type Plan,
   type Store,
 } from '../../../engine/index.js';
+import { anthropicRequestBody } from '../../../engine/model/anthropic-request.js';
+import { requestParts, requestText } from '../../../engine/model/request-text.js';
+import { createScriptedProvider } from '../../../engine/model/scripted-provider.js';
 import { FakeNodeFiles } from '../../helpers/fake-node-files.js';
 import { FakeTools, toolOk } from '../../helpers/fake-tools.js';
 import { openTempStore } from '../../helpers/temp-store.js';
