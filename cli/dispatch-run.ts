@@ -70,6 +70,8 @@ export async function dispatchToWorkers(context: CliContext, run: RunRecord, req
       attempts.close();
       await wakeups.stop();
       await queue.close();
+      // Its workspace watch (a git workspace) would keep the process alive after the run.
+      await files.close();
     },
   };
 }

@@ -140,6 +140,8 @@ async function executeClaimedRun(context: CliContext, runId: string, flags: RunF
       linter: planLinter(context),
       ...(flags.approvedHash === undefined ? {} : { approvedHash: flags.approvedHash }),
       ...(dispatch === undefined ? {} : { remote: dispatch.remote }),
+      // Workers' reports of missed work, and `dagent cancel` from a host that cannot signal this process.
+      follow: store,
     }).finally(() => dispatch?.close());
     await feed.catchUp();
     await feed.untilDetached();

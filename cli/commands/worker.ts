@@ -39,6 +39,11 @@ export const workerCommand = defineCommand<WorkerArgs>({
     const clone = args.clone === undefined ? undefined : resolve(context.io.cwd, args.clone);
     const concurrency = clone === undefined ? Math.max(1, Math.floor(args.concurrency ?? 2)) : 1;
     const workspaces = new Map<string, Promise<RunWorkspace>>();
+    const closeWorkspace = async (runId: string): Promise<void> => {
+      const workspace = workspaces.get(runId);
+      workspaces.delete(runId);
+      await (await workspace?.catch(() => undefined))?.close?.();
+    };
     const queue = await createGraphileJobQueue(store.url);
     const worker = await startNodeWorker({
       connectionString: store.url,
@@ -65,12 +70,14 @@ export const workerCommand = defineCommand<WorkerArgs>({
           if (!(error instanceof RunClaimedError)) throw error;
         }
       },
+      onRunEnded: closeWorkspace,
       report: (line) => writeLine(out, `worker: ${line}`),
     });
     writeLine(out, `worker ${worker.id} ready · ${concurrency} at a time · ${clone === undefined ? 'shared workspace' : `clone ${clone}`}`);
     await new Promise<void>((resolveStop) => context.io.interrupt.addEventListener('abort', () => resolveStop(), { once: true }));
     writeLine(out, `worker ${worker.id} draining: running nodes finish, no new ones start (Ctrl-C again stops at once)`);
     await worker.drain();
+    await Promise.all([...workspaces.keys()].map(closeWorkspace));
     await queue.close();
     writeLine(out, `worker ${worker.id} stopped`);
     return 0;
@@ -91,11 +98,21 @@ async function runWorkspace(context: CliContext, run: RunRecord, clone: string |
     ...(context.config.model === undefined ? {} : { model: context.config.model }),
     ...(context.config.baseUrl === undefined ? {} : { baseUrl: context.config.baseUrl }),
     ...(context.config.approval === undefined ? {} : { approval: context.config.approval }),
+    // `--no-sandbox` given to the worker holds for the nodes it runs (and the MCP servers it starts for them).
+    ...(context.config.sandbox?.enabled === false ? { sandbox: false } : {}),
   });
-  const runtime = await createNodeRuntime(runContext, { tools: await createTools(runContext), approver: createApprover(runContext) });
-  if (clone === undefined) return { runtime, files: new FileSnapshots({ db, runId: run.id, workspace }) };
-  const cloned = await new CloneWorkspace(clone, dispatch?.payload.baseCommit ?? '').open().catch((error: unknown) => {
-    throw new DagentError(errorMessage(error));
-  });
-  return { runtime, files: cloned.files, clone: cloned };
+  try {
+    const runtime = await createNodeRuntime(runContext, { tools: await createTools(runContext), approver: createApprover(runContext) });
+    if (clone === undefined) {
+      const files = new FileSnapshots({ db, runId: run.id, workspace });
+      return { runtime, files, close: async () => void (await Promise.all([files.close(), runContext.close()])) };
+    }
+    const cloned = await new CloneWorkspace(clone, dispatch?.payload.baseCommit ?? '').open().catch((error: unknown) => {
+      throw new DagentError(errorMessage(error));
+    });
+    return { runtime, files: cloned.files, clone: cloned, close: () => runContext.close() };
+  } catch (error) {
+    await runContext.close();
+    throw error;
+  }
 }

@@ -6,7 +6,7 @@ import { readEvents } from '../session/event-log.js';
 import type { SessionEvent } from '../session/event-types.js';
 import type { JobQueue } from './job-queue.js';
 import { readNodeClaims } from './node-claim.js';
-import { PENDING_RESULT_EVENT_TYPES, pendingResults } from './pending-results.js';
+import { PENDING_RESULT_EVENT_TYPES, PendingResults } from './pending-results.js';
 
 export interface DispatchedAttemptsOptions {
   readonly db: Kysely<Database>;
@@ -31,7 +31,7 @@ const DEFAULT_POLL_MS = 200;
  */
 export class DispatchedAttempts implements RemoteAttempts {
   readonly #options: DispatchedAttemptsOptions;
-  readonly #pending = new Map<string, SessionEvent<'attempt/finished'>>();
+  readonly #pending = new PendingResults();
   readonly #waiting = new Map<string, Waiter>();
   #nextSeq = 1;
   #timer: NodeJS.Timeout | undefined;
@@ -138,7 +138,7 @@ export class DispatchedAttempts implements RemoteAttempts {
   /** New `attempt/finished` and outcome events since the last read. */
   async #refresh(): Promise<void> {
     const events = await readEvents(this.#options.db, this.#options.runId, { types: PENDING_RESULT_EVENT_TYPES, fromSeq: this.#nextSeq });
-    pendingResults(events, this.#pending);
+    this.#pending.fold(events);
     if (events.length > 0) this.#nextSeq = events.at(-1)!.seq + 1;
   }
 }

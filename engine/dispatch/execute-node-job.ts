@@ -15,7 +15,8 @@ import type { SessionEvent } from '../session/event-types.js';
 import { Session } from '../session/session.js';
 import type { JobQueue, NodeJob } from './job-queue.js';
 import { NodeClaim, StaleClaimError, claimNode } from './node-claim.js';
-import { pendingResults } from './pending-results.js';
+import { PendingResults } from './pending-results.js';
+import type { RunWatch } from './run-watches.js';
 
 /** What a worker brings to the runs it works on: its runtime (tools, models) and files per run. */
 export interface RunWorkspace {
@@ -29,6 +30,8 @@ export interface RunWorkspace {
     prepare(dependencies: readonly { readonly nodeId: string; readonly patch: string }[]): Promise<void>;
     patch(): Promise<string>;
   };
+  /** Lets go of what the worker opened for the run (MCP servers, a language service, a workspace watch). */
+  close?(): Promise<void>;
 }
 
 export interface NodeJobContext {
@@ -40,6 +43,8 @@ export interface NodeJobContext {
   readonly workspaceFor: (run: RunRecord) => Promise<RunWorkspace>;
   /** Aborted when the worker stops at once (not on a drain). */
   readonly signal: AbortSignal;
+  /** Holds the run's watch while the node runs: its signal aborts the node when the run is asked to cancel from anywhere. */
+  readonly watchRun?: (runId: string) => Promise<RunWatch>;
   readonly report?: (line: string) => void;
 }
 
@@ -59,13 +64,15 @@ export async function executeNodeJob(job: NodeJob, context: NodeJobContext): Pro
   const claimed = await claimNode(db, runId, nodeId, { worker: context.worker, ...(context.claimTtlMs === undefined ? {} : { ttlMs: context.claimTtlMs }) });
   if (!(claimed instanceof NodeClaim)) return 'skipped';
   const claim = claimed.keepAlive();
+  let watch: RunWatch | undefined;
   try {
     // Another worker may have committed between the check above and this claim.
     if (!(await isCurrentAttempt(db, job))) return 'skipped';
     const log = runLog(db, runId);
     await log.append({ type: 'attempt/claimed', nodeId, payload: { attempt: job.attempt, token: claim.token, worker: context.worker, pid: process.pid, host: claimHost(context.worker) } }, { effects: (transaction) => claim.assertCurrent(transaction) });
     context.report?.(`${nodeId} (run ${runId}, attempt ${job.attempt}, token ${claim.token}) started`);
-    const outcome = await runClaimedNode(run, job, claim, log, context);
+    watch = await context.watchRun?.(runId);
+    const outcome = await runClaimedNode(run, job, claim, log, context, watch?.signal);
     await log.append({ type: 'attempt/finished', nodeId, payload: { attempt: job.attempt, token: claim.token, worker: context.worker, ...outcome } }, { effects: (transaction) => claim.assertCurrent(transaction) });
     context.report?.(`${nodeId} (run ${runId}) ${outcome.outcome}`);
     await claim.release();
@@ -79,6 +86,7 @@ export async function executeNodeJob(job: NodeJob, context: NodeJobContext): Pro
     throw error;
   } finally {
     await claim.release();
+    watch?.leave();
   }
 }
 
@@ -86,12 +94,12 @@ type AttemptOutcome =
   | { readonly outcome: 'succeeded'; readonly answer: string; readonly filesChanged: string[]; readonly patch?: string }
   | { readonly outcome: 'failed'; readonly error: string; readonly retryable: boolean; readonly filesChanged?: string[] };
 
-async function runClaimedNode(run: RunRecord, job: NodeJob, claim: NodeClaim, log: EventLog, context: NodeJobContext): Promise<AttemptOutcome> {
+async function runClaimedNode(run: RunRecord, job: NodeJob, claim: NodeClaim, log: EventLog, context: NodeJobContext, cancelled: AbortSignal | undefined): Promise<AttemptOutcome> {
   const { plan } = await executablePlan(context.db, run.id);
   const node = plan.nodes.find((candidate) => candidate.id === job.nodeId);
   if (node === undefined) return { outcome: 'failed', error: `node ${job.nodeId} is not in the run's approved plan`, retryable: false };
   const workspace = await context.workspaceFor(run);
-  const signal = AbortSignal.any([context.signal, claim.lost]);
+  const signal = AbortSignal.any([context.signal, claim.lost, ...(cancelled === undefined ? [] : [cancelled])]);
   try {
     const earlier = await readEvents(context.db, run.id, { nodeId: job.nodeId, types: ['node/snapshotted'] });
     const succeeded = await dependencyResults(context.db, run.id, plan.nodes, node);
@@ -134,7 +142,7 @@ async function runClaimedNode(run: RunRecord, job: NodeJob, claim: NodeClaim, lo
 async function isCurrentAttempt(db: Kysely<Database>, job: NodeJob): Promise<boolean> {
   const events = await readEvents(db, job.runId, { nodeId: job.nodeId, types: [...NODE_TRANSITION_EVENT_TYPES, 'attempt/finished'] });
   const state = nodeStatesFromEvents(events).get(job.nodeId);
-  return state?.status === 'running' && state.attempts === job.attempt && !pendingResults(events).has(job.nodeId);
+  return state?.status === 'running' && state.attempts === job.attempt && !new PendingResults().fold(events).has(job.nodeId);
 }
 
 interface DependencyResult {

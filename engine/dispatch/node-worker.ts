@@ -5,6 +5,7 @@ import { runQueueTasks, type QueueRunner } from './graphile-job-queue.js';
 import { executeNodeJob, type NodeJobContext } from './execute-node-job.js';
 import { NODE_TASK, type NodeJob } from './job-queue.js';
 import { findOrphanedRuns } from './orphaned-runs.js';
+import { RunWatches } from './run-watches.js';
 
 export interface NodeWorkerOptions extends Omit<NodeJobContext, 'worker' | 'signal'> {
   readonly connectionString: string;
@@ -13,6 +14,8 @@ export interface NodeWorkerOptions extends Omit<NodeJobContext, 'worker' | 'sign
   readonly adopt?: (runId: string) => Promise<void>;
   /** How often to look for runs whose scheduler is gone (ms). */
   readonly adoptEveryMs?: number;
+  /** A run this worker ran nodes of has ended and none of its nodes runs here: close what the worker opened for it. */
+  readonly onRunEnded?: (runId: string) => Promise<void>;
 }
 
 export interface NodeWorker {
@@ -32,7 +35,12 @@ export function workerIdOf(): string {
 export async function startNodeWorker(options: NodeWorkerOptions): Promise<NodeWorker> {
   const id = workerIdOf();
   const abort = new AbortController();
-  const context: NodeJobContext = { ...options, worker: id, signal: abort.signal };
+  const watches = new RunWatches({
+    store: { db: options.db, dialect: 'postgres', url: options.connectionString },
+    ...(options.onRunEnded === undefined ? {} : { onRunEnded: options.onRunEnded }),
+    ...(options.report === undefined ? {} : { report: options.report }),
+  });
+  const context: NodeJobContext = { ...options, worker: id, signal: abort.signal, watchRun: (runId) => watches.enter(runId) };
   const runner: QueueRunner = await runQueueTasks(
     options.connectionString,
     {
@@ -67,6 +75,7 @@ export async function startNodeWorker(options: NodeWorkerOptions): Promise<NodeW
     if (adoptTimer !== undefined) clearInterval(adoptTimer);
     await runner.stop();
     await Promise.allSettled([...adoptions]);
+    await watches.close();
   };
   return {
     id,

@@ -13,6 +13,7 @@ import type { Amendment, NodeFailure, ScheduleMode, ScheduleSnapshot } from '../
 import type { NodeExecution, NodeOutcome } from '../scheduler/schedulable-node.js';
 import { startSchedule, type ScheduleHandle } from '../scheduler/scheduler.js';
 import type { EventLog } from '../session/event-log.js';
+import { followRun, type FollowedStore, type RunFollower } from '../session/follow-run.js';
 import { runLog } from '../session/run-log.js';
 import type { SessionEvent } from '../session/event-types.js';
 import { Session } from '../session/session.js';
@@ -71,6 +72,12 @@ export interface ExecuteRunOptions {
    * readiness and records transitions; putting a node's files back is then the worker's job.
    */
   readonly remote?: RemoteAttempts;
+  /**
+   * Follow the run's log as other processes append to it too (worker processes, `dagent cancel`
+   * on another host): missed work a worker reports is replanned as if reported here, and a
+   * `run/cancel-requested` from anywhere cancels the run.
+   */
+  readonly follow?: FollowedStore;
 }
 
 /** Runs node attempts outside this process and returns their outcomes. */
@@ -124,6 +131,11 @@ class RunController {
   #replans = 0;
   #paused: string | undefined;
   #handle: ScheduleHandle<NodeResult> | undefined;
+  /** The seq of this process's `run/started`: cancel requests after it are for this run of it. */
+  #startedSeq = 0;
+  /** `work/reported` events already turned into a replan (this process's appends arrive twice when the log is followed). */
+  readonly #reportsHeard = new Set<number>();
+  #cancelReason: unknown;
 
   constructor(options: ExecuteRunOptions) {
     this.#options = options;
@@ -154,14 +166,20 @@ class RunController {
     if (this.#options.remote === undefined) await this.#restoreUnfinishedNodes(prior.statuses);
     await this.#startRun(run.status);
 
-    const cancel = (): void => this.#schedule.abort(this.#options.signal.reason);
+    const cancel = (): void => this.#cancel(this.#options.signal.reason);
     this.#options.signal.addEventListener('abort', cancel, { once: true });
     if (this.#options.signal.aborted) cancel();
     const unsubscribe = this.#log.onAppend((events) => {
       this.#options.onEvents?.(events);
       this.#onAppended(events);
+      this.#onControlEvents(events);
     });
+    let follower: RunFollower | undefined;
     try {
+      if (this.#options.follow !== undefined) {
+        const stopFollowing = new AbortController();
+        follower = await followRun(this.#options.follow, this.#runId, { afterSeq: this.#startedSeq, signal: stopFollowing.signal, onEvents: (events) => this.#onControlEvents(events) });
+      }
       this.#handle = startSchedule<NodeResult>({
         nodes: this.#plan.nodes,
         mode: this.#settings.mode,
@@ -181,8 +199,16 @@ class RunController {
       return await this.#finish(result.status, result.nodes);
     } finally {
       unsubscribe();
+      await follower?.stop();
       this.#options.signal.removeEventListener('abort', cancel);
     }
+  }
+
+  /** Stops the schedule: running nodes are aborted, the run ends cancelled (once; the first reason is kept). */
+  #cancel(reason: unknown): void {
+    if (this.#schedule.signal.aborted) return;
+    this.#cancelReason = reason;
+    this.#schedule.abort(reason);
   }
 
   /** Node statuses, attempts, handoffs, boundaries, usage and replans from earlier processes of this run: a fold over its log. */
@@ -219,7 +245,7 @@ class RunController {
 
   async #startRun(from: RunStatus): Promise<void> {
     const status = transitionRun(from, 'running');
-    await this.#log.append(
+    const started = await this.#log.append(
       { type: 'run/started', payload: { pid: process.pid, host: hostname(), planVersion: this.#planVersion } },
       {
         effects: async (transaction) => {
@@ -228,6 +254,7 @@ class RunController {
         },
       },
     );
+    this.#startedSeq = started.seq;
   }
 
   async #ensureNodeRows(transaction: Transaction<Database>, nodes: readonly PlanNode[]): Promise<void> {
@@ -298,9 +325,15 @@ class RunController {
   }
 
   #onAppended(events: readonly SessionEvent[]): void {
+    for (const event of events) if (event.type === 'assistant/message') this.#view = reduceRunView(this.#view, event);
+  }
+
+  /** Cancel requests and missed work, from this process's appends and (when followed) other processes'. */
+  #onControlEvents(events: readonly SessionEvent[]): void {
     for (const event of events) {
-      if (event.type === 'assistant/message') this.#view = reduceRunView(this.#view, event);
-      if (event.type !== 'work/reported' || event.nodeId === null || this.#handle === undefined) continue;
+      if (event.type === 'run/cancel-requested' && event.seq > this.#startedSeq) this.#cancel(new Error(`cancel requested${event.payload.by === undefined ? '' : ` by ${event.payload.by}`}`));
+      if (event.type !== 'work/reported' || event.nodeId === null || this.#handle === undefined || this.#reportsHeard.has(event.seq)) continue;
+      this.#reportsHeard.add(event.seq);
       const trigger: ReplanTrigger = { kind: 'missed-work', nodeId: event.nodeId, title: event.payload.title, files: event.payload.files, reason: event.payload.reason };
       const amending = this.#handle
         .amend((snapshot, signal) => this.#replan(trigger, snapshot, signal))
@@ -405,7 +438,7 @@ class RunController {
           ? { status: 'failed', error: error ?? 'the run failed' }
           : finalStatus === 'paused'
             ? { status: 'paused', reason: this.#paused ?? 'paused' }
-            : { status: 'cancelled', reason: errorMessage(this.#options.signal.reason ?? 'cancelled') };
+            : { status: 'cancelled', reason: errorMessage(this.#cancelReason ?? this.#options.signal.reason ?? 'cancelled') };
     await endRun(this.#db, this.#runId, ending, this.#log);
     return { runId: this.#runId, status: finalStatus, planVersion: this.#planVersion, nodes: reports, replans: this.#replans, ...(error === undefined ? {} : { error }) };
   }

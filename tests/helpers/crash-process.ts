@@ -44,9 +44,10 @@ export function cliEnvironment(): NodeJS.ProcessEnv {
   return { ...env, NO_COLOR: '1' };
 }
 
-/** Spawns `node bin/dagent.js ...args` in `cwd`; its output is collected for the failure messages. */
-export function spawnCli(args: readonly string[], cwd: string, options: { timeLimitMs?: number } = {}): CliProcess {
-  const child = spawn(process.execPath, [DAGENT_BIN, ...args], { cwd, env: cliEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
+/** Spawns `node bin/dagent.js ...args` in `cwd` (after `prefix`, e.g. a wrapper command); its output is collected for the failure messages. */
+export function spawnCli(args: readonly string[], cwd: string, options: { timeLimitMs?: number; env?: NodeJS.ProcessEnv; prefix?: readonly string[] } = {}): CliProcess {
+  const [file, ...argv] = [...(options.prefix ?? []), process.execPath, DAGENT_BIN, ...args];
+  const child = spawn(file!, argv, { cwd, env: { ...cliEnvironment(), ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   let done = false;

@@ -1,13 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runCli } from '../../helpers/cli-harness.js';
-import { killRunningClis, spawnCli, workspaceContents, type CliExit, type CliProcess } from '../../helpers/crash-process.js';
+import { killRunningClis, spawnCli, workspaceContents } from '../../helpers/crash-process.js';
 import { tempDir } from '../../helpers/temp-store.js';
+import { createDatabase, describeExit, gitInit, query, runStatus, until } from './fleet-harness.js';
 import { createFleetFixture, writeFleetPlanAndScript, writeFleetWorkspace, type FleetFixture } from './fleet-fixture.js';
 
 /**
@@ -29,23 +27,6 @@ let planFile: string;
 let scriptFile: string;
 
 const expectedFiles = (): Map<string, string> => new Map([...fixture.expectedFiles].sort(([a], [b]) => (a < b ? -1 : 1)));
-const describeExit = (exit: CliExit): string => `exit ${exit.code ?? exit.signal}\n${exit.stdout.slice(-3000)}\n${exit.stderr.slice(-3000)}`;
-
-async function createDatabase(): Promise<string> {
-  const name = `dagent_fleet_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: postgresUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  return postgresUrl.replace(/\/[^/]*$/, `/${name}`);
-}
-
-function gitInit(dir: string): void {
-  const git = (...args: string[]): void => void execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@dagent.invalid', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, stdio: 'ignore' });
-  git('init', '-q');
-  git('add', '-A');
-  git('commit', '-q', '-m', 'before the run');
-}
 
 interface Fleet {
   readonly workspace: string;
@@ -59,7 +40,7 @@ async function approvedRun(name: string, options: { git: boolean }): Promise<Fle
   mkdirSync(workspace, { recursive: true });
   writeFleetWorkspace(fixture, workspace);
   if (options.git) gitInit(workspace);
-  const url = await createDatabase();
+  const url = await createDatabase(postgresUrl);
   const flags = ['--db', url, '--model', `scripted:${scriptFile}`, '--approval', 'auto'];
   const created = await runCli(['plan', '--from', planFile, '--json', ...flags], { cwd: workspace });
   expect(created.code, created.stderr).toBe(0);
@@ -68,35 +49,13 @@ async function approvedRun(name: string, options: { git: boolean }): Promise<Fle
   return { workspace, url, runId, flags };
 }
 
-async function query<R extends pg.QueryResultRow>(url: string, text: string, values: unknown[]): Promise<R[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<R>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
 async function succeededCount(fleet: Fleet): Promise<number> {
   const [row] = await query<{ n: string }>(fleet.url, "SELECT count(*) AS n FROM events WHERE run_id = $1 AND type = 'node/succeeded'", [fleet.runId]);
   return Number(row?.n ?? 0);
 }
 
-async function runStatus(fleet: Fleet): Promise<string> {
-  const [row] = await query<{ status: string }>(fleet.url, 'SELECT status FROM runs WHERE id = $1', [fleet.runId]);
-  return row?.status ?? 'missing';
-}
-
-async function until(what: string, check: () => Promise<boolean>, timeoutMs: number, processes: readonly CliProcess[]): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) {
-      const outputs = await Promise.all(processes.map(async (process) => { process.child.kill('SIGKILL'); return describeExit(await process.exited); }));
-      throw new Error(`timed out waiting for ${what}\n${outputs.join('\n---\n')}`);
-    }
-    await sleep(50);
-  }
+async function runStatusOf(fleet: Fleet): Promise<string> {
+  return runStatus(fleet.url, fleet.runId);
 }
 
 /** Every node succeeded once, and every committed outcome carried the token of the node's latest claim before it. */
@@ -145,7 +104,7 @@ describe.skipIf(postgresUrl === '')('a fleet of worker processes on one PostgreS
     await until('35 nodes to succeed', async () => (await succeededCount(fleet)) >= 35, STAGE_TIMEOUT_MS, everyone);
     scheduler.child.kill('SIGKILL');
     expect((await scheduler.exited).signal).toBe('SIGKILL');
-    await until('the run to succeed under a worker that adopted it', async () => (await runStatus(fleet)) === 'succeeded', STAGE_TIMEOUT_MS, everyone);
+    await until('the run to succeed under a worker that adopted it', async () => (await runStatusOf(fleet)) === 'succeeded', STAGE_TIMEOUT_MS, everyone);
 
     for (const worker of workers.slice(1)) worker.child.kill('SIGTERM');
     const exits = await Promise.all(workers.slice(1).map((worker) => worker.exited));
@@ -157,9 +116,7 @@ describe.skipIf(postgresUrl === '')('a fleet of worker processes on one PostgreS
     expect(workspaceContents(fleet.workspace)).toEqual(expectedFiles());
   }, 480_000);
 
-  // TODO(issue 16): on main the clone-mode fleet stalls after the scheduler is killed (passed before the one-live-log and
-  // snapshot-watch changes landed); un-skip once a worker that adopts a clone run finishes it again.
-  it.skip('clone mode: three workers in three clones, a worker and the scheduler killed; the workspace ends byte-equal to a single-process run', async () => {
+  it('clone mode: three workers in three clones, a worker and the scheduler killed; the workspace ends byte-equal to a single-process run', async () => {
     const reference = join(root.dir, 'single-process');
     mkdirSync(reference, { recursive: true });
     writeFleetWorkspace(fixture, reference);
@@ -184,7 +141,7 @@ describe.skipIf(postgresUrl === '')('a fleet of worker processes on one PostgreS
     await until('35 nodes to succeed', async () => (await succeededCount(fleet)) >= 35, STAGE_TIMEOUT_MS, everyone);
     scheduler.child.kill('SIGKILL');
     await scheduler.exited;
-    await until('the run to succeed under a worker that adopted it', async () => (await runStatus(fleet)) === 'succeeded', STAGE_TIMEOUT_MS, everyone);
+    await until('the run to succeed under a worker that adopted it', async () => (await runStatusOf(fleet)) === 'succeeded', STAGE_TIMEOUT_MS, everyone);
     for (const worker of workers.slice(1)) worker.child.kill('SIGTERM');
     for (const exit of await Promise.all(workers.slice(1).map((worker) => worker.exited))) expect(exit.code, describeExit(exit)).toBe(0);
 
@@ -195,5 +152,14 @@ describe.skipIf(postgresUrl === '')('a fleet of worker processes on one PostgreS
     const diff = await runCli(['diff', fleet.runId, '--node', 'b07', ...fleet.flags], { cwd: fleet.workspace });
     expect(diff.code, diff.stderr).toBe(0);
     expect(diff.stdout).toContain('+step b07');
+    // revert too: one node's change, then the whole run's, from the rows the patches were recorded with.
+    const revertNode = await runCli(['revert', fleet.runId, '--node', 'c07', ...fleet.flags], { cwd: fleet.workspace });
+    expect(revertNode.code, revertNode.stderr).toBe(0);
+    const withoutC07 = expectedFiles();
+    withoutC07.set('src/f07.txt', withoutC07.get('src/f07.txt')!.replace('closed by c07\n', ''));
+    expect(workspaceContents(fleet.workspace)).toEqual(withoutC07);
+    const revertRun = await runCli(['revert', fleet.runId, ...fleet.flags], { cwd: fleet.workspace });
+    expect(revertRun.code, revertRun.stderr).toBe(0);
+    expect(workspaceContents(fleet.workspace)).toEqual(new Map([...fixture.initialFiles].sort(([x], [y]) => (x < y ? -1 : 1))));
   }, 480_000);
 });

@@ -1,0 +1,124 @@
+import { errorMessage } from '../errors.js';
+import { readEvents } from '../session/event-log.js';
+import type { SessionEvent } from '../session/event-types.js';
+import { followRun, type FollowedStore, type RunFollower } from '../session/follow-run.js';
+
+/** A node attempt's hold on its run's watch: `signal` aborts when the run is asked to cancel (or ends under it). */
+export interface RunWatch {
+  readonly signal: AbortSignal;
+  leave(): void;
+}
+
+export interface RunWatchesOptions {
+  readonly store: FollowedStore;
+  /**
+   * A run this worker ran nodes of has ended (succeeded, failed, cancelled, paused for review) and
+   * no node of it runs here any more: let go of what the worker holds for it (MCP servers,
+   * language services, a workspace watch). A resumed run gets them afresh.
+   */
+  readonly onRunEnded?: (runId: string) => Promise<void>;
+  readonly report?: (line: string) => void;
+}
+
+const RUN_END_EVENT_TYPES: ReadonlySet<string> = new Set(['run/succeeded', 'run/failed', 'run/cancelled', 'run/paused']);
+
+interface WatchedRun {
+  readonly runId: string;
+  readonly cancel: AbortController;
+  readonly stopFollowing: AbortController;
+  follower: Promise<RunFollower | undefined>;
+  active: number;
+  ended: boolean;
+}
+
+/**
+ * A worker's view of the runs it works on: one follower of each run's log (PostgreSQL
+ * LISTEN/NOTIFY) from its first node here until the run ends. A `run/cancel-requested` from any
+ * process (a `dagent cancel` on another host, the scheduler's dashboard) aborts the run's nodes
+ * running here at once, as a run that ends under them does; when the run has ended and its last
+ * node here is done, the worker lets go of the run (`onRunEnded`).
+ */
+export class RunWatches {
+  readonly #options: RunWatchesOptions;
+  readonly #runs = new Map<string, WatchedRun>();
+  #closed = false;
+
+  constructor(options: RunWatchesOptions) {
+    this.#options = options;
+  }
+
+  async enter(runId: string): Promise<RunWatch> {
+    let run = this.#runs.get(runId);
+    if (run === undefined) {
+      run = { runId, cancel: new AbortController(), stopFollowing: new AbortController(), follower: Promise.resolve(undefined), active: 0, ended: false };
+      this.#runs.set(runId, run);
+      run.follower = this.#follow(run);
+    }
+    run.active += 1;
+    await run.follower;
+    const watched = run;
+    let left = false;
+    return {
+      signal: watched.cancel.signal,
+      leave: () => {
+        if (left) return;
+        left = true;
+        watched.active -= 1;
+        if (watched.ended && watched.active === 0) void this.#letGo(watched);
+      },
+    };
+  }
+
+  /** Stops following every run (the worker stops); what the runs hold is let go of by the caller. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const runs = [...this.#runs.values()];
+    this.#runs.clear();
+    for (const run of runs) run.stopFollowing.abort();
+    await Promise.all(runs.map(async (run) => (await run.follower)?.stop()));
+  }
+
+  /** Follows from the log's end, then looks back once for a cancel request since the run's latest start (made before the follower listened). */
+  async #follow(run: WatchedRun): Promise<RunFollower | undefined> {
+    const { db } = this.#options.store;
+    try {
+      const last = await db.selectFrom('events').select((eb) => eb.fn.max('seq').as('seq')).where('run_id', '=', run.runId).executeTakeFirst();
+      const afterSeq = Number(last?.seq ?? 0);
+      const follower = await followRun(this.#options.store, run.runId, { afterSeq, signal: run.stopFollowing.signal, onEvents: (events) => this.#onEvents(run, events) });
+      const control = await readEvents(db, run.runId, { types: ['run/started', 'run/cancel-requested'], toSeq: afterSeq });
+      const latest = control.at(-1);
+      if (latest?.type === 'run/cancel-requested') this.#onEvents(run, [latest]);
+      return follower;
+    } catch (error) {
+      // Without a follower the nodes still stop when their claims are taken over; the run is let go of when the worker stops.
+      this.#options.report?.(`run ${run.runId}: its log cannot be followed (${errorMessage(error)})`);
+      return undefined;
+    }
+  }
+
+  #onEvents(run: WatchedRun, events: readonly SessionEvent[]): void {
+    for (const event of events) {
+      if (event.type === 'run/cancel-requested') {
+        const { by } = (event as SessionEvent<'run/cancel-requested'>).payload;
+        run.cancel.abort(new Error(`run ${run.runId} was cancelled${by === undefined ? '' : ` by ${by}`}`));
+      } else if (RUN_END_EVENT_TYPES.has(event.type) && !run.ended) {
+        run.ended = true;
+        if (event.type !== 'run/succeeded') run.cancel.abort(new Error(`run ${run.runId} ended (${event.type.slice(4)}) while this node ran`));
+        // A node that starts for the run from now on (it was resumed) watches it afresh.
+        if (this.#runs.get(run.runId) === run) this.#runs.delete(run.runId);
+        if (run.active === 0) void this.#letGo(run);
+      }
+    }
+  }
+
+  async #letGo(run: WatchedRun): Promise<void> {
+    run.stopFollowing.abort();
+    await (await run.follower)?.stop();
+    if (this.#closed) return;
+    if (this.#options.onRunEnded === undefined) return;
+    await this.#options.onRunEnded(run.runId).then(
+      () => this.#options.report?.(`run ${run.runId} is over: what this worker opened for it is closed`),
+      (error: unknown) => this.#options.report?.(`run ${run.runId}: letting go of it failed: ${errorMessage(error)}`),
+    );
+  }
+}

@@ -1,0 +1,54 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import type { CliExit, CliProcess } from '../../helpers/crash-process.js';
+
+/** What the fleet tests share: a database of their own on the test PostgreSQL, SQL reads of it, and waiting on processes. */
+
+export const describeExit = (exit: CliExit): string => `exit ${exit.code ?? exit.signal}\n${exit.stdout.slice(-3000)}\n${exit.stderr.slice(-3000)}`;
+
+/** A fresh database on the server of `postgresUrl`; returns its URL. */
+export async function createDatabase(postgresUrl: string): Promise<string> {
+  const name = `dagent_fleet_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: postgresUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  return postgresUrl.replace(/\/[^/]*$/, `/${name}`);
+}
+
+export async function query<R extends pg.QueryResultRow>(url: string, text: string, values: unknown[]): Promise<R[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<R>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+export async function runStatus(url: string, runId: string): Promise<string> {
+  const [row] = await query<{ status: string }>(url, 'SELECT status FROM runs WHERE id = $1', [runId]);
+  return row?.status ?? 'missing';
+}
+
+/** Polls `check` until it holds; on timeout kills `processes` and fails with their output. */
+export async function until(what: string, check: () => Promise<boolean>, timeoutMs: number, processes: readonly CliProcess[]): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) {
+      const outputs = await Promise.all(processes.map(async (process) => { process.child.kill('SIGKILL'); return describeExit(await process.exited); }));
+      throw new Error(`timed out waiting for ${what}\n${outputs.join('\n---\n')}`);
+    }
+    await sleep(50);
+  }
+}
+
+/** `git init` and a first commit of everything in `dir`. */
+export function gitInit(dir: string): void {
+  const git = (...args: string[]): void => void execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@dagent.invalid', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, stdio: 'ignore' });
+  git('init', '-q');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'before the run');
+}
