@@ -7,10 +7,22 @@ const QUIET = new Logger(() => () => undefined);
 /** How often a runner looks for jobs when a LISTEN notification was missed (it is woken by NOTIFY otherwise). */
 const FALLBACK_POLL_MS = 1_000;
 
+/** The advisory lock key the queue's schema migration runs under ("dagent-q" in ASCII). */
+const MIGRATION_LOCK = 0x646167656e742d71n.toString();
+
 /** The job queue on graphile-worker: jobs in the `graphile_worker` schema of the same database. */
 export async function createGraphileJobQueue(connectionString: string): Promise<JobQueue> {
   const utils: WorkerUtils = await makeWorkerUtils({ connectionString, logger: QUIET });
-  await utils.migrate();
+  // graphile-worker's schema migrations are not safe to run from several processes at once (a
+  // fleet starting on a fresh database): one at a time, under an advisory lock.
+  await utils.withPgClient(async (client) => {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      await utils.migrate();
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+    }
+  });
   return {
     async enqueueNode(job: NodeJob) {
       // One try: a node that fails is the scheduler's to retry (with its own attempt count), and a

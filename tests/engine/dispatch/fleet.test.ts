@@ -158,7 +158,8 @@ describe.skipIf(postgresUrl === '')('a fleet of worker processes on one PostgreS
     const withoutC07 = expectedFiles();
     withoutC07.set('src/f07.txt', withoutC07.get('src/f07.txt')!.replace('closed by c07\n', ''));
     expect(workspaceContents(fleet.workspace)).toEqual(withoutC07);
-    const revertRun = await runCli(['revert', fleet.runId, ...fleet.flags], { cwd: fleet.workspace });
+    // --force: src/f07.txt was changed since the run (by the node's revert just above).
+    const revertRun = await runCli(['revert', fleet.runId, '--force', ...fleet.flags], { cwd: fleet.workspace });
     expect(revertRun.code, revertRun.stderr).toBe(0);
     expect(workspaceContents(fleet.workspace)).toEqual(new Map([...fixture.initialFiles].sort(([x], [y]) => (x < y ? -1 : 1))));
   }, 480_000);
