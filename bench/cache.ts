@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   anthropicRequestBody,
+  messageText,
   openDatabase,
   readEvents,
   reconstructRequest,
@@ -37,9 +38,9 @@ export async function runCacheBench(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'dagent-bench-cache-'));
   try {
     const demo = runDemo(join(root, 'demo'));
-    const demoShare = await reportRun('the demo (`dagent demo`, examples/notifier, scripted model with its latencies)', demo.db, demo.runId);
+    const demoShare = await reportRun('the demo (`dagent demo`, examples/notifier, scripted model with its latencies)', demo.workspace, demo.runId);
     const mixed = runMixedSiblings(join(root, 'mixed'));
-    await reportRun('siblings of different kinds and roles (2 read nodes, then a coder, an edit and a reviewer node in parallel)', mixed.db, mixed.runId);
+    await reportRun('siblings of different kinds and roles (2 read nodes, then a coder, an edit and a reviewer node in parallel)', mixed.workspace, mixed.runId);
     printTable('goal', ['measure', 'goal', 'result', ''], [
       ['demo cache-hit share as `dagent status` shows it (scripted provider)', `≥ ${GOAL_SHARE * 100} %`, pct(demoShare.recorded), verdict(demoShare.recorded >= GOAL_SHARE)],
       ['  the most any prefix cache could serve of the demo\'s content, in any layout', '', pct(demoShare.bound), ''],
@@ -61,12 +62,14 @@ interface SentRequest {
   readonly usage?: Usage;
 }
 
-async function reportRun(title: string, dbPath: string, runId: string): Promise<RunShares> {
+async function reportRun(title: string, workspace: string, runId: string): Promise<RunShares> {
+  const dbPath = join(workspace, '.dagent', 'dagent.db');
   const store = await openDatabase(dbPath);
   try {
     const requests = await sentRequests(store.db, runId);
     process.stdout.write(`\n${title}: run ${runId}, ${requests.length} model requests\n`);
     printPrefixTable(requests);
+    process.stdout.write(`static prefixes (system + tools) contain: ${dynamicInStatic(requests, runId, workspace)}\n`);
     return printShareTable(requests);
   } finally {
     await store.close();
@@ -181,12 +184,30 @@ function printPrefixTable(requests: readonly SentRequest[]): void {
   );
 }
 
-/** Why a request does not extend the previous one of its agent: compaction, or a new surface (a replan's new instruction). */
+/** Why a request does not extend the previous one of its agent: the first message that differs, and what changed it. */
 function whyNotExtended(previous: ModelRequest, current: ModelRequest): string {
   if (previous.system !== current.system || JSON.stringify(previous.tools) !== JSON.stringify(current.tools)) return 'the system prompt or tools changed';
-  if (current.messages.some((message) => message.role === 'user' && message.source === 'compaction-summary')) return 'compacted';
-  if (previous.messages[0]?.seq !== current.messages[0]?.seq) return 'a new conversation (new instruction)';
-  return 'the history was rewritten';
+  const index = previous.messages.findIndex((message, position) => messageText(message) !== messageText(current.messages[position] ?? message) || current.messages[position] === undefined);
+  const changed = current.messages[index];
+  if (index === 0) return 'a new conversation (new instruction)';
+  if (changed === undefined) return `message ${index + 1} is gone`;
+  if (changed.role === 'user' && changed.source === 'compaction-summary') return `compaction summarised from message ${index + 1}`;
+  if (changed.role === 'tool' && changed.content.includes('pruned')) return `compaction pruned tool output from message ${index + 1}`;
+  return `message ${index + 1} (${changed.role}) changed`;
+}
+
+/** Parts of a static prefix that would make it differ from run to run or node to node. */
+function dynamicInStatic(requests: readonly SentRequest[], runId: string, workspace: string): string {
+  const statics = new Set(requests.map((entry) => requestParts(entry.request).filter((part) => part.kind !== 'message').map((part) => part.text).join('')));
+  const nodeIds = [...new Set(requests.map((entry) => entry.nodeId).filter((id) => id !== 'planner'))];
+  const found = new Set<string>();
+  for (const text of statics) {
+    if (text.includes(runId)) found.add('the run id');
+    if (text.includes(workspace)) found.add('the workspace path');
+    for (const id of nodeIds) if (text.includes(id)) found.add(`node id ${id}`);
+    if (/\b\d{4}-\d{2}-\d{2}\b|\b\d{2}:\d{2}:\d{2}\b/.test(text)) found.add('a date or time');
+  }
+  return found.size === 0 ? 'none of the run id, node ids, the workspace path, a date or time' : [...found].join(', ');
 }
 
 function range(offsets: readonly number[], staticBytes: number): string {
@@ -227,16 +248,16 @@ function printShareTable(requests: readonly SentRequest[]): RunShares {
   return { recorded: recordedHit / recordedInput, bound };
 }
 
-function runDemo(folder: string): { db: string; runId: string } {
+function runDemo(folder: string): { workspace: string; runId: string } {
   const result = spawnSync(process.execPath, [DAGENT, 'demo', '--no-dashboard', '--json', '--into', folder], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 300_000 });
   const line = result.stdout.trim().split('\n').reverse().find((candidate) => candidate.startsWith('{"demo"'));
   if (line === undefined) throw new Error(`dagent demo failed (exit ${result.status}):\n${result.stdout}\n${result.stderr}`);
   const { demo } = JSON.parse(line) as { demo: { runId: string } };
-  return { db: join(folder, '.dagent', 'dagent.db'), runId: demo.runId };
+  return { workspace: folder, runId: demo.runId };
 }
 
 /** A run with sibling nodes of different kinds and roles, through the real CLI, tools and scripted model (no latency). */
-function runMixedSiblings(folder: string): { db: string; runId: string } {
+function runMixedSiblings(folder: string): { workspace: string; runId: string } {
   mkdirSync(join(folder, 'src'), { recursive: true });
   writeFileSync(join(folder, 'src', 'circle.ts'), 'export class Circle {\n  constructor(readonly radius: number) {}\n  area(): number {\n    return Math.PI * this.radius ** 2;\n  }\n}\n');
   writeFileSync(join(folder, 'src', 'square.ts'), 'export class Square {\n  constructor(readonly side: number) {}\n  area(): number {\n    return this.side ** 2;\n  }\n}\n');
@@ -250,7 +271,7 @@ function runMixedSiblings(folder: string): { db: string; runId: string } {
       node('read-square', 'read', ['src/square.ts'], { dependsOn: [] }),
       node('edit-circle', 'edit', ['src/circle.ts'], { role: 'coder', dependsOn: ['read-circle', 'read-square'] }),
       node('edit-square', 'edit', ['src/square.ts'], { dependsOn: ['read-circle', 'read-square'] }),
-      node('review', 'read', ['src/circle.ts', 'src/square.ts'], { role: 'reviewer', dependsOn: ['read-circle', 'read-square'] }),
+      node('review-shapes', 'read', ['src/circle.ts', 'src/square.ts'], { role: 'reviewer', dependsOn: ['read-circle', 'read-square'] }),
     ],
   };
   const read = (path: string, id: string): Record<string, unknown> => ({ toolCalls: [{ id, name: 'read_file', args: { path } }] });
@@ -262,7 +283,7 @@ function runMixedSiblings(folder: string): { db: string; runId: string } {
       'node:read-square': [read('src/square.ts', 'r2'), { text: 'Square has area(): side².' }],
       'node:edit-circle': [read('src/circle.ts', 'e1'), write('src/circle.ts', 'e2', '/** A circle. area() is π r². */\nexport class Circle {\n  constructor(readonly radius: number) {}\n  area(): number {\n    return Math.PI * this.radius ** 2;\n  }\n}\n'), { text: 'Documented Circle.' }],
       'node:edit-square': [read('src/square.ts', 'e3'), write('src/square.ts', 'e4', '/** A square. area() is side². */\nexport class Square {\n  constructor(readonly side: number) {}\n  area(): number {\n    return this.side ** 2;\n  }\n}\n'), { text: 'Documented Square.' }],
-      'node:review': [read('src/circle.ts', 'v1'), read('src/square.ts', 'v2'), { text: 'Both area() methods are correct.' }],
+      'node:review-shapes': [read('src/circle.ts', 'v1'), read('src/square.ts', 'v2'), { text: 'Both area() methods are correct.' }],
     },
   };
   writeFileSync(join(folder, 'plan.json'), JSON.stringify(plan, null, 2));
@@ -273,7 +294,7 @@ function runMixedSiblings(folder: string): { db: string; runId: string } {
   });
   const runId = /\br-[0-9a-f]+\b/.exec(result.stdout)?.[0];
   if (result.status !== 0 || runId === undefined) throw new Error(`the mixed-siblings run failed (exit ${result.status}):\n${result.stdout}\n${result.stderr}`);
-  return { db: join(folder, '.dagent', 'dagent.db'), runId };
+  return { workspace: folder, runId };
 }
 
 function pct(value: number): string {

@@ -39,7 +39,7 @@ export type { ModelParameters, ModelProvider, ModelRequest, StreamPart, ToolSpec
 export { PrefixCache } from './model/prefix-cache.js';
 export { DEFAULT_PRICE_TABLE, mergePriceTable, priceOf, type PriceTable } from './model/price-table.js';
 export { PROVIDERS } from './model/provider-catalog.js';
-export { requestParts, requestText } from './model/request-text.js';
+export { messageText, requestParts, requestText } from './model/request-text.js';
 export { requestTokens } from './model/request-tokens.js';
 export { estimateTextTokens } from './model/token-estimate.js';
 
