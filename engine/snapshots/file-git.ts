@@ -141,15 +141,15 @@ export class GitWorkingTree {
     for (let start = 0; start < paths.length; start += PATHS_PER_COMMAND) {
       const chunk = paths.slice(start, start + PATHS_PER_COMMAND);
       const output = await this.#git(['--literal-pathspecs', 'ls-tree', '-r', '-z', '--full-tree', tree, '--', ...chunk], { cwd: this.root });
-      for (const record of output.toString('utf8').split('\0')) {
-        const tab = record.indexOf('\t');
-        if (tab < 0) continue;
-        const [mode, type, blob] = record.slice(0, tab).split(' ');
-        if (type !== 'blob' || mode === undefined || blob === undefined) continue;
-        entries.set(record.slice(tab + 1), { mode, blob });
-      }
+      parseTreeListing(output, entries);
     }
     return entries;
+  }
+
+  /** Every file and link of `tree`, by path (one `git ls-tree` for the whole tree). */
+  async treeEntries(tree: string): Promise<Map<string, GitEntry>> {
+    const output = await this.#git(['ls-tree', '-r', '-z', '--full-tree', tree], { cwd: this.root });
+    return parseTreeListing(output, new Map());
   }
 
   /** The paths .gitignore (or info/exclude, or the user's excludes) ignores; tracked files never are. */
@@ -242,6 +242,18 @@ export class GitWorkingTree {
       () => false,
     );
   }
+}
+
+/** Adds the blobs of a `git ls-tree -r -z` listing (`mode type id TAB path NUL`, repeated) to `entries`. */
+function parseTreeListing(output: Buffer, entries: Map<string, GitEntry>): Map<string, GitEntry> {
+  for (const record of output.toString('utf8').split('\0')) {
+    const tab = record.indexOf('\t');
+    if (tab < 0) continue;
+    const [mode, type, blob] = record.slice(0, tab).split(' ');
+    if (type !== 'blob' || mode === undefined || blob === undefined) continue;
+    entries.set(record.slice(tab + 1), { mode, blob });
+  }
+  return entries;
 }
 
 /** Parses `git diff-tree -r -z --raw`: `:oldmode newmode oldsha newsha status NUL path NUL`, repeated. */

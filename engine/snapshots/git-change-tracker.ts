@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { lstatSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GitEntry, GitWorkingTree } from './file-git.js';
 import { GIT_LINK_MODE } from './file-git.js';
@@ -28,20 +28,25 @@ export class GitChangeTracker {
   readonly #git: GitWorkingTree;
   readonly #watcher: WorkspaceWatcher;
   readonly base: string;
+  /** The base tree's entries, kept when it has at most `MAX_BASE_ENTRIES_KEPT`: a path's first change then costs no `git ls-tree`. */
+  readonly #baseEntries: ReadonlyMap<string, GitEntry> | undefined;
   readonly #overlay = new Map<string, GitEntry | null>();
   #catchingUp: Promise<void> = Promise.resolve();
 
-  private constructor(git: GitWorkingTree, watcher: WorkspaceWatcher, base: string) {
+  private constructor(git: GitWorkingTree, watcher: WorkspaceWatcher, base: string, baseEntries: ReadonlyMap<string, GitEntry> | undefined) {
     this.#git = git;
     this.#watcher = watcher;
     this.base = base;
+    this.#baseEntries = baseEntries;
   }
 
-  /** Starts the watcher, then takes the base tree (so no change between the two is missed). */
+  /** Starts the watcher, then takes the base tree (so no change between the two is missed) and lists it. */
   static async start(git: GitWorkingTree): Promise<GitChangeTracker> {
     const watcher = await WorkspaceWatcher.start(git.root, (folders) => git.ignored(folders));
     try {
-      return new GitChangeTracker(git, watcher, await git.writeTree());
+      const base = await git.writeTree();
+      const entries = await git.treeEntries(base);
+      return new GitChangeTracker(git, watcher, base, entries.size <= MAX_BASE_ENTRIES_KEPT ? entries : undefined);
     } catch (error) {
       watcher.close();
       throw error;
@@ -77,12 +82,23 @@ export class GitChangeTracker {
         fromBase.push(path);
       }
     }
-    const baseEntries = await this.#git.lsTree(this.base, fromBase);
+    const baseEntries = await this.#entriesInBase(fromBase);
     for (const path of fromBase) {
       const before = baseEntries.get(path) ?? null;
       if (!sameEntry(before, this.#overlay.get(path) ?? null)) changed.set(path, { entry: before, raw: false });
     }
     return new Map([...changed].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  }
+
+  /** The base tree's entries at `paths` (files and links only; a folder's path has none). */
+  async #entriesInBase(paths: readonly string[]): Promise<ReadonlyMap<string, GitEntry>> {
+    if (this.#baseEntries === undefined) return this.#git.lsTree(this.base, paths);
+    const entries = new Map<string, GitEntry>();
+    for (const path of paths) {
+      const entry = this.#baseEntries.get(path);
+      if (entry !== undefined) entries.set(path, entry);
+    }
+    return entries;
   }
 
   /** Stores the reported paths' current content as blobs and updates the overlay; one catch-up at a time. */
@@ -103,18 +119,28 @@ export class GitChangeTracker {
     const root = this.#git.root;
     const states = await Promise.all(reported.map(async (path) => [path, await readState(root, path)] as const));
     const present = states.filter(([, state]) => state.kind === 'file' || state.kind === 'link');
-    const ignored = await this.#git.ignored(present.map(([path]) => path).filter((path) => !this.#overlay.has(path)));
+    // A path of the base tree was staged by `git add -A`, so git does not ignore it: only new paths are asked about.
+    const ignored = await this.#git.ignored(present.map(([path]) => path).filter((path) => !this.#overlay.has(path) && this.#baseEntries?.has(path) !== true));
     const gone: string[] = [];
     for (const [path, state] of states) {
       if (state.kind === 'file' || state.kind === 'link') {
         if (ignored.has(path)) continue;
         const mode = state.kind === 'link' ? GIT_LINK_MODE : isExecutable(join(root, path)) ? '100755' : '100644';
         this.#overlay.set(path, { mode, blob: await this.#git.hashBytes(stateBytes(state)!) });
-      } else {
+      } else if (!isFolder(join(root, path)) || this.#mayHaveEntry(path)) {
+        // A folder that is there (made by the node) has nothing of its own to store: the watcher
+        // reports the files in it. Unless a file or link stood at its path: that one is gone.
         gone.push(path);
       }
     }
     if (gone.length > 0) await this.#forget(gone);
+  }
+
+  /** Whether a file or link may stand at `path` in the base tree or the overlay (true when the base was not listed). */
+  #mayHaveEntry(path: string): boolean {
+    const current = this.#overlay.get(path);
+    if (current !== undefined) return current !== null;
+    return this.#baseEntries === undefined || this.#baseEntries.has(path);
   }
 
   /** Paths (files or whole folders) that are no longer there: every entry at or under them is removed. */
@@ -132,8 +158,15 @@ export class GitChangeTracker {
   }
 }
 
+/** Past this many files and links in the base tree, its listing is not kept in memory (about 100 bytes an entry). */
+const MAX_BASE_ENTRIES_KEPT = 300_000;
+
 /** What writers leave for a moment before a rename (`.<name>.<hex>.dagent-tmp`): never part of a snapshot. */
 const TEMP_FILE = /(^|\/)\.[^/]+\.[0-9a-f]+\.dagent-tmp$/;
+
+function isFolder(path: string): boolean {
+  return lstatSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+}
 
 function isExecutable(path: string): boolean {
   const found = statSync(path, { throwIfNoEntry: false });

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseNodeBoundary, type NodeBoundary } from '../../../engine/snapshots/file-node-boundary.js';
@@ -193,6 +193,17 @@ describe('FileSnapshots at node boundaries', () => {
     const big = (await snapshotRows(h.store, h.runId)).find((row) => row.path === 'data/big.txt');
     expect([big?.content_before?.length, big?.content_after]).toEqual([before.length, after.toString('utf8')]);
     expect(readdirSync(join(h.workspace, '.dagent', 'watch'))).toEqual([]);
+  });
+
+  it('sees a file replaced by a folder, and a new folder\'s files, in a watched git workspace', async () => {
+    const h = await harness({ git: true, files: { 'out/report': 'old report\n', 'src/a.ts': 'a\n' } });
+    await h.startNode('reshape');
+    const boundary = await h.snapshots.beginNode('reshape', ['out/**', 'gen/**']);
+    rmSync(join(h.workspace, 'out', 'report'));
+    h.put('out/report/index.md', 'new report\n');
+    h.put('gen/deep/x.ts', 'x\n');
+    const end = await h.snapshots.endNode('reshape', ['out/**', 'gen/**'], throughTheLog(boundary));
+    expect(end).toEqual({ filesChanged: ['gen/deep/x.ts', 'out/report', 'out/report/index.md'], strayChanges: [] });
   });
 
   it('never touches the user\'s git index, HEAD or refs', async () => {
