@@ -6,6 +6,7 @@ import { isAbsolute, join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { isGlobPattern } from '../plan/index.js';
 import { FileSnapshotGitError } from './file-snapshot-errors.js';
+import { GitBlobBatch } from './git-blob-batch.js';
 
 /** Runs one git command in `cwd` and resolves with its stdout; rejects with `FileSnapshotGitError`. */
 export type GitRunner = (args: readonly string[], options: GitRunOptions) => Promise<Buffer>;
@@ -73,6 +74,7 @@ const GITLINK_MODE = '160000';
 export class GitWorkingTree {
   readonly root: string;
   readonly #git: GitRunner;
+  readonly #batch: GitBlobBatch | undefined;
   #objects: Promise<string | undefined> | undefined;
   #dagentIgnored: Promise<boolean> | undefined;
   readonly #written = new Map<string, Buffer>();
@@ -81,6 +83,13 @@ export class GitWorkingTree {
   constructor(root: string, git: GitRunner = runGit) {
     this.root = root;
     this.#git = git;
+    // With the real git, blobs are read through one long-lived process; a runner given for tests sees every command.
+    this.#batch = git === runGit ? new GitBlobBatch(() => spawn('git', [...GIT_SETTINGS, 'cat-file', '--batch', '--filters'], { cwd: root, env: gitEnvironment(), stdio: ['pipe', 'pipe', 'ignore'] })) : undefined;
+  }
+
+  /** Stops the long-lived `git cat-file` (if one was started); reads after it start a command each. */
+  close(): void {
+    this.#batch?.close();
   }
 
   /** A `GitWorkingTree` when `root` holds a `.git` and is the top of a repository git can use; otherwise undefined. */
@@ -127,6 +136,10 @@ export class GitWorkingTree {
 
   /** A blob's content in working-copy form (the path's checkout filters applied, e.g. eol=crlf). */
   async readBlob(blob: string, path: string): Promise<Buffer> {
+    if (this.#batch !== undefined && !this.#batch.failed) {
+      const bytes = await this.#batch.read(blob, path).catch(() => undefined);
+      if (bytes !== undefined) return bytes;
+    }
     return this.#git(['cat-file', '--filters', `--path=${path}`, blob], { cwd: this.root });
   }
 
@@ -273,13 +286,19 @@ export function parseRawDiff(output: string): GitTreeChange[] {
   return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-/** The real runner: `git` from PATH, with the user's `GIT_*` variables removed so none redirects it. */
+/** The environment git runs in: the user's `GIT_*` variables removed so none redirects it, no optional locks. */
+function gitEnvironment(indexFile?: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('GIT_')) env[key] = value;
+  if (indexFile !== undefined) env.GIT_INDEX_FILE = indexFile;
+  env.GIT_OPTIONAL_LOCKS = '0';
+  return env;
+}
+
+/** The real runner: `git` from PATH, in `gitEnvironment`. */
 export const runGit: GitRunner = (args, options) =>
   new Promise((resolve, reject) => {
-    const env: NodeJS.ProcessEnv = {};
-    for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('GIT_')) env[key] = value;
-    if (options.indexFile !== undefined) env.GIT_INDEX_FILE = options.indexFile;
-    env.GIT_OPTIONAL_LOCKS = '0';
+    const env = gitEnvironment(options.indexFile);
     const child = spawn('git', [...GIT_SETTINGS, ...args], { cwd: options.cwd, env, stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     if (options.input !== undefined) {
       child.stdin?.on('error', () => undefined);

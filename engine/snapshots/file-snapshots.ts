@@ -214,6 +214,7 @@ export class FileSnapshots {
     this.#closed = true;
     const tracker = await this.#tracker?.catch(() => undefined);
     tracker?.close();
+    (await this.#git)?.close();
   }
 
   async #snapshotBefore(nodeId: string, path: string): Promise<void> {

@@ -206,6 +206,20 @@ describe('FileSnapshots at node boundaries', () => {
     expect(end).toEqual({ filesChanged: ['gen/deep/x.ts', 'out/report', 'out/report/index.md'], strayChanges: [] });
   });
 
+  it('restores files git checks out through a filter (eol=crlf) byte for byte, several in one node', async () => {
+    const h = await harness({ git: true, files: { '.gitattributes': '*.txt eol=crlf\n', 'a.txt': 'one\ntwo\n', 'b.txt': 'three\n', 'c d.txt': 'four\n' } });
+    for (const file of ['a.txt', 'b.txt', 'c d.txt']) rmSync(join(h.workspace, file));
+    h.git('checkout', '--', '.');
+    expect(h.read('a.txt')).toBe('one\r\ntwo\r\n');
+    await h.startNode('rewrite');
+    const boundary = await h.snapshots.beginNode('rewrite', ['*.txt']);
+    for (const file of ['a.txt', 'b.txt', 'c d.txt']) h.put(file, 'rewritten\n');
+    await h.snapshots.endNode('rewrite', ['*.txt'], throughTheLog(boundary));
+
+    expect(await h.snapshots.restoreNode('rewrite', throughTheLog(boundary))).toEqual(['a.txt', 'b.txt', 'c d.txt']);
+    expect([h.read('a.txt'), h.read('b.txt'), h.read('c d.txt')]).toEqual(['one\r\ntwo\r\n', 'three\r\n', 'four\r\n']);
+  });
+
   it('never touches the user\'s git index, HEAD or refs', async () => {
     const h = await harness({ git: true, files: { 'src/a.ts': 'a\n', 'src/b.ts': 'b\n', '.gitignore': 'dist/\n' } });
     h.put('src/b.ts', 'b staged by the user\n');

@@ -1,0 +1,112 @@
+import type { ChildProcessByStdio } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import type { Socket } from 'node:net';
+import type { Readable, Writable } from 'node:stream';
+
+/** Starts `git cat-file --batch --filters` in the working tree. */
+export type StartBlobBatch = () => ChildProcessByStdio<Writable, Readable, null>;
+
+interface Request {
+  readonly resolve: (bytes: Buffer) => void;
+  readonly reject: (error: Error) => void;
+}
+
+/**
+ * Blobs in working-copy form (checkout filters applied) through one long-lived
+ * `git cat-file --batch --filters`: a request is a line `<blob> <path>`, an answer
+ * `<id> blob <size>\n<bytes>\n` (or `<id> missing\n`), in order. One process for the run instead
+ * of one per file: the first change of each file of the base tree needs its content before.
+ * The size git prints is the blob's before its filters (git 2.39 and others), so an answer is
+ * framed by a sentinel instead: after each blob, an id that does not exist is asked for, and its
+ * `missing` line ends the answer. The process keeps Node alive only while a request is open.
+ * Once it fails, every read fails (the caller falls back to one command per blob).
+ */
+export class GitBlobBatch {
+  readonly #start: StartBlobBatch;
+  #child: ChildProcessByStdio<Writable, Readable, null> | undefined;
+  readonly #waiting: Request[] = [];
+  #buffer: Buffer = Buffer.alloc(0);
+  #searchFrom = 0;
+  #failure: Error | undefined;
+  /** An object id no repository holds, asked for after each blob: its `missing` line closes the answer. */
+  readonly #sentinel = randomBytes(20).toString('hex');
+  readonly #marker = Buffer.from(`${this.#sentinel} missing\n`, 'utf8');
+
+  constructor(start: StartBlobBatch) {
+    this.#start = start;
+  }
+
+  /** Whether it can no longer read (then `read` rejects at once). */
+  get failed(): boolean {
+    return this.#failure !== undefined;
+  }
+
+  /** The blob's bytes as `git cat-file --filters --path=<path>` gives them. Paths with a line break cannot be asked for this way. */
+  read(blob: string, path: string): Promise<Buffer> {
+    if (this.#failure !== undefined) return Promise.reject(this.#failure);
+    if (path.includes('\n') || !/^[0-9a-f]+$/.test(blob)) return Promise.reject(new Error(`cannot ask git cat-file --batch for ${JSON.stringify(path)}`));
+    const child = this.#running();
+    return new Promise<Buffer>((resolve, reject) => {
+      this.#waiting.push({ resolve, reject });
+      handleOf(child.stdout).ref();
+      child.stdin.write(`${blob} ${path}\n${this.#sentinel} ${path}\n`);
+    });
+  }
+
+  close(): void {
+    this.#fail(new Error('git cat-file --batch closed'));
+  }
+
+  #running(): ChildProcessByStdio<Writable, Readable, null> {
+    if (this.#child !== undefined) return this.#child;
+    const child = this.#start();
+    this.#child = child;
+    child.on('error', (error) => this.#fail(error));
+    child.on('close', () => this.#fail(new Error('git cat-file --batch ended')));
+    child.stdin.on('error', (error) => this.#fail(error));
+    child.stdout.on('data', (chunk: Buffer) => this.#receive(chunk));
+    child.unref();
+    handleOf(child.stdout).unref();
+    handleOf(child.stdin).unref();
+    return child;
+  }
+
+  #receive(chunk: Buffer): void {
+    this.#buffer = this.#buffer.length === 0 ? chunk : Buffer.concat([this.#buffer, chunk]);
+    for (;;) {
+      const request = this.#waiting[0];
+      if (request === undefined) return;
+      // Each answer ends where the sentinel's `missing` line begins.
+      const end = this.#buffer.indexOf(this.#marker, this.#searchFrom);
+      if (end < 0) {
+        this.#searchFrom = Math.max(0, this.#buffer.length - this.#marker.length);
+        return;
+      }
+      const answer = this.#buffer.subarray(0, end);
+      this.#buffer = this.#buffer.subarray(end + this.#marker.length);
+      this.#searchFrom = 0;
+      this.#waiting.shift();
+      if (this.#waiting.length === 0 && this.#child !== undefined) handleOf(this.#child.stdout).unref();
+      const newline = answer.indexOf(0x0a);
+      const header = answer.subarray(0, Math.max(0, newline)).toString('utf8').split(' ');
+      if (newline < 0 || header[1] !== 'blob') request.reject(new Error(`git cat-file --batch: ${header.join(' ')}`));
+      // The blob's bytes, then the newline git ends them with.
+      else request.resolve(Buffer.from(answer.subarray(newline + 1, answer.length - 1)));
+    }
+  }
+
+  #fail(error: Error): void {
+    this.#failure ??= error;
+    for (const request of this.#waiting.splice(0)) request.reject(this.#failure);
+    const child = this.#child;
+    if (child !== undefined && child.exitCode === null && child.signalCode === null) {
+      child.stdin.end();
+      child.kill();
+    }
+  }
+}
+
+/** A child's pipe is a socket: it can stop (and start again) keeping Node alive. */
+function handleOf(stream: Readable | Writable): Pick<Socket, 'ref' | 'unref'> {
+  return stream as unknown as Socket;
+}
