@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { EventLog, FileSnapshots, Session, createRun, handoffMessage, openDatabase, type CompletedNode, type ToolResult } from '../../engine/index.js';
+import { EventLog, FileSnapshots, Session, createRun, openDatabase, type ToolResult } from '../../engine/index.js';
 import { createNonInteractiveApprover, createToolRuntime, detectConfinement, type CommandConfinement } from '../../tools/index.js';
 import { median } from './table.js';
 
@@ -13,7 +13,7 @@ export interface CommandNodeParts {
   readonly snapshot: number;
   /** The node's own appends: node/started, node/snapshotted, user/message, tool/result, node/succeeded. */
   readonly log: number;
-  /** What the node is given before its command runs: its surface over the log (`Session.open`) and the hand-off of its dependency. */
+  /** What the node is given before its command runs: its surface over the log (`Session.open`) and the hand-off of its dependency (worded as the run controller does). */
   readonly context: number;
   /** `run_command` through the tool runtime: checks, the `tool/call` event, the process (in the OS sandbox when there is one) and its output. */
   readonly command: number;
@@ -58,7 +58,7 @@ export async function measureCommandNodes(repository: string, nodes: number): Pr
   try {
     // The run's first boundary starts the watch and takes the base tree: once per run, not per node.
     await snapshots.beginNode('setup', []);
-    let previous: CompletedNode | undefined;
+    let previous: { readonly nodeId: string; readonly result: string; readonly filesChanged: readonly string[] } | undefined;
     for (let index = 0; index < nodes; index += 1) {
       const nodeId = `c${index}`;
       const file = `notes/command-${index % 3}.txt`;
@@ -69,7 +69,7 @@ export async function measureCommandNodes(repository: string, nodes: number): Pr
       const marker = await timed(() => log.append({ type: 'node/snapshotted', nodeId, turn: 1, payload: { attempt: 1, boundary } }), spent.log);
       const session = await timed(async () => {
         const opened = await Session.open(log, nodeId, { fromSeq: marker.seq });
-        handoffs.push(previous === undefined ? [] : [handoffMessage(undefined, previous)]);
+        handoffs.push(previous === undefined ? [] : [`Result of ${previous.nodeId}:\n${previous.result}\nFiles changed: ${previous.filesChanged.join(', ')}`]);
         return opened;
       }, spent.context);
       try {
