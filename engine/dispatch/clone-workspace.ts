@@ -53,11 +53,20 @@ export class CloneWorkspace {
   async prepare(dependencies: readonly { readonly nodeId: string; readonly patch: string }[]): Promise<void> {
     await git(this.#dir, ['reset', '-q', '--hard', this.#baseCommit]);
     await git(this.#dir, ['clean', '-fdq']);
-    for (const dependency of dependencies) {
-      try {
-        await applyNodePatch(this.#dir, dependency.patch);
-      } catch (error) {
-        throw new DagentError(`the patch of ${dependency.nodeId} does not apply in the clone ${this.#dir}: ${(error as Error).message.split('\n')[0]}`, { cause: error });
+    // One `git apply` for them all (git applies consecutive patches of a file in order); when that
+    // fails, nothing was applied, and one at a time finds the patch that does not apply.
+    const together = dependencies.map((dependency) => dependency.patch).filter((patch) => patch.trim() !== '');
+    const applied = await applyNodePatch(this.#dir, together.join('')).then(
+      () => true,
+      () => false,
+    );
+    if (!applied) {
+      for (const dependency of dependencies) {
+        try {
+          await applyNodePatch(this.#dir, dependency.patch);
+        } catch (error) {
+          throw new DagentError(`the patch of ${dependency.nodeId} does not apply in the clone ${this.#dir}: ${(error as Error).message.split('\n')[0]}`, { cause: error });
+        }
       }
     }
     this.#startTree = await this.#stageAll();
