@@ -25,6 +25,8 @@ function summary(event: SessionEvent): string {
       const usage = event.payload.usage === undefined ? '' : ` · ${event.payload.usage.input}→${event.payload.usage.output} tok`;
       return `${event.payload.content}${calls ? ` ${calls}` : ''}${usage}`;
     }
+    case 'text/streamed':
+      return event.payload.text;
     case 'tool/call':
       return `${event.payload.name} ${JSON.stringify(event.payload.args)}`;
     case 'tool/result':
