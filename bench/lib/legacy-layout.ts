@@ -4,7 +4,7 @@ import { DEFAULT_ROLES, type ModelMessage, type ModelRequest } from '../../engin
  * The same request laid out as dagent did before the prompt-cache work, for the bench's
  * side-by-side: a node's role prompt was the system prompt's last section (not a paragraph of its
  * instruction), the tools were sorted by name (not the read tools first), and the Anthropic body
- * had no breakpoint where the previous request ended. Same content, only the placement differs.
+ * had no breakpoint on the last tool (when there was system text) nor where the previous request ended. Same content, only the placement differs.
  */
 export function legacyRequest(request: ModelRequest): ModelRequest {
   const tools = [...request.tools].sort((a, b) => a.name.localeCompare(b.name));
@@ -17,11 +17,13 @@ export function legacyRequest(request: ModelRequest): ModelRequest {
   return { ...request, system: `${request.system}\n\n${role.prompt}`, tools, messages };
 }
 
-/** The Anthropic body with only the breakpoints the old layout set: the static prefix and the last block. */
+/** The Anthropic body with only the breakpoints the old layout set: the static prefix (the system block, or the last tool without one) and the last block. */
 export function legacyAnthropicBody(body: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const messages = body['messages'] as { role: string; content: Record<string, unknown>[] }[];
+  const tools = body['tools'] as Record<string, unknown>[] | undefined;
   return {
     ...body,
+    ...(tools === undefined || body['system'] === undefined ? {} : { tools: tools.map(({ cache_control: _dropped, ...tool }) => tool) }),
     messages: messages.map((message, index) =>
       index === messages.length - 1
         ? message

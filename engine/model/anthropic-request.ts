@@ -13,12 +13,13 @@ interface AnthropicMessage {
 const CACHE_BREAKPOINT = { type: 'ephemeral' } as const;
 
 /**
- * The Messages API body. Anthropic reads tools, then system, then messages; one cache breakpoint
- * on the system block (or the last tool when there is no system text) caches that static prefix,
- * a second one on the last history block lets the next step reuse the whole conversation so far,
- * and a third on the block the previous request ended with (just before the model's last answer)
- * reads that entry back exactly: Anthropic looks for an earlier entry only 20 blocks back from a
- * breakpoint, and a step with many tool results appends more than that.
+ * The Messages API body. Anthropic reads tools, then system, then messages, and caches at most
+ * four breakpoints: the last tool (nodes list the tools every kind has first, so a read node's
+ * whole list is an edit node's start: the edit node finds that entry looking back from its system
+ * breakpoint), the system block (the static prefix), the block the previous request ended with
+ * (just before the model's last answer: Anthropic looks for an earlier entry only 20 blocks back
+ * from a breakpoint, and a step with many tool results appends more than that), and the last
+ * history block, which the next step reads back.
  * Tool results go back as `tool_result` blocks of a user message; consecutive tool and user
  * messages are merged into one user turn, results first as the API requires.
  */
@@ -29,11 +30,8 @@ export function anthropicRequestBody(request: ModelRequest): Record<string, unkn
     stream: true,
   };
   const tools: Block[] = request.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.parameters }));
-  if (request.system.length > 0) {
-    body['system'] = [{ type: 'text', text: request.system, cache_control: CACHE_BREAKPOINT }];
-  } else if (tools.length > 0) {
-    tools[tools.length - 1] = { ...tools[tools.length - 1], cache_control: CACHE_BREAKPOINT };
-  }
+  if (tools.length > 0) tools[tools.length - 1] = { ...tools[tools.length - 1], cache_control: CACHE_BREAKPOINT };
+  if (request.system.length > 0) body['system'] = [{ type: 'text', text: request.system, cache_control: CACHE_BREAKPOINT }];
   if (tools.length > 0) body['tools'] = tools;
   const messages = anthropicMessages(request.messages);
   markPreviousRequestEnd(messages);

@@ -147,7 +147,7 @@ describe('Anthropic Messages streaming', () => {
     expect(assistant?.content[0]).toEqual({ type: 'thinking', thinking: 'Both files implement Shape.', signature: 'EqQBCgIYAhIM1gbcDa9GJwZA2b3h' });
   });
 
-  it('sends system and tools as a cached prefix, a breakpoint where the previous request ended, and tool results merged into one user turn', async () => {
+  it('sends tools and system as cached prefixes, a breakpoint where the previous request ended, and tool results merged into one user turn', async () => {
     server.enqueue({ body: anthropicSse([anthropicMessageStart({ input_tokens: 10, output_tokens: 1 }), { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 1 } }, { type: 'message_stop' }]) });
 
     await callModel(anthropic(), modelRequest({ model: 'claude-sonnet-4-5', messages: historyWithToolRound() }), { signal: signal() });
@@ -155,7 +155,7 @@ describe('Anthropic Messages streaming', () => {
     const body = server.requests[0]?.json as Record<string, unknown>;
     expect(body).toMatchObject({ model: 'claude-sonnet-4-5', max_tokens: 8192, stream: true });
     expect(body['system']).toEqual([{ type: 'text', text: 'You are a careful coding agent.', cache_control: { type: 'ephemeral' } }]);
-    expect(body['tools']).toEqual([{ name: 'read_file', description: 'Read a file of the workspace.', input_schema: expect.objectContaining({ type: 'object' }) }]);
+    expect(body['tools']).toEqual([{ name: 'read_file', description: 'Read a file of the workspace.', input_schema: expect.objectContaining({ type: 'object' }), cache_control: { type: 'ephemeral' } }]);
     expect(body['messages']).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'Rename Shape.area() to Shape.getArea().', cache_control: { type: 'ephemeral' } }] },
       {

@@ -117,7 +117,7 @@ describe('prompt prefix', () => {
     expect(coder.messages[0]!.content).toContain('This is an edit node: make the change in the files you may write, then check it (e.g. read the result back).\n\nRole: coder.');
   });
 
-  it('a read node sends the leading part of an edit node\'s tool list, and a reviewer the same prefix as a plain read node', async () => {
+  it('a read node sends the leading part of an edit node\'s tool list, ending in a breakpoint, and a reviewer the same prefix as a plain read node', async () => {
     const sent = await requestsOfRun();
     const read = sent.get('node:read')![0]!;
     const review = sent.get('node:review')![0]!;
@@ -128,6 +128,11 @@ describe('prompt prefix', () => {
     expect(edit.system).toBe(read.system);
     expect(staticText(edit).startsWith(staticText(read))).toBe(true);
     expect(staticText(review)).toBe(staticText(read));
+    // Anthropic reads tools first: the read node's list ends with a breakpoint the edit node's request can read back.
+    const readTools = anthropicRequestBody(read)['tools'] as Record<string, unknown>[];
+    const editTools = anthropicRequestBody(edit)['tools'] as Record<string, unknown>[];
+    expect(readTools.at(-1)!['cache_control']).toEqual({ type: 'ephemeral' });
+    expect(withoutBreakpoints(editTools.slice(0, readTools.length))).toEqual(withoutBreakpoints(readTools));
   });
 
   it('each request of a node extends its previous one byte for byte, with a breakpoint where the previous one ended', async () => {
