@@ -103,20 +103,21 @@ export function commandWord(argv: readonly string[]): string | undefined {
 }
 
 async function reportError(io: CliIo, error: unknown, dbUrl: string | undefined): Promise<number> {
-  if (isSqliteError(error)) {
-    const { describeSqliteError } = await import('../engine/read-face.js');
-    error = describeSqliteError(error, dbUrl ?? 'the database');
-  }
+  // Loaded only when there is an error to report: `--help` and the like stay quick to start.
+  const { describeSqliteError, visibleText } = await import('../engine/read-face.js');
+  if (isSqliteError(error)) error = describeSqliteError(error, dbUrl ?? 'the database');
+  // A message may quote the plan, the model or the repository: escapes in it are shown, not obeyed.
+  const say = (message: string): void => writeLine(io.stderr, `dagent: ${visibleText(message, { multiline: true })}`);
   const environment = describeEnvironmentError(error) ?? (error instanceof Error && hasExitCode(error) ? await modelEnvironmentFailure(error.message) : undefined);
   if (environment !== undefined) {
-    writeLine(io.stderr, `dagent: ${environment}`);
+    say(environment);
     return 2;
   }
   if (hasExitCode(error)) {
-    writeLine(io.stderr, `dagent: ${error.message}`);
+    say(error.message);
     return error.exitCode;
   }
-  writeLine(io.stderr, `dagent: ${error instanceof Error ? error.message : String(error)}`);
+  say(error instanceof Error ? error.message : String(error));
   if (io.env.DAGENT_DEBUG && error instanceof Error && error.stack) writeLine(io.stderr, error.stack);
   return isUsageError(error) ? 2 : 1;
 }

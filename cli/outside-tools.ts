@@ -1,4 +1,4 @@
-import { ConfigError } from '../engine/index.js';
+import { ConfigError, visibleText } from '../engine/index.js';
 import { McpServers, chooseSearchProvider, sandboxMcpLaunch, createWebFetchTool, createWebSearchTool, isMcpToolName, type LocalToolRuntime, type McpServerSpec, type Tool } from '../tools/index.js';
 import type { CliContext } from './cli-context.js';
 import { createConfinement } from './confinement.js';
@@ -55,7 +55,7 @@ export async function startMcpTools(context: CliContext): Promise<Tool[]> {
   context.onClose(() => servers.stop());
   const tools = await servers.start();
   for (const server of servers.status()) {
-    if (server.state === 'failed' && !context.json) context.io.stderr.write(`dagent: MCP server ${server.name} did not start: ${server.error ?? 'unknown error'}\n`);
+    if (server.state === 'failed' && !context.json) context.io.stderr.write(`dagent: MCP server ${server.name} did not start: ${visibleText(server.error ?? 'unknown error')}\n`);
   }
   return tools;
 }

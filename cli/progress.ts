@@ -1,4 +1,4 @@
-import { emptyRunView, reduceRunView, planChangeSummary, type RunView, type SessionEvent } from '../engine/index.js';
+import { emptyRunView, reduceRunView, planChangeSummary, visibleText, type RunView, type SessionEvent } from '../engine/index.js';
 import type { CliIo } from './cli-io.js';
 import { outputHold } from './output-hold.js';
 import { eventJson, formatDuration, formatTokens, formatUsd } from './render/index.js';
@@ -27,7 +27,7 @@ export function createProgressPrinter(io: CliIo, options: { json: boolean; initi
         continue;
       }
       const line = progressLine(event, view, options.approvalsHere === true);
-      if (line !== undefined) hold.writeLine(io.stdout, `${event.createdAt.slice(11, 19)}  ${line}`);
+      if (line !== undefined) hold.writeLine(io.stdout, `${event.createdAt.slice(11, 19)}  ${visibleText(line)}`);
     }
   };
   return Object.assign(print, { view: () => view });

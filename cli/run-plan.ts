@@ -11,6 +11,7 @@ import {
   getRun,
   isTerminalRunStatus,
   readEvents,
+  visibleText,
   waitForRun,
   type Approver,
   type RunLease,
@@ -148,7 +149,7 @@ async function executeClaimedRun(context: CliContext, runId: string, flags: RunF
   } finally {
     await feed.stop();
   }
-  if (!context.json) writeLine(context.io.stdout, summaryLine(result));
+  if (!context.json) writeLine(context.io.stdout, visibleText(summaryLine(result), { multiline: true }));
   return result.status === 'succeeded' || result.status === 'paused' ? 0 : 1;
 }
 

@@ -3,7 +3,7 @@ import type { DashboardState } from './dashboard-state.js';
 import { renderHeader } from './render-header.js';
 import { nodePanel } from './render-node-panel.js';
 import { stageRows, visibleRows } from './render-stage-list.js';
-import { styledLine, type Span } from './styled-line.js';
+import { plainText, styledLine, type Span } from './styled-line.js';
 import { formatClock } from './text-format.js';
 
 export interface ScreenSize {
@@ -72,7 +72,7 @@ export function renderScreen(state: DashboardState, size: ScreenSize, options: {
   for (let index = 0; index < bodyHeight; index += 1) {
     const left = shown[index]?.spans ?? [];
     const leftText = line(left, leftWidth);
-    const visible = [...left.map(([text]) => text).join('')].length;
+    const visible = [...plainText(leftText)].length;
     body.push(`${leftText}${' '.repeat(Math.max(0, leftWidth - Math.min(visible, leftWidth)))}${line([['│', 'dim']], 1)}${line(panel[index] ?? [], rightWidth)}`);
   }
   return { lines: [...header, rule, ...body, ...bottom, footer], rowOrder };

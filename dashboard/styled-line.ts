@@ -1,3 +1,5 @@
+import { visibleText } from '../engine/index.js';
+
 /** How a span of the screen looks; rendered as blessed tags, or as nothing under NO_COLOR. */
 export type Style = 'plain' | 'dim' | 'bold' | 'green' | 'red' | 'yellow' | 'cyan' | 'magenta' | 'inverse';
 
@@ -21,14 +23,15 @@ function escapeTags(text: string): string {
 
 /**
  * One screen line from spans, cut to `width` visible characters before any tag is added (so tags
- * never count as width). Without colour the selection still shows, as inverse video.
+ * never count as width). Without colour the selection still shows, as inverse video. Text from the
+ * plan, the model or the repository shows its control characters and terminal escapes as escapes.
  */
 export function styledLine(spans: readonly Span[], width: number, color: boolean): string {
   let left = width;
   let out = '';
   for (const [text, style = 'plain'] of spans) {
     if (left <= 0) break;
-    const chars = [...text.replace(/[\r\n\t]+/g, ' ')];
+    const chars = [...visibleText(text.replace(/[\r\n\t]+/g, ' '))];
     const piece = chars.length <= left ? chars.join('') : `${chars.slice(0, Math.max(0, left - 1)).join('')}…`;
     left -= [...piece].length;
     const escaped = escapeTags(piece);

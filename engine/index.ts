@@ -8,6 +8,7 @@
 // Errors, canonical JSON, reading a file beside the module, secret redaction.
 export { ConfigError, DagentError, DatabaseError, errorMessage } from './errors.js';
 export { readBeside } from './read-beside.js';
+export { visibleJson, visibleText } from './visible-text.js';
 export { secretsFromEnvironment } from './secret-redactor.js';
 
 // Database: open a store (SQLite or PostgreSQL) and its row types.

@@ -5,6 +5,7 @@
  * Everything here is also exported by engine/index.ts.
  */
 export { AmbiguousRunError, ConfigError, DagentError, UnknownRunError, errorMessage } from './errors.js';
+export { visibleJson, visibleText } from './visible-text.js';
 export { openDatabase, describeSqliteError, type Store } from './db/open-database.js';
 export type { BusyNotice } from './db/store-edge-dialect.js';
 export { resolveConfig, WORKSPACE_CONFIG_FILE } from './config/resolve-config.js';

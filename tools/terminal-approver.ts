@@ -1,4 +1,4 @@
-import type { ApprovalAnswer, ApprovalRequest } from '../engine/index.js';
+import { visibleText, type ApprovalAnswer, type ApprovalRequest } from '../engine/index.js';
 import type { NamedApprover } from './approvers.js';
 
 export interface TerminalApproverOptions {
@@ -10,7 +10,8 @@ export interface TerminalApproverOptions {
  * Asks on a terminal: yes, no (optionally with a reason the model reads: `n use the helper`),
  * or always (this tool, for the rest of the run). Under `suggest` Enter means yes; under `never`
  * there is no default and an empty or unclear answer asks again. Questions from parallel tool
- * calls are asked one at a time. Closed input answers no.
+ * calls are asked one at a time. Closed input answers no. The question shows control characters
+ * and terminal escapes in the command or path as escapes: the user approves what will run.
  */
 export function createTerminalApprover(options: TerminalApproverOptions): NamedApprover {
   const lines = new LineReader(options.input);
@@ -24,9 +25,9 @@ export function createTerminalApprover(options: TerminalApproverOptions): NamedA
 }
 
 async function askOnce(request: ApprovalRequest, signal: AbortSignal, lines: LineReader, output: NodeJS.WritableStream): Promise<ApprovalAnswer> {
-  const where = request.nodeId === null ? '' : ` (node ${request.nodeId})`;
+  const where = request.nodeId === null ? '' : ` (node ${visibleText(request.nodeId)})`;
   const choices = request.policy === 'suggest' ? '[Y]es / [n]o / [a]lways for this run' : 'yes / no / always for this run [y/n/a]';
-  output.write(`\ndagent wants to ${request.summary}${where}\n`);
+  output.write(`\ndagent wants to ${visibleText(request.summary)}${where}\n`);
   for (;;) {
     if (signal.aborted) return { decision: 'no', reason: 'the run was cancelled while waiting for an answer' };
     output.write(`Allow? ${choices}: `);

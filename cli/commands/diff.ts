@@ -4,6 +4,8 @@ import {
   diffRun,
   getRun,
   revertRun,
+  visibleJson,
+  visibleText,
   type RunDiff,
   type RunRecord,
 } from '../../engine/index.js';
@@ -24,9 +26,9 @@ export const diffCommand = defineCommand<{ run: string; node?: string; stat?: bo
     const diff = await runDiffOrEmpty(() => diffRun(db, run.id, workspaceOf(context, args, run), args.node === undefined ? {} : { nodeId: args.node }), run.id, args.node);
     const out = context.io.stdout;
     if (context.json) {
-      writeLine(out, JSON.stringify(args.stat === true ? diffStatJson(diff) : diffJson(diff)));
+      writeLine(out, visibleJson(JSON.stringify(args.stat === true ? diffStatJson(diff) : diffJson(diff))));
     } else if (diff.files.length === 0) {
-      writeLine(out, diff.nodeId === null ? `run ${diff.runId} changed no files` : `node ${diff.nodeId} of run ${diff.runId} changed no files`);
+      writeLine(out, diff.nodeId === null ? `run ${diff.runId} changed no files` : `node ${visibleText(diff.nodeId)} of run ${diff.runId} changed no files`);
     } else if (args.stat === true) {
       writeLine(out, renderDiffStat(diff, { color: useColor(context.io) }));
     } else {
@@ -34,7 +36,7 @@ export const diffCommand = defineCommand<{ run: string; node?: string; stat?: bo
     }
     const undeclared = diff.files.filter((file) => file.undeclared === true).map((file) => file.path);
     if (!context.json && undeclared.length > 0) {
-      writeLine(context.io.stderr, `warning: changed outside the declared writes of the node that changed them (a command's side effect): ${undeclared.join(', ')}`);
+      writeLine(context.io.stderr, `warning: changed outside the declared writes of the node that changed them (a command's side effect): ${visibleText(undeclared.join(', '))}`);
     }
     return 0;
   },
@@ -58,7 +60,7 @@ export const revertCommand = defineCommand<{ run: string; node?: string; force?:
       dryRun,
       log: runLog(db, run.id),
     });
-    if (context.json) writeLine(context.io.stdout, JSON.stringify({ ...outcome, dryRun }));
+    if (context.json) writeLine(context.io.stdout, visibleJson(JSON.stringify({ ...outcome, dryRun })));
     else writeLine(context.io.stdout, renderRevertText(outcome, { dryRun, force }));
     return outcome.conflicted.length > 0 ? 1 : 0;
   },

@@ -1,4 +1,4 @@
-import { getRun, reconstructRequest } from '../../engine/index.js';
+import { getRun, reconstructRequest, visibleJson } from '../../engine/index.js';
 import { writeLine } from '../cli-io.js';
 import { integerAtLeast } from '../cli-args.js';
 import { defineCommand } from '../command.js';
@@ -14,7 +14,7 @@ export const inspectCommand = defineCommand<{ run: string; node: string; step?: 
     const { db } = await context.store();
     const run = await getRun(db, args.run);
     const request = await reconstructRequest(db, run.id, args.node, args.step);
-    writeLine(context.io.stdout, context.json ? JSON.stringify(request) : renderRequestText(request));
+    writeLine(context.io.stdout, context.json ? visibleJson(JSON.stringify(request)) : renderRequestText(request));
     return 0;
   },
 });

@@ -1,3 +1,4 @@
+import { visibleJson, visibleText } from '../../engine/index.js';
 import type { McpServerStatus } from '../../tools/index.js';
 import { writeLine } from '../cli-io.js';
 import { defineCommand } from '../command.js';
@@ -18,11 +19,12 @@ export const mcpCommand = defineCommand<{ action: (typeof ACTIONS)[number] }>({
     const status = servers.status();
     await servers.stop();
     if (context.json) {
-      writeLine(context.io.stdout, JSON.stringify({ servers: [...status, ...disabled.map((name) => ({ name, state: 'disabled', tools: [] }))] }));
+      writeLine(context.io.stdout, visibleJson(JSON.stringify({ servers: [...status, ...disabled.map((name) => ({ name, state: 'disabled', tools: [] }))] })));
     } else if (status.length === 0 && disabled.length === 0) {
       writeLine(context.io.stdout, 'no MCP servers configured: add "mcpServers" to ~/.config/dagent/config.json (or to a trusted workspace\'s .dagent/config.json)');
     } else {
-      writeLine(context.io.stdout, [...status.map(formatServer), ...disabled.map((name) => `${name} · disabled`)].join('\n\n'));
+      // Tool names and descriptions come from the servers: escapes in them are shown, not obeyed.
+      writeLine(context.io.stdout, visibleText([...status.map(formatServer), ...disabled.map((name) => `${name} · disabled`)].join('\n\n'), { multiline: true }));
     }
     return status.some((server) => server.state === 'failed') ? 1 : 0;
   },

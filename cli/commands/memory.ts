@@ -1,9 +1,14 @@
-import { ConfigError, MEMORY_KINDS, MEMORY_SCOPES, MemoryStore, formatMemory, type MemoryKind, type MemoryScope } from '../../engine/index.js';
+import { ConfigError, MEMORY_KINDS, MEMORY_SCOPES, MemoryStore, formatMemory, visibleJson, visibleText, type MemoryKind, type MemoryScope } from '../../engine/index.js';
 import { writeLine } from '../cli-io.js';
 import { integerAtLeast } from '../cli-args.js';
 import { defineCommand } from '../command.js';
 
 const ACTIONS = ['add', 'list', 'search', 'rm'] as const;
+
+/** A memory's line; an agent wrote it, so escapes in it are shown, not obeyed. */
+function memoryLine(memory: Parameters<typeof formatMemory>[0]): string {
+  return visibleText(formatMemory(memory));
+}
 
 interface MemoryArgs {
   action: (typeof ACTIONS)[number];
@@ -30,20 +35,20 @@ export const memoryCommand = defineCommand<MemoryArgs>({
         if (text === '') throw new ConfigError('memory add needs the text to remember');
         const result = await memory.add({ content: text, ...(args.kind === undefined ? {} : { kind: args.kind }), ...(args.scope === undefined ? {} : { scope: args.scope }) });
         if (context.json) writeLine(out, JSON.stringify(result));
-        else writeLine(out, `${result.created ? 'remembered' : 'already known'}: ${formatMemory(result.memory)}`);
+        else writeLine(out, `${result.created ? 'remembered' : 'already known'}: ${memoryLine(result.memory)}`);
         return 0;
       }
       case 'list': {
         const memories = await memory.list({ ...(args.kind === undefined ? {} : { kind: args.kind }), ...(args.scope === undefined ? {} : { scope: args.scope }), ...(args.limit === undefined ? {} : { limit: args.limit }) });
-        if (context.json) writeLine(out, JSON.stringify({ memories }));
-        else writeLine(out, memories.length === 0 ? 'no memories yet: `dagent memory add "..."`, or the agents\' `remember` tool' : memories.map(formatMemory).join('\n'));
+        if (context.json) writeLine(out, visibleJson(JSON.stringify({ memories })));
+        else writeLine(out, memories.length === 0 ? 'no memories yet: `dagent memory add "..."`, or the agents\' `remember` tool' : memories.map(memoryLine).join('\n'));
         return 0;
       }
       case 'search': {
         if (text === '') throw new ConfigError('memory search needs a query');
         const found = await memory.search(text, { ...(args.kind === undefined ? {} : { kind: args.kind }), ...(args.scope === undefined ? {} : { scope: args.scope }), ...(args.limit === undefined ? {} : { limit: args.limit }) });
-        if (context.json) writeLine(out, JSON.stringify({ memories: found }));
-        else writeLine(out, found.length === 0 ? `no memory matches "${text}"` : found.map((hit) => formatMemory(hit.memory)).join('\n'));
+        if (context.json) writeLine(out, visibleJson(JSON.stringify({ memories: found })));
+        else writeLine(out, found.length === 0 ? `no memory matches "${visibleText(text)}"` : found.map((hit) => memoryLine(hit.memory)).join('\n'));
         return 0;
       }
       case 'rm': {

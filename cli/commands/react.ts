@@ -1,11 +1,11 @@
-import { environmentModelFailure, executeReactRun, recallMemories, type StreamPart } from '../../engine/index.js';
+import { environmentModelFailure, executeReactRun, recallMemories, visibleJson, visibleText, type StreamPart } from '../../engine/index.js';
 import { DEFAULT_TOOL_NAMES, SYMBOL_TOOL_NAMES } from '../../tools/index.js';
 import { writeLine } from '../cli-io.js';
 import { integerAtLeast } from '../cli-args.js';
 import { defineCommand } from '../command.js';
 import { createApprover, createMemoryStore, createNodeCompactor, createTools, projectMemorySections } from '../compose-runtime.js';
 import { mcpDefaultTools } from '../outside-tools.js';
-import { formatTokens, formatUsd, visibleJson, visibleText } from '../render/index.js';
+import { formatTokens, formatUsd } from '../render/index.js';
 import { chooseModel, modelIdFor } from '../models.js';
 
 export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number }>({

@@ -1,3 +1,4 @@
+import { visibleJson, visibleText } from '../../engine/index.js';
 import { writeLine } from '../cli-io.js';
 import { defineCommand } from '../command.js';
 import { loadPlanners, workspaceLanguageService, workspaceRepoMap } from '../plan-lint.js';
@@ -18,11 +19,11 @@ export const scanCommand = defineCommand<{ importers?: string; tsconfig?: string
     // Throws UnknownSymbolError (exit 2, one line) for a file, name or member the scan does not know.
     const importers = args.importers === undefined ? undefined : await findSymbolReferences(map, args.importers, () => languageService);
     if (context.json) {
-      writeLine(context.io.stdout, JSON.stringify(scanJson(map, importers)));
+      writeLine(context.io.stdout, visibleJson(JSON.stringify(scanJson(map, importers))));
       // The JSON document has no place for them; a broken tsconfig should still be heard.
-      for (const warning of map.warnings) writeLine(context.io.stderr, `dagent: warning: ${warning}`);
+      for (const warning of map.warnings) writeLine(context.io.stderr, `dagent: warning: ${visibleText(warning)}`);
     } else {
-      context.io.stdout.write(renderScanText(map, importers));
+      context.io.stdout.write(visibleText(renderScanText(map, importers), { multiline: true }));
     }
     return 0;
   },

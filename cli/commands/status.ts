@@ -1,4 +1,4 @@
-import { RUN_VIEW_EVENT_TYPES, foldRunView, getRun, listRuns, readEvents, runOwner, type RunOwner, type RunView } from '../../engine/read-face.js';
+import { RUN_VIEW_EVENT_TYPES, foldRunView, getRun, listRuns, readEvents, runOwner, visibleJson, visibleText, type RunOwner, type RunView } from '../../engine/read-face.js';
 import { writeLine } from '../cli-io.js';
 import { defineCommand } from '../command.js';
 import { durationBetween, formatDuration, formatTokens, formatUsd, renderTable } from '../render/index.js';
@@ -10,7 +10,7 @@ export const statusCommand = defineCommand<{ run?: string }>({
     if (args.run === undefined) {
       const runs = await listRuns(db);
       if (context.json) {
-        writeLine(context.io.stdout, JSON.stringify({ runs: runs.map((run) => ({ id: run.id, status: run.status, mode: run.mode, planVersion: run.planVersion, task: run.task, createdAt: run.createdAt })) }));
+        writeLine(context.io.stdout, visibleJson(JSON.stringify({ runs: runs.map((run) => ({ id: run.id, status: run.status, mode: run.mode, planVersion: run.planVersion, task: run.task, createdAt: run.createdAt })) })));
       } else if (runs.length === 0) {
         writeLine(context.io.stdout, 'no runs yet: `dagent plan "<task>"` starts one');
       } else {
@@ -23,7 +23,7 @@ export const statusCommand = defineCommand<{ run?: string }>({
     const view = foldRunView(run.id, await readEvents(db, run.id, { types: RUN_VIEW_EVENT_TYPES }));
     const owner = view.status === 'running' ? await runOwner(db, run.id) : undefined;
     const undeclared = await undeclaredChangesOf(db, run.id);
-    if (context.json) writeLine(context.io.stdout, JSON.stringify(withUndeclared(statusJson(view, owner), undeclared)));
+    if (context.json) writeLine(context.io.stdout, visibleJson(JSON.stringify(withUndeclared(statusJson(view, owner), undeclared))));
     else writeLine(context.io.stdout, [renderStatusText(view, new Date(), owner), ...undeclaredLines(undeclared)].join('\n'));
     return 0;
   },
@@ -70,7 +70,7 @@ export function renderStatusText(view: RunView, now: Date = new Date(), owner?: 
     for (const node of nodes) {
       const duration = durationBetween(node.startedAt, node.finishedAt, now);
       rows.push([
-        node.id,
+        visibleText(node.id),
         node.status,
         String(node.attempts),
         duration === undefined ? '-' : formatDuration(duration),
@@ -79,7 +79,7 @@ export function renderStatusText(view: RunView, now: Date = new Date(), owner?: 
       ]);
     }
     lines.push('', renderTable(rows, { rightAlign: [2, 3, 4, 5] }));
-    for (const node of nodes) if (node.status === 'failed' && node.error !== null) lines.push(`${node.id} failed: ${oneLine(node.error, 200)}`);
+    for (const node of nodes) if (node.status === 'failed' && node.error !== null) lines.push(`${visibleText(node.id)} failed: ${oneLine(node.error, 200)}`);
   }
   const cacheShare = view.totals.input === 0 ? 0 : view.totals.cacheHit / view.totals.input;
   lines.push(
@@ -87,7 +87,7 @@ export function renderStatusText(view: RunView, now: Date = new Date(), owner?: 
     `tokens ${formatTokens(view.totals.input)} in (${Math.round(cacheShare * 100)}% cache hit) · ${formatTokens(view.totals.output)} out · ${view.totals.modelCalls} model calls · ${formatUsd(view.totals.costUsd)}`,
   );
   for (const replan of view.replans) if (replan.outcome !== 'amended' && replan.reason !== undefined) lines.push(`replan after ${replan.trigger} ${replan.outcome}: ${oneLine(replan.reason, 200)}`);
-  if (view.error !== null) lines.push(`error: ${view.error}`);
+  if (view.error !== null) lines.push(`error: ${visibleText(view.error, { multiline: true })}`);
   if (gone) lines.push(`\`dagent resume ${view.runId}\` finishes it: succeeded nodes are not run again, nodes that were running start over from their files as they were`);
   return lines.join('\n');
 }
@@ -103,7 +103,7 @@ async function undeclaredChangesOf(db: Parameters<typeof readEvents>[0], runId: 
 }
 
 function undeclaredLines(undeclared: ReadonlyMap<string, readonly string[]>): string[] {
-  return [...undeclared].map(([node, paths]) => `warning: ${node} changed files outside its declared writes: ${paths.join(', ')} (in \`dagent diff\`; \`dagent revert --node ${node}\` undoes them)`);
+  return [...undeclared].map(([node, paths]) => `warning: ${visibleText(node)} changed files outside its declared writes: ${visibleText(paths.join(', '))} (in \`dagent diff\`; \`dagent revert --node ${visibleText(node)}\` undoes them)`);
 }
 
 function withUndeclared(document: unknown, undeclared: ReadonlyMap<string, readonly string[]>): unknown {
@@ -117,7 +117,8 @@ function countBy(values: readonly string[]): Record<string, number> {
   return counts;
 }
 
+/** `text` on one line of at most `max` characters, with control characters and escapes made visible. */
 function oneLine(text: string, max: number): string {
-  const line = text.replace(/\s+/g, ' ').trim();
+  const line = visibleText(text.replace(/\s+/g, ' ').trim());
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }

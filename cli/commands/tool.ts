@@ -1,4 +1,4 @@
-import { ConfigError, Session, createRun, endRun, runLog } from '../../engine/index.js';
+import { ConfigError, Session, createRun, endRun, runLog, visibleJson, visibleText } from '../../engine/index.js';
 import { toolResultToJson } from '../../tools/index.js';
 import { writeLine } from '../cli-io.js';
 import { defineCommand } from '../command.js';
@@ -33,8 +33,8 @@ export const toolCommand = defineCommand<{ name: string; args?: string }>({
     await session.append({ type: 'tool/result', turn: 1, step: 1, payload: { toolCallId: call.id, name: call.name, content: result.content, isError: result.isError, meta: { ...result.meta, args: parsed } } });
     session.close();
     await endRun(db, run.id, result.isError ? { status: 'failed', error: result.content.split('\n', 1)[0] ?? '' } : { status: 'succeeded' }, log);
-    if (context.json) writeLine(context.io.stdout, JSON.stringify(toolResultToJson(result)));
-    else writeLine(result.isError ? context.io.stderr : context.io.stdout, result.content);
+    if (context.json) writeLine(context.io.stdout, visibleJson(JSON.stringify(toolResultToJson(result))));
+    else writeLine(result.isError ? context.io.stderr : context.io.stdout, visibleText(result.content, { multiline: true }));
     return result.isError ? 1 : 0;
   },
 });

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, WORKSPACE_CONFIG_FILE, configHash, readConfigFile, trustWorkspace } from '../../engine/index.js';
+import { ConfigError, WORKSPACE_CONFIG_FILE, configHash, readConfigFile, trustWorkspace, visibleText } from '../../engine/index.js';
 import { writeLine } from '../cli-io.js';
 import { defineCommand } from '../command.js';
 
@@ -20,7 +20,8 @@ export const trustCommand = defineCommand<object>({
     if (context.json) writeLine(context.io.stdout, JSON.stringify({ workspace: context.workspace, config: path, hash, recordedIn: recorded }));
     else {
       writeLine(context.io.stdout, `trusted ${path} (sha256 ${hash.slice(0, 12)}) as it is now:`);
-      writeLine(context.io.stdout, text.trimEnd());
+      // The user reads what they trust: escapes in the file are shown, not obeyed.
+      writeLine(context.io.stdout, visibleText(text.trimEnd(), { multiline: true }));
       writeLine(context.io.stdout, `recorded in ${recorded}; a change to the file asks for trust again`);
     }
     return 0;

@@ -1,4 +1,4 @@
-import { renderFileDiff } from '../../engine/read-face.js';
+import { renderFileDiff, visibleText } from '../../engine/read-face.js';
 import type { RunDiff } from '../../engine/index.js';
 import { plural, sum } from './counts.js';
 import { fileStat } from './diff-json.js';
@@ -13,11 +13,14 @@ function paint(text: string, code: string, color: boolean): string {
   return color && text !== '' ? `${code}${text}${RESET}` : text;
 }
 
-/** The unified diff, with added lines green, removed lines red, hunk headers cyan and file headers bold when `color`. */
+/**
+ * The unified diff, with added lines green, removed lines red, hunk headers cyan and file headers
+ * bold when `color`. Control characters and terminal escapes in the files are shown as escapes.
+ */
 export function renderColoredDiff(diff: RunDiff, options: { color: boolean }): string {
   return diff.files
     .map((file) => {
-      const text = renderFileDiff(file);
+      const text = visibleText(renderFileDiff(file), { multiline: true });
       if (!options.color) return text;
       let inHunk = false;
       return text
@@ -54,7 +57,7 @@ export function renderDiffStat(diff: RunDiff, options: { color: boolean }): stri
       ...(diff.nodeId === null ? [stat.nodeIds.join(', ')] : []),
       ...(stat.change === 'added' ? ['(new file)'] : stat.change === 'deleted' ? ['(deleted)'] : []),
     ].join(' ');
-    return { path: stat.path, counts, plainCounts: stripColor(counts), notes };
+    return { path: visibleText(stat.path), counts, plainCounts: stripColor(counts), notes };
   });
   const pathWidth = Math.max(...rows.map((row) => [...row.path].length));
   const countsWidth = Math.max(...rows.map((row) => row.plainCounts.length));

@@ -1,5 +1,5 @@
+import { visibleJson, visibleText } from '../../engine/read-face.js';
 import type { SessionEvent } from '../../engine/index.js';
-import { visibleJson, visibleText } from './visible-text.js';
 
 const MAX_SUMMARY = 120;
 

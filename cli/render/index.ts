@@ -11,4 +11,3 @@ export { formatDuration, durationBetween } from './duration.js';
 export { renderTable } from './table.js';
 export { formatEventLine, summarizeEvent, eventJson } from './event-line.js';
 export { renderRequestText } from './request-text.js';
-export { visibleText, visibleJson } from './visible-text.js';

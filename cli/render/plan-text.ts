@@ -1,6 +1,6 @@
+import { visibleText } from '../../engine/read-face.js';
 import type { Plan, PlanAnalysis, PlanNode, PlanStatus } from '../../engine/index.js';
 import { formatTokens, formatUsd } from './format-estimate.js';
-import { visibleText } from './visible-text.js';
 
 export interface PlanTextOptions {
   readonly runId?: string;

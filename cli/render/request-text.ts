@@ -1,6 +1,10 @@
+import { visibleText } from '../../engine/read-face.js';
 import type { ModelMessage, ReconstructedRequest } from '../../engine/index.js';
 
-/** `dagent inspect` as text: the header, the exact system prompt, the tools and every message. */
+/**
+ * `dagent inspect` as text: the header, the exact system prompt, the tools and every message, with
+ * control characters and terminal escapes in them made visible (line feeds and tabs kept).
+ */
 export function renderRequestText(request: ReconstructedRequest): string {
   const header = request.header;
   const lines = [
@@ -17,7 +21,7 @@ export function renderRequestText(request: ReconstructedRequest): string {
     `── messages (${request.messages.length}) ──`,
     ...request.messages.map(renderMessage),
   ];
-  return lines.join('\n');
+  return visibleText(lines.join('\n'), { multiline: true });
 }
 
 function renderMessage(message: ModelMessage): string {

@@ -1,3 +1,4 @@
+import { visibleText } from '../../engine/read-face.js';
 import type { RevertAction, RevertOutcome } from '../../engine/index.js';
 import { renderTable } from './table.js';
 import { plural } from './counts.js';
@@ -39,5 +40,5 @@ export function renderRevertText(outcome: RevertOutcome, options: { dryRun: bool
         : `${diffHint}; \`dagent revert ${outcome.runId}${nodeFlag} --force\` writes the content before over the later edits`,
     );
   }
-  return lines.join('\n');
+  return visibleText(lines.join('\n'), { multiline: true });
 }

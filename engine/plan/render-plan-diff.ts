@@ -1,5 +1,6 @@
 import type { FieldChange, PlanDiff } from './plan-diff.js';
 import type { PlanNode } from './plan-schema.js';
+import { visibleText } from '../visible-text.js';
 
 /** Values longer than this are reported as "changed" instead of printed before → after. */
 export const MAX_DIFF_VALUE_CHARS = 100;
@@ -15,7 +16,8 @@ export const MAX_DIFF_VALUE_CHARS = 100;
  * + edge edit-e → test
  * - edge edit-a → test
  * ```
- * An empty diff is `no changes`.
+ * An empty diff is `no changes`. Control characters and terminal escapes in titles, commands and
+ * values are shown as escapes (`visibleText`): a reviewer reads what would run.
  */
 export function renderPlanDiff(diff: PlanDiff): string {
   const lines = [
@@ -26,7 +28,7 @@ export function renderPlanDiff(diff: PlanDiff): string {
     ...diff.addedEdges.map((edge) => `+ edge ${edge.from} → ${edge.to}`),
     ...diff.removedEdges.map((edge) => `- edge ${edge.from} → ${edge.to}`),
   ];
-  return lines.length === 0 ? 'no changes' : lines.join('\n');
+  return lines.length === 0 ? 'no changes' : lines.map((line) => visibleText(line)).join('\n');
 }
 
 function nodeSummary(node: PlanNode): string {

@@ -134,4 +134,17 @@ describe('the dashboard screen', () => {
     const [result] = tailLines(events([{ type: 'tool/result', nodeId: 'a', payload: { toolCallId: 'c', name: 'grep', content: '\nsrc/webhook-channel.ts:8: send(', isError: false, meta: { outcome: 'ok', truncated: false, originalLength: 10 } } }]).at(0)!);
     expect(result?.text).toBe('← grep ok: src/webhook-channel.ts:8: send(');
   });
+
+  it('shows escapes in a plan title and the model text as escapes, never as raw control characters', () => {
+    const hostile = events([
+      { type: 'plan/created', payload: { version: 1, plan: { nodes: [{ id: 'notes', kind: 'edit', title: 'Notes\u001b]52;c;cm0gLXJmIH4=\u0007\r\u001b[2Kfine', dependsOn: [] }] }, hash: 'h' } },
+      { type: 'run/started', payload: {} },
+      { type: 'node/started', nodeId: 'notes', payload: { attempt: 1 } },
+      { type: 'assistant/message', nodeId: 'notes', payload: { content: 'Done\u001b]0;owned\u0007\u009b2J', toolCalls: [], finishReason: 'stop', provider: 'scripted', model: 'm', usage, costUsd: 0 } },
+    ]);
+    const screen = screenOf(applyEvents(createDashboardState(emptyRunView('r-1'), { attached: false }), hostile), 160, 24).join('\n');
+    expect(screen).toContain('Notes\\e]52;c;');
+    expect(screen).toContain('Done\\e]0;owned\\x07\\x9b2J');
+    expect(screen).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { visibleJson, visibleText } from '../../../cli/render/index.js';
+import { visibleJson, visibleText } from '../../engine/index.js';
 
 describe('visibleText', () => {
   it.each([
