@@ -4,19 +4,23 @@ export interface BusyBackoff {
   readonly delayMs: (attempt: number) => number;
   /** After this much waiting in all, the lock is reported as an error instead. */
   readonly giveUpAfterMs: number;
+  /** The user is told once a wait has lasted this long (a brief overlap with another dagent is not news). */
+  readonly noticeAfterMs: number;
 }
 
 /** First retry delay; it doubles up to `MAX_BUSY_DELAY_MS`. */
-export const FIRST_BUSY_DELAY_MS = 100;
-export const MAX_BUSY_DELAY_MS = 2_000;
+export const FIRST_BUSY_DELAY_MS = 20;
+export const MAX_BUSY_DELAY_MS = 1_000;
 /** A lock held this long is not a brief overlap with another program: the run stops with one clear line. */
 export const BUSY_GIVE_UP_MS = 10 * 60_000;
+export const BUSY_NOTICE_AFTER_MS = 2_000;
 
-/** Doubling delays, capped: 100, 200, 400 … 2000 ms. Pure. */
+/** Doubling delays, capped: 20, 40, 80 … 1000 ms. Pure. */
 export function busyBackoff(options: Partial<BusyBackoff> = {}): BusyBackoff {
   return {
     delayMs: options.delayMs ?? ((attempt) => Math.min(MAX_BUSY_DELAY_MS, FIRST_BUSY_DELAY_MS * 2 ** Math.max(0, attempt - 1))),
     giveUpAfterMs: options.giveUpAfterMs ?? BUSY_GIVE_UP_MS,
+    noticeAfterMs: options.noticeAfterMs ?? BUSY_NOTICE_AFTER_MS,
   };
 }
 

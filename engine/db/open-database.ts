@@ -20,7 +20,10 @@ export type SqliteSynchronous = 'NORMAL' | 'FULL';
 
 export interface OpenDatabaseOptions {
   readonly synchronous?: SqliteSynchronous;
-  /** Milliseconds a writer waits for a lock held by another process before failing. */
+  /**
+   * Milliseconds one statement waits for a lock inside better-sqlite3 (synchronously, blocking the
+   * event loop) before the store's edge takes over and waits with async backoff.
+   */
   readonly busyTimeoutMs?: number;
   /**
    * Values that must never reach the store (the configured provider keys, tokens from the
@@ -42,7 +45,13 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
+/**
+ * How long one SQLite statement waits for a lock inside better-sqlite3. That wait blocks the
+ * event loop, so it is short; a longer lock is waited out with async backoff at the store's edge.
+ */
+export const DEFAULT_BUSY_TIMEOUT_MS = 100;
+/** The background checkpointer runs in its own thread: it may wait longer for a lock. */
+const CHECKPOINT_BUSY_TIMEOUT_MS = 5_000;
 
 /**
  * Opens the store at `url`: a SQLite file path (or `sqlite:PATH`, or `:memory:`), or a
@@ -58,6 +67,7 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
     redactor: createSecretRedactor(options.secrets),
     backoff: busyBackoff(options.busyBackoff),
     ...(options.onBusy === undefined ? {} : { onBusy: options.onBusy }),
+    beginImmediate: !isPostgres,
   };
   const db = new Kysely<Database>({ dialect: storeEdgeDialect(opened.dialect, edge) });
   const close = async (): Promise<void> => {
@@ -95,7 +105,7 @@ function sqliteDialect(url: string, options: OpenDatabaseOptions): { dialect: Di
     ? undefined
     : new WalCheckpointer(resolve(path), {
         synchronous,
-        busyTimeoutMs,
+        busyTimeoutMs: Math.max(busyTimeoutMs, CHECKPOINT_BUSY_TIMEOUT_MS),
         onUnavailable: () => {
           if (sqlite.open) sqlite.pragma(`wal_autocheckpoint = ${SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES}`);
         },

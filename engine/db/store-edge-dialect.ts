@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult, TransactionSettings } from 'kysely';
+import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type QueryResult, type TransactionSettings } from 'kysely';
 import type { SecretRedactor } from '../secret-redactor.js';
 import { isBusyError, type BusyBackoff } from './busy-backoff.js';
 
@@ -13,6 +13,8 @@ export interface StoreEdge {
   readonly redactor: SecretRedactor;
   readonly backoff: BusyBackoff;
   readonly onBusy?: (notice: BusyNotice) => void;
+  /** SQLite: transactions take the write lock when they begin (`BEGIN IMMEDIATE`). */
+  readonly beginImmediate?: boolean;
 }
 
 /**
@@ -23,7 +25,13 @@ export interface StoreEdge {
  *   snapshot content is stored as base64 text; a parameter that is entirely base64 is decoded,
  *   redacted and encoded again, so a key inside a binary file is caught too. Reads are left alone.
  * - A lock held by another program past the busy timeout is waited out with backoff (the event
- *   loop keeps running; `onBusy` tells the user) instead of failing the run.
+ *   loop keeps running; `onBusy` tells the user once the wait is long) instead of failing the run.
+ *   The busy timeout itself is short: better-sqlite3 waits it out synchronously, so the waiting
+ *   is done here, between attempts, where timers, the dashboard and cancellation keep running.
+ * - On SQLite a transaction takes the write lock when it begins (`BEGIN IMMEDIATE`, retried like
+ *   any statement). A transaction that read first and wrote later would otherwise fail with
+ *   SQLITE_BUSY_SNAPSHOT when another process wrote in between, and no retry of the write alone
+ *   can succeed; with the lock taken up front, the whole transaction waits its turn instead.
  * - A rollback of a transaction SQLite already rolled back itself (it does on a full disk or an
  *   I/O error) is not an error: the original failure, e.g. "the disk is full", is what surfaces.
  */
@@ -49,18 +57,23 @@ class StoreEdgeConnection implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const redacted = this.#redacted(query);
-    let waitedMs = 0;
+    const { backoff, onBusy } = this.edge;
+    let firstBusyAt: number | undefined;
+    let told = false;
     for (let attempt = 1; ; attempt += 1) {
       try {
         const result = await this.inner.executeQuery<R>(redacted);
-        if (waitedMs > 0) this.edge.onBusy?.({ state: 'resumed', waitedMs });
+        if (told) onBusy?.({ state: 'resumed', waitedMs: Date.now() - firstBusyAt! });
         return result;
       } catch (error) {
-        if (!isBusyError(error) || waitedMs >= this.edge.backoff.giveUpAfterMs) throw error;
-        if (waitedMs === 0) this.edge.onBusy?.({ state: 'waiting', waitedMs });
-        const delay = this.edge.backoff.delayMs(attempt);
-        await sleep(delay);
-        waitedMs += delay;
+        firstBusyAt ??= Date.now();
+        const waitedMs = Date.now() - firstBusyAt;
+        if (!isBusyError(error) || waitedMs >= backoff.giveUpAfterMs) throw error;
+        if (!told && waitedMs >= backoff.noticeAfterMs) {
+          told = true;
+          onBusy?.({ state: 'waiting', waitedMs });
+        }
+        await sleep(backoff.delayMs(attempt));
       }
     }
   }
@@ -117,8 +130,10 @@ class StoreEdgeDriver implements Driver {
     return new StoreEdgeConnection(await this.#inner.acquireConnection(), this.#edge);
   }
 
-  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    return this.#inner.beginTransaction(unwrap(connection), settings);
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    // Through the edge connection: a lock held elsewhere is waited out with backoff.
+    if (this.#edge.beginImmediate === true) await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    else await this.#inner.beginTransaction(unwrap(connection), settings);
   }
 
   commitTransaction(connection: DatabaseConnection): Promise<void> {

@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -27,7 +29,7 @@ describe('a database locked by another program', () => {
   it('is waited out with backoff, and the user is told, instead of failing the append', async () => {
     const path = `${temp.dir}/dagent.db`;
     const notices: BusyNotice[] = [];
-    store = await openDatabase(path, { busyTimeoutMs: 50, busyBackoff: { delayMs: () => 50 }, onBusy: (notice) => notices.push(notice) });
+    store = await openDatabase(path, { busyTimeoutMs: 50, busyBackoff: { delayMs: () => 50, noticeAfterMs: 100 }, onBusy: (notice) => notices.push(notice) });
     const run = await createRun(store.db, { task: 'live run', workspace: temp.dir, mode: 'react' });
     const log = new EventLog(store.db, run.id);
 
@@ -65,6 +67,77 @@ describe('a database locked by another program', () => {
     expect(describeSqliteError(failed, path).message).toBe(`database ${path} is locked by another process; try again when it finishes`);
   });
 });
+
+describe('two processes on one database file', () => {
+  it('a transaction that read before the other process wrote still commits: it waits its turn instead of failing with SQLITE_BUSY_SNAPSHOT', async () => {
+    const path = `${temp.dir}/dagent.db`;
+    store = await openDatabase(path);
+    let otherWaits!: () => void;
+    const otherWaiting = new Promise<void>((resolve) => (otherWaits = resolve));
+    const other = await openDatabase(path, { busyBackoff: { noticeAfterMs: 0 }, onBusy: (notice) => notice.state === 'waiting' && otherWaits() });
+    try {
+      const run = await createRun(store.db, { task: 'first', workspace: temp.dir, mode: 'react' });
+      let otherWrote: Promise<unknown> = Promise.resolve();
+      await store.db.transaction().execute(async (transaction) => {
+        const { task } = await transaction.selectFrom('runs').select('task').where('id', '=', run.id).executeTakeFirstOrThrow();
+        // The other process writes between this transaction's read and its write.
+        otherWrote = createRun(other.db, { task: 'the other one', workspace: temp.dir, mode: 'react' });
+        await Promise.race([otherWrote, otherWaiting]);
+        await transaction.updateTable('runs').set({ task: `${task}, updated` }).where('id', '=', run.id).execute();
+      });
+      await otherWrote;
+
+      const tasks = (await store.db.selectFrom('runs').select('task').orderBy('task').execute()).map((row) => row.task);
+      expect(tasks).toEqual(['first, updated', 'the other one']);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('a lock another process holds for seconds is waited out with the event loop live: timers keep firing, and both finish', async () => {
+    const path = `${temp.dir}/dagent.db`;
+    store = await openDatabase(path);
+    const run = await createRun(store.db, { task: 'live run', workspace: temp.dir, mode: 'react' });
+    const log = new EventLog(store.db, run.id);
+    const holder = spawn(process.execPath, ['-e', HOLD_THE_LOCK, createRequire(import.meta.url).resolve('better-sqlite3'), path, String(HOLD_MS)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise<number | null>((resolve) => holder.on('exit', resolve));
+    await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
+
+    // While the other process holds the write lock, a timer ticks and the run appends.
+    let last = Date.now();
+    let longestGapMs = 0;
+    const ticker = setInterval(() => {
+      longestGapMs = Math.max(longestGapMs, Date.now() - last);
+      last = Date.now();
+    }, 10);
+    try {
+      await Promise.all([
+        log.append({ type: 'user/message', payload: { source: 'user', content: 'one' } }),
+        log.appendMany([{ type: 'user/message', payload: { source: 'user', content: 'two' } }, { type: 'user/message', payload: { source: 'user', content: 'three' } }]),
+      ]);
+    } finally {
+      clearInterval(ticker);
+      longestGapMs = Math.max(longestGapMs, Date.now() - last);
+    }
+
+    expect(await exited).toBe(0);
+    expect((await log.read()).map((event) => event.type)).toEqual(['run/created', 'user/message', 'user/message', 'user/message']);
+    // A busy timeout of seconds would have frozen the loop for the whole hold.
+    expect(longestGapMs).toBeLessThan(HOLD_MS / 2);
+  });
+});
+
+/** Another program: takes the write lock, says so on stdout, keeps it for argv[3] ms, commits. */
+const HOLD_THE_LOCK = `
+const Database = require(process.argv[1]);
+const db = new Database(process.argv[2]);
+db.exec('BEGIN IMMEDIATE');
+process.stdout.write('locked\\n');
+Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Number(process.argv[3]));
+db.exec('COMMIT');
+db.close();
+`;
+const HOLD_MS = 3_000;
 
 describe('a full disk', () => {
   it('fails the append with "the disk is full", keeps everything before it, and the log goes on when there is room', async () => {
