@@ -30,6 +30,8 @@ export interface AppendOptions {
  * The append-only session log of one run. All nodes of a run write here; each event gets the
  * next `seq` of the run, gap-free, assigned by the database in the same statement that inserts
  * it (so two processes appending to one run cannot collide, and no read precedes the write lock).
+ * An appended event, as returned and as its listeners (the dashboard, progress lines, sessions)
+ * get it, is the stored one: with secrets redacted by the store, exactly what `log` shows later.
  */
 export class EventLog {
   readonly #db: Kysely<Database>;
@@ -158,8 +160,21 @@ function isUniqueViolation(error: unknown): boolean {
 }
 
 async function insertEventOnce(db: Kysely<Database>, row: PendingRow): Promise<SessionEvent> {
-  const result = await INSERT_NEXT_EVENT.execute<{ seq: number | string }>(db, row);
-  return eventFromDraftRow(row, Number(result.rows[0]!.seq));
+  const result = await INSERT_NEXT_EVENT.execute<StoredPayload>(db, row);
+  const stored = result.rows[0]!;
+  return eventFromDraftRow(asStored(row, stored.payload), Number(stored.seq));
+}
+
+/** What an insert returns: the seq, and the payload as the store wrote it. */
+interface StoredPayload {
+  readonly seq: number | string;
+  readonly payload: string;
+}
+
+/** `row` with the payload the store kept: the same row unless the store redacted a secret from it. */
+function asStored(row: PendingRow, payload: string): PendingRow {
+  if (payload === row.payload) return row;
+  return { ...row, payload, parsedPayload: JSON.parse(payload) as unknown };
 }
 
 /**
@@ -177,9 +192,14 @@ async function insertFollowing(db: Kysely<Database>, rows: readonly PendingRow[]
       const row = rows[index + offset]!;
       const seq = previousSeq + index + offset + 1;
       parameters.push(row.run_id, seq, row.node_id, row.turn, row.step, row.type, row.payload, row.surface_op, row.source_event_seqs, row.created_at);
-      events.push(eventFromDraftRow(row, seq));
     }
-    await insertEvents(size).executeInOrder(db, parameters);
+    const stored = await insertEvents(size).executeInOrder<StoredPayload>(db, parameters);
+    const payloads = new Map(stored.rows.map((inserted) => [Number(inserted.seq), inserted.payload]));
+    for (let offset = 0; offset < size; offset += 1) {
+      const row = rows[index + offset]!;
+      const seq = previousSeq + index + offset + 1;
+      events.push(eventFromDraftRow(asStored(row, payloads.get(seq) ?? row.payload), seq));
+    }
     index += size;
   }
   return events;
@@ -210,7 +230,8 @@ function insertEvents(size: number): PreparedQuery<string> {
             created_at: at(9),
           };
         }),
-      ),
+      )
+      .returning(['seq', 'payload']),
     );
     insertStatements.set(size, statement);
   }
@@ -241,7 +262,7 @@ const INSERT_NEXT_EVENT = new PreparedQuery<RowField>((db, param) =>
           sql<string>`cast(${param('created_at')} as text)`.as('created_at'),
         ]),
     )
-    .returning('seq'),
+    .returning(['seq', 'payload']),
 );
 
 export async function readEvents<T extends EventType = EventType>(db: Kysely<Database>, runId: string, query: EventQuery<T> = {}): Promise<SessionEvent<T>[]> {

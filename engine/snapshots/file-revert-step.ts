@@ -1,6 +1,6 @@
 import { applyPatch, structuredPatch } from 'diff';
 import { isBinaryContent } from './file-content.js';
-import { sameContent, type FileState } from './file-state.js';
+import { isRedacted, sameContent, type FileState } from './file-state.js';
 
 /** What reverting one file does. */
 export type RevertStep =
@@ -25,6 +25,9 @@ export interface RevertStepInput {
   readonly force: boolean;
 }
 
+/** Why a file whose content before held a secret is left as it is. */
+export const SECRET_KEPT_OUT = 'its content before held a secret (a key or token), which dagent never stores, so it cannot be put back: left as it is (put the secret back from your own copy)';
+
 /**
  * How to undo one recorded change (`target` → `changedTo`) on the file as it is now. When the
  * file is still as the change left it, `target` comes back exactly; when it changed since, the
@@ -35,6 +38,8 @@ export function revertStep(input: RevertStepInput): RevertStep {
   const { target, changedTo, current, force } = input;
   if (sameContent(current, target)) return { action: 'unchanged' };
   if (target.kind === 'unrecorded') return { action: 'conflict', reason: 'its content before was not recorded (larger than the snapshot limit)' };
+  // Writing the stored copy back would put `[REDACTED]` where the user's key was, even forced.
+  if (isRedacted(target)) return { action: 'conflict', reason: SECRET_KEPT_OUT };
   const exact: RevertStep =
     target.kind === 'absent' ? { action: 'delete' } : target.kind === 'link' ? { action: 'relink', target: target.target } : { action: 'restore', bytes: target.bytes };
   if (changedTo === undefined || sameContent(current, changedTo) || force) return exact;

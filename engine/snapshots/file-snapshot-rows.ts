@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, FileSnapshotsTable } from '../db/database.js';
-import { decodeContent, encodeContent, encodingFor, type FileContentEncoding } from './file-content.js';
+import { contentHash, decodeContent, encodeContent, encodingFor, type FileContentEncoding } from './file-content.js';
 import { ABSENT_FILE, LINK_HASH_PREFIX, stateBytes, type FileState } from './file-state.js';
 
 /**
@@ -101,5 +101,8 @@ function stateFromColumns(content: string | null, hash: string | null, encoding:
   if (hash === null) return ABSENT_FILE;
   if (content === null) return { kind: 'unrecorded', hash };
   const bytes = decodeContent(content, encoding);
-  return hash.startsWith(LINK_HASH_PREFIX) ? { kind: 'link', target: bytes.toString('utf8'), hash } : { kind: 'file', bytes, hash };
+  if (hash.startsWith(LINK_HASH_PREFIX)) return { kind: 'link', target: bytes.toString('utf8'), hash };
+  // The store redacts secrets from every value it writes: content that no longer matches the
+  // hash taken from the file itself held one.
+  return contentHash(bytes) === hash ? { kind: 'file', bytes, hash } : { kind: 'file', bytes, hash, redacted: true };
 }

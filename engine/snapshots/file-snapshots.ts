@@ -9,7 +9,7 @@ import { parseNodeBoundary, type NodeBoundary } from './file-node-boundary.js';
 import { scanWriteSet } from './file-scan.js';
 import { FileSnapshotGitError } from './file-snapshot-errors.js';
 import { clearSnapshotsAfter, deleteSnapshot, insertSnapshotIfAbsent, listSnapshots, recordSnapshotAfter } from './file-snapshot-rows.js';
-import { ABSENT_FILE, fileStateOf, linkStateOf, sameContent, type FileState } from './file-state.js';
+import { ABSENT_FILE, fileStateOf, isRedacted, linkStateOf, sameContent, type FileState } from './file-state.js';
 import { GitChangeTracker, type BoundaryEntry } from './git-change-tracker.js';
 import { SnapshotPathThroughLinkError } from './file-snapshot-errors.js';
 import { createWorkspaceFiles, existingWriteFolders, type WorkspaceFiles } from './file-workspace.js';
@@ -46,7 +46,7 @@ export interface NodeEnd {
 export interface NodeRestore {
   /** Files put back to their content before the node (created files deleted). */
   readonly restored: readonly string[];
-  /** Files whose content before the node was not recorded, left as they are. */
+  /** Files whose content before the node was not recorded (or held a secret), left as they are. */
   readonly unrestorable: readonly string[];
 }
 
@@ -191,7 +191,7 @@ export class FileSnapshots {
     for (const [path, target] of [...targets].sort(([a], [b]) => (a < b ? -1 : 1))) {
       const current = await this.#files.read(path);
       if (sameContent(target, current)) continue;
-      if (target.kind === 'unrecorded') {
+      if (target.kind === 'unrecorded' || isRedacted(target)) {
         unrestorable.push(path);
         continue;
       }

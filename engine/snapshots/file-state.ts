@@ -3,7 +3,11 @@ import { contentHash } from './file-content.js';
 /** A path at one moment, as the snapshots know it. */
 export type FileState =
   | { readonly kind: 'absent' }
-  | { readonly kind: 'file'; readonly bytes: Buffer; readonly hash: string }
+  /**
+   * A file. `redacted`: the store kept its content with a secret (a key, a token) replaced by
+   * `[REDACTED]`, so `bytes` are not the file's (`hash` is the real one): it is never written back.
+   */
+  | { readonly kind: 'file'; readonly bytes: Buffer; readonly hash: string; readonly redacted?: true }
   /** A symbolic link, kept as its target and never followed. */
   | { readonly kind: 'link'; readonly target: string; readonly hash: string }
   /** The file existed and its hash is known, but its content was not recorded (too large to keep). */
@@ -37,6 +41,11 @@ export function stateHash(state: FileState): string | null {
 /** Same content (compared by hash): two absent files are the same too. */
 export function sameContent(a: FileState, b: FileState): boolean {
   return stateHash(a) === stateHash(b);
+}
+
+/** Whether the recorded content of `state` lost a secret to redaction, and cannot be put back. */
+export function isRedacted(state: FileState): boolean {
+  return state.kind === 'file' && state.redacted === true;
 }
 
 /** The bytes a state stores: a file's content, a link's target. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { secretsFromEnvironment } from '../../engine/index.js';
+import { createRun, EventLog, openDatabase, secretsFromEnvironment, type SessionEvent } from '../../engine/index.js';
 import { createSecretRedactor, REDACTED } from '../../engine/secret-redactor.js';
 
 // Fake keys in the shapes providers use; none of them is a real credential.
@@ -61,5 +61,28 @@ describe('the secret redactor', () => {
       SHORT_TOKEN: 'abc',
     });
     expect(secrets.sort()).toEqual(['value-of-aws-secret', 'value-of-github-token', 'value-of-openai-key']);
+  });
+});
+
+describe('the live feed of a run', () => {
+  it('gets the stored, redacted form of each event: what an append returns and what its listeners (the dashboard) see', async () => {
+    const configured = 'configured-value-4242-abcd';
+    const store = await openDatabase(':memory:', { secrets: [configured] });
+    try {
+      const run = await createRun(store.db, { task: 'read the settings', workspace: '/w', mode: 'react' });
+      const log = new EventLog(store.db, run.id);
+      const heard: SessionEvent[] = [];
+      log.onAppend((events) => heard.push(...events));
+      const output = (content: string) => ({ type: 'tool/result' as const, nodeId: 'react', payload: { toolCallId: 'c1', name: 'read_file', content, isError: false, meta: { outcome: 'ok' as const, truncated: false, originalLength: content.length } } });
+
+      const one = await log.append(output(`KEY=${configured}`));
+      const many = await log.appendMany([output(`token ${FAKE.github}`), output('nothing secret')]);
+
+      expect([one, ...many].map((event) => (event.payload as { content: string }).content)).toEqual([`KEY=${REDACTED}`, `token ${REDACTED}`, 'nothing secret']);
+      expect(heard.map((event) => (event.payload as { content: string }).content)).toEqual([`KEY=${REDACTED}`, `token ${REDACTED}`, 'nothing secret']);
+      expect(JSON.stringify(heard)).not.toContain(configured);
+    } finally {
+      await store.close();
+    }
   });
 });

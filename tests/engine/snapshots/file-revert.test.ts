@@ -166,3 +166,33 @@ describe('revertStep', () => {
     expect(bytes(revertStep({ target, changedTo, current, force }))).toEqual(expected);
   });
 });
+
+describe('a file that held a secret', () => {
+  // A fake token in a common shape: the store redacts it from the snapshot it keeps.
+  const TOKEN = 'ghp_FAKEfakeFAKEfake0123456789abcdefABCD';
+  const before = `GITHUB_TOKEN=${TOKEN}\nMODE=dev\n`;
+  const after = `GITHUB_TOKEN=${TOKEN}\nMODE=prod\n`;
+
+  it('is never written back with [REDACTED] in the key\'s place: revert, even forced, leaves it as it is and says why', async () => {
+    const h = await harness({ 'settings.env': before, 'src/a.ts': 'a\n' });
+    await runNode(h, 'edit', ['settings.env', 'src/a.ts'], { 'settings.env': after, 'src/a.ts': 'b\n' });
+
+    for (const force of [false, true]) {
+      const outcome = await revertRun(h.store.db, h.runId, h.workspace, { log: h.log, force });
+      expect(outcome.conflicted).toEqual([{ path: 'settings.env', nodeId: 'edit', reason: expect.stringContaining('held a secret') }]);
+      expect(h.read('settings.env')).toBe(after);
+    }
+    // The other file of the node is reverted as usual.
+    expect(h.read('src/a.ts')).toBe('a\n');
+  });
+
+  it('is left as it is when a node is restored for a retry or a resume, and named as not restored', async () => {
+    const h = await harness({ 'settings.env': before });
+    await h.startNode('edit');
+    const boundary = await h.snapshots.beginNode('edit', ['settings.env']);
+    await h.toolWrite(h.snapshots.writeScopeFor('edit', ['settings.env']), 'settings.env', after);
+
+    expect(await h.snapshots.restoreNodeFiles('edit', boundary)).toEqual({ restored: [], unrestorable: ['settings.env'] });
+    expect(h.read('settings.env')).toBe(after);
+  });
+});
