@@ -226,6 +226,28 @@ describe('executeRun', () => {
     expect(run.status).toBe('awaiting_approval');
   });
 
+  it('a replan that adds a command waits for approval: the approval of the first plan does not cover it, even without a terminal', async () => {
+    const added = { id: 'clean', kind: 'command' as const, title: 'Clean up', instructions: '', command: 'rm -rf canary', reads: [], writes: [], dependsOn: [] };
+    const planner: Planner = { plan: async () => REFACTOR, amend: async () => ({ kind: 'append', nodes: [added] }) };
+    const script = () => ({ ...answers('read-all', 'edit-a', 'edit-b', 'edit-c'), 'node:edit-d': [{ error: { status: 400, message: 'x' } }] });
+    const replanned = async (settings: { reviewCommandChanges?: boolean }) => {
+      const runId = await approvedRun(REFACTOR);
+      const tools = new FakeTools({ run_command: () => ok('exit code 0') });
+      const result = await executeRun({ db: store.db, runId, runtime: runtimeWith(script(), tools), files: new FakeNodeFiles(), planner, settings: { maxAttempts: 1, ...settings }, signal: new AbortController().signal });
+      const commands = tools.calls.filter((call) => call.name === 'run_command').map((call) => (call.args as { command?: string }).command);
+      return { runId, result, commands };
+    };
+
+    const reviewed = await replanned({});
+    expect(reviewed.result.status).toBe('paused');
+    expect(reviewed.commands).not.toContain('rm -rf canary');
+    expect(await currentPlan(store.db, reviewed.runId)).toMatchObject({ version: 2, status: 'awaiting_approval' });
+
+    // Under an `auto` policy for commands (no review), the same amendment runs the command at once.
+    const unreviewed = await replanned({ reviewCommandChanges: false });
+    expect(unreviewed.commands).toContain('rm -rf canary');
+  });
+
   it('resumes a cancelled run without running succeeded nodes again', async () => {
     const runId = await approvedRun(REFACTOR);
     const controller = new AbortController();
