@@ -8,6 +8,7 @@ import {
   errorMessage,
   readEvents,
   startNodeWorker,
+  visibleText,
   type RunRecord,
   type RunWorkspace,
   type SessionEvent,
@@ -71,7 +72,7 @@ export const workerCommand = defineCommand<WorkerArgs>({
         }
       },
       onRunEnded: closeWorkspace,
-      report: (line) => writeLine(out, `worker: ${line}`),
+      report: (line) => writeLine(out, `worker: ${visibleText(line)}`),
     });
     writeLine(out, `worker ${worker.id} ready · ${concurrency} at a time · ${clone === undefined ? 'shared workspace' : `clone ${clone}`}`);
     await new Promise<void>((resolveStop) => context.io.interrupt.addEventListener('abort', () => resolveStop(), { once: true }));
