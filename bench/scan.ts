@@ -8,7 +8,7 @@ import { createLanguageService, findSymbolReferences, scanRepository } from '../
 import { generatedSymbols, generateScanRepo } from './lib/scan-repo-generator.js';
 import { printTable, verdict } from './lib/table.js';
 
-const MODULES = 1500;
+const MODULES = Number(process.env.DAGENT_BENCH_SCAN_MODULES ?? 1500);
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'dagent.js');
 const run = promisify(execFile);
 

@@ -76,12 +76,17 @@ export async function lintForReview(context: CliContext, plan: Plan): Promise<Pl
 
 /**
  * The engine's linter for the plan versions it stores (planned, replanned): lint against a fresh
- * scan (nodes may have changed files since the context's scan), with the context's language service.
+ * scan (nodes may have created or changed files since the context's scan), which becomes the
+ * context's scan, with the context's language service.
  */
 export function planLinter(context: CliContext): PlanLinter {
   return async (plan, signal) => {
     const planners = await loadPlanners();
     const map = await planners.scanRepository(context.workspace, { signal });
+    // The context's scan is now this one: the language service's next query follows the new graph.
+    const scans = SCANS.get(context) ?? new Map<string, Promise<RepoMap>>();
+    scans.set('', Promise.resolve(map));
+    SCANS.set(context, scans);
     const languageService = await workspaceLanguageService(context);
     const options = lintOptions(context.config.lint?.errors, planners.LINT_CODES);
     return (await planners.lintPlanWithReferences(plan, map, { ...options, languageService: () => languageService })).map(toFinding);

@@ -1,8 +1,15 @@
-import { Logger, makeWorkerUtils, run, type Runner, type Task, type WorkerUtils } from 'graphile-worker';
+import type { Logger, Runner, Task, WorkerUtils } from 'graphile-worker';
 import { NODE_TASK, wakeTaskOf, type JobQueue, type NodeJob } from './job-queue.js';
 
-/** graphile-worker talks through our own log lines only: its own would interleave with the CLI's. */
-const QUIET = new Logger(() => () => undefined);
+/**
+ * graphile-worker (with pg and its config loader) is loaded by the first queue or runner: every
+ * other command (`scan`, `status`, a SQLite run) starts without it.
+ */
+async function graphileWorker(): Promise<typeof import('graphile-worker') & { quiet: Logger }> {
+  const module = await import('graphile-worker');
+  // graphile-worker talks through our own log lines only: its own would interleave with the CLI's.
+  return { ...module, quiet: new module.Logger(() => () => undefined) };
+}
 
 /** How often a runner looks for jobs when a LISTEN notification was missed (it is woken by NOTIFY otherwise). */
 const FALLBACK_POLL_MS = 1_000;
@@ -12,7 +19,8 @@ const MIGRATION_LOCK = 0x646167656e742d71n.toString();
 
 /** The job queue on graphile-worker: jobs in the `graphile_worker` schema of the same database. */
 export async function createGraphileJobQueue(connectionString: string): Promise<JobQueue> {
-  const utils: WorkerUtils = await makeWorkerUtils({ connectionString, logger: QUIET });
+  const { makeWorkerUtils, quiet } = await graphileWorker();
+  const utils: WorkerUtils = await makeWorkerUtils({ connectionString, logger: quiet });
   // graphile-worker's schema migrations are not safe to run from several processes at once (a
   // fleet starting on a fresh database): one at a time, under an advisory lock.
   await utils.withPgClient(async (client) => {
@@ -48,6 +56,7 @@ export interface QueueRunner {
 export async function runQueueTasks(connectionString: string, tasks: Readonly<Record<string, (payload: unknown) => Promise<void>>>, concurrency: number): Promise<QueueRunner> {
   const taskList: Record<string, Task> = {};
   for (const [name, handler] of Object.entries(tasks)) taskList[name] = async (payload) => handler(payload);
-  const runner: Runner = await run({ connectionString, concurrency, taskList, noHandleSignals: true, pollInterval: FALLBACK_POLL_MS, logger: QUIET });
+  const { run, quiet } = await graphileWorker();
+  const runner: Runner = await run({ connectionString, concurrency, taskList, noHandleSignals: true, pollInterval: FALLBACK_POLL_MS, logger: quiet });
   return { done: runner.promise, stop: () => runner.stop() };
 }

@@ -1,4 +1,4 @@
-import { parseDocument } from 'yaml';
+import { createRequire } from 'node:module';
 import { checkPlan, type PlanCheck } from './check-plan.js';
 import { PlanInvalidError } from './plan-errors.js';
 import type { Plan } from './plan-schema.js';
@@ -49,8 +49,12 @@ function readJson(text: string): Read {
   }
 }
 
+/** The YAML parser (some 70 modules) is loaded by the first YAML document, not by every command that loads the engine. */
+let yaml: typeof import('yaml') | undefined;
+
 function readYaml(text: string): Read {
-  const document = parseDocument(text, { prettyErrors: true });
+  yaml ??= createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  const document = yaml.parseDocument(text, { prettyErrors: true });
   const first = document.errors[0];
   if (first !== undefined) return { ok: false, message: `not valid YAML: ${first.message.split('\n')[0]!.replace(/:$/, '')}` };
   return { ok: true, value: document.toJS() as unknown };

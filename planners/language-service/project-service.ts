@@ -17,6 +17,9 @@ export interface ProjectService {
   addRoots(fileNames: Iterable<string>): boolean;
   /** Loads every file of the project. */
   loadAll(): void;
+  /** Re-stats the files the program holds, so an edit since the last query is read again. */
+  refresh(): void;
+  /** The program as of the last `refresh`. */
   program(): ts.Program;
 }
 
@@ -68,7 +71,6 @@ export function createProjectService(workspace: string, project: WorkspaceProjec
   const service = ts.createLanguageService(host, registry);
 
   const refreshVersions = (): void => {
-    // Re-stat the files the program holds: an edit between two queries is picked up.
     let changed = false;
     for (const [fileName, version] of versions) {
       const current = versionOf(fileName);
@@ -100,8 +102,8 @@ export function createProjectService(workspace: string, project: WorkspaceProjec
     loadAll() {
       this.addRoots(project.fileNames);
     },
+    refresh: refreshVersions,
     program() {
-      refreshVersions();
       const program = service.getProgram();
       if (program === undefined) throw new Error('the language service has no program');
       return program;

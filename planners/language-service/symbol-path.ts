@@ -10,9 +10,13 @@ import ts from 'typescript';
 export function resolveSymbolPath(checker: ts.TypeChecker, sourceFile: ts.SourceFile, path: readonly string[]): { symbol: ts.Symbol } | { missing: string; known: readonly string[] } {
   const [first, ...members] = path;
   if (first === undefined) return { missing: '', known: [] };
-  const topLevel = topLevelSymbols(checker, sourceFile);
-  let symbol = topLevel.get(first);
-  if (symbol === undefined) return { missing: first, known: [...topLevel.keys()].sort() };
+  // The exports answer almost every query; the scope search (the globals included) only when they do not.
+  let symbol = exportsOf(checker, sourceFile).get(first);
+  if (symbol === undefined) {
+    const topLevel = topLevelSymbols(checker, sourceFile);
+    symbol = topLevel.get(first);
+    if (symbol === undefined) return { missing: first, known: [...topLevel.keys()].sort() };
+  }
   symbol = unalias(checker, symbol);
   for (const [index, name] of members.entries()) {
     const member = memberOf(checker, symbol, name);
@@ -32,12 +36,17 @@ export function declarationName(symbol: ts.Symbol): ts.Node | undefined {
   return undefined;
 }
 
-function topLevelSymbols(checker: ts.TypeChecker, sourceFile: ts.SourceFile): Map<string, ts.Symbol> {
+function exportsOf(checker: ts.TypeChecker, sourceFile: ts.SourceFile): Map<string, ts.Symbol> {
   const symbols = new Map<string, ts.Symbol>();
   const moduleSymbol = checker.getSymbolAtLocation(sourceFile);
   if (moduleSymbol !== undefined) {
     for (const symbol of checker.getExportsOfModule(moduleSymbol)) symbols.set(symbol.name, symbol);
   }
+  return symbols;
+}
+
+function topLevelSymbols(checker: ts.TypeChecker, sourceFile: ts.SourceFile): Map<string, ts.Symbol> {
+  const symbols = exportsOf(checker, sourceFile);
   // A script's declarations, and a module's own non-exported ones.
   const flags = ts.SymbolFlags.Value | ts.SymbolFlags.Type | ts.SymbolFlags.Namespace;
   for (const symbol of checker.getSymbolsInScope(sourceFile, flags)) {

@@ -1,6 +1,6 @@
 import { isAbsolute, join, relative, sep } from 'node:path';
 import ts from 'typescript';
-import { normalizeWorkspacePath, parseSymbolKey, scanRepository } from '../repo-scan/index.js';
+import { normalizeWorkspacePath, parseSymbolKey, scanRepository, type RepoMap } from '../repo-scan/index.js';
 import type { CodeLocation, CodeTarget, LanguageServiceOptions, ReferenceLocation, ReferencingFile, WorkspaceLanguageService, WorkspaceSymbol } from './workspace-language-service.js';
 import { LanguageServiceQueryError } from './language-service-query-error.js';
 import { createProjectService, type ProjectService } from './project-service.js';
@@ -16,8 +16,9 @@ export function openLanguageService(options: LanguageServiceOptions): WorkspaceL
   const loaded = loadWorkspaceProjects(workspace, options.tsconfig);
   const registry = ts.createDocumentRegistry(ts.sys.useCaseSensitiveFileNames, workspace);
   const services: ProjectService[] = loaded.projects.map((project) => createProjectService(workspace, project, registry));
+  // Without a provider, each query asks the (cached) scan: a file created since the last query is in the graph.
   const loadMap = options.repoMap ?? (() => scanRepository(workspace, options.tsconfig === undefined ? {} : { tsconfig: options.tsconfig }));
-  let importers: Promise<Map<string, string[]>> | undefined;
+  let importers: { map: RepoMap; reverse: Map<string, string[]> } | undefined;
 
   const absolute = (file: string): string => (isAbsolute(file) ? file : join(workspace, normalizeWorkspacePath(file)));
   const shown = (fileName: string): string => {
@@ -29,19 +30,23 @@ export function openLanguageService(options: LanguageServiceOptions): WorkspaceL
     return !path.startsWith('..') && !isAbsolute(path) && !path.split(sep).includes('node_modules');
   };
 
-  /** Reverse import edges, absolute file names: each file to the files that import it. */
-  const importersOf = (): Promise<Map<string, string[]>> => {
-    importers ??= loadMap().then((map) => {
-      const reverse = new Map<string, string[]>();
-      for (const edge of map.imports) {
-        const to = join(workspace, edge.to);
-        const list = reverse.get(to);
-        if (list === undefined) reverse.set(to, [join(workspace, edge.from)]);
-        else list.push(join(workspace, edge.from));
-      }
-      return reverse;
-    });
-    return importers;
+  /**
+   * Reverse import edges, absolute file names: each file to the files that import it. Asked of
+   * `repoMap` on every query and rebuilt when it hands back a new map, so a rescan during a run
+   * (files created by nodes) reaches the next query.
+   */
+  const importersOf = async (): Promise<Map<string, string[]>> => {
+    const map = await loadMap();
+    if (importers?.map === map) return importers.reverse;
+    const reverse = new Map<string, string[]>();
+    for (const edge of map.imports) {
+      const to = join(workspace, edge.to);
+      const list = reverse.get(to);
+      if (list === undefined) reverse.set(to, [join(workspace, edge.from)]);
+      else list.push(join(workspace, edge.from));
+    }
+    importers = { map, reverse };
+    return reverse;
   };
 
   /** The files and everything that imports them, transitively. */
@@ -65,9 +70,17 @@ export function openLanguageService(options: LanguageServiceOptions): WorkspaceL
     return first === undefined ? [] : [first];
   };
 
+  /** Each file goes to the projects that own it; one no project owns (created since the projects were read) to the first. */
   const addRoots = (fileNames: Iterable<string>): void => {
     const files = [...fileNames];
-    for (const service of services) service.addRoots(files.filter((fileName) => service.owns(fileName)));
+    for (const [index, service] of services.entries()) {
+      service.addRoots(files.filter((fileName) => service.owns(fileName) || (index === 0 && !services.some((other) => other.owns(fileName)))));
+    }
+  };
+
+  /** Once per query: files edited since the last one are read again. */
+  const refresh = (): void => {
+    for (const service of services) service.refresh();
   };
 
   const sourceFileIn = (service: ProjectService, fileName: string): ts.SourceFile | undefined => service.program().getSourceFile(fileName);
@@ -137,6 +150,7 @@ export function openLanguageService(options: LanguageServiceOptions): WorkspaceL
    * interface member); repeated until no new declaring file appears.
    */
   const findReferences = async (target: CodeTarget): Promise<ReferenceLocation[]> => {
+    refresh();
     let start = locate(target);
     const declaring = new Set<string>([start.fileName]);
     if (!('symbol' in target)) {
@@ -177,6 +191,7 @@ export function openLanguageService(options: LanguageServiceOptions): WorkspaceL
   return {
     warnings: async () => loaded.warnings,
     async definition(target) {
+      refresh();
       const { service, fileName, position } = locate(target);
       const program = service.program();
       return (service.service.getDefinitionAtPosition(fileName, position) ?? []).map((definition) => location(program, definition.fileName, definition.textSpan.start));
@@ -194,6 +209,7 @@ export function openLanguageService(options: LanguageServiceOptions): WorkspaceL
       return [...byFile.values()];
     },
     async workspaceSymbols(query, limit = DEFAULT_SYMBOL_LIMIT) {
+      refresh();
       const symbols = new Map<string, WorkspaceSymbol>();
       for (const service of services) {
         service.loadAll();
@@ -207,6 +223,7 @@ export function openLanguageService(options: LanguageServiceOptions): WorkspaceL
       return [...symbols.values()].slice(0, limit);
     },
     async hover(target) {
+      refresh();
       const { service, fileName, position } = locate(target);
       const program = service.program();
       const info = service.service.getQuickInfoAtPosition(fileName, position);

@@ -45,8 +45,10 @@ export interface LanguageServiceOptions {
   /** A tsconfig to use (workspace-relative or absolute); default tsconfig.json, then jsconfig.json. */
   readonly tsconfig?: string;
   /**
-   * The import graph used to choose which files the service loads for a reference query.
-   * Default: a scan of the workspace (`scanRepository`). Pass the cached scan when there is one.
+   * The import graph used to choose which files the service loads for a reference query, asked
+   * on every query (a new map is taken up; the same map costs nothing). Default: a scan of the
+   * workspace (`scanRepository`, through its cache) per query. Pass the caller's scan when there
+   * is one, and hand back a fresh one when files were created.
    */
   readonly repoMap?: () => Promise<RepoMap>;
 }

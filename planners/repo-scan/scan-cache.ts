@@ -1,13 +1,18 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import type { WorkspaceFile } from './list-workspace-files.js';
 import type { ModuleFacts } from './module-facts.js';
+import type { RepoMap } from './repo-map.js';
 
 /** Bumped whenever what a file's entry holds changes shape or meaning. */
 const CACHE_VERSION = 2;
 
 /** Where the scan keeps what it learnt, under the workspace's `.dagent/` (never scanned itself). */
 export const SCAN_CACHE_PATH = '.dagent/cache/repo-scan.json';
+
+/** The last scan's answer, kept whole: while no file, path or config changed, it is the answer. */
+export const REPO_MAP_CACHE_PATH = '.dagent/cache/repo-map.json';
 
 /** One parsed file: keyed by size and mtime; its resolutions hold while the keys of the cache hold. */
 export interface CachedModule {
@@ -38,13 +43,38 @@ export async function readScanCache(workspace: string): Promise<ScanCache | unde
   }
 }
 
-/** Writes through a temporary file and a rename, so a concurrent scan reads the old cache or the new one, never half. A workspace that cannot be written to just goes uncached. */
 export async function writeScanCache(workspace: string, cache: Omit<ScanCache, 'version'>): Promise<void> {
-  const path = join(workspace, SCAN_CACHE_PATH);
+  await writeAtomically(join(workspace, SCAN_CACHE_PATH), { version: CACHE_VERSION, ...cache });
+}
+
+/** The repository map the last scan answered with, if it was made from exactly these inputs (`repoMapKey`). */
+export async function readCachedRepoMap(workspace: string, key: string): Promise<Omit<RepoMap, 'root'> | undefined> {
+  try {
+    const cached = JSON.parse(await readFile(join(workspace, REPO_MAP_CACHE_PATH), 'utf8')) as { version?: unknown; key?: unknown; map?: Omit<RepoMap, 'root'> };
+    return cached.version === CACHE_VERSION && cached.key === key ? cached.map : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function writeCachedRepoMap(workspace: string, key: string, map: RepoMap): Promise<void> {
+  const { root: _root, ...rest } = map;
+  await writeAtomically(join(workspace, REPO_MAP_CACHE_PATH), { version: CACHE_VERSION, key, map: rest });
+}
+
+/** Everything a scan's answer depends on: the config key, and every listed file's path, size and mtime. */
+export function repoMapKey(configKey: string, files: readonly WorkspaceFile[]): string {
+  const hasher = createHash('sha1').update(configKey);
+  for (const file of files) hasher.update(`\n${file.path}\0${file.size}\0${file.mtimeMs}`);
+  return hasher.digest('hex');
+}
+
+/** Writes through a temporary file and a rename, so a concurrent scan reads the old cache or the new one, never half. A workspace that cannot be written to just goes uncached. */
+async function writeAtomically(path: string, value: unknown): Promise<void> {
   const temporary = `${path}.${process.pid}.tmp`;
   try {
     await mkdir(dirname(path), { recursive: true });
-    await writeFile(temporary, JSON.stringify({ version: CACHE_VERSION, ...cache }));
+    await writeFile(temporary, JSON.stringify(value));
     await rename(temporary, path);
   } catch {
     // Uncached is slower, not wrong.

@@ -6,7 +6,7 @@ import { isScriptFile, languageOf } from './language-of.js';
 import { listWorkspaceFiles, type WorkspaceFile } from './list-workspace-files.js';
 import type { ModuleParser } from './module-parser.js';
 import type { ImportEdge, RepoFile, RepoMap, UnresolvedImport } from './repo-map.js';
-import { configKey, pathsKey, readScanCache, writeScanCache, type CachedModule } from './scan-cache.js';
+import { configKey, pathsKey, readCachedRepoMap, readScanCache, repoMapKey, writeCachedRepoMap, writeScanCache, type CachedModule } from './scan-cache.js';
 import { exportAliases, symbolImporters } from './symbol-importers.js';
 
 /** Larger scripts are listed but not parsed: they are bundles or generated code, not modules anyone edits. */
@@ -30,9 +30,9 @@ export interface ScanOptions {
   readonly maxParseBytes?: number;
   readonly signal?: AbortSignal;
   /**
-   * Keep what the scan learnt in `.dagent/cache/repo-scan.json` and reuse it: only files whose
-   * size or mtime changed are read and parsed again, and the compiler is not even loaded when
-   * none did (default true).
+   * Keep what the scan learnt in `.dagent/cache/` and reuse it: only files whose size or mtime
+   * changed are read and parsed again, the compiler is not even loaded when none did, and when
+   * no file, path or config changed the last answer is returned as it was (default true).
    */
   readonly cache?: boolean;
   /** Called with each file the scan reads and parses (not those it takes from the cache). */
@@ -60,6 +60,11 @@ export async function scanRepository(root: string, options: ScanOptions = {}): P
   const parseable = scripts.filter((file) => file.size <= maxParseBytes);
 
   const keys = { configKey: await configKey(workspace, options.tsconfig, maxParseBytes), pathsKey: pathsKey([...paths]) };
+  // Nothing changed since the last scan: its answer stands, and no module needs even reading.
+  const mapKey = repoMapKey(keys.configKey, listed);
+  const answered = useCache ? await readCachedRepoMap(workspace, mapKey) : undefined;
+  if (answered !== undefined) return { root: workspace, ...answered };
+
   const cache = useCache ? await readScanCache(workspace) : undefined;
   const resolutionsHold = cache !== undefined && cache.configKey === keys.configKey && cache.pathsKey === keys.pathsKey;
   const cached = (file: WorkspaceFile): CachedModule | undefined => {
@@ -120,7 +125,7 @@ export async function scanRepository(root: string, options: ScanOptions = {}): P
     language: languageOf(file.path),
     exports: [...(tables.get(file.path)?.keys() ?? [])].sort(),
   }));
-  return {
+  const map: RepoMap = {
     root: workspace,
     files,
     imports,
@@ -129,6 +134,8 @@ export async function scanRepository(root: string, options: ScanOptions = {}): P
     aliases: exportAliases(tables),
     warnings: [...resolverWarnings, ...warnings],
   };
+  if (useCache) await writeCachedRepoMap(workspace, mapKey, map);
+  return map;
 }
 
 async function workspaceRoot(root: string): Promise<string> {

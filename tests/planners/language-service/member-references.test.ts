@@ -56,6 +56,12 @@ describe('referencingFiles', () => {
     expect(await files('src/invoice.ts#Invoice.total')).toContain('src/only-imports.ts');
   });
 
+  it('finds a file created after its first query (a node of the run wrote it)', async () => {
+    await files('src/invoice.ts#Invoice.total');
+    writeFileSync(join(root, 'src/late.ts'), "import { latest } from './store.js';\nexport const late = latest().total();\n");
+    expect(await files('src/invoice.ts#Invoice.total')).toContain('src/late.ts');
+  });
+
   it('refuses a member that does not exist, naming the ones that do', async () => {
     await expect(service.referencingFiles({ symbol: 'src/invoice.ts#Invoice.grandTotal' })).rejects.toThrow(LanguageServiceQueryError);
     await expect(service.referencingFiles({ symbol: 'src/invoice.ts#Invoice.grandTotal' })).rejects.toThrow(/has no "Invoice.grandTotal" \(known: .*total/);
