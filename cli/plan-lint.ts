@@ -104,15 +104,21 @@ export const ALLOW_LINT_OPTION = {
 /**
  * Lint that binds: the lint errors of the run's current plan version stop `approve` and `run`
  * (exit 2), each named with the flag that lets it through; `--allow-lint CODE` (repeatable, or
- * `all`) allows those codes. The findings are the ones recorded when the version was stored
- * (`plan/created`, `plan/amended`); a version stored without them is linted now.
+ * `all`) allows those codes, and so does the approval of the version when it allowed them. The
+ * findings are the ones recorded when the version was stored (`plan/created`, `plan/amended`); a
+ * version stored without them is linted now. Resolves to the codes of the errors the flag let
+ * through, for the caller to record (`plan/approved`, `run/started`).
  */
-export async function checkLintGate(context: CliContext, runId: string, allowed: readonly string[] = []): Promise<void> {
+export async function checkLintGate(context: CliContext, runId: string, allowed: readonly string[] = []): Promise<string[]> {
   const { db } = await context.store();
   const stored = await currentPlan(db, runId);
   const findings = await versionLint(context, runId, stored.version, stored.plan);
-  const blocking = findings.filter((finding) => finding.level === 'error' && !allowed.includes(finding.code) && !allowed.includes('all'));
-  if (blocking.length === 0) return;
+  const errors = findings.filter((finding) => finding.level === 'error');
+  if (errors.length === 0) return [];
+  const approvedWith = stored.status === 'approved' ? await approvalAllowances(context, runId, stored.version) : [];
+  const unapproved = errors.filter((finding) => !approvedWith.includes(finding.code));
+  const blocking = unapproved.filter((finding) => !allowed.includes(finding.code) && !allowed.includes('all'));
+  if (blocking.length === 0) return [...new Set(unapproved.map((finding) => finding.code))].sort();
   const lines = blocking.map((finding) => `  ${finding.code}: ${finding.message}`);
   const codes = [...new Set(blocking.map((finding) => finding.code))];
   throw new DagentError(
@@ -123,6 +129,14 @@ export async function checkLintGate(context: CliContext, runId: string, allowed:
 /** A stored version's lint: the findings recorded with it, or (for a version stored without them) linted now. */
 export async function versionLint(context: CliContext, runId: string, version: number, plan: Plan): Promise<PlanLintFinding[]> {
   return (await recordedLint(context, runId, version)) ?? (await lintForReview(context, plan));
+}
+
+/** The lint codes the approval of a plan version let through (`approve --allow-lint`). */
+async function approvalAllowances(context: CliContext, runId: string, version: number): Promise<readonly string[]> {
+  const { db } = await context.store();
+  const approvals = await readEvents(db, runId, { types: ['plan/approved'] });
+  const approval = approvals.reverse().find((event) => event.type === 'plan/approved' && event.payload.version === version);
+  return approval?.type === 'plan/approved' ? (approval.payload.allowedLint ?? []) : [];
 }
 
 /** The findings stored with a plan version's event, when it has them. */

@@ -44,6 +44,8 @@ export interface RunFlags {
   readonly approveFromDashboard?: boolean;
   /** `--allow-lint CODE`: lint errors of these codes do not stop `plan --yes`. */
   readonly allowLint?: readonly string[];
+  /** The lint error codes `run --allow-lint` let through beyond the approval's: recorded in `run/started`. */
+  readonly allowedLint?: readonly string[];
 }
 
 /** With `--workers` the workers' own `--concurrency` bounds the work: the scheduler dispatches every ready node. */
@@ -52,9 +54,9 @@ const WORKERS_DEFAULT_CONCURRENCY = 1_000;
 /** `plan --yes`: approve the plan, then run it. */
 export async function approveAndRun(context: CliContext, runId: string, flags: RunFlags): Promise<number> {
   const { db } = await context.store();
-  await checkLintGate(context, runId, flags.allowLint);
-  const stored = await approvePlan(db, runId);
-  if (!context.json) writeLine(context.io.stdout, `approved plan v${stored.version} of run ${runId} · hash ${stored.hash}`);
+  const allowedLint = await checkLintGate(context, runId, flags.allowLint);
+  const stored = await approvePlan(db, runId, { allowedLint });
+  if (!context.json) writeLine(context.io.stdout, `approved plan v${stored.version} of run ${runId} · hash ${stored.hash}${allowedLint.length === 0 ? '' : ` · lint errors allowed: ${allowedLint.join(', ')}`}`);
   return runApprovedPlan(context, runId, flags);
 }
 
@@ -139,6 +141,7 @@ async function executeClaimedRun(context: CliContext, runId: string, flags: RunF
       signal: AbortSignal.any([context.io.interrupt, lease.lost, cancelled.signal]),
       ...(planner === undefined ? {} : { planner }),
       linter: planLinter(context),
+      ...(flags.allowedLint === undefined ? {} : { allowedLint: flags.allowedLint }),
       ...(flags.approvedHash === undefined ? {} : { approvedHash: flags.approvedHash }),
       ...(dispatch === undefined ? {} : { remote: dispatch.remote }),
       // Workers' reports of missed work, and `dagent cancel` from a host that cannot signal this process.

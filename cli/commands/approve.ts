@@ -8,10 +8,14 @@ export const approveCommand = defineCommand<{ run: string; 'allow-lint'?: string
   async run(context, args) {
     const { db } = await context.store();
     const run = await getRun(db, args.run);
-    await checkLintGate(context, run.id, args['allow-lint']);
-    const stored = await approvePlan(db, run.id);
-    if (context.json) writeLine(context.io.stdout, JSON.stringify({ runId: run.id, status: stored.status, planVersion: stored.version, hash: stored.hash }));
-    else writeLine(context.io.stdout, `approved plan v${stored.version} of run ${run.id} · hash ${stored.hash}\nnext: dagent run ${run.id}`);
+    const allowedLint = await checkLintGate(context, run.id, args['allow-lint']);
+    const stored = await approvePlan(db, run.id, { allowedLint });
+    if (context.json) {
+      writeLine(context.io.stdout, JSON.stringify({ runId: run.id, status: stored.status, planVersion: stored.version, hash: stored.hash, ...(allowedLint.length === 0 ? {} : { allowedLint }) }));
+    } else {
+      const allowed = allowedLint.length === 0 ? '' : ` · lint errors allowed: ${allowedLint.join(', ')}`;
+      writeLine(context.io.stdout, `approved plan v${stored.version} of run ${run.id} · hash ${stored.hash}${allowed}\nnext: dagent run ${run.id}`);
+    }
     return 0;
   },
 });

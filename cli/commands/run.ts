@@ -42,8 +42,8 @@ export const runCommand = defineCommand<RunArgs>({
     const { db } = await context.store();
     const run = await getRun(db, args.run);
     if (args.wait !== true && run.status === 'succeeded') throw new DagentError(`run ${run.id} already succeeded; \`dagent diff ${run.id}\` shows its change`);
-    if (run.status === 'approved') await checkLintGate(context, run.id, args['allow-lint']);
-    return runApprovedPlan(context, run.id, flagsOf(args));
+    const allowedLint = run.status === 'approved' ? await checkLintGate(context, run.id, args['allow-lint']) : [];
+    return runApprovedPlan(context, run.id, { ...flagsOf(args), ...(allowedLint.length === 0 ? {} : { allowedLint }) });
   },
 });
 

@@ -131,13 +131,15 @@ export async function savePlan(db: Kysely<Database>, runId: string, input: SaveP
 }
 
 /** Approves the run's current plan version, recording its hash. */
-export async function approvePlan(db: Kysely<Database>, runId: string): Promise<StoredPlan> {
+/** `allowedLint`: the codes of lint errors the reviewer let through (`--allow-lint`), recorded with the approval. */
+export async function approvePlan(db: Kysely<Database>, runId: string, options: { readonly allowedLint?: readonly string[] } = {}): Promise<StoredPlan> {
   const run = await getRun(db, runId);
   const stored = await currentPlan(db, run.id);
   if (stored.status === 'approved') return stored;
   const status = transitionPlan(stored.status, 'approved');
+  const allowedLint = options.allowedLint === undefined || options.allowedLint.length === 0 ? {} : { allowedLint: [...options.allowedLint] };
   await runLog(db, run.id).append(
-    { type: 'plan/approved', payload: { version: stored.version, hash: stored.hash } },
+    { type: 'plan/approved', payload: { version: stored.version, hash: stored.hash, ...allowedLint } },
     {
       effects: async (transaction) => {
         await setPlanStatus(transaction, run.id, stored.version, status, { approved_at: new Date().toISOString() });

@@ -59,6 +59,8 @@ export interface ExecuteRunOptions {
   readonly planner?: Planner;
   /** Lints each replanned version; its findings are recorded with `plan/amended`, and errors stop the run for review. */
   readonly linter?: PlanLinter;
+  /** Codes of lint errors the user let through for this run (`run --allow-lint`), recorded in `run/started`. */
+  readonly allowedLint?: readonly string[];
   readonly settings?: Partial<RunSettings>;
   readonly signal: AbortSignal;
   /** `--approved HASH`: refuse to start if the plan is not the one approved. */
@@ -246,7 +248,10 @@ class RunController {
   async #startRun(from: RunStatus): Promise<void> {
     const status = transitionRun(from, 'running');
     const started = await this.#log.append(
-      { type: 'run/started', payload: { pid: process.pid, host: hostname(), planVersion: this.#planVersion } },
+      {
+        type: 'run/started',
+        payload: { pid: process.pid, host: hostname(), planVersion: this.#planVersion, ...(this.#options.allowedLint?.length ? { allowedLint: [...this.#options.allowedLint] } : {}) },
+      },
       {
         effects: async (transaction) => {
           await setRunStatus(transaction, this.#runId, status, { finished_at: null });

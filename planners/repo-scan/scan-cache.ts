@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
+import { existsSync, statSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { WorkspaceFile } from './list-workspace-files.js';
 import type { ModuleFacts } from './module-facts.js';
 import type { RepoMap } from './repo-map.js';
@@ -81,11 +82,50 @@ async function writeAtomically(path: string, value: unknown): Promise<void> {
   }
 }
 
-/** What the resolutions depend on besides the files: the config files' text and the options of the scan. */
+/**
+ * What the resolutions depend on besides the files: the config files' text (and the text of
+ * every config a tsconfig `extends`, transitively) and the options of the scan.
+ */
 export async function configKey(workspace: string, tsconfig: string | undefined, maxParseBytes: number): Promise<string> {
   const names = tsconfig === undefined ? ['tsconfig.json', 'jsconfig.json', 'package.json'] : [tsconfig, 'package.json'];
   const texts = await Promise.all(names.map((name) => readFile(join(workspace, name), 'utf8').catch(() => '')));
-  return hash(JSON.stringify([tsconfig ?? null, maxParseBytes, names, texts]));
+  const seen = new Set<string>();
+  const extended: string[] = [];
+  for (const [index, name] of names.entries()) {
+    if (name !== 'package.json') extended.push(...(await extendedConfigs(workspace, join(workspace, name), texts[index] ?? '', seen)));
+  }
+  return hash(JSON.stringify([tsconfig ?? null, maxParseBytes, names, texts, extended]));
+}
+
+/** The paths and texts of the configs a config extends, depth first; a config met twice (a cycle) is read once. */
+async function extendedConfigs(workspace: string, configFile: string, text: string, seen: Set<string>): Promise<string[]> {
+  const found: string[] = [];
+  for (const specifier of extendsOf(text)) {
+    const path = extendedPath(workspace, configFile, specifier);
+    if (path === undefined || seen.has(path)) continue;
+    seen.add(path);
+    const inner = await readFile(path, 'utf8').catch(() => '');
+    found.push(path, inner, ...(await extendedConfigs(workspace, path, inner, seen)));
+  }
+  return found;
+}
+
+/** The `extends` of a tsconfig (a string or a list), read without a JSONC parser: enough to key a cache. */
+function extendsOf(text: string): string[] {
+  const match = /"extends"\s*:\s*(\[[^\]]*\]|"(?:[^"\\]|\\.)*")/.exec(text);
+  if (match?.[1] === undefined) return [];
+  try {
+    const value = JSON.parse(match[1].replace(/,\s*\]$/, ']')) as unknown;
+    return (Array.isArray(value) ? value : [value]).filter((item): item is string => typeof item === 'string');
+  } catch {
+    return [];
+  }
+}
+
+/** Where TypeScript finds an extended config: a path from the extending file, or a package under node_modules. */
+function extendedPath(workspace: string, from: string, specifier: string): string | undefined {
+  const base = specifier.startsWith('.') || isAbsolute(specifier) ? resolve(dirname(from), specifier) : join(workspace, 'node_modules', specifier);
+  return [base, `${base}.json`, join(base, 'tsconfig.json')].find((path) => existsSync(path) && statSync(path).isFile());
 }
 
 export function pathsKey(paths: readonly string[]): string {

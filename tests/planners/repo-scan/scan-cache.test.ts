@@ -58,6 +58,20 @@ describe('the scan cache', () => {
     expect(map.files.some((file) => file.path === 'src/extra.ts')).toBe(true);
   });
 
+  it('resolves again when a config that tsconfig.json extends changes', async () => {
+    const base = { compilerOptions: { moduleResolution: 'Bundler', module: 'ESNext', paths: { '@models/*': ['./src/models/*'], '@shapes': ['./src/shapes/index.ts'] } } };
+    writeFileSync(join(root, 'tsconfig.base.json'), JSON.stringify(base));
+    writeFileSync(join(root, 'tsconfig.json'), JSON.stringify({ extends: './tsconfig.base.json', include: ['src'] }));
+    const importers = (map: Awaited<ReturnType<typeof scanRepository>>) => findImporters(map, 'src/models/invoice.ts#Invoice').map((importer) => importer.file);
+    expect(importers((await scanRecording()).map)).toContain('src/jobs/reminder.ts');
+
+    // The alias goes away in the base config only: `@models/index` no longer leads anywhere.
+    writeFileSync(join(root, 'tsconfig.base.json'), JSON.stringify({ compilerOptions: { ...base.compilerOptions, paths: {} } }));
+    const { parsed, map } = await scanRecording();
+    expect(parsed).toEqual([]);
+    expect(importers(map)).not.toContain('src/jobs/reminder.ts');
+  });
+
   it('works without the cache when asked', async () => {
     const parsed: string[] = [];
     await scanRepository(root, { cache: false, onParse: (path) => parsed.push(path) });
