@@ -1,3 +1,4 @@
+import type * as GraphileWorker from 'graphile-worker';
 import type { Logger, Runner, Task, WorkerUtils } from 'graphile-worker';
 import { NODE_TASK, wakeTaskOf, type JobQueue, type NodeJob } from './job-queue.js';
 
@@ -5,7 +6,7 @@ import { NODE_TASK, wakeTaskOf, type JobQueue, type NodeJob } from './job-queue.
  * graphile-worker (with pg and its config loader) is loaded by the first queue or runner: every
  * other command (`scan`, `status`, a SQLite run) starts without it.
  */
-async function graphileWorker(): Promise<typeof import('graphile-worker') & { quiet: Logger }> {
+async function graphileWorker(): Promise<typeof GraphileWorker & { quiet: Logger }> {
   const module = await import('graphile-worker');
   // graphile-worker talks through our own log lines only: its own would interleave with the CLI's.
   return { ...module, quiet: new module.Logger(() => () => undefined) };

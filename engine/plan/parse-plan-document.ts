@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
 import { checkPlan, type PlanCheck } from './check-plan.js';
 import { PlanInvalidError } from './plan-errors.js';
 import type { Plan } from './plan-schema.js';
@@ -50,10 +51,10 @@ function readJson(text: string): Read {
 }
 
 /** The YAML parser (some 70 modules) is loaded by the first YAML document, not by every command that loads the engine. */
-let yaml: typeof import('yaml') | undefined;
+let yaml: typeof Yaml | undefined;
 
 function readYaml(text: string): Read {
-  yaml ??= createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  yaml ??= createRequire(import.meta.url)('yaml') as typeof Yaml;
   const document = yaml.parseDocument(text, { prettyErrors: true });
   const first = document.errors[0];
   if (first !== undefined) return { ok: false, message: `not valid YAML: ${first.message.split('\n')[0]!.replace(/:$/, '')}` };

@@ -2,7 +2,6 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import {
   approvePlan,
   createRun,
-  createScriptedProvider,
   currentPlan,
   executeRun,
   readEvents,
@@ -15,6 +14,7 @@ import {
   type Planner,
   type Store,
 } from '../../engine/index.js';
+import { createScriptedProvider } from '../../engine/model/scripted-provider.js';
 import { createLanguageService, lintPlanWithReferences, scanRepository, type WorkspaceLanguageService } from '../../planners/index.js';
 import { FakeNodeFiles } from '../helpers/fake-node-files.js';
 import { FakeTools } from '../helpers/fake-tools.js';
