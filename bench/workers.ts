@@ -116,7 +116,14 @@ function planOf(workload: Workload): { plan: Plan; script: unknown } {
     writes: [...node.writes],
     dependsOn: [...node.dependsOn],
   }));
-  const agents = Object.fromEntries(workload.nodes.map((node) => [`node:${node.id}`, [{ text: `${node.id} done`, latencyMs: workload.latencyMs.get(node.id) ?? 0 }]]));
+  // A node that declares writes must change a file (an edit that changes nothing fails): its one
+  // timed turn writes its file, and a second, instant turn answers.
+  const turnsOf = (node: Workload['nodes'][number]): unknown[] => {
+    const latencyMs = workload.latencyMs.get(node.id) ?? 0;
+    if (node.writes.length === 0) return [{ text: `${node.id} done`, latencyMs }];
+    return [{ toolCalls: [{ id: `${node.id}-write`, name: 'write_file', args: { path: node.writes[0], content: `// ${node.id}\n` } }], latencyMs }, { text: `${node.id} done` }];
+  };
+  const agents = Object.fromEntries(workload.nodes.map((node) => [`node:${node.id}`, turnsOf(node)]));
   return { plan: { goal: `bench ${workload.name}`, rationale: 'bench', nodes }, script: { description: 'workers bench', contextWindow: 200_000, agents } };
 }
 

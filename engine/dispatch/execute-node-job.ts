@@ -4,6 +4,7 @@ import { errorMessage } from '../errors.js';
 import type { PlanNode } from '../plan/plan-schema.js';
 import { executePlanNode, type NodeAttemptResult, type NodeRuntime } from '../run/execute-plan-node.js';
 import type { NodeFiles } from '../run/node-files.js';
+import { unkeptPromise } from '../run/node-outcome.js';
 import { handoffMessage } from '../run/node-prompt.js';
 import { executablePlan } from '../run/plan-store.js';
 import { getRun, type RunRecord } from '../run/run-store.js';
@@ -128,8 +129,12 @@ async function runClaimedNode(run: RunRecord, job: NodeJob, claim: NodeClaim, lo
       session.close();
     }
     const otherWrites = plan.nodes.filter((other) => other.id !== job.nodeId).flatMap((other) => other.writes);
-    const { filesChanged } = await workspace.files.endNode(job.nodeId, node.writes, boundary, { otherWrites });
+    const { filesChanged, strayChanges = [] } = await workspace.files.endNode(job.nodeId, node.writes, boundary, { otherWrites });
+    if (strayChanges.length > 0) await log.append({ type: 'writes/exceeded', nodeId: job.nodeId, payload: { paths: [...strayChanges] } }, { effects: (transaction) => claim.assertCurrent(transaction) });
     if (result.status === 'failed') return { outcome: 'failed', error: result.error, retryable: result.retryable, filesChanged: [...filesChanged] };
+    // The same checks as a node run in the scheduler's process: an outcome that cannot lie.
+    const unkept = unkeptPromise({ nodeId: node.id, kind: node.kind, actions: result.actions ?? [], filesChanged, writes: node.writes });
+    if (unkept !== undefined) return { outcome: 'failed', error: unkept, retryable: false, filesChanged: [...filesChanged] };
     const patch = workspace.clone === undefined ? undefined : await workspace.clone.patch();
     return { outcome: 'succeeded', answer: result.answer, filesChanged: [...filesChanged], ...(patch === undefined ? {} : { patch }) };
   } catch (error) {
