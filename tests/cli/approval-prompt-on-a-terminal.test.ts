@@ -8,9 +8,10 @@ import { DAGENT_BIN } from '../helpers/crash-process.js';
 import { tempDir } from '../helpers/temp-store.js';
 
 /**
- * `dagent run --no-dashboard` on a terminal: a node asks to run a command while another node
- * finishes. The question stays in one piece on the screen — the other node's progress line waits
- * until the question is answered, and comes after it.
+ * dagent on a terminal (a pseudo-terminal through the built binary). `dagent run --no-dashboard`:
+ * a node asks to run a command while another node finishes; the question stays in one piece on the
+ * screen — the other node's progress line waits until the question is answered, and comes after
+ * it. And colour: `diff` colours its output on a terminal, and not under NO_COLOR.
  */
 
 vi.setConfig({ testTimeout: 120_000 });
@@ -24,21 +25,21 @@ beforeEach(() => {
   workspace = join(temp.dir, 'repo');
   mkdirSync(workspace);
   mkdirSync(join(temp.dir, 'home'));
-  env = { PATH: process.env.PATH, HOME: join(temp.dir, 'home'), NO_COLOR: '1', TERM: 'xterm' };
+  env = { PATH: process.env.PATH, HOME: join(temp.dir, 'home'), TERM: 'xterm' };
 });
 
 afterEach(() => temp.cleanup());
 
 function dagent(args: readonly string[]): string {
-  const result = spawnSync(process.execPath, [DAGENT_BIN, ...args], { cwd: workspace, env, encoding: 'utf8', input: '', timeout: 60_000 });
+  const result = spawnSync(process.execPath, [DAGENT_BIN, ...args], { cwd: workspace, env: { ...env, NO_COLOR: '1' }, encoding: 'utf8', input: '', timeout: 60_000 });
   expect(result.status, result.stderr).toBe(0);
   return result.stdout;
 }
 
 /** A command on a pseudo-terminal (util-linux `script`): what the screen shows, and a way to type. */
-function onTerminal(args: readonly string[]): { screen: () => string; type: (text: string) => void; exited: Promise<number | null> } {
+function onTerminal(args: readonly string[], extraEnv: NodeJS.ProcessEnv = {}): { screen: () => string; type: (text: string) => void; exited: Promise<number | null> } {
   const command = [process.execPath, DAGENT_BIN, ...args].map((word) => `'${word}'`).join(' ');
-  const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { cwd: workspace, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { cwd: workspace, env: { ...env, ...extraEnv }, stdio: ['pipe', 'pipe', 'pipe'] });
   let screen = '';
   child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (screen += chunk.toString()));
@@ -98,7 +99,7 @@ describe.skipIf(!hasScript || !detectSandbox().available)('an approval question 
     const runId = (JSON.parse(dagent(['--json', 'plan', '--from', 'plan.json', '-m', `scripted:${script}`])) as { runId: string }).runId;
     dagent(['approve', runId]);
 
-    const terminal = onTerminal(['--approval', 'suggest', 'run', runId, '--no-dashboard', '-m', `scripted:${script}`]);
+    const terminal = onTerminal(['--approval', 'suggest', 'run', runId, '--no-dashboard', '-m', `scripted:${script}`], { NO_COLOR: '1' });
     await until(() => terminal.screen().includes('Allow?'), 'the question');
     // The other node finishes while the question is open…
     writeFileSync(join(workspace, 'gate'), '');
@@ -116,5 +117,27 @@ describe.skipIf(!hasScript || !detectSandbox().available)('an approval question 
     expect(screen.search(SUCCEEDED_LINE)).toBeGreaterThan(question);
     expect(screen).toContain(`run ${runId} succeeded`);
     expect(existsSync(join(workspace, 'asked.txt'))).toBe(true);
+  });
+});
+
+describe.skipIf(!hasScript || !detectSandbox().available)('colour on a terminal', () => {
+  it('colours diff on a terminal, and not under NO_COLOR', async () => {
+    writeFileSync(join(workspace, 'a.txt'), 'old\n');
+    writeFileSync(
+      join(workspace, 'plan.json'),
+      JSON.stringify({ goal: 'Change a', nodes: [{ id: 'change-a', kind: 'command', title: 'Change a', command: 'echo new > a.txt', writes: ['a.txt'] }] }),
+    );
+    const runId = (JSON.parse(dagent(['--json', 'plan', '--from', 'plan.json'])) as { runId: string }).runId;
+    dagent(['approve', runId]);
+    dagent(['run', runId]);
+
+    const coloured = onTerminal(['diff', runId]);
+    const plain = onTerminal(['diff', runId], { NO_COLOR: '1' });
+    expect(await coloured.exited).toBe(0);
+    expect(await plain.exited).toBe(0);
+
+    expect(coloured.screen()).toContain('\u001b[32m+new');
+    expect(plain.screen()).toContain('\n+new\n');
+    expect(plain.screen()).not.toContain('\u001b[');
   });
 });

@@ -86,20 +86,21 @@ describe('help', () => {
 });
 
 describe('errors: one line, exit 2', () => {
-  it('exits 0 quietly when the reader of log or show goes away', async () => {
+  it('exits 0 quietly when the reader of log, show or edit goes away', async () => {
     const store = await openDatabase(join(workspace, '.dagent', 'dagent.db'));
     const run = await createRun(store.db, { task: 'a long log', workspace, mode: 'plan' });
     const log = new EventLog(store.db, run.id);
     // More than a pipe holds (64 KiB), so dagent is still writing when `head` goes away.
     for (let index = 0; index < 300; index += 1) await log.append({ type: 'memory/added', payload: { memoryId: index + 1, kind: 'fact', scope: 'project', content: `fact number ${index} ${'x'.repeat(400)}` } });
     await store.close();
-    for (const command of ['log', 'show']) {
+    for (const command of ['log', 'show', 'edit']) {
       if (command === 'show') planFromDocument(Array.from({ length: 300 }, (_, index) => ({ id: `n${index}`, title: `Node ${index} ${'y'.repeat(300)}`, kind: 'edit', instructions: 'x', writes: [`f${index}.txt`] })));
       const target = command === 'log' ? run.id : JSON.parse(dagent(['--json', 'status']).stdout).runs[0].id;
       const piped = spawnSync('bash', ['-c', `"${process.execPath}" "${DAGENT_BIN}" ${command} ${target} | head -1; echo "exit \${PIPESTATUS[0]}" >&2`], {
         cwd: workspace,
         encoding: 'utf8',
-        env: { PATH: process.env.PATH, HOME: home },
+        // edit: an "editor" that renames every node's title, so the diff it prints is long.
+        env: { PATH: process.env.PATH, HOME: home, EDITOR: 'sed -i s/Node/Knot/g' },
       });
       expect(piped.stdout.split('\n').filter(Boolean)).toHaveLength(1);
       expect(piped.stderr).toBe('exit 0\n');
@@ -247,6 +248,32 @@ describe('the right hints', () => {
     const resumed = dagent(['--json', 'resume', runId]);
     expect(resumed.status).toBe(0);
     expect(JSON.parse(resumed.stdout)).toEqual({ runId, status: 'succeeded', resumed: false });
+  });
+
+  it('says why a replan failed, in the progress lines and in status, with no planner row', () => {
+    const script = join(workspace, 'script.json');
+    writeFileSync(
+      script,
+      JSON.stringify({
+        agents: {
+          'node:edit-a': [
+            { toolCalls: [{ name: 'write_file', args: { path: 'a.txt', content: 'new\n' } }, { name: 'report_missing_work', args: { title: 'Change b too', files: ['b.txt'], reason: 'b.txt repeats a.txt' } }] },
+            { text: 'Changed a; b is missing.' },
+          ],
+          planner: [],
+        },
+      }),
+    );
+    const runId = planFromDocument([{ id: 'edit-a', kind: 'edit', title: 'Change a', writes: ['a.txt'] }]);
+    expect(dagent(['approve', runId]).status).toBe(0);
+
+    const ran = dagent(['run', runId, '-m', `scripted:${script}`]);
+
+    const reason = 'amending the plan failed: the planner stopped before answering (error: scripted model';
+    expect(ran.stdout).toContain(`⟳ replan failed: ${reason}`);
+    const status = dagent(['status', runId]).stdout;
+    expect(status).toContain(`replan after missed-work failed: ${reason}`);
+    expect(status).not.toMatch(/^planner /m);
   });
 });
 

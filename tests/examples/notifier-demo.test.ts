@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DAGENT_BIN } from '../helpers/crash-process.js';
 import { tempDir } from '../helpers/temp-store.js';
 
 /**
@@ -11,7 +11,6 @@ import { tempDir } from '../helpers/temp-store.js';
  * The run must show the seed's story: B and C in parallel after A, D compacting and reporting the
  * missed E at 60 % progress, E appended and wired in, and the example's own tests green.
  */
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const run = promisify(execFile);
 
 let workspace: { dir: string; cleanup: () => void };
@@ -22,7 +21,8 @@ beforeAll(async () => {
   workspace = tempDir('dagent-notifier-');
   const dir = join(workspace.dir, 'demo');
   try {
-    const result = await run(process.execPath, [join(ROOT, 'bin', 'dagent.js'), 'demo', '--workspace', dir], { cwd: ROOT, timeout: 170_000, env: { ...process.env, NO_COLOR: '1' } });
+    // From a folder outside the repository, as a user runs it; DAGENT_BIN names an installed copy (CI: the packed tarball).
+    const result = await run(process.execPath, [DAGENT_BIN, 'demo', '--workspace', dir], { cwd: workspace.dir, timeout: 170_000, env: { ...process.env, NO_COLOR: '1' } });
     output = result.stdout;
     code = 0;
   } catch (error) {
