@@ -19,6 +19,8 @@ const BUNDLED_PACKAGES = new Set([
   'kysely',
   'zod',
   'diff',
+  // the plan's graph and globs (show, plan, run)
+  'graphology', 'graphology-dag', 'graphology-utils', 'mnemonist', 'obliterator', 'picomatch', 'tinyglobby', 'fdir',
   // yargs and what it imports
   'yargs', 'yargs-parser', 'cliui', 'y18n', 'escalade', 'get-caller-file', 'string-width', 'strip-ansi', 'wrap-ansi', 'ansi-regex', 'ansi-styles', 'emoji-regex', 'get-east-asian-width',
 ]);

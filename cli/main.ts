@@ -54,7 +54,9 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
   for (const [command, description] of EXAMPLES) parser.example(command, description);
   parser.epilogue('Settings: flags, then DAGENT_* environment variables, then ~/.config/dagent/config.json; a workspace\'s own .dagent/config.json may set models, URLs and approval policies only after `dagent trust`.');
 
-  for (const entry of COMMANDS) parser.command(commandModule(entry, entry === chosen ? loaded : undefined, io, (created) => (context = created), (code) => (exitCode = code)));
+  // A known command is the only one yargs needs: it renders that command's help (even when it is
+  // not asked for) and parses its options. The top-level help and a mistyped name need them all.
+  for (const entry of chosen === undefined ? COMMANDS : [chosen]) parser.command(commandModule(entry, entry === chosen ? loaded : undefined, io, (created) => (context = created), (code) => (exitCode = code)));
 
   const output: string[] = [];
   try {
