@@ -117,6 +117,17 @@ describe.skipIf(!hasScript || !detectSandbox().available)('an approval question 
     expect(screen.search(SUCCEEDED_LINE)).toBeGreaterThan(question);
     expect(screen).toContain(`run ${runId} succeeded`);
     expect(existsSync(join(workspace, 'asked.txt'))).toBe(true);
+    // The log says who granted what: the plan its declared edit and command, the user the rest.
+    const granted = dagent(['log', runId, '--type', 'approval/granted', '--json'])
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { nodeId: string; payload: { tool: string; by: string } })
+      .map((event) => [event.nodeId, event.payload.tool, event.payload.by]);
+    expect(granted.sort()).toEqual([
+      ['edit-a', 'run_command', 'user'],
+      ['edit-a', 'write_file', 'plan'],
+      ['wait-gate', 'run_command', 'plan'],
+    ]);
   });
 });
 
