@@ -2,7 +2,8 @@
  * The engine's read-only face: what the commands that only look at a run (`status`, `log`, `show`)
  * need — the store, the settings, runs, plans and the session log. It leaves out the scheduler,
  * the model clients, the agents and the job queues, so those commands start without loading them.
- * Everything here is also exported by engine/index.ts.
+ * Most of it is also exported by engine/index.ts; `AmbiguousRunError` and `UnknownRunError` are
+ * exported only here, as nothing outside the engine but these commands uses them.
  */
 export { AmbiguousRunError, ConfigError, DagentError, UnknownRunError, errorMessage } from './errors.js';
 export { visibleJson, visibleText } from './visible-text.js';
