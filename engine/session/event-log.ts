@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { dialectOf } from '../../migrations/index.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import type { Database } from '../db/database.js';
 import { InvalidEventError } from '../errors.js';
@@ -38,9 +39,12 @@ export class EventLog {
   readonly #listeners = new Set<AppendListener>();
   readonly #now: () => Date;
   readonly runId: string;
+  /** PostgreSQL: appends of one run take a lock on the run first, so concurrent writers never race for a seq. */
+  readonly #serialises: boolean;
 
   constructor(db: Kysely<Database>, runId: string, options: { now?: () => Date } = {}) {
     this.#db = db;
+    this.#serialises = dialectOf(db as Kysely<unknown>) === 'postgres';
     this.runId = runId;
     this.#now = options.now ?? (() => new Date());
   }
@@ -61,7 +65,7 @@ export class EventLog {
     const createdAt = this.#now().toISOString();
     const rows = drafts.map((draft) => this.#validate(draft, createdAt));
     let stored: SessionEvent[];
-    if (rows.length === 1 && options.effects === undefined) {
+    if (rows.length === 1 && options.effects === undefined && !this.#serialises) {
       stored = [await insertEvent(this.#db, rows[0]!)];
     } else {
       stored = await this.#appendInTransaction(rows, options);
@@ -73,14 +77,18 @@ export class EventLog {
   async #appendInTransaction(rows: readonly PendingRow[], options: AppendOptions): Promise<SessionEvent[]> {
     for (let attempt = 0; ; attempt += 1) {
       try {
-        return await this.#db.transaction().execute(async (transaction) => {
+        const work = async (transaction: Kysely<Database>): Promise<SessionEvent[]> => {
+          if (this.#serialises) await lockRunAppends(transaction, this.runId);
           // The first insert takes the write lock and the next seq; the rest follow it in one statement.
           const first = await insertEvent(transaction, rows[0]!);
           const rest = await insertFollowing(transaction, rows.slice(1), first.seq);
           const inserted = [first, ...rest];
-          if (options.effects !== undefined) await options.effects(transaction, inserted);
+          if (options.effects !== undefined) await options.effects(transaction as Transaction<Database>, inserted);
           return inserted;
-        });
+        };
+        // Inside the caller's transaction, the work joins it (and that transaction retries on a conflict).
+        if (this.#db.isTransaction) return await work(this.#db);
+        return await this.#db.transaction().execute(work);
       } catch (error) {
         if (attempt >= MAX_SEQ_CONFLICT_RETRIES || !isUniqueViolation(error)) throw error;
       }
@@ -138,6 +146,15 @@ interface PendingRow {
 }
 
 const MAX_SEQ_CONFLICT_RETRIES = 20;
+
+/**
+ * PostgreSQL has no single writer: two transactions appending to one run would both read the same
+ * max(seq) and one would fail on the primary key. A transaction-scoped advisory lock on the run
+ * makes the appends of one run take turns (other runs are not held up); it is released at commit.
+ */
+async function lockRunAppends(db: Kysely<Database>, runId: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtext(${`dagent events ${runId}`}))`.execute(db);
+}
 
 /**
  * INSERT … SELECT max(seq) + 1: the seq is taken under the write lock, in one statement. SQLite

@@ -22,5 +22,21 @@ for (const backend of contractStores()) {
       const last = (await readEvents(store.db, run.id, { fromSeq: seqs.length })).at(0);
       expect(last).toMatchObject({ type: 'node/started', nodeId: 'n150-149', payload: { attempt: 1 } });
     });
+
+    it('takes many writers of one run at once: every group is stored whole, the seqs gap-free', async () => {
+      const run = await createRun(store.db, { task: 't', workspace: '/w', mode: 'plan' });
+      const writers = Array.from({ length: 8 }, () => new EventLog(store.db, run.id));
+      const groups = Array.from({ length: 64 }, (_, group) =>
+        Array.from({ length: 3 }, (_, index): EventDraft => ({ type: 'node/started', nodeId: `g${group}-${index}`, payload: { attempt: 1 } })));
+
+      await Promise.all(groups.map((drafts, group) => writers[group % writers.length]!.appendMany(drafts)));
+
+      const events = await readEvents(store.db, run.id);
+      expect(events.map((event) => event.seq)).toEqual(Array.from({ length: 1 + 64 * 3 }, (_, index) => index + 1));
+      for (const [group] of groups.entries()) {
+        const seqs = events.filter((event) => event.nodeId?.startsWith(`g${group}-`)).map((event) => event.seq);
+        expect(seqs).toEqual([seqs[0], seqs[0]! + 1, seqs[0]! + 2]);
+      }
+    });
   });
 }
