@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Plan, PlanNode } from '../../../engine/index.js';
+import { applyEvents, createDashboardState, plainText, renderScreen } from '../../../dashboard/index.js';
+import { emptyRunView, openDatabase, readEvents, type Plan, type PlanNode } from '../../../engine/index.js';
 import { runCli } from '../../helpers/cli-harness.js';
 import { killRunningClis, spawnCli, type CliProcess } from '../../helpers/crash-process.js';
 import { isRunning } from '../../helpers/process-alive.js';
@@ -121,6 +122,19 @@ describe.skipIf(postgresUrl === '')('a scheduler and a worker in separate proces
     expect(log.find((event) => event.type === 'plan/amended')?.payload).toMatchObject({ version: 2, reason: 'replan (append): edit-a reported missed work: Update b' });
     expect(log.filter((event) => event.type === 'attempt/finished' && event.node_id === 'edit-b').map((event) => event.payload.outcome)).toEqual(['succeeded']);
     expect(readFileSync(join(run.workspace, 'src/b.txt'), 'utf8')).toBe('hello\nedited by edit-b\n');
+
+    // The dashboard, attached to the run the worker executed, shows it as it shows a run of one process.
+    const store = await openDatabase(run.url);
+    try {
+      const state = applyEvents(createDashboardState(emptyRunView(run.runId), { attached: true }), await readEvents(store.db, run.runId));
+      const screen = renderScreen(state, { width: 100, height: 30 }, { color: false, now: Date.now() }).lines.map(plainText).join('\n');
+      expect(screen).toContain(`dagent ${run.runId} · succeeded · plan v2`);
+      expect(screen).toContain('4/4 nodes');
+      expect(screen).toContain('1 replan');
+      for (const id of ['look-1', 'look-2', 'edit-a', 'edit-b']) expect(screen).toMatch(new RegExp(`✓ ${id} `));
+    } finally {
+      await store.close();
+    }
 
     // The MCP server the worker started for the run's nodes stops with the run; the worker goes on.
     const pidResult = log.find((event) => event.type === 'tool/result' && event.payload.name === 'tracker__pid');
