@@ -6,11 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { applyEvents, createDashboardState, plainText, renderScreen } from '../../../dashboard/index.js';
 import { emptyRunView, openDatabase, readEvents, type Plan, type PlanNode } from '../../../engine/index.js';
-import { runCli } from '../../helpers/cli-harness.js';
 import { killRunningClis, spawnCli, type CliProcess } from '../../helpers/crash-process.js';
 import { isRunning } from '../../helpers/process-alive.js';
 import { tempDir } from '../../helpers/temp-store.js';
-import { createDatabase, describeExit, query, until } from './fleet-harness.js';
+import { approvedRunOnNewDatabase, describeExit, query, until } from './fleet-harness.js';
 
 /**
  * What a run's scheduler and its workers hear from each other through the log when they are
@@ -52,12 +51,7 @@ async function approvedRun(name: string, plan: Plan, agents: Record<string, unkn
   const scriptFile = join(root.dir, `${name}-script.json`);
   writeFileSync(planFile, JSON.stringify(plan));
   writeFileSync(scriptFile, JSON.stringify({ agents }));
-  const url = await createDatabase(postgresUrl);
-  const flags = ['--db', url, '--model', `scripted:${scriptFile}`, '--approval', 'auto'];
-  const created = await runCli(['plan', '--from', planFile, '--json', ...flags], { cwd: workspace });
-  expect(created.code, created.stderr).toBe(0);
-  const runId = (JSON.parse(created.stdout) as { runId: string }).runId;
-  expect((await runCli(['approve', runId, ...flags], { cwd: workspace })).code).toBe(0);
+  const { url, runId, flags } = await approvedRunOnNewDatabase(postgresUrl, workspace, planFile, scriptFile);
   return { workspace, runId, url, flags };
 }
 

@@ -2,6 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { expect } from 'vitest';
+import { runCli } from '../../helpers/cli-harness.js';
 import type { CliExit, CliProcess } from '../../helpers/crash-process.js';
 
 /** What the fleet tests share: a database of their own on the test PostgreSQL, SQL reads of it, and waiting on processes. */
@@ -51,4 +53,15 @@ export function gitInit(dir: string): void {
   git('init', '-q');
   git('add', '-A');
   git('commit', '-q', '-m', 'before the run');
+}
+
+/** An approved run of the plan in `planFile`, scripted by `scriptFile`, on a database of its own. */
+export async function approvedRunOnNewDatabase(postgresUrl: string, workspace: string, planFile: string, scriptFile: string): Promise<{ url: string; runId: string; flags: string[] }> {
+  const url = await createDatabase(postgresUrl);
+  const flags = ['--db', url, '--model', `scripted:${scriptFile}`, '--approval', 'auto'];
+  const created = await runCli(['plan', '--from', planFile, '--json', ...flags], { cwd: workspace });
+  expect(created.code, created.stderr).toBe(0);
+  const runId = (JSON.parse(created.stdout) as { runId: string }).runId;
+  expect((await runCli(['approve', runId, ...flags], { cwd: workspace })).code).toBe(0);
+  return { url, runId, flags };
 }

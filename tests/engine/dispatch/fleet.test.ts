@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runCli } from '../../helpers/cli-harness.js';
 import { killRunningClis, spawnCli, workspaceContents } from '../../helpers/crash-process.js';
 import { tempDir } from '../../helpers/temp-store.js';
-import { createDatabase, describeExit, gitInit, query, runStatus, until } from './fleet-harness.js';
+import { approvedRunOnNewDatabase, describeExit, gitInit, query, runStatus, until } from './fleet-harness.js';
 import { createFleetFixture, writeFleetPlanAndScript, writeFleetWorkspace, type FleetFixture } from './fleet-fixture.js';
 
 /**
@@ -40,12 +40,7 @@ async function approvedRun(name: string, options: { git: boolean }): Promise<Fle
   mkdirSync(workspace, { recursive: true });
   writeFleetWorkspace(fixture, workspace);
   if (options.git) gitInit(workspace);
-  const url = await createDatabase(postgresUrl);
-  const flags = ['--db', url, '--model', `scripted:${scriptFile}`, '--approval', 'auto'];
-  const created = await runCli(['plan', '--from', planFile, '--json', ...flags], { cwd: workspace });
-  expect(created.code, created.stderr).toBe(0);
-  const runId = (JSON.parse(created.stdout) as { runId: string }).runId;
-  expect((await runCli(['approve', runId, ...flags], { cwd: workspace })).code).toBe(0);
+  const { url, runId, flags } = await approvedRunOnNewDatabase(postgresUrl, workspace, planFile, scriptFile);
   return { workspace, url, runId, flags };
 }
 
