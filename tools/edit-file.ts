@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { findClosestLine } from './closest-line.js';
 import { defineTool, loadToolDescription } from './define-tool.js';
 import { looksBinary } from './text-file.js';
-import { ToolError, errorCode } from './tool-error.js';
+import { ToolError, errorCode } from './tool-errors/index.js';
 import { assessWrite, resolveWritablePath, writeWorkspaceFile } from './write-access.js';
 
 /** Diff lines shown after an edit. */

@@ -4,7 +4,7 @@ import { defineTool, loadToolDescription, type Tool, type ToolContext } from './
 import { createPathMatcher } from './path-pattern.js';
 import { looksBinary, BINARY_SNIFF_BYTES } from './text-file.js';
 import { createLineMatcher, type LineMatcher } from './regex-worker.js';
-import { ToolError } from './tool-error.js';
+import { ToolError } from './tool-errors/index.js';
 import { createWalkSummary, walkWorkspace } from './walk-workspace.js';
 import type { WorkspacePath } from './workspace/index.js';
 

@@ -5,7 +5,7 @@ export { createDefaultTools, createToolRuntime, DEFAULT_TOOL_NAMES, READ_ONLY_TO
 export { parseToolArgs, describeArgsShape, type ParsedToolArgs } from './parse-tool-args.js';
 export { truncateOutput, DEFAULT_MAX_OUTPUT_CHARS, DEFAULT_MAX_OUTPUT_LINES, type TruncatedOutput, type TruncationLimits } from './truncate-output.js';
 export { toolResultToJson, type ToolResultJson } from './tool-result-json.js';
-export { ToolError, describeToolFailure, type ToolErrorOutcome, type DescribedFailure } from './tool-error.js';
+export { ToolError, describeToolFailure, type ToolErrorOutcome, type DescribedFailure } from './tool-errors/index.js';
 
 export { evaluateApproval, approvalPolicyFor, type ApprovalInput, type ApprovalSettings, type ApprovalVerdict } from './evaluate-approval.js';
 export { createNonInteractiveApprover, createAutoYesApprover, createScriptedApprover, approverName, NO_TERMINAL_REASON, type NamedApprover } from './approvers.js';

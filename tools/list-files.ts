@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { defineTool, loadToolDescription } from './define-tool.js';
 import { createPathMatcher } from './path-pattern.js';
-import { ToolError } from './tool-error.js';
+import { ToolError } from './tool-errors/index.js';
 import { createWalkSummary, walkWorkspace, type EntryKind } from './walk-workspace.js';
 
 /** Entries one list_files call shows. */

@@ -1,5 +1,5 @@
 import picomatch from 'picomatch';
-import { ToolError } from './tool-error.js';
+import { ToolError } from './tool-errors/index.js';
 
 /**
  * A glob matcher for paths relative to the folder being searched. A pattern without `/` matches

@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { defineTool, loadToolDescription } from './define-tool.js';
 import { binaryContentType, formatBytes, isBinaryFile } from './text-file.js';
-import { ToolError } from './tool-error.js';
+import { ToolError } from './tool-errors/index.js';
 
 /** Lines one read_file call shows at most. */
 export const MAX_READ_LINES = 2_000;

@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import { z } from 'zod';
 import type { EventQuery, SessionEvent } from '../engine/index.js';
 import { defineTool, loadToolDescription } from './define-tool.js';
-import { ToolError } from './tool-error.js';
+import { ToolError } from './tool-errors/index.js';
 
 /** Events one recall shows. */
 export const MAX_RECALLED_EVENTS = 50;

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { ToolError } from './tool-error.js';
+import { ToolError } from './tool-errors/index.js';
 
 /** One matching line: its 0-based index in the text, and the line. */
 export interface LineMatch {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool, loadToolDescription } from './define-tool.js';
-import { ToolError } from './tool-error.js';
+import { ToolError } from './tool-errors/index.js';
 
 const reportMissingWorkArgs = z.strictObject({
   title: z.string().min(1).max(200).describe('short title of the missed work, e.g. "Update the reminder job"'),

@@ -8,7 +8,7 @@ import { CommandSandbox, READ_ONLY_GIT_CONFIG, gitConfigEnvironment, scrubEnviro
 import { defineTool, loadToolDescription, type Tool } from './define-tool.js';
 import { OutputCapture } from './output-capture.js';
 import { KILL_GRACE_MS, killProcessGroup } from './process-group.js';
-import { ToolError } from './tool-error.js';
+import { ToolError } from './tool-errors/index.js';
 
 export const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
 export const MAX_COMMAND_TIMEOUT_MS = 600_000;

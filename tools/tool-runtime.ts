@@ -18,7 +18,7 @@ import { approverName } from './approvers.js';
 import { toToolSpec, type Assessment, type Tool, type ToolContext, type ToolOutput } from './define-tool.js';
 import { approvalPolicyFor, evaluateApproval, type ApprovalSettings } from './evaluate-approval.js';
 import { parseToolArgs } from './parse-tool-args.js';
-import { describeToolFailure } from './tool-error.js';
+import { describeToolFailure } from './tool-errors/index.js';
 import { DEFAULT_MAX_OUTPUT_CHARS, DEFAULT_MAX_OUTPUT_LINES, truncateOutput, type TruncationLimits } from './truncate-output.js';
 import { WorkspaceGuard } from './workspace/index.js';
 

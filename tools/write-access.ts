@@ -1,6 +1,6 @@
 import type { Assessment, ToolContext } from './define-tool.js';
 import { WorkspacePathError, type WorkspacePath } from './workspace/index.js';
-import { ToolError } from './tool-error.js';
+import { ToolError } from './tool-errors/index.js';
 
 /**
  * Resolves a path for writing: the workspace guard first (inside, not `.git/` or `.dagent/`),

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ToolError } from '../tool-error.js';
+import { ToolError } from '../tool-errors/index.js';
 import type { McpCallResult } from './render-mcp-result.js';
 import type { McpSandbox, McpServerSpec } from './mcp-server-spec.js';
 

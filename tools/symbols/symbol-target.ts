@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import type { ToolContext } from '../define-tool.js';
-import { ToolError } from '../tool-error.js';
+import { ToolError } from '../tool-errors/index.js';
 import type { SymbolTarget } from './symbol-service.js';
 
 /** The arguments that name a symbol: a path and the symbol, or a path and a position in it. */

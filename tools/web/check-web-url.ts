@@ -1,4 +1,4 @@
-import { ToolError } from '../tool-error.js';
+import { ToolError } from '../tool-errors/index.js';
 import { blockedAddressReason, isIpLiteral } from './address-policy.js';
 import { hostRuleViolation, type HostRules } from './host-rules.js';
 

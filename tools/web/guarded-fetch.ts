@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { ToolError } from '../tool-error.js';
+import { ToolError } from '../tool-errors/index.js';
 import { blockedAddressReason } from './address-policy.js';
 import { checkWebUrl, refused } from './check-web-url.js';
 import { connectPinned, type Connect, type ConnectTarget } from './connect-target.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool, loadToolDescription, type Tool, type ToolOutput } from '../define-tool.js';
 import { formatBytes } from '../text-file.js';
-import { ToolError } from '../tool-error.js';
+import { ToolError } from '../tool-errors/index.js';
 import { classifyContent, decodeText, mediaType } from './classify-content.js';
 import type { Connect } from './connect-target.js';
 import { wrapExternalContent } from './external-content.js';

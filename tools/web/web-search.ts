@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool, loadToolDescription, type Tool } from '../define-tool.js';
-import { ToolError } from '../tool-error.js';
+import { ToolError } from '../tool-errors/index.js';
 import type { SearchProviderChoice } from './choose-search-provider.js';
 import { wrapExternalContent } from './external-content.js';
 import { SearchProviderError } from './search-provider.js';

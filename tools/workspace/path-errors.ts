@@ -1,4 +1,4 @@
-import { ToolError } from '../tool-error.js';
+import { ToolError } from '../tool-errors/index.js';
 
 /** A path a tool may not use. Every subclass names the path as it was given. */
 export class WorkspacePathError extends ToolError {

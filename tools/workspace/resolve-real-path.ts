@@ -1,7 +1,7 @@
 import { lstat, readlink } from 'node:fs/promises';
 import { isAbsolute, join, parse, sep } from 'node:path';
 import { SymlinkLoopError } from './path-errors.js';
-import { errorCode } from '../tool-error.js';
+import { errorCode } from '../tool-errors/index.js';
 
 /** More hops than any sane layout needs; Linux's own limit is 40. */
 export const MAX_SYMLINK_HOPS = 40;

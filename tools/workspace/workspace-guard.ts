@@ -4,7 +4,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
 import { InvalidPathError, PathOutsideWorkspaceError, ProtectedPathError } from './path-errors.js';
 import { protectedNameInPath } from './protected-paths.js';
 import { resolveRealPath } from './resolve-real-path.js';
-import { ToolError, errorCode } from '../tool-error.js';
+import { ToolError, errorCode } from '../tool-errors/index.js';
 
 /** Longer paths are refused before they reach the file system (Linux's PATH_MAX). */
 export const MAX_PATH_CHARS = 4096;

@@ -1,22 +1,6 @@
-import { DagentError, DatabaseError } from '../engine/index.js';
-
-/** How a failed tool call is shown: `error` (the tool failed) or `refused` (a guard said no). */
-export type ToolErrorOutcome = 'error' | 'refused';
-
-/**
- * A tool failure the model reads as the tool's result. Recoverable by default: the model can
- * correct its call. A fatal one (`fatal: true`) means asking again cannot help (disk full,
- * database gone); the runtime marks the result `meta.fatal` so the agent stops.
- */
-export class ToolError extends DagentError {
-  readonly outcome: ToolErrorOutcome;
-  readonly fatal: boolean;
-  constructor(message: string, options: { outcome?: ToolErrorOutcome; fatal?: boolean; cause?: unknown } = {}) {
-    super(message, { exitCode: 1, cause: options.cause });
-    this.outcome = options.outcome ?? 'error';
-    this.fatal = options.fatal ?? false;
-  }
-}
+import { DatabaseError } from '../../engine/index.js';
+import { errorCode } from './error-code.js';
+import { ToolError, type ToolErrorOutcome } from './tool-error.js';
 
 /** File-system error codes after which retrying the call cannot succeed. */
 const FATAL_ERROR_CODES: ReadonlySet<string> = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EIO']);
@@ -59,9 +43,4 @@ export function describeToolFailure(error: unknown, displayPath: (absolute: stri
   }
   const message = error instanceof Error ? error.message : String(error);
   return { message: message === '' ? 'the tool failed without a message' : message, outcome: 'error', fatal: false };
-}
-
-export function errorCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null | undefined)?.code;
-  return typeof code === 'string' ? code : undefined;
 }
