@@ -1,6 +1,6 @@
 // ESLint: the folder boundaries of ARCHITECTURE.md, promises that are never dropped, and type-only imports.
 // Import cycles (type-only ones included) are checked by `npm run lint:cycles` (dpdm), not here; cycles
-// between folders by tests/lint/folder-cycles.test.ts.
+// between folders, at any depth, by `npm run lint:folders` (.ci/folder-cycles.mjs).
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
-import { CliContext } from '../cli/cli-context.js';
-import { showLiveDashboard } from '../cli/live-dashboard.js';
+import { CliContext } from '../cli/context/cli-context.js';
+import { showLiveDashboard } from '../cli/running/live-dashboard.js';
 
 /**
  * The second process of `npm run bench -- dashboard`: `dagent dashboard <run>`'s own code

@@ -1,2 +1,2 @@
 export { main } from './main.js';
-export type { CliIo } from './cli-io.js';
+export type { CliIo } from './context/cli-io.js';

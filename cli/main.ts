@@ -1,10 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import yargs, { type Argv } from 'yargs';
-import type { GlobalOptions } from './cli-context.js';
-import type { CliContext } from './cli-context.js';
-import { processIo, writeLine, type CliIo } from './cli-io.js';
-import type { CliCommand } from './command.js';
+import type { GlobalOptions } from './context/cli-context.js';
+import type { CliContext } from './context/cli-context.js';
+import { processIo, writeLine, type CliIo } from './context/cli-io.js';
+import type { CliCommand } from './context/command.js';
 import { COMMANDS, commandName, type CommandEntry } from './commands/index.js';
 
 /** Global options that take a value: the word after them is not the command. */
@@ -80,7 +80,7 @@ function commandModule(entry: CommandEntry, command: CliCommand<never> | undefin
     builder: (y: Argv) => (command === undefined ? y : (command as unknown as CliCommand).builder(y as Argv<GlobalOptions>)),
     handler: async (args: Record<string, unknown>) => {
       if (command === undefined) throw new UsageError(`unknown command "${commandName(entry)}"`);
-      const { CliContext } = await import('./cli-context.js');
+      const { CliContext } = await import('./context/cli-context.js');
       // The demo copies its repository into --workspace DIR: the folder may not exist yet.
       if (entry.command === 'demo' && typeof args.workspace === 'string') mkdirSync(resolve(io.cwd, args.workspace), { recursive: true });
       const context = new CliContext(io, args as GlobalOptions);

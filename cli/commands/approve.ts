@@ -1,7 +1,7 @@
 import { approvePlan, getRun, rejectPlan } from '../../engine/index.js';
-import { writeLine } from '../cli-io.js';
-import { defineCommand } from '../command.js';
-import { ALLOW_LINT_OPTION, checkLintGate } from '../plan-lint.js';
+import { writeLine } from '../context/cli-io.js';
+import { defineCommand } from '../context/command.js';
+import { ALLOW_LINT_OPTION, checkLintGate } from '../plans/plan-lint.js';
 
 export const approveCommand = defineCommand<{ run: string; 'allow-lint'?: string[] }>({
   builder: (yargs) => yargs.positional('run', { type: 'string', demandOption: true, describe: 'run id' }).option('allow-lint', ALLOW_LINT_OPTION),

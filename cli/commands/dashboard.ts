@@ -1,7 +1,7 @@
 import { DagentError, getRun } from '../../engine/index.js';
-import { writeLine } from '../cli-io.js';
-import { defineCommand } from '../command.js';
-import { showLiveDashboard } from '../live-dashboard.js';
+import { writeLine } from '../context/cli-io.js';
+import { defineCommand } from '../context/command.js';
+import { showLiveDashboard } from '../running/live-dashboard.js';
 
 export const dashboardCommand = defineCommand<{ run: string }>({
   builder: (yargs) => yargs.positional('run', { type: 'string', demandOption: true, describe: 'run id (a unique prefix is enough)' }),

@@ -9,9 +9,9 @@ import {
   type RunDiff,
   type RunRecord,
 } from '../../engine/index.js';
-import type { CliContext } from '../cli-context.js';
-import { useColor, writeLine } from '../cli-io.js';
-import { defineCommand } from '../command.js';
+import type { CliContext } from '../context/cli-context.js';
+import { useColor, writeLine } from '../context/cli-io.js';
+import { defineCommand } from '../context/command.js';
 import { renderColoredDiff, renderDiffStat, renderRevertText, diffJson, diffStatJson } from '../render/index.js';
 
 export const diffCommand = defineCommand<{ run: string; node?: string; stat?: boolean }>({

@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { PROVIDERS, listRuns } from '../../engine/index.js';
 import { detectSandbox, type SandboxStatus } from '../../tools/index.js';
-import type { CliContext } from '../cli-context.js';
-import { writeLine } from '../cli-io.js';
-import { defineCommand } from '../command.js';
+import type { CliContext } from '../context/cli-context.js';
+import { writeLine } from '../context/cli-io.js';
+import { defineCommand } from '../context/command.js';
 
 interface Check {
   readonly name: 'sandbox' | 'git' | 'database' | 'keys';

@@ -1,4 +1,4 @@
-import type { CliCommand } from '../command.js';
+import type { CliCommand } from '../context/command.js';
 
 /** A command as `dagent --help` lists it; its module is loaded only when it is the one run. */
 export interface CommandEntry {

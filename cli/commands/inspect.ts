@@ -1,7 +1,7 @@
 import { getRun, reconstructRequest, visibleJson } from '../../engine/index.js';
-import { writeLine } from '../cli-io.js';
-import { integerAtLeast } from '../cli-args.js';
-import { defineCommand } from '../command.js';
+import { writeLine } from '../context/cli-io.js';
+import { integerAtLeast } from '../context/cli-args.js';
+import { defineCommand } from '../context/command.js';
 import { renderRequestText } from '../render/index.js';
 
 export const inspectCommand = defineCommand<{ run: string; node: string; step?: number }>({

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DagentError, EVENT_TYPES, getRun, isEventType, readEvents, type EventType } from '../../engine/read-face.js';
-import { integerAtLeast } from '../cli-args.js';
-import { writeLine } from '../cli-io.js';
-import { defineCommand } from '../command.js';
+import { integerAtLeast } from '../context/cli-args.js';
+import { writeLine } from '../context/cli-io.js';
+import { defineCommand } from '../context/command.js';
 import { eventJson, formatEventLine } from '../render/index.js';
 
 const FOLLOW_POLL_MS = 250;

@@ -1,8 +1,8 @@
 import { visibleJson, visibleText } from '../../engine/index.js';
 import type { McpServerStatus } from '../../tools/index.js';
-import { writeLine } from '../cli-io.js';
-import { defineCommand } from '../command.js';
-import { createMcpServers, readOutsideToolsConfig } from '../outside-tools.js';
+import { writeLine } from '../context/cli-io.js';
+import { defineCommand } from '../context/command.js';
+import { createMcpServers, readOutsideToolsConfig } from '../runtime/outside-tools.js';
 
 const ACTIONS = ['list'] as const;
 

@@ -1,7 +1,7 @@
 import { ConfigError, MEMORY_KINDS, MEMORY_SCOPES, MemoryStore, formatMemory, visibleJson, visibleText, type MemoryKind, type MemoryScope } from '../../engine/index.js';
-import { writeLine } from '../cli-io.js';
-import { integerAtLeast } from '../cli-args.js';
-import { defineCommand } from '../command.js';
+import { writeLine } from '../context/cli-io.js';
+import { integerAtLeast } from '../context/cli-args.js';
+import { defineCommand } from '../context/command.js';
 
 const ACTIONS = ['add', 'list', 'search', 'rm'] as const;
 

@@ -2,13 +2,13 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError, currentPlan, getRun, isEmptyPlanDiff, parsePlanDocument, planVersion, renderPlanDiff, savePlan, type Plan } from '../../engine/index.js';
-import type { CliContext } from '../cli-context.js';
-import { integerAtLeast } from '../cli-args.js';
-import { writeLine } from '../cli-io.js';
-import { defineCommand } from '../command.js';
-import { planDocumentText, readPlanFile } from '../plan-document.js';
-import { lintForReview } from '../plan-lint.js';
-import { analyzeForReview, printPlan } from '../plan-review.js';
+import type { CliContext } from '../context/cli-context.js';
+import { integerAtLeast } from '../context/cli-args.js';
+import { writeLine } from '../context/cli-io.js';
+import { defineCommand } from '../context/command.js';
+import { planDocumentText, readPlanFile } from '../plans/plan-document.js';
+import { lintForReview } from '../plans/plan-lint.js';
+import { analyzeForReview, printPlan } from '../plans/plan-review.js';
 
 export const exportCommand = defineCommand<{ run: string; file?: string; 'plan-version'?: number }>({
   builder: (yargs) =>

@@ -1,12 +1,12 @@
 import { ConfigError, createRun, savePlan, type Plan } from '../../engine/index.js';
-import { writeLine } from '../cli-io.js';
-import type { CliContext } from '../cli-context.js';
-import { defineCommand } from '../command.js';
-import { readPlanFile } from '../plan-document.js';
-import { ALLOW_LINT_OPTION, lintForReview, versionLint } from '../plan-lint.js';
-import { analyzeForReview, printPlan } from '../plan-review.js';
-import { planWithModel } from '../planning.js';
-import { approveAndRun } from '../run-plan.js';
+import { writeLine } from '../context/cli-io.js';
+import type { CliContext } from '../context/cli-context.js';
+import { defineCommand } from '../context/command.js';
+import { readPlanFile } from '../plans/plan-document.js';
+import { ALLOW_LINT_OPTION, lintForReview, versionLint } from '../plans/plan-lint.js';
+import { analyzeForReview, printPlan } from '../plans/plan-review.js';
+import { planWithModel } from '../plans/planning.js';
+import { approveAndRun } from '../running/run-plan.js';
 
 export const planCommand = defineCommand<{ task?: string[]; from?: string; yes?: boolean; schedule?: string; concurrency?: number; 'allow-lint'?: string[] }>({
   builder: (yargs) =>

@@ -1,12 +1,12 @@
 import { environmentModelFailure, executeReactRun, recallMemories, visibleJson, visibleText, type StreamPart } from '../../engine/index.js';
 import { DEFAULT_TOOL_NAMES, SYMBOL_TOOL_NAMES } from '../../tools/index.js';
-import { writeLine } from '../cli-io.js';
-import { integerAtLeast } from '../cli-args.js';
-import { defineCommand } from '../command.js';
-import { createApprover, createMemoryStore, createNodeCompactor, createTools, projectMemorySections } from '../compose-runtime.js';
-import { mcpDefaultTools } from '../outside-tools.js';
+import { writeLine } from '../context/cli-io.js';
+import { integerAtLeast } from '../context/cli-args.js';
+import { defineCommand } from '../context/command.js';
+import { createApprover, createMemoryStore, createNodeCompactor, createTools, projectMemorySections } from '../runtime/compose-runtime.js';
+import { mcpDefaultTools } from '../runtime/outside-tools.js';
 import { formatTokens, formatUsd } from '../render/index.js';
-import { chooseModel, modelIdFor } from '../models.js';
+import { chooseModel, modelIdFor } from '../runtime/models.js';
 
 export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number }>({
   builder: (yargs) =>

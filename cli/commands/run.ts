@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DagentError, endRun, getRun } from '../../engine/index.js';
-import { requestCancel } from '../cancel-run.js';
-import { integerAtLeast } from '../cli-args.js';
-import { writeLine } from '../cli-io.js';
-import { defineCommand } from '../command.js';
-import { ALLOW_LINT_OPTION, checkLintGate } from '../plan-lint.js';
-import { runApprovedPlan } from '../run-plan.js';
+import { requestCancel } from '../running/cancel-run.js';
+import { integerAtLeast } from '../context/cli-args.js';
+import { writeLine } from '../context/cli-io.js';
+import { defineCommand } from '../context/command.js';
+import { ALLOW_LINT_OPTION, checkLintGate } from '../plans/plan-lint.js';
+import { runApprovedPlan } from '../running/run-plan.js';
 
 interface RunArgs {
   run: string;

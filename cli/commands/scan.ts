@@ -1,7 +1,9 @@
 import { visibleJson, visibleText } from '../../engine/index.js';
-import { writeLine } from '../cli-io.js';
-import { defineCommand } from '../command.js';
-import { loadPlanners, workspaceLanguageService, workspaceRepoMap } from '../plan-lint.js';
+import { writeLine } from '../context/cli-io.js';
+import { defineCommand } from '../context/command.js';
+import { loadPlanners } from '../runtime/load-planners.js';
+import { workspaceLanguageService } from '../runtime/workspace-language-service.js';
+import { workspaceRepoMap } from '../runtime/workspace-repo-map.js';
 
 export const scanCommand = defineCommand<{ importers?: string; tsconfig?: string }>({
   builder: (yargs) =>

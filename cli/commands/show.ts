@@ -1,8 +1,8 @@
 import { currentPlan, getRun, planVersion } from '../../engine/read-face.js';
-import { integerAtLeast } from '../cli-args.js';
-import { defineCommand } from '../command.js';
-import { PLAN_FORMATS, analyzeForReview, printPlan, type PlanFormat } from '../plan-review.js';
-import { versionLint } from '../plan-lint.js';
+import { integerAtLeast } from '../context/cli-args.js';
+import { defineCommand } from '../context/command.js';
+import { PLAN_FORMATS, analyzeForReview, printPlan, type PlanFormat } from '../plans/plan-review.js';
+import { versionLint } from '../plans/plan-lint.js';
 
 export const showCommand = defineCommand<{ run: string; format: PlanFormat; 'plan-version'?: number }>({
   builder: (yargs) =>

@@ -1,6 +1,6 @@
 import { RUN_VIEW_EVENT_TYPES, foldRunView, getRun, listRuns, readEvents, runOwner, visibleJson, visibleText, type RunOwner, type RunView } from '../../engine/read-face.js';
-import { writeLine } from '../cli-io.js';
-import { defineCommand } from '../command.js';
+import { writeLine } from '../context/cli-io.js';
+import { defineCommand } from '../context/command.js';
 import { durationBetween, formatDuration, formatTokens, formatUsd, renderTable } from '../render/index.js';
 
 export const statusCommand = defineCommand<{ run?: string }>({

@@ -1,8 +1,8 @@
 import { ConfigError, Session, createRun, endRun, runLog, visibleJson, visibleText } from '../../engine/index.js';
 import { toolResultToJson } from '../../tools/index.js';
-import { writeLine } from '../cli-io.js';
-import { defineCommand } from '../command.js';
-import { createApprover, createTools } from '../compose-runtime.js';
+import { writeLine } from '../context/cli-io.js';
+import { defineCommand } from '../context/command.js';
+import { createApprover, createTools } from '../runtime/compose-runtime.js';
 
 export const toolCommand = defineCommand<{ name: string; args?: string }>({
   builder: (yargs) => yargs.positional('name', { type: 'string', demandOption: true }).positional('args', { type: 'string', describe: 'JSON arguments (default {})' }),

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, WORKSPACE_CONFIG_FILE, configHash, readConfigFile, trustWorkspace, visibleText } from '../../engine/index.js';
-import { writeLine } from '../cli-io.js';
-import { defineCommand } from '../command.js';
+import { writeLine } from '../context/cli-io.js';
+import { defineCommand } from '../context/command.js';
 
 export const trustCommand = defineCommand<object>({
   builder: (yargs) =>

@@ -13,11 +13,11 @@ import {
   type RunWorkspace,
   type SessionEvent,
 } from '../../engine/index.js';
-import { CliContext } from '../cli-context.js';
-import { writeLine } from '../cli-io.js';
-import { defineCommand } from '../command.js';
-import { createApprover, createNodeRuntime, createTools } from '../compose-runtime.js';
-import { runApprovedPlan } from '../run-plan.js';
+import { CliContext } from '../context/cli-context.js';
+import { writeLine } from '../context/cli-io.js';
+import { defineCommand } from '../context/command.js';
+import { createApprover, createNodeRuntime, createTools } from '../runtime/compose-runtime.js';
+import { runApprovedPlan } from '../running/run-plan.js';
 
 interface WorkerArgs {
   concurrency?: number;

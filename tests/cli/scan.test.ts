@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CliContext } from '../../cli/cli-context.js';
-import type { CliIo } from '../../cli/cli-io.js';
+import { CliContext } from '../../cli/context/cli-context.js';
+import type { CliIo } from '../../cli/context/cli-io.js';
 import { COMMANDS } from '../../cli/commands/index.js';
 import { scanCommand } from '../../cli/commands/scan.js';
 import { UnknownSymbolError } from '../../planners/index.js';

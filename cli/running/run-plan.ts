@@ -18,14 +18,14 @@ import {
   type RunResult,
   type RunSettings,
   type SessionEvent,
-} from '../engine/index.js';
-import { createLogApprover } from '../tools/index.js';
-import type { CliContext } from './cli-context.js';
-import { writeLine } from './cli-io.js';
-import { createApprover, createNodeRuntime, createTools } from './compose-runtime.js';
+} from '../../engine/index.js';
+import { createLogApprover } from '../../tools/index.js';
+import type { CliContext } from '../context/cli-context.js';
+import { writeLine } from '../context/cli-io.js';
+import { createApprover, createNodeRuntime, createTools } from '../runtime/compose-runtime.js';
 import { dispatchToWorkers, type WorkspaceMode } from './dispatch-run.js';
-import { checkLintGate, planLinter } from './plan-lint.js';
-import { createPlanner } from './planning.js';
+import { checkLintGate, planLinter } from '../plans/plan-lint.js';
+import { createPlanner } from '../plans/planning.js';
 import { showLiveDashboard, type LiveDashboard } from './live-dashboard.js';
 import { createProgressPrinter } from './progress.js';
 

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { ConfigError, WORKSPACE_CONFIG_FILE, openDatabase, resolveConfig, secretsFromEnvironment, type BusyNotice, type DagentConfig, type Store } from '../engine/read-face.js';
+import { ConfigError, WORKSPACE_CONFIG_FILE, openDatabase, resolveConfig, secretsFromEnvironment, type BusyNotice, type DagentConfig, type Store } from '../../engine/read-face.js';
 import { writeLine, type CliIo } from './cli-io.js';
 import { findWorkspaceRoot } from './workspace-root.js';
 

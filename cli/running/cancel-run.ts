@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { runLog, runOwner, type Store } from '../engine/index.js';
+import { runLog, runOwner, type Store } from '../../engine/index.js';
 
 /**
  * Asks a running run to stop: `run/cancel-requested` in its log, then SIGINT to the process

@@ -1,51 +1,11 @@
 import { glob } from 'tinyglobby';
-import { DagentError, currentPlan, errorMessage, readEvents } from '../engine/read-face.js';
-import type { Plan, PlanLinter, PlanLintFinding } from '../engine/index.js';
-import type { LintIssue, LintOptions, RepoMap, WorkspaceLanguageService } from '../planners/index.js';
-import type * as PlannersModule from '../planners/index.js';
-import type { CliContext } from './cli-context.js';
-
-type Planners = typeof PlannersModule;
-
-/**
- * planners/ brings the TypeScript compiler (about a second to load): commands that never scan
- * (`run`, `status`, `log`, ...) must not pay for it, so it is loaded on first use.
- */
-export function loadPlanners(): Promise<Planners> {
-  return import('../planners/index.js');
-}
-
-/** One scan per CLI invocation (and tsconfig): `plan`, `show` and `scan` in the same context share it. */
-const SCANS = new WeakMap<CliContext, Map<string, Promise<RepoMap>>>();
-const LANGUAGE_SERVICES = new WeakMap<CliContext, Map<string, WorkspaceLanguageService>>();
-
-/** The workspace's repository map, scanned once per context (through the cache in .dagent/); rejects when the scan fails. */
-export function workspaceRepoMap(context: CliContext, tsconfig?: string): Promise<RepoMap> {
-  const scans = SCANS.get(context) ?? new Map<string, Promise<RepoMap>>();
-  SCANS.set(context, scans);
-  let scan = scans.get(tsconfig ?? '');
-  if (scan === undefined) {
-    scan = loadPlanners().then((planners) => planners.scanRepository(context.workspace, { signal: context.io.interrupt, ...(tsconfig === undefined ? {} : { tsconfig }) }));
-    scans.set(tsconfig ?? '', scan);
-  }
-  return scan;
-}
-
-/**
- * The workspace's language service, one per context, started on its first query and fed the
- * context's scan as its import graph.
- */
-export async function workspaceLanguageService(context: CliContext, tsconfig?: string): Promise<WorkspaceLanguageService> {
-  const { createLanguageService } = await loadPlanners();
-  const services = LANGUAGE_SERVICES.get(context) ?? new Map<string, WorkspaceLanguageService>();
-  LANGUAGE_SERVICES.set(context, services);
-  let service = services.get(tsconfig ?? '');
-  if (service === undefined) {
-    service = createLanguageService({ workspace: context.workspace, repoMap: () => workspaceRepoMap(context, tsconfig), ...(tsconfig === undefined ? {} : { tsconfig }) });
-    services.set(tsconfig ?? '', service);
-  }
-  return service;
-}
+import { DagentError, currentPlan, errorMessage, readEvents } from '../../engine/read-face.js';
+import type { Plan, PlanLinter, PlanLintFinding } from '../../engine/index.js';
+import type { LintIssue, LintOptions, RepoMap } from '../../planners/index.js';
+import type { CliContext } from '../context/cli-context.js';
+import { loadPlanners, type Planners } from '../runtime/load-planners.js';
+import { workspaceLanguageService } from '../runtime/workspace-language-service.js';
+import { replaceWorkspaceRepoMap, workspaceRepoMap } from '../runtime/workspace-repo-map.js';
 
 /**
  * Plan lint against the repository scan; findings the config lists under `lint.errors` become
@@ -83,10 +43,7 @@ export function planLinter(context: CliContext): PlanLinter {
   return async (plan, signal) => {
     const planners = await loadPlanners();
     const map = await planners.scanRepository(context.workspace, { signal });
-    // The context's scan is now this one: the language service's next query follows the new graph.
-    const scans = SCANS.get(context) ?? new Map<string, Promise<RepoMap>>();
-    scans.set('', Promise.resolve(map));
-    SCANS.set(context, scans);
+    replaceWorkspaceRepoMap(context, map);
     const languageService = await workspaceLanguageService(context);
     const options = lintOptions(context.config.lint?.errors, planners.LINT_CODES);
     return (await planners.lintPlanWithReferences(plan, map, { ...options, languageService: () => languageService })).map(toFinding);

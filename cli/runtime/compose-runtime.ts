@@ -14,12 +14,12 @@ import {
   type PromptSection,
   type ResolvedModel,
   type StreamPart,
-} from '../engine/index.js';
-import { DEFAULT_TOOL_NAMES, READ_ONLY_TOOL_NAMES, SYMBOL_TOOL_NAMES, createNonInteractiveApprover, createSymbolTools, createRememberTool, createTerminalApprover, createToolRuntime, reportMissingWorkTool, type LocalToolRuntime } from '../tools/index.js';
-import type { CliContext } from './cli-context.js';
+} from '../../engine/index.js';
+import { DEFAULT_TOOL_NAMES, READ_ONLY_TOOL_NAMES, SYMBOL_TOOL_NAMES, createNonInteractiveApprover, createSymbolTools, createRememberTool, createTerminalApprover, createToolRuntime, reportMissingWorkTool, type LocalToolRuntime } from '../../tools/index.js';
+import type { CliContext } from '../context/cli-context.js';
 import { createConfinement } from './confinement.js';
 import { chooseModel, modelIdFor } from './models.js';
-import { holdingOutput } from './output-hold.js';
+import { holdingOutput } from '../context/output-hold.js';
 import { createWebTools, mcpDefaultTools, startMcpTools } from './outside-tools.js';
 import { workspaceLanguageService } from './workspace-language-service.js';
 

@@ -1,8 +1,8 @@
-import { createDashboardState, applyEvents, openDashboard, type Dashboard, type DashboardActions } from '../dashboard/index.js';
-import { emptyRunView, followRun, isTerminalRunStatus, readEvents, runLog, runOwner, type PendingApproval, type RunFollower, type SessionEvent } from '../engine/index.js';
+import { createDashboardState, applyEvents, openDashboard, type Dashboard, type DashboardActions } from '../../dashboard/index.js';
+import { emptyRunView, followRun, isTerminalRunStatus, readEvents, runLog, runOwner, type PendingApproval, type RunFollower, type SessionEvent } from '../../engine/index.js';
 import { requestCancel } from './cancel-run.js';
-import type { CliContext } from './cli-context.js';
-import { useColor } from './cli-io.js';
+import type { CliContext } from '../context/cli-context.js';
+import { useColor } from '../context/cli-io.js';
 
 export interface LiveDashboard {
   readonly dashboard: Dashboard;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
-import { ConfigError, parsePlanDocument, type Plan } from '../engine/index.js';
+import { ConfigError, parsePlanDocument, type Plan } from '../../engine/index.js';
 
 /** Reads a plan document (JSON, or YAML by extension) given by the user; errors name the file, node and field. */
 export function readPlanFile(cwd: string, file: string): Plan {

@@ -1,7 +1,7 @@
-import { emptyRunView, reduceRunView, planChangeSummary, visibleText, type RunView, type SessionEvent } from '../engine/index.js';
-import type { CliIo } from './cli-io.js';
-import { outputHold } from './output-hold.js';
-import { eventJson, formatDuration, formatTokens, formatUsd } from './render/index.js';
+import { emptyRunView, reduceRunView, planChangeSummary, visibleText, type RunView, type SessionEvent } from '../../engine/index.js';
+import type { CliIo } from '../context/cli-io.js';
+import { outputHold } from '../context/output-hold.js';
+import { eventJson, formatDuration, formatTokens, formatUsd } from '../render/index.js';
 
 export interface ProgressPrinter {
   (events: readonly SessionEvent[]): void;

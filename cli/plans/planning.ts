@@ -1,9 +1,10 @@
 import { resolve } from 'node:path';
-import { ConfigError, planTask, type Planner } from '../engine/index.js';
-import type { CliContext } from './cli-context.js';
-import { createApprover, createTools } from './compose-runtime.js';
-import { NO_MODEL_CONFIGURED, chooseModel, modelIdFor } from './models.js';
-import { loadPlanners, planLinter } from './plan-lint.js';
+import { ConfigError, planTask, type Planner } from '../../engine/index.js';
+import type { CliContext } from '../context/cli-context.js';
+import { createApprover, createTools } from '../runtime/compose-runtime.js';
+import { NO_MODEL_CONFIGURED, chooseModel, modelIdFor } from '../runtime/models.js';
+import { loadPlanners } from '../runtime/load-planners.js';
+import { planLinter } from './plan-lint.js';
 
 /**
  * The LLM planner with the planner's model (`plannerModel`, else `model`), or undefined when no

@@ -1,5 +1,5 @@
-import { DEFAULT_PRICE_TABLE, mergePriceTable, priceOf, type PriceTable } from '../engine/read-face.js';
-import type { CliContext } from './cli-context.js';
+import { DEFAULT_PRICE_TABLE, mergePriceTable, priceOf, type PriceTable } from '../../engine/read-face.js';
+import type { CliContext } from '../context/cli-context.js';
 
 /** The built-in prices with the configured `prices` over them. */
 export function priceTable(context: CliContext): PriceTable {

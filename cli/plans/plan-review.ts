@@ -1,12 +1,12 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { glob } from 'tinyglobby';
-import { analyzePlan, estimatePlan, visibleJson, visibleText } from '../engine/read-face.js';
-import type { Plan, PlanAnalysis, PlanLintFinding, StoredPlan } from '../engine/index.js';
-import type { CliContext } from './cli-context.js';
-import { writeLine } from './cli-io.js';
-import { estimatePrice } from './model-prices.js';
-import { planShowJson, renderPlanDot, renderPlanMermaid, renderPlanText } from './render/index.js';
+import { analyzePlan, estimatePlan, visibleJson, visibleText } from '../../engine/read-face.js';
+import type { Plan, PlanAnalysis, PlanLintFinding, StoredPlan } from '../../engine/index.js';
+import type { CliContext } from '../context/cli-context.js';
+import { writeLine } from '../context/cli-io.js';
+import { estimatePrice } from '../runtime/model-prices.js';
+import { planShowJson, renderPlanDot, renderPlanMermaid, renderPlanText } from '../render/index.js';
 
 export type PlanFormat = 'text' | 'json' | 'mermaid' | 'dot';
 

@@ -1,4 +1,4 @@
-import type { Approver } from '../engine/index.js';
+import type { Approver } from '../../engine/index.js';
 import { writeLine, type CliIo } from './cli-io.js';
 
 /**

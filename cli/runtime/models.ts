@@ -1,7 +1,7 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
-import { ConfigError, costOf, createProvider, type ConfiguredProvider, type Usage } from '../engine/index.js';
-import type { CliContext } from './cli-context.js';
+import { ConfigError, costOf, createProvider, type ConfiguredProvider, type Usage } from '../../engine/index.js';
+import type { CliContext } from '../context/cli-context.js';
 import { priceTable } from './model-prices.js';
 
 export interface ChosenModel {

@@ -1,8 +1,8 @@
-import { ConfigError, visibleText } from '../engine/index.js';
-import { McpServers, chooseSearchProvider, sandboxMcpLaunch, createWebFetchTool, createWebSearchTool, isMcpToolName, type LocalToolRuntime, type McpServerSpec, type Tool } from '../tools/index.js';
-import type { CliContext } from './cli-context.js';
+import { ConfigError, visibleText } from '../../engine/index.js';
+import { McpServers, chooseSearchProvider, sandboxMcpLaunch, createWebFetchTool, createWebSearchTool, isMcpToolName, type LocalToolRuntime, type McpServerSpec, type Tool } from '../../tools/index.js';
+import type { CliContext } from '../context/cli-context.js';
 import { createConfinement } from './confinement.js';
-import type { DagentConfig } from '../engine/index.js';
+import type { DagentConfig } from '../../engine/index.js';
 
 /** The settings of the tools that reach outside the workspace (web hosts, search, MCP servers). */
 export interface OutsideToolsConfig {

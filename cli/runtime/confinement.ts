@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
-import { detectConfinement, type CommandConfinement } from '../tools/index.js';
-import type { CliContext } from './cli-context.js';
+import { detectConfinement, type CommandConfinement } from '../../tools/index.js';
+import type { CliContext } from '../context/cli-context.js';
 
 /**
  * Where commands run: the OS sandbox (with the config's network allow-list), or none with

@@ -14,8 +14,8 @@ import {
   type RemoteAttempts,
   type RunRecord,
   type SessionEvent,
-} from '../engine/index.js';
-import type { CliContext } from './cli-context.js';
+} from '../../engine/index.js';
+import type { CliContext } from '../context/cli-context.js';
 
 export type WorkspaceMode = 'shared' | 'clone';
 
