@@ -5,10 +5,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createLanguageService, findSymbolReferences, scanRepository } from '../planners/index.js';
-import { generatedSymbols, generateScanRepo } from './lib/scan-repo-generator.js';
+import { buildReferenceTruth } from './lib/reference-truth.js';
+import { generateScanRepo, seededRandom } from './lib/scan-repo-generator.js';
 import { median, printTable, verdict } from './lib/table.js';
 
 const MODULES = Number(process.env.DAGENT_BENCH_SCAN_MODULES ?? 1500);
+/** How many symbols the one-pass truth is checked on against find-references. */
+const SAMPLE = Number(process.env.DAGENT_BENCH_SCAN_SAMPLE ?? 300);
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'dagent.js');
 const run = promisify(execFile);
 
@@ -19,6 +22,7 @@ const run = promisify(execFile);
  * CLI's second `scan --importers` end to end; a warm member query.
  */
 export async function runScanBench(): Promise<void> {
+  const benchStart = performance.now();
   const root = mkdtempSync(join(tmpdir(), 'dagent-bench-scan-'));
   try {
     for (const [path, content] of Object.entries(generateScanRepo({ modules: MODULES, seed: 7 }))) {
@@ -53,7 +57,6 @@ export async function runScanBench(): Promise<void> {
     const cliMember = await cli('src/pkg0/m3.ts#Item3.total3');
 
     const ours = createLanguageService({ workspace: root, repoMap: async () => map });
-    const truth = createLanguageService({ workspace: root });
     const member = 'src/pkg2/m60.ts#Item60.total60';
     const [, firstMember] = await timed(() => ours.referencingFiles({ symbol: member }));
     const [, warmMember] = await timed(() => ours.referencingFiles({ symbol: 'src/pkg2/m61.ts#Item61.label61' }));
@@ -73,23 +76,40 @@ export async function runScanBench(): Promise<void> {
       ],
     );
 
-    const [, truthLoad] = await timed(() => truth.workspaceSymbols('make0', 1));
+    // The truth: TypeScript alone, whole project loaded, every identifier of every file in one pass.
+    const [truth, truthBuild] = await timed(async () => buildReferenceTruth(root));
+    // Checked against TypeScript's find-references itself on a random sample.
+    const random = seededRandom(13);
+    const sample = [...truth.symbols].sort(() => random() - 0.5).slice(0, SAMPLE);
+    let agreed = 0;
+    const disagreements: string[] = [];
+    const [, sampleTime] = await timed(async () => {
+      for (const symbol of sample) {
+        const onePass = truth.files(symbol);
+        const found = truth.findReferencesFiles(symbol);
+        if (onePass.size === found.size && [...found].every((file) => onePass.has(file))) agreed += 1;
+        else if (disagreements.length < 5) disagreements.push(`${symbol}: find-references ${[...found].sort().join(' ')} | one pass ${[...onePass].sort().join(' ')}`);
+      }
+    });
+
     let expectedTotal = 0;
     let foundTotal = 0;
     let correct = 0;
-    let symbols = 0;
+    let members = 0;
     const misses: string[] = [];
+    const extras: string[] = [];
     const [, compare] = await timed(async () => {
-      for (let module = 0; module < MODULES; module += 1) {
-        for (const symbol of generatedSymbols(module)) {
-          symbols += 1;
-          const expected = new Set((await truth.referencingFiles({ symbol })).map((entry) => entry.file));
-          const found = new Set((await findSymbolReferences(map, symbol, () => ours)).map((entry) => entry.file));
-          expectedTotal += expected.size;
-          foundTotal += found.size;
-          for (const file of found) if (expected.has(file)) correct += 1;
-          if (misses.length < 5) for (const file of expected) if (!found.has(file)) misses.push(`${symbol} missed ${file}`);
+      for (const symbol of truth.symbols) {
+        if (symbol.slice(symbol.indexOf('#') + 1).includes('.')) members += 1;
+        const expected = truth.files(symbol);
+        const found = new Set((await findSymbolReferences(map, symbol, () => ours)).map((entry) => entry.file));
+        expectedTotal += expected.size;
+        foundTotal += found.size;
+        for (const file of found) {
+          if (expected.has(file)) correct += 1;
+          else if (extras.length < 5) extras.push(`${symbol} named ${file}`);
         }
+        if (misses.length < 5) for (const file of expected) if (!found.has(file)) misses.push(`${symbol} missed ${file}`);
       }
     });
     ours.dispose();
@@ -97,15 +117,23 @@ export async function runScanBench(): Promise<void> {
     const recall = expectedTotal === 0 ? 1 : correct / expectedTotal;
     const precision = foundTotal === 0 ? 1 : correct / foundTotal;
     const percent = (value: number): string => `${(value * 100).toFixed(2)} %`;
+    const symbols = truth.symbols.length;
     printTable(
-      `scan --importers against find-references: ${symbols} exported symbols and public members (whole project loaded in ${seconds(truthLoad)}, compared in ${seconds(compare)})`,
+      `scan --importers against TypeScript: ${symbols} symbols (${symbols - members} exported symbols, ${members} public members) of ${MODULES} modules`,
       ['measure', 'value', 'goal', 'verdict'],
       [
+        ['one-pass truth agrees with find-references (random sample)', `${agreed} of ${sample.length}`, 'all', verdict(agreed === sample.length)],
         ['recall', `${percent(recall)} (${correct} of ${expectedTotal} referencing files)`, '100 %', verdict(recall === 1)],
         ['precision', `${percent(precision)} (${correct} of ${foundTotal})`, '≥ 99 %', verdict(precision >= 0.99)],
+        ['time: truth, one pass over every identifier (whole project checked)', seconds(truthBuild), '', ''],
+        [`time: truth, ${sample.length} find-references queries`, seconds(sampleTime), '', ''],
+        [`time: scan --importers for all ${symbols} symbols (import graph; language service for members)`, seconds(compare), '', ''],
+        ['time: whole benchmark', seconds(performance.now() - benchStart), '< 15 min', verdict(performance.now() - benchStart < 15 * 60_000)],
       ],
     );
+    if (disagreements.length > 0) process.stdout.write(`first disagreements:\n${disagreements.map((line) => `  ${line}`).join('\n')}\n`);
     if (misses.length > 0) process.stdout.write(`first misses:\n${misses.map((miss) => `  ${miss}`).join('\n')}\n`);
+    if (extras.length > 0) process.stdout.write(`first files named that TypeScript does not reference:\n${extras.map((extra) => `  ${extra}`).join('\n')}\n`);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

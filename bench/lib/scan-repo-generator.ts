@@ -136,7 +136,8 @@ export function generatedSymbols(module: number, modulesPerPackage = 25): string
   ];
 }
 
-function seededRandom(seed: number): () => number {
+/** A deterministic xorshift generator in [0, 1). */
+export function seededRandom(seed: number): () => number {
   let state = seed >>> 0 || 1;
   return () => {
     state ^= state << 13;
