@@ -34,7 +34,7 @@ export function createModuleParser(workspace: string, tsconfig: string | undefin
         { languageVersion: ts.ScriptTarget.Latest, impliedNodeFormat: resolver.impliedFormat(fileName), jsDocParsingMode: ts.JSDocParsingMode.ParseNone },
         true,
       );
-      return collectModuleFacts(sourceFile, resolver.options);
+      return collectModuleFacts(sourceFile, resolver.optionsFor(fileName));
     },
     resolve(path, facts, paths) {
       const fileName = join(workspace, path);
@@ -42,7 +42,7 @@ export function createModuleParser(workspace: string, tsconfig: string | undefin
       const targets = facts.references.map((reference, index) => {
         const resolution = resolver.resolve(reference.specifier, fileName, reference.mode);
         if (resolution.status === 'unresolved') {
-          if (isLocalSpecifier(reference.specifier, resolver.options)) unresolved.push(index);
+          if (isLocalSpecifier(reference.specifier, resolver.optionsFor(fileName))) unresolved.push(index);
           return null;
         }
         const target = workspacePath(workspace, resolution.fileName);

@@ -83,29 +83,29 @@ async function writeAtomically(path: string, value: unknown): Promise<void> {
 }
 
 /**
- * What the resolutions depend on besides the files: the config files' text (and the text of
- * every config a tsconfig `extends`, transitively) and the options of the scan.
+ * What the resolutions depend on besides the files: the config files' text, the text of every
+ * config a tsconfig `extends` or lists in `references` (transitively), and the options of the scan.
  */
 export async function configKey(workspace: string, tsconfig: string | undefined, maxParseBytes: number): Promise<string> {
   const names = tsconfig === undefined ? ['tsconfig.json', 'jsconfig.json', 'package.json'] : [tsconfig, 'package.json'];
   const texts = await Promise.all(names.map((name) => readFile(join(workspace, name), 'utf8').catch(() => '')));
   const seen = new Set<string>();
-  const extended: string[] = [];
+  const related: string[] = [];
   for (const [index, name] of names.entries()) {
-    if (name !== 'package.json') extended.push(...(await extendedConfigs(workspace, join(workspace, name), texts[index] ?? '', seen)));
+    if (name !== 'package.json') related.push(...(await relatedConfigs(workspace, join(workspace, name), texts[index] ?? '', seen)));
   }
-  return hash(JSON.stringify([tsconfig ?? null, maxParseBytes, names, texts, extended]));
+  return hash(JSON.stringify([tsconfig ?? null, maxParseBytes, names, texts, related]));
 }
 
-/** The paths and texts of the configs a config extends, depth first; a config met twice (a cycle) is read once. */
-async function extendedConfigs(workspace: string, configFile: string, text: string, seen: Set<string>): Promise<string[]> {
+/** The paths and texts of the configs a config extends or references, depth first; a config met twice (a cycle) is read once. */
+async function relatedConfigs(workspace: string, configFile: string, text: string, seen: Set<string>): Promise<string[]> {
   const found: string[] = [];
-  for (const specifier of extendsOf(text)) {
-    const path = extendedPath(workspace, configFile, specifier);
+  const paths = [...extendsOf(text).map((specifier) => extendedPath(workspace, configFile, specifier)), ...referencesOf(text).map((path) => referencedPath(configFile, path))];
+  for (const path of paths) {
     if (path === undefined || seen.has(path)) continue;
     seen.add(path);
     const inner = await readFile(path, 'utf8').catch(() => '');
-    found.push(path, inner, ...(await extendedConfigs(workspace, path, inner, seen)));
+    found.push(path, inner, ...(await relatedConfigs(workspace, path, inner, seen)));
   }
   return found;
 }
@@ -120,6 +120,19 @@ function extendsOf(text: string): string[] {
   } catch {
     return [];
   }
+}
+
+/** The `path` of each entry of a tsconfig's `references`, read the same way. */
+function referencesOf(text: string): string[] {
+  const list = /"references"\s*:\s*\[([^\]]*)\]/.exec(text)?.[1];
+  if (list === undefined) return [];
+  return [...list.matchAll(/"path"\s*:\s*"((?:[^"\\]|\\.)*)"/g)].map((match) => match[1] ?? '');
+}
+
+/** A referenced project's config: the path itself when it is a file, else its tsconfig.json. */
+function referencedPath(from: string, path: string): string {
+  const target = resolve(dirname(from), path);
+  return existsSync(target) && statSync(target).isFile() ? target : join(target, 'tsconfig.json');
 }
 
 /** Where TypeScript finds an extended config: a path from the extending file, or a package under node_modules. */
