@@ -6,6 +6,7 @@ import type { CliContext } from '../context/cli-context.js';
 import { loadPlanners, type Planners } from '../runtime/load-planners.js';
 import { workspaceLanguageService } from '../runtime/workspace-language-service.js';
 import { replaceWorkspaceRepoMap, workspaceRepoMap } from '../runtime/workspace-repo-map.js';
+import { lintBasisHolds, rememberLintBasis } from './lint-basis.js';
 
 /**
  * Plan lint against the repository scan; findings the config lists under `lint.errors` become
@@ -31,7 +32,9 @@ export async function lintForReview(context: CliContext, plan: Plan): Promise<Pl
   }
   const { lintPlanWithReferences } = await loadPlanners();
   const languageService = await workspaceLanguageService(context);
-  return (await lintPlanWithReferences(plan, map, { ...options, languageService: () => languageService })).map(toFinding);
+  const findings = (await lintPlanWithReferences(plan, map, { ...options, languageService: () => languageService })).map(toFinding);
+  await rememberLintBasis(context.workspace, plan, findings, map.fingerprint);
+  return findings;
 }
 
 /**
@@ -46,7 +49,9 @@ export function planLinter(context: CliContext): PlanLinter {
     replaceWorkspaceRepoMap(context, map);
     const languageService = await workspaceLanguageService(context);
     const options = lintOptions(context.config.lint?.errors, planners.LINT_CODES);
-    return (await planners.lintPlanWithReferences(plan, map, { ...options, languageService: () => languageService })).map(toFinding);
+    const findings = (await planners.lintPlanWithReferences(plan, map, { ...options, languageService: () => languageService })).map(toFinding);
+    await rememberLintBasis(context.workspace, plan, findings, map.fingerprint);
+    return findings;
   };
 }
 
@@ -62,14 +67,15 @@ export const ALLOW_LINT_OPTION = {
  * Lint that binds: the lint errors of the run's current plan version stop `approve` and `run`
  * (exit 2), each named with the flag that lets it through; `--allow-lint CODE` (repeatable, or
  * `all`) allows those codes, and so does the approval of the version when it allowed them. The
- * findings are the ones recorded when the version was stored (`plan/created`, `plan/amended`); a
- * version stored without them is linted now. Resolves to the codes of the errors the flag let
- * through, for the caller to record (`plan/approved`, `run/started`).
+ * findings are the ones recorded when the version was stored (`plan/created`, `plan/amended`)
+ * while the repository is as it was then; a version stored without them, or a repository changed
+ * since (`versionLint`), is linted now. Resolves to the codes of the errors the flag let through,
+ * for the caller to record (`plan/approved`, `run/started`).
  */
 export async function checkLintGate(context: CliContext, runId: string, allowed: readonly string[] = []): Promise<string[]> {
   const { db } = await context.store();
   const stored = await currentPlan(db, runId);
-  const findings = await versionLint(context, runId, stored.version, stored.plan);
+  const { findings, relinted } = await currentVersionLint(context, runId, stored.version, stored.plan);
   const errors = findings.filter((finding) => finding.level === 'error');
   if (errors.length === 0) return [];
   const approvedWith = stored.status === 'approved' ? await approvalAllowances(context, runId, stored.version) : [];
@@ -78,14 +84,39 @@ export async function checkLintGate(context: CliContext, runId: string, allowed:
   if (blocking.length === 0) return [...new Set(unapproved.map((finding) => finding.code))].sort();
   const lines = blocking.map((finding) => `  ${finding.code}: ${finding.message}`);
   const codes = [...new Set(blocking.map((finding) => finding.code))];
+  const when = relinted ? ' (linted again: the repository changed since it was planned)' : '';
   throw new DagentError(
-    `plan v${stored.version} has ${blocking.length} lint ${blocking.length === 1 ? 'error' : 'errors'}:\n${lines.join('\n')}\nfix the plan (dagent edit ${runId}), or allow with ${codes.map((code) => `--allow-lint ${code}`).join(' ')}`,
+    `plan v${stored.version} has ${blocking.length} lint ${blocking.length === 1 ? 'error' : 'errors'}${when}:\n${lines.join('\n')}\nfix the plan (dagent edit ${runId}), or allow with ${codes.map((code) => `--allow-lint ${code}`).join(' ')}`,
   );
 }
 
-/** A stored version's lint: the findings recorded with it, or (for a version stored without them) linted now. */
+/**
+ * A stored version's lint as it stands now: the findings recorded with it while the repository
+ * scan still has the fingerprint they were computed on; else (a file edited, created or deleted
+ * since, a config changed, or no findings recorded) the plan linted now.
+ */
 export async function versionLint(context: CliContext, runId: string, version: number, plan: Plan): Promise<PlanLintFinding[]> {
-  return (await recordedLint(context, runId, version)) ?? (await lintForReview(context, plan));
+  return (await currentVersionLint(context, runId, version, plan)).findings;
+}
+
+async function currentVersionLint(context: CliContext, runId: string, version: number, plan: Plan): Promise<{ findings: PlanLintFinding[]; relinted: boolean }> {
+  const recorded = await recordedLint(context, runId, version);
+  if (recorded === undefined) return { findings: await lintForReview(context, plan), relinted: false };
+  let fingerprint: string | undefined;
+  try {
+    fingerprint = (await workspaceRepoMap(context)).fingerprint;
+  } catch (error) {
+    if (context.io.interrupt.aborted) throw error;
+    // No scan to compare with: the recorded findings are the best answer there is.
+    return { findings: recorded, relinted: false };
+  }
+  if (await lintBasisHolds(context.workspace, plan, recorded, fingerprint)) return { findings: recorded, relinted: false };
+  const findings = await lintForReview(context, plan);
+  return { findings, relinted: !sameFindings(findings, recorded) };
+}
+
+function sameFindings(left: readonly PlanLintFinding[], right: readonly PlanLintFinding[]): boolean {
+  return JSON.stringify(left) === JSON.stringify(right);
 }
 
 /** The lint codes the approval of a plan version let through (`approve --allow-lint`). */

@@ -77,6 +77,13 @@ export interface RepoMap {
   readonly aliases: Readonly<Record<string, string>>;
   /** What the scan could not use: a broken tsconfig, scripts too large to parse. */
   readonly warnings: readonly string[];
+  /**
+   * Identifies what the answer was made from: every listed file's path, size and modification
+   * time, the config files and the scan's options. Two scans with the same fingerprint saw the
+   * same repository; anything computed from one (plan lint) still holds for the other. Absent
+   * from a map that was not made by `scanRepository`.
+   */
+  readonly fingerprint?: string;
 }
 
 /** `file#name`, the key of a symbol in the map. */

@@ -63,7 +63,7 @@ export async function scanRepository(root: string, options: ScanOptions = {}): P
   // Nothing changed since the last scan: its answer stands, and no module needs even reading.
   const mapKey = repoMapKey(keys.configKey, listed);
   const answered = useCache ? await readCachedRepoMap(workspace, mapKey) : undefined;
-  if (answered !== undefined) return { root: workspace, ...answered };
+  if (answered !== undefined) return { root: workspace, ...answered, fingerprint: mapKey };
 
   const cache = useCache ? await readScanCache(workspace) : undefined;
   const resolutionsHold = cache !== undefined && cache.configKey === keys.configKey && cache.pathsKey === keys.pathsKey;
@@ -133,6 +133,7 @@ export async function scanRepository(root: string, options: ScanOptions = {}): P
     importers: symbolImporters(modules, tables),
     aliases: exportAliases(tables),
     warnings: [...resolverWarnings, ...warnings],
+    fingerprint: mapKey,
   };
   if (useCache) await writeCachedRepoMap(workspace, mapKey, map);
   return map;

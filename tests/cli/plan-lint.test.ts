@@ -5,8 +5,8 @@ import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CliContext } from '../../cli/context/cli-context.js';
 import type { CliIo } from '../../cli/context/cli-io.js';
-import { lintForReview, lintOptions } from '../../cli/plans/plan-lint.js';
-import type { Plan, PlanNode } from '../../engine/index.js';
+import { checkLintGate, lintForReview, lintOptions } from '../../cli/plans/plan-lint.js';
+import { createRun, savePlan, type Plan, type PlanNode } from '../../engine/index.js';
 import { copyFixtureRepo, writeFiles } from '../planners/fixture-repo.js';
 import { tempDir } from '../helpers/temp-store.js';
 
@@ -84,6 +84,50 @@ describe('lintForReview', () => {
     writeFiles(root, { 'src/new.ts': 'export const created = true;\n' });
     expect(missing(await lintForReview(context, plan))).toBe(1);
     expect(missing(await lintForReview(contextFor(root), plan))).toBe(0);
+  });
+});
+
+describe('the lint gate after the repository changed', () => {
+  let root: string;
+  let cleanup: () => void;
+  const contexts: CliContext[] = [];
+  beforeEach(() => ({ root, cleanup } = copyFixtureRepo('billing')));
+  afterEach(async () => {
+    for (const context of contexts.splice(0)) await context.close();
+    cleanup();
+  });
+  /** One CLI invocation: its own context, so its own scan. */
+  const invocation = (): CliContext => {
+    const context = contextFor(root);
+    contexts.push(context);
+    return context;
+  };
+
+  /** Mei's plan with every caller of Invoice.total() written: clean when planned. */
+  const complete: Plan = {
+    ...storyPlan,
+    nodes: [
+      ...storyPlan.nodes.filter((candidate) => candidate.id !== 'test'),
+      node('edit-reminder', 'edit', { writes: ['src/jobs/reminder.ts'], dependsOn: ['edit-invoice'], instructions: RENAME }),
+      node('test', 'command', { command: 'npm test', dependsOn: ['edit-pdf', 'edit-api', 'edit-reminder'] }),
+    ],
+  };
+
+  it('lints again when a file was edited after planning: a new caller of the changed method blocks approval', async () => {
+    writeFiles(root, { '.dagent/config.json': JSON.stringify({ lint: { errors: ['unwritten-importer'] } }) });
+    const planning = invocation();
+    const { db } = await planning.store();
+    const run = await createRun(db, { task: complete.goal, workspace: root, mode: 'plan' });
+    await savePlan(db, run.id, { plan: complete, reason: 'planned', lint: await lintForReview(planning, complete) });
+    expect(await checkLintGate(invocation(), run.id)).toEqual([]);
+
+    // After `plan`, someone starts calling Invoice.total() in a file no node writes.
+    writeFiles(root, { 'src/lazy.ts': "import { Invoice } from './models/invoice.js';\n\nexport const due = (invoice: Invoice): number => invoice.total();\n" });
+    await expect(checkLintGate(invocation(), run.id)).rejects.toThrow(
+      'plan v1 has 1 lint error (linted again: the repository changed since it was planned):\n' +
+        '  unwritten-importer: src/lazy.ts:3 uses Invoice.total (src/models/invoice.ts#Invoice.total, changed by edit-invoice) but no node writes it: export const due = (invoice: Invoice): number => invoice.total();\n' +
+        `fix the plan (dagent edit ${run.id}), or allow with --allow-lint unwritten-importer`,
+    );
   });
 });
 
