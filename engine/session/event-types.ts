@@ -46,15 +46,15 @@ const userSource = z.enum(['user', 'instruction', 'handoff', 'runtime-context', 
  * declared is refused at `append` instead of being read back by a cast. Only `tool/result`'s
  * `meta` stays open, for the source details each tool adds (SPEC §1.6).
  */
-export const EVENT_PAYLOADS = {
-  'user/message': z.strictObject({
+const EVENT_PAYLOAD_SCHEMAS = {
+  'user/message': () => z.strictObject({
     content: z.string(),
     source: userSource,
     /** For runtime-context messages: the full state snapshot the message reflects. */
     context: z.record(z.string(), z.unknown()).optional(),
     compactionId: z.string().optional(),
   }),
-  'assistant/message': z.strictObject({
+  'assistant/message': () => z.strictObject({
     content: z.string(),
     reasoning: z.string().optional(),
     reasoningSignature: z.string().optional(),
@@ -65,14 +65,14 @@ export const EVENT_PAYLOADS = {
     usage: usage.optional(),
     costUsd: z.number().nonnegative().optional(),
   }),
-  'tool/call': z.strictObject({ toolCallId: z.string(), name: z.string(), args: z.unknown() }),
+  'tool/call': () => z.strictObject({ toolCallId: z.string(), name: z.string(), args: z.unknown() }),
   /**
    * Text of a model response while it streams, coalesced (a few events a second, cut at whitespace),
    * for a dashboard in another process. Display only: the `assistant/message` that follows is the
    * authority, and no model request is ever built from these.
    */
-  'text/streamed': z.strictObject({ text: z.string().min(1) }),
-  'tool/result': z.strictObject({
+  'text/streamed': () => z.strictObject({ text: z.string().min(1) }),
+  'tool/result': () => z.strictObject({
     toolCallId: z.string(),
     name: z.string(),
     content: z.string(),
@@ -90,13 +90,13 @@ export const EVENT_PAYLOADS = {
       fatal: z.boolean().optional(),
     }),
   }),
-  'prompt/recorded': z.strictObject({
+  'prompt/recorded': () => z.strictObject({
     systemHash: z.string(),
     system: z.string(),
     toolsHash: z.string(),
     tools: z.array(z.strictObject({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.unknown()) })),
   }),
-  'request/header': z.strictObject({
+  'request/header': () => z.strictObject({
     agent: z.string(),
     provider: z.string(),
     model: z.string(),
@@ -106,16 +106,16 @@ export const EVENT_PAYLOADS = {
     toolNames: z.array(z.string()),
     contextChanged: z.boolean(),
   }),
-  'request/context': z.strictObject({
+  'request/context': () => z.strictObject({
     messageSeqs: z.array(z.number().int()),
     estimatedTokens: z.number().int().nonnegative(),
     surfaceGeneration: z.number().int().nonnegative(),
     /** The node's compaction threshold when it has a compactor: its context gauge's full mark. */
     compactionThresholdTokens: z.number().int().nonnegative().optional(),
   }),
-  'model/retried': z.strictObject({ attempt: z.number().int(), delayMs: z.number(), error: z.string(), status: z.number().optional() }),
-  'agent/finished': z.strictObject({ reason: z.enum(END_REASONS), detail: z.string().optional(), steps: z.number().int() }),
-  'compaction/start': z.strictObject({
+  'model/retried': () => z.strictObject({ attempt: z.number().int(), delayMs: z.number(), error: z.string(), status: z.number().optional() }),
+  'agent/finished': () => z.strictObject({ reason: z.enum(END_REASONS), detail: z.string().optional(), steps: z.number().int() }),
+  'compaction/start': () => z.strictObject({
     compactionId: z.string(),
     trigger: z.enum(COMPACTION_TRIGGERS),
     stage: z.enum(COMPACTION_STAGES).optional(),
@@ -134,7 +134,7 @@ export const EVENT_PAYLOADS = {
       })
       .optional(),
   }),
-  'compaction/summary': z.strictObject({
+  'compaction/summary': () => z.strictObject({
     compactionId: z.string(),
     summary: z.string(),
     usage: usage.optional(),
@@ -142,7 +142,7 @@ export const EVENT_PAYLOADS = {
     missingAfterFirst: z.array(survivalFact).optional(),
     appendedFacts: z.array(survivalFact).optional(),
   }),
-  'compaction/end': z.strictObject({
+  'compaction/end': () => z.strictObject({
     compactionId: z.string(),
     outcome: z.enum(['committed', 'failed', 'discarded']),
     stage: z.enum(COMPACTION_STAGES).optional(),
@@ -155,23 +155,23 @@ export const EVENT_PAYLOADS = {
     reason: z.string().optional(),
     error: z.string().optional(),
   }),
-  'run/created': z.strictObject({ task: z.string(), workspace: z.string(), mode: z.enum(RUN_MODES) }),
-  'run/started': z.strictObject({ pid: z.number().int().optional(), host: z.string().optional(), planVersion: z.number().int().optional(), allowedLint: z.array(z.string()).optional() }),
-  'run/succeeded': z.strictObject({ result: z.string().optional() }),
-  'run/failed': z.strictObject({ error: z.string() }),
-  'run/cancelled': z.strictObject({ reason: z.string().optional() }),
-  'plan/created': z.strictObject({ version: z.number().int().positive(), plan: z.unknown(), hash: z.string(), reason: z.string().optional(), lint: z.array(planLintFinding).optional() }),
-  'plan/approved': z.strictObject({ version: z.number().int().positive(), hash: z.string(), allowedLint: z.array(z.string()).optional() }),
-  'plan/rejected': z.strictObject({ version: z.number().int().positive(), reason: z.string().optional() }),
-  'plan/amended': z.strictObject({ version: z.number().int().positive(), reason: z.string(), diff: z.unknown(), hash: z.string(), plan: z.unknown(), lint: z.array(planLintFinding).optional() }),
-  'node/ready': z.strictObject({}),
-  'node/started': z.strictObject({ attempt: z.number().int().positive() }),
-  'node/succeeded': z.strictObject({ result: z.string(), filesChanged: z.array(z.string()).optional() }),
-  'node/failed': z.strictObject({ error: z.string(), attempt: z.number().int().positive().optional() }),
-  'node/skipped': z.strictObject({ reason: z.string() }),
-  'node/cancelled': z.strictObject({ reason: z.string().optional() }),
-  'node/retried': z.strictObject({ attempt: z.number().int().positive(), delayMs: z.number().nonnegative(), error: z.string() }),
-  'replan/started': z.strictObject({
+  'run/created': () => z.strictObject({ task: z.string(), workspace: z.string(), mode: z.enum(RUN_MODES) }),
+  'run/started': () => z.strictObject({ pid: z.number().int().optional(), host: z.string().optional(), planVersion: z.number().int().optional(), allowedLint: z.array(z.string()).optional() }),
+  'run/succeeded': () => z.strictObject({ result: z.string().optional() }),
+  'run/failed': () => z.strictObject({ error: z.string() }),
+  'run/cancelled': () => z.strictObject({ reason: z.string().optional() }),
+  'plan/created': () => z.strictObject({ version: z.number().int().positive(), plan: z.unknown(), hash: z.string(), reason: z.string().optional(), lint: z.array(planLintFinding).optional() }),
+  'plan/approved': () => z.strictObject({ version: z.number().int().positive(), hash: z.string(), allowedLint: z.array(z.string()).optional() }),
+  'plan/rejected': () => z.strictObject({ version: z.number().int().positive(), reason: z.string().optional() }),
+  'plan/amended': () => z.strictObject({ version: z.number().int().positive(), reason: z.string(), diff: z.unknown(), hash: z.string(), plan: z.unknown(), lint: z.array(planLintFinding).optional() }),
+  'node/ready': () => z.strictObject({}),
+  'node/started': () => z.strictObject({ attempt: z.number().int().positive() }),
+  'node/succeeded': () => z.strictObject({ result: z.string(), filesChanged: z.array(z.string()).optional() }),
+  'node/failed': () => z.strictObject({ error: z.string(), attempt: z.number().int().positive().optional() }),
+  'node/skipped': () => z.strictObject({ reason: z.string() }),
+  'node/cancelled': () => z.strictObject({ reason: z.string().optional() }),
+  'node/retried': () => z.strictObject({ attempt: z.number().int().positive(), delayMs: z.number().nonnegative(), error: z.string() }),
+  'replan/started': () => z.strictObject({
     trigger: z.string(),
     progress: z.number(),
     mode: z.enum(['full', 'append']),
@@ -179,12 +179,12 @@ export const EVENT_PAYLOADS = {
     nodeId: z.string().optional(),
   }),
   /** How a replan ended: a new plan version, the replan limit reached, or the planner failing. */
-  'replan/finished': z.discriminatedUnion('outcome', [
+  'replan/finished': () => z.discriminatedUnion('outcome', [
     z.strictObject({ outcome: z.literal('amended'), version: z.number().int().positive() }),
     z.strictObject({ outcome: z.literal('gave-up'), reason: z.string() }),
     z.strictObject({ outcome: z.literal('failed'), error: z.string() }),
   ]),
-  'approval/requested': z.strictObject({
+  'approval/requested': () => z.strictObject({
     toolCallId: z.string(),
     tool: z.string(),
     args: z.unknown(),
@@ -193,16 +193,16 @@ export const EVENT_PAYLOADS = {
     /** One line saying what the operation does, as the human was shown it. */
     summary: z.string().optional(),
   }),
-  'approval/granted': z.strictObject({
+  'approval/granted': () => z.strictObject({
     toolCallId: z.string(),
     by: z.string(),
     tool: z.string().optional(),
     /** The human answered "always": later calls of this tool in the run need no answer. */
     always: z.literal(true).optional(),
   }),
-  'approval/denied': z.strictObject({ toolCallId: z.string(), by: z.string(), tool: z.string().optional(), reason: z.string().optional() }),
-  'memory/added': z.strictObject({ memoryId: z.number().int(), kind: z.enum(MEMORY_KINDS), scope: z.enum(MEMORY_SCOPES), content: z.string() }),
-  'file/reverted': z.strictObject({
+  'approval/denied': () => z.strictObject({ toolCallId: z.string(), by: z.string(), tool: z.string().optional(), reason: z.string().optional() }),
+  'memory/added': () => z.strictObject({ memoryId: z.number().int(), kind: z.enum(MEMORY_KINDS), scope: z.enum(MEMORY_SCOPES), content: z.string() }),
+  'file/reverted': () => z.strictObject({
     path: z.string(),
     node: z.string().nullable().optional(),
     /** Reverting the whole run, or one node's change. */
@@ -211,18 +211,18 @@ export const EVENT_PAYLOADS = {
     action: z.enum(['restored', 'deleted', 'patched']).optional(),
     forced: z.boolean().optional(),
   }),
-  'node/snapshotted': z.strictObject({ attempt: z.number().int().positive(), boundary: z.unknown() }),
+  'node/snapshotted': () => z.strictObject({ attempt: z.number().int().positive(), boundary: z.unknown() }),
   /** A node changed files its declared writes do not cover (a command's side effect): recorded, diffed and revertible like the others. */
-  'writes/exceeded': z.strictObject({ paths: z.array(z.string()) }),
-  'work/reported': z.strictObject({ title: z.string(), files: z.array(z.string()), reason: z.string() }),
-  'run/paused': z.strictObject({ reason: z.string() }),
-  'run/cancel-requested': z.strictObject({ by: z.string().optional() }),
+  'writes/exceeded': () => z.strictObject({ paths: z.array(z.string()) }),
+  'work/reported': () => z.strictObject({ title: z.string(), files: z.array(z.string()), reason: z.string() }),
+  'run/paused': () => z.strictObject({ reason: z.string() }),
+  'run/cancel-requested': () => z.strictObject({ by: z.string().optional() }),
   /** A run's nodes go to worker processes through the job queue (`run --workers`). */
-  'dispatch/started': z.strictObject({ mode: z.enum(['shared', 'clone']), baseCommit: z.string().optional() }),
+  'dispatch/started': () => z.strictObject({ mode: z.enum(['shared', 'clone']), baseCommit: z.string().optional() }),
   /** A worker claimed a node attempt; `token` grows with every claim of the node. */
-  'attempt/claimed': z.strictObject({ attempt: z.number().int().positive(), token: z.number().int().positive(), worker: z.string(), pid: z.number().int(), host: z.string() }),
+  'attempt/claimed': () => z.strictObject({ attempt: z.number().int().positive(), token: z.number().int().positive(), worker: z.string(), pid: z.number().int(), host: z.string() }),
   /** A worker's outcome of a node attempt, committed only while its claim's token was current; `patch` in clone mode. */
-  'attempt/finished': z.strictObject({
+  'attempt/finished': () => z.strictObject({
     attempt: z.number().int().positive(),
     token: z.number().int().positive(),
     worker: z.string(),
@@ -234,8 +234,15 @@ export const EVENT_PAYLOADS = {
     patch: z.string().optional(),
   }),
   /** A command's process group started: on resume, one still running from an earlier process is stopped first. */
-  'command/started': z.strictObject({ toolCallId: z.string(), pid: z.number().int().positive(), host: z.string(), startTime: z.string().nullable(), sandboxed: z.boolean() }),
+  'command/started': () => z.strictObject({ toolCallId: z.string(), pid: z.number().int().positive(), host: z.string(), startTime: z.string().nullable(), sandboxed: z.boolean() }),
 } as const;
+
+/**
+ * The payload schema of each event type, built the first time that type is asked for: building all
+ * of them at import took ~15 ms of every command's start-up, and `status`, `log` and `show` append
+ * nothing. Each schema, once built, is the same strict schema as if it had been built at import.
+ */
+export const EVENT_PAYLOADS = builtOnFirstUse(EVENT_PAYLOAD_SCHEMAS);
 
 export type EventType = keyof typeof EVENT_PAYLOADS;
 export type EventPayload<T extends EventType> = z.infer<(typeof EVENT_PAYLOADS)[T]>;
@@ -281,11 +288,31 @@ export type EventDraft<T extends EventType = EventType> = {
   };
 }[T];
 
+type DraftSchema = z.ZodObject<{ type: z.ZodLiteral<EventType>; payload: z.ZodType }>;
+let wholeUnion: z.ZodDiscriminatedUnion<[DraftSchema, ...DraftSchema[]]> | undefined;
+
 /** The whole union as one zod discriminated union on `type`: validates a draft's type and payload together. */
-export const eventSchema = z.discriminatedUnion(
-  'type',
-  EVENT_TYPES.map((type) => z.object({ type: z.literal(type), payload: EVENT_PAYLOADS[type] })) as unknown as [
-    z.ZodObject<{ type: z.ZodLiteral<EventType>; payload: z.ZodType }>,
-    ...z.ZodObject<{ type: z.ZodLiteral<EventType>; payload: z.ZodType }>[],
-  ],
-);
+export function eventSchema(): z.ZodDiscriminatedUnion<[DraftSchema, ...DraftSchema[]]> {
+  wholeUnion ??= z.discriminatedUnion(
+    'type',
+    EVENT_TYPES.map((type) => z.object({ type: z.literal(type), payload: EVENT_PAYLOADS[type] })) as unknown as [DraftSchema, ...DraftSchema[]],
+  );
+  return wholeUnion;
+}
+
+/** An object with the keys of `builders`, whose value for a key is built by its builder when first read, then kept. */
+function builtOnFirstUse<T extends Record<string, () => unknown>>(builders: T): { readonly [K in keyof T]: ReturnType<T[K]> } {
+  const values = {} as { [K in keyof T]: ReturnType<T[K]> };
+  for (const key of Object.keys(builders) as (keyof T & string)[]) {
+    Object.defineProperty(values, key, {
+      enumerable: true,
+      configurable: true,
+      get: () => {
+        const value = builders[key]!();
+        Object.defineProperty(values, key, { value, enumerable: true, writable: false, configurable: false });
+        return value;
+      },
+    });
+  }
+  return values;
+}

@@ -20,7 +20,7 @@ describe('nodeEventDraft', () => {
   ])('$kind → %o', (change, expected) => {
     const draft = nodeEventDraft(change);
     expect(draft).toEqual(expected);
-    if (draft !== undefined) expect(eventSchema.safeParse(draft).success).toBe(true);
+    if (draft !== undefined) expect(eventSchema().safeParse(draft).success).toBe(true);
   });
 
   it('takes files changed from a result description', () => {
