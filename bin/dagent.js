@@ -1,4 +1,7 @@
 #!/usr/bin/env node
-import { main } from '../dist/cli-bundle/main.js';
+import { fileURLToPath } from 'node:url';
+import { loadBundle } from '../dist/cli/load-bundle.js';
+
+const { main } = loadBundle(fileURLToPath(new URL('../dist/cli-bundle/main.cjs', import.meta.url)));
 
 process.exitCode = await main(process.argv.slice(2));
