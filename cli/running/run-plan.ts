@@ -5,6 +5,7 @@ import {
   claimRun,
   currentPlan,
   emptyRunView,
+  errorMessage,
   executeRun,
   foldRunView,
   followRun,
@@ -169,14 +170,22 @@ async function openFeed(context: CliContext, runId: string, dashboardOn: boolean
   if (dashboardOn) {
     const live: LiveDashboard = await showLiveDashboard(context, runId, { attached: true, cancel });
     let detached = false;
-    void live.dashboard.detached.then(() => {
-      detached = true;
-      // Quitting the screen only detaches: the run goes on, reported as lines.
-      const view = live.dashboard.state().view;
-      const printer = createProgressPrinter(context.io, { json: false, initial: view });
-      if (!isTerminalRunStatus(view.status)) writeLine(context.io.stdout, `dashboard closed; the run goes on (\`dagent dashboard ${runId}\` attaches again)`);
-      live.sink = printer;
-    });
+    live.dashboard.detached
+      .then(() => {
+        detached = true;
+        // Quitting the screen only detaches: the run goes on, reported as lines.
+        const view = live.dashboard.state().view;
+        const printer = createProgressPrinter(context.io, { json: false, initial: view });
+        if (!isTerminalRunStatus(view.status)) writeLine(context.io.stdout, `dashboard closed; the run goes on (\`dagent dashboard ${runId}\` attaches again)`);
+        live.sink = printer;
+      })
+      .catch((error: unknown) => {
+        // The lines could not take over: the run itself is unharmed, so it goes on to its summary line
+        // and exit code; the user is told once where to watch it, and nothing more goes to the closed screen.
+        detached = true;
+        live.sink = () => undefined;
+        writeLine(context.io.stderr, `dagent: the dashboard closed, but progress lines could not take over (${visibleText(errorMessage(error))}); the run goes on: \`dagent status ${runId}\` shows it`);
+      });
     return {
       catchUp: () => live.follower.catchUp(),
       untilDetached: async () => {
