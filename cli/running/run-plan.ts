@@ -219,6 +219,8 @@ function summaryLine(result: RunResult): string {
     case 'succeeded':
       return `${base}\nsee the change: dagent diff ${result.runId}`;
     case 'failed':
+      if (result.unplannedWork !== undefined)
+        return `${base}\n${result.error ?? ''}\nplan the reported work: dagent resume ${result.runId} · see why: dagent log ${result.runId} --type replan/`;
       return `${base}\n${result.error ?? ''}\nsee why: dagent status ${result.runId} · dagent log ${result.runId} --type node/`;
     case 'cancelled':
       return `${base}\nresume with: dagent resume ${result.runId}`;

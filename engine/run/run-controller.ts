@@ -31,6 +31,7 @@ import type { CompletedNode, Planner, PlanPatch, ReplanTrigger } from './planner
 import { transitionRun, type RunStatus } from './run-status.js';
 import { getRun } from './run-store.js';
 import { emptyRunView, reduceRunView, type RunView } from './run-view.js';
+import { NOT_REPLANNED, UNPLANNED_WORK_EVENT_TYPES, unplannedWork, unplannedWorkError, type UnplannedWork } from './unplanned-work.js';
 
 export interface RunSettings {
   readonly mode: ScheduleMode;
@@ -100,6 +101,8 @@ export interface RunResult {
   readonly nodes: readonly { readonly id: string; readonly status: NodeStatus; readonly attempts: number; readonly error?: string }[];
   readonly replans: number;
   readonly error?: string;
+  /** Reports of missed work no plan version took up (the run failed for them; `resume` replans them). */
+  readonly unplannedWork?: number;
 }
 
 /**
@@ -137,6 +140,8 @@ class RunController {
   #startedSeq = 0;
   /** `work/reported` events already turned into a replan (this process's appends arrive twice when the log is followed). */
   readonly #reportsHeard = new Set<number>();
+  /** Reported missed work no plan version took up yet, by the report's seq: the run cannot succeed while one is left. */
+  readonly #unplanned = new Map<number, UnplannedWork>();
   #cancelReason: unknown;
 
   constructor(options: ExecuteRunOptions) {
@@ -182,6 +187,7 @@ class RunController {
         const stopFollowing = new AbortController();
         follower = await followRun(this.#options.follow, this.#runId, { afterSeq: this.#startedSeq, signal: stopFollowing.signal, onEvents: (events) => this.#onControlEvents(events) });
       }
+      await this.#replanEarlierReports(prior.statuses);
       this.#handle = startSchedule<NodeResult>({
         nodes: this.#plan.nodes,
         mode: this.#settings.mode,
@@ -216,6 +222,10 @@ class RunController {
   /** Node statuses, attempts, handoffs, boundaries, usage and replans from earlier processes of this run: a fold over its log. */
   async #recoverFromLog(): Promise<{ statuses: Map<string, NodeStatus>; attempts: Map<string, number> }> {
     const events = await this.#log.read({ types: RECOVERED_EVENT_TYPES });
+    for (const report of unplannedWork(events)) {
+      this.#unplanned.set(report.seq, report);
+      this.#reportsHeard.add(report.seq);
+    }
     const folded = nodeStatesFromEvents(events);
     const statuses = new Map([...folded].map(([id, state]) => [id, state.status]));
     const attempts = new Map([...folded].map(([id, state]) => [id, state.attempts]));
@@ -339,10 +349,16 @@ class RunController {
       if (event.type === 'run/cancel-requested' && event.seq > this.#startedSeq) this.#cancel(new Error(`cancel requested${event.payload.by === undefined ? '' : ` by ${event.payload.by}`}`));
       if (event.type !== 'work/reported' || event.nodeId === null || this.#handle === undefined || this.#reportsHeard.has(event.seq)) continue;
       this.#reportsHeard.add(event.seq);
-      const trigger: ReplanTrigger = { kind: 'missed-work', nodeId: event.nodeId, title: event.payload.title, files: event.payload.files, reason: event.payload.reason };
+      const report: UnplannedWork = {
+        seq: event.seq,
+        trigger: { kind: 'missed-work', nodeId: event.nodeId, title: event.payload.title, files: event.payload.files, reason: event.payload.reason },
+        why: NOT_REPLANNED,
+      };
+      this.#unplanned.set(report.seq, report);
       const amending = this.#handle
-        .amend((snapshot, signal) => this.#replan(trigger, snapshot, signal))
+        .amend((snapshot, signal) => this.#replanReport(report, snapshot, signal))
         .catch(async (error: unknown) => {
+          this.#unplanned.set(report.seq, { ...report, why: errorMessage(error) });
           await this.#log.append({ type: 'replan/finished', payload: { outcome: 'failed', error: errorMessage(error) } }).catch(() => undefined);
         });
       this.#amendments.add(amending);
@@ -352,11 +368,35 @@ class RunController {
 
   async #onNodeFailed(failure: NodeFailure, snapshot: ScheduleSnapshot, signal: AbortSignal): Promise<Amendment | undefined> {
     if (this.#options.planner === undefined) return undefined;
-    return this.#replan({ kind: 'failure', nodeId: failure.nodeId, error: failure.error }, snapshot, signal);
+    return (await this.#replan({ kind: 'failure', nodeId: failure.nodeId, error: failure.error }, snapshot, signal)).amendment;
   }
 
-  /** The replanning rules: decide full or append by progress, ask the planner, store the new version. */
-  async #replan(trigger: ReplanTrigger, snapshot: ScheduleSnapshot, signal: AbortSignal): Promise<Amendment | undefined> {
+  /** Replans one report of missed work; it stays unplanned, with the reason, unless a plan version takes it up. */
+  async #replanReport(report: UnplannedWork, snapshot: ScheduleSnapshot, signal: AbortSignal): Promise<Amendment | undefined> {
+    const replanned = await this.#replan(report.trigger, snapshot, signal);
+    if (replanned.unplanned === undefined) this.#unplanned.delete(report.seq);
+    else this.#unplanned.set(report.seq, { ...report, why: replanned.unplanned });
+    return replanned.amendment;
+  }
+
+  /**
+   * Missed work that an earlier process of this run heard but never planned (the replan failed or
+   * gave up, and the run failed for it): replanned before anything is scheduled, as it was then.
+   */
+  async #replanEarlierReports(statuses: ReadonlyMap<string, NodeStatus>): Promise<void> {
+    for (const report of [...this.#unplanned.values()]) {
+      if (this.#schedule.signal.aborted) return;
+      const snapshot: ScheduleSnapshot = { nodes: this.#plan.nodes, statuses: new Map(this.#plan.nodes.map((node) => [node.id, statuses.get(node.id) ?? 'pending'])) };
+      await this.#replanReport(report, snapshot, this.#schedule.signal);
+    }
+  }
+
+  /**
+   * The replanning rules: decide full or append by progress, ask the planner, store the new version.
+   * Gives the amendment to apply, or why the trigger was not planned (the limit, the planner's error);
+   * neither when the new version waits for review.
+   */
+  async #replan(trigger: ReplanTrigger, snapshot: ScheduleSnapshot, signal: AbortSignal): Promise<{ amendment?: Amendment; unplanned?: string }> {
     const statuses = snapshot.statuses;
     const succeeded = [...statuses.values()].filter((status) => status === 'succeeded').length;
     const total = snapshot.nodes.length;
@@ -366,8 +406,9 @@ class RunController {
     const progress = total === 0 ? 0 : succeeded / total;
     if (decision === 'give-up') {
       await this.#log.append({ type: 'replan/started', payload: { trigger: trigger.kind, progress, mode: 'append', nodeId: trigger.nodeId } });
-      await this.#log.append({ type: 'replan/finished', payload: { outcome: 'gave-up', reason: `the limit of ${this.#settings.maxReplans} replans is reached` } });
-      return undefined;
+      const reason = `the limit of ${this.#settings.maxReplans} replans is reached`;
+      await this.#log.append({ type: 'replan/finished', payload: { outcome: 'gave-up', reason } });
+      return { unplanned: reason };
     }
     await this.#log.append({ type: 'replan/started', payload: { trigger: trigger.kind, progress, mode: decision, nodeId: trigger.nodeId } });
     const frozen = new Set([...statuses].filter(([, status]) => status === 'succeeded' || status === 'running').map(([id]) => id));
@@ -378,7 +419,7 @@ class RunController {
       next = applyPlanPatch(this.#plan, patch, trigger, { frozenNodeIds: frozen, completedNodeIds: completedIds });
     } catch (error) {
       await this.#log.append({ type: 'replan/finished', payload: { outcome: 'failed', error: errorMessage(error) } });
-      return undefined;
+      return { unplanned: `the replan failed: ${errorMessage(error)}` };
     }
     const newCommands = changedCommandNodes(this.#plan, next);
     const lint = await this.#lint(next, signal);
@@ -395,12 +436,12 @@ class RunController {
           ? `plan v${saved.stored.version} waits for approval: the replan added or changed command nodes (${newCommands.join(', ')}), which the approved plan did not cover`
           : `plan v${saved.stored.version} waits for review after a replan${because}`;
       this.#schedule.abort(new Error(this.#paused));
-      return undefined;
+      return {};
     }
     this.#plan = next;
     this.#planVersion = saved.stored.version;
     await this.#db.transaction().execute((transaction) => this.#ensureNodeRows(transaction, next.nodes));
-    return { nodes: next.nodes, restart: [] };
+    return { amendment: { nodes: next.nodes, restart: [] } };
   }
 
   /** The linter's findings; a linter that fails records nothing rather than failing the run. */
@@ -434,8 +475,10 @@ class RunController {
   async #finish(status: 'succeeded' | 'failed' | 'cancelled', nodes: ReadonlyMap<string, { status: NodeStatus; attempts: number; error?: string }>): Promise<RunResult> {
     const reports = this.#plan.nodes.map((node) => ({ id: node.id, ...nodes.get(node.id) ?? { status: 'pending' as NodeStatus, attempts: 0 } }));
     const failed = reports.find((node) => node.status === 'failed');
-    const error = failed === undefined ? undefined : `node ${failed.id} failed: ${firstLine(failed.error ?? '')}`;
-    const finalStatus: RunResult['status'] = this.#paused !== undefined ? 'paused' : status;
+    // Every node succeeded, but work a node reported was never planned: the run did not do what it was asked.
+    const unplanned = status === 'succeeded' && this.#paused === undefined && this.#unplanned.size > 0 ? unplannedWorkError([...this.#unplanned.values()]) : undefined;
+    const error = failed === undefined ? unplanned : `node ${failed.id} failed: ${firstLine(failed.error ?? '')}`;
+    const finalStatus: RunResult['status'] = this.#paused !== undefined ? 'paused' : unplanned !== undefined ? 'failed' : status;
     const ending: RunEnding =
       finalStatus === 'succeeded'
         ? { status: 'succeeded', result: `${reports.length} nodes succeeded` }
@@ -445,14 +488,22 @@ class RunController {
             ? { status: 'paused', reason: this.#paused ?? 'paused' }
             : { status: 'cancelled', reason: errorMessage(this.#cancelReason ?? this.#options.signal.reason ?? 'cancelled') };
     await endRun(this.#db, this.#runId, ending, this.#log);
-    return { runId: this.#runId, status: finalStatus, planVersion: this.#planVersion, nodes: reports, replans: this.#replans, ...(error === undefined ? {} : { error }) };
+    return {
+      runId: this.#runId,
+      status: finalStatus,
+      planVersion: this.#planVersion,
+      nodes: reports,
+      replans: this.#replans,
+      ...(error === undefined ? {} : { error }),
+      ...(unplanned === undefined ? {} : { unplannedWork: this.#unplanned.size }),
+    };
   }
 }
 
 const RECOVERED_EVENT_TYPES = [
   ...NODE_TRANSITION_EVENT_TYPES,
+  ...UNPLANNED_WORK_EVENT_TYPES,
   'node/snapshotted',
-  'replan/finished',
   'assistant/message',
 ] as const;
 

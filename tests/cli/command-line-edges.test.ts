@@ -275,6 +275,53 @@ describe('the right hints', () => {
     expect(status).toContain(`replan after missed-work failed: ${reason}`);
     expect(status).not.toMatch(/^planner /m);
   });
+
+  it('fails a run whose reported work was never planned, with the replan\'s reason, and resume plans it', () => {
+    writeFileSync(join(workspace, 'a.txt'), 'old\n');
+    writeFileSync(join(workspace, 'b.txt'), 'old\n');
+    const failing = join(workspace, 'failing.script.json');
+    writeFileSync(
+      failing,
+      JSON.stringify({
+        agents: {
+          'node:edit-a': [
+            { toolCalls: [{ name: 'write_file', args: { path: 'a.txt', content: 'new\n' } }, { name: 'report_missing_work', args: { title: 'Change b too', files: ['b.txt'], reason: 'b.txt repeats a.txt' } }] },
+            { text: 'Changed a; b is missing.' },
+          ],
+          planner: [],
+        },
+      }),
+    );
+    const runId = planFromDocument([{ id: 'edit-a', kind: 'edit', title: 'Change a', writes: ['a.txt'] }]);
+    expect(dagent(['approve', runId]).status).toBe(0);
+
+    const ran = dagent(['run', runId, '-m', `scripted:${failing}`]);
+
+    const why = 'node edit-a reported missed work that was never planned ("Change b too"): the replan failed: amending the plan failed: the planner stopped before answering';
+    expect(ran.status).toBe(1);
+    expect(ran.stdout).toContain(`run ${runId} failed · plan v1 · 1/1 nodes succeeded\n${why}`);
+    expect(ran.stdout).toContain(`plan the reported work: dagent resume ${runId}`);
+    const status = dagent(['status', runId]).stdout;
+    expect(status).toMatch(new RegExp(`^run ${runId} · failed · plan v1`, 'm'));
+    expect(status).toContain(why);
+
+    // With a planner that answers, resume plans the reported work and runs it; edit-a is not run again.
+    const working = join(workspace, 'working.script.json');
+    writeFileSync(
+      working,
+      JSON.stringify({
+        agents: {
+          planner: [{ text: `b was left out.\n\n\`\`\`json\n${JSON.stringify({ nodes: [{ id: 'edit-b', kind: 'edit', title: 'Change b', writes: ['b.txt'], dependsOn: ['edit-a'] }] })}\n\`\`\`` }],
+          'node:edit-b': [{ toolCalls: [{ name: 'write_file', args: { path: 'b.txt', content: 'new\n' } }] }, { text: 'Changed b.' }],
+        },
+      }),
+    );
+    const resumed = dagent(['resume', runId, '-m', `scripted:${working}`]);
+
+    expect(resumed.status, resumed.stdout + resumed.stderr).toBe(0);
+    expect(resumed.stdout).toContain(`run ${runId} succeeded · plan v2 · 2/2 nodes succeeded · 1 replans`);
+    expect(readFileSync(join(workspace, 'b.txt'), 'utf8')).toBe('new\n');
+  });
 });
 
 describe('output', () => {
