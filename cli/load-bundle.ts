@@ -16,7 +16,7 @@ import { Script } from 'node:vm';
  * after the command ran. The data's file name carries a hash of the chunk's text and the Node version
  * and architecture, so changed code never meets old data. Data lives in node_modules/.cache/dagent/
  * of the package when that folder is writable (a clone), else in the user's cache folder
- * ($XDG_CACHE_HOME or ~/.cache, under dagent/code-cache/, one folder per installed copy).
+ * ($XDG_CACHE_HOME or ~/.cache, under dagent/code-cache/); one folder per copy of the bundle.
  * DAGENT_CODE_CACHE=off compiles without a cache; DAGENT_CODE_CACHE=DIR keeps the data in DIR.
  * Whatever goes wrong with the cache (no folder, unreadable or unwritable data) only costs speed.
  *
@@ -121,13 +121,15 @@ function cacheFolder(bundleDir: string): string | undefined {
   const setting = process.env['DAGENT_CODE_CACHE'];
   if (setting === 'off' || setting === '0') return undefined;
   if (setting !== undefined && setting !== '') return resolve(setting);
+  // One folder per copy of the bundle: copies that share a cache folder (worktrees sharing
+  // node_modules) would otherwise drop each other's data.
+  const copy = createHash('sha256').update(bundleDir).digest('base64url').slice(0, 12);
   const modules = join(bundleDir, '..', '..', 'node_modules');
   try {
     accessSync(modules, fsConstants.W_OK);
-    return join(modules, '.cache', 'dagent', 'code-cache');
+    return join(modules, '.cache', 'dagent', 'code-cache', copy);
   } catch {
     const home = process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache');
-    const copy = createHash('sha256').update(bundleDir).digest('base64url').slice(0, 12);
     return join(home, 'dagent', 'code-cache', copy);
   }
 }

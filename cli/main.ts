@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import yargs, { type Argv } from 'yargs';
+import type { Argv } from 'yargs';
 import type { GlobalOptions } from './context/cli-context.js';
 import type { CliContext } from './context/cli-context.js';
 import { processIo, writeLine, type CliIo } from './context/cli-io.js';
@@ -30,6 +30,43 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
   const chosen = COMMANDS.find((entry) => commandName(entry) === commandWord(argv));
   // Only the command that runs is loaded: `--help`, `status` or `log` never load the planners or the tools.
   const loaded = chosen === undefined ? undefined : await chosen.load();
+  const setContext = (created: CliContext): void => {
+    context = created;
+  };
+  const setExitCode = (code: number): void => {
+    exitCode = code;
+  };
+  const output: string[] = [];
+  try {
+    const plain = chosen === undefined ? undefined : plainReadArguments(commandName(chosen), argv);
+    if (chosen !== undefined && plain !== undefined) {
+      await commandModule(chosen, loaded, io, setContext, setExitCode).handler(plain);
+      return exitCode;
+    }
+    const parser = await commandLineParser(argv, io, chosen, loaded, setContext, setExitCode);
+    await parser.parseAsync([...argv], {}, (_error, _argv, text) => {
+      if (text) output.push(text);
+    });
+    if (output.length > 0) writeLine(io.stdout, output.join('\n'));
+    return exitCode;
+  } catch (error) {
+    if (output.length > 0 && !hasExitCode(error)) writeLine(io.stderr, output.join('\n'));
+    return await reportError(io, error, context?.dbUrl);
+  } finally {
+    await context?.close().catch(() => undefined);
+  }
+}
+
+/** yargs with every global option, and the commands it needs to know (see below). */
+async function commandLineParser(
+  argv: readonly string[],
+  io: CliIo,
+  chosen: CommandEntry | undefined,
+  loaded: CliCommand<never> | undefined,
+  setContext: (context: CliContext) => void,
+  setExitCode: (code: number) => void,
+): Promise<Argv> {
+  const { default: yargs } = await import('yargs');
   const parser = yargs([...argv])
     .scriptName('dagent')
     .usage('$0 [options] <command>\n\nPlan-and-execute coding agents: plan a task as a DAG, review it, run it in parallel.')
@@ -56,21 +93,52 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
 
   // A known command is the only one yargs needs: it renders that command's help (even when it is
   // not asked for) and parses its options. The top-level help and a mistyped name need them all.
-  for (const entry of chosen === undefined ? COMMANDS : [chosen]) parser.command(commandModule(entry, entry === chosen ? loaded : undefined, io, (created) => (context = created), (code) => (exitCode = code)));
+  for (const entry of chosen === undefined ? COMMANDS : [chosen]) parser.command(commandModule(entry, entry === chosen ? loaded : undefined, io, setContext, setExitCode));
+  return parser as unknown as Argv;
+}
 
-  const output: string[] = [];
-  try {
-    await parser.parseAsync([...argv], {}, (_error, _argv, text) => {
-      if (text) output.push(text);
-    });
-    if (output.length > 0) writeLine(io.stdout, output.join('\n'));
-    return exitCode;
-  } catch (error) {
-    if (output.length > 0 && !hasExitCode(error)) writeLine(io.stderr, output.join('\n'));
-    return await reportError(io, error, context?.dbUrl);
-  } finally {
-    await context?.close().catch(() => undefined);
+/** The read-only commands that a plain command line may run without yargs, and whether their run id is required. */
+const PLAIN_READ_COMMANDS: ReadonlyMap<string, { readonly runRequired: boolean; readonly defaults: Readonly<Record<string, unknown>> }> = new Map([
+  ['status', { runRequired: false, defaults: {} }],
+  ['log', { runRequired: true, defaults: {} }],
+  ['show', { runRequired: true, defaults: { format: 'text' } }],
+]);
+
+/**
+ * `status [RUN]`, `log RUN` and `show RUN` with nothing else but `-w DIR`, `--workspace DIR`,
+ * `--db URL` and `--json`, each at most once: the arguments yargs would hand the command, without
+ * loading yargs (its set-up, help rendering and parse are a good part of these commands' start-up).
+ * Any other word, flag or form (`--workspace=DIR`, a value that starts with `-`, `--`, a repeated
+ * flag, a missing or extra run id) goes to yargs, which parses, validates and reports as always.
+ */
+export function plainReadArguments(command: string, argv: readonly string[]): Record<string, unknown> | undefined {
+  const shape = PLAIN_READ_COMMANDS.get(command);
+  if (shape === undefined) return undefined;
+  const args: Record<string, unknown> = { _: [command], $0: 'dagent', ...shape.defaults };
+  const positionals: string[] = [];
+  for (let index = 0; index < argv.length; index += 1) {
+    const word = argv[index]!;
+    if (word === '--json') {
+      if (args.json !== undefined) return undefined;
+      args.json = true;
+      continue;
+    }
+    const key = word === '-w' || word === '--workspace' ? 'workspace' : word === '--db' ? 'db' : undefined;
+    if (key !== undefined) {
+      const value = argv[index + 1];
+      if (value === undefined || value === '' || value.startsWith('-') || args[key] !== undefined) return undefined;
+      args[key] = value;
+      if (key === 'workspace') args.w = value;
+      index += 1;
+      continue;
+    }
+    if (word === '' || word.startsWith('-')) return undefined;
+    positionals.push(word);
   }
+  const [name, run, ...extra] = positionals;
+  if (name !== command || extra.length > 0 || (run === undefined && shape.runRequired)) return undefined;
+  if (run !== undefined) args.run = run;
+  return args;
 }
 
 function commandModule(entry: CommandEntry, command: CliCommand<never> | undefined, io: CliIo, setContext: (context: CliContext) => void, setExitCode: (code: number) => void) {
