@@ -9,6 +9,7 @@ import { loadWorkspaceProjects } from './workspace-projects.js';
 
 const MAX_TEXT = 200;
 const DEFAULT_SYMBOL_LIMIT = 50;
+const REMEMBERED_REACH = 16;
 
 /** The language service itself, loaded by `createLanguageService` on its first query. */
 export function openLanguageService(options: LanguageServiceOptions): WorkspaceLanguageService {
@@ -18,7 +19,7 @@ export function openLanguageService(options: LanguageServiceOptions): WorkspaceL
   const services: ProjectService[] = loaded.projects.map((project) => createProjectService(workspace, project, registry));
   // Without a provider, each query asks the (cached) scan: a file created since the last query is in the graph.
   const loadMap = options.repoMap ?? (() => scanRepository(workspace, options.tsconfig === undefined ? {} : { tsconfig: options.tsconfig }));
-  let importers: { map: RepoMap; reverse: Map<string, string[]> } | undefined;
+  let importers: { map: RepoMap; reverse: Map<string, string[]>; reached: Map<string, Set<string>> } | undefined;
 
   const absolute = (file: string): string => (isAbsolute(file) ? file : join(workspace, normalizeWorkspacePath(file)));
   const shown = (fileName: string): string => {
@@ -35,9 +36,9 @@ export function openLanguageService(options: LanguageServiceOptions): WorkspaceL
    * `repoMap` on every query and rebuilt when it hands back a new map, so a rescan during a run
    * (files created by nodes) reaches the next query.
    */
-  const importersOf = async (): Promise<Map<string, string[]>> => {
+  const importersOf = async (): Promise<NonNullable<typeof importers>> => {
     const map = await loadMap();
-    if (importers?.map === map) return importers.reverse;
+    if (importers?.map === map) return importers;
     const reverse = new Map<string, string[]>();
     for (const edge of map.imports) {
       const to = join(workspace, edge.to);
@@ -45,20 +46,27 @@ export function openLanguageService(options: LanguageServiceOptions): WorkspaceL
       if (list === undefined) reverse.set(to, [join(workspace, edge.from)]);
       else list.push(join(workspace, edge.from));
     }
-    importers = { map, reverse };
-    return reverse;
+    importers = { map, reverse, reached: new Map() };
+    return importers;
   };
 
-  /** The files and everything that imports them, transitively. */
+  /** The files and everything that imports them, transitively; remembered for the graph it was computed on. */
   const reachingFiles = async (fileNames: Iterable<string>): Promise<Set<string>> => {
-    const reverse = await importersOf();
+    const { reverse, reached: known } = await importersOf();
+    const start = [...fileNames];
+    const key = [...start].sort().join('\0');
+    const remembered = known.get(key);
+    if (remembered !== undefined) return remembered;
     const reached = new Set<string>();
-    const queue = [...fileNames];
+    const queue = [...start];
     for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
       if (reached.has(next)) continue;
       reached.add(next);
       for (const importer of reverse.get(next) ?? []) if (!reached.has(importer)) queue.push(importer);
     }
+    // The last few answers only: consecutive queries are mostly about the same file.
+    if (known.size >= REMEMBERED_REACH) known.delete(known.keys().next().value as string);
+    known.set(key, reached);
     return reached;
   };
 
