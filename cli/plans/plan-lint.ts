@@ -69,7 +69,7 @@ export const ALLOW_LINT_OPTION = {
  * `all`) allows those codes, and so does the approval of the version when it allowed them. The
  * findings are the ones recorded when the version was stored (`plan/created`, `plan/amended`)
  * while the repository is as it was then; a version stored without them, or a repository changed
- * since (`versionLint`), is linted now. Resolves to the codes of the errors the flag let through,
+ * since, is linted now. Resolves to the codes of the errors the flag let through,
  * for the caller to record (`plan/approved`, `run/started`).
  */
 export async function checkLintGate(context: CliContext, runId: string, allowed: readonly string[] = []): Promise<string[]> {
@@ -91,14 +91,19 @@ export async function checkLintGate(context: CliContext, runId: string, allowed:
 }
 
 /**
+ * A stored version's lint for review (`show`, `plan`): the findings recorded with it, or (for a
+ * version stored without them) linted now. It does not scan to check that the recorded findings
+ * still hold, so a read-only command stays cheap; the gate (`checkLintGate`) does.
+ */
+export async function versionLint(context: CliContext, runId: string, version: number, plan: Plan): Promise<PlanLintFinding[]> {
+  return (await recordedLint(context, runId, version)) ?? (await lintForReview(context, plan));
+}
+
+/**
  * A stored version's lint as it stands now: the findings recorded with it while the repository
  * scan still has the fingerprint they were computed on; else (a file edited, created or deleted
  * since, a config changed, or no findings recorded) the plan linted now.
  */
-export async function versionLint(context: CliContext, runId: string, version: number, plan: Plan): Promise<PlanLintFinding[]> {
-  return (await currentVersionLint(context, runId, version, plan)).findings;
-}
-
 async function currentVersionLint(context: CliContext, runId: string, version: number, plan: Plan): Promise<{ findings: PlanLintFinding[]; relinted: boolean }> {
   const recorded = await recordedLint(context, runId, version);
   if (recorded === undefined) return { findings: await lintForReview(context, plan), relinted: false };
