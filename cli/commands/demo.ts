@@ -7,6 +7,7 @@ import { DagentError, approvePlan, currentPlan } from '../../engine/index.js';
 import { CliContext } from '../context/cli-context.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
+import { dagentCommand } from '../context/dagent-command.js';
 import { packageRoot } from '../context/package-root.js';
 import { lintForReview } from '../plans/plan-lint.js';
 import { analyzeForReview, printPlan } from '../plans/plan-review.js';
@@ -53,10 +54,11 @@ export const demoCommand = defineCommand<DemoArgs>({
       const tests = runExampleTests(workspace);
       if (!context.json) {
         writeLine(out, `\nthe example's own tests (npm test in ${workspace}): ${tests.passed ? 'passed' : 'FAILED'}${tests.summary === '' ? '' : ` · ${tests.summary}`}`);
-        const dagent = `npx dagent -w ${workspace}`;
+        const command = dagentCommand(process.argv[1], context.io.env);
+        const dagent = `${command} -w ${workspace}`;
         writeLine(
           out,
-          `\nlook around (from this repository):\n  ${dagent} dashboard ${runId}\n  ${dagent} status ${runId}\n  ${dagent} diff ${runId}\n  ${dagent} log ${runId} --node edit-digest\n  ${dagent} inspect ${runId} --node edit-webhook\n  ${dagent} revert ${runId} --node edit-sms --dry-run`,
+          `\nlook around${command === 'npx dagent' ? ' (from this repository)' : ''}:\n  ${dagent} dashboard ${runId}\n  ${dagent} status ${runId}\n  ${dagent} diff ${runId}\n  ${dagent} log ${runId} --node edit-digest\n  ${dagent} inspect ${runId} --node edit-webhook\n  ${dagent} revert ${runId} --node edit-sms --dry-run`,
         );
       } else {
         writeLine(out, JSON.stringify({ demo: { runId, workspace, testsPassed: tests.passed } }));

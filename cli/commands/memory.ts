@@ -25,7 +25,7 @@ export const memoryCommand = defineCommand<MemoryArgs>({
       .positional('text', { type: 'string', array: true, describe: 'the memory (add), the query (search) or the id (rm)' })
       .option('kind', { type: 'string', choices: MEMORY_KINDS, describe: 'preference, convention, lesson or fact' })
       .option('scope', { type: 'string', choices: MEMORY_SCOPES, describe: 'project (default) or user' })
-      .option('limit', { type: 'number', coerce: integerAtLeast('--limit', 1), describe: 'most results (list, search)' }),
+      .option('limit', { requiresArg: true, coerce: integerAtLeast('--limit', 1), describe: 'most results (list, search)' }),
   async run(context, args) {
     const memory = new MemoryStore(await context.store());
     const text = (args.text ?? []).join(' ').trim();

@@ -5,7 +5,7 @@ import { defineCommand } from '../context/command.js';
 import { readPlanFile } from '../plans/plan-document.js';
 import { ALLOW_LINT_OPTION, lintForReview, versionLint } from '../plans/plan-lint.js';
 import { analyzeForReview, printPlan } from '../plans/plan-review.js';
-import { planWithModel } from '../plans/planning.js';
+import { planWithModel, recordedModels } from '../plans/planning.js';
 import { approveAndRun } from '../running/run-plan.js';
 
 export const planCommand = defineCommand<{ task?: string[]; from?: string; yes?: boolean; schedule?: string; concurrency?: number; 'allow-lint'?: string[] }>({
@@ -22,7 +22,8 @@ export const planCommand = defineCommand<{ task?: string[]; from?: string; yes?:
     let runId: string;
     if (args.from !== undefined) {
       const plan: Plan = readPlanFile(context.io.cwd, args.from);
-      const run = await createRun(db, { task: task || plan.goal, workspace: context.workspace, mode: 'plan' });
+      // The model named now (`-m`, config) is checked and recorded: `dagent run` uses it unless told otherwise.
+      const run = await createRun(db, { task: task || plan.goal, workspace: context.workspace, mode: 'plan', config: recordedModels(context) });
       await savePlan(db, run.id, { plan, reason: `imported from ${args.from}`, lint: await lintForReview(context, plan) });
       runId = run.id;
     } else {

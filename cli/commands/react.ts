@@ -10,7 +10,7 @@ import { chooseModel, modelIdFor } from '../runtime/models.js';
 
 export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number }>({
   builder: (yargs) =>
-    yargs.positional('task', { type: 'string', array: true, demandOption: true, describe: 'what to do' }).option('max-steps', { type: 'number', coerce: integerAtLeast('--max-steps', 1), describe: 'most model calls (default 40)' }),
+    yargs.positional('task', { type: 'string', array: true, demandOption: true, describe: 'what to do' }).option('max-steps', { requiresArg: true, coerce: integerAtLeast('--max-steps', 1), describe: 'most model calls (default 40)' }),
   async run(context, args) {
     const task = args.task.join(' ').trim();
     const chosen = chooseModel(context, modelIdFor(context, 'node'));

@@ -30,7 +30,7 @@ export const runCommand = defineCommand<RunArgs>({
       .positional('run', { type: 'string', demandOption: true, describe: 'run id' })
       .option('approved', { type: 'string', describe: 'refuse to start unless the plan still has this approved hash (CI)' })
       .option('schedule', { type: 'string', choices: ['eager', 'batch'] as const, describe: 'eager (default): a node starts when its last dependency ends; batch: stage by stage' })
-      .option('concurrency', { alias: 'j', type: 'number', coerce: integerAtLeast('--concurrency', 1), describe: 'most nodes running at once (default 4)' })
+      .option('concurrency', { alias: 'j', requiresArg: true, coerce: integerAtLeast('--concurrency', 1), describe: 'most nodes running at once (default 4)' })
       .option('review-replans', { type: 'boolean', describe: 'stop for approval after every replan' })
       .option('wait', { type: 'boolean', describe: 'if another process is running this run, wait for it to end instead of refusing' })
       .option('workers', { type: 'boolean', describe: 'schedule here and run the nodes on `dagent worker` processes (needs --db postgres://…)' })
@@ -52,7 +52,7 @@ export const resumeCommand = defineCommand<RunArgs>({
     yargs
       .positional('run', { type: 'string', demandOption: true, describe: 'run id' })
       .option('schedule', { type: 'string', choices: ['eager', 'batch'] as const })
-      .option('concurrency', { alias: 'j', type: 'number', coerce: integerAtLeast('--concurrency', 1) })
+      .option('concurrency', { alias: 'j', requiresArg: true, coerce: integerAtLeast('--concurrency', 1) })
       .option('review-replans', { type: 'boolean' })
       .option('wait', { type: 'boolean', describe: 'if another process is running this run, wait for it to end instead of refusing' })
       .option('workers', { type: 'boolean', describe: 'schedule here and run the nodes on `dagent worker` processes (needs --db postgres://…)' })
@@ -73,7 +73,7 @@ export const resumeCommand = defineCommand<RunArgs>({
 
 export const cancelCommand = defineCommand<{ run: string; wait?: number }>({
   builder: (yargs) =>
-    yargs.positional('run', { type: 'string', demandOption: true }).option('wait', { type: 'number', default: 30, coerce: integerAtLeast('--wait', 0), describe: 'seconds to wait for the run to stop' }),
+    yargs.positional('run', { type: 'string', demandOption: true }).option('wait', { requiresArg: true, default: 30, coerce: integerAtLeast('--wait', 0), describe: 'seconds to wait for the run to stop' }),
   async run(context, args) {
     const { db } = await context.store();
     const run = await getRun(db, args.run);

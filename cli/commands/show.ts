@@ -9,7 +9,7 @@ export const showCommand = defineCommand<{ run: string; format: PlanFormat; 'pla
     yargs
       .positional('run', { type: 'string', demandOption: true, describe: 'run id' })
       .option('format', { type: 'string', choices: PLAN_FORMATS, default: 'text' as PlanFormat, describe: 'output format' })
-      .option('plan-version', { type: 'number', coerce: integerAtLeast('--plan-version', 1), describe: 'an earlier plan version (default: the current one)' }),
+      .option('plan-version', { requiresArg: true, coerce: integerAtLeast('--plan-version', 1), describe: 'an earlier plan version (default: the current one)' }),
   async run(context, args) {
     const { db } = await context.store();
     const run = await getRun(db, args.run);

@@ -58,8 +58,10 @@ export async function planWithModel(context: CliContext, task: string): Promise<
  * run, so `dagent run` uses them unless it is told otherwise. A scripted model is recorded by its
  * absolute path: the run may start from another folder.
  */
-function recordedModels(context: CliContext): Record<string, string> {
+export function recordedModels(context: CliContext): Record<string, string> {
   const models: Record<string, string> = {};
+  // A plan document needs no model to be made: then only a model the user named is recorded.
+  if (context.config.model === undefined && context.config.plannerModel === undefined) return models;
   for (const role of ['planner', 'node'] as const) {
     const id = role === 'planner' ? modelIdFor(context, 'planner') : context.config.model;
     if (id === undefined) continue;

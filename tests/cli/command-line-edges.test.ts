@@ -170,7 +170,7 @@ describe('errors: one line, exit 2', () => {
     expect(zero.stderr).toBe('dagent: --concurrency must be a whole number of at least 1, not "0"\n');
     const since = dagent(['log', runId, '--since', 'abc']);
     expect(since.status).toBe(2);
-    expect(since.stderr).toBe('dagent: --since must be a whole number of at least 0, not "NaN"\n');
+    expect(since.stderr).toBe('dagent: --since must be a whole number of at least 0, not "abc"\n');
     mkdirSync(join(home, '.config', 'dagent'), { recursive: true });
     writeFileSync(join(home, '.config', 'dagent', 'config.json'), JSON.stringify({ modle: 'deepseek:deepseek-chat' }));
     const unknown = dagent(['status']);
@@ -274,6 +274,22 @@ describe('the right hints', () => {
     const status = dagent(['status', runId]).stdout;
     expect(status).toContain(`replan after missed-work failed: ${reason}`);
     expect(status).not.toMatch(/^planner /m);
+  });
+
+  it('runs a plan document with the model named when it was planned', () => {
+    writeFileSync(join(workspace, 'a.txt'), 'old\n');
+    writeFileSync(join(workspace, 'doc.script.json'), JSON.stringify({ agents: { 'node:edit-a': [{ toolCalls: [{ name: 'write_file', args: { path: 'a.txt', content: 'new\n' } }] }, { text: 'Changed a.' }] } }));
+    writeFileSync(join(workspace, 'plan.json'), JSON.stringify({ goal: 'Change a', nodes: [{ id: 'edit-a', kind: 'edit', title: 'Change a', writes: ['a.txt'] }] }));
+    const planned = dagent(['--json', 'plan', '--from', 'plan.json', '-m', 'scripted:doc.script.json']);
+    expect(planned.status, planned.stderr).toBe(0);
+    const runId = (JSON.parse(planned.stdout) as { runId: string }).runId;
+    expect(dagent(['approve', runId]).status).toBe(0);
+
+    const ran = dagent(['run', runId]);
+
+    expect(ran.stderr).not.toContain('no model configured');
+    expect(ran.status, ran.stderr).toBe(0);
+    expect(readFileSync(join(workspace, 'a.txt'), 'utf8')).toBe('new\n');
   });
 
   it('fails a run whose reported work was never planned, with the replan\'s reason, and resume plans it', () => {
