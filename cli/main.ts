@@ -145,7 +145,12 @@ function commandModule(entry: CommandEntry, command: CliCommand<never> | undefin
   return {
     command: entry.command,
     describe: entry.describe,
-    builder: (y: Argv) => (command === undefined ? y : (command as unknown as CliCommand).builder(y as Argv<GlobalOptions>)),
+    builder: (y: Argv) => {
+      if (command === undefined) return y;
+      const built = (command as unknown as CliCommand).builder(y as Argv<GlobalOptions>);
+      for (const [line, description] of (command as unknown as CliCommand).examples ?? []) built.example(line, description);
+      return built;
+    },
     handler: async (args: Record<string, unknown>) => {
       if (command === undefined) throw new UsageError(`unknown command "${commandName(entry)}"`);
       const { CliContext } = await import('./context/cli-context.js');

@@ -4,6 +4,10 @@ import { defineCommand } from '../context/command.js';
 import { ALLOW_LINT_OPTION, checkLintGate } from '../plans/plan-lint.js';
 
 export const approveCommand = defineCommand<{ run: string; 'allow-lint'?: string[] }>({
+  examples: [
+    ['$0 approve r-7f3a', 'approve the current plan version; prints its hash'],
+    ['$0 approve r-7f3a --allow-lint unwritten-importer', 'approve although lint raised that code to an error'],
+  ],
   builder: (yargs) => yargs.positional('run', { type: 'string', demandOption: true, describe: 'run id' }).option('allow-lint', ALLOW_LINT_OPTION),
   async run(context, args) {
     const { db } = await context.store();
@@ -21,6 +25,9 @@ export const approveCommand = defineCommand<{ run: string; 'allow-lint'?: string
 });
 
 export const rejectCommand = defineCommand<{ run: string; reason?: string }>({
+  examples: [
+    ['$0 reject r-7f3a --reason \'edit the tests first\'', 'reject the plan; `dagent edit` makes a new version'],
+  ],
   builder: (yargs) => yargs.positional('run', { type: 'string', demandOption: true, describe: 'run id' }).option('reason', { type: 'string', describe: 'why, for the log' }),
   async run(context, args) {
     const { db } = await context.store();

@@ -4,6 +4,9 @@ import { defineCommand } from '../context/command.js';
 import { showLiveDashboard } from '../running/live-dashboard.js';
 
 export const dashboardCommand = defineCommand<{ run: string }>({
+  examples: [
+    ['$0 dashboard r-7f3a', 'watch a run started in another terminal; q detaches'],
+  ],
   builder: (yargs) => yargs.positional('run', { type: 'string', demandOption: true, describe: 'run id (a unique prefix is enough)' }),
   async run(context, args) {
     if (context.io.stdout.isTTY !== true || context.io.stdin.isTTY !== true) {

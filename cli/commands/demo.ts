@@ -24,6 +24,9 @@ interface DemoArgs {
 }
 
 export const demoCommand = defineCommand<DemoArgs>({
+  examples: [
+    ['$0 demo', 'plan, review and run the demo refactor offline'],
+  ],
   builder: (yargs) =>
     yargs
       .option('into', { type: 'string', describe: 'folder to copy the demo repository into (same as --workspace; default: a new temporary folder)' })

@@ -15,6 +15,10 @@ import { defineCommand } from '../context/command.js';
 import { renderColoredDiff, renderDiffStat, renderRevertText, diffJson, diffStatJson } from '../render/index.js';
 
 export const diffCommand = defineCommand<{ run: string; node?: string; stat?: boolean }>({
+  examples: [
+    ['$0 diff r-7f3a | less', 'everything the run changed'],
+    ['$0 diff r-7f3a --node edit-a --stat', 'the files one node changed'],
+  ],
   builder: (yargs) =>
     yargs
       .positional('run', { type: 'string', demandOption: true, describe: 'run id (a unique prefix is enough)' })
@@ -43,6 +47,10 @@ export const diffCommand = defineCommand<{ run: string; node?: string; stat?: bo
 });
 
 export const revertCommand = defineCommand<{ run: string; node?: string; force?: boolean; dryRun?: boolean }>({
+  examples: [
+    ['$0 revert r-7f3a --dry-run', 'what would be put back, without writing'],
+    ['$0 revert r-7f3a --node edit-a', 'undo one node\'s change'],
+  ],
   builder: (yargs) =>
     yargs
       .positional('run', { type: 'string', demandOption: true, describe: 'run id (a unique prefix is enough)' })

@@ -17,6 +17,9 @@ interface Check {
  * without the user having asked for it, so a CI job can check it first.
  */
 export const doctorCommand = defineCommand<object>({
+  examples: [
+    ['$0 doctor', 'check the sandbox, git, the database and provider keys before a first run'],
+  ],
   builder: (yargs) => yargs,
   async run(context) {
     const sandbox = sandboxCheck(context);

@@ -5,6 +5,10 @@ import { defineCommand } from '../context/command.js';
 import { renderRequestText } from '../render/index.js';
 
 export const inspectCommand = defineCommand<{ run: string; node: string; step?: number }>({
+  examples: [
+    ['$0 inspect r-7f3a --node edit-a', 'the last request edit-a\'s model received'],
+    ['$0 inspect r-7f3a --node edit-a --step 2', 'the request of its second step'],
+  ],
   builder: (yargs) =>
     yargs
       .positional('run', { type: 'string', demandOption: true, describe: 'run id' })

@@ -9,6 +9,11 @@ const FOLLOW_POLL_MS = 250;
 const RUN_END_TYPES = new Set<string>(['run/succeeded', 'run/failed', 'run/cancelled', 'plan/rejected']);
 
 export const logCommand = defineCommand<{ run: string; node?: string; type?: string[]; follow?: boolean; since?: number }>({
+  examples: [
+    ['$0 log r-7f3a --type node/', 'node starts, successes and failures'],
+    ['$0 log r-7f3a --node edit-a --json | jq .type', 'one node\'s events as JSON lines'],
+    ['$0 log r-7f3a -f', 'follow a running run'],
+  ],
   builder: (yargs) =>
     yargs
       .positional('run', { type: 'string', demandOption: true, describe: 'run id' })

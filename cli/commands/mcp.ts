@@ -8,6 +8,9 @@ const ACTIONS = ['list'] as const;
 
 /** `dagent mcp list`: starts each configured server, shows its state and tools, and stops it again. */
 export const mcpCommand = defineCommand<{ action: (typeof ACTIONS)[number] }>({
+  examples: [
+    ['$0 mcp list', 'each configured MCP server, its state and its tools'],
+  ],
   builder: (yargs) => yargs.positional('action', { type: 'string', choices: ACTIONS, demandOption: true }),
   async run(context) {
     const disabled = Object.entries(readOutsideToolsConfig(context.config).mcpServers)

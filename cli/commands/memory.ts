@@ -19,6 +19,10 @@ interface MemoryArgs {
 }
 
 export const memoryCommand = defineCommand<MemoryArgs>({
+  examples: [
+    ['$0 memory add \'tests run with npm test -- --run\'', 'remember a fact for later runs'],
+    ['$0 memory search tests', 'memories that mention tests'],
+  ],
   builder: (yargs) =>
     yargs
       .positional('action', { type: 'string', choices: ACTIONS, demandOption: true })

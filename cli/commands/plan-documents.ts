@@ -34,6 +34,9 @@ export const exportCommand = defineCommand<{ run: string; file?: string; 'plan-v
 });
 
 export const importCommand = defineCommand<{ run: string; file: string }>({
+  examples: [
+    ['$0 import r-7f3a plan.json', 'replace the plan with an edited export; prints the diff'],
+  ],
   builder: (yargs) => yargs.positional('run', { type: 'string', demandOption: true }).positional('file', { type: 'string', demandOption: true, describe: 'plan document (JSON or YAML)' }),
   async run(context, args) {
     const plan = readPlanFile(context.io.cwd, args.file);
@@ -42,6 +45,9 @@ export const importCommand = defineCommand<{ run: string; file: string }>({
 });
 
 export const editCommand = defineCommand<{ run: string }>({
+  examples: [
+    ['EDITOR=nano $0 edit r-7f3a', 'edit the plan; the result is validated and stored as a new version'],
+  ],
   builder: (yargs) => yargs.positional('run', { type: 'string', demandOption: true }),
   async run(context, args) {
     const { db } = await context.store();

@@ -9,6 +9,11 @@ import { planWithModel, recordedModels } from '../plans/planning.js';
 import { approveAndRun } from '../running/run-plan.js';
 
 export const planCommand = defineCommand<{ task?: string[]; from?: string; yes?: boolean; schedule?: string; concurrency?: number; 'allow-lint'?: string[] }>({
+  examples: [
+    ['$0 plan \'rename Invoice.total() to grandTotal()\' -m deepseek:deepseek-chat', 'plan with a model; prints the run id and the plan'],
+    ['$0 plan --from plan.json', 'a plan you wrote (JSON or YAML)'],
+    ['$0 plan \'fix the flaky test in @tests/a.test.ts\' --yes', 'plan, approve and run at once'],
+  ],
   builder: (yargs) =>
     yargs
       .positional('task', { type: 'string', array: true, describe: 'what to do; name files as @path' })

@@ -9,6 +9,9 @@ import { formatTokens, formatUsd } from '../render/index.js';
 import { chooseModel, modelIdFor } from '../runtime/models.js';
 
 export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number }>({
+  examples: [
+    ['$0 react \'why does npm test fail?\' -m deepseek:deepseek-chat', 'one agent answers with the tools, no plan'],
+  ],
   builder: (yargs) =>
     yargs.positional('task', { type: 'string', array: true, demandOption: true, describe: 'what to do' }).option('max-steps', { requiresArg: true, coerce: integerAtLeast('--max-steps', 1), describe: 'most model calls (default 40)' }),
   async run(context, args) {

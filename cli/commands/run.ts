@@ -25,6 +25,10 @@ const DASHBOARD_DESCRIPTION = 'show the live dashboard (the default on a termina
 const APPROVE_FROM_DASHBOARD_DESCRIPTION = 'approvals wait for an answer from `dagent dashboard` instead of being denied when there is no terminal';
 
 export const runCommand = defineCommand<RunArgs>({
+  examples: [
+    ['$0 run r-7f3a', 'run the approved plan (the dashboard on a terminal, lines otherwise)'],
+    ['$0 run r-7f3a -j 2 --no-dashboard', 'at most two nodes at once, as progress lines'],
+  ],
   builder: (yargs) =>
     yargs
       .positional('run', { type: 'string', demandOption: true, describe: 'run id' })
@@ -48,6 +52,9 @@ export const runCommand = defineCommand<RunArgs>({
 });
 
 export const resumeCommand = defineCommand<RunArgs>({
+  examples: [
+    ['$0 resume r-7f3a', 'finish a failed, cancelled or interrupted run; succeeded nodes are kept'],
+  ],
   builder: (yargs) =>
     yargs
       .positional('run', { type: 'string', demandOption: true, describe: 'run id' })
@@ -72,6 +79,9 @@ export const resumeCommand = defineCommand<RunArgs>({
 });
 
 export const cancelCommand = defineCommand<{ run: string; wait?: number }>({
+  examples: [
+    ['$0 cancel r-7f3a', 'stop a running run; `dagent resume` finishes it later'],
+  ],
   builder: (yargs) =>
     yargs.positional('run', { type: 'string', demandOption: true }).option('wait', { requiresArg: true, default: 30, coerce: integerAtLeast('--wait', 0), describe: 'seconds to wait for the run to stop' }),
   async run(context, args) {

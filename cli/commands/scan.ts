@@ -6,6 +6,9 @@ import { workspaceLanguageService } from '../runtime/workspace-language-service.
 import { workspaceRepoMap } from '../runtime/workspace-repo-map.js';
 
 export const scanCommand = defineCommand<{ importers?: string; tsconfig?: string }>({
+  examples: [
+    ['$0 scan --importers src/invoice.ts#Invoice.total', 'the files that use Invoice.total'],
+  ],
   builder: (yargs) =>
     yargs
       .option('importers', {

@@ -5,6 +5,10 @@ import { PLAN_FORMATS, analyzeForReview, printPlan, type PlanFormat } from '../p
 import { versionLint } from '../plans/plan-lint.js';
 
 export const showCommand = defineCommand<{ run: string; format: PlanFormat; 'plan-version'?: number }>({
+  examples: [
+    ['$0 show r-7f3a', 'stages, files, critical path, estimate and lint'],
+    ['$0 show r-7f3a --format mermaid', 'the DAG as a Mermaid diagram'],
+  ],
   builder: (yargs) =>
     yargs
       .positional('run', { type: 'string', demandOption: true, describe: 'run id' })

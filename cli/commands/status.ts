@@ -4,6 +4,10 @@ import { defineCommand } from '../context/command.js';
 import { durationBetween, formatDuration, formatTokens, formatUsd, renderTable } from '../render/index.js';
 
 export const statusCommand = defineCommand<{ run?: string }>({
+  examples: [
+    ['$0 status', 'every run, newest first'],
+    ['$0 status r-7f3a', 'one run\'s nodes, tokens and cost'],
+  ],
   builder: (yargs) => yargs.positional('run', { type: 'string', describe: 'run id (a unique prefix is enough)' }),
   async run(context, args) {
     const { db } = await context.store();

@@ -5,6 +5,9 @@ import { defineCommand } from '../context/command.js';
 import { createApprover, createTools } from '../runtime/compose-runtime.js';
 
 export const toolCommand = defineCommand<{ name: string; args?: string }>({
+  examples: [
+    ['$0 tool read_file \'{"path":"src/a.ts"}\'', 'run one tool as a model would'],
+  ],
   builder: (yargs) => yargs.positional('name', { type: 'string', demandOption: true }).positional('args', { type: 'string', describe: 'JSON arguments (default {})' }),
   async run(context, args) {
     let parsed: unknown;

@@ -27,6 +27,9 @@ interface WorkerArgs {
 }
 
 export const workerCommand = defineCommand<WorkerArgs>({
+  examples: [
+    ['$0 worker --db postgres://localhost/dagent', 'run nodes of `run --workers` runs from the job queue'],
+  ],
   builder: (yargs) =>
     yargs
       .option('concurrency', { alias: 'j', type: 'number', default: 2, describe: 'nodes this worker runs at once (1 in clone mode)' })

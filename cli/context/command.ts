@@ -8,6 +8,8 @@ import type { CliContext, GlobalOptions } from './cli-context.js';
  */
 export interface CliCommand<A = Record<string, unknown>> {
   builder(yargs: Argv<GlobalOptions>): Argv<GlobalOptions & A>;
+  /** `[command line, what it does]` pairs, listed under "Examples:" in the command's `--help`. */
+  readonly examples?: readonly (readonly [string, string])[];
   run(context: CliContext, args: GlobalOptions & A): Promise<number>;
 }
 

@@ -79,6 +79,22 @@ describe('help', () => {
     expect(help.stdout).toContain('dagent trust');
   });
 
+  it("gives each command's help its own examples", () => {
+    for (const [command, example] of [
+      ['plan', 'dagent plan --from plan.json'],
+      ['run', 'dagent run r-7f3a -j 2 --no-dashboard'],
+      ['status', 'dagent status r-7f3a'],
+      ['log', 'dagent log r-7f3a --type node/'],
+      ['diff', 'dagent diff r-7f3a | less'],
+      ['revert', 'dagent revert r-7f3a --dry-run'],
+    ]) {
+      const help = dagent([command!, '--help']);
+      expect(help.status).toBe(0);
+      expect(help.stdout).toContain('Examples:');
+      expect(help.stdout).toContain(example);
+    }
+  });
+
   it('describes revert --force as what it does', () => {
     const help = dagent(['revert', '--help']);
     expect(help.stdout).toContain('also overwrite files edited again since the run');
