@@ -147,6 +147,8 @@ async function executeClaimedRun(context: CliContext, runId: string, flags: RunF
       ...(dispatch === undefined ? {} : { remote: dispatch.remote }),
       // Workers' reports of missed work, and `dagent cancel` from a host that cannot signal this process.
       follow: store,
+      // A cancel request appended after the lease was taken is for this process, even one before its `run/started`.
+      leaseSeq: lease.seenSeq,
     }).finally(() => dispatch?.close());
     await feed.catchUp();
     await feed.untilDetached();

@@ -81,6 +81,12 @@ export interface ExecuteRunOptions {
    * `run/cancel-requested` from anywhere cancels the run.
    */
   readonly follow?: FollowedStore;
+  /**
+   * The run log's last seq when this process took the run's lease (`RunLease.seenSeq`): a cancel
+   * request appended after it stops this run, also one that comes before this process's
+   * `run/started`. Without it, only requests after `run/started` do.
+   */
+  readonly leaseSeq?: number;
 }
 
 /** Runs node attempts outside this process and returns their outcomes. */
@@ -136,8 +142,10 @@ class RunController {
   #replans = 0;
   #paused: string | undefined;
   #handle: ScheduleHandle<NodeResult> | undefined;
-  /** The seq of this process's `run/started`: cancel requests after it are for this run of it. */
+  /** The seq of this process's `run/started`: the follower starts after it. */
   #startedSeq = 0;
+  /** Cancel requests after this seq are for this run of it (the lease's seq, else `run/started`'s). */
+  #cancelAfterSeq = 0;
   /** `work/reported` events already turned into a replan (this process's appends arrive twice when the log is followed). */
   readonly #reportsHeard = new Set<number>();
   /** Reported missed work no plan version took up yet, by the report's seq: the run cannot succeed while one is left. */
@@ -172,6 +180,9 @@ class RunController {
     await stopEarlierCommands((await this.#log.read({ types: ['command/started'] })) as SessionEvent<'command/started'>[]);
     if (this.#options.remote === undefined) await this.#restoreUnfinishedNodes(prior.statuses);
     await this.#startRun(run.status);
+    this.#cancelAfterSeq = this.#options.leaseSeq ?? this.#startedSeq;
+    // A cancel request that came between the lease and `run/started` (the follower starts after the latter).
+    this.#onControlEvents(await this.#log.read({ types: ['run/cancel-requested'], fromSeq: this.#cancelAfterSeq + 1, toSeq: this.#startedSeq }));
 
     const cancel = (): void => this.#cancel(this.#options.signal.reason);
     this.#options.signal.addEventListener('abort', cancel, { once: true });
@@ -346,7 +357,7 @@ class RunController {
   /** Cancel requests and missed work, from this process's appends and (when followed) other processes'. */
   #onControlEvents(events: readonly SessionEvent[]): void {
     for (const event of events) {
-      if (event.type === 'run/cancel-requested' && event.seq > this.#startedSeq) this.#cancel(new Error(`cancel requested${event.payload.by === undefined ? '' : ` by ${event.payload.by}`}`));
+      if (event.type === 'run/cancel-requested' && event.seq > this.#cancelAfterSeq) this.#cancel(new Error(`cancel requested${event.payload.by === undefined ? '' : ` by ${event.payload.by}`}`));
       if (event.type !== 'work/reported' || event.nodeId === null || this.#handle === undefined || this.#reportsHeard.has(event.seq)) continue;
       this.#reportsHeard.add(event.seq);
       const report: UnplannedWork = {

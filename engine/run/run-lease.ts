@@ -37,7 +37,7 @@ export async function claimRun(db: Kysely<Database>, runId: string, options: Cla
   const owner = randomUUID();
   const pid = options.pid ?? process.pid;
   const host = options.host ?? hostname();
-  const token = await immediateTransaction(db, async (transaction) => {
+  const claimed = await immediateTransaction(db, async (transaction) => {
     const at = now();
     // A free placeholder row (token 0, released) so PostgreSQL has a row to lock on a first claim.
     await transaction
@@ -57,9 +57,10 @@ export async function claimRun(db: Kysely<Database>, runId: string, options: Cla
       .where('run_id', '=', runId)
       .where('token', '=', holder.token)
       .execute();
-    return next;
+    const last = await transaction.selectFrom('events').select((eb) => eb.fn.max('seq').as('seq')).where('run_id', '=', runId).executeTakeFirst();
+    return { token: next, seenSeq: Number(last?.seq ?? 0) };
   });
-  return new RunLease(db, runId, { owner, token, ttlMs, now });
+  return new RunLease(db, runId, { owner, ...claimed, ttlMs, now });
 }
 
 /**
@@ -76,13 +77,19 @@ export class RunLease {
   readonly owner: string;
   readonly token: number;
   readonly ttlMs: number;
+  /**
+   * The last seq of the run's log when this lease was taken: what is appended after it (a cancel
+   * request, even one that comes before this process's `run/started`) is for this holder.
+   */
+  readonly seenSeq: number;
 
-  constructor(db: Kysely<Database>, runId: string, options: { owner: string; token: number; ttlMs: number; now: () => Date }) {
+  constructor(db: Kysely<Database>, runId: string, options: { owner: string; token: number; seenSeq?: number; ttlMs: number; now: () => Date }) {
     this.#db = db;
     this.#now = options.now;
     this.runId = runId;
     this.owner = options.owner;
     this.token = options.token;
+    this.seenSeq = options.seenSeq ?? 0;
     this.ttlMs = options.ttlMs;
   }
 
