@@ -66,6 +66,7 @@ export type {
   ToolResultMeta,
   ToolRuntime,
   WriteScope,
+  ClaimFence,
 } from './agent/tool-runtime.js';
 
 // Compaction: the compactor the CLI wires, and the pieces the compaction benchmark drives.

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { checkCommand, type CommandCheckOptions } from './command-check/index.js';
 import { CommandSandbox, READ_ONLY_GIT_CONFIG, gitConfigEnvironment, scrubEnvironment, type SandboxStatus } from './sandbox/index.js';
 import { defineTool, loadToolDescription, type Tool } from './define-tool.js';
+import { canWatchClaims, feedClaimWatchdog, underClaimWatchdog } from './claim-watchdog.js';
 import { OutputCapture } from './output-capture.js';
 import { KILL_GRACE_MS, killProcessGroup } from './process-group.js';
 import { ToolError } from './tool-errors/index.js';
@@ -108,13 +109,19 @@ export function createRunCommandTool(options: RunCommandToolOptions = {}): Tool<
         current.kind === 'sandbox'
           ? await current.sandbox.wrap({ workspace, shell, command: args.command, env: commandEnv })
           : { file: shell, args: ['-c', args.command], env: commandEnv, cleanup: () => undefined };
-      const subprocess = execa(wrapped.file, wrapped.args, {
+      // A node a worker runs under a claim: the command dies before the claim can pass to another
+      // worker, even if this process is paused or cut off (a watchdog in its process group).
+      const claim = context.writeScope?.claim;
+      if (claim !== undefined && claim.remainingMs() === 0) throw new ToolError("the node's claim has run out on this worker: the command was not started");
+      const watched = claim !== undefined && canWatchClaims() ? underClaimWatchdog(wrapped, claim) : undefined;
+      const spawned = watched ?? wrapped;
+      const subprocess = execa(spawned.file, spawned.args, {
         cwd: workspace,
         env: wrapped.env,
         extendEnv: false,
         detached: true,
         reject: false,
-        stdin: 'ignore',
+        stdin: watched === undefined ? 'ignore' : 'pipe',
         buffer: false,
         stripFinalNewline: false,
         windowsHide: true,
@@ -128,6 +135,7 @@ export function createRunCommandTool(options: RunCommandToolOptions = {}): Tool<
           payload: { toolCallId: context.toolCallId, pid: subprocess.pid, host: hostname(), startTime: processStartTime(subprocess.pid), sandboxed: current.kind === 'sandbox' },
         });
       }
+      const unwatch = watched !== undefined && claim !== undefined && subprocess.stdin !== null ? feedClaimWatchdog(subprocess.stdin, claim) : () => undefined;
       subprocess.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
       subprocess.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
 
@@ -163,6 +171,7 @@ export function createRunCommandTool(options: RunCommandToolOptions = {}): Tool<
           sandbox: current.kind === 'sandbox' ? current.sandbox.kind : 'none',
         });
       } finally {
+        unwatch();
         wrapped.cleanup();
         clearTimeout(timer);
         context.signal.removeEventListener('abort', onAbort);

@@ -19,10 +19,17 @@ export async function resolveWritablePath(context: ToolContext, input: string): 
   return target;
 }
 
-/** Saves the file's previous content through the write scope, then replaces it atomically. */
+/**
+ * Saves the file's previous content through the write scope, then replaces it atomically. A node
+ * run by a worker writes under its claim's fence: not at all once another worker has the node.
+ */
 export async function writeWorkspaceFile(context: ToolContext, target: WorkspacePath, content: string): Promise<{ created: boolean }> {
-  await context.writeScope?.beforeWrite(target.relative);
-  return context.workspace.writeFile(target, content);
+  const write = async (): Promise<{ created: boolean }> => {
+    await context.writeScope?.beforeWrite(target.relative);
+    return context.workspace.writeFile(target, content);
+  };
+  const claim = context.writeScope?.claim;
+  return claim === undefined ? write() : claim.fence(write);
 }
 
 /** For `assess`: a write the guard or the scope refuses is refused before anyone is asked. */

@@ -10,6 +10,7 @@ export type {
   ToolResultMeta,
   ToolRuntime,
   WriteScope,
+  ClaimFence,
   PlanGrant,
 } from './tool-runtime.js';
 export type { AgentCompactor } from './agent-compactor.js';

@@ -76,6 +76,25 @@ export interface WriteScope {
   check(relativePath: string): string | undefined;
   /** Called once before each write with the file's workspace-relative path. */
   beforeWrite(relativePath: string): Promise<void>;
+  /** A node run by a worker process: its claim, which its writes and commands must not outlive. */
+  readonly claim?: ClaimFence;
+}
+
+/**
+ * A worker's claim of the node, as its tools see it (engine/dispatch). Another worker may take
+ * the node over once the claim expires, put its files back and run it again: nothing this worker
+ * does after that may reach the workspace.
+ */
+export interface ClaimFence {
+  /**
+   * Runs one file write while the claim is held and current (a worker taking the node over waits
+   * for it); throws, without calling `write`, once the claim is lost or expired.
+   */
+  fence<T>(write: () => Promise<T>): Promise<T>;
+  /** How long this process may still act on the claim, by its own monotonic clock and less a safety margin (ms; 0 once lost). */
+  remainingMs(): number;
+  /** Called after each renewal of the claim; returns an unsubscribe function. */
+  onRenew(listener: () => void): () => void;
 }
 
 export interface ToolExecutionContext {

@@ -4,8 +4,8 @@ import type { NodeResult, RemoteAttempts } from '../run/run-controller.js';
 import type { NodeExecution, NodeOutcome } from '../scheduler/schedulable-node.js';
 import { readEvents } from '../session/event-log.js';
 import type { SessionEvent } from '../session/event-types.js';
-import type { JobQueue } from './job-queue.js';
-import { readNodeClaims } from './node-claim.js';
+import { nodeJobKeyPrefix, type JobQueue } from './job-queue.js';
+import { DEFAULT_NODE_CLAIM_TTL_MS, readNodeClaims } from './node-claim.js';
 import { PENDING_RESULT_EVENT_TYPES, PendingResults } from './pending-results.js';
 
 export interface DispatchedAttemptsOptions {
@@ -19,6 +19,11 @@ export interface DispatchedAttemptsOptions {
    * user's workspace). Returns the outcome to record.
    */
   readonly accept?: (nodeId: string, finished: SessionEvent<'attempt/finished'>) => Promise<NodeOutcome<NodeResult>>;
+  /**
+   * A job a worker took (locked) without claiming its node within this long is taken for lost —
+   * the worker died between the two — and the node is queued again (ms; the default claim TTL).
+   */
+  readonly lockedJobGraceMs?: number;
 }
 
 const DEFAULT_POLL_MS = 200;
@@ -112,6 +117,9 @@ export class DispatchedAttempts implements RemoteAttempts {
     if (this.#waiting.size === 0) return;
     const { db, runId, queue } = this.#options;
     const nodeIds = [...this.#waiting.keys()];
+    // The queue before the claims: a job gone or locked here was claimed, if at all, before the claims are read.
+    const queued = [...this.#waiting.values()].flatMap((waiter) => (waiter.dispatchKey === undefined ? [] : [waiter.dispatchKey]));
+    const jobs = await queue.lockedSince(queued);
     const claims = await readNodeClaims(db, runId, nodeIds);
     await this.#refresh();
     for (const nodeId of nodeIds) {
@@ -127,12 +135,24 @@ export class DispatchedAttempts implements RemoteAttempts {
       }
       const claim = claims.get(nodeId);
       const token = claim?.token ?? 0;
-      const inQueue = waiter.dispatchedAtToken !== undefined && token === waiter.dispatchedAtToken;
+      const inQueue = waiter.dispatchedAtToken !== undefined && token === waiter.dispatchedAtToken && this.#stillQueued(waiter, jobs);
       if (claim?.alive === true || inQueue) continue;
       waiter.dispatches += 1;
       waiter.dispatchedAtToken = token;
-      await queue.enqueueNode({ runId, nodeId, attempt: waiter.attempt, dispatchKey: `${runId}:${nodeId}:${waiter.attempt}:${token}:${waiter.dispatches}` });
+      waiter.dispatchKey = `${nodeJobKeyPrefix(runId, nodeId)}${waiter.attempt}:${token}:${waiter.dispatches}`;
+      await queue.enqueueNode({ runId, nodeId, attempt: waiter.attempt, dispatchKey: waiter.dispatchKey });
     }
+  }
+
+  /**
+   * The node's last job still stands for it: waiting in the queue, or taken by a worker that has
+   * not had the grace to claim the node yet. One gone without a claim, or locked longer than that
+   * (its worker died between taking the job and claiming the node), does not.
+   */
+  #stillQueued(waiter: Waiter, jobs: ReadonlyMap<string, Date | null>): boolean {
+    if (waiter.dispatchKey === undefined || !jobs.has(waiter.dispatchKey)) return false;
+    const lockedAt = jobs.get(waiter.dispatchKey);
+    return lockedAt === null || lockedAt === undefined || Date.now() - lockedAt.getTime() < (this.#options.lockedJobGraceMs ?? DEFAULT_NODE_CLAIM_TTL_MS);
   }
 
   /** New `attempt/finished` and outcome events since the last read. */
@@ -147,6 +167,8 @@ interface Waiter {
   readonly attempt: number;
   /** The node's claim token when it was last put on the queue: a higher dead token means the worker that took it died. */
   dispatchedAtToken: number | undefined;
+  /** The key of its last job on the queue. */
+  dispatchKey?: string;
   dispatches: number;
   done(outcome: NodeOutcome<NodeResult>): void;
   fail(error: unknown): void;

@@ -15,7 +15,7 @@ import { runLog } from '../session/run-log.js';
 import type { SessionEvent } from '../session/event-types.js';
 import { Session } from '../session/session.js';
 import type { JobQueue, NodeJob } from './job-queue.js';
-import { NodeClaim, StaleClaimError, claimNode } from './node-claim.js';
+import { ClaimExpiredError, NodeClaim, StaleClaimError, claimNode } from './node-claim.js';
 import { PendingResults } from './pending-results.js';
 import type { RunWatch } from './run-watches.js';
 
@@ -58,7 +58,7 @@ export type NodeJobOutcome = 'committed' | 'skipped' | 'stale';
  * outcome as `attempt/finished` only if the claim is still current. Never throws for a node's own
  * failure: that is a committed `failed` outcome.
  */
-export async function executeNodeJob(job: NodeJob, context: NodeJobContext): Promise<NodeJobOutcome> {
+export async function executeNodeJob(job: NodeJob, context: NodeJobContext, queued?: { readonly id: string }): Promise<NodeJobOutcome> {
   const { db, runId, nodeId } = { db: context.db, ...job };
   const run = await getRun(db, runId);
   if (run.status !== 'running' || !(await isCurrentAttempt(db, job))) return 'skipped';
@@ -69,6 +69,8 @@ export async function executeNodeJob(job: NodeJob, context: NodeJobContext): Pro
   try {
     // Another worker may have committed between the check above and this claim.
     if (!(await isCurrentAttempt(db, job))) return 'skipped';
+    // Jobs of the node a dead process still holds locked (it lost the node, or never claimed it) are dropped, not left behind.
+    if (queued !== undefined) await dropLeftoverJobs(job, queued.id, context);
     const log = runLog(db, runId);
     await log.append({ type: 'attempt/claimed', nodeId, payload: { attempt: job.attempt, token: claim.token, worker: context.worker, pid: process.pid, host: claimHost(context.worker) } }, { effects: (transaction) => claim.assertCurrent(transaction) });
     context.report?.(`${nodeId} (run ${runId}, attempt ${job.attempt}, token ${claim.token}) started`);
@@ -80,7 +82,7 @@ export async function executeNodeJob(job: NodeJob, context: NodeJobContext): Pro
     await context.queue.wakeScheduler(runId);
     return 'committed';
   } catch (error) {
-    if (error instanceof StaleClaimError) {
+    if (error instanceof StaleClaimError || error instanceof ClaimExpiredError) {
       context.report?.(`${nodeId} (run ${runId}): ${error.message}`);
       return 'stale';
     }
@@ -111,8 +113,12 @@ async function runClaimedNode(run: RunRecord, job: NodeJob, claim: NodeClaim, lo
       if (boundary?.type === 'node/snapshotted') await workspace.files.restoreNode(job.nodeId, boundary.payload.boundary);
     }
     const boundary = await workspace.files.beginNode(job.nodeId, node.writes);
-    const marker = await log.append({ type: 'node/snapshotted', nodeId: job.nodeId, turn: 1, payload: { attempt: job.attempt, boundary } }, { effects: (transaction) => claim.assertCurrent(transaction) });
-    const session = await Session.open(log, job.nodeId, { fromSeq: marker.seq });
+    // Every event of the node (its messages, tool calls, approvals) carries the claim check in its
+    // own transaction: once another worker has the node, nothing of this one reaches the log.
+    const fenced = log.withEffects((transaction) => claim.assertCurrent(transaction));
+    const marker = await fenced.append({ type: 'node/snapshotted', nodeId: job.nodeId, turn: 1, payload: { attempt: job.attempt, boundary } });
+    const session = await Session.open(fenced, job.nodeId, { fromSeq: marker.seq });
+    const scope = workspace.files.writeScopeFor(job.nodeId, node.writes);
     let result: NodeAttemptResult;
     try {
       result = await executePlanNode(workspace.runtime, {
@@ -122,15 +128,17 @@ async function runClaimedNode(run: RunRecord, job: NodeJob, claim: NodeClaim, lo
         attempt: job.attempt,
         session,
         handoffs: succeeded.map((entry) => handoffMessage(plan.nodes.find((candidate) => candidate.id === entry.nodeId), entry)),
-        writeScope: workspace.files.writeScopeFor(job.nodeId, node.writes),
+        // File writes happen under the claim (see `NodeClaim.fence`); commands stop when it runs out.
+        writeScope: { check: (path) => scope.check(path), beforeWrite: (path) => scope.beforeWrite(path), claim },
         signal,
       });
     } finally {
       session.close();
     }
     const otherWrites = plan.nodes.filter((other) => other.id !== job.nodeId).flatMap((other) => other.writes);
-    const { filesChanged, strayChanges = [] } = await workspace.files.endNode(job.nodeId, node.writes, boundary, { otherWrites });
-    if (strayChanges.length > 0) await log.append({ type: 'writes/exceeded', nodeId: job.nodeId, payload: { paths: [...strayChanges] } }, { effects: (transaction) => claim.assertCurrent(transaction) });
+    // The node's snapshots are recorded under the claim too: a stale worker must not rewrite the restarted node's.
+    const { filesChanged, strayChanges = [] } = await claim.fence(() => workspace.files.endNode(job.nodeId, node.writes, boundary, { otherWrites }));
+    if (strayChanges.length > 0) await fenced.append({ type: 'writes/exceeded', nodeId: job.nodeId, payload: { paths: [...strayChanges] } });
     if (result.status === 'failed') return { outcome: 'failed', error: result.error, retryable: result.retryable, filesChanged: [...filesChanged] };
     // The same checks as a node run in the scheduler's process: an outcome that cannot lie.
     const unkept = unkeptPromise({ nodeId: node.id, kind: node.kind, actions: result.actions ?? [], filesChanged, writes: node.writes });
@@ -138,8 +146,17 @@ async function runClaimedNode(run: RunRecord, job: NodeJob, claim: NodeClaim, lo
     const patch = workspace.clone === undefined ? undefined : await workspace.clone.patch();
     return { outcome: 'succeeded', answer: result.answer, filesChanged: [...filesChanged], ...(patch === undefined ? {} : { patch }) };
   } catch (error) {
-    if (error instanceof StaleClaimError) throw error;
+    if (error instanceof StaleClaimError || error instanceof ClaimExpiredError) throw error;
     return { outcome: 'failed', error: `on worker ${context.worker}: ${errorMessage(error)}`, retryable: true };
+  }
+}
+
+async function dropLeftoverJobs(job: NodeJob, keepJobId: string, context: NodeJobContext): Promise<void> {
+  try {
+    const dropped = await context.queue.dropLeftoverNodeJobs(job.runId, job.nodeId, keepJobId);
+    if (dropped > 0) context.report?.(`${job.nodeId} (run ${job.runId}): dropped ${dropped} job(s) of it left locked by a worker that lost the node`);
+  } catch (error) {
+    context.report?.(`${job.nodeId} (run ${job.runId}): leftover jobs not dropped: ${errorMessage(error)}`);
   }
 }
 

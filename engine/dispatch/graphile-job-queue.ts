@@ -1,6 +1,6 @@
 import type * as GraphileWorker from 'graphile-worker';
 import type { Logger, Runner, Task, WorkerUtils } from 'graphile-worker';
-import { NODE_TASK, wakeTaskOf, type JobQueue, type NodeJob } from './job-queue.js';
+import { NODE_TASK, nodeJobKeyPrefix, wakeTaskOf, type JobQueue, type NodeJob } from './job-queue.js';
 
 /**
  * graphile-worker (with pg and its config loader) is loaded by the first queue or runner: every
@@ -48,6 +48,32 @@ export async function createGraphileJobQueue(connectionString: string): Promise<
     async wakeScheduler(runId: string) {
       await utils.addJob(wakeTaskOf(runId), {}, { jobKey: `wake:${runId}`, jobKeyMode: 'replace', maxAttempts: 1 });
     },
+    async lockedSince(dispatchKeys) {
+      if (dispatchKeys.length === 0) return new Map();
+      // An unlocked job that has used its one try (unlocked by force) will never run: it counts as gone.
+      const { rows } = await utils.withPgClient((client) =>
+        client.query<{ key: string; locked_at: Date | null }>(
+          'SELECT key, locked_at FROM graphile_worker.jobs WHERE task_identifier = $1 AND key = ANY($2::text[]) AND (locked_at IS NOT NULL OR attempts < max_attempts)',
+          [NODE_TASK, [...dispatchKeys]],
+        ),
+      );
+      return new Map(rows.map((row) => [row.key, row.locked_at]));
+    },
+    async dropLeftoverNodeJobs(runId, nodeId, keepJobId) {
+      const prefix = nodeJobKeyPrefix(runId, nodeId);
+      const { rows } = await utils.withPgClient((client) =>
+        client.query<{ id: string; locked_by: string }>(
+          'SELECT id, locked_by FROM graphile_worker.jobs WHERE task_identifier = $1 AND left(key, length($2)) = $2 AND locked_by IS NOT NULL AND id <> $3::bigint',
+          [NODE_TASK, prefix, keepJobId],
+        ),
+      );
+      if (rows.length === 0) return 0;
+      // graphile-worker deletes only unlocked jobs: unlock those of the workers that held them first.
+      // Its other jobs are unaffected in effect: node jobs have one try, so an unlocked one never runs again.
+      await utils.forceUnlockWorkers([...new Set(rows.map((row) => row.locked_by))]);
+      const dropped = await utils.completeJobs(rows.map((row) => row.id));
+      return dropped.length;
+    },
     close: async () => {
       await utils.release();
     },
@@ -61,9 +87,9 @@ export interface QueueRunner {
 }
 
 /** A graphile-worker runner for the given tasks, `concurrency` jobs at a time. */
-export async function runQueueTasks(connectionString: string, tasks: Readonly<Record<string, (payload: unknown) => Promise<void>>>, concurrency: number): Promise<QueueRunner> {
+export async function runQueueTasks(connectionString: string, tasks: Readonly<Record<string, (payload: unknown, job: { readonly id: string }) => Promise<void>>>, concurrency: number): Promise<QueueRunner> {
   const taskList: Record<string, Task> = {};
-  for (const [name, handler] of Object.entries(tasks)) taskList[name] = async (payload) => handler(payload);
+  for (const [name, handler] of Object.entries(tasks)) taskList[name] = async (payload, helpers) => handler(payload, { id: helpers.job.id });
   const { run, quiet } = await graphileWorker();
   // A runner migrates the schema too, when it starts: under the same lock as the queue's utilities.
   const runner: Runner = await underMigrationLock(connectionString, () => run({ connectionString, concurrency, taskList, noHandleSignals: true, pollInterval: FALLBACK_POLL_MS, logger: quiet }));

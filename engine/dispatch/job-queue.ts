@@ -14,8 +14,22 @@ export interface NodeJob {
 export interface JobQueue {
   enqueueNode(job: NodeJob): Promise<void>;
   wakeScheduler(runId: string): Promise<void>;
+  /**
+   * When the worker that took each of these node jobs (by `dispatchKey`) locked it; null while it
+   * waits in the queue; absent once it is gone (done, or dropped).
+   */
+  lockedSince(dispatchKeys: readonly string[]): Promise<Map<string, Date | null>>;
+  /**
+   * Drops the jobs of a node still locked by a worker other than the one running job `keepJobId`:
+   * left by a process that died holding them (the node's claim has been taken over since).
+   * Returns how many were dropped.
+   */
+  dropLeftoverNodeJobs(runId: string, nodeId: string, keepJobId: string): Promise<number>;
   close(): Promise<void>;
 }
+
+/** The key prefix every dispatch of one node shares (node ids have no colon). */
+export const nodeJobKeyPrefix = (runId: string, nodeId: string): string => `${runId}:${nodeId}:`;
 
 /** The task names on the queue: every worker takes node jobs; only a run's scheduler takes its wake-ups. */
 export const NODE_TASK = 'dagent-node';

@@ -1,5 +1,7 @@
 import { hostname } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import type { Kysely } from 'kysely';
+import type { ClaimFence } from '../agent/tool-runtime.js';
 import { dialectOf } from '../../migrations/index.js';
 import type { Database, NodeClaimsTable } from '../db/database.js';
 import { DagentError } from '../errors.js';
@@ -8,6 +10,12 @@ import { isHolderAlive } from '../run/lease-holder.js';
 
 /** A worker renews its claim of a node every third of this; an unrenewed claim is lost after it. */
 export const DEFAULT_NODE_CLAIM_TTL_MS = 15_000;
+
+/**
+ * What a worker keeps of its claim's time as a safety margin (a fifth of the TTL): it stops
+ * acting (its commands are killed) that long before another worker may take the node over.
+ */
+export const claimSafetyMarginMs = (ttlMs: number): number => Math.floor(ttlMs / 5);
 
 /** A commit made with a token that is no longer the node's (another worker claimed it since). */
 export class StaleClaimError extends DagentError {
@@ -51,6 +59,8 @@ export async function claimNode(db: Kysely<Database>, runId: string, nodeId: str
   const ttlMs = options.ttlMs ?? DEFAULT_NODE_CLAIM_TTL_MS;
   const pid = options.pid ?? process.pid;
   const host = options.host ?? hostname();
+  // By this process's monotonic clock, the claim surely lasts `ttlMs` from before its transaction.
+  const startedAt = performance.now();
   const claimed = await immediateTransaction(db, async (transaction) => {
     const now = new Date();
     await transaction
@@ -60,39 +70,90 @@ export async function claimNode(db: Kysely<Database>, runId: string, nodeId: str
       .execute();
     let select = transaction.selectFrom('node_claims').selectAll().where('run_id', '=', runId).where('node_id', '=', nodeId);
     if (dialectOf(db as Kysely<unknown>) === 'postgres') select = select.forUpdate();
-    const holder = holderOf(await select.executeTakeFirstOrThrow(), now);
+    const row = await select.executeTakeFirstOrThrow();
+    // The time once the row is ours: the lock may have been waited for (a holder's write under its fence).
+    const at = new Date();
+    const holder = holderOf(row, at);
     if (holder.alive) return holder;
     const token = holder.token + 1;
     await transaction
       .updateTable('node_claims')
-      .set({ token, worker: options.worker, pid, host, expires_at: new Date(now.getTime() + ttlMs).toISOString(), released_at: null })
+      .set({ token, worker: options.worker, pid, host, expires_at: new Date(at.getTime() + ttlMs).toISOString(), released_at: null })
       .where('run_id', '=', runId)
       .where('node_id', '=', nodeId)
       .where('token', '=', holder.token)
       .execute();
     return token;
   });
-  return typeof claimed === 'number' ? new NodeClaim(db, runId, nodeId, claimed, ttlMs) : claimed;
+  return typeof claimed === 'number' ? new NodeClaim(db, runId, nodeId, claimed, ttlMs, startedAt) : claimed;
 }
 
-/** A worker's claim of a node: renewed while the attempt runs, checked inside the commit of its outcome. */
-export class NodeClaim {
+/** Why a worker's claim ran out by its own clock (it could not renew in time, or the process was paused). */
+export class ClaimExpiredError extends DagentError {
+  constructor(readonly runId: string, readonly nodeId: string, readonly token: number) {
+    super(`node ${nodeId} of run ${runId}: claim token ${token} expired by this worker's clock (not renewed in time); nothing more is written for it`);
+  }
+}
+
+/**
+ * A worker's claim of a node: renewed while the attempt runs, checked inside the commit of its
+ * outcome and of every event and file write of the node (`ClaimFence`).
+ */
+export class NodeClaim implements ClaimFence {
   readonly #db: Kysely<Database>;
   readonly #lost = new AbortController();
+  readonly #renewed = new Set<() => void>();
   #timer: NodeJS.Timeout | undefined;
   #released = false;
+  /** Until when (monotonic, ms) this process may act on the claim: the start of its last renewal plus the TTL. */
+  #validUntil: number;
 
-  constructor(db: Kysely<Database>, readonly runId: string, readonly nodeId: string, readonly token: number, readonly ttlMs: number) {
+  constructor(db: Kysely<Database>, readonly runId: string, readonly nodeId: string, readonly token: number, readonly ttlMs: number, claimedAt: number = performance.now()) {
     this.#db = db;
+    this.#validUntil = claimedAt + ttlMs;
   }
 
-  /** Aborts when a renewal finds the claim taken over (this worker was presumed dead). */
+  /** Aborts when a renewal finds the claim taken over (this worker was presumed dead), or it expires by this process's clock. */
   get lost(): AbortSignal {
     return this.#lost.signal;
   }
 
+  remainingMs(): number {
+    if (this.#lost.signal.aborted || this.#released) return 0;
+    return Math.max(0, this.#validUntil - claimSafetyMarginMs(this.ttlMs) - performance.now());
+  }
+
+  onRenew(listener: () => void): () => void {
+    this.#renewed.add(listener);
+    return () => this.#renewed.delete(listener);
+  }
+
+  /**
+   * One write under the fence: in a transaction that holds the claim's row (`assertCurrent`), so a
+   * worker taking the node over waits until the write is done and then puts the files back; a
+   * stale or expired claim throws before writing.
+   */
+  async fence<T>(write: () => Promise<T>): Promise<T> {
+    this.#assertUnexpired();
+    return this.#db.transaction().execute(async (transaction) => {
+      await this.assertCurrent(transaction);
+      this.#assertUnexpired();
+      return write();
+    });
+  }
+
   async renew(): Promise<boolean> {
     if (this.#released) return false;
+    const startedAt = performance.now();
+    const held = await this.#extend();
+    if (held && !this.#lost.signal.aborted) {
+      this.#validUntil = Math.max(this.#validUntil, startedAt + this.ttlMs);
+      for (const listener of this.#renewed) listener();
+    }
+    return held;
+  }
+
+  async #extend(): Promise<boolean> {
     const result = await this.#db
       .updateTable('node_claims')
       .set({ expires_at: new Date(Date.now() + this.ttlMs).toISOString() })
@@ -106,18 +167,31 @@ export class NodeClaim {
 
   keepAlive(): this {
     this.#timer = setInterval(() => {
+      // First by this process's own clock: a worker that was paused, or could not renew, stops here.
+      if (this.#expired()) return this.#lose(new ClaimExpiredError(this.runId, this.nodeId, this.token));
       this.renew().then(
         (held) => {
-          if (!held && !this.#released) {
-            clearInterval(this.#timer);
-            this.#lost.abort(new Error(`node ${this.nodeId}: claim token ${this.token} was taken over`));
-          }
+          if (!held && !this.#released) this.#lose(new Error(`node ${this.nodeId}: claim token ${this.token} was taken over`));
         },
+        // A store hiccup: the next tick tries again, until the claim runs out by this process's clock.
         () => undefined,
       );
     }, Math.max(10, Math.floor(this.ttlMs / 3)));
     this.#timer.unref();
     return this;
+  }
+
+  #expired(): boolean {
+    return !this.#released && performance.now() >= this.#validUntil - claimSafetyMarginMs(this.ttlMs);
+  }
+
+  #assertUnexpired(): void {
+    if (this.#lost.signal.aborted || this.#expired()) throw new ClaimExpiredError(this.runId, this.nodeId, this.token);
+  }
+
+  #lose(reason: Error): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    if (!this.#lost.signal.aborted) this.#lost.abort(reason);
   }
 
   /**
@@ -135,6 +209,7 @@ export class NodeClaim {
 
   async release(): Promise<void> {
     if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#renewed.clear();
     if (this.#released) return;
     this.#released = true;
     const now = new Date().toISOString();

@@ -44,8 +44,8 @@ export async function startNodeWorker(options: NodeWorkerOptions): Promise<NodeW
   const runner: QueueRunner = await runQueueTasks(
     options.connectionString,
     {
-      [NODE_TASK]: async (payload) => {
-        await executeNodeJob(payload as NodeJob, context);
+      [NODE_TASK]: async (payload, queued) => {
+        await executeNodeJob(payload as NodeJob, context, queued);
       },
     },
     options.concurrency,

@@ -36,7 +36,9 @@ export interface AppendOptions {
  */
 export class EventLog {
   readonly #db: Kysely<Database>;
-  readonly #listeners = new Set<AppendListener>();
+  #listeners = new Set<AppendListener>();
+  /** Run inside every append's transaction (`withEffects`), before the caller's own effects. */
+  #effects: AppendEffects | undefined;
   readonly #now: () => Date;
   readonly runId: string;
   /** PostgreSQL: appends of one run take a lock on the run first, so concurrent writers never race for a seq. */
@@ -53,6 +55,17 @@ export class EventLog {
     return this.#db;
   }
 
+  /**
+   * This log with `effects` run inside the transaction of every append made through it (a
+   * worker's claim check, so a stale worker's events are refused); listeners are this log's.
+   */
+  withEffects(effects: AppendEffects): EventLog {
+    const view = new EventLog(this.#db, this.runId, { now: this.#now });
+    view.#listeners = this.#listeners;
+    view.#effects = bothEffects(this.#effects, effects);
+    return view;
+  }
+
   /** Validates and stores one event; returns it with its `seq`. */
   async append<T extends EventType>(draft: EventDraft<T>, options: AppendOptions = {}): Promise<SessionEvent<T>> {
     const [event] = await this.appendMany([draft as unknown as EventDraft], options);
@@ -64,11 +77,12 @@ export class EventLog {
     // One clock reading for the events of one append: they are stored in one transaction.
     const createdAt = this.#now().toISOString();
     const rows = drafts.map((draft) => this.#validate(draft, createdAt));
+    const effects = bothEffects(this.#effects, options.effects);
     let stored: SessionEvent[];
-    if (rows.length === 1 && options.effects === undefined && !this.#serialises) {
+    if (rows.length === 1 && effects === undefined && !this.#serialises) {
       stored = [await insertEvent(this.#db, rows[0]!)];
     } else {
-      stored = await this.#appendInTransaction(rows, options);
+      stored = await this.#appendInTransaction(rows, effects === undefined ? {} : { effects });
     }
     for (const listener of this.#listeners) listener(stored);
     return stored;
@@ -130,6 +144,15 @@ export class EventLog {
       created_at: createdAt,
     };
   }
+}
+
+/** `first`, then `second`, in one transaction (either may be absent). */
+function bothEffects(first: AppendEffects | undefined, second: AppendEffects | undefined): AppendEffects | undefined {
+  if (first === undefined || second === undefined) return first ?? second;
+  return async (transaction, events) => {
+    await first(transaction, events);
+    await second(transaction, events);
+  };
 }
 
 interface PendingRow {

@@ -9,7 +9,7 @@ import { emptyRunView, openDatabase, readEvents, type Plan, type PlanNode } from
 import { killRunningClis, spawnCli, type CliProcess } from '../../helpers/crash-process.js';
 import { isRunning } from '../../helpers/process-alive.js';
 import { tempDir } from '../../helpers/temp-store.js';
-import { approvedRunOnNewDatabase, describeExit, query, until } from './fleet-harness.js';
+import { approvedSmallRun, describeExit, runEvents as events, until, type SmallRun } from './fleet-harness.js';
 
 /**
  * What a run's scheduler and its workers hear from each other through the log when they are
@@ -26,39 +26,12 @@ const TIMEOUT_MS = 60_000;
 let root: { dir: string; cleanup: () => void };
 let configHome: string;
 
-interface SmallRun {
-  readonly workspace: string;
-  readonly runId: string;
-  readonly url: string;
-  readonly flags: string[];
-}
-
 const edit = (id: string, path: string, dependsOn: string[] = []): PlanNode => ({ id, kind: 'edit', title: `Edit ${path}`, instructions: `Add a line to ${path}.`, reads: [path], writes: [path], dependsOn });
 const look = (id: string): PlanNode => ({ id, kind: 'read', title: `Look around (${id})`, instructions: 'Say what you see.', reads: [], writes: [], dependsOn: [] });
 const editTurns = (id: string, path: string): unknown[] => [
   { toolCalls: [{ id: `${id}-edit`, name: 'edit_file', args: { path, old_string: 'hello\n', new_string: `hello\nedited by ${id}\n` } }] },
   { text: `${id} edited ${path}` },
 ];
-
-/** A workspace with `files`, and an approved run of `plan` on a database of its own, scripted by `agents`. */
-async function approvedRun(name: string, plan: Plan, agents: Record<string, unknown[]>, files: readonly string[]): Promise<SmallRun> {
-  const workspace = join(root.dir, name);
-  for (const path of files) {
-    mkdirSync(join(workspace, path, '..'), { recursive: true });
-    writeFileSync(join(workspace, path), 'hello\n');
-  }
-  const planFile = join(root.dir, `${name}-plan.json`);
-  const scriptFile = join(root.dir, `${name}-script.json`);
-  writeFileSync(planFile, JSON.stringify(plan));
-  writeFileSync(scriptFile, JSON.stringify({ agents }));
-  const { url, runId, flags } = await approvedRunOnNewDatabase(postgresUrl, workspace, planFile, scriptFile);
-  return { workspace, runId, url, flags };
-}
-
-async function events(run: SmallRun): Promise<{ node_id: string | null; type: string; payload: Record<string, unknown> }[]> {
-  const rows = await query<{ node_id: string | null; type: string; payload: string }>(run.url, 'SELECT node_id, type, payload FROM events WHERE run_id = $1 ORDER BY seq', [run.runId]);
-  return rows.map((row) => ({ ...row, payload: JSON.parse(row.payload) as Record<string, unknown> }));
-}
 
 function startWorker(run: SmallRun): CliProcess {
   // Unconfined, so the MCP server's pid is this machine's.
@@ -95,7 +68,7 @@ describe.skipIf(postgresUrl === '')('a scheduler and a worker in separate proces
       nodes: [look('look-1'), look('look-2'), edit('edit-a', 'src/a.txt', ['look-1', 'look-2'])],
     };
     const extra = edit('edit-b', 'src/b.txt', ['edit-a']);
-    const run = await approvedRun('missed-work', plan, {
+    const run = await approvedSmallRun(postgresUrl, root.dir, 'missed-work', plan, {
       'node:look-1': [{ text: 'nothing to see' }],
       'node:look-2': [{ text: 'nothing either' }],
       'node:edit-a': [
@@ -142,7 +115,7 @@ describe.skipIf(postgresUrl === '')('a scheduler and a worker in separate proces
 
   it.skipIf(!canRunElsewhere)('`dagent cancel` on another host stops the scheduler and aborts the node a worker is running', async () => {
     const plan: Plan = { goal: 'Wait', rationale: 'A slow node, then one after it.', nodes: [edit('slow', 'src/slow.txt'), edit('after', 'src/after.txt', ['slow'])] };
-    const run = await approvedRun('cancel', plan, {
+    const run = await approvedSmallRun(postgresUrl, root.dir, 'cancel', plan, {
       'node:slow': [{ latencyMs: 90_000, text: 'too late' }],
       'node:after': editTurns('after', 'src/after.txt'),
     }, ['src/slow.txt', 'src/after.txt']);

@@ -1,8 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { expect } from 'vitest';
+import type { Plan } from '../../../engine/index.js';
 import { runCli } from '../../helpers/cli-harness.js';
 import type { CliExit, CliProcess } from '../../helpers/crash-process.js';
 
@@ -64,4 +67,39 @@ export async function approvedRunOnNewDatabase(postgresUrl: string, workspace: s
   const runId = (JSON.parse(created.stdout) as { runId: string }).runId;
   expect((await runCli(['approve', runId, ...flags], { cwd: workspace })).code).toBe(0);
   return { url, runId, flags };
+}
+
+export interface SmallRun {
+  readonly workspace: string;
+  readonly runId: string;
+  readonly url: string;
+  readonly flags: string[];
+}
+
+/** A workspace `root/name` with `files` (each "hello\n"), and an approved run of `plan` on a database of its own, scripted by `agents`. */
+export async function approvedSmallRun(postgresUrl: string, root: string, name: string, plan: Plan, agents: Record<string, unknown[]>, files: readonly string[]): Promise<SmallRun> {
+  const workspace = join(root, name);
+  for (const path of files) {
+    mkdirSync(join(workspace, path, '..'), { recursive: true });
+    writeFileSync(join(workspace, path), 'hello\n');
+  }
+  const planFile = join(root, `${name}-plan.json`);
+  const scriptFile = join(root, `${name}-script.json`);
+  writeFileSync(planFile, JSON.stringify(plan));
+  writeFileSync(scriptFile, JSON.stringify({ agents }));
+  const { url, runId, flags } = await approvedRunOnNewDatabase(postgresUrl, workspace, planFile, scriptFile);
+  return { workspace, runId, url, flags };
+}
+
+export interface LoggedEvent {
+  readonly seq: number;
+  readonly node_id: string | null;
+  readonly type: string;
+  readonly payload: Record<string, unknown>;
+}
+
+/** The run's log, read with SQL. */
+export async function runEvents(run: Pick<SmallRun, 'url' | 'runId'>): Promise<LoggedEvent[]> {
+  const rows = await query<{ seq: number; node_id: string | null; type: string; payload: string }>(run.url, 'SELECT seq, node_id, type, payload FROM events WHERE run_id = $1 ORDER BY seq', [run.runId]);
+  return rows.map((row) => ({ ...row, seq: Number(row.seq), payload: JSON.parse(row.payload) as Record<string, unknown> }));
 }

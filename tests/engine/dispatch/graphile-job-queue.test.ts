@@ -1,6 +1,8 @@
 import { describe, expect, inject, it } from 'vitest';
+import { DispatchedAttempts } from '../../../engine/dispatch/dispatched-attempts.js';
 import { createGraphileJobQueue, runQueueTasks } from '../../../engine/dispatch/graphile-job-queue.js';
-import { createDatabase, query } from './fleet-harness.js';
+import { createRun, openDatabase, runLog } from '../../../engine/index.js';
+import { createDatabase, query, until } from './fleet-harness.js';
 
 const postgresUrl = inject('postgresUrl');
 
@@ -23,6 +25,61 @@ describe.skipIf(postgresUrl === '')('the job queue on a fresh database', () => {
       if (outcome.status !== 'fulfilled') continue;
       const started = outcome.value;
       await ('close' in started ? started.close() : started.stop());
+    }
+  });
+});
+
+/**
+ * Node jobs that a process killed with -9 held locked stay locked in graphile-worker (its lock
+ * lasts four hours, and a node job has one try). They must neither hold a node up nor stay behind.
+ */
+describe.skipIf(postgresUrl === '')('node jobs left locked by a killed worker', () => {
+  const lockAsDead = (url: string, key: string): Promise<unknown> =>
+    query(url, "UPDATE graphile_worker._private_jobs SET locked_at = now() - interval '1 minute', locked_by = 'killed-worker', attempts = 1 WHERE key = $1", [key]);
+
+  it('are dropped when the node is taken over; other nodes’ jobs stay', async () => {
+    const url = await createDatabase(postgresUrl);
+    const queue = await createGraphileJobQueue(url);
+    try {
+      for (const [nodeId, dispatchKey] of [['edit-a', 'r-1:edit-a:1:0:1'], ['edit-a', 'r-1:edit-a:1:1:2'], ['edit-ab', 'r-1:edit-ab:1:0:1']] as const) {
+        await queue.enqueueNode({ runId: 'r-1', nodeId, attempt: 1, dispatchKey });
+      }
+      await lockAsDead(url, 'r-1:edit-a:1:0:1');
+      await lockAsDead(url, 'r-1:edit-ab:1:0:1');
+      const [taker] = await query<{ id: string }>(url, 'SELECT id FROM graphile_worker.jobs WHERE key = $1', ['r-1:edit-a:1:1:2']);
+
+      expect(await queue.dropLeftoverNodeJobs('r-1', 'edit-a', taker!.id)).toBe(1);
+
+      const left = await query<{ key: string }>(url, 'SELECT key FROM graphile_worker.jobs ORDER BY key', []);
+      expect(left.map((row) => row.key)).toEqual(['r-1:edit-a:1:1:2', 'r-1:edit-ab:1:0:1']);
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it('do not hold a node up: a job locked without a claim past the grace is dispatched again', async () => {
+    const url = await createDatabase(postgresUrl);
+    const store = await openDatabase(url);
+    const queue = await createGraphileJobQueue(url);
+    const run = await createRun(store.db, { task: 'dispatch', workspace: '/repo', mode: 'plan' });
+    const attempts = await new DispatchedAttempts({ db: store.db, runId: run.id, queue, pollMs: 30, lockedJobGraceMs: 200 }).open();
+    try {
+      const outcome = attempts.execute('edit-a', { attempt: 1, signal: new AbortController().signal, durable: Promise.resolve(), planVersion: 1 });
+      const jobKeys = async (): Promise<string[]> => (await query<{ key: string }>(url, 'SELECT key FROM graphile_worker.jobs ORDER BY id', [])).map((row) => row.key);
+      await until('the node on the queue', async () => (await jobKeys()).length === 1, 10_000, []);
+      const [first] = await jobKeys();
+      // Taken by a worker that died before it claimed the node.
+      await lockAsDead(url, first!);
+
+      await until('the node on the queue again', async () => (await jobKeys()).length === 2, 10_000, []);
+      const [, second] = await jobKeys();
+      expect(second).not.toBe(first);
+      await runLog(store.db, run.id).append({ type: 'attempt/finished', nodeId: 'edit-a', payload: { attempt: 1, token: 1, worker: 'w', outcome: 'succeeded', answer: 'done' } });
+      await expect(outcome).resolves.toMatchObject({ status: 'succeeded' });
+    } finally {
+      attempts.close();
+      await queue.close();
+      await store.close();
     }
   });
 });

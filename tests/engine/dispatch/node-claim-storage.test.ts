@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EventLog, createRun, readEvents, type Store } from '../../../engine/index.js';
-import { NodeClaim, StaleClaimError, claimNode, readNodeClaim } from '../../../engine/dispatch/node-claim.js';
+import { ClaimExpiredError, NodeClaim, StaleClaimError, claimNode, readNodeClaim } from '../../../engine/dispatch/node-claim.js';
 import { contractStores } from '../../helpers/contract-stores.js';
 
 /** Fencing: a worker commits a node's outcome only while its claim's token is the node's current one. */
@@ -51,6 +51,48 @@ for (const backend of contractStores()) {
       const claim = await claimed(run.id, 'host-a/1/aa');
       await claim.release();
       await expect(store.db.transaction().execute((transaction) => claim.assertCurrent(transaction))).rejects.toBeInstanceOf(StaleClaimError);
+    });
+
+    it("a node's session events and file writes go through its claim: refused once another worker holds the node", async () => {
+      const run = await createRun(store.db, { task: 'fencing', workspace: '/repo', mode: 'plan' });
+      const log = new EventLog(store.db, run.id);
+      const stale = await claimed(run.id, 'host-a/1/aa', 1);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const current = await claimed(run.id, 'host-b/2/bb');
+      const staleLog = log.withEffects((transaction) => stale.assertCurrent(transaction));
+      const writes: string[] = [];
+
+      await expect(staleLog.append({ type: 'user/message', nodeId: 'edit-a', payload: { content: 'still here', source: 'instruction' } })).rejects.toBeInstanceOf(StaleClaimError);
+      await expect(stale.fence(async () => writes.push('stale'))).rejects.toBeInstanceOf(ClaimExpiredError);
+      expect(stale.remainingMs()).toBe(0);
+      await log.withEffects((transaction) => current.assertCurrent(transaction)).append({ type: 'user/message', nodeId: 'edit-a', payload: { content: 'the current holder', source: 'instruction' } });
+      await current.fence(async () => writes.push('current'));
+
+      expect((await readEvents(store.db, run.id, { types: ['user/message'] })).map((event) => event.payload.content)).toEqual(['the current holder']);
+      expect(writes).toEqual(['current']);
+    });
+
+    it.skipIf(backend.name !== 'postgres')('a write under the fence holds off a worker taking the node over until it is done', async () => {
+      const run = await createRun(store.db, { task: 'fencing', workspace: '/repo', mode: 'plan' });
+      const holder = await claimed(run.id, 'host-a/1/aa', 300);
+      const order: string[] = [];
+      let writing!: () => void;
+      const started = new Promise<void>((resolve) => (writing = resolve));
+      let finish!: () => void;
+      const finishing = new Promise<void>((resolve) => (finish = resolve));
+      const write = holder.fence(async () => {
+        writing();
+        await finishing;
+        order.push('write done');
+      });
+      await started;
+      // The next worker's claim waits for the write, also once the claim has expired meanwhile.
+      const takeover = claimed(run.id, 'host-b/2/bb').then((claim) => order.push(`claimed ${claim.token}`));
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(order).toEqual([]);
+      finish();
+      await Promise.all([write, takeover]);
+      expect(order).toEqual(['write done', `claimed ${holder.token + 1}`]);
     });
   });
 }

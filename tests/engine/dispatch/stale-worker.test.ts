@@ -1,0 +1,105 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Plan } from '../../../engine/index.js';
+import { killRunningClis, spawnCli, type CliProcess } from '../../helpers/crash-process.js';
+import { tempDir } from '../../helpers/temp-store.js';
+import { approvedSmallRun, describeExit, runEvents, until, type LoggedEvent, type SmallRun } from './fleet-harness.js';
+
+/**
+ * A worker paused (SIGSTOP) in the middle of a node, past its claim's expiry, while another
+ * worker takes the node over and runs it again from the start: when the first one goes on, none
+ * of what it still does reaches the shared workspace or the log. Its command, running in its own
+ * process group, does not outlive the claim either.
+ */
+
+const postgresUrl = inject('postgresUrl');
+const TIMEOUT_MS = 60_000;
+const CLAIM_TTL_MS = 2_000;
+/**
+ * The node's command: the first execution waits (up to 10 s) until the second one has started
+ * before it writes its last line, so a first execution that outlives its claim leaves that line
+ * in the restarted node's file.
+ */
+const STEP_SCRIPT = [
+  'echo start >> src/cmd.txt',
+  'if [ -e ../stale-first ]; then',
+  '  touch ../stale-second',
+  'else',
+  '  touch ../stale-first',
+  '  i=0',
+  '  while [ ! -e ../stale-second ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done',
+  'fi',
+  'echo end >> src/cmd.txt',
+  '',
+].join('\n');
+
+let root: { dir: string; cleanup: () => void };
+
+beforeAll(() => {
+  root = tempDir('dagent-stale-worker-');
+});
+
+afterAll(() => {
+  killRunningClis();
+  root?.cleanup();
+});
+
+function startWorker(run: SmallRun): CliProcess {
+  return spawnCli(['worker', '--no-sandbox', '--claim-ttl', String(CLAIM_TTL_MS), ...run.flags], run.workspace, { timeLimitMs: 120_000 });
+}
+
+const claimsOf = (log: readonly LoggedEvent[]): LoggedEvent[] => log.filter((event) => event.type === 'attempt/claimed' && event.node_id === 'work');
+const commandStarts = (log: readonly LoggedEvent[]): LoggedEvent[] => log.filter((event) => event.type === 'command/started' && event.node_id === 'work');
+
+describe.skipIf(postgresUrl === '')('a worker paused past its claim', () => {
+  it('writes nothing into the workspace or the log once another worker has restarted its node', async () => {
+    const plan: Plan = {
+      goal: 'Write and run',
+      rationale: 'One node that writes a file and runs a command that writes another.',
+      nodes: [{ id: 'work', kind: 'edit', title: 'Write, then run', instructions: 'Write n.txt, then run the command.', reads: [], writes: ['src/n.txt', 'src/cmd.txt'], dependsOn: [] }],
+    };
+    const run = await approvedSmallRun(postgresUrl, root.dir, 'stale', plan, {
+      'node:work': [
+        { toolCalls: [{ id: 'write', name: 'write_file', args: { path: 'src/n.txt', content: 'written once\n' } }] },
+        { toolCalls: [{ id: 'command', name: 'run_command', args: { command: 'sh step.sh' } }] },
+        { toolCalls: [{ id: 'rewrite', name: 'write_file', args: { path: 'src/n.txt', content: 'written once\nand after the command\n' } }] },
+        { text: 'Wrote n.txt and ran the command.' },
+      ],
+    }, ['src/n.txt', 'src/cmd.txt']);
+    writeFileSync(join(run.workspace, 'step.sh'), STEP_SCRIPT);
+    const workers = [startWorker(run), startWorker(run)];
+    const scheduler = spawnCli(['run', run.runId, '--workers', ...run.flags], run.workspace, { timeLimitMs: TIMEOUT_MS });
+    await until('a worker to start the command', async () => commandStarts(await runEvents(run)).length === 1, TIMEOUT_MS / 2, [...workers, scheduler]);
+
+    // The worker running the node is paused mid-node, its command running in a process group of its own.
+    const holder = claimsOf(await runEvents(run))[0]!.payload.pid;
+    const first = workers.find((worker) => worker.child.pid === holder)!;
+    const second = workers.find((worker) => worker !== first)!;
+    first.child.kill('SIGSTOP');
+    await until('the other worker to take the node over and start the command again', async () => commandStarts(await runEvents(run)).length === 2, TIMEOUT_MS / 2, [...workers, scheduler]);
+    first.child.kill('SIGCONT');
+
+    const scheduled = await scheduler.exited;
+    expect(scheduled.code, describeExit(scheduled)).toBe(0);
+    for (const worker of [first, second]) worker.child.kill('SIGTERM');
+    const [firstExit, secondExit] = await Promise.all([first.exited, second.exited]);
+    expect(firstExit.code, describeExit(firstExit)).toBe(0);
+    expect(secondExit.code, describeExit(secondExit)).toBe(0);
+    expect(firstExit.stdout).toMatch(/work \(run \S+\): node work of run \S+: claim token 1 (expired by this worker's clock|is stale)/);
+
+    // The workspace holds one execution of the node: the second worker's.
+    expect(readFileSync(join(run.workspace, 'src/cmd.txt'), 'utf8')).toBe('hello\nstart\nend\n');
+    expect(readFileSync(join(run.workspace, 'src/n.txt'), 'utf8')).toBe('written once\nand after the command\n');
+
+    // So does the log: after the takeover, each tool call once, in order, then the one outcome.
+    const log = await runEvents(run);
+    const claims = claimsOf(log);
+    expect(claims.map((event) => event.payload.token)).toEqual([1, 2]);
+    expect(claims[0]!.payload.worker).not.toBe(claims[1]!.payload.worker);
+    const afterTakeover = log.filter((event) => event.node_id === 'work' && event.seq > claims[1]!.seq);
+    expect(afterTakeover.filter((event) => event.type === 'tool/result').map((event) => event.payload.toolCallId)).toEqual(['write', 'command', 'rewrite']);
+    expect(log.filter((event) => event.type === 'attempt/finished').map((event) => [event.payload.token, event.payload.outcome])).toEqual([[2, 'succeeded']]);
+    expect(log.filter((event) => event.type === 'agent/finished' && event.node_id === 'work')).toHaveLength(1);
+  }, TIMEOUT_MS * 2);
+});
