@@ -8,14 +8,14 @@ import { DagentError } from '../errors.js';
 import { immediateTransaction } from '../run/immediate-transaction.js';
 import { isHolderAlive } from '../run/lease-holder.js';
 
-/** A worker renews its claim of a node every third of this; an unrenewed claim is lost after it. */
+/** A worker renews its claim of a node every quarter of this; an unrenewed claim is lost after it. */
 export const DEFAULT_NODE_CLAIM_TTL_MS = 15_000;
 
 /**
- * What a worker keeps of its claim's time as a safety margin (a fifth of the TTL): it stops
+ * What a worker keeps of its claim's time as a safety margin (an eighth of the TTL): it stops
  * acting (its commands are killed) that long before another worker may take the node over.
  */
-export const claimSafetyMarginMs = (ttlMs: number): number => Math.floor(ttlMs / 5);
+export const claimSafetyMarginMs = (ttlMs: number): number => Math.floor(ttlMs / 8);
 
 /** A commit made with a token that is no longer the node's (another worker claimed it since). */
 export class StaleClaimError extends DagentError {
@@ -146,11 +146,16 @@ export class NodeClaim implements ClaimFence {
     if (this.#released) return false;
     const startedAt = performance.now();
     const held = await this.#extend();
-    if (held && !this.#lost.signal.aborted) {
-      this.#validUntil = Math.max(this.#validUntil, startedAt + this.ttlMs);
-      for (const listener of this.#renewed) listener();
+    if (!held || this.#lost.signal.aborted) return held;
+    // A renewal that comes back after this worker's deadline is too late: its command may have
+    // been killed already (the watchdog), so the attempt is given up, not carried on.
+    if (this.#expired()) {
+      this.#lose(new ClaimExpiredError(this.runId, this.nodeId, this.token));
+      return false;
     }
-    return held;
+    this.#validUntil = Math.max(this.#validUntil, startedAt + this.ttlMs);
+    for (const listener of this.#renewed) listener();
+    return true;
   }
 
   async #extend(): Promise<boolean> {
@@ -176,7 +181,7 @@ export class NodeClaim implements ClaimFence {
         // A store hiccup: the next tick tries again, until the claim runs out by this process's clock.
         () => undefined,
       );
-    }, Math.max(10, Math.floor(this.ttlMs / 3)));
+    }, Math.max(10, Math.floor(this.ttlMs / 4)));
     this.#timer.unref();
     return this;
   }
