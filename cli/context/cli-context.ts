@@ -69,6 +69,9 @@ export class CliContext {
       const value = recorded[key];
       if (typeof value === 'string' && this.#config[key] === undefined) adopted[key] = value;
     }
+    // A planner that only followed the recorded model follows the model named now (`run -m X` replans with X too);
+    // one chosen on its own (`plannerModel`) stays.
+    if (this.#config.model !== undefined && recorded.plannerModel === recorded.model) delete adopted.plannerModel;
     this.#config = { ...this.#config, ...adopted };
   }
 

@@ -324,10 +324,14 @@ describe('the right hints', () => {
         },
       }),
     );
-    const runId = planFromDocument([{ id: 'edit-a', kind: 'edit', title: 'Change a', writes: ['a.txt'] }]);
+    // The model named when planning is recorded: run uses it, planner included.
+    writeFileSync(join(workspace, 'plan.json'), JSON.stringify({ goal: 'Change a', nodes: [{ id: 'edit-a', kind: 'edit', title: 'Change a', writes: ['a.txt'] }] }));
+    const planned = dagent(['--json', 'plan', '--from', 'plan.json', '-m', `scripted:${failing}`]);
+    expect(planned.status, planned.stderr).toBe(0);
+    const runId = (JSON.parse(planned.stdout) as { runId: string }).runId;
     expect(dagent(['approve', runId]).status).toBe(0);
 
-    const ran = dagent(['run', runId, '-m', `scripted:${failing}`]);
+    const ran = dagent(['run', runId]);
 
     const why = 'node edit-a reported missed work that was never planned ("Change b too"): the replan failed: amending the plan failed: the planner stopped before answering';
     expect(ran.status).toBe(1);
@@ -337,7 +341,7 @@ describe('the right hints', () => {
     expect(status).toMatch(new RegExp(`^run ${runId} · failed · plan v1`, 'm'));
     expect(status).toContain(why);
 
-    // With a planner that answers, resume plans the reported work and runs it; edit-a is not run again.
+    // Told another model, resume replans with it too: its planner answers, the reported work is planned and run; edit-a is not run again.
     const working = join(workspace, 'working.script.json');
     writeFileSync(
       working,
