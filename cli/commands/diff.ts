@@ -25,7 +25,7 @@ export const diffCommand = defineCommand<{ run: string; node?: string; stat?: bo
       .option('node', { type: 'string', describe: "only this node's change" })
       .option('stat', { type: 'boolean', describe: 'a summary: lines added and removed per file, and totals' }),
   async run(context, args) {
-    const { db } = await context.store();
+    const { db } = await context.readStore();
     const run = await getRun(db, args.run);
     const diff = await runDiffOrEmpty(() => diffRun(db, run.id, workspaceOf(context, args, run), args.node === undefined ? {} : { nodeId: args.node }), run.id, args.node);
     const out = context.io.stdout;
@@ -58,7 +58,7 @@ export const revertCommand = defineCommand<{ run: string; node?: string; force?:
       .option('force', { type: 'boolean', describe: 'also overwrite files edited again since the run (a conflict otherwise leaves them untouched), and revert a run that is still running' })
       .option('dry-run', { type: 'boolean', describe: 'report what would be reverted without writing anything' }),
   async run(context, args) {
-    const { db } = await context.store();
+    const { db } = await context.readStore();
     const run = await getRun(db, args.run);
     const force = args.force === true;
     const dryRun = args.dryRun === true;

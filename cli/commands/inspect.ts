@@ -15,7 +15,7 @@ export const inspectCommand = defineCommand<{ run: string; node: string; step?: 
       .option('node', { type: 'string', demandOption: true, describe: 'node id ("react" for a react run, "planner" for the planner)' })
       .option('step', { requiresArg: true, coerce: integerAtLeast('--step', 1), describe: 'agent step (default: the last request)' }),
   async run(context, args) {
-    const { db } = await context.store();
+    const { db } = await context.readStore();
     const run = await getRun(db, args.run);
     const request = await reconstructRequest(db, run.id, args.node, args.step);
     writeLine(context.io.stdout, context.json ? visibleJson(JSON.stringify(request)) : renderRequestText(request));

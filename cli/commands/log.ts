@@ -22,7 +22,7 @@ export const logCommand = defineCommand<{ run: string; node?: string; type?: str
       .option('since', { requiresArg: true, coerce: integerAtLeast('--since', 0), describe: 'only events after this seq' })
       .option('follow', { alias: 'f', type: 'boolean', describe: 'keep printing new events until the run ends' }),
   async run(context, args) {
-    const { db } = await context.store();
+    const { db } = await context.readStore();
     const run = await getRun(db, args.run);
     const types = expandTypes(args.type);
     const nodeId = args.node === '-' ? null : args.node;

@@ -19,7 +19,7 @@ export const exportCommand = defineCommand<{ run: string; file?: string; 'plan-v
       .example('$0 export 01J9 plan.json', 'the current plan, to edit and `dagent import`')
       .example('$0 export 01J9 --plan-version 1', 'the plan as first made, on stdout'),
   async run(context, args) {
-    const { db } = await context.store();
+    const { db } = await context.readStore();
     const runId = (await getRun(db, args.run)).id;
     const version = args['plan-version'];
     const stored = version === undefined ? await currentPlan(db, runId) : await planVersion(db, runId, version);

@@ -15,7 +15,7 @@ export const showCommand = defineCommand<{ run: string; format: PlanFormat; 'pla
       .option('format', { type: 'string', choices: PLAN_FORMATS, default: 'text' as PlanFormat, describe: 'output format' })
       .option('plan-version', { requiresArg: true, coerce: integerAtLeast('--plan-version', 1), describe: 'an earlier plan version (default: the current one)' }),
   async run(context, args) {
-    const { db } = await context.store();
+    const { db } = await context.readStore();
     const run = await getRun(db, args.run);
     const version = args['plan-version'];
     const stored = version === undefined ? await currentPlan(db, run.id) : await planVersion(db, run.id, version);

@@ -10,7 +10,7 @@ export const statusCommand = defineCommand<{ run?: string }>({
   ],
   builder: (yargs) => yargs.positional('run', { type: 'string', describe: 'run id (a unique prefix is enough)' }),
   async run(context, args) {
-    const { db } = await context.store();
+    const { db } = await context.readStore();
     if (args.run === undefined) {
       const runs = await listRuns(db);
       if (context.json) {

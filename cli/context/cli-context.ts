@@ -101,6 +101,17 @@ export class CliContext {
     return this.#store;
   }
 
+  /**
+   * The store for a command that only reads runs (`status`, `log`, `show`, …). Where the workspace
+   * has no database yet, an empty one in memory: such a command finds no runs and creates nothing
+   * (no `.dagent/` in a folder the user only looked at).
+   */
+  async readStore(): Promise<Store> {
+    if (this.#store === undefined && this.config.db !== undefined) checkDatabaseFolder(this.dbUrl);
+    if (this.#store === undefined && !databaseExists(this.dbUrl)) this.#store = await openDatabase(':memory:');
+    return this.store();
+  }
+
   /** Runs `closer` when the invocation ends (before the store closes): MCP servers, for one. */
   onClose(closer: () => Promise<void>): void {
     this.#closers.push(closer);
@@ -123,6 +134,12 @@ function checkedBaseUrl(url: string): string {
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(`invalid base URL "${url}": only http and https are supported`);
   return url;
+}
+
+/** Whether `url` names a database that is there: a server's always is (it answers or fails when opened). */
+function databaseExists(url: string): boolean {
+  if (/^[a-z]+:\/\//.test(url) || url === ':memory:') return true;
+  return existsSync(url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url);
 }
 
 /** A SQLite file may be new, but the folder it goes in must exist: a typo does not make folders. */

@@ -202,7 +202,8 @@ describe('errors: one line, exit 2', () => {
   });
 
   it.skipIf(!hasBubblewrap())('says a read-only workspace is read-only, in one line', () => {
-    const result = spawnSync('bwrap', ['--dev-bind', '/', '/', '--ro-bind', workspace, workspace, process.execPath, DAGENT_BIN, 'status'], {
+    writeFileSync(join(workspace, 'plan.json'), JSON.stringify({ goal: 'Write two files', nodes: TWO_NODES }));
+    const result = spawnSync('bwrap', ['--dev-bind', '/', '/', '--ro-bind', workspace, workspace, process.execPath, DAGENT_BIN, 'plan', '--from', 'plan.json'], {
       cwd: workspace,
       encoding: 'utf8',
       env: { PATH: process.env.PATH, HOME: home },
@@ -233,6 +234,18 @@ describe('the right workspace', () => {
     expect(badDb.status).toBe(2);
     expect(badDb.stderr).toBe(`dagent: database folder ${missing} does not exist (--db ${join(missing, 'dagent.db')})\n`);
     expect(existsSync(missing)).toBe(false);
+  });
+
+  it('looks at a folder without a run and leaves nothing behind', () => {
+    const status = dagent(['status']);
+    expect(status.status, status.stderr).toBe(0);
+    expect(status.stdout).toBe('no runs yet: `dagent plan "<task>"` starts one\n');
+    for (const command of [['log', 'r-1234'], ['show', 'r-1234'], ['diff', 'r-1234'], ['export', 'r-1234']]) {
+      const looked = dagent(command);
+      expect(looked.status, command.join(' ')).toBe(2);
+      expect(looked.stderr).toBe('dagent: unknown run "r-1234": `dagent status` lists the runs of this workspace\n');
+    }
+    expect(existsSync(join(workspace, '.dagent'))).toBe(false);
   });
 });
 
