@@ -24,10 +24,9 @@ export async function resolveWritablePath(context: ToolContext, input: string): 
  * run by a worker writes under its claim's fence: not at all once another worker has the node.
  */
 export async function writeWorkspaceFile(context: ToolContext, target: WorkspacePath, content: string): Promise<{ created: boolean }> {
-  const write = async (): Promise<{ created: boolean }> => {
-    await context.writeScope?.beforeWrite(target.relative);
-    return context.workspace.writeFile(target, content);
-  };
+  await context.writeScope?.beforeWrite(target.relative);
+  const write = (): Promise<{ created: boolean }> => context.workspace.writeFile(target, content);
+  // Only the file write itself inside the fence: it holds a store connection, and must not wait for another.
   const claim = context.writeScope?.claim;
   return claim === undefined ? write() : claim.fence(write);
 }

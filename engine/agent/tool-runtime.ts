@@ -88,7 +88,8 @@ export interface WriteScope {
 export interface ClaimFence {
   /**
    * Runs one file write while the claim is held and current (a worker taking the node over waits
-   * for it); throws, without calling `write`, once the claim is lost or expired.
+   * for it); throws, without calling `write`, once the claim is lost or expired. `write` holds a
+   * store connection meanwhile: it must not use the store itself.
    */
   fence<T>(write: () => Promise<T>): Promise<T>;
   /** How long this process may still act on the claim, by its own monotonic clock and less a safety margin (ms; 0 once lost). */

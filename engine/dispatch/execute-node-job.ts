@@ -136,8 +136,10 @@ async function runClaimedNode(run: RunRecord, job: NodeJob, claim: NodeClaim, lo
       session.close();
     }
     const otherWrites = plan.nodes.filter((other) => other.id !== job.nodeId).flatMap((other) => other.writes);
-    // The node's snapshots are recorded under the claim too: a stale worker must not rewrite the restarted node's.
-    const { filesChanged, strayChanges = [] } = await claim.fence(() => workspace.files.endNode(job.nodeId, node.writes, boundary, { otherWrites }));
+    // A stale worker does not record the node's changes over the restarted node's (checked first;
+    // not under the fence, which would hold a store connection while recording needs others).
+    await claim.ensureCurrent();
+    const { filesChanged, strayChanges = [] } = await workspace.files.endNode(job.nodeId, node.writes, boundary, { otherWrites });
     if (strayChanges.length > 0) await fenced.append({ type: 'writes/exceeded', nodeId: job.nodeId, payload: { paths: [...strayChanges] } });
     if (result.status === 'failed') return { outcome: 'failed', error: result.error, retryable: result.retryable, filesChanged: [...filesChanged] };
     // The same checks as a node run in the scheduler's process: an outcome that cannot lie.

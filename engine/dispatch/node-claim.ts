@@ -142,6 +142,13 @@ export class NodeClaim implements ClaimFence {
     });
   }
 
+  /** Throws unless the claim is current in the store and unexpired by this process's clock (nothing held afterwards). */
+  async ensureCurrent(): Promise<void> {
+    this.#assertUnexpired();
+    await this.#db.transaction().execute((transaction) => this.assertCurrent(transaction));
+    this.#assertUnexpired();
+  }
+
   async renew(): Promise<boolean> {
     if (this.#released) return false;
     const startedAt = performance.now();
