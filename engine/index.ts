@@ -122,6 +122,7 @@ export type { AmendInput, CompletedNode, PlanInput, Planner, PlanPatch, ReplanTr
 export { executeRun, type RemoteAttempts, type RunResult, type RunSettings } from './run/run-controller.js';
 export { claimRun, RunClaimedError, type RunLease } from './run/run-lease.js';
 export { runOwner, type RunOwner } from './run/run-owner.js';
+export { RunNotRunningError, cancelRun, requestCancel, type CancelOutcome } from './run/cancel-run.js';
 export { isTerminalRunStatus } from './run/run-status.js';
 export { createRun, getRun, listRuns, type RunRecord } from './run/run-store.js';
 export {

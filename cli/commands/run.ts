@@ -1,6 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { DagentError, endRun, getRun } from '../../engine/index.js';
-import { requestCancel } from '../running/cancel-run.js';
+import { DagentError, cancelRun, getRun } from '../../engine/index.js';
 import { integerAtLeast } from '../context/cli-args.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
@@ -86,24 +84,15 @@ export const cancelCommand = defineCommand<{ run: string; wait?: number }>({
     yargs.positional('run', { type: 'string', demandOption: true }).option('wait', { requiresArg: true, default: 30, coerce: integerAtLeast('--wait', 0), describe: 'seconds to wait for the run to stop' }),
   async run(context, args) {
     const { db } = await context.store();
-    const run = await getRun(db, args.run);
-    if (run.status !== 'running') throw new DagentError(`run ${run.id} is not running (it is ${run.status.replace('_', ' ')})`);
-    const owner = await requestCancel({ db }, run.id, `pid ${process.pid}`);
-    if (owner !== undefined) {
-      const deadline = Date.now() + (args.wait ?? 30) * 1000;
-      while (Date.now() < deadline) {
-        const current = await getRun(db, run.id);
-        if (current.status !== 'running') {
-          writeLine(context.io.stdout, `run ${run.id} ${current.status}; resume with: dagent resume ${run.id}`);
-          return 0;
-        }
-        await sleep(200);
-      }
-      throw new DagentError(`run ${run.id} (pid ${owner.pid}) did not stop within ${args.wait} s`, { exitCode: 1 });
-    }
-    // The process that ran it is gone (killed, or the machine restarted): record the cancellation here.
-    await endRun(db, run.id, { status: 'cancelled', reason: 'cancelled after its process had stopped' });
-    writeLine(context.io.stdout, `run ${run.id} cancelled (its process had already stopped); resume with: dagent resume ${run.id}`);
+    const waitSeconds = args.wait ?? 30;
+    const outcome = await cancelRun(db, args.run, { by: `pid ${process.pid}`, waitMs: waitSeconds * 1000, signal: context.io.interrupt });
+    const runId = outcome.runId;
+    if (outcome.kind === 'still-running') throw new DagentError(`run ${runId} (pid ${outcome.pid}) did not stop within ${waitSeconds} s`, { exitCode: 1 });
+    const line =
+      outcome.kind === 'stopped'
+        ? `run ${runId} ${outcome.status}; resume with: dagent resume ${runId}`
+        : `run ${runId} cancelled (its process had already stopped); resume with: dagent resume ${runId}`;
+    writeLine(context.io.stdout, line);
     return 0;
   },
 });

@@ -1,6 +1,5 @@
 import { createDashboardState, applyEvents, openDashboard, type Dashboard, type DashboardActions } from '../../dashboard/index.js';
-import { emptyRunView, followRun, isTerminalRunStatus, readEvents, runLog, runOwner, type PendingApproval, type RunFollower, type SessionEvent } from '../../engine/index.js';
-import { requestCancel } from './cancel-run.js';
+import { emptyRunView, followRun, isTerminalRunStatus, readEvents, requestCancel, runLog, runOwner, type PendingApproval, type RunFollower, type SessionEvent } from '../../engine/index.js';
 import type { CliContext } from '../context/cli-context.js';
 import { useColor } from '../context/cli-io.js';
 
@@ -43,7 +42,7 @@ export async function showLiveDashboard(context: CliContext, runId: string, opti
     cancel:
       options.cancel ??
       (async () => {
-        const owner = await requestCancel(store, runId, `dashboard (pid ${process.pid})`);
+        const owner = await requestCancel(store.db, runId, `dashboard (pid ${process.pid})`);
         return owner === undefined ? `cancel recorded; no process runs ${runId} now` : `cancel sent to pid ${owner.pid}; the run is stopping`;
       }),
   };

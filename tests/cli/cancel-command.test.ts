@@ -1,0 +1,96 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Plan } from '../../engine/index.js';
+import BetterSqlite3 from 'better-sqlite3';
+import { killRunningClis, spawnCli, type CliProcess } from '../helpers/crash-process.js';
+import { tempDir } from '../helpers/temp-store.js';
+
+/** `dagent cancel` through the built binary, against a run another `dagent run` process is running. */
+
+const PLAN: Plan = {
+  goal: 'Wait a long time',
+  rationale: 'One slow look, then another.',
+  nodes: [
+    { id: 'slow', kind: 'read', title: 'Look slowly', instructions: 'Take your time.', reads: [], writes: [], dependsOn: [] },
+    { id: 'after', kind: 'read', title: 'Look again', instructions: 'Then look again.', reads: [], writes: [], dependsOn: ['slow'] },
+  ],
+};
+
+let workspace: { dir: string; cleanup: () => void };
+let flags: string[];
+
+async function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return spawnCli([...args, ...flags], workspace.dir).exited;
+}
+
+/** Starts `dagent run` of a fresh approved run and waits until its slow node has started. */
+async function runningRun(): Promise<{ runId: string; runner: CliProcess }> {
+  const planned = await cli(['plan', '--from', join(workspace.dir, 'plan.json'), '--json']);
+  expect(planned.code, planned.stderr).toBe(0);
+  const runId = (JSON.parse(planned.stdout) as { runId: string }).runId;
+  expect((await cli(['approve', runId])).code).toBe(0);
+  const runner = spawnCli(['run', runId, '--no-dashboard', ...flags], workspace.dir);
+  const db = new BetterSqlite3(join(workspace.dir, '.dagent', 'dagent.db'), { readonly: true, fileMustExist: true });
+  const started = db.prepare<[string], { n: number }>("SELECT count(*) AS n FROM events WHERE run_id = ? AND type = 'node/started'");
+  try {
+    for (let waited = 0; (started.get(runId)?.n ?? 0) === 0; waited += 50) {
+      if (waited > 30_000 || runner.hasExited()) throw new Error(`the run did not start its node:\n${(await runner.exited).stderr}`);
+      await sleep(50);
+    }
+  } finally {
+    db.close();
+  }
+  return { runId, runner };
+}
+
+beforeEach(() => {
+  workspace?.cleanup();
+  workspace = tempDir('dagent-cancel-');
+  writeFileSync(join(workspace.dir, 'plan.json'), JSON.stringify(PLAN));
+  const script = join(workspace.dir, 'slow.script.json');
+  writeFileSync(script, JSON.stringify({ agents: { 'node:slow': [{ latencyMs: 60_000, text: 'too late' }], 'node:after': [{ text: 'seen' }] } }));
+  flags = ['--model', `scripted:${script}`, '--approval', 'auto'];
+});
+
+afterAll(() => {
+  killRunningClis();
+  workspace?.cleanup();
+});
+
+describe('dagent cancel', () => {
+  it('stops a running run: the process running it ends it cancelled, and status says so', async () => {
+    const { runId, runner } = await runningRun();
+
+    const cancelled = await cli(['cancel', runId]);
+
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    expect(cancelled.stdout.trim()).toBe(`run ${runId} cancelled; resume with: dagent resume ${runId}`);
+    const ran = await runner.exited;
+    expect(ran.code).toBe(1);
+    const status = await cli(['status', runId, '--json']);
+    expect(JSON.parse(status.stdout).run.status).toBe('cancelled');
+  }, 60_000);
+
+  it('records the cancellation itself when the process running it was killed', async () => {
+    const { runId, runner } = await runningRun();
+    runner.child.kill('SIGKILL');
+    await runner.exited;
+
+    const cancelled = await cli(['cancel', runId]);
+
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    expect(cancelled.stdout.trim()).toBe(`run ${runId} cancelled (its process had already stopped); resume with: dagent resume ${runId}`);
+  }, 60_000);
+
+  it('refuses a run that is not running, in one line', async () => {
+    const planned = await cli(['plan', '--from', join(workspace.dir, 'plan.json'), '--json']);
+    const runId = (JSON.parse(planned.stdout) as { runId: string }).runId;
+
+    const refused = await cli(['cancel', runId]);
+
+    expect(refused.code).toBe(2);
+    expect(refused.stderr.trim()).toBe(`dagent: run ${runId} is not running (it is awaiting approval)`);
+  }, 60_000);
+});
