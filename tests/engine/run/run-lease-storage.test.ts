@@ -73,10 +73,14 @@ for (const backend of contractStores()) {
     it('a renewed lease on another host stays claimed; a holder that lost it is told through `lost`', async () => {
       const run = await createRun(store.db, { task: 'renew', workspace: '/repo', mode: 'plan' });
       const [other] = await otherProcesses(1);
-      const remote = (await claimRun(other!.db, run.id, { host: 'elsewhere', ttlMs: 300 })).keepAlive();
+      // The remote host's clock: true at first; later it falls behind, as if its renewals stopped arriving.
+      let remoteClock = (): Date => new Date();
+      const remote = (await claimRun(other!.db, run.id, { host: 'elsewhere', ttlMs: 300, now: () => remoteClock() })).keepAlive();
       await new Promise((resolve) => setTimeout(resolve, 500));
       await expect(claimRun(store.db, run.id)).rejects.toBeInstanceOf(RunClaimedError);
-      // Forge an expiry, as if the remote host had been cut off: the next claim takes the run over.
+      // Cut the remote host off: whatever it renews from now on has already expired (a renewal
+      // racing the forged expiry below cannot bring the lease back), so the next claim takes the run over.
+      remoteClock = () => new Date(Date.now() - 60_000);
       await store.db.updateTable('run_leases').set({ expires_at: new Date(0).toISOString() }).where('run_id', '=', run.id).execute();
       const taken = await claimRun(store.db, run.id);
       await new Promise<void>((resolve) => remote.lost.addEventListener('abort', () => resolve(), { once: true }));
