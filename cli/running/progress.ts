@@ -71,11 +71,11 @@ export function progressLine(event: SessionEvent, view: RunView, approvalsHere =
     case 'approval/requested':
       return `? ${node} asks to run ${typeof event.payload.summary === 'string' ? event.payload.summary : event.payload.tool}${approvalsHere ? '' : ` (approve from \`dagent dashboard ${event.runId}\`)`}`;
     case 'approval/granted':
-      return `✓ ${node} ${event.payload.toolCallId}: approved by ${event.payload.by}`;
+      return `✓ ${node} ${event.payload.tool ?? event.payload.toolCallId}: approved by ${event.payload.by}`;
     case 'plan/amended':
       return `  plan v${event.payload.version}: ${event.payload.reason}`;
     case 'approval/denied':
-      return `⊘ ${node} ${event.payload.toolCallId}: denied (${event.payload.reason ?? event.payload.by})`;
+      return `⊘ ${node} ${event.payload.tool ?? event.payload.toolCallId}: denied (${event.payload.reason ?? event.payload.by})`;
     case 'compaction/end': {
       const before = view.nodes.get(node)?.compactions.find((compaction) => compaction.compactionId === event.payload.compactionId)?.tokensBefore;
       const from = before === undefined ? '' : ` ${formatTokens(before)}`;

@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest';
+import { progressLine } from '../../../cli/running/progress.js';
+import { emptyRunView, type SessionEvent } from '../../../engine/index.js';
+
+const event = (type: string, payload: Record<string, unknown>): SessionEvent =>
+  ({ seq: 7, runId: 'r-1', nodeId: 'edit-a', turn: 1, step: 1, type, payload, createdAt: '2026-12-01T00:00:00.000Z' }) as unknown as SessionEvent;
+
+/** What a progress line says about an approval: the tool it was for (not the call's id), and who answered. */
+describe('progressLine for approvals', () => {
+  it.each([
+    ['approval/granted', { toolCallId: 'call_node_edit-a_1_1', by: 'plan', tool: 'edit_file' }, '✓ edit-a edit_file: approved by plan'],
+    ['approval/granted', { toolCallId: 'call_7', by: 'user' }, '✓ edit-a call_7: approved by user'],
+    ['approval/denied', { toolCallId: 'call_8', by: 'non-interactive', tool: 'run_command', reason: 'no terminal to ask' }, '⊘ edit-a run_command: denied (no terminal to ask)'],
+    ['approval/denied', { toolCallId: 'call_9', by: 'dashboard (pid 4)' }, '⊘ edit-a call_9: denied (dashboard (pid 4))'],
+  ])('%s %j', (type, payload, line) => {
+    expect(progressLine(event(type, payload), emptyRunView('r-1'))).toBe(line);
+  });
+});
