@@ -20,6 +20,7 @@ export type { BusyNotice } from './db/store-edge-dialect.js';
 export type { DagentConfig } from './config/config-schema.js';
 export { readConfigFile, resolveConfig, WORKSPACE_CONFIG_FILE } from './config/resolve-config.js';
 export { configHash, trustWorkspace } from './config/workspace-trust.js';
+export { lintOptions } from './config/lint-options.js';
 
 // Session log: event types, appending and reading the log, following a run.
 export { EventLog, readEvents, type EventQuery } from './session/event-log.js';
@@ -91,6 +92,7 @@ export { rememberArgsSchema, rememberFromTool } from './memory/remember.js';
 export { checkPlan } from './plan/check-plan.js';
 export { checkPlanDocument, parsePlanDocument } from './plan/parse-plan-document.js';
 export { analyzePlan, type PlanAnalysis, type PlanLintFinding } from './plan/plan-analysis.js';
+export { PlanLintBlockedError, lintGateVerdict, type LintGateAllowances, type LintGateVerdict } from './plan/lint-gate.js';
 export { isEmptyPlanDiff } from './plan/plan-diff.js';
 export { PlanInvalidError } from './plan/plan-errors.js';
 export { estimatePlan, type PlanEstimate } from './plan/plan-estimate.js';
@@ -116,6 +118,7 @@ export { executeReactRun } from './run/execute-react-run.js';
 export { appendNodeTransitions } from './run/node-projection.js';
 export { planChangeSummary } from './run/plan-change-summary.js';
 export type { PlanLinter } from './run/plan-linter.js';
+export { PLAN_LINT_EVENT_TYPES, approvalAllowances, recordedLint } from './run/plan-lint-record.js';
 export { approvePlan, currentPlan, planVersion, rejectPlan, savePlan, type StoredPlan } from './run/plan-store.js';
 export { planTask } from './run/plan-task.js';
 export type { AmendInput, CompletedNode, PlanInput, Planner, PlanPatch, ReplanTrigger } from './run/planner.js';

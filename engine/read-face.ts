@@ -11,6 +11,7 @@ export { openDatabase, describeSqliteError, type Store } from './db/open-databas
 export type { BusyNotice } from './db/store-edge-dialect.js';
 export { resolveConfig, WORKSPACE_CONFIG_FILE } from './config/resolve-config.js';
 export type { DagentConfig } from './config/config-schema.js';
+export { lintOptions } from './config/lint-options.js';
 export { secretsFromEnvironment } from './secret-redactor.js';
 export { EVENT_TYPES, isEventType, type EventType, type SessionEvent } from './session/event-types.js';
 export { readEvents } from './session/event-log.js';
@@ -18,7 +19,9 @@ export { getRun, listRuns } from './run/run-store.js';
 export { foldRunView, RUN_VIEW_EVENT_TYPES, type RunView } from './run/run-view.js';
 export { runOwner, type RunOwner } from './run/run-owner.js';
 export { currentPlan, planVersion } from './run/plan-store.js';
+export { PLAN_LINT_EVENT_TYPES, approvalAllowances, recordedLint } from './run/plan-lint-record.js';
 export type { Plan } from './plan/plan-schema.js';
+export { PlanLintBlockedError, lintGateVerdict } from './plan/lint-gate.js';
 export { analyzePlan, type PlanAnalysis } from './plan/plan-analysis.js';
 export { estimatePlan, type PlanEstimate } from './plan/plan-estimate.js';
 export { planEdges } from './plan/plan-graph.js';
