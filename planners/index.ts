@@ -30,4 +30,7 @@ export { DEFAULT_MAP_TOKEN_BUDGET, MAX_NAMES_PER_FILE, renderRepoMapPrompt, type
 export { filesByRelevance, rankFiles, splitIdentifier, taskVocabulary, type TaskVocabulary } from './repo-map-prompt-relevance.js';
 export { findSymbolReferences } from './symbol-references.js';
 export { lintPlanWithReferences } from './lint-plan-with-references.js';
+export { lintForReview, type LintForReviewInput, type ReviewLint } from './lint-for-review.js';
+export { listedFilesMap } from './listed-files-map.js';
+export { toLintFinding } from './to-lint-finding.js';
 export { changedSymbols, type ChangedSymbol } from './plan-lint-changes.js';
