@@ -15,9 +15,6 @@ import { workspaceLanguageService } from '../runtime/workspace-language-service.
 import { replaceWorkspaceRepoMap, workspaceRepoMap } from '../runtime/workspace-repo-map.js';
 import { lintBasisHolds, rememberLintBasis } from './lint-basis.js';
 
-/** The engine's resolution of the config's `lint.errors`, still exported where it used to live (its table test imports it here). */
-export { lintOptions };
-
 /**
  * Plan lint for review (planners' `lintForReview`, its `scan-failed` fallback included) wired to
  * the context: its scan, its language service, the config's `lint.errors`. The findings are
