@@ -10,6 +10,7 @@ import { WalCheckpointer } from './wal-checkpointer.js';
 import { createSecretRedactor } from '../secret-redactor.js';
 import { busyBackoff, type BusyBackoff } from './busy-backoff.js';
 import { storeEdgeDialect, type BusyNotice } from './store-edge-dialect.js';
+import { underSchemaChangeLock } from './schema-change-lock.js';
 
 /**
  * `synchronous` for SQLite. NORMAL in WAL mode survives a killed process (kill -9) with nothing
@@ -75,7 +76,9 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
     await db.destroy();
   };
   try {
-    await migrate(db, url);
+    // On PostgreSQL the migrator's look at the schema must not meet another process's migration
+    // of graphile-worker's (see schema-change-lock.ts); SQLite has no such processes to meet.
+    await (isPostgres ? underSchemaChangeLock(url, () => migrate(db, url)) : migrate(db, url));
   } catch (error) {
     await close().catch(() => undefined);
     throw error;

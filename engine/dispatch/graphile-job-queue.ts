@@ -1,5 +1,6 @@
 import type * as GraphileWorker from 'graphile-worker';
 import type { Logger, Runner, Task, WorkerUtils } from 'graphile-worker';
+import { underSchemaChangeLock } from '../db/schema-change-lock.js';
 import { NODE_TASK, nodeJobKeyPrefix, wakeTaskOf, type JobQueue, type NodeJob } from './job-queue.js';
 
 /**
@@ -15,30 +16,14 @@ async function graphileWorker(): Promise<typeof GraphileWorker & { quiet: Logger
 /** How often a runner looks for jobs when a LISTEN notification was missed (it is woken by NOTIFY otherwise). */
 const FALLBACK_POLL_MS = 1_000;
 
-/** The advisory lock key the queue's schema migration runs under ("dagent-q" in ASCII). */
-const MIGRATION_LOCK = 0x646167656e742d71n.toString();
-
-/** Runs `work` (which migrates graphile-worker's schema) while no other process of dagent does. */
-async function underMigrationLock<T>(connectionString: string, work: () => Promise<T>): Promise<T> {
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString });
-  await client.connect();
-  try {
-    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    return await work();
-  } finally {
-    // Ending the session releases its advisory lock, whether or not the unlock was reached.
-    await client.end();
-  }
-}
-
 /** The job queue on graphile-worker: jobs in the `graphile_worker` schema of the same database. */
 export async function createGraphileJobQueue(connectionString: string): Promise<JobQueue> {
   const { makeWorkerUtils, quiet } = await graphileWorker();
   // graphile-worker migrates its schema when its utilities are made, and its migrations are not
   // safe to run from several processes at once (a fleet starting on a fresh database races on
-  // `create schema`): one process at a time, under an advisory lock held on a connection of its own.
-  const utils: WorkerUtils = await underMigrationLock(connectionString, () => makeWorkerUtils({ connectionString, logger: quiet }));
+  // `create schema`), nor while another process's store looks at the schema (schema-change-lock.ts):
+  // under the lock that the store's migrations take too.
+  const utils: WorkerUtils = await underSchemaChangeLock(connectionString, () => makeWorkerUtils({ connectionString, logger: quiet }));
   return {
     async enqueueNode(job: NodeJob) {
       // One try: a node that fails is the scheduler's to retry (with its own attempt count), and a
@@ -92,6 +77,6 @@ export async function runQueueTasks(connectionString: string, tasks: Readonly<Re
   for (const [name, handler] of Object.entries(tasks)) taskList[name] = async (payload, helpers) => handler(payload, { id: helpers.job.id });
   const { run, quiet } = await graphileWorker();
   // A runner migrates the schema too, when it starts: under the same lock as the queue's utilities.
-  const runner: Runner = await underMigrationLock(connectionString, () => run({ connectionString, concurrency, taskList, noHandleSignals: true, pollInterval: FALLBACK_POLL_MS, logger: quiet }));
+  const runner: Runner = await underSchemaChangeLock(connectionString, () => run({ connectionString, concurrency, taskList, noHandleSignals: true, pollInterval: FALLBACK_POLL_MS, logger: quiet }));
   return { done: runner.promise, stop: () => runner.stop() };
 }
