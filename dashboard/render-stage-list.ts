@@ -47,9 +47,20 @@ export function stageRows(view: RunView, selected: string | null, width: number,
       ],
     });
     if (folded) continue;
-    for (const node of stage.nodes) rows.push({ nodeId: node.id, spans: nodeRow(view, node, { idWidth, width, now, asking: approvals.has(node.id), selected: node.id === selected }) });
+    // A row's text is made when it is read: a 200-node run shows some 35 rows a frame.
+    for (const node of stage.nodes) rows.push(lazyRow(node.id, () => nodeRow(view, node, { idWidth, width, now, asking: approvals.has(node.id), selected: node.id === selected })));
   }
   return rows;
+}
+
+function lazyRow(nodeId: string, render: () => Span[]): StageRow {
+  let spans: Span[] | undefined;
+  return {
+    nodeId,
+    get spans() {
+      return (spans ??= render());
+    },
+  };
 }
 
 function nodeRow(view: RunView, node: NodeView, options: { idWidth: number; width: number; now: number; asking: boolean; selected: boolean }): Span[] {

@@ -33,6 +33,8 @@ export interface RunFollower {
 export const DEFAULT_FOLLOW_POLL_MS = 50;
 const READ_BATCH = 2_000;
 export const EVENTS_NOTIFY_CHANNEL = 'dagent_events';
+/** PostgreSQL notifies once per insert statement: a read waits this long for the notifications that follow, and takes their events in one query. */
+const NOTIFY_COALESCE_MS = 40;
 
 /**
  * Follows a run's log by seq, from this process and from any other. Appends made in this process
@@ -86,11 +88,19 @@ export async function followRun(store: FollowedStore, runId: string, options: Fo
     return reading;
   };
   const pullQuietly = (): void => void pull().catch(() => undefined);
+  let soon: NodeJS.Timeout | undefined;
+  const pullSoon = (): void => {
+    if (soon !== undefined || stopped) return;
+    soon = setTimeout(() => {
+      soon = undefined;
+      pullQuietly();
+    }, NOTIFY_COALESCE_MS);
+  };
 
   const unsubscribe = runLog(store.db, runId).onAppend((events) => {
     if (reading !== undefined || !deliver(events)) pullQuietly();
   });
-  const stopListening = store.dialect === 'postgres' ? await listenPostgres(store.url, runId, pullQuietly) : undefined;
+  const stopListening = store.dialect === 'postgres' ? await listenPostgres(store.url, runId, pullSoon) : undefined;
   const watch = store.dialect === 'postgres' ? undefined : await sqliteDataVersion(store.db);
   const timer = setInterval(
     () => {
@@ -106,6 +116,7 @@ export async function followRun(store: FollowedStore, runId: string, options: Fo
     if (stopped) return;
     stopped = true;
     clearInterval(timer);
+    if (soon !== undefined) clearTimeout(soon);
     unsubscribe();
     options.signal.removeEventListener('abort', onAbort);
     await reading?.catch(() => undefined);

@@ -129,7 +129,9 @@ describe.skipIf(!hasTmux)('the dashboard in tmux, attached to a run going on in 
 
   it('follows a resize to 80×24', async () => {
     tmux('resize-window', '-t', SESSION, '-x', '80', '-y', '24');
-    const text = await until((shown) => shown.split('\n').filter((line) => line.includes('│')).length >= 5 && /…│/.test(shown) && !/.{81}/u.test(shown), 'the screen redrawn for 80 columns');
+    // Until the bottom lines are back: tmux cuts the old 120×40 frame to 80×24 before the redraw comes.
+    const redrawn = (shown: string): boolean => shown.split('\n').filter((line) => line.includes('│')).length >= 5 && /…│/.test(shown) && !/.{81}/u.test(shown) && shown.includes('run succeeded');
+    const text = await until(redrawn, 'the screen redrawn for 80 columns');
     expect(text.trimEnd().split('\n').length).toBeLessThanOrEqual(24);
     expect(text).toContain('Stage 1');
     // The last key's feedback stands where the key help was.
