@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runCli } from '../../helpers/cli-harness.js';
-import { killRunningClis, spawnCli, workspaceContents } from '../../helpers/crash-process.js';
+import { killRunningClis, spawnCli, workspaceContents, type CliProcess } from '../../helpers/crash-process.js';
 import { tempDir } from '../../helpers/temp-store.js';
 import { approvedRunOnNewDatabase, describeExit, gitInit, query, runStatus, until } from './fleet-harness.js';
 import { createFleetFixture, writeFleetPlanAndScript, writeFleetWorkspace, type FleetFixture } from './fleet-fixture.js';
@@ -49,9 +50,32 @@ async function succeededCount(fleet: Fleet): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
-async function holdsANode(fleet: Fleet, pid: number | undefined): Promise<boolean> {
-  const rows = await query<{ node_id: string }>(fleet.url, 'SELECT node_id FROM node_claims WHERE run_id = $1 AND pid = $2 AND released_at IS NULL', [fleet.runId, pid]);
+/** Whether the process holds a claim whose attempt has not committed its outcome (`attempt/finished` with the claim's token). */
+async function holdsAnUnfinishedNode(fleet: Fleet, pid: number | undefined): Promise<boolean> {
+  const rows = await query<{ node_id: string }>(
+    fleet.url,
+    `SELECT c.node_id FROM node_claims c WHERE c.run_id = $1 AND c.pid = $2 AND c.released_at IS NULL AND NOT EXISTS (
+       SELECT 1 FROM events e WHERE e.run_id = c.run_id AND e.node_id = c.node_id AND e.type = 'attempt/finished' AND (e.payload::jsonb ->> 'token')::int = c.token)`,
+    [fleet.runId, pid],
+  );
   return rows.length > 0;
+}
+
+/**
+ * Kills the worker with -9 at a moment it holds a node it has not finished, so that node must run
+ * again elsewhere: the worker is frozen (SIGSTOP) before it is looked at, so it cannot commit the
+ * node between the look and the kill; frozen at a moment it holds none, it is let go on and tried again.
+ */
+async function killWhileHoldingANode(fleet: Fleet, worker: CliProcess, others: readonly CliProcess[]): Promise<void> {
+  const pid = worker.child.pid;
+  await until('the first worker to be frozen holding an unfinished node', async () => {
+    worker.child.kill('SIGSTOP');
+    if (await holdsAnUnfinishedNode(fleet, pid)) return true;
+    worker.child.kill('SIGCONT');
+    await sleep(20);
+    return false;
+  }, STAGE_TIMEOUT_MS, others);
+  worker.child.kill('SIGKILL');
 }
 
 async function runStatusOf(fleet: Fleet): Promise<string> {
@@ -99,9 +123,9 @@ describe.skipIf(postgresUrl === '')('a fleet of worker processes on one PostgreS
     const scheduler = spawnCli(['run', fleet.runId, '--workers', ...fleet.flags], fleet.workspace, { timeLimitMs: PROCESS_TIME_LIMIT_MS });
     const everyone = [...workers, scheduler];
 
-    // Killed while it holds a node (on a busy machine it may hold none at a given moment): that node must run again elsewhere.
-    await until('15 nodes to succeed and the first worker to hold a node', async () => (await succeededCount(fleet)) >= 15 && (await holdsANode(fleet, workers[0]!.child.pid)), STAGE_TIMEOUT_MS, everyone);
-    workers[0]!.child.kill('SIGKILL');
+    // Killed while it holds a node it has not finished: that node must run again elsewhere.
+    await until('15 nodes to succeed', async () => (await succeededCount(fleet)) >= 15, STAGE_TIMEOUT_MS, everyone);
+    await killWhileHoldingANode(fleet, workers[0]!, everyone);
     await until('35 nodes to succeed', async () => (await succeededCount(fleet)) >= 35, STAGE_TIMEOUT_MS, everyone);
     scheduler.child.kill('SIGKILL');
     expect((await scheduler.exited).signal).toBe('SIGKILL');
@@ -136,9 +160,9 @@ describe.skipIf(postgresUrl === '')('a fleet of worker processes on one PostgreS
     const scheduler = spawnCli(['run', fleet.runId, '--workers', '--clone', ...fleet.flags], fleet.workspace, { timeLimitMs: PROCESS_TIME_LIMIT_MS });
     const everyone = [...workers, scheduler];
 
-    // Killed while it holds a node (on a busy machine it may hold none at a given moment): that node must run again elsewhere.
-    await until('15 nodes to succeed and the first worker to hold a node', async () => (await succeededCount(fleet)) >= 15 && (await holdsANode(fleet, workers[0]!.child.pid)), STAGE_TIMEOUT_MS, everyone);
-    workers[0]!.child.kill('SIGKILL');
+    // Killed while it holds a node it has not finished: that node must run again elsewhere.
+    await until('15 nodes to succeed', async () => (await succeededCount(fleet)) >= 15, STAGE_TIMEOUT_MS, everyone);
+    await killWhileHoldingANode(fleet, workers[0]!, everyone);
     await until('35 nodes to succeed', async () => (await succeededCount(fleet)) >= 35, STAGE_TIMEOUT_MS, everyone);
     scheduler.child.kill('SIGKILL');
     await scheduler.exited;
