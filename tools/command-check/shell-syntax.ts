@@ -1,13 +1,10 @@
 import { decodeAnsiC, matchingClose } from './shell-brackets.js';
-import type { ShellCommand, ShellRedirect, ShellScript, ShellWord } from './shell-script.js';
+import { ShellAssembler } from './shell-assembly.js';
+import type { ShellScript } from './shell-script.js';
 
 export type { ShellCommand, ShellPipeline, ShellRedirect, ShellScript, ShellWord } from './shell-script.js';
 
-const RESERVED_CONSTRUCTS: ReadonlySet<string> = new Set(['if', 'while', 'until', 'for', 'case', 'select', 'function', 'coproc']);
-const RESERVED_FILLERS: ReadonlySet<string> = new Set(['!', '{', '}', 'then', 'else', 'elif', 'fi', 'do', 'done', 'esac', 'time']);
 const REDIRECT_OPERATORS = ['<<<', '<<-', '<<', '<>', '<&', '<(', '<', '>>', '>|', '>&', '>(', '>'] as const;
-const HEREDOC_OPERATORS: ReadonlySet<string> = new Set(['<<', '<<-']);
-const ASSIGNMENT_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?$/;
 
 /**
  * Parses one command line (several lines, for here-documents and continuations) far enough to
@@ -18,44 +15,11 @@ export function parseShell(source: string): ShellScript {
   return new ShellParser(source).parse();
 }
 
-interface MutableWord {
-  text: string;
-  quoted: boolean;
-  expanded: boolean;
-  glob: boolean;
-  tilde: boolean;
-  substitutions: string[];
-  processSubstitution: boolean;
-  /** Only plain unquoted name characters so far: an `=` now makes it an assignment. */
-  plain: boolean;
-  assignment: boolean;
-}
-
-interface MutableCommand {
-  assignments: ShellWord[];
-  words: ShellWord[];
-  redirects: ShellRedirect[];
-}
-
-interface PendingHeredoc {
-  readonly delimiter: string;
-  readonly expand: boolean;
-  readonly stripTabs: boolean;
-}
-
+/** Reads the source character by character; what the characters make is up to the assembler. */
 class ShellParser {
   readonly #source: string;
   #index = 0;
-  readonly #pipelines: ShellCommand[][] = [];
-  #pipeline: ShellCommand[] = [];
-  #command: MutableCommand = { assignments: [], words: [], redirects: [] };
-  #word: MutableWord | undefined;
-  #redirect: { operator: string; fd?: number } | undefined;
-  readonly #heredocs: PendingHeredoc[] = [];
-  readonly #substitutions: string[] = [];
-  readonly #constructs = new Set<string>();
-  readonly #problems: string[] = [];
-  #background = false;
+  readonly #out = new ShellAssembler();
 
   constructor(source: string) {
     this.#source = source;
@@ -63,57 +27,33 @@ class ShellParser {
 
   parse(): ShellScript {
     while (this.#index < this.#source.length) this.#step();
-    this.#endPipeline();
-    return {
-      pipelines: this.#pipelines,
-      substitutions: this.#substitutions,
-      constructs: [...this.#constructs],
-      background: this.#background,
-      problems: this.#problems,
-    };
+    return this.#out.finish();
   }
 
   /** Substitutions inside text that is expanded like a double-quoted string (here-documents, `${…}`). */
   scanExpandedText(): { substitutions: string[]; problems: string[] } {
-    this.#word = newWord();
+    this.#out.startWord();
     this.#doubleQuoted(undefined);
-    return { substitutions: this.#substitutions, problems: this.#problems };
+    return this.#out.expandedTextFindings();
   }
 
+  /** One character, or the construct it opens. */
   #step(): void {
-    const source = this.#source;
-    const char = source[this.#index]!;
-    const next = source[this.#index + 1];
+    const char = this.#source[this.#index]!;
     switch (char) {
       case ' ':
       case '\t':
-        this.#endWord();
+        this.#out.endWord();
         this.#index += 1;
         return;
       case '\n':
-        this.#endPipeline();
-        this.#index += 1;
-        this.#readHeredocBodies();
+        this.#newline();
         return;
       case '#':
-        if (this.#word === undefined) {
-          const end = source.indexOf('\n', this.#index);
-          this.#index = end < 0 ? source.length : end;
-        } else {
-          this.#append('#', false);
-          this.#index += 1;
-        }
+        this.#hash();
         return;
       case '\\':
-        if (next === undefined) {
-          this.#append('\\', true);
-          this.#index += 1;
-        } else if (next === '\n') {
-          this.#index += 2;
-        } else {
-          this.#append(next, true);
-          this.#index += 2;
-        }
+        this.#backslash();
         return;
       case "'":
         this.#singleQuoted();
@@ -129,32 +69,13 @@ class ShellParser {
         this.#backtick();
         return;
       case ';':
-        this.#endPipeline();
-        if (next === ';' || next === '&') this.#constructs.add('case statement');
-        this.#index += next === ';' || next === '&' ? 2 : 1;
+        this.#semicolon();
         return;
       case '&':
-        if (next === '&') {
-          this.#endPipeline();
-          this.#index += 2;
-        } else if (next === '>') {
-          this.#endWord();
-          const append = source[this.#index + 2] === '>';
-          this.#startRedirect(append ? '&>>' : '&>', undefined, append ? 3 : 2);
-        } else {
-          this.#background = true;
-          this.#endPipeline();
-          this.#index += 1;
-        }
+        this.#ampersand();
         return;
       case '|':
-        if (next === '|') {
-          this.#endPipeline();
-          this.#index += 2;
-        } else {
-          this.#pipe();
-          this.#index += next === '&' ? 2 : 1;
-        }
+        this.#bar();
         return;
       case '<':
       case '>':
@@ -164,78 +85,111 @@ class ShellParser {
         this.#openParen();
         return;
       case ')':
-        this.#endPipeline();
-        this.#index += 1;
-        return;
-      case '*':
-      case '?':
-      case '[':
-        this.#append(char, false);
-        this.#word!.glob = true;
-        this.#index += 1;
-        return;
-      case '{':
-        this.#append(char, false);
-        if (next !== '}' && next !== undefined && !/\s/.test(next)) this.#word!.glob = true;
-        this.#index += 1;
-        return;
-      case '~':
-        if (this.#word === undefined) {
-          this.#append(char, false);
-          this.#word!.tilde = true;
-        } else {
-          this.#append(char, false);
-        }
-        this.#index += 1;
-        return;
-      case '=':
-        this.#append(char, false);
-        if (this.#word!.plain && ASSIGNMENT_NAME.test(this.#word!.text.slice(0, -1))) this.#word!.assignment = true;
-        this.#word!.plain = false;
+        this.#out.endPipeline();
         this.#index += 1;
         return;
       default:
-        this.#append(char, false);
-        if (!/[A-Za-z0-9_+[\]]/.test(char)) this.#word!.plain = false;
-        this.#index += 1;
+        this.#wordCharacter(char);
     }
   }
 
-  #append(text: string, quoted: boolean): void {
-    this.#word ??= newWord();
-    this.#word.text += text;
-    if (quoted) {
-      this.#word.quoted = true;
-      this.#word.plain = false;
+  /** A character that only adds to the current word, with what it tells about it. */
+  #wordCharacter(char: string): void {
+    const next = this.#source[this.#index + 1];
+    if (char === '*' || char === '?' || char === '[') this.#out.appendGlob(char);
+    else if (char === '{') {
+      if (next !== '}' && next !== undefined && !/\s/.test(next)) this.#out.appendGlob(char);
+      else this.#out.append(char, false);
+    } else if (char === '~') this.#out.appendTilde();
+    else if (char === '=') this.#out.appendEquals();
+    else this.#out.appendUnquoted(char);
+    this.#index += 1;
+  }
+
+  #newline(): void {
+    this.#out.endPipeline();
+    this.#index += 1;
+    this.#readHeredocBodies();
+  }
+
+  /** A comment to the end of the line, unless inside a word. */
+  #hash(): void {
+    if (this.#out.inWord) {
+      this.#out.append('#', false);
+      this.#index += 1;
+      return;
+    }
+    const end = this.#source.indexOf('\n', this.#index);
+    this.#index = end < 0 ? this.#source.length : end;
+  }
+
+  #backslash(): void {
+    const next = this.#source[this.#index + 1];
+    if (next === undefined) {
+      this.#out.append('\\', true);
+      this.#index += 1;
+    } else if (next === '\n') {
+      this.#index += 2;
+    } else {
+      this.#out.append(next, true);
+      this.#index += 2;
     }
   }
 
-  #markExpanded(raw: string, substitution?: string): void {
-    this.#append(raw, false);
-    const word = this.#word!;
-    word.expanded = true;
-    word.plain = false;
-    if (substitution !== undefined) {
-      word.substitutions.push(substitution);
-      this.#substitutions.push(substitution);
+  /** `;`, or `;;` / `;&` which end a case branch. */
+  #semicolon(): void {
+    const next = this.#source[this.#index + 1];
+    const caseBranch = next === ';' || next === '&';
+    this.#out.endPipeline();
+    if (caseBranch) this.#out.addConstruct('case statement');
+    this.#index += caseBranch ? 2 : 1;
+  }
+
+  /** `&&`, `&>` / `&>>` (both outputs redirected), or `&` (in the background). */
+  #ampersand(): void {
+    const next = this.#source[this.#index + 1];
+    if (next === '&') {
+      this.#out.endPipeline();
+      this.#index += 2;
+    } else if (next === '>') {
+      this.#out.endWord();
+      const append = this.#source[this.#index + 2] === '>';
+      this.#out.startRedirect(append ? '&>>' : '&>', undefined);
+      this.#index += append ? 3 : 2;
+    } else {
+      this.#out.markBackground();
+      this.#out.endPipeline();
+      this.#index += 1;
+    }
+  }
+
+  /** `||`, or a pipe (`|` or `|&`). */
+  #bar(): void {
+    const next = this.#source[this.#index + 1];
+    if (next === '|') {
+      this.#out.endPipeline();
+      this.#index += 2;
+    } else {
+      this.#out.pipe();
+      this.#index += next === '&' ? 2 : 1;
     }
   }
 
   #singleQuoted(): void {
     const end = this.#source.indexOf("'", this.#index + 1);
     if (end < 0) {
-      this.#problems.push('unterminated single quote');
-      this.#append(this.#source.slice(this.#index + 1), true);
+      this.#out.addProblems('unterminated single quote');
+      this.#out.append(this.#source.slice(this.#index + 1), true);
       this.#index = this.#source.length;
       return;
     }
-    this.#append(this.#source.slice(this.#index + 1, end), true);
+    this.#out.append(this.#source.slice(this.#index + 1, end), true);
     this.#index = end + 1;
   }
 
   /** From just after an opening `"` to its closing one (or to the end when `terminator` is undefined). */
   #doubleQuoted(terminator: '"' | undefined): void {
-    this.#append('', true);
+    this.#out.append('', true);
     const source = this.#source;
     while (this.#index < source.length) {
       const char = source[this.#index]!;
@@ -243,80 +197,87 @@ class ShellParser {
         this.#index += 1;
         return;
       }
-      if (char === '\\') {
-        const next = source[this.#index + 1];
-        if (next === '\n') this.#index += 2;
-        else if (next !== undefined && '$`"\\'.includes(next)) {
-          this.#append(next, true);
-          this.#index += 2;
-        } else {
-          this.#append('\\', true);
-          this.#index += 1;
-        }
-      } else if (char === '$') {
-        this.#dollar();
-      } else if (char === '`') {
-        this.#backtick();
-      } else {
-        this.#append(char, true);
+      if (char === '\\') this.#backslashInDoubleQuotes();
+      else if (char === '$') this.#dollar();
+      else if (char === '`') this.#backtick();
+      else {
+        this.#out.append(char, true);
         this.#index += 1;
       }
     }
-    if (terminator !== undefined) this.#problems.push('unterminated double quote');
+    if (terminator !== undefined) this.#out.addProblems('unterminated double quote');
+  }
+
+  /** Inside double quotes a backslash escapes only `$`, `` ` ``, `"`, `\` and a newline. */
+  #backslashInDoubleQuotes(): void {
+    const next = this.#source[this.#index + 1];
+    if (next === '\n') this.#index += 2;
+    else if (next !== undefined && '$`"\\'.includes(next)) {
+      this.#out.append(next, true);
+      this.#index += 2;
+    } else {
+      this.#out.append('\\', true);
+      this.#index += 1;
+    }
   }
 
   #dollar(): void {
     const source = this.#source;
     const start = this.#index;
     const next = source[start + 1];
-    if (next === '(') {
-      const end = matchingClose(source, start + 1);
-      if (end < 0) return this.#unterminated('$(');
-      if (source[start + 2] === '(') {
-        this.#constructs.add('arithmetic expansion');
-        const inner = source.slice(start + 3, end - 1);
-        for (const substitution of substitutionsInExpandedText(inner, this.#problems)) this.#markExpanded('', substitution);
-        this.#markExpanded(source.slice(start, end + 1));
-      } else {
-        const inner = source.slice(start + 2, end);
-        this.#markExpanded(source.slice(start, end + 1), inner);
-      }
-      this.#index = end + 1;
-      return;
-    }
-    if (next === '{') {
-      const end = matchingClose(source, start + 1);
-      if (end < 0) return this.#unterminated('${');
-      const inner = source.slice(start + 2, end);
-      for (const substitution of substitutionsInExpandedText(inner, this.#problems)) this.#markExpanded('', substitution);
-      this.#markExpanded(source.slice(start, end + 1));
-      this.#index = end + 1;
-      return;
-    }
-    if (next === "'") {
-      this.#ansiCQuoted();
-      return;
-    }
+    if (next === '(') return this.#dollarParen();
+    if (next === '{') return this.#dollarBrace();
+    if (next === "'") return this.#ansiCQuoted();
     if (next === '"') {
       this.#index += 2;
-      this.#doubleQuoted('"');
-      return;
+      return this.#doubleQuoted('"');
     }
     const name = /^(?:[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])/.exec(source.slice(start + 1));
     if (name === null) {
-      this.#append('$', false);
+      this.#out.append('$', false);
       this.#index += 1;
       return;
     }
-    this.#markExpanded(`$${name[0]}`);
+    this.#out.markExpanded(`$${name[0]}`);
     this.#index = start + 1 + name[0].length;
+  }
+
+  /** `$(…)`, a command substitution, or `$((…))`, arithmetic. */
+  #dollarParen(): void {
+    const source = this.#source;
+    const start = this.#index;
+    const end = matchingClose(source, start + 1);
+    if (end < 0) return this.#unterminated('$(');
+    if (source[start + 2] === '(') {
+      this.#out.addConstruct('arithmetic expansion');
+      this.#markInnerSubstitutions(source.slice(start + 3, end - 1));
+      this.#out.markExpanded(source.slice(start, end + 1));
+    } else {
+      this.#out.markExpanded(source.slice(start, end + 1), source.slice(start + 2, end));
+    }
+    this.#index = end + 1;
+  }
+
+  /** `${…}`: a parameter expansion, with any substitutions inside it. */
+  #dollarBrace(): void {
+    const source = this.#source;
+    const start = this.#index;
+    const end = matchingClose(source, start + 1);
+    if (end < 0) return this.#unterminated('${');
+    this.#markInnerSubstitutions(source.slice(start + 2, end));
+    this.#out.markExpanded(source.slice(start, end + 1));
+    this.#index = end + 1;
+  }
+
+  #markInnerSubstitutions(text: string): void {
+    for (const substitution of substitutionsInExpandedText(text, this.#out)) this.#out.markExpanded('', substitution);
   }
 
   /** `$'…'`: bash's C-style string; decoded so `$'\\x72m'` reads as `rm`. */
   #ansiCQuoted(): void {
     const { text, end } = decodeAnsiC(this.#source, this.#index + 2);
-    if (end >= this.#source.length) this.#problems.push("unterminated $'…' string");
-    this.#append(text, true);
+    if (end >= this.#source.length) this.#out.addProblems("unterminated $'…' string");
+    this.#out.append(text, true);
     this.#index = end + 1;
   }
 
@@ -334,13 +295,13 @@ class ShellParser {
       }
     }
     if (index >= source.length) return this.#unterminated('`');
-    this.#markExpanded(source.slice(this.#index, index + 1), inner);
+    this.#out.markExpanded(source.slice(this.#index, index + 1), inner);
     this.#index = index + 1;
   }
 
   #unterminated(opening: string): void {
-    this.#problems.push(`unterminated ${opening}`);
-    this.#markExpanded(this.#source.slice(this.#index));
+    this.#out.addProblems(`unterminated ${opening}`);
+    this.#out.markExpanded(this.#source.slice(this.#index));
     this.#index = this.#source.length;
   }
 
@@ -350,104 +311,29 @@ class ShellParser {
     if (operator === '<(' || operator === '>(') {
       const end = matchingClose(source, this.#index + 1);
       if (end < 0) return this.#unterminated(operator);
-      this.#markExpanded(source.slice(this.#index, end + 1), source.slice(this.#index + 2, end));
-      this.#word!.processSubstitution = true;
+      this.#out.markExpanded(source.slice(this.#index, end + 1), source.slice(this.#index + 2, end));
+      this.#out.markProcessSubstitution();
       this.#index = end + 1;
       return;
     }
-    let fd: number | undefined;
-    const word = this.#word;
-    if (word !== undefined && /^\d+$/.test(word.text) && !word.quoted && !word.expanded) {
-      fd = Number(word.text);
-      this.#word = undefined;
-    } else {
-      this.#endWord();
-    }
-    this.#startRedirect(operator, fd, operator.length);
-  }
-
-  #startRedirect(operator: string, fd: number | undefined, length: number): void {
-    if (this.#redirect !== undefined) this.#problems.push(`redirection ${this.#redirect.operator} without a target`);
-    this.#redirect = fd === undefined ? { operator } : { operator, fd };
-    this.#index += length;
+    this.#out.startRedirect(operator, this.#out.takeFileDescriptor());
+    this.#index += operator.length;
   }
 
   #openParen(): void {
-    const word = this.#word;
-    if (word !== undefined || (this.#command.words.length > 0 && this.#source.slice(this.#index).match(/^\(\s*\)/) !== null)) {
-      this.#constructs.add('function definition');
+    if (this.#out.inWord || (this.#out.commandHasWords && this.#source.slice(this.#index).match(/^\(\s*\)/) !== null)) {
+      this.#out.addConstruct('function definition');
     } else {
-      this.#constructs.add(this.#source[this.#index + 1] === '(' ? 'arithmetic command' : 'subshell');
+      this.#out.addConstruct(this.#source[this.#index + 1] === '(' ? 'arithmetic command' : 'subshell');
     }
-    this.#endPipeline();
+    this.#out.endPipeline();
     this.#index += 1;
-  }
-
-  #pipe(): void {
-    this.#endWord();
-    const empty = this.#command.words.length === 0 && this.#command.assignments.length === 0 && this.#command.redirects.length === 0;
-    if (empty) this.#problems.push('a pipe without a command before it');
-    this.#endCommand();
-  }
-
-  #endWord(): void {
-    const word = this.#word;
-    if (word === undefined) return;
-    this.#word = undefined;
-    const frozen: ShellWord = {
-      text: word.text,
-      quoted: word.quoted,
-      expanded: word.expanded,
-      glob: word.glob,
-      tilde: word.tilde,
-      substitutions: word.substitutions,
-      processSubstitution: word.processSubstitution,
-    };
-    const redirect = this.#redirect;
-    if (redirect !== undefined) {
-      this.#redirect = undefined;
-      this.#command.redirects.push({ ...redirect, target: frozen });
-      if (HEREDOC_OPERATORS.has(redirect.operator)) {
-        this.#heredocs.push({ delimiter: frozen.text, expand: !frozen.quoted, stripTabs: redirect.operator === '<<-' });
-      }
-      return;
-    }
-    const command = this.#command;
-    if (command.words.length === 0 && word.assignment) {
-      command.assignments.push(frozen);
-      return;
-    }
-    if (command.words.length === 0 && !frozen.quoted && !frozen.expanded) {
-      if (RESERVED_CONSTRUCTS.has(frozen.text)) {
-        this.#constructs.add(`${frozen.text} statement`);
-        return;
-      }
-      if (RESERVED_FILLERS.has(frozen.text)) return;
-    }
-    command.words.push(frozen);
-  }
-
-  #endCommand(): void {
-    this.#endWord();
-    if (this.#redirect !== undefined) {
-      this.#problems.push(`redirection ${this.#redirect.operator} without a target`);
-      this.#redirect = undefined;
-    }
-    const command = this.#command;
-    if (command.words.length > 0 || command.assignments.length > 0 || command.redirects.length > 0) this.#pipeline.push(command);
-    this.#command = { assignments: [], words: [], redirects: [] };
-  }
-
-  #endPipeline(): void {
-    this.#endCommand();
-    if (this.#pipeline.length > 0) this.#pipelines.push(this.#pipeline);
-    this.#pipeline = [];
   }
 
   /** After a newline: the bodies of here-documents opened on the line just ended. */
   #readHeredocBodies(): void {
     const source = this.#source;
-    for (const heredoc of this.#heredocs.splice(0)) {
+    for (const heredoc of this.#out.takeHeredocs()) {
       let body = '';
       while (this.#index < source.length) {
         const end = source.indexOf('\n', this.#index);
@@ -456,18 +342,14 @@ class ShellParser {
         if ((heredoc.stripTabs ? line.replace(/^\t+/, '') : line) === heredoc.delimiter) break;
         body += `${line}\n`;
       }
-      if (heredoc.expand) this.#substitutions.push(...substitutionsInExpandedText(body, this.#problems));
+      if (heredoc.expand) this.#out.addSubstitutions(substitutionsInExpandedText(body, this.#out));
     }
   }
 }
 
-function newWord(): MutableWord {
-  return { text: '', quoted: false, expanded: false, glob: false, tilde: false, substitutions: [], processSubstitution: false, plain: true, assignment: false };
-}
-
-/** Substitutions inside text expanded like a double-quoted string. */
-function substitutionsInExpandedText(text: string, problems: string[]): string[] {
+/** Substitutions inside text expanded like a double-quoted string; its problems go to `out`. */
+function substitutionsInExpandedText(text: string, out: ShellAssembler): string[] {
   const scanned = new ShellParser(text).scanExpandedText();
-  problems.push(...scanned.problems);
+  out.addProblems(...scanned.problems);
   return scanned.substitutions;
 }
