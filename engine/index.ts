@@ -110,24 +110,24 @@ export type { ScheduleMode } from './scheduler/schedule-options.js';
 export { runSchedule } from './scheduler/scheduler.js';
 
 // Runs: the run store, plans of a run, planning, running, the folded run view.
-export { applyPlanPatch } from './run/apply-plan-patch.js';
-export { processStartTime } from './run/earlier-commands.js';
-export { endRun } from './run/end-run.js';
-export { DEFAULT_ROLES, type NodeRuntime, type ResolvedModel } from './run/execute-plan-node.js';
-export { executeReactRun } from './run/execute-react-run.js';
-export { appendNodeTransitions } from './run/node-projection.js';
-export { planChangeSummary } from './run/plan-change-summary.js';
-export type { PlanLinter } from './run/plan-linter.js';
-export { PLAN_LINT_EVENT_TYPES, approvalAllowances, recordedLint } from './run/plan-lint-record.js';
-export { approvePlan, currentPlan, planVersion, rejectPlan, savePlan, type StoredPlan } from './run/plan-store.js';
-export { planTask } from './run/plan-task.js';
-export type { AmendInput, CompletedNode, PlanInput, Planner, PlanPatch, ReplanTrigger } from './run/planner.js';
-export { executeRun, type RemoteAttempts, type RunResult, type RunSettings } from './run/run-controller.js';
-export { claimRun, RunClaimedError, type RunLease } from './run/run-lease.js';
-export { runOwner, type RunOwner } from './run/run-owner.js';
-export { RunNotRunningError, cancelRun, requestCancel, type CancelOutcome } from './run/cancel-run.js';
-export { isTerminalRunStatus } from './run/run-status.js';
-export { createRun, getRun, listRuns, type RunRecord } from './run/run-store.js';
+export { applyPlanPatch } from './run/orchestration/apply-plan-patch.js';
+export { processStartTime } from './run/orchestration/earlier-commands.js';
+export { endRun } from './run/storage/end-run.js';
+export { DEFAULT_ROLES, type NodeRuntime, type ResolvedModel } from './run/orchestration/execute-plan-node.js';
+export { executeReactRun } from './run/orchestration/execute-react-run.js';
+export { appendNodeTransitions } from './run/storage/node-projection.js';
+export { planChangeSummary } from './run/views/plan-change-summary.js';
+export type { PlanLinter } from './plan/plan-linter.js';
+export { PLAN_LINT_EVENT_TYPES, approvalAllowances, recordedLint } from './run/views/plan-lint-record.js';
+export { approvePlan, currentPlan, planVersion, rejectPlan, savePlan, type StoredPlan } from './run/storage/plan-store.js';
+export { planTask } from './run/orchestration/plan-task.js';
+export type { AmendInput, CompletedNode, PlanInput, Planner, PlanPatch, ReplanTrigger } from './plan/planner.js';
+export { executeRun, type RemoteAttempts, type RunResult, type RunSettings } from './run/orchestration/run-controller.js';
+export { claimRun, RunClaimedError, type RunLease } from './run/ownership/run-lease.js';
+export { runOwner, type RunOwner } from './run/ownership/run-owner.js';
+export { RunNotRunningError, cancelRun, requestCancel, type CancelOutcome } from './run/ownership/cancel-run.js';
+export { isTerminalRunStatus } from './run/storage/run-status.js';
+export { createRun, getRun, listRuns, type RunRecord } from './run/storage/run-store.js';
 export {
   emptyRunView,
   foldRunView,
@@ -137,8 +137,8 @@ export {
   type NodeViewStatus,
   type PendingApproval,
   type RunView,
-} from './run/run-view.js';
-export { waitForRun } from './run/wait-for-run.js';
+} from './run/views/run-view.js';
+export { waitForRun } from './run/ownership/wait-for-run.js';
 
 // Snapshots: per-node file snapshots, diff and revert.
 export { renderFileDiff, type FileDiff, type RunDiff } from './snapshots/file-diff-render.js';

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { WriteScope } from '../agent/tool-runtime.js';
 import { DagentError } from '../errors.js';
-import type { NodeFiles } from '../run/node-files.js';
+import type { NodeFiles } from '../run/orchestration/node-files.js';
 import { createWriteSet, writeSetRefusal } from '../snapshots/index.js';
 
 const run = promisify(execFile);

@@ -5,8 +5,8 @@ import type { ClaimFence } from '../agent/tool-runtime.js';
 import { dialectOf } from '../../migrations/index.js';
 import type { Database, NodeClaimsTable } from '../db/database.js';
 import { DagentError } from '../errors.js';
-import { immediateTransaction } from '../run/immediate-transaction.js';
-import { isHolderAlive } from '../run/lease-holder.js';
+import { immediateTransaction } from '../run/storage/immediate-transaction.js';
+import { isHolderAlive } from '../run/ownership/lease-holder.js';
 
 /** A worker renews its claim of a node every quarter of this; an unrenewed claim is lost after it. */
 export const DEFAULT_NODE_CLAIM_TTL_MS = 15_000;

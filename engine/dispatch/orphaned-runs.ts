@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
-import { readLeaseHolder } from '../run/lease-holder.js';
+import { readLeaseHolder } from '../run/ownership/lease-holder.js';
 
 /**
  * Runs dispatched to workers (`dispatch/started` in their log) that are still running but whose

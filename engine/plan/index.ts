@@ -28,3 +28,5 @@ export {
 export { analyzePlan, type AnalyzePlanOptions, type PlanAnalysis, type PlanLintFinding } from './plan-analysis.js';
 export { amendPlan, type AppendAndRewire, type PlanAmendment } from './amend-plan.js';
 export { MAX_REPLANS, REPLAN_PROGRESS_THRESHOLD, replanDecision, type ReplanDecision, type ReplanInput } from './replan-decision.js';
+export type { AmendInput, CompletedNode, PlanInput, PlanPatch, Planner, ReplanTrigger } from './planner.js';
+export type { PlanLinter } from './plan-linter.js';

@@ -1,5 +1,12 @@
-export { IllegalRunTransitionError, RUN_STATUSES, isRunStatus, isTerminalRunStatus, transitionRun, type RunStatus } from './run-status.js';
-export { createRun, getRun, listRuns, runFromRow, type CreateRunInput, type RunMode, type RunRecord } from './run-store.js';
+/**
+ * Runs, by idea: storage/ (the run and plan rows, the node projection, ending a run), ownership/
+ * (leases, the run's owner, waiting on and cancelling a run), views/ (pure folds of the log: the
+ * run view, node states, reported work), orchestration/ (the run controller, planning a task, a
+ * node's attempt). Arrows point down that list: orchestration → views/ownership → storage.
+ * The Planner and PlanLinter interfaces live beside the plan, in engine/plan.
+ */
+export { IllegalRunTransitionError, RUN_STATUSES, isRunStatus, isTerminalRunStatus, transitionRun, type RunStatus } from './storage/run-status.js';
+export { createRun, getRun, listRuns, runFromRow, type CreateRunInput, type RunMode, type RunRecord } from './storage/run-store.js';
 export {
   RUN_VIEW_EVENT_TYPES,
   emptyRunView,
@@ -14,8 +21,8 @@ export {
   type ReportedWork,
   type RunView,
   type TokenTotals,
-} from './run-view.js';
-export { planChangeSummary } from './plan-change-summary.js';
+} from './views/run-view.js';
+export { planChangeSummary } from './views/plan-change-summary.js';
 export {
   MIN_APPROVED_HASH_CHARS,
   NoPlanError,
@@ -32,24 +39,22 @@ export {
   type SavePlanInput,
   type SavedPlan,
   type StoredPlan,
-} from './plan-store.js';
-export { applyPlanPatch, missedWorkNode, type PatchContext } from './apply-plan-patch.js';
-export { processStartTime, stopEarlierCommands } from './earlier-commands.js';
-export { unkeptPromise, type NodeAction, type NodeOutcomeInput } from './node-outcome.js';
-export { DEFAULT_ROLES, commandFailure, executePlanNode, type NodeAttempt, type NodeAttemptResult, type NodeRuntime, type ResolvedModel, type RolePrompt } from './execute-plan-node.js';
-export type { NodeFiles } from './node-files.js';
-export { NODE_SYSTEM_SECTIONS, handoffMessage, nodeInstruction } from './node-prompt.js';
-export type { AmendInput, CompletedNode, PlanInput, PlanPatch, Planner, ReplanTrigger } from './planner.js';
-export type { PlanLinter } from './plan-linter.js';
-export { DEFAULT_RUN_SETTINGS, changedCommandNodes, executeRun, type ExecuteRunOptions, type RemoteAttempts, type NodeResult, type RunResult, type RunSettings } from './run-controller.js';
-export { appendNodeTransitions, nodeTransitionDrafts, writeNodeProjection, type DescribedResult, type NodeTotals, type ProjectionContext } from './node-projection.js';
-export { endRun, type RunEnding } from './end-run.js';
-export { REACT_NODE_ID, REACT_SYSTEM_SECTIONS, executeReactRun, type ExecuteReactRunOptions } from './execute-react-run.js';
-export { planTask, type PlanTaskOptions } from './plan-task.js';
-export { runOwner, type RunOwner } from './run-owner.js';
-export { DEFAULT_RUN_LEASE_TTL_MS, RunClaimedError, RunLease, claimRun, type ClaimRunOptions } from './run-lease.js';
-export { isHolderAlive, isProcessAlive, leaseHolderOf, readLeaseHolder, type LeaseHolder } from './lease-holder.js';
-export { waitForRun, type WaitForRunOptions } from './wait-for-run.js';
-export { immediateTransaction } from './immediate-transaction.js';
-export { NODE_TRANSITION_EVENT_TYPES, nodeEventDraft } from './node-event.js';
-export { nodeStatesFromEvents, type FoldedNodeState } from './node-states.js';
+} from './storage/plan-store.js';
+export { applyPlanPatch, missedWorkNode, type PatchContext } from './orchestration/apply-plan-patch.js';
+export { processStartTime, stopEarlierCommands } from './orchestration/earlier-commands.js';
+export { unkeptPromise, type NodeAction, type NodeOutcomeInput } from './orchestration/node-outcome.js';
+export { DEFAULT_ROLES, commandFailure, executePlanNode, type NodeAttempt, type NodeAttemptResult, type NodeRuntime, type ResolvedModel, type RolePrompt } from './orchestration/execute-plan-node.js';
+export type { NodeFiles } from './orchestration/node-files.js';
+export { NODE_SYSTEM_SECTIONS, handoffMessage, nodeInstruction } from './orchestration/node-prompt.js';
+export { DEFAULT_RUN_SETTINGS, changedCommandNodes, executeRun, type ExecuteRunOptions, type RemoteAttempts, type NodeResult, type RunResult, type RunSettings } from './orchestration/run-controller.js';
+export { appendNodeTransitions, nodeTransitionDrafts, writeNodeProjection, type DescribedResult, type NodeTotals, type ProjectionContext } from './storage/node-projection.js';
+export { endRun, type RunEnding } from './storage/end-run.js';
+export { REACT_NODE_ID, REACT_SYSTEM_SECTIONS, executeReactRun, type ExecuteReactRunOptions } from './orchestration/execute-react-run.js';
+export { planTask, type PlanTaskOptions } from './orchestration/plan-task.js';
+export { runOwner, type RunOwner } from './ownership/run-owner.js';
+export { DEFAULT_RUN_LEASE_TTL_MS, RunClaimedError, RunLease, claimRun, type ClaimRunOptions } from './ownership/run-lease.js';
+export { isHolderAlive, isProcessAlive, leaseHolderOf, readLeaseHolder, type LeaseHolder } from './ownership/lease-holder.js';
+export { waitForRun, type WaitForRunOptions } from './ownership/wait-for-run.js';
+export { immediateTransaction } from './storage/immediate-transaction.js';
+export { NODE_TRANSITION_EVENT_TYPES, nodeEventDraft } from './storage/node-event.js';
+export { nodeStatesFromEvents, type FoldedNodeState } from './views/node-states.js';

@@ -1,5 +1,5 @@
 import type { WriteScope } from '../../engine/index.js';
-import type { NodeFiles } from '../../engine/run/node-files.js';
+import type { NodeFiles } from '../../engine/run/orchestration/node-files.js';
 
 /** A recording in-memory NodeFiles: every begin, end and restore is kept in `calls`. */
 export class FakeNodeFiles implements NodeFiles {

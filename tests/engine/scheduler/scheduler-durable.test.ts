@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EventLog, createRun, runSchedule, type EventDraft, type NodeTransition, type Store } from '../../../engine/index.js';
-import { nodeEventDraft } from '../../../engine/run/node-event.js';
-import { nodeStatesFromEvents } from '../../../engine/run/node-states.js';
+import { nodeEventDraft } from '../../../engine/run/storage/node-event.js';
+import { nodeStatesFromEvents } from '../../../engine/run/views/node-states.js';
 import type { NodeStatus } from '../../../engine/scheduler/node-status.js';
 import { openTempStore } from '../../helpers/temp-store.js';
 import { createHarness, node } from './schedule-harness.js';

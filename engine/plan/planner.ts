@@ -1,0 +1,43 @@
+import type { Plan, PlanNode } from './plan-schema.js';
+
+/** What a finished node handed over. */
+export interface CompletedNode {
+  readonly nodeId: string;
+  readonly result: string;
+  readonly filesChanged: readonly string[];
+}
+
+/** Why the plan needs amending. */
+export type ReplanTrigger =
+  | { readonly kind: 'failure'; readonly nodeId: string; readonly error: string }
+  | { readonly kind: 'missed-work'; readonly nodeId: string; readonly title: string; readonly files: readonly string[]; readonly reason: string };
+
+export interface PlanInput {
+  readonly runId: string;
+  readonly task: string;
+  readonly workspace: string;
+  /** Workspace-relative paths the task named with `@path`, to be read with tools. */
+  readonly paths: readonly string[];
+  readonly signal: AbortSignal;
+}
+
+export interface AmendInput {
+  readonly runId: string;
+  readonly task: string;
+  readonly workspace: string;
+  readonly plan: Plan;
+  /** `full`: a whole new plan; `append`: only nodes for the missed or failed work. */
+  readonly mode: 'full' | 'append';
+  readonly trigger: ReplanTrigger;
+  readonly completed: readonly CompletedNode[];
+  readonly signal: AbortSignal;
+}
+
+/** An amendment from a planner: nodes to append (the engine rewires), or a whole new plan. */
+export type PlanPatch = { readonly kind: 'append'; readonly nodes: readonly PlanNode[] } | { readonly kind: 'replace'; readonly plan: Plan };
+
+/** Turns a task into a plan, and amends a plan when the replanning rules ask for it. */
+export interface Planner {
+  plan(input: PlanInput): Promise<Plan>;
+  amend(input: AmendInput): Promise<PlanPatch>;
+}

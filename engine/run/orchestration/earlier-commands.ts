@@ -1,0 +1,69 @@
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import type { SessionEvent } from '../../session/event-types.js';
+
+/** How long an earlier command's process group gets to go after SIGKILL before resume gives up. */
+const KILL_WAIT_MS = 5_000;
+const POLL_MS = 50;
+
+/** The start time of a process (clock ticks since boot, from /proc), which tells a pid from its reuse; null where /proc is missing. */
+export function processStartTime(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Before a resumed run restarts its nodes, every command an earlier process of the run started on
+ * this host and that still runs (same pid, same start time) is killed with its process group, and
+ * waited for: its effects must not land after the node's files were put back. Commands in the OS
+ * sandbox die with dagent (`--die-with-parent`); this covers `--no-sandbox` and platforms without it.
+ * Returns the pids it stopped; throws when one outlives SIGKILL.
+ */
+export async function stopEarlierCommands(events: readonly SessionEvent<'command/started'>[]): Promise<number[]> {
+  const stopped: number[] = [];
+  for (const event of events) {
+    const { pid, host, startTime } = event.payload;
+    if (host !== hostname() || pid === process.pid || !stillTheSameProcess(pid, startTime)) continue;
+    signalGroup(pid, 'SIGKILL');
+    for (let waited = 0; stillTheSameProcess(pid, startTime) && waited < KILL_WAIT_MS; waited += POLL_MS) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    if (stillTheSameProcess(pid, startTime)) {
+      throw new Error(`a command of node ${event.nodeId ?? '?'} from an earlier attempt (pid ${pid}) is still running after SIGKILL; stop it, then resume`);
+    }
+    stopped.push(pid);
+  }
+  return stopped;
+}
+
+/** Alive (not a zombie), and — where the start time was recorded — the very process that was started. */
+function stillTheSameProcess(pid: number, startTime: string | null): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return startTime === null;
+  }
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  if (fields[0] === 'Z') return false;
+  return startTime === null || fields[19] === startTime;
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // gone meanwhile
+    }
+  }
+}

@@ -1,0 +1,215 @@
+import type { AgentCompactor } from '../../agent/agent-compactor.js';
+import { runAgent } from '../../agent/run-agent.js';
+import type { AgentLimits } from '../../agent/stop-conditions.js';
+import type { Approver, ToolResult, ToolRuntime, WriteScope } from '../../agent/tool-runtime.js';
+import { SystemPrompt, type ContextProvider, type PromptSection } from '../../context/system-prompt.js';
+import { errorMessage } from '../../errors.js';
+import type { ModelProvider, StreamPart, Usage } from '../../model/model-provider.js';
+import type { Plan, PlanNode, PlanNodeKind } from '../../plan/plan-schema.js';
+import type { Session } from '../../session/session.js';
+import { NODE_SYSTEM_SECTIONS, nodeInstruction } from './node-prompt.js';
+import type { NodeAction } from './node-outcome.js';
+
+export interface ResolvedModel {
+  readonly provider: ModelProvider;
+  readonly model: string;
+  readonly price?: (usage: Usage) => number;
+  readonly compactor?: AgentCompactor;
+}
+
+export interface RolePrompt {
+  readonly prompt: string;
+  readonly model?: string;
+}
+
+/** Everything a node needs besides its own data; built once per run by the composition root. */
+export interface NodeRuntime {
+  readonly workspace: string;
+  readonly tools: ToolRuntime;
+  readonly approver: Approver;
+  /** A node's model override (`provider:model`), or the run's model when undefined. */
+  resolveModel(modelId: string | undefined): ResolvedModel;
+  readonly roles?: Readonly<Record<string, RolePrompt>>;
+  /** More static sections for every node (e.g. project memory files). Shared byte for byte. */
+  readonly sections?: readonly PromptSection[];
+  readonly contexts?: readonly ContextProvider[];
+  /** Dynamic contexts that depend on the node, e.g. long-term memories recalled for its instruction. */
+  contextsFor?(node: PlanNode, instruction: string): readonly ContextProvider[];
+  readonly limits?: Partial<AgentLimits>;
+  readonly toolBatchTimeoutMs?: number;
+  /** Tool names a node of this kind may use when the plan names none; undefined: every tool. */
+  defaultTools(kind: PlanNodeKind): readonly string[] | undefined;
+  readonly commandTimeoutMs?: number;
+  readonly onPart?: (nodeId: string, part: StreamPart) => void;
+}
+
+export interface NodeAttempt {
+  readonly runId: string;
+  readonly plan: Plan;
+  readonly node: PlanNode;
+  readonly attempt: number;
+  /** A fresh surface for this attempt. */
+  readonly session: Session;
+  readonly handoffs: readonly string[];
+  readonly writeScope: WriteScope;
+  readonly signal: AbortSignal;
+}
+
+export type NodeAttemptResult =
+  /** `actions`: the node's tool calls, for the checks of `unkeptPromise` once its changed files are known. */
+  | { readonly status: 'succeeded'; readonly answer: string; readonly actions?: readonly NodeAction[] }
+  | { readonly status: 'failed'; readonly error: string; readonly retryable: boolean };
+
+export const DEFAULT_ROLES: Readonly<Record<string, RolePrompt>> = {
+  coder: { prompt: 'Role: coder. You write small, correct changes that match the style of the code around them.' },
+  reviewer: { prompt: 'Role: reviewer. You read changes critically and report concrete problems with file and line; you change nothing.' },
+  tester: { prompt: 'Role: tester. You run and read tests, and say exactly which fail and why.' },
+};
+
+/** Runs one attempt of a plan node: a command directly, every other kind as a ReAct agent. */
+export async function executePlanNode(runtime: NodeRuntime, attempt: NodeAttempt): Promise<NodeAttemptResult> {
+  return attempt.node.kind === 'command' ? runCommandNode(runtime, attempt) : runAgentNode(runtime, attempt);
+}
+
+async function runAgentNode(runtime: NodeRuntime, attempt: NodeAttempt): Promise<NodeAttemptResult> {
+  const { node } = attempt;
+  const roles = { ...DEFAULT_ROLES, ...runtime.roles };
+  const role = node.role === undefined ? undefined : roles[node.role];
+  if (node.role !== undefined && role === undefined) {
+    return { status: 'failed', error: `node ${node.id} names role "${node.role}", which is not configured (known: ${Object.keys(roles).join(', ')})`, retryable: false };
+  }
+  let model: ResolvedModel;
+  try {
+    model = runtime.resolveModel(node.model ?? role?.model);
+  } catch (error) {
+    return { status: 'failed', error: errorMessage(error), retryable: false };
+  }
+  const allowed = node.tools ?? runtime.defaultTools(node.kind);
+  // The system prompt and the leading tools are the same for every node of the run, whatever its
+  // role and kind: the prefix siblings share in the provider's cache. Node-specific parts (role,
+  // instruction, handoffs, runtime context) all come after it, in the history.
+  const prompt = new SystemPrompt();
+  for (const section of [...NODE_SYSTEM_SECTIONS, ...(runtime.sections ?? [])]) prompt.addSection(section);
+  const task = nodeInstruction(attempt.plan, node);
+  const instruction = role === undefined ? task : nodeInstruction(attempt.plan, node, role.prompt);
+  for (const context of [...(runtime.contexts ?? []), ...(runtime.contextsFor?.(node, task) ?? [])]) prompt.addContext(context);
+  const shared = sharedTools(runtime, allowed);
+  if (shared.length > 0) prompt.addTools('shared', () => runtime.tools.specs(shared));
+  prompt.addTools('node', () => runtime.tools.specs(allowed));
+
+  const actions: NodeAction[] = [];
+  const tools = recordingActions(runtime.tools, actions);
+  const outcome = await runAgent({
+    agent: `node:${node.id}`,
+    session: attempt.session,
+    prompt,
+    provider: model.provider,
+    model: model.model,
+    tools,
+    toolContext: {
+      runId: attempt.runId,
+      nodeId: node.id,
+      workspace: runtime.workspace,
+      approver: runtime.approver,
+      writeScope: attempt.writeScope,
+      planGrant: { edits: true },
+      ...(allowed === undefined ? {} : { allowedTools: allowed }),
+    },
+    instruction,
+    handoffs: attempt.handoffs,
+    limits: { ...runtime.limits, ...(node.maxSteps === undefined ? {} : { maxSteps: node.maxSteps }) },
+    signal: attempt.signal,
+    ...(runtime.toolBatchTimeoutMs === undefined ? {} : { toolBatchTimeoutMs: runtime.toolBatchTimeoutMs }),
+    ...(model.compactor === undefined ? {} : { compactor: model.compactor }),
+    ...(model.price === undefined ? {} : { price: model.price }),
+    ...(runtime.onPart === undefined ? {} : { onPart: (part: StreamPart) => runtime.onPart?.(node.id, part) }),
+  });
+  switch (outcome.reason) {
+    case 'done':
+      return { status: 'succeeded', answer: outcome.answer, actions };
+    case 'error':
+    case 'context_overflow':
+      return { status: 'failed', error: `${outcome.reason}: ${outcome.detail ?? ''}`.trim(), retryable: true };
+    default:
+      return { status: 'failed', error: `${outcome.reason.replace('_', ' ')}: ${outcome.detail ?? ''}`.trim(), retryable: false };
+  }
+}
+
+/**
+ * A `command` node runs its command through the tool runtime (same checker, sandbox and limits),
+ * no model. The approved plan grants the command itself; a command that reaches a remote is
+ * still asked, through the run's approver.
+ */
+async function runCommandNode(runtime: NodeRuntime, attempt: NodeAttempt): Promise<NodeAttemptResult> {
+  const { node, session } = attempt;
+  const command = node.command ?? '';
+  const call = { id: `${node.id}-attempt-${attempt.attempt}`, name: 'run_command', args: { command, ...(runtime.commandTimeoutMs === undefined ? {} : { timeout_ms: runtime.commandTimeoutMs }) } };
+  const position = { turn: 1, step: 1 };
+  await session.append({ type: 'user/message', ...position, step: 0, payload: { content: `Run \`${command}\` in the workspace.`, source: 'instruction' } });
+  const result = await runtime.tools.execute(call, {
+    runId: attempt.runId,
+    nodeId: node.id,
+    workspace: runtime.workspace,
+    signal: attempt.signal,
+    position,
+    session,
+    approver: runtime.approver,
+    writeScope: attempt.writeScope,
+    allowedTools: ['run_command'],
+    planGrant: { command },
+  });
+  await session.append({
+    type: 'tool/result',
+    ...position,
+    payload: { toolCallId: call.id, name: call.name, content: result.content, isError: result.isError, meta: { ...result.meta, args: call.args } },
+  });
+  if (!result.isError) return { status: 'succeeded', answer: result.content };
+  const retryable = result.meta.outcome === 'timeout' || result.meta.outcome === 'error';
+  return { status: 'failed', error: commandFailure(command, result), retryable: retryable && result.meta.exitCode === undefined };
+}
+
+/**
+ * The tools this node has that a read node has too: listed first, so nodes of every kind send the
+ * same leading tool definitions (a read node's whole list, an edit node's first part).
+ */
+function sharedTools(runtime: NodeRuntime, allowed: readonly string[] | undefined): readonly string[] {
+  const readTools = runtime.defaultTools('read');
+  if (readTools === undefined) return [];
+  return allowed === undefined ? readTools : readTools.filter((name) => allowed.includes(name));
+}
+
+/** Lines of a failed command's output shown in the one-line reason. */
+const FAILURE_TAIL_LINES = 3;
+const FAILURE_TAIL_CHARS = 300;
+
+/**
+ * The reason a command node failed: a first line that says it all (the exit code or the denial,
+ * and the tail of the output), then the whole result.
+ */
+export function commandFailure(command: string, result: ToolResult): string {
+  const shown = command.length > 80 ? `${command.slice(0, 80)}…` : command;
+  const lines = result.content.split('\n');
+  const output = lines.slice(1).filter((line) => line.trim() !== '' && !/^--- std(?:out|err) ---$/.test(line) && !/^\[… \d+ bytes omitted …\]$/.test(line));
+  let tail = output.slice(-FAILURE_TAIL_LINES).map((line) => line.trim()).join(' ⏎ ');
+  if (tail.length > FAILURE_TAIL_CHARS) tail = `…${tail.slice(-FAILURE_TAIL_CHARS)}`;
+  const exitCode = result.meta.exitCode;
+  const headline =
+    typeof exitCode === 'number' && result.meta.outcome === 'error'
+      ? `\`${shown}\` exited with code ${exitCode}`
+      : `\`${shown}\` ${result.meta.outcome === 'denied' ? 'was denied' : result.meta.outcome === 'refused' ? 'was refused' : `failed (${result.meta.outcome})`}`;
+  const first = result.meta.outcome === 'denied' || result.meta.outcome === 'refused' ? `${headline}: ${lines[0]}` : tail === '' ? `${headline} (${lines[0]})` : `${headline}: ${tail}`;
+  return `${first}\n${result.content}`;
+}
+
+/** The runtime, recording each call's risk and outcome for the node's outcome checks. */
+function recordingActions(tools: ToolRuntime, actions: NodeAction[]): ToolRuntime {
+  return {
+    specs: (allowed) => tools.specs(allowed),
+    async execute(call, context) {
+      const result = await tools.execute(call, context);
+      const risk = typeof result.meta.risk === 'string' ? result.meta.risk : undefined;
+      actions.push({ tool: call.name, ...(risk === undefined ? {} : { risk }), outcome: result.meta.outcome, summary: (result.content.split('\n', 1)[0] ?? '').slice(0, 240) });
+      return result;
+    },
+  };
+}

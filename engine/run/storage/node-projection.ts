@@ -1,0 +1,190 @@
+import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
+import type { Database, NodesTable } from '../../db/database.js';
+import { PreparedQuery } from '../../db/prepared-query.js';
+import { nodeEventDraft } from './node-event.js';
+import type { NodeTransition } from '../../scheduler/node-transition.js';
+import type { EventLog } from '../../session/event-log.js';
+import type { EventDraft } from '../../session/event-types.js';
+
+export interface NodeTotals {
+  readonly input: number;
+  readonly output: number;
+  readonly cacheHit: number;
+  readonly reasoning: number;
+  readonly costUsd: number;
+}
+
+export interface DescribedResult {
+  readonly result: string;
+  readonly filesChanged?: readonly string[];
+}
+
+/**
+ * The events of a group of transitions. A node that becomes ready and starts in the same group
+ * gets no `node/ready` event: its `node/started` says both, and the log stays one event smaller
+ * per node on the hot path. A node that waits for a slot or a lock keeps its `node/ready`.
+ */
+export function nodeTransitionDrafts<R>(changes: readonly NodeTransition<R>[], describe: (result: R) => DescribedResult): EventDraft[] {
+  const startedNow = new Set(changes.filter((change) => change.kind === 'started').map((change) => change.nodeId));
+  const drafts: EventDraft[] = [];
+  for (const change of changes) {
+    if (change.kind === 'ready' && startedNow.has(change.nodeId)) continue;
+    const draft = nodeEventDraft(change, describe);
+    if (draft !== undefined) drafts.push(draft);
+  }
+  return drafts;
+}
+
+export interface ProjectionContext<R> {
+  /** The plan version a row gets if it did not exist yet (rows are normally made when the run starts). */
+  readonly planVersion: number;
+  readonly describe: (result: R) => DescribedResult;
+  readonly totals?: (nodeId: string) => NodeTotals | undefined;
+  /** When each running node started, filled in by `started` transitions, read when it settles. */
+  readonly started?: Map<string, string>;
+}
+
+/**
+ * Stores a group of transitions as the engine does: their `node/*` events and the `nodes`
+ * projection, in one transaction (what a schedule's `onTransitions` does).
+ */
+export async function appendNodeTransitions<R>(log: EventLog, changes: readonly NodeTransition<R>[], context: ProjectionContext<R>): Promise<void> {
+  await log.appendMany(nodeTransitionDrafts(changes, context.describe), {
+    effects: (transaction, events) => writeNodeProjection(transaction, log.runId, changes, { ...context, at: events.at(-1)?.createdAt ?? new Date().toISOString() }),
+  });
+}
+
+/**
+ * Keeps the `nodes` projection in step with a group of transitions, in the caller's transaction:
+ * the settled state of each node (with its attempts, start and end, and its token and cost
+ * totals) on `succeeded`, `failed`, `cancelled` and `skipped`. Transient states (`ready`,
+ * `running`, `retried`, `reset`) live in the log alone — a resume folds them from there — so the
+ * hot path writes one row per node, not three, and a group's rows go in a few multi-row upserts.
+ */
+export async function writeNodeProjection<R>(
+  db: Transaction<Database> | Kysely<Database>,
+  runId: string,
+  changes: readonly NodeTransition<R>[],
+  context: ProjectionContext<R> & { readonly at: string },
+): Promise<void> {
+  const finished: unknown[][] = [];
+  const skipped: unknown[][] = [];
+  /** Every settled row in order, for the rare group that settles one node twice. */
+  const inOrder: { readonly upsert: (size: number) => PreparedQuery<string>; readonly row: unknown[] }[] = [];
+  const settledNodes = new Set<string>();
+  let repeated = false;
+  for (const change of changes) {
+    const { nodeId } = change;
+    if (change.kind === 'started') {
+      context.started?.set(nodeId, context.at);
+      continue;
+    }
+    if (change.kind === 'succeeded' || change.kind === 'failed' || change.kind === 'cancelled') {
+      const totals = context.totals?.(nodeId) ?? ZERO_TOTALS;
+      const result = change.kind === 'succeeded' ? context.describe(change.result).result : null;
+      const error = change.kind === 'failed' ? change.error : change.kind === 'cancelled' ? change.reason : null;
+      const started = context.started?.get(nodeId) ?? null;
+      const row = [runId, nodeId, context.planVersion, change.to, change.attempts, started, context.at, result, error, totals.input, totals.output, totals.cacheHit, totals.reasoning, totals.costUsd];
+      finished.push(row);
+      inOrder.push({ upsert: upsertFinished, row });
+    } else if (change.kind === 'skipped') {
+      const row = [runId, nodeId, context.planVersion, change.to, change.attempts, change.reason];
+      skipped.push(row);
+      inOrder.push({ upsert: upsertSkipped, row });
+    } else {
+      continue;
+    }
+    if (settledNodes.has(nodeId)) repeated = true;
+    settledNodes.add(nodeId);
+  }
+  if (!repeated) {
+    await upsertRows(db, finished, upsertFinished);
+    await upsertRows(db, skipped, upsertSkipped);
+    return;
+  }
+  // A node that settled twice in one group (settled, restarted by an amendment, settled again):
+  // one statement may not touch a row twice, so these go one by one, in order.
+  for (const { upsert, row } of inOrder) await upsert(1).executeInOrder(db, row);
+}
+
+const ZERO_TOTALS: NodeTotals = { input: 0, output: 0, cacheHit: 0, reasoning: 0, costUsd: 0 };
+
+/** Rows in as few statements as the prepared sizes allow. */
+async function upsertRows(db: Kysely<Database>, rows: readonly unknown[][], statement: (size: number) => PreparedQuery<string>): Promise<void> {
+  let index = 0;
+  while (index < rows.length) {
+    const size = UPSERT_SIZES.find((candidate) => candidate <= rows.length - index)!;
+    const parameters: unknown[] = [];
+    for (let offset = 0; offset < size; offset += 1) for (const value of rows[index + offset]!) parameters.push(value);
+    await statement(size).executeInOrder(db, parameters);
+    index += size;
+  }
+}
+
+const UPSERT_SIZES = [16, 4, 1] as const;
+
+type Cast = 'integer' | 'double precision' | undefined;
+
+/** The columns of a settled row, in parameter order, with the casts PostgreSQL needs for numbers. */
+const FINISHED_COLUMNS: readonly (readonly [keyof NodesTable, Cast])[] = [
+  ['run_id', undefined],
+  ['node_id', undefined],
+  ['plan_version', 'integer'],
+  ['status', undefined],
+  ['attempts', 'integer'],
+  ['started_at', undefined],
+  ['finished_at', undefined],
+  ['result', undefined],
+  ['error', undefined],
+  ['input_tokens', 'integer'],
+  ['output_tokens', 'integer'],
+  ['cache_hit_tokens', 'integer'],
+  ['reasoning_tokens', 'integer'],
+  ['cost_usd', 'double precision'],
+];
+
+/** A skipped node keeps its times and totals from earlier sessions: only status, attempts and the reason change. */
+const SKIPPED_COLUMNS: readonly (readonly [keyof NodesTable, Cast])[] = [
+  ['run_id', undefined],
+  ['node_id', undefined],
+  ['plan_version', 'integer'],
+  ['status', undefined],
+  ['attempts', 'integer'],
+  ['error', undefined],
+];
+
+const upsertFinished = upsertStatements(FINISHED_COLUMNS);
+const upsertSkipped = upsertStatements(SKIPPED_COLUMNS);
+
+/**
+ * Prepared multi-row upserts of `nodes` rows by size: INSERT … ON CONFLICT (run_id, node_id)
+ * DO UPDATE SET every column but the key and the plan version, from `excluded`.
+ */
+function upsertStatements(columns: readonly (readonly [keyof NodesTable, Cast])[]): (size: number) => PreparedQuery<string> {
+  const bySize = new Map<number, PreparedQuery<string>>();
+  const updated = columns.map(([column]) => column).filter((column) => column !== 'run_id' && column !== 'node_id' && column !== 'plan_version');
+  return (size) => {
+    let statement = bySize.get(size);
+    if (statement === undefined) {
+      statement = new PreparedQuery<string>((db, param) =>
+        db
+          .insertInto('nodes')
+          .values(
+            Array.from({ length: size }, (_, row) =>
+              Object.fromEntries(
+                columns.map(([column, cast], index) => {
+                  const marker = param(String(row * columns.length + index));
+                  return [column, cast === undefined ? marker : sql`cast(${marker} as ${sql.raw(cast)})`];
+                }),
+              ) as unknown as Insertable<NodesTable>,
+            ),
+          )
+          .onConflict((conflict) =>
+            conflict.columns(['run_id', 'node_id']).doUpdateSet((eb) => Object.fromEntries(updated.map((column) => [column, eb.ref(`excluded.${column}`)])) as never),
+          ),
+      );
+      bySize.set(size, statement);
+    }
+    return statement;
+  };
+}

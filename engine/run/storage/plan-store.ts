@@ -1,0 +1,195 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../../db/database.js';
+import { DagentError } from '../../errors.js';
+import type { PlanLintFinding } from '../../plan/plan-analysis.js';
+import { diffPlans, type PlanDiff } from '../../plan/plan-diff.js';
+import { planHash } from '../../plan/plan-hash.js';
+import type { Plan } from '../../plan/plan-schema.js';
+import { isPlanStatus, transitionPlan, type PlanStatus } from '../../plan/plan-status.js';
+import type { EventLog } from '../../session/event-log.js';
+import { runLog } from '../../session/run-log.js';
+import { transitionRun, type RunStatus } from './run-status.js';
+import { getRun } from './run-store.js';
+
+export interface StoredPlan {
+  readonly runId: string;
+  readonly version: number;
+  readonly plan: Plan;
+  readonly status: PlanStatus;
+  readonly hash: string;
+  readonly reason: string | null;
+  readonly createdAt: string;
+  readonly approvedAt: string | null;
+}
+
+export class NoPlanError extends DagentError {
+  constructor(readonly runId: string) {
+    super(`run ${runId} has no plan yet`);
+  }
+}
+
+export class PlanNotApprovedError extends DagentError {
+  constructor(readonly runId: string, readonly version: number, status: PlanStatus) {
+    super(
+      status === 'rejected'
+        ? `plan v${version} of run ${runId} was rejected: make a new version with \`dagent edit ${runId}\` or \`dagent import ${runId} FILE\`, then \`dagent approve ${runId}\``
+        : `plan v${version} of run ${runId} is ${status.replace('_', ' ')}: review it with \`dagent show ${runId}\`, then \`dagent approve ${runId}\` (\`dagent plan --yes\` approves a new plan as it is made)`,
+    );
+  }
+}
+
+export class PlanChangedError extends DagentError {
+  constructor(readonly runId: string, readonly approvedHash: string, readonly currentHash: string) {
+    super(`the plan of run ${runId} is not the approved one: --approved ${approvedHash || '(empty)'}, current plan hash ${currentHash}; review and approve it again`);
+  }
+}
+
+/** Shortest `--approved` prefix accepted: a hash that short cannot pin a plan. */
+export const MIN_APPROVED_HASH_CHARS = 8;
+
+/** The plan version the run is on. */
+export async function currentPlan(db: Kysely<Database>, runId: string): Promise<StoredPlan> {
+  const run = await getRun(db, runId);
+  if (run.planVersion === null) throw new NoPlanError(run.id);
+  return planVersion(db, run.id, run.planVersion);
+}
+
+export async function planVersion(db: Kysely<Database>, runId: string, version: number): Promise<StoredPlan> {
+  const row = await db.selectFrom('plans').selectAll().where('run_id', '=', runId).where('version', '=', version).executeTakeFirst();
+  if (row === undefined) throw new DagentError(`run ${runId} has no plan v${version}`);
+  return {
+    runId,
+    version: Number(row.version),
+    plan: JSON.parse(row.body) as Plan,
+    status: isPlanStatus(row.status) ? row.status : 'draft',
+    hash: row.hash,
+    reason: row.reason,
+    createdAt: row.created_at,
+    approvedAt: row.approved_at,
+  };
+}
+
+export async function listPlanVersions(db: Kysely<Database>, runId: string): Promise<StoredPlan[]> {
+  const rows = await db.selectFrom('plans').select('version').where('run_id', '=', runId).orderBy('version').execute();
+  return Promise.all(rows.map((row) => planVersion(db, runId, Number(row.version))));
+}
+
+export interface SavePlanInput {
+  readonly plan: Plan;
+  /** Why this version exists: "planned", "edited", "imported from plan.json", "replan: …". */
+  readonly reason: string;
+  /** The status of the new version; `approved` for replans that need no review. */
+  readonly status?: 'awaiting_approval' | 'approved';
+  /** Where the run goes next; defaults follow the plan status. */
+  readonly runStatus?: RunStatus;
+  /** The run's log to write through (its listeners see the plan events); a new one by default. */
+  readonly log?: EventLog;
+  /** The version's plan lint findings, recorded in its `plan/created` or `plan/amended` event. */
+  readonly lint?: readonly PlanLintFinding[];
+}
+
+export interface SavedPlan {
+  readonly stored: StoredPlan;
+  /** Against the previous version; undefined for the first one. */
+  readonly diff?: PlanDiff;
+}
+
+/**
+ * Stores a new plan version: the previous one is superseded, the run points at the new one,
+ * and `plan/created` (first version) or `plan/amended` (with its diff) is written in the same
+ * transaction.
+ */
+export async function savePlan(db: Kysely<Database>, runId: string, input: SavePlanInput): Promise<SavedPlan> {
+  const run = await getRun(db, runId);
+  const previous = run.planVersion === null ? undefined : await planVersion(db, run.id, run.planVersion);
+  const version = (previous?.version ?? 0) + 1;
+  const status = input.status ?? 'awaiting_approval';
+  const hash = planHash(input.plan);
+  const now = new Date().toISOString();
+  const diff = previous === undefined ? undefined : diffPlans(previous.plan, input.plan);
+  const nextRunStatus = input.runStatus ?? (status === 'approved' ? (run.status === 'running' ? 'running' : 'approved') : 'awaiting_approval');
+  const log = input.log ?? runLog(db, run.id);
+  const lint = input.lint === undefined ? {} : { lint: input.lint.map((finding) => ({ ...finding })) };
+  const draft =
+    previous === undefined
+      ? { type: 'plan/created' as const, payload: { version, plan: input.plan, hash, reason: input.reason, ...lint } }
+      : { type: 'plan/amended' as const, payload: { version, reason: input.reason, diff, hash, plan: input.plan, ...lint } };
+  const drafts = status === 'approved' ? [draft, { type: 'plan/approved' as const, payload: { version, hash } }] : [draft];
+  await log.appendMany(drafts, {
+    effects: async (transaction) => {
+      if (previous !== undefined && previous.status !== 'superseded' && previous.status !== 'rejected') {
+        await setPlanStatus(transaction, run.id, previous.version, transitionPlan(previous.status, 'superseded'));
+      }
+      await transaction
+        .insertInto('plans')
+        .values({ run_id: run.id, version, body: JSON.stringify(input.plan), status, reason: input.reason, hash, created_at: now, approved_at: status === 'approved' ? now : null })
+        .execute();
+      await setRunStatus(transaction, run.id, transitionRun(run.status, nextRunStatus), { plan_version: version });
+    },
+  });
+  return { stored: await planVersion(db, run.id, version), ...(diff === undefined ? {} : { diff }) };
+}
+
+/** Approves the run's current plan version, recording its hash. */
+/** `allowedLint`: the codes of lint errors the reviewer let through (`--allow-lint`), recorded with the approval. */
+export async function approvePlan(db: Kysely<Database>, runId: string, options: { readonly allowedLint?: readonly string[] } = {}): Promise<StoredPlan> {
+  const run = await getRun(db, runId);
+  const stored = await currentPlan(db, run.id);
+  if (stored.status === 'approved') return stored;
+  const status = transitionPlan(stored.status, 'approved');
+  const allowedLint = options.allowedLint === undefined || options.allowedLint.length === 0 ? {} : { allowedLint: [...options.allowedLint] };
+  await runLog(db, run.id).append(
+    { type: 'plan/approved', payload: { version: stored.version, hash: stored.hash, ...allowedLint } },
+    {
+      effects: async (transaction) => {
+        await setPlanStatus(transaction, run.id, stored.version, status, { approved_at: new Date().toISOString() });
+        await setRunStatus(transaction, run.id, transitionRun(run.status, 'approved'));
+      },
+    },
+  );
+  return planVersion(db, run.id, stored.version);
+}
+
+export async function rejectPlan(db: Kysely<Database>, runId: string, reason?: string): Promise<StoredPlan> {
+  const run = await getRun(db, runId);
+  const stored = await currentPlan(db, run.id);
+  const status = transitionPlan(stored.status, 'rejected');
+  await runLog(db, run.id).append(
+    { type: 'plan/rejected', payload: { version: stored.version, ...(reason === undefined ? {} : { reason }) } },
+    {
+      effects: async (transaction) => {
+        await setPlanStatus(transaction, run.id, stored.version, status);
+        await setRunStatus(transaction, run.id, transitionRun(run.status, 'rejected'), { finished_at: new Date().toISOString() });
+      },
+    },
+  );
+  return planVersion(db, run.id, stored.version);
+}
+
+/**
+ * The plan a run may execute: approved, and — when the caller pins a hash (`--approved HASH`) —
+ * still exactly the plan that was approved.
+ */
+export async function executablePlan(db: Kysely<Database>, runId: string, options: { approvedHash?: string } = {}): Promise<StoredPlan> {
+  const stored = await currentPlan(db, runId);
+  if (stored.status !== 'approved') throw new PlanNotApprovedError(stored.runId, stored.version, stored.status);
+  const pinned = options.approvedHash;
+  if (pinned !== undefined && (pinned.length < MIN_APPROVED_HASH_CHARS || !stored.hash.startsWith(pinned.toLowerCase()))) {
+    throw new PlanChangedError(stored.runId, pinned, stored.hash);
+  }
+  if (planHash(stored.plan) !== stored.hash) throw new PlanChangedError(stored.runId, stored.hash, planHash(stored.plan));
+  return stored;
+}
+
+async function setPlanStatus(db: Transaction<Database>, runId: string, version: number, status: PlanStatus, extra: { approved_at?: string } = {}): Promise<void> {
+  await db.updateTable('plans').set({ status, ...extra }).where('run_id', '=', runId).where('version', '=', version).execute();
+}
+
+export async function setRunStatus(
+  db: Kysely<Database> | Transaction<Database>,
+  runId: string,
+  status: RunStatus,
+  extra: { plan_version?: number; finished_at?: string | null } = {},
+): Promise<void> {
+  await db.updateTable('runs').set({ status, updated_at: new Date().toISOString(), ...extra }).where('id', '=', runId).execute();
+}

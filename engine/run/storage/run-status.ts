@@ -1,0 +1,45 @@
+import { DagentError } from '../../errors.js';
+
+/** The lifecycle of a run. */
+export type RunStatus =
+  | 'planning'
+  | 'awaiting_approval'
+  | 'approved'
+  | 'running'
+  | 'succeeded'
+  | 'failed'
+  | 'cancelled'
+  | 'rejected';
+
+export const RUN_STATUSES: readonly RunStatus[] = ['planning', 'awaiting_approval', 'approved', 'running', 'succeeded', 'failed', 'cancelled', 'rejected'];
+
+const TRANSITIONS: Readonly<Record<RunStatus, readonly RunStatus[]>> = {
+  planning: ['awaiting_approval', 'approved', 'failed', 'cancelled'],
+  awaiting_approval: ['approved', 'rejected', 'awaiting_approval', 'cancelled'],
+  approved: ['running', 'awaiting_approval', 'cancelled', 'rejected'],
+  running: ['succeeded', 'failed', 'cancelled', 'awaiting_approval', 'running'],
+  succeeded: ['awaiting_approval'],
+  failed: ['running', 'awaiting_approval'],
+  cancelled: ['running', 'awaiting_approval'],
+  rejected: ['awaiting_approval'],
+};
+
+export class IllegalRunTransitionError extends DagentError {
+  constructor(readonly from: RunStatus, readonly to: RunStatus) {
+    super(`a run that is ${from} cannot become ${to}`);
+  }
+}
+
+/** The one transition function of a run: returns the new status or throws on an illegal move. */
+export function transitionRun(from: RunStatus, to: RunStatus): RunStatus {
+  if (!TRANSITIONS[from].includes(to)) throw new IllegalRunTransitionError(from, to);
+  return to;
+}
+
+export function isRunStatus(value: string): value is RunStatus {
+  return (RUN_STATUSES as readonly string[]).includes(value);
+}
+
+export function isTerminalRunStatus(status: RunStatus): boolean {
+  return status === 'succeeded' || status === 'failed' || status === 'cancelled' || status === 'rejected';
+}

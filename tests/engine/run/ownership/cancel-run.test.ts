@@ -1,0 +1,69 @@
+import { spawn } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RunNotRunningError, cancelRun, claimRun, createRun, endRun, getRun, readEvents, type Store } from '../../../../engine/index.js';
+import { setRunStatus } from '../../../../engine/run/storage/plan-store.js';
+import { openTempStore } from '../../../helpers/temp-store.js';
+
+/** A pid that no process of this host has (the kernel's pid_max is below 2^22). */
+const GONE_PID = 4_194_304 + 17;
+
+/** `dagent cancel`'s protocol: request in the log, signal on this host, wait, or record it when nobody runs the run. */
+describe('cancelRun', () => {
+  let store: Store;
+  let cleanup: () => Promise<void>;
+  beforeEach(async () => ({ store, cleanup } = await openTempStore()));
+  afterEach(async () => cleanup());
+
+  async function runningRun(): Promise<string> {
+    const run = await createRun(store.db, { task: 'cancel me', workspace: '/repo', mode: 'plan' });
+    await setRunStatus(store.db, run.id, 'running');
+    return run.id;
+  }
+
+  it('refuses a run that is not running, and says what it is', async () => {
+    const run = await createRun(store.db, { task: 'idle', workspace: '/repo', mode: 'plan' });
+    await expect(cancelRun(store.db, run.id, { by: 'test', waitMs: 0 })).rejects.toBeInstanceOf(RunNotRunningError);
+    expect((await readEvents(store.db, run.id, { types: ['run/cancel-requested'] })).length).toBe(0);
+  });
+
+  it('records the cancellation itself when the process that ran the run is gone', async () => {
+    const runId = await runningRun();
+    await claimRun(store.db, runId, { pid: GONE_PID });
+
+    const outcome = await cancelRun(store.db, runId, { by: 'test', waitMs: 1_000 });
+
+    expect(outcome).toEqual({ runId, kind: 'recorded' });
+    expect((await getRun(store.db, runId)).status).toBe('cancelled');
+    const types = (await readEvents(store.db, runId)).map((event) => event.type);
+    expect(types.slice(-2)).toEqual(['run/cancel-requested', 'run/cancelled']);
+  });
+
+  it('waits for a live holder elsewhere to stop the run, which it learns from the log', async () => {
+    const runId = await runningRun();
+    const holder = await claimRun(store.db, runId, { host: 'elsewhere' });
+    // The holder on the other host: it sees the request in the log and ends the run.
+    const stopping = (async () => {
+      while ((await readEvents(store.db, runId, { types: ['run/cancel-requested'] })).length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      await endRun(store.db, runId, { status: 'cancelled', reason: 'cancel requested by test' });
+      await holder.release();
+    })();
+
+    const outcome = await cancelRun(store.db, runId, { by: 'test', waitMs: 5_000, pollMs: 10 });
+    await stopping;
+
+    expect(outcome).toMatchObject({ runId, kind: 'stopped', status: 'cancelled' });
+  });
+
+  it('signals a holder on this host, and says so when the run is still running at the end of the wait', async () => {
+    const runId = await runningRun();
+    const child = spawn('sleep', ['30'], { stdio: 'ignore' });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+    await claimRun(store.db, runId, { pid: child.pid! });
+
+    const outcome = await cancelRun(store.db, runId, { by: 'test', waitMs: 100, pollMs: 10 });
+
+    expect(outcome).toEqual({ runId, kind: 'still-running', pid: child.pid });
+    expect(await exited).toBe('SIGINT');
+    expect((await getRun(store.db, runId)).status).toBe('running');
+  });
+});
