@@ -4,9 +4,9 @@ import { processStartTime } from '../engine/index.js';
 import { execa } from 'execa';
 import { z } from 'zod';
 import { checkCommand, type CommandCheckOptions } from './command-check/index.js';
-import { CommandSandbox, READ_ONLY_GIT_CONFIG, gitConfigEnvironment, scrubEnvironment, type SandboxStatus } from './sandbox/index.js';
-import { defineTool, loadToolDescription, type Tool } from './define-tool.js';
-import { canWatchClaims, feedClaimWatchdog, underClaimWatchdog } from './claim-watchdog.js';
+import { CommandSandbox, READ_ONLY_GIT_CONFIG, gitConfigEnvironment, scrubEnvironment, type SandboxedCommand, type SandboxStatus } from './sandbox/index.js';
+import { defineTool, loadToolDescription, type Assessment, type Tool, type ToolContext, type ToolOutput } from './define-tool.js';
+import { canWatchClaims, feedClaimWatchdog, underClaimWatchdog, type SpawnedCommand } from './claim-watchdog.js';
 import { OutputCapture } from './output-capture.js';
 import { KILL_GRACE_MS, killProcessGroup } from './process-group.js';
 import { ToolError } from './tool-errors/index.js';
@@ -64,120 +64,163 @@ export function detectConfinement(options: { readonly homes?: readonly string[];
  * sandbox, detached in its own process group, with a scrubbed environment.
  */
 export function createRunCommandTool(options: RunCommandToolOptions = {}): Tool<RunCommandArgs> {
-  const shell = options.shell ?? (existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh');
-  const sourceEnv = options.env ?? process.env;
-  const env = scrubEnvironment(sourceEnv, options.allowEnv);
-  const home = options.home ?? homedir();
-  const homes = [...new Set([home, homedir(), ...(sourceEnv.HOME === undefined ? [] : [sourceEnv.HOME])])];
-  let confinement = options.confinement;
-  const confinementNow = (): CommandConfinement => (confinement ??= detectConfinement({ homes }));
-  const scratchDirectories = options.scratchDirectories ?? [...new Set([tmpdir(), '/tmp'])];
-  const checkOptions = (workspace: string): CommandCheckOptions => ({ workspace, home, scratchDirectories });
-  const defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-  const timeoutOf = (args: RunCommandArgs): number => Math.min(args.timeout_ms ?? defaultTimeoutMs, MAX_COMMAND_TIMEOUT_MS);
-
+  const settings = commandSettings(options);
   return defineTool({
     name: 'run_command',
     description: loadToolDescription(import.meta.url, 'run-command.md'),
     args: runCommandArgs,
     risk: 'command',
-    timeoutMs: (args) => timeoutOf(args) + RUNTIME_DEADLINE_MARGIN_MS,
+    timeoutMs: (args) => settings.timeoutOf(args) + RUNTIME_DEADLINE_MARGIN_MS,
     summarize: (args) => `run_command ${args.command.length > 300 ? `${args.command.slice(0, 300)}…` : args.command}`,
-    assess(args, context) {
-      const verdict = checkCommand(args.command, checkOptions(context.workspace.realRoot));
-      const current = confinementNow();
-      const unconfined =
-        current.kind === 'unavailable' && verdict.class === 'risky'
-          ? `no OS sandbox on this machine (${current.status.reason}), and the command checker cannot prove this command read-only; ${current.status.fix}, or pass --no-sandbox to run commands unconfined`
-          : undefined;
-      return {
-        level: verdict.class,
-        reason: verdict.reasons.join('; '),
-        ...(verdict.remote === undefined ? {} : { remote: verdict.remote }),
-        ...(unconfined === undefined ? {} : { unconfined }),
-      };
-    },
-    async execute(args, context) {
-      const timeoutMs = timeoutOf(args);
-      const stdout = new OutputCapture(COMMAND_OUTPUT_HEAD_BYTES, COMMAND_OUTPUT_TAIL_BYTES);
-      const stderr = new OutputCapture(COMMAND_OUTPUT_HEAD_BYTES, COMMAND_OUTPUT_TAIL_BYTES);
-      const workspace = context.workspace.realRoot;
-      const readOnly = checkCommand(args.command, checkOptions(workspace)).class === 'safe';
-      const commandEnv = readOnly ? { ...env, ...gitConfigEnvironment(READ_ONLY_GIT_CONFIG) } : env;
-      const current = confinementNow();
-      const wrapped =
-        current.kind === 'sandbox'
-          ? await current.sandbox.wrap({ workspace, shell, command: args.command, env: commandEnv })
-          : { file: shell, args: ['-c', args.command], env: commandEnv, cleanup: () => undefined };
-      // A node a worker runs under a claim: the command dies before the claim can pass to another
-      // worker, even if this process is paused or cut off (a watchdog in its process group).
-      const claim = context.writeScope?.claim;
-      if (claim !== undefined && claim.remainingMs() === 0) throw new ToolError("the node's claim has run out on this worker: the command was not started");
-      const watched = claim !== undefined && canWatchClaims() ? underClaimWatchdog(wrapped, claim) : undefined;
-      const spawned = watched ?? wrapped;
-      const subprocess = execa(spawned.file, spawned.args, {
-        cwd: workspace,
-        env: wrapped.env,
-        extendEnv: false,
-        detached: true,
-        reject: false,
-        stdin: watched === undefined ? 'ignore' : 'pipe',
-        buffer: false,
-        stripFinalNewline: false,
-        windowsHide: true,
-      });
-      if (subprocess.pid !== undefined && context.session !== undefined) {
-        // Recorded before the command can do anything lasting, so a resume can find it if dagent dies.
-        await context.session.append({
-          type: 'command/started',
-          turn: context.position.turn,
-          step: context.position.step,
-          payload: { toolCallId: context.toolCallId, pid: subprocess.pid, host: hostname(), startTime: processStartTime(subprocess.pid), sandboxed: current.kind === 'sandbox' },
-        });
-      }
-      const unwatch = watched !== undefined && claim !== undefined && subprocess.stdin !== null ? feedClaimWatchdog(subprocess.stdin, claim) : () => undefined;
-      subprocess.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
-      subprocess.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
-
-      let stopped: 'timeout' | 'aborted' | undefined;
-      const stopping: Promise<void>[] = [];
-      const stop = (why: 'timeout' | 'aborted'): void => {
-        if (stopped !== undefined || subprocess.pid === undefined) return;
-        stopped = why;
-        stopping.push(killProcessGroup(subprocess.pid));
-      };
-      const timer = setTimeout(() => stop('timeout'), timeoutMs);
-      const onAbort = (): void => stop('aborted');
-      if (context.signal.aborted) onAbort();
-      else context.signal.addEventListener('abort', onAbort, { once: true });
-      // When the shell exits, whatever it left running in the background still holds the output
-      // pipes open: stop the rest of its group so the call can finish.
-      subprocess.once('exit', () => {
-        if (subprocess.pid !== undefined && stopped === undefined) stopping.push(killProcessGroup(subprocess.pid));
-      });
-      try {
-        const result = await subprocess;
-        await Promise.all(stopping);
-        if (result.failed && result.exitCode === undefined && result.signal === undefined && stopped === undefined) {
-          throw new ToolError(`the command could not be started: ${result.shortMessage}`);
-        }
-        return renderCommandResult({
-          exitCode: result.exitCode,
-          signal: result.signal,
-          stopped,
-          timeoutMs,
-          stdout,
-          stderr,
-          sandbox: current.kind === 'sandbox' ? current.sandbox.kind : 'none',
-        });
-      } finally {
-        unwatch();
-        wrapped.cleanup();
-        clearTimeout(timer);
-        context.signal.removeEventListener('abort', onAbort);
-      }
-    },
+    assess: (args, context) => assessCommand(settings, args.command, context.workspace.realRoot),
+    execute: (args, context) => executeCommand(settings, args, context),
   });
+}
+
+/** What every call of one `run_command` tool shares. */
+interface CommandSettings {
+  readonly shell: string;
+  readonly env: Record<string, string>;
+  /** The confinement, detected on first use when the options did not give one. */
+  readonly confinement: () => CommandConfinement;
+  readonly checkOptions: (workspace: string) => CommandCheckOptions;
+  readonly timeoutOf: (args: RunCommandArgs) => number;
+}
+
+function commandSettings(options: RunCommandToolOptions): CommandSettings {
+  const sourceEnv = options.env ?? process.env;
+  const home = options.home ?? homedir();
+  const homes = [...new Set([home, homedir(), ...(sourceEnv.HOME === undefined ? [] : [sourceEnv.HOME])])];
+  let confinement = options.confinement;
+  const scratchDirectories = options.scratchDirectories ?? [...new Set([tmpdir(), '/tmp'])];
+  const defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+  return {
+    shell: options.shell ?? (existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh'),
+    env: scrubEnvironment(sourceEnv, options.allowEnv),
+    confinement: () => (confinement ??= detectConfinement({ homes })),
+    checkOptions: (workspace) => ({ workspace, home, scratchDirectories }),
+    timeoutOf: (args) => Math.min(args.timeout_ms ?? defaultTimeoutMs, MAX_COMMAND_TIMEOUT_MS),
+  };
+}
+
+/** The checker's verdict; without a sandbox, a command it cannot prove read-only says how to get one. */
+function assessCommand(settings: CommandSettings, command: string, workspace: string): Assessment {
+  const verdict = checkCommand(command, settings.checkOptions(workspace));
+  const current = settings.confinement();
+  const unconfined =
+    current.kind === 'unavailable' && verdict.class === 'risky'
+      ? `no OS sandbox on this machine (${current.status.reason}), and the command checker cannot prove this command read-only; ${current.status.fix}, or pass --no-sandbox to run commands unconfined`
+      : undefined;
+  return {
+    level: verdict.class,
+    reason: verdict.reasons.join('; '),
+    ...(verdict.remote === undefined ? {} : { remote: verdict.remote }),
+    ...(unconfined === undefined ? {} : { unconfined }),
+  };
+}
+
+async function executeCommand(settings: CommandSettings, args: RunCommandArgs, context: ToolContext): Promise<ToolOutput> {
+  const timeoutMs = settings.timeoutOf(args);
+  const stdout = new OutputCapture(COMMAND_OUTPUT_HEAD_BYTES, COMMAND_OUTPUT_TAIL_BYTES);
+  const stderr = new OutputCapture(COMMAND_OUTPUT_HEAD_BYTES, COMMAND_OUTPUT_TAIL_BYTES);
+  const workspace = context.workspace.realRoot;
+  const current = settings.confinement();
+  const wrapped = await wrapCommand(settings, current, args.command, workspace);
+  // A node a worker runs under a claim: the command dies before the claim can pass to another
+  // worker, even if this process is paused or cut off (a watchdog in its process group).
+  const claim = context.writeScope?.claim;
+  if (claim !== undefined && claim.remainingMs() === 0) throw new ToolError("the node's claim has run out on this worker: the command was not started");
+  const watched = claim !== undefined && canWatchClaims() ? underClaimWatchdog(wrapped, claim) : undefined;
+  const subprocess = spawnDetached(watched ?? wrapped, wrapped.env, workspace, watched !== undefined);
+  if (subprocess.pid !== undefined && context.session !== undefined) {
+    // Recorded before the command can do anything lasting, so a resume can find it if dagent dies.
+    await recordCommandStart(context, subprocess.pid, current.kind === 'sandbox');
+  }
+  const unwatch = watched !== undefined && claim !== undefined && subprocess.stdin !== null ? feedClaimWatchdog(subprocess.stdin, claim) : () => undefined;
+  subprocess.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
+  subprocess.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
+  const stopper = stopWhenDue(subprocess, timeoutMs, context.signal);
+  try {
+    const result = await subprocess;
+    await Promise.all(stopper.stopping);
+    if (result.failed && result.exitCode === undefined && result.signal === undefined && stopper.stopped() === undefined) {
+      throw new ToolError(`the command could not be started: ${result.shortMessage}`);
+    }
+    const sandbox = current.kind === 'sandbox' ? current.sandbox.kind : 'none';
+    return renderCommandResult({ exitCode: result.exitCode, signal: result.signal, stopped: stopper.stopped(), timeoutMs, stdout, stderr, sandbox });
+  } finally {
+    unwatch();
+    wrapped.cleanup();
+    stopper.dispose();
+  }
+}
+
+/** The command line as the confinement runs it: inside the sandbox, or straight through the shell. */
+async function wrapCommand(settings: CommandSettings, confinement: CommandConfinement, command: string, workspace: string): Promise<SandboxedCommand> {
+  const readOnly = checkCommand(command, settings.checkOptions(workspace)).class === 'safe';
+  const env = readOnly ? { ...settings.env, ...gitConfigEnvironment(READ_ONLY_GIT_CONFIG) } : settings.env;
+  return confinement.kind === 'sandbox'
+    ? await confinement.sandbox.wrap({ workspace, shell: settings.shell, command, env })
+    : { file: settings.shell, args: ['-c', command], env, cleanup: () => undefined };
+}
+
+/** Started in its own process group, so stopping it stops everything it started. */
+function spawnDetached(command: SpawnedCommand, env: Readonly<Record<string, string>>, workspace: string, watched: boolean) {
+  return execa(command.file, command.args, {
+    cwd: workspace,
+    env,
+    extendEnv: false,
+    detached: true,
+    reject: false,
+    stdin: watched ? 'pipe' : 'ignore',
+    buffer: false,
+    stripFinalNewline: false,
+    windowsHide: true,
+  });
+}
+
+async function recordCommandStart(context: ToolContext, pid: number, sandboxed: boolean): Promise<void> {
+  await context.session.append({
+    type: 'command/started',
+    turn: context.position.turn,
+    step: context.position.step,
+    payload: { toolCallId: context.toolCallId, pid, host: hostname(), startTime: processStartTime(pid), sandboxed },
+  });
+}
+
+interface RunningCommand {
+  readonly pid?: number | undefined;
+  once(event: 'exit', listener: () => void): unknown;
+}
+
+/**
+ * Stops the command's process group when its time is up or the call is aborted, and, once the
+ * shell exits, whatever it left running in the background (which would hold the output pipes
+ * open). `stopping` holds the kills under way; `dispose` drops the timer and the abort listener.
+ */
+function stopWhenDue(subprocess: RunningCommand, timeoutMs: number, signal: AbortSignal) {
+  let stopped: 'timeout' | 'aborted' | undefined;
+  const stopping: Promise<void>[] = [];
+  const stop = (why: 'timeout' | 'aborted'): void => {
+    if (stopped !== undefined || subprocess.pid === undefined) return;
+    stopped = why;
+    stopping.push(killProcessGroup(subprocess.pid));
+  };
+  const timer = setTimeout(() => stop('timeout'), timeoutMs);
+  const onAbort = (): void => stop('aborted');
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  subprocess.once('exit', () => {
+    if (subprocess.pid !== undefined && stopped === undefined) stopping.push(killProcessGroup(subprocess.pid));
+  });
+  return {
+    stopping,
+    stopped: (): 'timeout' | 'aborted' | undefined => stopped,
+    dispose(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    },
+  };
 }
 
 interface CommandEnd {
