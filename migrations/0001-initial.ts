@@ -4,7 +4,17 @@ import { dialectOf } from './dialect-of.js';
 /** The tables of ARCHITECTURE.md, and the trigger that makes the session log append-only. */
 export async function up(db: Kysely<unknown>): Promise<void> {
   const dialect = dialectOf(db);
+  await createRuns(db);
+  await createPlans(db);
+  await createNodes(db);
+  await createEvents(db);
+  await createFileSnapshots(db);
+  await createMemories(db, dialect);
+  await forbidEventChanges(db, dialect);
+}
 
+/** One row per run: its task, workspace, status and current plan version. */
+async function createRuns(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('runs')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -18,7 +28,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addColumn('finished_at', 'text')
     .execute();
+}
 
+/** Every version of each run's plan, with its approval. */
+async function createPlans(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('plans')
     .addColumn('run_id', 'text', (c) => c.notNull().references('runs.id').onDelete('cascade'))
@@ -31,7 +44,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('approved_at', 'text')
     .addPrimaryKeyConstraint('plans_pk', ['run_id', 'version'])
     .execute();
+}
 
+/** Each node's state and spending, as `status` and the dashboard read them. */
+async function createNodes(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('nodes')
     .addColumn('run_id', 'text', (c) => c.notNull().references('runs.id').onDelete('cascade'))
@@ -50,7 +66,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('cost_usd', 'double precision', (c) => c.notNull().defaultTo(0))
     .addPrimaryKeyConstraint('nodes_pk', ['run_id', 'node_id'])
     .execute();
+}
 
+/** The session log, with the indexes that read it by node and by type. */
+async function createEvents(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('events')
     .addColumn('run_id', 'text', (c) => c.notNull().references('runs.id'))
@@ -67,7 +86,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex('events_node_idx').on('events').columns(['run_id', 'node_id', 'seq']).execute();
   await db.schema.createIndex('events_type_idx').on('events').columns(['run_id', 'type', 'seq']).execute();
+}
 
+/** What each node's writes replaced, for `diff` and `revert`. */
+async function createFileSnapshots(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('file_snapshots')
     .addColumn('run_id', 'text', (c) => c.notNull().references('runs.id'))
@@ -79,7 +101,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('file_snapshots_pk', ['run_id', 'node_id', 'path'])
     .execute();
+}
 
+/** What `remember` keeps across runs. */
+async function createMemories(db: Kysely<unknown>, dialect: 'sqlite' | 'postgres'): Promise<void> {
   await db.schema
     .createTable('memories')
     .addColumn('id', dialect === 'postgres' ? 'serial' : 'integer', (c) =>
@@ -93,8 +118,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
-
-  await forbidEventChanges(db, dialect);
 }
 
 /** The log is append-only at the database level: UPDATE and DELETE on `events` abort. */
