@@ -1,7 +1,8 @@
 import type { SessionEvent } from '../../session/index.js';
 import type { NodeStatus } from '../../scheduler/node-status.js';
 import { NODE_TRANSITION_EVENT_TYPES } from '../storage/node-event.js';
-import { newNodeView, reduceNodeTransition, type NodeView } from './run-view.js';
+import { newNodeView, reduceNodeTransition } from './node-view.js';
+import type { NodeView } from './run-view-types.js';
 
 export interface FoldedNodeState {
   readonly status: NodeStatus;

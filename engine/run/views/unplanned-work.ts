@@ -1,5 +1,6 @@
 import type { SessionEvent } from '../../session/event-types.js';
 import type { ReplanTrigger } from '../../plan/planner.js';
+import { reportedWork } from './reported-work.js';
 
 /** Missed work a node reported (`work/reported`) that no plan version took up: its replan failed, gave up, or never ran. */
 export interface UnplannedWork {
@@ -28,9 +29,9 @@ export function unplannedWork(events: readonly SessionEvent[]): UnplannedWork[] 
   for (const event of events) {
     if (event.type === 'run/started') {
       tried.clear();
-    } else if (event.type === 'work/reported' && event.nodeId !== null) {
-      const { title, files, reason } = event.payload;
-      open.push({ seq: event.seq, trigger: { kind: 'missed-work', nodeId: event.nodeId, title, files, reason }, why: NOT_REPLANNED });
+    } else if (event.type === 'work/reported') {
+      const report = unplannedReport(event);
+      if (report !== undefined) open.push(report);
     } else if (event.type === 'replan/started') {
       const { trigger, nodeId } = event.payload;
       current = trigger === 'missed-work' ? open.find((report) => report.trigger.nodeId === nodeId && !tried.has(report)) : undefined;
@@ -47,6 +48,12 @@ export function unplannedWork(events: readonly SessionEvent[]): UnplannedWork[] 
     }
   }
   return open;
+}
+
+/** A node's `work/reported` as work still to plan (`undefined` for a report no node made). */
+export function unplannedReport(event: SessionEvent<'work/reported'>): UnplannedWork | undefined {
+  const { seq, nodeId, title, files, reason } = reportedWork(event);
+  return nodeId === null ? undefined : { seq, trigger: { kind: 'missed-work', nodeId, title, files, reason }, why: NOT_REPLANNED };
 }
 
 /** The run's error when it would otherwise have succeeded: which work was never planned, and why. */

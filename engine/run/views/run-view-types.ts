@@ -1,0 +1,105 @@
+import type { RunStatus } from '../storage/run-status.js';
+import type { ReportedWork } from './reported-work.js';
+
+/** The shapes of the run view (`run-view.ts` folds them): a run, its nodes, approvals, replans. */
+
+export type NodeViewStatus = 'pending' | 'ready' | 'running' | 'succeeded' | 'failed' | 'skipped' | 'cancelled';
+
+export interface TokenTotals {
+  readonly input: number;
+  readonly output: number;
+  readonly cacheHit: number;
+  readonly reasoning: number;
+}
+
+export interface CompactionView {
+  readonly compactionId: string;
+  readonly seq: number;
+  readonly trigger: string;
+  readonly tokensBefore: number;
+  readonly tokensAfter?: number;
+  readonly outcome?: 'committed' | 'failed' | 'discarded';
+}
+
+export interface NodeView {
+  readonly id: string;
+  readonly title: string;
+  readonly kind: string;
+  readonly dependsOn: readonly string[];
+  readonly status: NodeViewStatus;
+  readonly attempts: number;
+  readonly startedAt: string | null;
+  readonly finishedAt: string | null;
+  readonly tokens: TokenTotals;
+  readonly costUsd: number;
+  readonly modelCalls: number;
+  /** Estimated tokens of the node's last request: its context fill. */
+  readonly contextTokens: number;
+  /** The token count at which the node compacts (from its last request), when it has a compactor. */
+  readonly compactionThreshold: number | null;
+  readonly compactions: readonly CompactionView[];
+  /** The text of the model response streaming now (`text/streamed` so far); null between responses. */
+  readonly streamingText: string | null;
+  readonly result: string | null;
+  readonly error: string | null;
+  readonly lastEventSeq: number;
+}
+
+export interface PendingApproval {
+  readonly seq: number;
+  readonly nodeId: string | null;
+  readonly toolCallId: string;
+  readonly tool: string;
+  readonly args: unknown;
+  /** One line a human can judge, e.g. `run_command npm test`. */
+  readonly summary: string;
+}
+
+export interface ReplanView {
+  readonly seq: number;
+  readonly trigger: string;
+  readonly mode: string;
+  /** The node whose failure or report started it. */
+  readonly nodeId?: string;
+  /** Share of nodes succeeded when it started, 0–1. */
+  readonly progress: number;
+  readonly outcome?: string;
+  readonly version?: number;
+  /** Why a replan gave up or failed. */
+  readonly reason?: string;
+  /** What the new plan version changed, from its `plan/amended` diff. */
+  readonly change?: PlanChangeView;
+}
+
+export interface PlanChangeView {
+  readonly reason: string;
+  readonly addedNodes: readonly string[];
+  readonly removedNodes: readonly string[];
+  /** `from→to` pairs. */
+  readonly addedEdges: readonly string[];
+  readonly removedEdges: readonly string[];
+}
+
+export interface RunView {
+  readonly runId: string;
+  readonly task: string;
+  readonly status: RunStatus;
+  readonly planVersion: number | null;
+  readonly planHash: string | null;
+  readonly nodes: ReadonlyMap<string, NodeView>;
+  /** Node ids in plan order. */
+  readonly order: readonly string[];
+  readonly totals: TokenTotals & { readonly costUsd: number; readonly modelCalls: number };
+  readonly approvals: readonly PendingApproval[];
+  readonly replans: readonly ReplanView[];
+  readonly reportedWork: readonly ReportedWork[];
+  /** Why a paused run waits (a replan under review). */
+  readonly pausedReason: string | null;
+  readonly cancelRequested: boolean;
+  readonly startedAt: string | null;
+  readonly finishedAt: string | null;
+  readonly lastSeq: number;
+  readonly error: string | null;
+}
+
+export const ZERO_TOKENS: TokenTotals = { input: 0, output: 0, cacheHit: 0, reasoning: 0 };
