@@ -1,10 +1,12 @@
+import type { PlanNodeKind } from '../engine/index.js';
+
 /**
  * The parts of a plan node lint looks at. The plan schema's nodes satisfy it; `reads` and
  * `writes` are workspace-relative paths or globs.
  */
 export interface LintPlanNode {
   readonly id: string;
-  readonly kind: 'read' | 'edit' | 'command' | 'agent';
+  readonly kind: PlanNodeKind;
   readonly reads: readonly string[];
   readonly writes: readonly string[];
   readonly dependsOn: readonly string[];
@@ -21,7 +23,5 @@ export interface LintablePlan {
   readonly nodes: readonly LintPlanNode[];
 }
 
-/** Nodes that change files: every `edit`, and an `agent` that declares writes. */
-export function isEditingNode(node: LintPlanNode): boolean {
-  return node.kind === 'edit' || (node.kind === 'agent' && node.writes.length > 0);
-}
+/** Nodes that change files (by the kinds table): every `edit`, and an `agent` that declares writes. */
+export { isEditingNode } from '../engine/index.js';

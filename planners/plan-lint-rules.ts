@@ -1,3 +1,4 @@
+import { nodeKind } from '../engine/index.js';
 import type { ChangedSymbol } from './plan-lint-changes.js';
 import { findImporters, parseSymbolKey, type RepoMap, type SymbolImporter } from './repo-scan/index.js';
 import { isGlobPattern, matchFiles, normalizePlanPath, patternCovers } from './plan-lint-files.js';
@@ -149,7 +150,7 @@ export function missingFiles(context: LintContext): LintFinding[] {
 
 /** (d) Editing nodes with no `command` node among the nodes that run after them. */
 export function untestedEdits(context: LintContext): LintFinding[] {
-  const commands = new Set(context.plan.nodes.filter((node) => node.kind === 'command').map((node) => node.id));
+  const commands = new Set(context.plan.nodes.filter((node) => nodeKind(node.kind).needsCommand).map((node) => node.id));
   return context.plan.nodes
     .filter((node) => isEditingNode(node) && ![...context.reachability.descendants(node.id)].some((id) => commands.has(id)))
     .map((node) => ({

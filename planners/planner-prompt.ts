@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PROJECT_MEMORY_SECTION_ORDER, planSchema, readBeside, type PromptSection } from '../engine/index.js';
+import { NODE_KINDS, PLAN_NODE_KINDS, PROJECT_MEMORY_SECTION_ORDER, planSchema, readBeside, type PromptSection } from '../engine/index.js';
 
 /** The read-only tools the planner may use to look around the workspace. */
 export const PLANNER_TOOL_NAMES = ['list_files', 'read_file', 'grep'] as const;
@@ -59,7 +59,12 @@ let promptText: string | undefined;
 
 /** `planner-prompt.md`, read once, beside this module (or in the source tree when running from `dist/`). */
 export function plannerPromptText(): string {
-  promptText ??= readBeside(import.meta.url, 'planner-prompt.md');
+  promptText ??= readBeside(import.meta.url, 'planner-prompt.md').replace('<node-kinds>', nodeKindLines());
   return promptText;
+}
+
+/** The kinds of the prompt's node list, from the kinds table: one line each, in the schema's order. */
+function nodeKindLines(): string {
+  return PLAN_NODE_KINDS.map((kind) => `    - \`${kind}\`: ${NODE_KINDS[kind].description};`).join('\n');
 }
 

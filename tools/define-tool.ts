@@ -48,6 +48,8 @@ export interface Tool<A = unknown> {
   readonly description: string;
   readonly args: z.ZodType<A>;
   readonly risk: ToolRisk;
+  /** Only meaningful in a planned run (it reports to the plan): left out of `react`'s tools. */
+  readonly planOnly?: boolean;
   /** The JSON Schema the model sees when `args` cannot say it (MCP tools validate against their own schema); derived from `args` when absent. */
   readonly parameters?: Readonly<Record<string, unknown>>;
   /** The runtime's deadline for one call; the runtime's default (120 s) when absent. */
@@ -65,6 +67,7 @@ export interface ToolDefinition<S extends z.ZodType> {
   readonly description: string;
   readonly args: S;
   readonly risk: ToolRisk;
+  readonly planOnly?: boolean;
   readonly parameters?: Readonly<Record<string, unknown>>;
   readonly timeoutMs?: number | ((args: z.output<S>) => number);
   summarize?(args: z.output<S>): string;

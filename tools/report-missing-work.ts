@@ -17,6 +17,7 @@ export const reportMissingWorkTool = defineTool({
   description: loadToolDescription(import.meta.url, 'report-missing-work.md'),
   args: reportMissingWorkArgs,
   risk: 'read',
+  planOnly: true,
   summarize: (args) => `report missing work "${args.title}" (${args.files.join(', ')})`,
   async execute(args, context) {
     if (context.nodeId === null) throw new ToolError('report_missing_work is for nodes of a plan; this agent has no plan to amend');

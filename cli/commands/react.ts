@@ -1,10 +1,9 @@
 import { environmentModelFailure, executeReactRun, recallMemories, visibleJson, visibleText, type StreamPart } from '../../engine/index.js';
-import { DEFAULT_TOOL_NAMES, SYMBOL_TOOL_NAMES } from '../../tools/index.js';
+import { toolSet } from '../../tools/index.js';
 import { writeLine } from '../context/cli-io.js';
 import { integerAtLeast } from '../context/cli-args.js';
 import { defineCommand } from '../context/command.js';
 import { createApprover, createMemoryStore, createNodeCompactor, createTools, projectMemorySections } from '../runtime/compose-runtime.js';
-import { mcpDefaultTools } from '../runtime/outside-tools.js';
 import { formatTokens, formatUsd } from '../render/index.js';
 import { chooseModel, modelIdFor } from '../runtime/models.js';
 
@@ -63,7 +62,7 @@ export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number
       provider: chosen.provider,
       model: chosen.provider.model,
       tools,
-      allowedTools: [...DEFAULT_TOOL_NAMES, ...SYMBOL_TOOL_NAMES, 'remember', 'web_fetch', 'web_search', ...mcpDefaultTools(tools, false)],
+      allowedTools: toolSet(tools, 'all', { planned: false }),
       approver: createApprover(context),
       sections: await projectMemorySections(context),
       contexts: [recallMemories(await createMemoryStore(context), { query: task })],

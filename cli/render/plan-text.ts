@@ -1,5 +1,5 @@
 import { visibleText } from '../../engine/read-face.js';
-import type { Plan, PlanAnalysis, PlanNode, PlanStatus } from '../../engine/index.js';
+import { nodeKind, nodeSubject, type Plan, type PlanAnalysis, type PlanNode, type PlanStatus } from '../../engine/index.js';
 import { formatTokens, formatUsd } from './format-estimate.js';
 
 export interface PlanTextOptions {
@@ -90,8 +90,8 @@ function stageRows(stages: PlanAnalysis['stages'], nodeOf: (id: string) => PlanN
 }
 
 function filesText(node: PlanNode): string {
-  if (node.kind === 'command') return node.command ?? '';
-  return fileList(node.writes.length > 0 ? node.writes : node.reads);
+  const subject = nodeSubject(node);
+  return subject.shows === 'command' ? subject.command : fileList(subject.files);
 }
 
 function fileList(files: readonly string[]): string {
@@ -119,7 +119,7 @@ function detailLines(analysis: PlanAnalysis, nodeOf: (id: string) => PlanNode): 
       ['model', node.model],
       ['tools', node.tools?.join(', ')],
       ['steps', node.maxSteps === undefined ? undefined : `at most ${node.maxSteps}`],
-      ['cost', estimate === undefined || node.kind === 'command' ? undefined : `≈ ${formatTokens(estimate.tokens)} tokens ≈ ${formatUsd(estimate.costUsd)}`],
+      ['cost', estimate === undefined || !nodeKind(node.kind).runsModel ? undefined : `≈ ${formatTokens(estimate.tokens)} tokens ≈ ${formatUsd(estimate.costUsd)}`],
     ];
     const present = fields.filter((field): field is [string, string] => field[1] !== undefined);
     return [`${node.id} (${node.kind}): ${node.title}`, ...present.map(([name, value]) => `  ${name.padEnd(7)} ${value}`)];

@@ -1,6 +1,7 @@
 import {
   MemoryStore,
   callModel,
+  nodeKind,
   createCompactor,
   loadProjectMemory,
   projectMemorySection,
@@ -15,12 +16,12 @@ import {
   type ResolvedModel,
   type StreamPart,
 } from '../../engine/index.js';
-import { DEFAULT_TOOL_NAMES, READ_ONLY_TOOL_NAMES, SYMBOL_TOOL_NAMES, createNonInteractiveApprover, createSymbolTools, createRememberTool, createTerminalApprover, createToolRuntime, reportMissingWorkTool, type LocalToolRuntime } from '../../tools/index.js';
+import { createNonInteractiveApprover, createSymbolTools, createRememberTool, createTerminalApprover, createToolRuntime, reportMissingWorkTool, toolSet, type LocalToolRuntime } from '../../tools/index.js';
 import type { CliContext } from '../context/cli-context.js';
 import { createConfinement } from './confinement.js';
 import { chooseModel, modelIdFor } from './models.js';
 import { holdingOutput } from '../context/output-hold.js';
-import { createWebTools, mcpDefaultTools, startMcpTools } from './outside-tools.js';
+import { createWebTools, startMcpTools } from './outside-tools.js';
 import { workspaceLanguageService } from './workspace-language-service.js';
 
 /**
@@ -51,14 +52,9 @@ export async function createTools(context: CliContext, options: { mcp?: boolean 
   });
 }
 
-
-const READ_TOOLS: readonly string[] = [...READ_ONLY_TOOL_NAMES, ...SYMBOL_TOOL_NAMES, 'report_missing_work', 'remember'];
-const ALL_TOOLS: readonly string[] = [...DEFAULT_TOOL_NAMES, ...SYMBOL_TOOL_NAMES, 'report_missing_work', 'remember', 'web_fetch', 'web_search'];
-
-/** Tools a node gets when the plan names none: reads for `read` nodes, everything else for the rest (MCP tools included, by their risk). */
-export function defaultToolsFor(kind: PlanNodeKind, tools?: LocalToolRuntime): readonly string[] {
-  const base = kind === 'read' ? READ_TOOLS : ALL_TOOLS;
-  return tools === undefined ? base : [...base, ...mcpDefaultTools(tools, kind === 'read')];
+/** Tools a node gets when the plan names none: its kind's set (kinds table) of the registered tools, MCP tools included, by their risk. */
+export function defaultToolsFor(kind: PlanNodeKind, tools: LocalToolRuntime): readonly string[] {
+  return toolSet(tools, nodeKind(kind).defaultTools);
 }
 
 /** The project memory files (AGENTS.md, DAGENT.md, …) as one static section, if there are any. */

@@ -60,11 +60,6 @@ export async function startMcpTools(context: CliContext): Promise<Tool[]> {
   return tools;
 }
 
-/** The MCP tools a node gets when its plan names no tools: all for nodes that act, only `read`-risk ones for read nodes. */
-export function mcpDefaultTools(tools: LocalToolRuntime, readOnly: boolean): string[] {
-  return tools.names().filter((name) => isMcpToolName(name) && (!readOnly || tools.get(name)?.risk === 'read'));
-}
-
 type McpServerConfig = OutsideToolsConfig['mcpServers'][string];
 
 function mcpServerSpec(name: string, server: McpServerConfig, env: NodeJS.ProcessEnv): McpServerSpec {

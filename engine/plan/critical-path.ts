@@ -1,17 +1,15 @@
 import { planGraph, type PlanGraph } from './plan-graph.js';
-import type { Plan, PlanNode, PlanNodeKind } from './plan-schema.js';
+import { NODE_KINDS } from './node-kinds.js';
+import { PLAN_NODE_KINDS, type Plan, type PlanNode, type PlanNodeKind } from './plan-schema.js';
 import { planStages } from './plan-stages.js';
 
 /**
  * Costs (in estimated tokens) of a node without its own `estimate`. A command node runs no model
  * but takes time, so it costs something too.
  */
-export const DEFAULT_NODE_COST_TOKENS: Readonly<Record<PlanNodeKind, number>> = {
-  read: 4_000,
-  edit: 12_000,
-  command: 1_000,
-  agent: 20_000,
-};
+export const DEFAULT_NODE_COST_TOKENS: Readonly<Record<PlanNodeKind, number>> = Object.fromEntries(
+  PLAN_NODE_KINDS.map((kind) => [kind, NODE_KINDS[kind].defaultCostTokens]),
+) as Record<PlanNodeKind, number>;
 
 export interface CriticalPathOptions {
   /** The cost of a node; default: its `estimate`, else `defaultCosts` for its kind. */

@@ -1,5 +1,6 @@
 /** Plans as data: the document schema, the graph, validation, derivations, versions and amendments. */
 export { NODE_ID_PATTERN, PLAN_NODE_KINDS, planNodeSchema, planSchema, workspacePathProblem, type Plan, type PlanNode, type PlanNodeKind } from './plan-schema.js';
+export { NODE_KINDS, assertNever, isEditingNode, nodeKind, nodeSubject, type NodeKindRendering, type NodeKindTools, type NodeKindTraits, type NodeKindWrites, type NodeSubject } from './node-kinds.js';
 export { formatPlanIssues, type PlanIssue, type PlanIssueCode } from './plan-issue.js';
 export { GraphCycleError, PlanInvalidError } from './plan-errors.js';
 export { checkPlan, parsePlan, type PlanCheck } from './check-plan.js';

@@ -1,4 +1,5 @@
 import picomatch from 'picomatch';
+import { nodeKind } from './node-kinds.js';
 import type { Plan, PlanNode } from './plan-schema.js';
 import { isGlobPattern } from './writes-overlap.js';
 
@@ -61,7 +62,7 @@ export function estimatePlan(plan: Plan, options: PlanEstimateOptions): PlanEsti
 }
 
 function estimateNode(node: PlanNode, options: PlanEstimateOptions, tokensOf: (path: string) => number): NodeEstimate {
-  if (node.kind === 'command') return { nodeId: node.id, files: [], inputTokens: 0, outputTokens: 0, tokens: 0, costUsd: 0 };
+  if (!nodeKind(node.kind).runsModel) return { nodeId: node.id, files: [], inputTokens: 0, outputTokens: 0, tokens: 0, costUsd: 0 };
   const written = matchFiles(node.writes, options.fileSizes);
   const files = [...new Set([...matchFiles(node.reads, options.fileSizes), ...written])];
   const overhead = options.nodeOverheadTokens ?? NODE_OVERHEAD_TOKENS;

@@ -1,3 +1,4 @@
+import { nodeSubject } from './node-kinds.js';
 import type { FieldChange, PlanDiff } from './plan-diff.js';
 import type { PlanNode } from './plan-schema.js';
 import { visibleText } from '../visible-text.js';
@@ -32,7 +33,8 @@ export function renderPlanDiff(diff: PlanDiff): string {
 }
 
 function nodeSummary(node: PlanNode): string {
-  const files = node.kind === 'command' ? (node.command ?? '') : node.writes.length > 0 ? `writes ${node.writes.join(', ')}` : node.reads.length > 0 ? `reads ${node.reads.join(', ')}` : '';
+  const subject = nodeSubject(node);
+  const files = subject.shows === 'command' ? subject.command : subject.files.length > 0 ? `${subject.shows} ${subject.files.join(', ')}` : '';
   return `${node.id} (${node.kind}) ${node.title}${files === '' ? '' : ` · ${files}`}`;
 }
 

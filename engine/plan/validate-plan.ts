@@ -2,6 +2,7 @@ import picomatch from 'picomatch';
 import { findCycles } from './find-cycles.js';
 import { PlanInvalidError } from './plan-errors.js';
 import { planGraph, type PlanGraph } from './plan-graph.js';
+import { nodeKind } from './node-kinds.js';
 import { nodeLocation, type PlanIssue } from './plan-issue.js';
 import type { Plan, PlanNode } from './plan-schema.js';
 import { createReachability } from './reachability.js';
@@ -62,7 +63,7 @@ function dependencyIssues(plan: Plan, graph: PlanGraph): PlanIssue[] {
 function missingCommandIssues(plan: Plan): PlanIssue[] {
   const issues: PlanIssue[] = [];
   plan.nodes.forEach((node, index) => {
-    if (node.kind === 'command' && (node.command === undefined || node.command.trim() === ''))
+    if (nodeKind(node.kind).needsCommand && (node.command === undefined || node.command.trim() === ''))
       issues.push({
         code: 'missing-command',
         nodeId: node.id,

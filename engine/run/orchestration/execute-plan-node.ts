@@ -5,6 +5,7 @@ import type { Approver, ToolResult, ToolRuntime, WriteScope } from '../../agent/
 import { SystemPrompt, type ContextProvider, type PromptSection } from '../../context/system-prompt.js';
 import { errorMessage } from '../../errors.js';
 import type { ModelProvider, StreamPart, Usage } from '../../model/model-provider.js';
+import { nodeKind } from '../../plan/node-kinds.js';
 import type { Plan, PlanNode, PlanNodeKind } from '../../plan/plan-schema.js';
 import type { Session } from '../../session/session.js';
 import { NODE_SYSTEM_SECTIONS, nodeInstruction } from './node-prompt.js';
@@ -68,7 +69,7 @@ export const DEFAULT_ROLES: Readonly<Record<string, RolePrompt>> = {
 
 /** Runs one attempt of a plan node: a command directly, every other kind as a ReAct agent. */
 export async function executePlanNode(runtime: NodeRuntime, attempt: NodeAttempt): Promise<NodeAttemptResult> {
-  return attempt.node.kind === 'command' ? runCommandNode(runtime, attempt) : runAgentNode(runtime, attempt);
+  return nodeKind(attempt.node.kind).runsModel ? runAgentNode(runtime, attempt) : runCommandNode(runtime, attempt);
 }
 
 async function runAgentNode(runtime: NodeRuntime, attempt: NodeAttempt): Promise<NodeAttemptResult> {

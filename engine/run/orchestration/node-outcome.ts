@@ -1,3 +1,4 @@
+import { nodeKind } from '../../plan/node-kinds.js';
 import type { PlanNodeKind } from '../../plan/plan-schema.js';
 
 /** One tool call of a node as far as its outcome goes: what it was, how risky, how it ended. */
@@ -25,7 +26,7 @@ const STOPPED: ReadonlySet<string> = new Set(['denied', 'refused']);
  * Why a node that says it is done has not kept its promise, or undefined when it has. Pure.
  * - A write that was denied fails the node: the change it was asked for is not all there.
  * - A node whose every risky action (write, command, network) was denied or refused did nothing it set out to do.
- * - An edit node that changed no file did not edit.
+ * - A node of a kind that always writes (an edit) that changed no file did not do its work.
  * The first line names what went wrong, so progress lines and `status` can show it whole.
  */
 export function unkeptPromise(input: NodeOutcomeInput): string | undefined {
@@ -35,9 +36,9 @@ export function unkeptPromise(input: NodeOutcomeInput): string | undefined {
   if (risky.length > 0 && risky.every((action) => STOPPED.has(action.outcome))) {
     return `every risky action was denied (${risky.length}): ${risky[risky.length - 1]!.summary}`;
   }
-  if (input.kind === 'edit' && input.filesChanged.length === 0) {
+  if (nodeKind(input.kind).writes === 'always' && input.filesChanged.length === 0) {
     const writes = input.writes.length === 0 ? 'it declares no writes' : `its writes: ${input.writes.join(', ')}`;
-    return `edit node ${input.nodeId} ended without changing any file (${writes})`;
+    return `${input.kind} node ${input.nodeId} ended without changing any file (${writes})`;
   }
   return undefined;
 }

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/database.js';
 import { errorMessage } from '../../errors.js';
+import { nodeKind } from '../../plan/node-kinds.js';
 import { replanDecision } from '../../plan/replan-decision.js';
 import type { PlanLintFinding } from '../../plan/plan-analysis.js';
 import type { Plan, PlanNode } from '../../plan/plan-schema.js';
@@ -528,7 +529,7 @@ function nodeTotals(view: RunView, nodeId: string): NodeTotals | undefined {
 export function changedCommandNodes(current: Plan, next: Plan): string[] {
   const before = new Map(current.nodes.map((node) => [node.id, node]));
   return next.nodes
-    .filter((node) => node.kind === 'command' || node.command !== undefined)
+    .filter((node) => nodeKind(node.kind).needsCommand || node.command !== undefined)
     .filter((node) => {
       const old = before.get(node.id);
       return old === undefined || old.kind !== node.kind || old.command !== node.command;
