@@ -13,6 +13,7 @@ const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
   sandbox: async () => (await import('./sandbox.js')).runSandboxBench(),
   scan: async () => (await import('./scan.js')).runScanBench(),
   cache: async () => (await import('./cache.js')).runCacheBench(),
+  redaction: async () => (await import('./redaction.js')).runRedactionBench(),
 };
 
 async function runBenches(names: readonly string[]): Promise<number> {

@@ -1,12 +1,18 @@
+import { DagentError } from './errors.js';
+import { base64Spans, replaceSpans, shapeSpans, valueSpans } from './secret-scan.js';
+import { SHORTEST_SHAPE_CHARS } from './secret-shapes.js';
+
 /**
  * Removes secrets from text before it is stored: the values of the keys this process was given
- * (provider keys, tokens in the environment), and the shapes common keys have whatever their
- * value (OpenAI and Anthropic `sk-…`, GitHub `ghp_…`, AWS `AKIA…`, Slack `xox…`, Google `AIza…`,
- * `Bearer …` tokens, PEM private keys). A secret becomes `[REDACTED]`; a bearer token keeps its
- * `Bearer ` prefix so the text still reads.
+ * (provider keys, tokens in the environment) as written, JSON-escaped and base64-encoded; the
+ * shapes common keys have whatever their value (secret-shapes.ts: Stripe, OpenAI, Anthropic,
+ * DeepSeek, GitHub, GitLab, Hugging Face, npm, AWS, Slack, Google, Azure, JWTs, PEM private keys,
+ * `Bearer`/`Basic` credentials, passwords in URLs, `*_PASSWORD=`-style assignments); and base64
+ * runs whose decoded bytes hold any of these. A secret becomes `[REDACTED]`; a label (`Bearer `,
+ * `AccountKey=`, `postgres://user:`) stays so the text still reads.
  *
- * Every expression here is linear in the input (bounded repetitions, no nested quantifiers), so
- * redaction of a large tool output or snapshot cannot stall a write.
+ * The scan is linear in the input and keeps no more than the output (secret-scan.ts); a value
+ * longer than `MAX_REDACTED_CHARS` is refused with `OversizedValueError` rather than stored.
  */
 export interface SecretRedactor {
   /** `text` with every secret replaced; the same string when it holds none. */
@@ -20,44 +26,48 @@ export const REDACTED = '[REDACTED]';
 /** Configured values shorter than this are not treated as secrets: redacting "test" everywhere would garble the log. */
 export const MIN_SECRET_CHARS = 8;
 
-const KEY_SHAPES: readonly string[] = [
-  // OpenAI (sk-, sk-proj-), Anthropic (sk-ant-api03-…), DeepSeek and other sk- keys.
-  String.raw`\bsk-[A-Za-z0-9_-]{20,}`,
-  // GitHub tokens: personal, OAuth, user-to-server, server-to-server, refresh; fine-grained PATs.
-  String.raw`\bgh[pousr]_[A-Za-z0-9]{20,}`,
-  String.raw`\bgithub_pat_[A-Za-z0-9_]{20,}`,
-  // AWS access key ids.
-  String.raw`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`,
-  // Slack tokens.
-  String.raw`\bxox[abposre]-[A-Za-z0-9-]{10,}`,
-  // Google API keys.
-  String.raw`\bAIza[0-9A-Za-z_-]{35}`,
-  // PEM private keys, whole; or from the header on when the end was cut off.
-  String.raw`-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----(?:[\s\S]{0,20000}?-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----|[A-Za-z0-9+/=\\\r\n\t ]*)`,
-];
+/** The longest value the store redacts and writes (64 Mi characters): a larger one is refused, never stored unredacted. */
+export const MAX_REDACTED_CHARS = 64 * 1024 * 1024;
 
-/** `Bearer <token>`: the token is redacted, the word kept. */
-const BEARER = String.raw`\b(Bearer[ \t]+)[A-Za-z0-9._~+/-]{16,}=*`;
+/** A value too large to redact: refused before anything is written. */
+export class OversizedValueError extends DagentError {
+  constructor(readonly chars: number) {
+    super(`a value of ${(chars / 1024 / 1024).toFixed(1)} MiB is larger than the ${MAX_REDACTED_CHARS / 1024 / 1024} MiB the log accepts; nothing was written (keep large content in files, not in plans or messages)`);
+  }
+}
+
+/** Parts of an environment variable's name that make its value a secret (`GITHUB_PAT`, `DB_PASS`, `NPM_AUTH_TOKEN`, …). */
+const SECRET_NAME_PARTS = new Set(['KEY', 'APIKEY', 'TOKEN', 'SECRET', 'SECRETS', 'PASSWORD', 'PASSWD', 'PASS', 'PASSPHRASE', 'PWD', 'PAT', 'CREDENTIAL', 'CREDENTIALS', 'AUTH', 'PRIVATE', 'SIGNATURE', 'COOKIE', 'DSN']);
+/** Last parts that name something about a secret that is not one (`SSH_AUTH_SOCK`, `PASSWORD_STORE_DIR`, `GITHUB_CLIENT_ID`). */
+const NOT_SECRET_LAST_PARTS = new Set(['SOCK', 'DIR', 'FILE', 'PATH', 'HOST', 'PORT', 'USER', 'USERNAME', 'NAME', 'ID', 'TYPE', 'MODE', 'REGION', 'URL_PATH', 'LENGTH', 'TTL']);
+
+/** Whether an environment variable's name says its value is a secret. */
+export function isSecretName(name: string): boolean {
+  const parts = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toUpperCase()
+    .split(/[^A-Z0-9]+/)
+    .filter((part) => part !== '');
+  if (parts.length === 0 || NOT_SECRET_LAST_PARTS.has(parts.at(-1)!)) return false;
+  if (parts.length === 1 && parts[0] === 'PWD') return false; // the working directory
+  return parts.some((part) => SECRET_NAME_PARTS.has(part) || /^(?:API)?KEY\d*$|^TOKEN\d*$/.test(part));
+}
+
+/** Values longer than this are not keys (a certificate bundle, a long `PATH`): looked at for shape only up to here. */
+const MAX_ENVIRONMENT_SECRET_CHARS = 16 * 1024;
 
 /**
- * The shortest text any shape above can match (a Slack token: `xoxb-` and 10 more characters).
- * Shorter texts (ids, statuses, small payloads: most values of the log's hot path) skip the scan.
+ * The values of the environment's secrets, collected at start for the redactor: each variable
+ * whose name says it is one (`*_API_KEY`, `*_TOKEN`, `*_PAT`, `*_PASS`, …) or whose value has the
+ * shape of a key, long enough to be one.
  */
-const SHORTEST_KEY_SHAPE_CHARS = 15;
-
-/**
- * Env variable names whose values are secrets: the providers' keys and the usual token names.
- * `secretsFromEnvironment` collects them for `createSecretRedactor`.
- */
-const SECRET_ENV_NAME = /(?:^|_)(?:API_KEY|APIKEY|ACCESS_KEY|SECRET|SECRET_KEY|SECRET_ACCESS_KEY|TOKEN|AUTH_TOKEN|PASSWORD|PASSWD|PRIVATE_KEY)$/i;
-
-/** The values of the environment's secret variables (`*_API_KEY`, `*_TOKEN`, `*_SECRET`, …), long enough to be keys. */
 export function secretsFromEnvironment(env: Readonly<Record<string, string | undefined>>): string[] {
   const values: string[] = [];
   for (const [name, value] of Object.entries(env)) {
-    if (value === undefined || !SECRET_ENV_NAME.test(name)) continue;
+    if (value === undefined) continue;
     const trimmed = value.trim();
-    if (trimmed.length >= MIN_SECRET_CHARS) values.push(trimmed);
+    if (trimmed.length < MIN_SECRET_CHARS || trimmed.length > MAX_ENVIRONMENT_SECRET_CHARS) continue;
+    if (isSecretName(name) || shapeSpans(trimmed).length > 0) values.push(trimmed);
   }
   return values;
 }
@@ -65,13 +75,13 @@ export function secretsFromEnvironment(env: Readonly<Record<string, string | und
 /** A redactor for `secrets` (configured key values) and the common key shapes. */
 export function createSecretRedactor(secrets: readonly string[] = []): SecretRedactor {
   const values = configuredForms(secrets);
-  const shapes = new RegExp(`${BEARER}|${KEY_SHAPES.join('|')}`, 'g');
-  const shortest = Math.min(SHORTEST_KEY_SHAPE_CHARS, ...values.map((value) => value.length));
+  const shortest = Math.min(SHORTEST_SHAPE_CHARS, ...values.map((value) => value.length));
+  const holdsSecret = (decoded: string): boolean => valueSpans(decoded, values).length > 0 || shapeSpans(decoded).length > 0;
   const redactText = (text: string): string => {
     if (text.length < shortest) return text;
-    let result = text;
-    for (const value of values) if (result.includes(value)) result = result.split(value).join(REDACTED);
-    return result.replace(shapes, (_match, bearer: string | undefined) => (bearer === undefined ? REDACTED : `${bearer}${REDACTED}`));
+    if (text.length > MAX_REDACTED_CHARS) throw new OversizedValueError(text.length);
+    const spans = [...valueSpans(text, values), ...shapeSpans(text), ...base64Spans(text, holdsSecret)];
+    return replaceSpans(text, spans, REDACTED);
   };
   return {
     redactText,
@@ -84,7 +94,11 @@ export function createSecretRedactor(secrets: readonly string[] = []): SecretRed
   };
 }
 
-/** Each value as written, and as it appears inside a JSON string, longest first (a value containing another is replaced whole). */
+/**
+ * Each value as written, as it appears inside a JSON string, and base64-encoded (standard and
+ * URL-safe, at each of the three alignments it can have inside a longer encoded text), longest
+ * first.
+ */
 function configuredForms(secrets: readonly string[]): string[] {
   const forms = new Set<string>();
   for (const secret of secrets) {
@@ -92,6 +106,21 @@ function configuredForms(secrets: readonly string[]): string[] {
     if (value.length < MIN_SECRET_CHARS) continue;
     forms.add(value);
     forms.add(JSON.stringify(value).slice(1, -1));
+    for (const encoded of base64Forms(value)) if (encoded.length >= MIN_SECRET_CHARS) forms.add(encoded);
   }
   return [...forms].sort((a, b) => b.length - a.length);
+}
+
+/** The characters of `value`'s base64 that do not depend on the bytes around it, for each alignment. */
+function base64Forms(value: string): string[] {
+  const bytes = Buffer.from(value, 'utf8');
+  const forms: string[] = [];
+  for (const offset of [0, 1, 2]) {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64').replace(/=+$/, '');
+    const head = offset === 0 ? 0 : offset + 1;
+    const tail = (offset + bytes.length) % 3 === 0 ? encoded.length : encoded.length - 1;
+    const core = encoded.slice(head, tail);
+    forms.push(core, core.replaceAll('+', '-').replaceAll('/', '_'));
+  }
+  return forms;
 }

@@ -1,3 +1,5 @@
+import { secretSafeCut } from '../secret-stream-cut.js';
+
 /** Least time between two `text/streamed` events of one response, by default. */
 export const DEFAULT_TEXT_STREAM_INTERVAL_MS = 200;
 
@@ -10,9 +12,9 @@ export interface TextStreamOptions {
 
 /**
  * Decides when a streaming response's text goes to the log and how much of it: at most one
- * `text/streamed` event per interval, each cut just after the last whitespace received so far, so
- * a key or token (which holds no whitespace) is never split between two events and the store's
- * redaction sees it whole. The first text only starts the clock, so a response that streams in
+ * `text/streamed` event per interval, each cut where no secret can be split between two events
+ * (`secretSafeCut`: at whitespace, never inside a PEM private key or between a `Bearer`, `Basic` or
+ * `password:` label and its value), so the store's redaction sees every secret whole. The first text only starts the clock, so a response that streams in
  * less than one interval writes no event at all; what is still held when the response completes
  * is never written, because its `assistant/message` carries the whole text.
  */
@@ -37,10 +39,10 @@ export class TextStreamCoalescer {
       if (this.#intervalMs > 0) return undefined;
     }
     if (now - this.#since < this.#intervalMs) return undefined;
-    const cut = lastWhitespace(this.#held);
-    if (cut < 0) return undefined;
-    const ready = this.#held.slice(0, cut + 1);
-    this.#held = this.#held.slice(cut + 1);
+    const cut = secretSafeCut(this.#held);
+    if (cut <= 0) return undefined;
+    const ready = this.#held.slice(0, cut);
+    this.#held = this.#held.slice(cut);
     this.#since = now;
     return ready;
   }
@@ -50,9 +52,4 @@ export class TextStreamCoalescer {
     this.#held = '';
     this.#since = undefined;
   }
-}
-
-function lastWhitespace(text: string): number {
-  for (let index = text.length - 1; index >= 0; index -= 1) if (/\s/.test(text[index]!)) return index;
-  return -1;
 }

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type QueryResult, type TransactionSettings } from 'kysely';
 import type { SecretRedactor } from '../secret-redactor.js';
+import { isWholeBase64 } from '../secret-scan.js';
 import { isBusyError, type BusyBackoff } from './busy-backoff.js';
 
 /** A lock another program holds on the store: `waiting` when dagent starts waiting it out, `resumed` when it got through. */
@@ -45,7 +46,6 @@ export function storeEdgeDialect(dialect: Dialect, edge: StoreEdge): Dialect {
 }
 
 const WRITE_STATEMENT = /^\s*(?:insert|update|replace)\b/i;
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 /** Shorter base64-looking parameters (ids, hashes) cannot hold a key worth decoding for. */
 const MIN_BASE64_CHARS = 24;
 
@@ -96,7 +96,7 @@ class StoreEdgeConnection implements DatabaseConnection {
   #redactValue(value: unknown): unknown {
     if (Buffer.isBuffer(value)) return this.edge.redactor.redactBytes(value);
     if (typeof value !== 'string') return value;
-    if (value.length >= MIN_BASE64_CHARS && BASE64.test(value)) {
+    if (value.length >= MIN_BASE64_CHARS && isWholeBase64(value)) {
       const bytes = Buffer.from(value, 'base64');
       const redacted = this.edge.redactor.redactBytes(bytes);
       return redacted === bytes ? value : redacted.toString('base64');

@@ -85,6 +85,21 @@ describe('secrets in tool output, snapshots and provider errors', () => {
     expect([...stored.subarray(-3)]).toEqual([0xff, 0x00, 0xfe]);
     expect(readFileSync(join(temp.dir, 'store.db')).includes(Buffer.from(CONFIGURED_KEY))).toBe(false);
   });
+
+  it('are redacted from a 10 MiB base64-looking snapshot, which is stored (no stack overflow)', async () => {
+    const store = await openDatabase(join(temp.dir, 'store.db'), { secrets: [CONFIGURED_KEY] });
+    const content = Buffer.concat([Buffer.alloc(10 * 1024 * 1024, 'QUJD'), Buffer.from(`\nTOKEN=${SHAPED_KEY}\n`)]);
+    const run = await createRun(store.db, { task: 'write a big file', workspace, mode: 'plan' });
+    await store.db
+      .insertInto('file_snapshots')
+      .values({ run_id: run.id, node_id: 'n', path: 'big.txt', content_before: content.toString('base64'), hash_before: 'h', content_after: null, hash_after: null, encoding: 'base64', created_at: new Date().toISOString() })
+      .execute();
+    const row = await store.db.selectFrom('file_snapshots').select('content_before').executeTakeFirstOrThrow();
+    await store.close();
+    const stored = Buffer.from(row.content_before!, 'base64');
+    expect(stored.length).toBeGreaterThan(10 * 1024 * 1024);
+    expect(stored.includes(Buffer.from(SHAPED_KEY))).toBe(false);
+  });
 });
 
 function runIdOf(stderr: string): string {

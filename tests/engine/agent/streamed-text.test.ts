@@ -33,9 +33,9 @@ describe('TextStreamCoalescer', () => {
   it('holds a word still arriving until whitespace follows it, and starts over after a retry', () => {
     let now = 0;
     const coalescer = new TextStreamCoalescer({ intervalMs: 100, now: () => now });
-    expect(coalescer.push('token: sk-')).toBeUndefined();
+    expect(coalescer.push('the key sk-')).toBeUndefined();
     now = 150;
-    expect(coalescer.push('abcdef')).toBe('token: ');
+    expect(coalescer.push('abcdef')).toBe('the key ');
     now = 300;
     expect(coalescer.push('ghij')).toBeUndefined();
     coalescer.restart();
