@@ -81,19 +81,7 @@ export function createCompactor(options: CompactorOptions): Compactor {
   const margin = options.growthMarginTokens ?? growthMargin(threshold);
   const background = options.background ?? true;
   const states = new WeakMap<Session, Promise<SurfaceState>>();
-  const promptSizes = new Map<string, number>();
-
-  const overheadOf = (prompt: StepPrompt): number => {
-    if (prompt.systemHash === undefined || prompt.toolsHash === undefined) return promptTokens(prompt);
-    const key = `${prompt.systemHash}:${prompt.toolsHash}`;
-    let size = promptSizes.get(key);
-    if (size === undefined) {
-      size = promptTokens(prompt);
-      if (promptSizes.size >= MAX_CACHED_PROMPT_SIZES) promptSizes.delete(promptSizes.keys().next().value!);
-      promptSizes.set(key, size);
-    }
-    return size;
-  };
+  const overheadOf = promptOverhead();
 
   const stateOf = (session: Session): Promise<SurfaceState> => {
     let state = states.get(session);
@@ -119,31 +107,8 @@ export function createCompactor(options: CompactorOptions): Compactor {
     return { verdict, tokens, threshold, softWatermark };
   };
 
-  const compactNow = async (session: Session, prompt: StepPrompt, signal: AbortSignal, trigger: CompactionTrigger): Promise<CompactionResult> => {
-    const state = await stateOf(session);
-    const candidate = state.candidate;
-    state.candidate = undefined;
-    let fromCandidate: CompactionResult | undefined;
-    if (candidate !== undefined) {
-      fromCandidate = await candidate.commit(signal);
-      if (fromCandidate.outcome === 'skipped' && fromCandidate.reason === 'aborted') {
-        state.candidate = candidate;
-        return fromCandidate;
-      }
-      if (isCompacted(fromCandidate)) {
-        state.lastTokens = fromCandidate.tokensAfter;
-        if (fromCandidate.tokensAfter < threshold) return fromCandidate;
-      }
-    }
-    const result = await compactSession(session, { ...options, trigger, signal, prompt });
-    if (result.outcome === 'skipped') {
-      if (fromCandidate !== undefined && isCompacted(fromCandidate)) return fromCandidate;
-      if (result.reason !== 'in-progress' && result.reason !== 'aborted') state.lastTokens = result.tokens;
-      return result;
-    }
-    state.lastTokens = isCompacted(result) ? result.tokensAfter : result.tokensBefore;
-    return result;
-  };
+  const compactNow = async (session: Session, prompt: StepPrompt, signal: AbortSignal, trigger: CompactionTrigger): Promise<CompactionResult> =>
+    compactSurface(await stateOf(session), threshold, () => compactSession(session, { ...options, trigger, signal, prompt }), signal);
 
   return {
     threshold,
@@ -155,15 +120,8 @@ export function createCompactor(options: CompactorOptions): Compactor {
       if (pressure.verdict === 'now') return { ...pressure, result: await compactNow(session, prompt, signal, 'threshold') };
       const start = startBackgroundCandidate(session, { ...options, signal, prompt });
       if (!start.started) return pressure;
-      const state = await stateOf(session);
-      const { candidate } = start;
-      state.candidate = candidate;
-      void candidate.settled().then(() => {
-        if (candidate.status !== 'failed') return;
-        state.candidateFailedAt = pressure.tokens;
-        if (state.candidate === candidate) state.candidate = undefined;
-      });
-      return { ...pressure, candidate };
+      adoptCandidate(await stateOf(session), start.candidate, pressure.tokens);
+      return { ...pressure, candidate: start.candidate };
     },
     async onContextOverflow(session, prompt, signal) {
       return isCompacted(await compactNow(session, prompt, signal, 'overflow'));
@@ -177,6 +135,61 @@ export function createCompactor(options: CompactorOptions): Compactor {
       await state?.candidate?.discard('the node finished');
     },
   };
+}
+
+/** The tokens of a prompt's system text and tools, remembered by their hashes (a few versions). */
+function promptOverhead(): (prompt: StepPrompt) => number {
+  const promptSizes = new Map<string, number>();
+  return (prompt) => {
+    if (prompt.systemHash === undefined || prompt.toolsHash === undefined) return promptTokens(prompt);
+    const key = `${prompt.systemHash}:${prompt.toolsHash}`;
+    let size = promptSizes.get(key);
+    if (size === undefined) {
+      size = promptTokens(prompt);
+      if (promptSizes.size >= MAX_CACHED_PROMPT_SIZES) promptSizes.delete(promptSizes.keys().next().value!);
+      promptSizes.set(key, size);
+    }
+    return size;
+  };
+}
+
+/**
+ * Compacts a surface now: a ready background candidate is committed first, and when it brings
+ * the context under the threshold that is enough; otherwise `compact` summarizes in the foreground.
+ */
+async function compactSurface(state: SurfaceState, threshold: number, compact: () => Promise<CompactionResult>, signal: AbortSignal): Promise<CompactionResult> {
+  const candidate = state.candidate;
+  state.candidate = undefined;
+  let fromCandidate: CompactionResult | undefined;
+  if (candidate !== undefined) {
+    fromCandidate = await candidate.commit(signal);
+    if (fromCandidate.outcome === 'skipped' && fromCandidate.reason === 'aborted') {
+      state.candidate = candidate;
+      return fromCandidate;
+    }
+    if (isCompacted(fromCandidate)) {
+      state.lastTokens = fromCandidate.tokensAfter;
+      if (fromCandidate.tokensAfter < threshold) return fromCandidate;
+    }
+  }
+  const result = await compact();
+  if (result.outcome === 'skipped') {
+    if (fromCandidate !== undefined && isCompacted(fromCandidate)) return fromCandidate;
+    if (result.reason !== 'in-progress' && result.reason !== 'aborted') state.lastTokens = result.tokens;
+    return result;
+  }
+  state.lastTokens = isCompacted(result) ? result.tokensAfter : result.tokensBefore;
+  return result;
+}
+
+/** A background candidate becomes the surface's; if it fails, no new one starts before real growth. */
+function adoptCandidate(state: SurfaceState, candidate: CompactionCandidate, tokens: number): void {
+  state.candidate = candidate;
+  void candidate.settled().then(() => {
+    if (candidate.status !== 'failed') return;
+    state.candidateFailedAt = tokens;
+    if (state.candidate === candidate) state.candidate = undefined;
+  });
 }
 
 /**

@@ -4,7 +4,7 @@ import type { CompactionResult, CompactionTrigger } from './compaction-result.js
 import type { ResolvedCompactionSettings } from './compaction-settings.js';
 import { promptOfTime } from './prompt-of-time.js';
 import type { SurfaceRange } from './select-range.js';
-import { runSummarizer } from './summarizer.js';
+import { runSummarizer, type SummaryAttempts } from './summarizer.js';
 import { buildSummaryRequest, summaryInstruction, type SeqRange } from './summary-prompt.js';
 import { extractSurvivalFacts, type SurvivalFact } from './survival-check.js';
 import { surfacePosition } from './turns.js';
@@ -95,27 +95,8 @@ export async function summarizeRegion(session: Session, input: SummarizeRegionIn
         parameters: settings.summaryParameters,
       }),
   });
-  if (!attempts.ok) {
-    await session.append({
-      type: 'compaction/end',
-      payload: { compactionId, outcome: 'failed', stage: 'summary', error: attempts.error, attempts: attempts.attempts },
-    });
-    return {
-      ok: false,
-      result: { outcome: 'failed', compactionId, trigger: input.trigger, error: attempts.error, tokensBefore: view.tokens, attempts: attempts.attempts },
-    };
-  }
-  const recordedSummary = await session.append({
-    type: 'compaction/summary',
-    payload: {
-      compactionId,
-      summary: attempts.text,
-      ...(attempts.usage === undefined ? {} : { usage: attempts.usage }),
-      attempts: attempts.attempts,
-      missingAfterFirst: [...attempts.missingAfterFirst],
-      appendedFacts: [...attempts.appendedFacts],
-    },
-  });
+  if (!attempts.ok) return recordFailure(session, compactionId, input.trigger, view.tokens, attempts);
+  const recordedSummary = await recordSummary(session, compactionId, attempts);
   return {
     ok: true,
     summary: {
@@ -134,4 +115,36 @@ export async function summarizeRegion(session: Session, input: SummarizeRegionIn
       ...(attempts.usage === undefined ? {} : { usage: attempts.usage }),
     },
   };
+}
+
+/** The summarizer gave up: `compaction/end` records the failure, and the surface stays as it was. */
+async function recordFailure(
+  session: Session,
+  compactionId: string,
+  trigger: CompactionTrigger,
+  tokensBefore: number,
+  attempts: Extract<SummaryAttempts, { ok: false }>,
+): Promise<RegionSummaryOutcome> {
+  await session.append({
+    type: 'compaction/end',
+    payload: { compactionId, outcome: 'failed', stage: 'summary', error: attempts.error, attempts: attempts.attempts },
+  });
+  return {
+    ok: false,
+    result: { outcome: 'failed', compactionId, trigger, error: attempts.error, tokensBefore, attempts: attempts.attempts },
+  };
+}
+
+function recordSummary(session: Session, compactionId: string, attempts: Extract<SummaryAttempts, { ok: true }>) {
+  return session.append({
+    type: 'compaction/summary',
+    payload: {
+      compactionId,
+      summary: attempts.text,
+      ...(attempts.usage === undefined ? {} : { usage: attempts.usage }),
+      attempts: attempts.attempts,
+      missingAfterFirst: [...attempts.missingAfterFirst],
+      appendedFacts: [...attempts.appendedFacts],
+    },
+  });
 }
