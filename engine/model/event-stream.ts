@@ -39,59 +39,11 @@ export async function* openEventStream(request: EventStreamRequest): AsyncGenera
   const controller = new AbortController();
   const abortFromCaller = (): void => controller.abort(signal.reason);
   signal.addEventListener('abort', abortFromCaller, { once: true });
-  let idled = false;
-  let timer: NodeJS.Timeout | undefined;
-  const armIdleTimer = (): void => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      idled = true;
-      controller.abort();
-    }, request.idleTimeoutMs);
-  };
-  const stopIdleTimer = (): void => clearTimeout(timer);
-  const failure = (error: unknown, phase: 'connect' | 'read'): unknown => {
-    if (signal.aborted) return abortReason(signal);
-    if (error instanceof ModelError) return error;
-    if (idled) {
-      return new StreamInterruptedError(`${request.provider}: no data for ${Math.round(request.idleTimeoutMs / 1000)} s; gave up on the response`, {
-        provider: request.provider, retryable: true, cause: error,
-      });
-    }
-    if (phase === 'connect') {
-      return new ModelError(`${request.provider}: cannot reach ${request.url}: ${describeNetworkError(error)}`, {
-        provider: request.provider, retryable: true, cause: error,
-      });
-    }
-    return new StreamInterruptedError(`${request.provider}: connection lost mid-response: ${describeNetworkError(error)}`, {
-      provider: request.provider, retryable: true, cause: error,
-    });
-  };
-
+  const idle = idleWatch(request.idleTimeoutMs, controller);
+  const failure = (error: unknown, phase: Phase): unknown => streamFailure(request, error, phase, idle.idled);
   try {
-    armIdleTimer();
-    let response: Response;
-    try {
-      response = await (request.fetch ?? fetch)(request.url, {
-        method: 'POST',
-        headers: request.headers,
-        body: JSON.stringify(request.body),
-        signal: controller.signal,
-      });
-    } catch (error) {
-      throw failure(error, 'connect');
-    }
-    if (!response.ok) {
-      let text: string;
-      try {
-        text = await response.text();
-      } catch (error) {
-        throw failure(error, 'read');
-      }
-      throw modelErrorFromHttp({
-        provider: request.provider, status: response.status, headers: response.headers, body: text,
-        ...(request.apiKeyEnv === undefined ? {} : { apiKeyEnv: request.apiKeyEnv }),
-      });
-    }
+    idle.arm();
+    const response = await connect(request, controller.signal, failure);
     if ((response.headers.get('content-type') ?? '').includes('application/json')) {
       try {
         yield { kind: 'json', text: await response.text() };
@@ -101,31 +53,110 @@ export async function* openEventStream(request: EventStreamRequest): AsyncGenera
       return;
     }
     if (response.body === null) return;
-    const pending: ResponseItem[] = [];
-    const parser = createParser({ onEvent: (event) => pending.push({ kind: 'event', event: event.event, data: event.data }) });
-    const decoder = new TextDecoder();
-    const reader = response.body.getReader();
-    for (;;) {
-      let chunk: Awaited<ReturnType<typeof reader.read>>;
-      try {
-        chunk = await reader.read();
-      } catch (error) {
-        throw failure(error, 'read');
-      }
-      if (chunk.done) break;
-      parser.feed(decoder.decode(chunk.value, { stream: true }));
-      stopIdleTimer(); // the consumer's time is not the server's silence
-      while (pending.length > 0) yield pending.shift() as ResponseItem;
-      armIdleTimer();
-    }
-    parser.feed(`${decoder.decode()}\n\n`); // a last event without its blank line still counts
-    stopIdleTimer();
-    while (pending.length > 0) yield pending.shift() as ResponseItem;
+    yield* serverSentEvents(response.body, idle, failure);
   } finally {
-    stopIdleTimer();
+    idle.stop();
     signal.removeEventListener('abort', abortFromCaller);
     controller.abort(); // releases the connection when the consumer stops early
   }
+}
+
+type Phase = 'connect' | 'read';
+
+interface IdleWatch {
+  /** The stream stayed silent for the whole timeout (and the request was aborted for it). */
+  readonly idled: boolean;
+  arm(): void;
+  stop(): void;
+}
+
+/** Aborts the request when the server stays silent for `timeoutMs` after `arm`. */
+function idleWatch(timeoutMs: number, controller: AbortController): IdleWatch {
+  let timer: NodeJS.Timeout | undefined;
+  const watch = {
+    idled: false,
+    arm(): void {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        watch.idled = true;
+        controller.abort();
+      }, timeoutMs);
+    },
+    stop(): void {
+      clearTimeout(timer);
+    },
+  };
+  return watch;
+}
+
+/** What a failure means to the caller: its own abort, a silent server, a connection never made or lost. */
+function streamFailure(request: EventStreamRequest, error: unknown, phase: Phase, idled: boolean): unknown {
+  const { signal, provider } = request;
+  if (signal.aborted) return abortReason(signal);
+  if (error instanceof ModelError) return error;
+  if (idled) {
+    return new StreamInterruptedError(`${provider}: no data for ${Math.round(request.idleTimeoutMs / 1000)} s; gave up on the response`, {
+      provider, retryable: true, cause: error,
+    });
+  }
+  if (phase === 'connect') {
+    return new ModelError(`${provider}: cannot reach ${request.url}: ${describeNetworkError(error)}`, {
+      provider, retryable: true, cause: error,
+    });
+  }
+  return new StreamInterruptedError(`${provider}: connection lost mid-response: ${describeNetworkError(error)}`, {
+    provider, retryable: true, cause: error,
+  });
+}
+
+/** POSTs the request; an answer that is not 2xx becomes a typed `ModelError`. */
+async function connect(request: EventStreamRequest, signal: AbortSignal, failure: (error: unknown, phase: Phase) => unknown): Promise<Response> {
+  let response: Response;
+  try {
+    response = await (request.fetch ?? fetch)(request.url, {
+      method: 'POST',
+      headers: request.headers,
+      body: JSON.stringify(request.body),
+      signal,
+    });
+  } catch (error) {
+    throw failure(error, 'connect');
+  }
+  if (response.ok) return response;
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (error) {
+    throw failure(error, 'read');
+  }
+  throw modelErrorFromHttp({
+    provider: request.provider, status: response.status, headers: response.headers, body: text,
+    ...(request.apiKeyEnv === undefined ? {} : { apiKeyEnv: request.apiKeyEnv }),
+  });
+}
+
+/** The body's server-sent events, whatever byte boundaries the network chose. */
+async function* serverSentEvents(body: ReadableStream<Uint8Array>, idle: IdleWatch, failure: (error: unknown, phase: Phase) => unknown): AsyncGenerator<ResponseItem> {
+  const pending: ResponseItem[] = [];
+  const parser = createParser({ onEvent: (event) => pending.push({ kind: 'event', event: event.event, data: event.data }) });
+  const decoder = new TextDecoder();
+  const reader = body.getReader();
+  for (;;) {
+    let chunk: Awaited<ReturnType<typeof reader.read>>;
+    try {
+      chunk = await reader.read();
+    } catch (error) {
+      throw failure(error, 'read');
+    }
+    if (chunk.done) break;
+    parser.feed(decoder.decode(chunk.value, { stream: true }));
+    idle.stop(); // the consumer's time is not the server's silence
+    while (pending.length > 0) yield pending.shift() as ResponseItem;
+    idle.arm();
+  }
+  parser.feed(`${decoder.decode()}\n\n`); // a last event without its blank line still counts
+  idle.stop();
+  while (pending.length > 0) yield pending.shift() as ResponseItem;
 }
 
 function describeNetworkError(error: unknown): string {
