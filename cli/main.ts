@@ -78,6 +78,7 @@ async function commandLineParser(
     .option('json', { type: 'boolean', describe: 'machine-readable output' })
     .option('sandbox', { type: 'boolean', describe: 'run commands in the OS sandbox (the default); --no-sandbox runs them unconfined' })
     .strict()
+    .strictCommands()
     .demandCommand(1, 'name a command: dagent --help lists them')
     .recommendCommands()
     .help()
@@ -86,7 +87,7 @@ async function commandLineParser(
     .wrap(Math.min(110, io.stdout.columns ?? 100))
     .exitProcess(false)
     .fail((message, error) => {
-      throw error ?? new UsageError(message);
+      throw error ?? new UsageError(chosen === undefined ? unknownCommandMessage(argv, message) : message);
     });
   for (const [command, description] of EXAMPLES) parser.example(command, description);
   parser.epilogue('Settings: flags, then DAGENT_* environment variables, then ~/.config/dagent/config.json; a workspace\'s own .dagent/config.json may set models, URLs and approval policies only after `dagent trust`.');
@@ -95,6 +96,17 @@ async function commandLineParser(
   // not asked for) and parses its options. The top-level help and a mistyped name need them all.
   for (const entry of chosen === undefined ? COMMANDS : [chosen]) parser.command(commandModule(entry, entry === chosen ? loaded : undefined, io, setContext, setExitCode));
   return parser as unknown as Argv;
+}
+
+/**
+ * yargs says `Unknown command: X` or, for a near miss, only `Did you mean Y?`: one line that
+ * names the word it did not know, the near miss if any, and where the commands are listed.
+ */
+function unknownCommandMessage(argv: readonly string[], message: string): string {
+  const word = commandWord(argv);
+  if (word === undefined || !/^(Unknown command|Unknown argument|Did you mean)/.test(message)) return message;
+  const nearMiss = /^Did you mean (\S+?)\??$/.exec(message)?.[1];
+  return `unknown command ${word}${nearMiss === undefined ? '' : ` (did you mean ${nearMiss}?)`}: \`dagent --help\` lists the commands`;
 }
 
 /** The read-only commands that a plain command line may run without yargs, and whether their run id is required. */

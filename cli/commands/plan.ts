@@ -1,4 +1,4 @@
-import { ConfigError, createRun, savePlan, type Plan } from '../../engine/index.js';
+import { ConfigError, createRun, savePlan, type Plan, type PlanLintFinding } from '../../engine/index.js';
 import { writeLine } from '../context/cli-io.js';
 import type { CliContext } from '../context/cli-context.js';
 import { defineCommand } from '../context/command.js';
@@ -6,9 +6,19 @@ import { readPlanFile } from '../plans/plan-document.js';
 import { ALLOW_LINT_OPTION, lintForReview, versionLint } from '../plans/plan-lint.js';
 import { analyzeForReview, printPlan } from '../plans/plan-review.js';
 import { planWithModel, recordedModels } from '../plans/planning.js';
-import { approveAndRun } from '../running/run-plan.js';
+import { approveAndRun, type RunFlags } from '../running/run-plan.js';
+import { APPROVE_FROM_DASHBOARD_DESCRIPTION, DASHBOARD_DESCRIPTION } from './run.js';
 
-export const planCommand = defineCommand<{ task?: string[]; from?: string; yes?: boolean; schedule?: string; concurrency?: number; 'allow-lint'?: string[] }>({
+interface PlanArgs {
+  task?: string[];
+  from?: string;
+  yes?: boolean;
+  dashboard?: boolean;
+  'approve-from-dashboard'?: boolean;
+  'allow-lint'?: string[];
+}
+
+export const planCommand = defineCommand<PlanArgs>({
   examples: [
     ['$0 plan \'rename Invoice.total() to grandTotal()\' -m deepseek:deepseek-chat', 'plan with a model; prints the run id and the plan'],
     ['$0 plan --from plan.json', 'a plan you wrote (JSON or YAML)'],
@@ -19,7 +29,10 @@ export const planCommand = defineCommand<{ task?: string[]; from?: string; yes?:
       .positional('task', { type: 'string', array: true, describe: 'what to do; name files as @path' })
       .option('from', { type: 'string', describe: 'a plan document (JSON or YAML) instead of planning with a model' })
       .option('yes', { alias: 'y', type: 'boolean', describe: 'approve the plan and run it at once (lint errors stop it)' })
-      .option('allow-lint', ALLOW_LINT_OPTION),
+      .option('allow-lint', ALLOW_LINT_OPTION)
+      // With --yes the plan runs here, as `run` would: the same display and approval options.
+      .option('dashboard', { type: 'boolean', describe: `with --yes: ${DASHBOARD_DESCRIPTION}` })
+      .option('approve-from-dashboard', { type: 'boolean', describe: `with --yes: ${APPROVE_FROM_DASHBOARD_DESCRIPTION}` }),
   async run(context, args) {
     const task = (args.task ?? []).join(' ').trim();
     if (args.from === undefined && task === '') throw new ConfigError('name a task (`dagent plan "rename X to Y"`) or a plan document (`dagent plan --from plan.json`)');
@@ -34,16 +47,33 @@ export const planCommand = defineCommand<{ task?: string[]; from?: string; yes?:
     } else {
       runId = await planWithModel(context, task);
     }
-    return args.yes ? approveAndRun(context, runId, args['allow-lint'] === undefined ? {} : { allowLint: args['allow-lint'] }) : showNewPlan(context, runId);
+    return args.yes ? approveAndRun(context, runId, runFlagsOf(args)) : showNewPlan(context, runId);
   },
 });
+
+function runFlagsOf(args: PlanArgs): RunFlags {
+  return {
+    ...(args['allow-lint'] === undefined ? {} : { allowLint: args['allow-lint'] }),
+    ...(args.dashboard === undefined ? {} : { dashboard: args.dashboard }),
+    ...(args['approve-from-dashboard'] === undefined ? {} : { approveFromDashboard: args['approve-from-dashboard'] }),
+  };
+}
 
 async function showNewPlan(context: CliContext, runId: string): Promise<number> {
   const { db } = await context.store();
   const { currentPlan } = await import('../../engine/index.js');
   const stored = await currentPlan(db, runId);
-  const analysis = await analyzeForReview(context, stored.plan, await versionLint(context, runId, stored.version, stored.plan));
+  const lint = await versionLint(context, runId, stored.version, stored.plan);
+  const analysis = await analyzeForReview(context, stored.plan, lint);
   printPlan(context, stored, analysis, 'text', 'plan');
-  if (!context.json) writeLine(context.io.stdout, `next: dagent approve ${runId} && dagent run ${runId}   (or dagent edit ${runId})`);
+  if (!context.json) writeLine(context.io.stdout, nextStep(runId, lint));
   return 0;
+}
+
+/** What to do after reading a new plan: approve and run it, or, when lint errors would stop `approve`, fix or allow them. */
+function nextStep(runId: string, lint: readonly PlanLintFinding[]): string {
+  const codes = [...new Set(lint.filter((finding) => finding.level === 'error').map((finding) => finding.code))];
+  if (codes.length === 0) return `next: dagent approve ${runId} && dagent run ${runId}   (or dagent edit ${runId})`;
+  const allow = codes.map((code) => `--allow-lint ${code}`).join(' ');
+  return `next: the lint ${codes.length === 1 ? 'error above stops' : 'errors above stop'} \`approve\`: fix the plan (dagent edit ${runId}), or approve it anyway with dagent approve ${runId} ${allow}`;
 }

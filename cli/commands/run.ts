@@ -19,8 +19,8 @@ interface RunArgs {
   'allow-lint'?: string[];
 }
 
-const DASHBOARD_DESCRIPTION = 'show the live dashboard (the default on a terminal); --no-dashboard prints progress lines';
-const APPROVE_FROM_DASHBOARD_DESCRIPTION = 'approvals wait for an answer from `dagent dashboard` instead of being denied when there is no terminal';
+export const DASHBOARD_DESCRIPTION = 'show the live dashboard (the default on a terminal); --no-dashboard prints progress lines';
+export const APPROVE_FROM_DASHBOARD_DESCRIPTION = 'approvals wait for an answer from `dagent dashboard` instead of being denied when there is no terminal';
 
 export const runCommand = defineCommand<RunArgs>({
   examples: [

@@ -8,6 +8,7 @@ import type { Database } from './database.js';
 import { createStatementCache } from './statement-cache.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
 import { createSecretRedactor } from '../secret-redactor.js';
+import { describePostgresError } from './postgres-error.js';
 import { busyBackoff, type BusyBackoff } from './busy-backoff.js';
 import { storeEdgeDialect, type BusyNotice } from './store-edge-dialect.js';
 import { underSchemaChangeLock } from './schema-change-lock.js';
@@ -81,7 +82,7 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
     await (isPostgres ? underSchemaChangeLock(url, () => migrate(db, url)) : migrate(db, url));
   } catch (error) {
     await close().catch(() => undefined);
-    throw error;
+    throw isPostgres ? describePostgresError(error, url) : error;
   }
   return { db, dialect, url, ...(checkpointer === undefined ? {} : { checkpointer }), close };
 }

@@ -38,4 +38,15 @@ describe('the command a hint names', () => {
     expect(dagentCommand(script, { PATH: '/usr/bin' })).toBe('npx dagent');
     expect(dagentCommand(script, { PATH: otherBin })).toBe('npx dagent');
   });
+
+  it('is npx dagent under npx, whose own PATH entries (its cache, node_modules/.bin) the user does not have', () => {
+    const npxBin = join(temp.dir, '.npm', '_npx', '556c119dfcb36933', 'node_modules', '.bin');
+    mkdirSync(npxBin, { recursive: true });
+    symlinkSync(script, join(npxBin, 'dagent'));
+    const projectBin = join(temp.dir, 'clone', 'node_modules', '.bin');
+    mkdirSync(projectBin, { recursive: true });
+    symlinkSync(script, join(projectBin, 'dagent'));
+
+    expect(dagentCommand(join(npxBin, 'dagent'), { PATH: [npxBin, projectBin, '/usr/bin'].join(delimiter) })).toBe('npx dagent');
+  });
 });

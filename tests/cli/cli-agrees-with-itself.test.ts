@@ -1,0 +1,88 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { DAGENT_BIN } from '../helpers/crash-process.js';
+import { tempDir } from '../helpers/temp-store.js';
+
+/**
+ * The command line through the built binary, as a newcomer meets it: a mistyped command is named
+ * as one, `--no-dashboard` works wherever a plan runs, the hint after a plan says what really
+ * comes next, and a database that cannot be reached is the environment's fault (exit 2) with the
+ * URL (its password hidden) and what to do.
+ */
+
+let workspace: string;
+let home: string;
+let cleanup: () => void;
+
+beforeEach(() => {
+  const made = tempDir('dagent-cli-agrees-');
+  cleanup = made.cleanup;
+  workspace = join(made.dir, 'repo');
+  home = join(made.dir, 'home');
+  mkdirSync(workspace);
+  mkdirSync(home);
+});
+afterEach(() => cleanup());
+
+vi.setConfig({ testTimeout: 120_000 });
+
+function dagent(...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [DAGENT_BIN, ...args], { cwd: workspace, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1' }, timeout: 90_000 });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+function writePlan(plan: unknown): void {
+  writeFileSync(join(workspace, 'plan.json'), JSON.stringify(plan));
+}
+
+describe('the command line', () => {
+  it('names an unknown command as one, with a near miss and where the commands are listed', () => {
+    const unknown = dagent('frobnicate');
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr.trim()).toBe('dagent: unknown command frobnicate: `dagent --help` lists the commands');
+
+    const nearMiss = dagent('statsu');
+    expect(nearMiss.status).toBe(2);
+    expect(nearMiss.stderr.trim()).toBe('dagent: unknown command statsu (did you mean status?): `dagent --help` lists the commands');
+  });
+
+  it('takes --no-dashboard on plan --yes, as on run, and prints progress lines', () => {
+    writePlan({ goal: 'Say hello', nodes: [{ id: 'hello', kind: 'command', title: 'Say hello', command: 'echo hello > hello.txt' }] });
+
+    const result = dagent('--no-sandbox', 'plan', '--from', 'plan.json', '--yes', '--no-dashboard');
+
+    expect(result.stderr).not.toContain('Unknown argument');
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/✓ hello/);
+  });
+
+  it('after a plan with lint errors, says what to fix instead of approve && run', () => {
+    writePlan({ goal: 'Check the notes', nodes: [{ id: 'check', kind: 'command', title: 'Check the notes', command: 'echo checked', reads: ['notes/release.md'] }] });
+
+    const result = dagent('plan', '--from', 'plan.json');
+
+    expect(result.status, result.stderr).toBe(0);
+    const next = result.stdout.split('\n').find((line) => line.startsWith('next:'));
+    expect(next).toMatch(/^next: the lint error above stops `approve`: fix the plan \(dagent edit r-\w+\), or approve it anyway with dagent approve r-\w+ --allow-lint missing-file$/);
+    expect(next).not.toContain('&& dagent run');
+  });
+
+  it('after a clean plan, says approve && run', () => {
+    writePlan({ goal: 'Say hello', nodes: [{ id: 'hello', kind: 'command', title: 'Say hello', command: 'echo hello' }] });
+
+    const result = dagent('plan', '--from', 'plan.json');
+
+    expect(result.stdout).toMatch(/^next: dagent approve (r-\w+) && dagent run \1/m);
+  });
+
+  it('an unreachable PostgreSQL is an environment error: exit 2, the URL without its password, what to do', () => {
+    const result = dagent('--db', 'postgres://dagent:s3cret-pw@127.0.0.1:1/runs', 'status');
+
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('cannot reach the PostgreSQL database postgres://dagent:***@127.0.0.1:1/runs');
+    expect(result.stderr).toContain('start the server, or name another database with --db URL or DAGENT_DB');
+    expect(result.stderr).not.toContain('s3cret-pw');
+  });
+});
