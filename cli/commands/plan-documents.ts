@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { ConfigError, currentPlan, getRun, isEmptyPlanDiff, parsePlanDocument, planVersion, renderPlanDiff, savePlan, type Plan } from '../../engine/index.js';
 import type { CliContext } from '../context/cli-context.js';
 import { integerAtLeast } from '../context/cli-args.js';
@@ -44,40 +44,75 @@ export const importCommand = defineCommand<{ run: string; file: string }>({
   },
 });
 
-export const editCommand = defineCommand<{ run: string }>({
+export const editCommand = defineCommand<{ run: string; discard?: boolean }>({
   examples: [
     ['EDITOR=nano $0 edit r-7f3a', 'edit the plan; the result is validated and stored as a new version'],
+    ['$0 edit r-7f3a --discard', 'throw away an unfinished edit (one that did not validate) instead of reopening it'],
   ],
-  builder: (yargs) => yargs.positional('run', { type: 'string', demandOption: true }),
+  builder: (yargs) =>
+    yargs
+      .positional('run', { type: 'string', demandOption: true })
+      .option('discard', { type: 'boolean', describe: 'delete the unfinished edit kept from an earlier `edit` (the next `edit` starts from the current plan)' }),
   async run(context, args) {
     const { db } = await context.store();
     const stored = await currentPlan(db, (await getRun(db, args.run)).id);
+    const file = draftFile(context, stored.runId, stored.version);
+    if (args.discard === true) return discardDraft(context, file);
     const editor = context.io.env.VISUAL || context.io.env.EDITOR || (context.io.stdin.isTTY === true && context.io.stdout.isTTY === true ? 'vi' : undefined);
     if (editor === undefined) {
       throw new ConfigError(`no editor: set $VISUAL or $EDITOR (without a terminal dagent does not open vi), or \`dagent export ${stored.runId} plan.json\`, edit it, and \`dagent import ${stored.runId} plan.json\``);
     }
-    const folder = join(context.workspace, '.dagent', 'edits');
-    mkdirSync(folder, { recursive: true });
-    const file = join(folder, `${stored.runId}-v${stored.version + 1}.json`);
-    if (!existsSync(file)) writeFileSync(file, planDocumentText(stored.plan));
+    const discard = `\`dagent edit ${stored.runId} --discard\` throws it away`;
+    if (existsSync(file)) writeLine(context.io.stderr, `dagent: reopening your unfinished edit ${file} (${discard} and starts again from plan v${stored.version})`);
+    else {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, planDocumentText(stored.plan));
+    }
     // The editor setting may carry arguments ("code --wait"); the file goes in as "$1", never spliced into the command.
     const result = spawnSync('sh', ['-c', `${editor} "$1"`, 'editor', file], { stdio: 'inherit', env: context.io.env });
-    if (result.status !== 0) throw new ConfigError(`the editor (${editor}) exited with ${result.status ?? result.signal}; your edits are kept in ${file}`);
+    if (result.status !== 0) throw new ConfigError(`the editor (${editor}) exited with ${result.status ?? result.signal}; your edits are kept in ${file} (${discard})`);
     let plan: Plan;
     try {
       plan = parsePlanDocument(readFileSync(file, 'utf8'), { source: file });
     } catch (error) {
-      throw new ConfigError(`${(error as Error).message}\nyour edits are kept in ${file}: fix them and run \`dagent import ${stored.runId} ${file}\``);
+      throw new ConfigError(`${(error as Error).message}\nyour edits are kept in ${file}: \`dagent edit ${stored.runId}\` reopens them, or fix the file and \`dagent import ${stored.runId} ${file}\`; ${discard}`);
     }
-    return storeEditedPlan(context, stored.runId, plan, 'edited');
+    const code = await storeEditedPlan(context, stored.runId, plan, 'edited');
+    rmSync(file, { force: true });
+    return code;
   },
 });
+
+/**
+ * Where `edit` keeps the document being edited until it validates: one per run and plan version,
+ * so an edit that failed is reopened (not lost) by the next `edit` of the same version.
+ */
+function draftFile(context: CliContext, runId: string, version: number): string {
+  return join(context.workspace, '.dagent', 'edits', `${runId}-v${version + 1}.json`);
+}
+
+function discardDraft(context: CliContext, file: string): number {
+  if (!existsSync(file)) {
+    writeLine(context.io.stdout, 'no unfinished edit to discard');
+    return 0;
+  }
+  rmSync(file, { force: true });
+  writeLine(context.io.stdout, `discarded the unfinished edit ${file}`);
+  return 0;
+}
 
 /** Stores a user's plan as a new version awaiting approval, then prints the diff and the plan. */
 async function storeEditedPlan(context: CliContext, runArg: string, plan: Plan, reason: string): Promise<number> {
   const { db } = await context.store();
   const run = await getRun(db, runArg);
   const previous = await currentPlan(db, run.id);
+  if (previous.status !== 'rejected' && planDocumentText(plan) === planDocumentText(previous.plan)) {
+    // The same document again: no new version (it would need approving again for nothing);
+    // a rejected plan brought back as it was is a new version to review.
+    if (context.json) writeLine(context.io.stdout, JSON.stringify({ runId: run.id, version: previous.version, unchanged: true }));
+    else writeLine(context.io.stdout, `plan unchanged: it is the same as v${previous.version} (${previous.status.replace('_', ' ')}); no new version`);
+    return 0;
+  }
   const lint = await lintForReview(context, plan);
   const saved = await savePlan(db, run.id, { plan, reason, lint });
   const analysis = await analyzeForReview(context, plan, lint);
