@@ -1,0 +1,16 @@
+import { quote } from 'shell-quote';
+import type { RunRecord } from '../../engine/index.js';
+
+/**
+ * The commands that show the run again and run it again: its plan, change and log, the same plan
+ * run afresh (exported, planned from the file, approved and run), and the task planned anew with
+ * the run's model.
+ */
+export function reproduceCommands(dagent: string, run: RunRecord): string[] {
+  const base = `${dagent} -w ${quote([run.workspace])}`;
+  const model = typeof run.config.model === 'string' ? ` --model ${quote([run.config.model])}` : '';
+  const lines = [`${base} show ${run.id}`, `${base} diff ${run.id}`, `${base} log ${run.id}`];
+  if (run.mode === 'react') return [...lines, `${base}${model} react ${quote([run.task])}`];
+  if (run.planVersion !== null) lines.push(`${base} export ${run.id} plan.json && ${base}${model} plan --from plan.json --yes`);
+  return [...lines, `${base}${model} plan ${quote([run.task])}`];
+}
