@@ -131,7 +131,7 @@ async function executeCommand(settings: CommandSettings, args: RunCommandArgs, c
   const claim = context.writeScope?.claim;
   if (claim !== undefined && claim.remainingMs() === 0) throw new ToolError("the node's claim has run out on this worker: the command was not started");
   const watched = claim !== undefined && canWatchClaims() ? underClaimWatchdog(wrapped, claim) : undefined;
-  const subprocess = spawnDetached(watched ?? wrapped, wrapped.env, workspace, watched !== undefined);
+  const subprocess = spawnDetached(watched ?? wrapped, wrapped, workspace, watched !== undefined);
   if (subprocess.pid !== undefined && context.session !== undefined) {
     // Recorded before the command can do anything lasting, so a resume can find it if dagent dies.
     await recordCommandStart(context, subprocess.pid, current.kind === 'sandbox');
@@ -165,18 +165,28 @@ async function wrapCommand(settings: CommandSettings, confinement: CommandConfin
 }
 
 /** Started in its own process group, so stopping it stops everything it started. */
-function spawnDetached(command: SpawnedCommand, env: Readonly<Record<string, string>>, workspace: string, watched: boolean) {
+function spawnDetached(command: SpawnedCommand, wrapped: SandboxedCommand, workspace: string, watched: boolean) {
   return execa(command.file, command.args, {
     cwd: workspace,
-    env,
+    env: wrapped.env,
     extendEnv: false,
     detached: true,
     reject: false,
-    stdin: watched ? 'pipe' : 'ignore',
+    stdio: commandStdio(watched ? 'pipe' : 'ignore', wrapped.extraInput),
     buffer: false,
     stripFinalNewline: false,
     windowsHide: true,
   });
+}
+
+/** stdin, piped stdout and stderr, and the sandbox's extra input (the seccomp program) on its own descriptor. */
+function commandStdio(stdin: 'ignore' | 'pipe', extra: SandboxedCommand['extraInput']): ['ignore' | 'pipe', 'pipe', 'pipe', ...('ignore' | Uint8Array)[]] {
+  const rest: ('ignore' | Uint8Array)[] = [];
+  if (extra !== undefined) {
+    while (rest.length + 3 < extra.fd) rest.push('ignore');
+    rest.push(extra.data);
+  }
+  return [stdin, 'pipe', 'pipe', ...rest];
 }
 
 async function recordCommandStart(context: ToolContext, pid: number, sandboxed: boolean): Promise<void> {

@@ -1,20 +1,23 @@
 import { spawnSync } from 'node:child_process';
 import { PROVIDERS, listRuns } from '../../engine/index.js';
-import { detectSandbox, type SandboxStatus } from '../../tools/index.js';
+import { homedir } from 'node:os';
+import { CommandSandbox, probeSandbox, type SandboxProbe } from '../../tools/index.js';
 import type { CliContext } from '../context/cli-context.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
 
 interface Check {
-  readonly name: 'sandbox' | 'git' | 'database' | 'keys';
+  readonly name: 'sandbox' | 'probe' | 'git' | 'database' | 'keys';
   readonly ok: boolean;
   readonly detail: string;
 }
 
 /**
  * `dagent doctor`: what this machine offers dagent — the OS sandbox for commands (and the network
- * allow-list), git, the database, the provider keys. Exits 1 when commands would run unconfined
- * without the user having asked for it, so a CI job can check it first.
+ * allow-list), git, the database, the provider keys. The sandbox is checked from inside: a probe
+ * command reads its capabilities and tries a mount, new namespaces, creating `.git` and writing
+ * beside its workspace. Exits 1 when commands would run unconfined without the user having asked
+ * for it, or when a probe finds the sandbox does not hold, so a CI job can check it first.
  */
 export const doctorCommand = defineCommand<object>({
   examples: [
@@ -22,39 +25,51 @@ export const doctorCommand = defineCommand<object>({
   ],
   builder: (yargs) => yargs,
   async run(context) {
-    const sandbox = sandboxCheck(context);
-    const checks = [sandbox.check, gitCheck(), await databaseCheck(context), keysCheck(context)];
+    const sandbox = await sandboxCheck(context);
+    const checks = [sandbox.check, ...sandbox.probes, gitCheck(), await databaseCheck(context), keysCheck(context)];
     if (context.json) {
       writeLine(context.io.stdout, JSON.stringify({ ok: checks.every((check) => check.ok), sandbox: sandbox.json, checks }));
     } else {
       for (const check of checks) writeLine(context.io.stdout, `${check.name.padEnd(9)}${check.ok ? 'ok  ' : 'FAIL'}  ${check.detail}`);
     }
-    return sandbox.check.ok ? 0 : 1;
+    return sandbox.check.ok && sandbox.probes.every((probe) => probe.ok) ? 0 : 1;
   },
 });
 
-function sandboxCheck(context: CliContext): { check: Check; json: Record<string, unknown> } {
+async function sandboxCheck(context: CliContext): Promise<{ check: Check; probes: Check[]; json: Record<string, unknown> }> {
   const settings = context.config.sandbox;
   const allowHosts = settings?.allowHosts ?? [];
   const network = allowHosts.length === 0 ? 'no network' : `network only to ${allowHosts.join(', ')} (through dagent's proxy)`;
   if (settings?.enabled === false) {
     return {
       check: { name: 'sandbox', ok: true, detail: 'disabled (--no-sandbox or sandbox.enabled: false): commands run unconfined, with only the command checker in front of them' },
+      probes: [],
       json: { enabled: false, available: false },
     };
   }
-  const status: SandboxStatus = detectSandbox(context.io.env.DAGENT_BWRAP === undefined ? {} : { bwrapPath: context.io.env.DAGENT_BWRAP });
-  if (!status.available) {
+  const home = context.io.env.HOME;
+  const sandbox = CommandSandbox.open({ homes: [homedir(), ...(home === undefined ? [] : [home])], ...(context.io.env.DAGENT_BWRAP === undefined ? {} : { bwrapPath: context.io.env.DAGENT_BWRAP }) });
+  if (!(sandbox instanceof CommandSandbox)) {
     return {
-      check: { name: 'sandbox', ok: false, detail: `${status.reason}; under --approval auto only read-only commands run. Fix: ${status.fix}, or pass --no-sandbox to run commands unconfined` },
-      json: { enabled: true, available: false, reason: status.reason, fix: status.fix },
+      check: { name: 'sandbox', ok: false, detail: `${sandbox.reason}; under --approval auto only read-only commands run. Fix: ${sandbox.fix}, or pass --no-sandbox to run commands unconfined` },
+      probes: [],
+      json: { enabled: true, available: false, reason: sandbox.reason, fix: sandbox.fix },
     };
   }
-  const version = status.kind === 'bubblewrap' ? firstLine(spawnSync(status.program, ['--version'], { encoding: 'utf8' }).stdout) : 'sandbox-exec';
+  const program = sandbox.program;
+  const version = sandbox.kind === 'bubblewrap' ? firstLine(spawnSync(program, ['--version'], { encoding: 'utf8' }).stdout) : 'sandbox-exec';
+  const level = sandbox.level;
+  const namespaces = level === undefined ? '' : `; ${level.userNamespace === undefined ? 'no user namespace (capabilities dropped)' : `own user namespace as uid ${level.userNamespace.uid}${level.noNestedUserNamespaces ? ', no nested ones' : ''}`}; ${level.seccomp ? 'seccomp filter' : `no seccomp filter for ${process.arch}`}`;
+  const probes = await probeSandbox(sandbox, { withSeccomp: level?.seccomp ?? false });
   return {
-    check: { name: 'sandbox', ok: true, detail: `${version} (${status.program}): commands write only the workspace (not .git/ or .dagent/) and a private /tmp; credential stores hidden; ${network}` },
-    json: { enabled: true, available: true, kind: status.kind, program: status.program, version, allowHosts },
+    check: { name: 'sandbox', ok: true, detail: `${version} (${program}): commands write only the workspace (not .git/ or .dagent/) and a private /tmp; credential stores hidden; ${network}${namespaces}` },
+    probes: probes.map(probeCheck),
+    json: { enabled: true, available: true, kind: sandbox.kind, program, version, allowHosts, ...(level === undefined ? {} : { level }), probes },
   };
+}
+
+function probeCheck(probe: SandboxProbe): Check {
+  return { name: 'probe', ok: probe.held, detail: `${probe.name}: ${probe.detail}${probe.held ? '' : ' — the sandbox does not hold here'}` };
 }
 
 function gitCheck(): Check {

@@ -148,6 +148,9 @@ function checkDatabaseFolder(url: string): void {
   const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
   const folder = dirname(path);
   if (!existsSync(folder)) throw new ConfigError(`database folder ${folder} does not exist (--db ${url})`);
+  // SQLite writes `<path>-journal` and `-wal` beside the file: a device or a folder is no database (as root, `/dev/null` would get a `/dev/null-journal`).
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (stat !== undefined && !stat.isFile()) throw new ConfigError(`--db ${url} is not a regular file (a ${stat.isDirectory() ? 'folder' : 'device or special file'}): name a database file, new or existing`);
 }
 
 /** `.dagent/` holds the database and snapshots: keep it out of the user's git status. */

@@ -1,28 +1,50 @@
 import { SANDBOX_PROXY_SOCKET, type SandboxPolicy } from './sandbox-policy.js';
 
 /**
+ * How far bubblewrap can shut a command in on this machine (found once by `detectSandbox`): a user
+ * namespace of its own and no nested ones where the kernel and bwrap allow them, and the seccomp
+ * filter where this architecture has one. Capabilities are always dropped.
+ */
+export interface BubblewrapConfinement {
+  /** `--unshare-user`, with the uid and gid the command has inside (an unprivileged one when dagent is root). */
+  readonly userNamespace?: { readonly uid: number; readonly gid: number };
+  /** `--disable-userns`: the command cannot make user namespaces of its own (bwrap 0.8 and later). */
+  readonly noNestedUserNamespaces?: boolean;
+  /** The file descriptor bwrap reads the seccomp program from (`--seccomp FD`). */
+  readonly seccompFd?: number;
+}
+
+/**
  * The `bwrap` arguments that confine one command (everything before the command itself). Pure.
  *
  * - The whole file system read-only, a private `/tmp` (tmpfs, gone with the command), a fresh
  *   `/dev` and `/proc`; then the workspace writable, its `.git` and `.dagent` read-only again (a
- *   separate mount, so a hard link into them fails too); credential stores hidden.
- * - New PID, IPC and network namespaces: the command sees only its own processes, and no network
- *   but its own loopback (where the allow-list bridge listens, when there is one).
+ *   separate mount, so a hard link into them fails too), an empty read-only folder where they do
+ *   not exist yet (so a command cannot create them); credential stores hidden.
+ * - New user, PID, IPC and network namespaces: the command has no capabilities (`--cap-drop ALL`,
+ *   even when dagent runs as root), sees only its own processes, and no network but its own
+ *   loopback (where the allow-list bridge listens, when there is one). The seccomp filter refuses
+ *   mount, namespace, ptrace and kernel-interface calls (see seccomp-filter.ts).
  * - `--die-with-parent`: when dagent dies, even by SIGKILL, every process of the command dies;
  *   `--new-session` keeps it off dagent's terminal. The PID namespace ends with its first process,
  *   so `setsid -f` or `nohup … &` inside cannot outlive the command.
  */
-export function bubblewrapArgs(policy: SandboxPolicy): string[] {
+export function bubblewrapArgs(policy: SandboxPolicy, confinement: BubblewrapConfinement = {}): string[] {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
   for (const path of policy.visible ?? []) if (path.startsWith('/tmp/')) args.push('--ro-bind', path, path);
   args.push('--bind', policy.workspace, policy.workspace);
   for (const path of policy.readOnly) args.push('--ro-bind', path, path);
+  for (const path of policy.placeholders ?? []) args.push('--tmpfs', path, '--remount-ro', path);
   for (const hidden of policy.hidden) {
     if (hidden.kind === 'directory') args.push('--tmpfs', hidden.path, '--remount-ro', hidden.path);
     else args.push('--ro-bind', '/dev/null', hidden.path);
   }
   if (policy.network.kind === 'proxy-socket') args.push('--ro-bind', policy.network.socketPath, SANDBOX_PROXY_SOCKET);
-  args.push('--unshare-pid', '--unshare-ipc', '--unshare-net', '--unshare-uts', '--die-with-parent', '--new-session');
+  const user = confinement.userNamespace;
+  if (user !== undefined) args.push('--unshare-user', '--uid', String(user.uid), '--gid', String(user.gid));
+  if (user !== undefined && confinement.noNestedUserNamespaces === true) args.push('--disable-userns');
+  args.push('--unshare-pid', '--unshare-ipc', '--unshare-net', '--unshare-uts', '--cap-drop', 'ALL', '--die-with-parent', '--new-session');
+  if (confinement.seccompFd !== undefined) args.push('--seccomp', String(confinement.seccompFd));
   args.push('--setenv', 'TMPDIR', policy.tempDir, '--chdir', policy.workspace);
   return args;
 }

@@ -1,23 +1,25 @@
-import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, lstatSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startAllowListProxy, type AllowListProxy } from './allow-list-proxy.js';
 import { bubblewrapArgs } from './bubblewrap-args.js';
+import { SECCOMP_FD, confinementOf, findBubblewrapLevel, type BubblewrapLevel } from './bubblewrap-confinement.js';
 import { CREDENTIAL_PATHS } from './credential-paths.js';
 import { SANDBOX_PROXY_PORT, SANDBOX_PROXY_SOCKET, type HiddenPath, type SandboxNetwork, type SandboxPolicy } from './sandbox-policy.js';
+import { allHomes, holdPlaceholders, workspaceProtection } from './protected-paths.js';
 import { seatbeltProfile } from './seatbelt-profile.js';
+import { seccompProgram } from './seccomp-filter.js';
 
 export type SandboxKind = 'bubblewrap' | 'seatbelt';
 
 /** Whether this machine can confine commands, and if not, what to do about it. */
 export type SandboxStatus =
-  | { readonly available: true; readonly kind: SandboxKind; readonly program: string }
+  | { readonly available: true; readonly kind: SandboxKind; readonly program: string; readonly bubblewrap?: BubblewrapLevel }
   | { readonly available: false; readonly reason: string; readonly fix: string };
 
 export interface CommandSandboxOptions {
-  /** Home folders whose credential stores are hidden (the user's, and `HOME` when it differs). */
+  /** Home folders whose credential stores are hidden besides `/root` and every folder under `/home` (the user's, and `HOME` when it differs). */
   readonly homes: readonly string[];
   /** Hosts commands may reach through the proxy; none by default (no network). */
   readonly allowHosts?: readonly string[];
@@ -32,6 +34,8 @@ export interface SandboxedCommand {
   readonly file: string;
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
+  /** Data the program reads from an extra file descriptor (bubblewrap's seccomp program). */
+  readonly extraInput?: { readonly fd: number; readonly data: Uint8Array };
   cleanup(): void;
 }
 
@@ -52,8 +56,8 @@ function packageRoot(from: string): string {
   }
 }
 
-/** Folders inside the workspace no command may change: the repository and dagent's own state. */
-const READ_ONLY_IN_WORKSPACE = ['.git', '.dagent'] as const;
+/** dagent's own code cache (cli/load-bundle.ts) when it is kept in the package: read-only where the package lies in a workspace. */
+const OWN_CACHE = join(PACKAGE_ROOT, 'node_modules', '.cache', 'dagent');
 /** The compiled bridge beside this module; from the TypeScript sources (tests), the build's copy. */
 const BRIDGE_SCRIPT = [new URL('./proxy-bridge.js', import.meta.url), new URL('../../dist/tools/sandbox/proxy-bridge.js', import.meta.url)]
   .map((url) => fileURLToPath(url))
@@ -74,12 +78,11 @@ export function detectSandbox(options: Pick<CommandSandboxOptions, 'bwrapPath' |
   const install = 'install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)';
   const program = options.bwrapPath ?? findOnPath('bwrap', options.searchPath ?? process.env.PATH ?? '');
   if (program === undefined || !isExecutable(program)) return { available: false, reason: `bubblewrap (bwrap) is not installed${options.bwrapPath === undefined ? '' : ` at ${options.bwrapPath}`}`, fix: install };
-  const probe = spawnSync(program, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--unshare-net', '--die-with-parent', 'true'], { encoding: 'utf8', timeout: 10_000 });
-  if (probe.status !== 0) {
-    const why = (probe.stderr || probe.error?.message || `exit ${probe.status}`).trim().split('\n')[0];
-    return { available: false, reason: `bubblewrap cannot create a sandbox here: ${why}`, fix: 'allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1) or run in a container that permits them' };
+  const found = findBubblewrapLevel(program);
+  if ('error' in found) {
+    return { available: false, reason: `bubblewrap cannot create a sandbox here: ${found.error}`, fix: 'allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1) or run in a container that permits them' };
   }
-  return { available: true, kind: 'bubblewrap', program };
+  return { available: true, kind: 'bubblewrap', program, bubblewrap: found.level };
 }
 
 /**
@@ -90,12 +93,14 @@ export function detectSandbox(options: Pick<CommandSandboxOptions, 'bwrapPath' |
 export class CommandSandbox {
   readonly kind: SandboxKind;
   readonly #program: string;
+  readonly #level: BubblewrapLevel | undefined;
   readonly #options: CommandSandboxOptions;
   #proxy: Promise<AllowListProxy> | undefined;
 
   private constructor(status: Extract<SandboxStatus, { available: true }>, options: CommandSandboxOptions) {
     this.kind = status.kind;
     this.#program = status.program;
+    this.#level = status.bubblewrap;
     this.#options = options;
   }
 
@@ -105,25 +110,39 @@ export class CommandSandbox {
     return status.available ? new CommandSandbox(status, options) : status;
   }
 
+  /** The sandbox program (`bwrap` or `sandbox-exec`). */
+  get program(): string {
+    return this.#program;
+  }
+
+  /** What confines a command beyond the mounts (bubblewrap): its user namespace, whether the seccomp filter is loaded. */
+  get level(): BubblewrapLevel | undefined {
+    return this.#level;
+  }
+
   get allowHosts(): readonly string[] {
     return this.#options.allowHosts ?? [];
   }
 
   async wrap(input: WrapInput): Promise<SandboxedCommand> {
     const network = await this.#network();
-    const hidden = hiddenPaths(this.#options.homes);
-    const readOnly = READ_ONLY_IN_WORKSPACE.map((name) => join(input.workspace, name)).filter(isRealFolderOrFile);
+    const hidden = hiddenPaths(allHomes(this.#options.homes));
+    const { readOnly, placeholders } = workspaceProtection(input.workspace, [PACKAGE_ROOT, OWN_CACHE, process.env['DAGENT_CODE_CACHE']]);
     const proxyEnv = network.kind === 'none' ? {} : proxyEnvironment(network.kind === 'proxy-socket' ? SANDBOX_PROXY_PORT : network.port);
     if (this.kind === 'bubblewrap') {
-      const policy: SandboxPolicy = { workspace: input.workspace, readOnly, hidden, visible: [PACKAGE_ROOT, dirname(process.execPath)], tempDir: '/tmp', network };
+      const policy: SandboxPolicy = { workspace: input.workspace, readOnly, placeholders, hidden, visible: [PACKAGE_ROOT, dirname(process.execPath)], tempDir: '/tmp', network };
       const inner = network.kind === 'proxy-socket'
         ? [process.execPath, BRIDGE_SCRIPT, SANDBOX_PROXY_SOCKET, String(SANDBOX_PROXY_PORT), '--', input.shell, '-c', input.command]
         : [input.shell, '-c', input.command];
-      return { file: this.#program, args: [...bubblewrapArgs(policy), '--', ...inner], env: { ...input.env, ...proxyEnv, TMPDIR: '/tmp' }, cleanup: () => undefined };
+      const level = this.#level ?? { noNestedUserNamespaces: false, seccomp: false };
+      const seccomp = level.seccomp ? seccompProgram() : undefined;
+      const args = [...bubblewrapArgs(policy, confinementOf(level, SECCOMP_FD)), '--', ...inner];
+      const env = { ...input.env, ...proxyEnv, TMPDIR: '/tmp' };
+      return { file: this.#program, args, env, ...(seccomp === undefined ? {} : { extraInput: { fd: SECCOMP_FD, data: seccomp } }), cleanup: holdPlaceholders(placeholders) };
     }
     const tempDir = realpathSync(mkdtempSync(join(tmpdir(), 'dagent-cmd-')));
     const profileFile = join(tempDir, 'sandbox.sb');
-    const policy: SandboxPolicy = { workspace: input.workspace, readOnly, hidden, tempDir, network };
+    const policy: SandboxPolicy = { workspace: input.workspace, readOnly, placeholders, hidden, tempDir, network };
     writeFileSync(profileFile, seatbeltProfile(policy));
     return {
       file: this.#program,
@@ -174,15 +193,6 @@ export function hiddenPaths(homes: readonly string[]): HiddenPath[] {
     }
   }
   return hidden;
-}
-
-function isRealFolderOrFile(path: string): boolean {
-  try {
-    const stat = lstatSync(path);
-    return stat.isDirectory() || stat.isFile();
-  } catch {
-    return false;
-  }
 }
 
 function findOnPath(name: string, searchPath: string): string | undefined {

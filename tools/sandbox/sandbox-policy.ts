@@ -4,6 +4,11 @@ export interface SandboxPolicy {
   readonly workspace: string;
   /** Existing folders or files inside the workspace mounted read-only (`.git`, `.dagent`). */
   readonly readOnly: readonly string[];
+  /**
+   * Paths inside the workspace that do not exist yet and no command may create (`.git`, `.dagent`):
+   * an empty read-only folder is mounted there for the command's time.
+   */
+  readonly placeholders?: readonly string[];
   /** Existing credential stores, hidden behind an empty folder or file. */
   readonly hidden: readonly HiddenPath[];
   /**

@@ -22,7 +22,7 @@ export function seatbeltProfile(policy: SandboxPolicy): string {
     '(allow file-read*)',
     `(allow file-write* (subpath ${quote(policy.workspace)}) (subpath ${quote(policy.tempDir)}) (literal "/dev/null") (literal "/dev/zero") (literal "/dev/stdout") (literal "/dev/stderr") (regex #"^/dev/fd/"))`,
   ];
-  for (const path of policy.readOnly) lines.push(`(deny file-write* (subpath ${quote(path)}))`);
+  for (const path of [...policy.readOnly, ...(policy.placeholders ?? [])]) lines.push(`(deny file-write* (subpath ${quote(path)}))`);
   for (const hidden of policy.hidden) {
     const filter = hidden.kind === 'directory' ? `(subpath ${quote(hidden.path)})` : `(literal ${quote(hidden.path)})`;
     lines.push(`(deny file-read* file-write* ${filter})`);

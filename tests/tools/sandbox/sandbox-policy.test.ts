@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bubblewrapArgs, isHostAllowed, scrubEnvironment, seatbeltProfile, type SandboxPolicy } from '../../../tools/index.js';
+import { readdirSync } from 'node:fs';
+import { allHomes, bubblewrapArgs, isHostAllowed, scrubEnvironment, seatbeltProfile, type SandboxPolicy } from '../../../tools/index.js';
 
 const POLICY: SandboxPolicy = {
   workspace: '/work/repo',
@@ -40,6 +41,18 @@ describe('bubblewrapArgs', () => {
     expect(args.slice(-2)).toEqual(['--chdir', '/work/repo']);
   });
 
+  it('drops every capability, and given a confinement, adds a user namespace, no nested ones and the seccomp program', () => {
+    expect(bubblewrapArgs(POLICY)).toEqual(expect.arrayContaining(['--cap-drop', 'ALL']));
+    const args = bubblewrapArgs(POLICY, { userNamespace: { uid: 65534, gid: 65534 }, noNestedUserNamespaces: true, seccompFd: 9 }).join(' ');
+    expect(args).toContain('--unshare-user --uid 65534 --gid 65534 --disable-userns');
+    expect(args).toContain('--seccomp 9');
+  });
+
+  it('mounts an empty read-only folder where .git or .dagent does not exist yet', () => {
+    const args = bubblewrapArgs({ ...POLICY, readOnly: [], placeholders: ['/work/repo/.git'] }).join(' ');
+    expect(args).toContain('--bind /work/repo /work/repo --tmpfs /work/repo/.git --remount-ro /work/repo/.git');
+  });
+
   it('binds the allow-list proxy socket when there is one', () => {
     const args = bubblewrapArgs({ ...POLICY, network: { kind: 'proxy-socket', socketPath: '/run/p/proxy.sock', port: 3128 } });
     expect(args.join(' ')).toContain('--ro-bind /run/p/proxy.sock /tmp/.dagent-proxy.sock');
@@ -57,6 +70,7 @@ describe('seatbeltProfile', () => {
     expect(profile).toContain('(deny file-read* file-write* (subpath "/home/me/.ssh"))');
     expect(profile).toContain('(deny file-read* file-write* (literal "/home/me/.netrc"))');
     expect(profile).not.toContain('network-outbound');
+    expect(seatbeltProfile({ ...POLICY, readOnly: [], placeholders: ['/work/repo/.git'] })).toContain('(deny file-write* (subpath "/work/repo/.git"))');
   });
 
   it('allows only the proxy port on the loopback when hosts are allowed', () => {
@@ -84,5 +98,19 @@ describe('isHostAllowed', () => {
     ['', ['*.example.com'], false],
   ] as const)('%s against %j: %s', (host, list, expected) => {
     expect(isHostAllowed(host, list)).toBe(expected);
+  });
+});
+
+describe('allHomes', () => {
+  it('hides credentials in every home folder: /root and each folder under /home besides the given ones', () => {
+    const homes = allHomes(['/var/tmp/test-home']);
+    expect(homes).toEqual(expect.arrayContaining(['/var/tmp/test-home', '/root']));
+    let others: string[] = [];
+    try {
+      others = readdirSync('/home', { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => `/home/${entry.name}`);
+    } catch {
+      // no /home on this machine
+    }
+    expect(homes).toEqual(expect.arrayContaining(others));
   });
 });

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
@@ -37,7 +38,8 @@ describe.skipIf(!detectSandbox().available)('a command in the OS sandbox', () =>
 
   it('gives read-only git commands no fsmonitor and no hooks, whatever the repository config says', async () => {
     const runtime = createToolRuntime({ approval: 'auto' });
-    await bed.call(runtime, 'run_command', { command: 'git init -q' });
+    // A command cannot make a repository (.git is a read-only placeholder): the user's own is made outside.
+    execFileSync('git', ['init', '-q', bed.workspace]);
     const marker = join(bed.workspace, 'fsmonitor-ran');
     // A planted config, as a cloned repository could carry it.
     writeFileSync(join(bed.workspace, '.git', 'config'), `${readFileSync(join(bed.workspace, '.git', 'config'), 'utf8')}[core]\n\tfsmonitor = "touch ${marker}; false"\n`);
