@@ -88,35 +88,19 @@ export async function followRun(store: FollowedStore, runId: string, options: Fo
     return reading;
   };
   const pullQuietly = (): void => void pull().catch(() => undefined);
-  let soon: NodeJS.Timeout | undefined;
-  const pullSoon = (): void => {
-    if (soon !== undefined || stopped) return;
-    soon = setTimeout(() => {
-      soon = undefined;
-      pullQuietly();
-    }, NOTIFY_COALESCE_MS);
-  };
+  const soon = coalesced(pullQuietly, NOTIFY_COALESCE_MS, () => stopped);
 
   const unsubscribe = runLog(store.db, runId).onAppend((events) => {
     if (reading !== undefined || !deliver(events)) pullQuietly();
   });
-  const stopListening = store.dialect === 'postgres' ? await listenPostgres(store.url, runId, pullSoon) : undefined;
-  const watch = store.dialect === 'postgres' ? undefined : await sqliteDataVersion(store.db);
-  const timer = setInterval(
-    () => {
-      if (watch === undefined) return pullQuietly();
-      watch().then((changed) => changed && pullQuietly(), () => undefined);
-    },
-    store.dialect === 'postgres' ? pollMs * 10 : pollMs,
-  );
-  // The timer keeps the process alive while someone follows (an approval waiting for its answer
-  // may be all a run has left to do); `stop()` clears it.
+  const stopListening = store.dialect === 'postgres' ? await listenPostgres(store.url, runId, soon.request) : undefined;
+  const timer = await pollForCommits(store, pollMs, pullQuietly);
 
   const stop = async (): Promise<void> => {
     if (stopped) return;
     stopped = true;
     clearInterval(timer);
-    if (soon !== undefined) clearTimeout(soon);
+    soon.cancel();
     unsubscribe();
     options.signal.removeEventListener('abort', onAbort);
     await reading?.catch(() => undefined);
@@ -131,6 +115,39 @@ export async function followRun(store: FollowedStore, runId: string, options: Fo
     },
     catchUp: pull,
     stop,
+  };
+}
+
+/**
+ * Polls for commits by other processes: SQLite's `data_version` every `pollMs`, PostgreSQL (which
+ * notifies) ten times slower, as a safety net. The timer keeps the process alive while someone
+ * follows (an approval waiting for its answer may be all a run has left to do); `stop()` clears it.
+ */
+async function pollForCommits(store: FollowedStore, pollMs: number, pull: () => void): Promise<NodeJS.Timeout> {
+  const watch = store.dialect === 'postgres' ? undefined : await sqliteDataVersion(store.db);
+  return setInterval(
+    () => {
+      if (watch === undefined) return pull();
+      watch().then((changed) => changed && pull(), () => undefined);
+    },
+    store.dialect === 'postgres' ? pollMs * 10 : pollMs,
+  );
+}
+
+/** `action` once, `delayMs` after the first of a burst of requests (none once `stopped()`). */
+function coalesced(action: () => void, delayMs: number, stopped: () => boolean): { request: () => void; cancel: () => void } {
+  let soon: NodeJS.Timeout | undefined;
+  return {
+    request: () => {
+      if (soon !== undefined || stopped()) return;
+      soon = setTimeout(() => {
+        soon = undefined;
+        action();
+      }, delayMs);
+    },
+    cancel: () => {
+      if (soon !== undefined) clearTimeout(soon);
+    },
   };
 }
 
