@@ -31,43 +31,7 @@ export function createProjectService(workspace: string, project: WorkspaceProjec
   let projectVersion = 0;
   const versions = new Map<string, string>();
 
-  const versionOf = (fileName: string): string => {
-    try {
-      const stats = statSync(fileName);
-      return `${stats.mtimeMs}:${stats.size}`;
-    } catch {
-      return 'missing';
-    }
-  };
-
-  const host: ts.LanguageServiceHost = {
-    getProjectVersion: () => String(projectVersion),
-    getScriptFileNames: () => rootList,
-    getScriptVersion: (fileName) => {
-      const known = versions.get(fileName);
-      if (known !== undefined) return known;
-      const version = versionOf(fileName);
-      versions.set(fileName, version);
-      return version;
-    },
-    getScriptSnapshot: (fileName) => {
-      const text = ts.sys.readFile(fileName);
-      return text === undefined ? undefined : ts.ScriptSnapshot.fromString(text);
-    },
-    getCurrentDirectory: () => workspace,
-    getCompilationSettings: () => project.options,
-    getDefaultLibFileName: (options) => ts.getDefaultLibFilePath(options),
-    getProjectReferences: () => project.projectReferences,
-    fileExists: (path) => ts.sys.fileExists(path),
-    readFile: (path, encoding) => ts.sys.readFile(path, encoding),
-    readDirectory: (...args) => ts.sys.readDirectory(...args),
-    directoryExists: (path) => ts.sys.directoryExists(path),
-    getDirectories: (path) => ts.sys.getDirectories(path),
-    realpath: (path) => ts.sys.realpath?.(path) ?? path,
-  };
-  // Not in the public host type, but honoured: a referenced project's sources stand in for its
-  // built .d.ts files, as in the editor, so references cross project boundaries.
-  Object.assign(host, { useSourceOfProjectReferenceRedirect: () => true });
+  const host = serviceHost(workspace, project, { rootList: () => rootList, projectVersion: () => projectVersion, versions });
   const service = ts.createLanguageService(host, registry);
 
   const refreshVersions = (): void => {
@@ -109,4 +73,54 @@ export function createProjectService(workspace: string, project: WorkspaceProjec
       return program;
     },
   };
+}
+
+/** What the host reads of the service's growing state. */
+interface ServiceFiles {
+  readonly rootList: () => string[];
+  readonly projectVersion: () => number;
+  /** Each file's version as last seen; a file is stat-ed on its first query. */
+  readonly versions: Map<string, string>;
+}
+
+/** The language service's window on the disk: the project's options, the roots so far, files by mtime and size. */
+function serviceHost(workspace: string, project: WorkspaceProject, files: ServiceFiles): ts.LanguageServiceHost {
+  const host: ts.LanguageServiceHost = {
+    getProjectVersion: () => String(files.projectVersion()),
+    getScriptFileNames: () => files.rootList(),
+    getScriptVersion: (fileName) => {
+      const known = files.versions.get(fileName);
+      if (known !== undefined) return known;
+      const version = versionOf(fileName);
+      files.versions.set(fileName, version);
+      return version;
+    },
+    getScriptSnapshot: (fileName) => {
+      const text = ts.sys.readFile(fileName);
+      return text === undefined ? undefined : ts.ScriptSnapshot.fromString(text);
+    },
+    getCurrentDirectory: () => workspace,
+    getCompilationSettings: () => project.options,
+    getDefaultLibFileName: (options) => ts.getDefaultLibFilePath(options),
+    getProjectReferences: () => project.projectReferences,
+    fileExists: (path) => ts.sys.fileExists(path),
+    readFile: (path, encoding) => ts.sys.readFile(path, encoding),
+    readDirectory: (...args) => ts.sys.readDirectory(...args),
+    directoryExists: (path) => ts.sys.directoryExists(path),
+    getDirectories: (path) => ts.sys.getDirectories(path),
+    realpath: (path) => ts.sys.realpath?.(path) ?? path,
+  };
+  // Not in the public host type, but honoured: a referenced project's sources stand in for its
+  // built .d.ts files, as in the editor, so references cross project boundaries.
+  Object.assign(host, { useSourceOfProjectReferenceRedirect: () => true });
+  return host;
+}
+
+function versionOf(fileName: string): string {
+  try {
+    const stats = statSync(fileName);
+    return `${stats.mtimeMs}:${stats.size}`;
+  } catch {
+    return 'missing';
+  }
 }

@@ -1,7 +1,17 @@
 import { isAbsolute, join, relative, sep } from 'node:path';
 import ts from 'typescript';
-import { normalizeWorkspacePath, parseSymbolKey, scanRepository, type RepoMap } from '../repo-scan/index.js';
-import type { CodeLocation, CodeTarget, LanguageServiceOptions, ReferenceLocation, ReferencingFile, WorkspaceLanguageService, WorkspaceSymbol } from './workspace-language-service.js';
+import { normalizeWorkspacePath, parseSymbolKey, scanRepository } from '../repo-scan/index.js';
+import type {
+  CodeLocation,
+  CodeTarget,
+  HoverInfo,
+  LanguageServiceOptions,
+  ReferenceLocation,
+  ReferencingFile,
+  WorkspaceLanguageService,
+  WorkspaceSymbol,
+} from './workspace-language-service.js';
+import { createImportReach } from './import-reach.js';
 import { LanguageServiceQueryError } from './language-service-query-error.js';
 import { createProjectService, type ProjectService } from './project-service.js';
 import { declarationName, resolveSymbolPath } from './symbol-path.js';
@@ -9,105 +19,181 @@ import { loadWorkspaceProjects } from './workspace-projects.js';
 
 const MAX_TEXT = 200;
 const DEFAULT_SYMBOL_LIMIT = 50;
-const REMEMBERED_REACH = 16;
+/** Rounds of find-references, each with the importers of newly found declaring files loaded. */
+const MAX_REFERENCE_ROUNDS = 8;
 
 /** The language service itself, loaded by `createLanguageService` on its first query. */
 export function openLanguageService(options: LanguageServiceOptions): WorkspaceLanguageService {
-  const workspace = options.workspace;
-  const loaded = loadWorkspaceProjects(workspace, options.tsconfig);
-  const registry = ts.createDocumentRegistry(ts.sys.useCaseSensitiveFileNames, workspace);
-  const services: ProjectService[] = loaded.projects.map((project) => createProjectService(workspace, project, registry));
-  // Without a provider, each query asks the (cached) scan: a file created since the last query is in the graph.
-  const loadMap = options.repoMap ?? (() => scanRepository(workspace, options.tsconfig === undefined ? {} : { tsconfig: options.tsconfig }));
-  let importers: { map: RepoMap; reverse: Map<string, string[]>; reached: Map<string, Set<string>> } | undefined;
+  return new TypeScriptLanguageService(options);
+}
 
-  const absolute = (file: string): string => (isAbsolute(file) ? file : join(workspace, normalizeWorkspacePath(file)));
-  const shown = (fileName: string): string => {
-    const path = relative(workspace, fileName);
-    return path.startsWith('..') || isAbsolute(path) ? fileName : path.split(sep).join('/');
-  };
-  const inWorkspace = (fileName: string): boolean => {
-    const path = relative(workspace, fileName);
-    return !path.startsWith('..') && !isAbsolute(path) && !path.split(sep).includes('node_modules');
-  };
+/** Where a target points: the project that answers, the file, the offset (and, for a symbol key, the symbol). */
+interface Located {
+  readonly service: ProjectService;
+  readonly fileName: string;
+  readonly position: number;
+  readonly symbol?: ts.Symbol;
+}
+
+class TypeScriptLanguageService implements WorkspaceLanguageService {
+  readonly #workspace: string;
+  readonly #warnings: readonly string[];
+  readonly #services: ProjectService[];
+  readonly #reach: (fileNames: Iterable<string>) => Promise<Set<string>>;
+
+  constructor(options: LanguageServiceOptions) {
+    const workspace = options.workspace;
+    this.#workspace = workspace;
+    const loaded = loadWorkspaceProjects(workspace, options.tsconfig);
+    this.#warnings = loaded.warnings;
+    const registry = ts.createDocumentRegistry(ts.sys.useCaseSensitiveFileNames, workspace);
+    this.#services = loaded.projects.map((project) => createProjectService(workspace, project, registry));
+    // Without a provider, each query asks the (cached) scan: a file created since the last query is in the graph.
+    const loadMap = options.repoMap ?? (() => scanRepository(workspace, options.tsconfig === undefined ? {} : { tsconfig: options.tsconfig }));
+    this.#reach = createImportReach(workspace, loadMap);
+  }
+
+  async warnings(): Promise<readonly string[]> {
+    return this.#warnings;
+  }
+
+  async definition(target: CodeTarget): Promise<CodeLocation[]> {
+    this.#refresh();
+    const { service, fileName, position } = this.#locate(target);
+    const program = service.program();
+    return (service.service.getDefinitionAtPosition(fileName, position) ?? []).map((definition) => this.#location(program, definition.fileName, definition.textSpan.start));
+  }
 
   /**
-   * Reverse import edges, absolute file names: each file to the files that import it. Asked of
-   * `repoMap` on every query and rebuilt when it hands back a new map, so a rescan during a run
-   * (files created by nodes) reaches the next query.
+   * Find-references with just enough files loaded: the importers (transitively) of every file
+   * that declares the symbol or a symbol it is tied to (a base class member, an implemented
+   * interface member); repeated until no new declaring file appears.
    */
-  const importersOf = async (): Promise<NonNullable<typeof importers>> => {
-    const map = await loadMap();
-    if (importers?.map === map) return importers;
-    const reverse = new Map<string, string[]>();
-    for (const edge of map.imports) {
-      const to = join(workspace, edge.to);
-      const list = reverse.get(to);
-      if (list === undefined) reverse.set(to, [join(workspace, edge.from)]);
-      else list.push(join(workspace, edge.from));
+  async references(target: CodeTarget): Promise<ReferenceLocation[]> {
+    this.#refresh();
+    let start = this.#locate(target);
+    const declaring = new Set<string>([start.fileName]);
+    if (!('symbol' in target)) {
+      for (const definition of start.service.service.getDefinitionAtPosition(start.fileName, start.position) ?? []) declaring.add(definition.fileName);
     }
-    importers = { map, reverse, reached: new Map() };
-    return importers;
-  };
+    const found = new Map<string, ReferenceLocation>();
+    for (let round = 0; round < MAX_REFERENCE_ROUNDS; round += 1) {
+      this.#addRoots(await this.#reach(declaring));
+      start = 'symbol' in target ? this.#locate(target) : start;
+      found.clear();
+      if (!this.#collectReferences(start, declaring, found)) break;
+    }
+    return [...found.values()].sort((left, right) => (left.file !== right.file ? (left.file < right.file ? -1 : 1) : left.line - right.line || left.column - right.column));
+  }
 
-  /** The files and everything that imports them, transitively; remembered for the graph it was computed on. */
-  const reachingFiles = async (fileNames: Iterable<string>): Promise<Set<string>> => {
-    const { reverse, reached: known } = await importersOf();
-    const start = [...fileNames];
-    const key = [...start].sort().join('\0');
-    const remembered = known.get(key);
-    if (remembered !== undefined) return remembered;
-    const reached = new Set<string>();
-    const queue = [...start];
-    for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
-      if (reached.has(next)) continue;
-      reached.add(next);
-      for (const importer of reverse.get(next) ?? []) if (!reached.has(importer)) queue.push(importer);
+  async referencingFiles(target: CodeTarget): Promise<ReferencingFile[]> {
+    const declaringFile = 'symbol' in target ? this.#absolute(parseSymbolKey(target.symbol)?.file ?? target.symbol) : undefined;
+    const byFile = new Map<string, ReferencingFile>();
+    for (const reference of await this.references(target)) {
+      if (isAbsolute(reference.file) || (declaringFile !== undefined && join(this.#workspace, reference.file) === declaringFile)) continue;
+      const known = byFile.get(reference.file);
+      if (known === undefined) byFile.set(reference.file, { file: reference.file, line: reference.line, text: reference.text, count: 1 });
+      else byFile.set(reference.file, { ...known, count: known.count + 1 });
     }
-    // The last few answers only: consecutive queries are mostly about the same file.
-    if (known.size >= REMEMBERED_REACH) known.delete(known.keys().next().value as string);
-    known.set(key, reached);
-    return reached;
-  };
+    return [...byFile.values()];
+  }
+
+  async workspaceSymbols(query: string, limit = DEFAULT_SYMBOL_LIMIT): Promise<WorkspaceSymbol[]> {
+    this.#refresh();
+    const symbols = new Map<string, WorkspaceSymbol>();
+    for (const service of this.#services) {
+      service.loadAll();
+      const program = service.program();
+      for (const item of service.service.getNavigateToItems(query, limit, undefined, true)) {
+        if (!this.#inWorkspace(item.fileName)) continue;
+        const key = `${item.fileName}\0${item.textSpan.start}`;
+        if (!symbols.has(key)) symbols.set(key, { ...this.#location(program, item.fileName, item.textSpan.start), name: item.name, kind: item.kind, container: item.containerName });
+      }
+    }
+    return [...symbols.values()].slice(0, limit);
+  }
+
+  async hover(target: CodeTarget): Promise<HoverInfo | undefined> {
+    this.#refresh();
+    const { service, fileName, position } = this.#locate(target);
+    const program = service.program();
+    const info = service.service.getQuickInfoAtPosition(fileName, position);
+    if (info === undefined) return undefined;
+    return {
+      ...this.#location(program, fileName, info.textSpan.start),
+      signature: ts.displayPartsToString(info.displayParts),
+      documentation: ts.displayPartsToString(info.documentation),
+    };
+  }
+
+  dispose(): void {
+    for (const service of this.#services) service.service.dispose();
+  }
+
+  /** One round of find-references in every project that loads the start file; says whether a new declaring file appeared. */
+  #collectReferences(start: Located, declaring: Set<string>, found: Map<string, ReferenceLocation>): boolean {
+    let grew = false;
+    for (const service of this.#services) {
+      const program = service.program();
+      if (program.getSourceFile(start.fileName) === undefined) continue;
+      for (const group of service.service.findReferences(start.fileName, start.position) ?? []) {
+        const symbol = group.definition.displayParts.map((part) => part.text).join('');
+        if (!declaring.has(group.definition.fileName) && this.#inWorkspace(group.definition.fileName)) {
+          declaring.add(group.definition.fileName);
+          grew = true;
+        }
+        for (const reference of group.references) {
+          const key = `${reference.fileName}\0${reference.textSpan.start}`;
+          if (found.has(key)) continue;
+          found.set(key, {
+            ...this.#location(program, reference.fileName, reference.textSpan.start),
+            isDefinition: reference.isDefinition === true || (reference.fileName === group.definition.fileName && reference.textSpan.start === group.definition.textSpan.start),
+            isWrite: reference.isWriteAccess,
+            symbol,
+          });
+        }
+      }
+    }
+    return grew;
+  }
 
   /** The projects that own a file; the first project adopts a file no project owns. */
-  const servicesFor = (fileName: string): ProjectService[] => {
-    const owners = services.filter((service) => service.owns(fileName));
+  #servicesFor(fileName: string): ProjectService[] {
+    const owners = this.#services.filter((service) => service.owns(fileName));
     if (owners.length > 0) return owners;
-    const first = services[0];
+    const first = this.#services[0];
     return first === undefined ? [] : [first];
-  };
+  }
 
   /** Each file goes to the projects that own it; one no project owns (created since the projects were read) to the first. */
-  const addRoots = (fileNames: Iterable<string>): void => {
+  #addRoots(fileNames: Iterable<string>): void {
     const files = [...fileNames];
+    const services = this.#services;
     for (const [index, service] of services.entries()) {
       service.addRoots(files.filter((fileName) => service.owns(fileName) || (index === 0 && !services.some((other) => other.owns(fileName)))));
     }
-  };
+  }
 
   /** Once per query: files edited since the last one are read again. */
-  const refresh = (): void => {
-    for (const service of services) service.refresh();
-  };
+  #refresh(): void {
+    for (const service of this.#services) service.refresh();
+  }
 
-  const sourceFileIn = (service: ProjectService, fileName: string): ts.SourceFile | undefined => service.program().getSourceFile(fileName);
-
-  const checkFile = (file: string): string => {
-    const fileName = absolute(file);
-    if (!inWorkspace(fileName)) throw new LanguageServiceQueryError(file, 'unknown-file', `${file} is outside the workspace`);
+  #checkFile(file: string): string {
+    const fileName = this.#absolute(file);
+    if (!this.#inWorkspace(fileName)) throw new LanguageServiceQueryError(file, 'unknown-file', `${file} is outside the workspace`);
     if (!ts.sys.fileExists(fileName)) throw new LanguageServiceQueryError(file, 'unknown-file', `${file} does not exist in the workspace`);
     return fileName;
-  };
+  }
 
   /** The service and offset a target points at; loads the target's file. */
-  const locate = (target: CodeTarget): { service: ProjectService; fileName: string; position: number; symbol?: ts.Symbol } => {
-    if ('symbol' in target) return locateSymbol(target.symbol);
-    const fileName = checkFile(target.file);
-    const [service] = servicesFor(fileName);
+  #locate(target: CodeTarget): Located {
+    if ('symbol' in target) return this.#locateSymbol(target.symbol);
+    const fileName = this.#checkFile(target.file);
+    const [service] = this.#servicesFor(fileName);
     if (service === undefined) throw new LanguageServiceQueryError(target.file, 'unknown-file', `no TypeScript project covers ${target.file}`);
     service.addRoots([fileName]);
-    const sourceFile = sourceFileIn(service, fileName);
+    const sourceFile = service.program().getSourceFile(fileName);
     if (sourceFile === undefined) throw new LanguageServiceQueryError(target.file, 'unknown-file', `${target.file} is not a TypeScript or JavaScript file the project loads`);
     const lineCount = sourceFile.getLineStarts().length;
     if (!Number.isInteger(target.line) || target.line < 1 || target.line > lineCount) {
@@ -117,16 +203,16 @@ export function openLanguageService(options: LanguageServiceOptions): WorkspaceL
     const lineEnd = sourceFile.getLineEndOfPosition(lineStart);
     const column = Math.max(1, Math.min(target.column, lineEnd - lineStart + 1));
     return { service, fileName, position: lineStart + column - 1 };
-  };
+  }
 
-  const locateSymbol = (key: string): { service: ProjectService; fileName: string; position: number; symbol: ts.Symbol } => {
+  #locateSymbol(key: string): Located & { readonly symbol: ts.Symbol } {
     const parsed = parseSymbolKey(key);
     if (parsed === undefined) {
       throw new LanguageServiceQueryError(key, 'malformed', `"${key}" is not FILE#SYMBOL: write the file's workspace path, "#", and the name, e.g. src/invoice.ts#Invoice.total`);
     }
-    const fileName = checkFile(parsed.file);
+    const fileName = this.#checkFile(parsed.file);
     const path = parsed.name.split('.');
-    for (const service of servicesFor(fileName)) {
+    for (const service of this.#servicesFor(fileName)) {
       service.addRoots([fileName]);
       const program = service.program();
       const sourceFile = program.getSourceFile(fileName);
@@ -141,109 +227,29 @@ export function openLanguageService(options: LanguageServiceOptions): WorkspaceL
       return { service, fileName: name.getSourceFile().fileName, position: name.getStart(), symbol: resolved.symbol };
     }
     throw new LanguageServiceQueryError(key, 'unknown-file', `${normalizeWorkspacePath(parsed.file)} is not a TypeScript or JavaScript file the project loads`);
-  };
+  }
 
-  const location = (program: ts.Program, fileName: string, position: number): CodeLocation => {
+  #location(program: ts.Program, fileName: string, position: number): CodeLocation {
     const sourceFile = program.getSourceFile(fileName);
-    if (sourceFile === undefined) return { file: shown(fileName), line: 1, column: 1, text: '' };
+    if (sourceFile === undefined) return { file: this.#shown(fileName), line: 1, column: 1, text: '' };
     const { line, character } = sourceFile.getLineAndCharacterOfPosition(position);
     const start = sourceFile.getLineStarts()[line] ?? 0;
     const text = sourceFile.text.slice(start, sourceFile.getLineEndOfPosition(start)).trim();
-    return { file: shown(fileName), line: line + 1, column: character + 1, text: text.length <= MAX_TEXT ? text : `${text.slice(0, MAX_TEXT - 1)}…` };
-  };
+    return { file: this.#shown(fileName), line: line + 1, column: character + 1, text: text.length <= MAX_TEXT ? text : `${text.slice(0, MAX_TEXT - 1)}…` };
+  }
 
-  /**
-   * Find-references with just enough files loaded: the importers (transitively) of every file
-   * that declares the symbol or a symbol it is tied to (a base class member, an implemented
-   * interface member); repeated until no new declaring file appears.
-   */
-  const findReferences = async (target: CodeTarget): Promise<ReferenceLocation[]> => {
-    refresh();
-    let start = locate(target);
-    const declaring = new Set<string>([start.fileName]);
-    if (!('symbol' in target)) {
-      for (const definition of start.service.service.getDefinitionAtPosition(start.fileName, start.position) ?? []) declaring.add(definition.fileName);
-    }
-    const found = new Map<string, ReferenceLocation>();
-    for (let round = 0; round < 8; round += 1) {
-      addRoots(await reachingFiles(declaring));
-      start = 'symbol' in target ? locate(target) : start;
-      let grew = false;
-      found.clear();
-      for (const service of services) {
-        const program = service.program();
-        if (program.getSourceFile(start.fileName) === undefined) continue;
-        for (const group of service.service.findReferences(start.fileName, start.position) ?? []) {
-          const symbol = group.definition.displayParts.map((part) => part.text).join('');
-          if (!declaring.has(group.definition.fileName) && inWorkspace(group.definition.fileName)) {
-            declaring.add(group.definition.fileName);
-            grew = true;
-          }
-          for (const reference of group.references) {
-            const key = `${reference.fileName}\0${reference.textSpan.start}`;
-            if (found.has(key)) continue;
-            found.set(key, {
-              ...location(program, reference.fileName, reference.textSpan.start),
-              isDefinition: reference.isDefinition === true || (reference.fileName === group.definition.fileName && reference.textSpan.start === group.definition.textSpan.start),
-              isWrite: reference.isWriteAccess,
-              symbol,
-            });
-          }
-        }
-      }
-      if (!grew) break;
-    }
-    return [...found.values()].sort((left, right) => (left.file !== right.file ? (left.file < right.file ? -1 : 1) : left.line - right.line || left.column - right.column));
-  };
+  #absolute(file: string): string {
+    return isAbsolute(file) ? file : join(this.#workspace, normalizeWorkspacePath(file));
+  }
 
-  return {
-    warnings: async () => loaded.warnings,
-    async definition(target) {
-      refresh();
-      const { service, fileName, position } = locate(target);
-      const program = service.program();
-      return (service.service.getDefinitionAtPosition(fileName, position) ?? []).map((definition) => location(program, definition.fileName, definition.textSpan.start));
-    },
-    references: findReferences,
-    async referencingFiles(target) {
-      const declaringFile = 'symbol' in target ? absolute(parseSymbolKey(target.symbol)?.file ?? target.symbol) : undefined;
-      const byFile = new Map<string, ReferencingFile>();
-      for (const reference of await findReferences(target)) {
-        if (isAbsolute(reference.file) || (declaringFile !== undefined && join(workspace, reference.file) === declaringFile)) continue;
-        const known = byFile.get(reference.file);
-        if (known === undefined) byFile.set(reference.file, { file: reference.file, line: reference.line, text: reference.text, count: 1 });
-        else byFile.set(reference.file, { ...known, count: known.count + 1 });
-      }
-      return [...byFile.values()];
-    },
-    async workspaceSymbols(query, limit = DEFAULT_SYMBOL_LIMIT) {
-      refresh();
-      const symbols = new Map<string, WorkspaceSymbol>();
-      for (const service of services) {
-        service.loadAll();
-        const program = service.program();
-        for (const item of service.service.getNavigateToItems(query, limit, undefined, true)) {
-          if (!inWorkspace(item.fileName)) continue;
-          const key = `${item.fileName}\0${item.textSpan.start}`;
-          if (!symbols.has(key)) symbols.set(key, { ...location(program, item.fileName, item.textSpan.start), name: item.name, kind: item.kind, container: item.containerName });
-        }
-      }
-      return [...symbols.values()].slice(0, limit);
-    },
-    async hover(target) {
-      refresh();
-      const { service, fileName, position } = locate(target);
-      const program = service.program();
-      const info = service.service.getQuickInfoAtPosition(fileName, position);
-      if (info === undefined) return undefined;
-      return {
-        ...location(program, fileName, info.textSpan.start),
-        signature: ts.displayPartsToString(info.displayParts),
-        documentation: ts.displayPartsToString(info.documentation),
-      };
-    },
-    dispose() {
-      for (const service of services) service.service.dispose();
-    },
-  };
+  /** Workspace-relative with `/`, or absolute outside the workspace. */
+  #shown(fileName: string): string {
+    const path = relative(this.#workspace, fileName);
+    return path.startsWith('..') || isAbsolute(path) ? fileName : path.split(sep).join('/');
+  }
+
+  #inWorkspace(fileName: string): boolean {
+    const path = relative(this.#workspace, fileName);
+    return !path.startsWith('..') && !isAbsolute(path) && !path.split(sep).includes('node_modules');
+  }
 }
