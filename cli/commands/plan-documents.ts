@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { ConfigError, currentPlan, getRun, isEmptyPlanDiff, parsePlanDocument, planVersion, renderPlanDiff, savePlan, type Plan } from '../../engine/index.js';
+import { ConfigError, currentPlan, getRun, isEmptyPlanDiff, parsePlanDocument, planVersion, renderPlanDiff, savePlan, visibleJson, type Plan } from '../../engine/index.js';
 import type { CliContext } from '../context/cli-context.js';
 import { integerAtLeast } from '../context/cli-args.js';
 import { writeLine } from '../context/cli-io.js';
@@ -23,7 +23,9 @@ export const exportCommand = defineCommand<{ run: string; file?: string; 'plan-v
     const runId = (await getRun(db, args.run)).id;
     const version = args['plan-version'];
     const stored = version === undefined ? await currentPlan(db, runId) : await planVersion(db, runId, version);
-    const text = planDocumentText(stored.plan);
+    // The same JSON value with its C1 controls and direction overrides as `\uXXXX` escapes: a plan's
+    // text (from a model or a repository) cannot steer the terminal it is printed on or `cat` later.
+    const text = visibleJson(planDocumentText(stored.plan));
     if (args.file === undefined) context.io.stdout.write(text);
     else {
       writeFileSync(resolve(context.io.cwd, args.file), text);

@@ -78,30 +78,59 @@ const PROTECTED_FOLDERS = ['.git', '.dagent'] as const;
 
 /**
  * Writes into `.git/` or `.dagent/` are refused before any run starts: a path with such a segment,
- * or a dot-segment glob that names one (`.g*`, `.*`). A bare `**` stays allowed; the workspace
- * guard and the sandbox keep those folders out of its reach at run time.
+ * or a glob with a segment that can name one (`.g*`, `.*`, `{.git,src}`, `[.]git`, `@(.git)`): each
+ * segment is tested as picomatch would match it without `dot`, so only a pattern that spells out
+ * the leading dot is refused and a bare `*` or `**` stays allowed (the workspace guard and the
+ * sandbox keep those folders out of its reach at run time). A pattern with a `/` inside a brace,
+ * bracket or extglob group cannot be checked segment by segment and is refused too.
  */
 function protectedWriteIssues(plan: Plan): PlanIssue[] {
   const issues: PlanIssue[] = [];
   plan.nodes.forEach((node, index) => {
     for (const write of node.writes) {
-      const folder = PROTECTED_FOLDERS.find((name) => write.split('/').some((segment) => segmentNames(segment, name)));
-      if (folder === undefined) continue;
-      issues.push({
-        code: 'protected-write',
-        nodeId: node.id,
-        file: write,
-        message: `${nodeLocation(index, node.id)}.writes: "${write}" writes into ${folder}/, which no node may change (${folder === '.git' ? 'the repository history' : "dagent's own log and snapshots"})`,
-      });
+      const issue = protectedWriteIssue(write);
+      if (issue === undefined) continue;
+      issues.push({ code: 'protected-write', nodeId: node.id, file: write, message: `${nodeLocation(index, node.id)}.writes: "${write}" ${issue}` });
     }
   });
   return issues;
 }
 
+function protectedWriteIssue(write: string): string | undefined {
+  // `!…` excludes paths from a node's writes (file-write-set.ts): excluding .git/ is no write to it.
+  if (write.startsWith('!') && !write.startsWith('!(')) return undefined;
+  const segments = globSegments(write);
+  if (segments.some((segment) => segment.includes('/'))) {
+    return 'has a "/" inside a {…}, […] or (…) group, so it cannot be checked against .git/ and .dagent/: list each path (or glob) as its own entry';
+  }
+  const folder = PROTECTED_FOLDERS.find((name) => segments.some((segment) => segmentNames(segment, name)));
+  if (folder === undefined) return undefined;
+  return `writes into ${folder}/, which no node may change (${folder === '.git' ? 'the repository history' : "dagent's own log and snapshots"})`;
+}
+
+/** `pattern` split at each `/` outside brace, bracket and parenthesis groups (a group keeps its `/`). */
+function globSegments(pattern: string): string[] {
+  const segments: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let index = 0; index < pattern.length; index += 1) {
+    const character = pattern[index]!;
+    if (character === '\\') index += 1;
+    else if ('{[('.includes(character)) depth += 1;
+    else if ('}])'.includes(character)) depth = Math.max(0, depth - 1);
+    else if (character === '/' && depth === 0) {
+      segments.push(pattern.slice(start, index));
+      start = index + 1;
+    }
+  }
+  segments.push(pattern.slice(start));
+  return segments;
+}
+
 function segmentNames(segment: string, folder: string): boolean {
   if (segment.toLowerCase() === folder) return true;
-  if (!segment.startsWith('.') || !/[*?[{]/.test(segment)) return false;
-  return picomatch.isMatch(folder, segment, { dot: true, nocase: true });
+  if (!/[*?[{(\\]/.test(segment)) return false;
+  return picomatch.isMatch(folder, segment, { dot: false, nocase: true });
 }
 
 function cycleIssues(graph: PlanGraph): PlanIssue[] {

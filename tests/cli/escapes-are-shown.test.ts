@@ -59,6 +59,23 @@ describe('terminal escapes from the plan and the model', () => {
     }
   });
 
+  it('are shown, not obeyed, by export to stdout, which still round-trips through import', async () => {
+    const overrides = 'files \u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069 end';
+    const document = { goal: 'Export', nodes: [{ id: 'test', kind: 'command', title: `${TITLE} ${overrides}`, command: 'npm test' }] };
+    writeFileSync(join(workspace, 'plan.json'), JSON.stringify(document));
+    const planned = await cli(['plan', '--from', 'plan.json']);
+    const runId = /^run (\S+) ·/m.exec(planned.stdout)![1]!;
+
+    const exported = await cli(['export', runId]);
+
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).not.toMatch(RAW_CONTROL);
+    expect(exported.stdout).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+    expect(exported.stdout).toContain('\\u009b2J');
+    // The same JSON value: the title reads back exactly as it was written.
+    expect(JSON.parse(exported.stdout).nodes[0].title).toBe(`${TITLE} ${overrides}`);
+  });
+
   it('are shown, not obeyed, in the text react streams from the model', async () => {
     const script = { agents: { react: [{ text: 'Done.\u001b[2J\u001b[H All tests pass\r\u009b31m' }] } };
     writeFileSync(join(temp.dir, 'script.json'), JSON.stringify(script));

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PlanInvalidError, type PlanIssue } from '../../../engine/index.js';
 import { assertValidPlan, validatePlan } from '../../../engine/plan/validate-plan.js';
 import { node, rawPlan, refactorPlan } from './plan-fixtures.js';
+import PROTECTED_WRITE_GLOBS from './protected-write-globs.json' with { type: 'json' };
 
 describe('validatePlan', () => {
   it('accepts the canonical refactor shape', () => {
@@ -172,5 +173,20 @@ describe('validatePlan', () => {
       ['dots', '.g*/config'],
     ]);
     expect(issues[0]!.message).toBe('nodes[0] (hook).writes: ".git/hooks/pre-commit" writes into .git/, which no node may change (the repository history)');
+  });
+
+  /** The protected-write issue of a one-node plan writing `write`, if any. */
+  const protectedWrite = (write: string): PlanIssue | undefined => validatePlan(rawPlan([node('w', 'edit', { writes: [write] })])).find((issue) => issue.code === 'protected-write');
+
+  it.each(PROTECTED_WRITE_GLOBS.refused)('refuses the glob %s, which can reach .git/ or .dagent/', (write) => {
+    expect(protectedWrite(write)?.file).toBe(write);
+  });
+
+  it.each(PROTECTED_WRITE_GLOBS.allowed)('allows %s', (write) => {
+    expect(protectedWrite(write)).toBeUndefined();
+  });
+
+  it('says why a glob with a "/" inside a group is refused and what to write instead', () => {
+    expect(protectedWrite('{.git/config,src/a.ts}')?.message).toMatch(/cannot be checked against \.git\/ and \.dagent\/: list each path \(or glob\) as its own entry/);
   });
 });
