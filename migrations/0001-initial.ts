@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { dialectOf } from './dialect-of.js';
 
-/** The tables of ARCHITECTURE.md, and the trigger that makes the session log append-only. */
+/** The tables of docs/design.md, and the trigger that makes the session log append-only. */
 export async function up(db: Kysely<unknown>): Promise<void> {
   const dialect = dialectOf(db);
   await createRuns(db);

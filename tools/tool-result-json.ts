@@ -1,6 +1,6 @@
 import type { ToolResult, ToolResultMeta } from '../engine/index.js';
 
-/** `dagent tool --json` output: `{ ok, output, meta, error? }` (ARCHITECTURE.md's CLI contract). */
+/** `dagent tool --json` output: `{ ok, output, meta, error? }` (docs/operations.md, JSON output). */
 export interface ToolResultJson {
   readonly ok: boolean;
   readonly output: string;

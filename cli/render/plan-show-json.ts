@@ -1,6 +1,6 @@
 import type { Plan, PlanAnalysis, PlanEstimate, PlanLintFinding } from '../../engine/index.js';
 
-/** `dagent show --json`: the plan document plus its analysis (ARCHITECTURE.md, CLI contract). */
+/** `dagent show --json`: the plan document plus its analysis (docs/operations.md, JSON output). */
 export interface PlanShowDocument extends Plan {
   readonly stages: readonly (readonly string[])[];
   readonly criticalPath: readonly string[];

@@ -50,7 +50,7 @@ export const scriptedModelScriptSchema = z
   })
   .strict();
 
-/** The scripted model file of ARCHITECTURE.md: per-agent queues of turns, consumed in order. */
+/** The scripted model file (docs/scripted-model.md): per-agent queues of turns, consumed in order. */
 export type ScriptedModelScript = z.infer<typeof scriptedModelScriptSchema>;
 export type ScriptedTurn = z.infer<typeof turnSchema>;
 

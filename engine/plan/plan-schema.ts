@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The plan document (ARCHITECTURE.md, "The plan document"): what a planner emits, what `export`
+ * The plan document (docs/plan-document.md): what a planner emits, what `export`
  * writes and `import` reads. Nodes are strict objects: a misspelt field such as `depends_on` would
  * otherwise vanish silently and change the order of execution. The top level strips unknown
  * fields, so a `show --json` document (the plan plus its analysis) can be imported again.

@@ -1,6 +1,6 @@
 import type { Language, RepoMap, SymbolImporter } from './repo-map.js';
 
-/** The `dagent scan --json` document (ARCHITECTURE.md, CLI contract). */
+/** The `dagent scan --json` document (docs/operations.md, JSON output). */
 export interface ScanJson {
   readonly files: readonly ScanJsonFile[];
   /** One edge per pair of files, sorted. */

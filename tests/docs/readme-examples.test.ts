@@ -48,9 +48,9 @@ beforeEach(async () => {
 
 afterEach(() => root?.cleanup());
 
-async function bash(script: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<{ code: number; output: string }> {
+async function bash(script: string, extraEnv: NodeJS.ProcessEnv = {}, cwd = repo): Promise<{ code: number; output: string }> {
   try {
-    const result = await run('bash', ['-euo', 'pipefail', '-c', script], { cwd: repo, env: { ...env, ...extraEnv }, timeout: 150_000 });
+    const result = await run('bash', ['-euo', 'pipefail', '-c', script], { cwd, env: { ...env, ...extraEnv }, timeout: 150_000 });
     return { code: 0, output: result.stdout + result.stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };
@@ -117,5 +117,19 @@ describe('the README\'s core flow', () => {
     // The last line reverted edit-api alone: the API calls total() again, the rest stays renamed.
     expect(source('src/api/invoices.js')).toContain('invoice.total()');
     expect(source('src/render/pdf.js')).toContain('grandTotal()');
+  }, 180_000);
+});
+
+describe('examples/README.md\'s billing example', () => {
+  it('scans, then plans and runs the rename at once on a copy, from the repository\'s root', async () => {
+    const block = markedBlock(join('examples', 'README.md'), 'billing-example');
+
+    const result = await bash(block, { PWD: REPO_ROOT }, REPO_ROOT);
+
+    expect(result.code, result.output).toBe(0);
+    expect(result.output).toMatch(/src\/jobs\/reminder\.js:\d+/);
+    expect(result.output).toMatch(/run r-[0-9a-f]+ succeeded/);
+    const copy = readdirSync(join(root.dir, 'tmp')).map((name) => join(root.dir, 'tmp', name, 'billing')).find((dir) => existsSync(dir));
+    expect(readFileSync(join(copy!, 'src', 'jobs', 'reminder.js'), 'utf8')).toContain('grandTotal()');
   }, 180_000);
 });

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-// No import cycles between folders, at any depth (ARCHITECTURE.md): `npm run lint:cycles` finds circles
+// No import cycles between folders, at any depth (docs/contributing.md): `npm run lint:cycles` finds circles
 // of files; two folders can still lean on each other through files that form no circle, and a folder
 // can lean on its own subfolder that leans back on it. `npm run lint:folders` (.ci/folder-cycles.mjs)
 // refuses both.
