@@ -52,7 +52,7 @@ describe('the documentation\'s references', () => {
   it('lists every file of docs/ in the docs index', () => {
     const index = readFileSync(join(REPO_ROOT, 'docs', 'README.md'), 'utf8');
     const unlisted = readdirSync(join(REPO_ROOT, 'docs')).filter((name) => name.endsWith('.md') && name !== 'README.md' && !index.includes(`](${name})`));
-    expect(unlisted).toEqual([]);
+    expect(unlisted, 'docs/ files missing from the table of docs/README.md (add a row)').toEqual([]);
   });
 });
 
@@ -71,7 +71,11 @@ describe('the README\'s command table', () => {
   it('lists each command of `dagent --help` exactly once', () => {
     const listed = rows.map((row) => row.command);
     expect(new Set(listed).size, `listed twice: ${listed.filter((name, index) => listed.indexOf(name) !== index).join(', ')}`).toBe(listed.length);
-    expect([...listed].sort()).toEqual([...commandsOf(mainHelp)].sort());
+    const commands = commandsOf(mainHelp);
+    const missing = commands.filter((name) => !listed.includes(name));
+    const extra = listed.filter((name) => !commands.includes(name));
+    expect(missing, 'commands of `dagent --help` missing from the README\'s command table (add a row)').toEqual([]);
+    expect(extra, 'rows of the README\'s command table that `dagent --help` does not list').toEqual([]);
   });
 
   it('names only flags that the command\'s own help lists', async () => {
