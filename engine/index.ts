@@ -91,7 +91,8 @@ export { rememberArgsSchema, rememberFromTool } from './memory/remember.js';
 // Plans: the plan schema, checks, stages, estimates and diffs.
 export { checkPlan } from './plan/check-plan.js';
 export { checkPlanDocument, parsePlanDocument } from './plan/parse-plan-document.js';
-export { analyzePlan, type PlanAnalysis, type PlanLintFinding } from './plan/plan-analysis.js';
+export { analyzePlan, type PlanAnalysis } from './plan/plan-analysis.js';
+export { LINT_LEVELS, lintFindingSchema, type LintFinding, type LintLevel } from './plan/lint-finding.js';
 export { PlanLintBlockedError, lintGateVerdict, type LintGateAllowances, type LintGateVerdict } from './plan/lint-gate.js';
 export { isEmptyPlanDiff } from './plan/plan-diff.js';
 export { PlanInvalidError } from './plan/plan-errors.js';

@@ -2,8 +2,8 @@ export * from './repo-scan/index.js';
 export * from './language-service/index.js';
 export { isGlobPattern, matchFiles, normalizePlanPath, patternCovers } from './plan-lint-files.js';
 export { planReachability, type PlanReachability } from './plan-lint-graph.js';
-export { lintPlan, type LintIssue, type LintOptions } from './plan-lint.js';
-export { DEFAULT_LINT_LEVELS, LINT_CODES, type LintCode, type LintLevel } from './lint-codes.js';
+export { lintPlan, type LintOptions } from './plan-lint.js';
+export { DEFAULT_LINT_LEVELS, LINT_CODES, type LintCode } from './lint-codes.js';
 export { isEditingNode, type LintablePlan, type LintPlanNode } from './lintable-plan.js';
 export {
   extractTaskReferences,
@@ -32,5 +32,4 @@ export { findSymbolReferences } from './symbol-references.js';
 export { lintPlanWithReferences } from './lint-plan-with-references.js';
 export { lintForReview, type LintForReviewInput, type ReviewLint } from './lint-for-review.js';
 export { listedFilesMap } from './listed-files-map.js';
-export { toLintFinding } from './to-lint-finding.js';
 export { changedSymbols, type ChangedSymbol } from './plan-lint-changes.js';

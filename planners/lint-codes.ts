@@ -1,3 +1,5 @@
+import type { LintLevel } from '../engine/index.js';
+
 /**
  * - `unwritten-importer`: a file references a symbol some node changes, and no node writes it.
  * - `unordered-edits`: two nodes edit files that import one another with no dependency path between them.
@@ -9,7 +11,6 @@ export type LintCode = 'unwritten-importer' | 'unordered-edits' | 'missing-file'
 
 export const LINT_CODES: readonly LintCode[] = ['unwritten-importer', 'unordered-edits', 'missing-file', 'read-before-create', 'untested-edit'];
 
-export type LintLevel = 'warning' | 'error';
 
 /**
  * The severity of each code unless the config raises it. A plan that reads a file nobody has or

@@ -1,11 +1,10 @@
-import { errorMessage, type PlanLintFinding } from '../engine/index.js';
+import { errorMessage, type LintFinding } from '../engine/index.js';
 import type { WorkspaceLanguageService } from './language-service/index.js';
 import { lintPlanWithReferences } from './lint-plan-with-references.js';
 import type { LintablePlan } from './lintable-plan.js';
 import { listedFilesMap } from './listed-files-map.js';
 import { lintPlan, type LintOptions } from './plan-lint.js';
 import type { RepoMap } from './repo-scan/index.js';
-import { toLintFinding } from './to-lint-finding.js';
 
 export interface LintForReviewInput {
   readonly workspace: string;
@@ -23,7 +22,7 @@ export interface LintForReviewInput {
 }
 
 export interface ReviewLint {
-  readonly findings: PlanLintFinding[];
+  readonly findings: LintFinding[];
   /** The fingerprint of the scan the findings were computed on; none when the scan failed or had none. */
   readonly fingerprint?: string;
 }
@@ -41,16 +40,16 @@ export async function lintForReview(input: LintForReviewInput): Promise<ReviewLi
     map = await input.scan();
   } catch (error) {
     if (input.signal.aborted) throw error;
-    const scanFailed: PlanLintFinding = {
+    const scanFailed: LintFinding = {
       level: 'warning',
       code: 'scan-failed',
       message: `the repository scan failed (${errorMessage(error)}): lint checked only that the plan's files exist, not who imports them`,
     };
     const listed = await listingOrNone(input.listFiles ?? listedFilesMap, input.workspace);
-    return { findings: listed === undefined ? [scanFailed] : [scanFailed, ...lintPlan(input.plan, listed, options).map(toLintFinding)] };
+    return { findings: listed === undefined ? [scanFailed] : [scanFailed, ...lintPlan(input.plan, listed, options)] };
   }
   const languageService = await input.languageService();
-  const findings = (await lintPlanWithReferences(input.plan, map, { ...options, languageService: () => languageService })).map(toLintFinding);
+  const findings = await lintPlanWithReferences(input.plan, map, { ...options, languageService: () => languageService });
   return { findings, ...(map.fingerprint === undefined ? {} : { fingerprint: map.fingerprint }) };
 }
 

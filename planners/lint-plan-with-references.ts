@@ -1,7 +1,8 @@
+import type { LintFinding } from '../engine/index.js';
 import type { WorkspaceLanguageService } from './language-service/index.js';
 import { changedSymbols } from './plan-lint-changes.js';
 import type { LintablePlan } from './lintable-plan.js';
-import { lintPlan, type LintIssue, type LintOptions } from './plan-lint.js';
+import { lintPlan, type LintOptions } from './plan-lint.js';
 import { parseSymbolKey, UnknownSymbolError, type RepoMap, type SymbolImporter } from './repo-scan/index.js';
 import { findSymbolReferences } from './symbol-references.js';
 
@@ -14,7 +15,7 @@ export async function lintPlanWithReferences(
   plan: LintablePlan,
   map: RepoMap,
   options: Omit<LintOptions, 'references' | 'changed'> & { readonly languageService?: () => WorkspaceLanguageService } = {},
-): Promise<LintIssue[]> {
+): Promise<LintFinding[]> {
   const changed = changedSymbols(plan, map);
   const references = new Map<string, readonly SymbolImporter[]>();
   for (const change of changed) {

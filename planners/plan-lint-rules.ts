@@ -1,4 +1,4 @@
-import { nodeKind } from '../engine/index.js';
+import { nodeKind, type LintFinding } from '../engine/index.js';
 import type { ChangedSymbol } from './plan-lint-changes.js';
 import { findImporters, parseSymbolKey, type RepoMap, type SymbolImporter } from './repo-scan/index.js';
 import { isGlobPattern, matchFiles, normalizePlanPath, patternCovers } from './plan-lint-files.js';
@@ -21,14 +21,9 @@ export interface LintContext {
   readonly references: ReadonlyMap<string, readonly SymbolImporter[]>;
 }
 
-export interface LintFinding {
+/** A rule's finding before its level is set: the fields of a `LintFinding` but the level. */
+export interface RuleFinding extends Omit<LintFinding, 'level' | 'code'> {
   readonly code: LintCode;
-  readonly message: string;
-  readonly nodeId?: string;
-  readonly file?: string;
-  readonly symbol?: string;
-  readonly line?: number;
-  readonly text?: string;
   /** The finding rests on a change a node declared (`changes`): an error whatever the code's default. */
   readonly declared?: boolean;
 }
@@ -39,8 +34,8 @@ export interface LintFinding {
  * One finding per file and symbol, with the first referencing line. Files whose exports no node
  * changes are never reported.
  */
-export function unwrittenImporters(context: LintContext): LintFinding[] {
-  const findings: LintFinding[] = [];
+export function unwrittenImporters(context: LintContext): RuleFinding[] {
+  const findings: RuleFinding[] = [];
   for (const change of context.changed) {
     const declaring = change.symbol.slice(0, change.symbol.lastIndexOf('#'));
     const name = change.symbol.slice(change.symbol.lastIndexOf('#') + 1);
@@ -82,9 +77,9 @@ function referencesOf(context: LintContext, symbol: string): readonly SymbolImpo
  * neither depends on the other: they may run in either order or together, and the build is
  * broken in between. One finding per pair of nodes.
  */
-export function unorderedEdits(context: LintContext): LintFinding[] {
+export function unorderedEdits(context: LintContext): RuleFinding[] {
   const dependencies = fileDependencies(context.map);
-  const findings: LintFinding[] = [];
+  const findings: RuleFinding[] = [];
   const reported = new Set<string>();
   for (const node of context.plan.nodes.filter(isEditingNode)) {
     for (const file of writtenFiles(node, context)) {
@@ -113,7 +108,7 @@ export function unorderedEdits(context: LintContext): LintFinding[] {
  * match nothing. A literal write of a new path creates it; a node reading a file created by a
  * node it does not depend on is reported as `read-before-create`.
  */
-export function missingFiles(context: LintContext): LintFinding[] {
+export function missingFiles(context: LintContext): RuleFinding[] {
   const creators = new Map<string, LintPlanNode[]>();
   for (const node of context.plan.nodes) {
     for (const pattern of node.writes) {
@@ -122,7 +117,7 @@ export function missingFiles(context: LintContext): LintFinding[] {
       creators.set(path, [...(creators.get(path) ?? []), node]);
     }
   }
-  const findings: LintFinding[] = [];
+  const findings: RuleFinding[] = [];
   for (const node of context.plan.nodes) {
     for (const pattern of node.reads) {
       if (matchFiles(pattern, context.files).length > 0) continue;
@@ -149,7 +144,7 @@ export function missingFiles(context: LintContext): LintFinding[] {
 }
 
 /** (d) Editing nodes with no `command` node among the nodes that run after them. */
-export function untestedEdits(context: LintContext): LintFinding[] {
+export function untestedEdits(context: LintContext): RuleFinding[] {
   const commands = new Set(context.plan.nodes.filter((node) => nodeKind(node.kind).needsCommand).map((node) => node.id));
   return context.plan.nodes
     .filter((node) => isEditingNode(node) && ![...context.reachability.descendants(node.id)].some((id) => commands.has(id)))

@@ -2,22 +2,10 @@ import type { RepoMap, SymbolImporter } from './repo-scan/index.js';
 import { changedSymbols, type ChangedSymbol } from './plan-lint-changes.js';
 import { matchFiles } from './plan-lint-files.js';
 import { planReachability } from './plan-lint-graph.js';
-import { missingFiles, unorderedEdits, untestedEdits, unwrittenImporters, type LintContext, type LintFinding } from './plan-lint-rules.js';
-import { DEFAULT_LINT_LEVELS, type LintCode, type LintLevel } from './lint-codes.js';
+import { missingFiles, unorderedEdits, untestedEdits, unwrittenImporters, type LintContext, type RuleFinding } from './plan-lint-rules.js';
+import type { LintFinding } from '../engine/index.js';
+import { DEFAULT_LINT_LEVELS, type LintCode } from './lint-codes.js';
 import type { LintablePlan, LintPlanNode } from './lintable-plan.js';
-
-/** One finding, as `dagent show --json` prints it under `lint`. */
-export interface LintIssue {
-  readonly level: LintLevel;
-  readonly code: LintCode;
-  readonly message: string;
-  readonly nodeId?: string;
-  readonly file?: string;
-  /** For `unwritten-importer`: the changed symbol the file references, its line and that line's code. */
-  readonly symbol?: string;
-  readonly line?: number;
-  readonly text?: string;
-}
 
 export interface LintOptions {
   /** Codes reported as errors instead of warnings (from the project's config), or `all`. */
@@ -39,9 +27,9 @@ export interface LintOptions {
  * rule's in plan order, at their `DEFAULT_LINT_LEVELS` unless `options.errors` raises their code;
  * a file left out that uses a symbol a node's `changes` declare is an error.
  */
-export function lintPlan(plan: LintablePlan, map: RepoMap, options: LintOptions = {}): LintIssue[] {
+export function lintPlan(plan: LintablePlan, map: RepoMap, options: LintOptions = {}): LintFinding[] {
   const context = lintContext(plan, map, options);
-  const findings: LintFinding[] = [...unwrittenImporters(context), ...unorderedEdits(context), ...missingFiles(context), ...untestedEdits(context)];
+  const findings: RuleFinding[] = [...unwrittenImporters(context), ...unorderedEdits(context), ...missingFiles(context), ...untestedEdits(context)];
   const errors = options.errors ?? [];
   return findings.map(({ declared, ...finding }) => ({
     level: errors === 'all' || errors.includes(finding.code) || declared === true ? 'error' : DEFAULT_LINT_LEVELS[finding.code],

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Plan, PlanLintFinding } from '../../engine/index.js';
+import type { Plan, LintFinding } from '../../engine/index.js';
 
 /** Where the repository each lint answer was computed on is remembered. */
 const LINT_BASIS_DIR = join('.dagent', 'cache', 'lint-basis');
@@ -12,7 +12,7 @@ const LINT_BASIS_DIR = join('.dagent', 'cache', 'lint-basis');
  * recorded with a plan version stand only while the scan still has that fingerprint: a file
  * edited, created or deleted since, or a config changed, and the plan is linted again.
  */
-export async function rememberLintBasis(workspace: string, plan: Plan, findings: readonly PlanLintFinding[], fingerprint: string | undefined): Promise<void> {
+export async function rememberLintBasis(workspace: string, plan: Plan, findings: readonly LintFinding[], fingerprint: string | undefined): Promise<void> {
   if (fingerprint === undefined) return;
   const path = basisPath(workspace, plan, findings);
   try {
@@ -25,7 +25,7 @@ export async function rememberLintBasis(workspace: string, plan: Plan, findings:
 }
 
 /** Whether these findings of this plan were computed on a repository with this fingerprint. */
-export async function lintBasisHolds(workspace: string, plan: Plan, findings: readonly PlanLintFinding[], fingerprint: string | undefined): Promise<boolean> {
+export async function lintBasisHolds(workspace: string, plan: Plan, findings: readonly LintFinding[], fingerprint: string | undefined): Promise<boolean> {
   if (fingerprint === undefined) return false;
   try {
     const basis = JSON.parse(await readFile(basisPath(workspace, plan, findings), 'utf8')) as { fingerprint?: unknown };
@@ -35,7 +35,7 @@ export async function lintBasisHolds(workspace: string, plan: Plan, findings: re
   }
 }
 
-function basisPath(workspace: string, plan: Plan, findings: readonly PlanLintFinding[]): string {
+function basisPath(workspace: string, plan: Plan, findings: readonly LintFinding[]): string {
   const digest = createHash('sha1').update(sortedJson(plan)).update('\0').update(sortedJson(findings)).digest('hex');
   return join(workspace, LINT_BASIS_DIR, `${digest}.json`);
 }

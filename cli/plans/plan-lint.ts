@@ -8,7 +8,7 @@ import {
   readEvents,
   recordedLint,
 } from '../../engine/read-face.js';
-import type { Plan, PlanLinter, PlanLintFinding } from '../../engine/index.js';
+import type { Plan, PlanLinter, LintFinding } from '../../engine/index.js';
 import type { CliContext } from '../context/cli-context.js';
 import { loadPlanners } from '../runtime/load-planners.js';
 import { workspaceLanguageService } from '../runtime/workspace-language-service.js';
@@ -20,7 +20,7 @@ import { lintBasisHolds, rememberLintBasis } from './lint-basis.js';
  * the context: its scan, its language service, the config's `lint.errors`. The findings are
  * remembered with the fingerprint of the scan they were computed on, for the gate.
  */
-export async function lintForReview(context: CliContext, plan: Plan): Promise<PlanLintFinding[]> {
+export async function lintForReview(context: CliContext, plan: Plan): Promise<LintFinding[]> {
   const planners = await loadPlanners();
   const { findings, fingerprint } = await planners.lintForReview({
     workspace: context.workspace,
@@ -90,7 +90,7 @@ export async function checkLintGate(context: CliContext, runId: string, allowed:
  * version stored without them) linted now. It does not scan to check that the recorded findings
  * still hold, so a read-only command stays cheap; the gate (`checkLintGate`) does.
  */
-export async function versionLint(context: CliContext, runId: string, version: number, plan: Plan): Promise<PlanLintFinding[]> {
+export async function versionLint(context: CliContext, runId: string, version: number, plan: Plan): Promise<LintFinding[]> {
   return (await storedLint(context, runId, version)) ?? (await lintForReview(context, plan));
 }
 
@@ -99,7 +99,7 @@ export async function versionLint(context: CliContext, runId: string, version: n
  * scan still has the fingerprint they were computed on; else (a file edited, created or deleted
  * since, a config changed, or no findings recorded) the plan linted now.
  */
-async function currentVersionLint(context: CliContext, runId: string, version: number, plan: Plan): Promise<{ findings: PlanLintFinding[]; relinted: boolean }> {
+async function currentVersionLint(context: CliContext, runId: string, version: number, plan: Plan): Promise<{ findings: LintFinding[]; relinted: boolean }> {
   const recorded = await storedLint(context, runId, version);
   if (recorded === undefined) return { findings: await lintForReview(context, plan), relinted: false };
   let fingerprint: string | undefined;
@@ -115,12 +115,12 @@ async function currentVersionLint(context: CliContext, runId: string, version: n
   return { findings, relinted: !sameFindings(findings, recorded) };
 }
 
-function sameFindings(left: readonly PlanLintFinding[], right: readonly PlanLintFinding[]): boolean {
+function sameFindings(left: readonly LintFinding[], right: readonly LintFinding[]): boolean {
   return JSON.stringify(left) === JSON.stringify(right);
 }
 
 /** The findings recorded with a plan version (`plan/created`, `plan/amended`), when it has them. */
-async function storedLint(context: CliContext, runId: string, version: number): Promise<PlanLintFinding[] | undefined> {
+async function storedLint(context: CliContext, runId: string, version: number): Promise<LintFinding[] | undefined> {
   const { db } = await context.store();
   return recordedLint(await readEvents(db, runId, { types: PLAN_LINT_EVENT_TYPES }), version);
 }

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { glob } from 'tinyglobby';
 import { analyzePlan, estimatePlan, visibleJson, visibleText } from '../../engine/read-face.js';
-import type { Plan, PlanAnalysis, PlanLintFinding, StoredPlan } from '../../engine/index.js';
+import type { Plan, PlanAnalysis, LintFinding, StoredPlan } from '../../engine/index.js';
 import type { CliContext } from '../context/cli-context.js';
 import { writeLine } from '../context/cli-io.js';
 import { estimatePrice } from '../runtime/model-prices.js';
@@ -29,7 +29,7 @@ export async function planFileSizes(workspace: string, plan: Plan): Promise<Map<
 }
 
 /** Stages, critical path, width, estimate and lint: everything review shows besides the plan. */
-export async function analyzeForReview(context: CliContext, plan: Plan, lint: readonly PlanLintFinding[] = []): Promise<PlanAnalysis> {
+export async function analyzeForReview(context: CliContext, plan: Plan, lint: readonly LintFinding[] = []): Promise<PlanAnalysis> {
   const fileSizes = await planFileSizes(context.workspace, plan);
   const estimate = estimatePlan(plan, { fileSizes, price: estimatePrice(context, context.config.model) });
   return analyzePlan(plan, { estimate, lint });

@@ -1,4 +1,4 @@
-import type { Plan, PlanAnalysis, PlanEstimate, PlanLintFinding } from '../../engine/index.js';
+import type { Plan, PlanAnalysis, PlanEstimate, LintFinding } from '../../engine/index.js';
 
 /** `dagent show --json`: the plan document plus its analysis (docs/operations.md, JSON output). */
 export interface PlanShowDocument extends Plan {
@@ -6,7 +6,7 @@ export interface PlanShowDocument extends Plan {
   readonly criticalPath: readonly string[];
   readonly width: number;
   readonly estimate: PlanEstimate | null;
-  readonly lint: readonly PlanLintFinding[];
+  readonly lint: readonly LintFinding[];
 }
 
 /** The document to `JSON.stringify`; still a valid plan document for `import` (extra fields are dropped). */

@@ -26,7 +26,8 @@ export {
   type PlanEstimateOptions,
   type PriceFunction,
 } from './plan-estimate.js';
-export { analyzePlan, type AnalyzePlanOptions, type PlanAnalysis, type PlanLintFinding } from './plan-analysis.js';
+export { analyzePlan, type AnalyzePlanOptions, type PlanAnalysis } from './plan-analysis.js';
+export { LINT_LEVELS, lintFindingSchema, type LintFinding, type LintLevel } from './lint-finding.js';
 export { amendPlan, type AppendAndRewire, type PlanAmendment } from './amend-plan.js';
 export { MAX_REPLANS, REPLAN_PROGRESS_THRESHOLD, replanDecision, type ReplanDecision, type ReplanInput } from './replan-decision.js';
 export type { AmendInput, CompletedNode, PlanInput, PlanPatch, Planner, ReplanTrigger } from './planner.js';

@@ -1,5 +1,5 @@
 import { DagentError } from '../errors.js';
-import type { PlanLintFinding } from './plan-analysis.js';
+import type { LintFinding } from './lint-finding.js';
 
 /** What lets a plan version's lint errors through the gate. */
 export interface LintGateAllowances {
@@ -11,7 +11,7 @@ export interface LintGateAllowances {
 
 export interface LintGateVerdict {
   /** The errors nothing lets through: `approve` and `run` stop on them. */
-  readonly blocking: readonly PlanLintFinding[];
+  readonly blocking: readonly LintFinding[];
   /** The codes of the errors `--allow-lint` let through (sorted, once each), for the log to record. */
   readonly letThrough: readonly string[];
 }
@@ -21,7 +21,7 @@ export interface LintGateVerdict {
  * codes the version's approval let through and those `--allow-lint` (or `all`) allows now.
  * Warnings never block. Errors the approval let through are not let through again (not recorded).
  */
-export function lintGateVerdict(findings: readonly PlanLintFinding[], { approvedWith, allowed }: LintGateAllowances): LintGateVerdict {
+export function lintGateVerdict(findings: readonly LintFinding[], { approvedWith, allowed }: LintGateAllowances): LintGateVerdict {
   const unapproved = findings.filter((finding) => finding.level === 'error' && !approvedWith.includes(finding.code));
   const isAllowed = (code: string): boolean => allowed.includes('all') || allowed.includes(code);
   return {
@@ -34,13 +34,13 @@ export function lintGateVerdict(findings: readonly PlanLintFinding[], { approved
 export class PlanLintBlockedError extends DagentError {
   readonly runId: string;
   readonly version: number;
-  readonly blocking: readonly PlanLintFinding[];
+  readonly blocking: readonly LintFinding[];
   /** The codes of the blocking errors, once each, in the order they were found. */
   readonly codes: readonly string[];
   /** Whether the findings come from linting again because the repository changed since the version was stored. */
   readonly relinted: boolean;
 
-  constructor(input: { runId: string; version: number; blocking: readonly PlanLintFinding[]; relinted: boolean }) {
+  constructor(input: { runId: string; version: number; blocking: readonly LintFinding[]; relinted: boolean }) {
     const { runId, version, blocking, relinted } = input;
     const codes = [...new Set(blocking.map((finding) => finding.code))];
     const lines = blocking.map((finding) => `  ${finding.code}: ${finding.message}`);

@@ -1,21 +1,9 @@
 import { criticalPath, type CriticalPathOptions } from './critical-path.js';
+import type { LintFinding } from './lint-finding.js';
 import type { PlanEstimate } from './plan-estimate.js';
 import { planGraph } from './plan-graph.js';
 import type { Plan } from './plan-schema.js';
 import { planStages, planWidth } from './plan-stages.js';
-
-/** A finding of plan lint (a check against the repository), as `show` prints it. */
-export interface PlanLintFinding {
-  readonly level: 'warning' | 'error';
-  readonly code: string;
-  readonly message: string;
-  readonly nodeId?: string;
-  readonly file?: string;
-  /** The changed symbol a file uses (`src/invoice.ts#Invoice.total`), the line and its code. */
-  readonly symbol?: string;
-  readonly line?: number;
-  readonly text?: string;
-}
 
 /** What review shows besides the plan itself (the `show --json` fields of the CLI contract). */
 export interface PlanAnalysis {
@@ -25,13 +13,13 @@ export interface PlanAnalysis {
   readonly criticalPathCost: number;
   readonly width: number;
   readonly estimate: PlanEstimate | null;
-  readonly lint: readonly PlanLintFinding[];
+  readonly lint: readonly LintFinding[];
 }
 
 export interface AnalyzePlanOptions extends CriticalPathOptions {
   /** When given, the critical path is weighed by its per-node tokens (unless `costOf` is given). */
   readonly estimate?: PlanEstimate;
-  readonly lint?: readonly PlanLintFinding[];
+  readonly lint?: readonly LintFinding[];
 }
 
 /** Stages, critical path and width of a valid plan, with its estimate and lint attached. */

@@ -1,4 +1,4 @@
-import type { PlanLintFinding } from './plan-analysis.js';
+import type { LintFinding } from './lint-finding.js';
 import type { Plan } from './plan-schema.js';
 
 /**
@@ -6,4 +6,4 @@ import type { Plan } from './plan-schema.js';
  * every version it stores and stops a replanned version with errors for review; the composition
  * root supplies it (the engine knows no planner).
  */
-export type PlanLinter = (plan: Plan, signal: AbortSignal) => Promise<readonly PlanLintFinding[]>;
+export type PlanLinter = (plan: Plan, signal: AbortSignal) => Promise<readonly LintFinding[]>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FINISH_REASONS } from '../model/model-provider.js';
+import { lintFindingSchema } from '../plan/lint-finding.js';
 import {
   APPROVAL_POLICIES,
   COMPACTION_STAGES,
@@ -33,8 +34,8 @@ const toolCall = z.strictObject({
   argsText: z.string().optional(),
 });
 
-/** A plan lint finding as `plan/created` and `plan/amended` record it. */
-const planLintFinding = z.looseObject({ level: z.enum(['warning', 'error']), code: z.string(), message: z.string() });
+/** A plan lint finding as `plan/created` and `plan/amended` record it: the one lint finding schema. */
+const planLintFinding = lintFindingSchema;
 
 const seqRange = z.strictObject({ start: z.number().int(), end: z.number().int() });
 const survivalFact = z.strictObject({ kind: z.enum(['path', 'identifier', 'failing-test']), value: z.string() });

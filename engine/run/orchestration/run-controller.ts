@@ -4,7 +4,7 @@ import type { Database } from '../../db/database.js';
 import { errorMessage } from '../../errors.js';
 import { nodeKind } from '../../plan/node-kinds.js';
 import { replanDecision } from '../../plan/replan-decision.js';
-import type { PlanLintFinding } from '../../plan/plan-analysis.js';
+import type { LintFinding } from '../../plan/lint-finding.js';
 import type { Plan, PlanNode } from '../../plan/plan-schema.js';
 import { NODE_TRANSITION_EVENT_TYPES } from '../storage/node-event.js';
 import { nodeStatesFromEvents } from '../views/node-states.js';
@@ -457,7 +457,7 @@ class RunController {
   }
 
   /** The linter's findings; a linter that fails records nothing rather than failing the run. */
-  async #lint(plan: Plan, signal: AbortSignal): Promise<readonly PlanLintFinding[]> {
+  async #lint(plan: Plan, signal: AbortSignal): Promise<readonly LintFinding[]> {
     if (this.#options.linter === undefined) return [];
     try {
       return await this.#options.linter(plan, signal);

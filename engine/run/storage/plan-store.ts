@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/database.js';
 import { DagentError } from '../../errors.js';
-import type { PlanLintFinding } from '../../plan/plan-analysis.js';
+import type { LintFinding } from '../../plan/lint-finding.js';
 import { diffPlans, type PlanDiff } from '../../plan/plan-diff.js';
 import { planHash } from '../../plan/plan-hash.js';
 import type { Plan } from '../../plan/plan-schema.js';
@@ -85,7 +85,7 @@ export interface SavePlanInput {
   /** The run's log to write through (its listeners see the plan events); a new one by default. */
   readonly log?: EventLog;
   /** The version's plan lint findings, recorded in its `plan/created` or `plan/amended` event. */
-  readonly lint?: readonly PlanLintFinding[];
+  readonly lint?: readonly LintFinding[];
 }
 
 export interface SavedPlan {

@@ -1,4 +1,4 @@
-import type { PlanLintFinding } from '../../plan/plan-analysis.js';
+import type { LintFinding } from '../../plan/lint-finding.js';
 import type { SessionEvent } from '../../session/event-types.js';
 
 /** The events a plan version's lint is recorded in. */
@@ -9,13 +9,11 @@ export const PLAN_LINT_EVENT_TYPES = ['plan/created', 'plan/amended'] as const;
  * of that version, or `undefined` when that event has none (a version stored without lint).
  * Other events are ignored, so any slice of the log that holds those events will do.
  */
-export function recordedLint(events: readonly SessionEvent[], version: number): PlanLintFinding[] | undefined {
+export function recordedLint(events: readonly SessionEvent[], version: number): LintFinding[] | undefined {
   const stored = events.findLast(
     (event): event is SessionEvent<(typeof PLAN_LINT_EVENT_TYPES)[number]> => (event.type === 'plan/created' || event.type === 'plan/amended') && event.payload.version === version,
   );
-  const lint: unknown = stored?.payload.lint;
-  // The payload schema keeps a finding's optional fields (nodeId, file, ...) as they were written.
-  return Array.isArray(lint) ? (lint as PlanLintFinding[]) : undefined;
+  return stored?.payload.lint === undefined ? undefined : [...stored.payload.lint];
 }
 
 /** The lint codes the last approval of a plan version let through (`approve --allow-lint`); none when it was not approved. */

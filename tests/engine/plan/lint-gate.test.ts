@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { DagentError } from '../../../engine/errors.js';
 import { PlanLintBlockedError, lintGateVerdict, type LintGateAllowances, type LintGateVerdict } from '../../../engine/plan/lint-gate.js';
-import type { PlanLintFinding } from '../../../engine/plan/plan-analysis.js';
+import type { LintFinding } from '../../../engine/plan/lint-finding.js';
 
-const missing: PlanLintFinding = { level: 'error', code: 'missing-file', message: 'check reads notes/release.md, which is not in the repository scan' };
-const missingToo: PlanLintFinding = { level: 'error', code: 'missing-file', message: 'check reads notes/other.md, which is not in the repository scan' };
-const importer: PlanLintFinding = { level: 'error', code: 'unwritten-importer', message: 'src/lazy.ts:3 uses Invoice.total but no node writes it' };
-const untested: PlanLintFinding = { level: 'warning', code: 'untested-edit', message: 'edit-api has no test downstream' };
+const missing: LintFinding = { level: 'error', code: 'missing-file', message: 'check reads notes/release.md, which is not in the repository scan' };
+const missingToo: LintFinding = { level: 'error', code: 'missing-file', message: 'check reads notes/other.md, which is not in the repository scan' };
+const importer: LintFinding = { level: 'error', code: 'unwritten-importer', message: 'src/lazy.ts:3 uses Invoice.total but no node writes it' };
+const untested: LintFinding = { level: 'warning', code: 'untested-edit', message: 'edit-api has no test downstream' };
 
 const none: LintGateAllowances = { approvedWith: [], allowed: [] };
 
 describe('lintGateVerdict', () => {
-  it.each<[string, readonly PlanLintFinding[], LintGateAllowances, LintGateVerdict]>([
+  it.each<[string, readonly LintFinding[], LintGateAllowances, LintGateVerdict]>([
     ['no findings', [], none, { blocking: [], letThrough: [] }],
     ['warnings never block', [untested], none, { blocking: [], letThrough: [] }],
     ['an error blocks', [missing, untested], none, { blocking: [missing], letThrough: [] }],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PlanLintFinding } from '../../../../engine/plan/plan-analysis.js';
+import type { LintFinding } from '../../../../engine/plan/lint-finding.js';
 import { approvalAllowances, recordedLint } from '../../../../engine/run/views/plan-lint-record.js';
 import type { EventDraft, SessionEvent } from '../../../../engine/session/event-types.js';
 
@@ -7,18 +7,18 @@ let seq = 0;
 const event = (draft: EventDraft): SessionEvent =>
   ({ seq: ++seq, runId: 'r-1', nodeId: null, turn: 0, step: 0, type: draft.type, payload: draft.payload, createdAt: '2026-12-01T10:00:00.000Z' }) as SessionEvent;
 
-const missing: PlanLintFinding = { level: 'error', code: 'missing-file', message: 'read reads app/missing.py', nodeId: 'read', file: 'app/missing.py' };
-const untested: PlanLintFinding = { level: 'warning', code: 'untested-edit', message: 'edit has no test downstream', nodeId: 'edit' };
+const missing: LintFinding = { level: 'error', code: 'missing-file', message: 'read reads app/missing.py', nodeId: 'read', file: 'app/missing.py' };
+const untested: LintFinding = { level: 'warning', code: 'untested-edit', message: 'edit has no test downstream', nodeId: 'edit' };
 
-const created = (version: number, lint?: readonly PlanLintFinding[]): SessionEvent =>
+const created = (version: number, lint?: readonly LintFinding[]): SessionEvent =>
   event({ type: 'plan/created', payload: { version, plan: {}, hash: `h${version}`, ...(lint === undefined ? {} : { lint: lint.map((finding) => ({ ...finding })) }) } });
-const amended = (version: number, lint?: readonly PlanLintFinding[]): SessionEvent =>
+const amended = (version: number, lint?: readonly LintFinding[]): SessionEvent =>
   event({ type: 'plan/amended', payload: { version, reason: 'replanned', diff: {}, hash: `h${version}`, plan: {}, ...(lint === undefined ? {} : { lint: lint.map((finding) => ({ ...finding })) }) } });
 const approved = (version: number, allowedLint?: readonly string[]): SessionEvent =>
   event({ type: 'plan/approved', payload: { version, hash: `h${version}`, ...(allowedLint === undefined ? {} : { allowedLint: [...allowedLint] }) } });
 
 describe('recordedLint', () => {
-  it.each<[string, readonly SessionEvent[], number, PlanLintFinding[] | undefined]>([
+  it.each<[string, readonly SessionEvent[], number, LintFinding[] | undefined]>([
     ['no events', [], 1, undefined],
     ['the findings of the version, optional fields kept', [created(1, [missing, untested])], 1, [missing, untested]],
     ['an empty record is a record', [created(1, [])], 1, []],
