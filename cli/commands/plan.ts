@@ -1,4 +1,4 @@
-import { ConfigError, createRun, savePlan, type Plan, type PlanLintFinding } from '../../engine/index.js';
+import { ConfigError, createRun, savePlan, type Plan, type LintFinding } from '../../engine/index.js';
 import { writeLine } from '../context/cli-io.js';
 import type { CliContext } from '../context/cli-context.js';
 import { defineCommand } from '../context/command.js';
@@ -71,7 +71,7 @@ async function showNewPlan(context: CliContext, runId: string): Promise<number> 
 }
 
 /** What to do after reading a new plan: approve and run it, or, when lint errors would stop `approve`, fix or allow them. */
-function nextStep(runId: string, lint: readonly PlanLintFinding[]): string {
+function nextStep(runId: string, lint: readonly LintFinding[]): string {
   const codes = [...new Set(lint.filter((finding) => finding.level === 'error').map((finding) => finding.code))];
   if (codes.length === 0) return `next: dagent approve ${runId} && dagent run ${runId}   (or dagent edit ${runId})`;
   const allow = codes.map((code) => `--allow-lint ${code}`).join(' ');
