@@ -1,5 +1,5 @@
 import { analyzePlan, foldRunView, recordedLint, type Plan, type RunView, type SessionEvent } from '../../engine/read-face.js';
-import type { PlanLintFinding, RunRecord } from '../../engine/index.js';
+import type { LintFinding, RunRecord } from '../../engine/index.js';
 
 /**
  * Everything `dagent report` says about a run, as data: `--format json` prints it as it is, and the
@@ -13,7 +13,7 @@ export interface RunReport {
   readonly nodes: readonly ReportNode[];
   readonly totals: ReportTotals;
   readonly replans: readonly ReportReplan[];
-  readonly lint: readonly { readonly version: number; readonly findings: readonly PlanLintFinding[] }[];
+  readonly lint: readonly { readonly version: number; readonly findings: readonly LintFinding[] }[];
   readonly diff: ReportDiff;
   readonly reproduce: readonly string[];
 }
@@ -221,7 +221,7 @@ function reportReplan(replan: RunView['replans'][number]): ReportReplan {
 }
 
 /** The lint findings each plan version was stored with. */
-function lintByVersion(events: readonly SessionEvent[]): { version: number; findings: PlanLintFinding[] }[] {
+function lintByVersion(events: readonly SessionEvent[]): { version: number; findings: LintFinding[] }[] {
   const versions = events.flatMap((event) => (event.type === 'plan/created' || event.type === 'plan/amended' ? [event.payload.version] : []));
   return [...new Set(versions)].flatMap((version) => {
     const findings = recordedLint(events, version);
