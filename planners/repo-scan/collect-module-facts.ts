@@ -17,177 +17,216 @@ interface Binding {
 
 /** Collects the module facts of a parsed file. `options` only decides each specifier's resolution mode. */
 export function collectModuleFacts(sourceFile: ts.SourceFile, options: ts.CompilerOptions): ModuleFacts {
-  const references: ModuleReference[] = [];
-  const directUses: SymbolUse[] = [];
-  const exports: ExportBinding[] = [];
-  const stars: number[] = [];
-  const bindings = new Map<string, Binding>();
-  const members = new Map<string, Set<string>>();
-  const augmentations: SymbolUse[] = [];
+  return new ModuleFactsCollector(sourceFile, options).collect();
+}
+
+class ModuleFactsCollector {
+  readonly #sourceFile: ts.SourceFile;
+  readonly #options: ts.CompilerOptions;
+  readonly #references: ModuleReference[] = [];
+  readonly #exports: ExportBinding[] = [];
+  readonly #stars: number[] = [];
+  readonly #bindings = new Map<string, Binding>();
+  readonly #members = new Map<string, Set<string>>();
+  readonly #augmentations: SymbolUse[] = [];
+  readonly #dynamicUses: SymbolUse[] = [];
   /** Local objects built by spreading bindings, to the bindings spread. */
-  const namespaceObjects = new Map<string, string[]>();
+  readonly #namespaceObjects = new Map<string, string[]>();
 
-  const lineOf = (node: ts.Node): number => sourceFile.getLineAndCharacterOfPosition(node.getStart(sourceFile)).line + 1;
-  const statementText = (node: ts.Node): string => collapse(enclosingStatement(node).getText(sourceFile));
-  const addReference = (literal: ts.StringLiteralLike, kind: ImportKind, typeOnly: boolean): number => {
-    references.push({ specifier: literal.text, kind, line: lineOf(literal), typeOnly, mode: ts.getModeForUsageLocation(sourceFile, literal, options) });
-    return references.length - 1;
-  };
-  const bind = (local: string, binding: Binding): void => {
-    bindings.set(local, binding);
-  };
+  constructor(sourceFile: ts.SourceFile, options: ts.CompilerOptions) {
+    this.#sourceFile = sourceFile;
+    this.#options = options;
+  }
 
-  for (const statement of sourceFile.statements) {
+  collect(): ModuleFacts {
+    const sourceFile = this.#sourceFile;
+    for (const statement of sourceFile.statements) this.#statement(statement);
+    // The full walk is only for calls, import types and namespace members; most files have none.
+    const text = sourceFile.text;
+    if (MODULE_CALL_HINT.test(text) || [...this.#bindings.keys(), ...this.#namespaceObjects.keys()].some((local) => text.includes(`${local}.`))) this.#visit(sourceFile);
+    if (isJavaScript(sourceFile)) this.#exports.push(...commonJsExports(sourceFile));
+    return this.#facts();
+  }
+
+  #statement(statement: ts.Statement): void {
     if (ts.isImportDeclaration(statement) && ts.isStringLiteral(statement.moduleSpecifier)) {
-      const clause = statement.importClause;
-      const typeOnly = clause?.isTypeOnly ?? false;
-      const reference = addReference(statement.moduleSpecifier, 'import', typeOnly);
-      const base = { reference, line: lineOf(statement), text: statementText(statement), kind: 'import' as const };
-      if (clause?.name !== undefined) bind(clause.name.text, { ...base, importedName: 'default', typeOnly });
-      const named = clause?.namedBindings;
-      if (named !== undefined && ts.isNamespaceImport(named)) bind(named.name.text, { ...base, importedName: NAMESPACE, typeOnly });
-      if (named !== undefined && ts.isNamedImports(named)) {
-        for (const element of named.elements) {
-          const importedName = moduleExportName(element.propertyName ?? element.name);
-          bind(element.name.text, { ...base, importedName, typeOnly: typeOnly || element.isTypeOnly });
-        }
-      }
+      this.#importDeclaration(statement, statement.moduleSpecifier);
     } else if (ts.isImportEqualsDeclaration(statement) && ts.isExternalModuleReference(statement.moduleReference)) {
       const literal = statement.moduleReference.expression;
       if (ts.isStringLiteralLike(literal)) {
-        const reference = addReference(literal, 'import', statement.isTypeOnly);
-        bind(statement.name.text, { reference, importedName: NAMESPACE, line: lineOf(statement), text: statementText(statement), kind: 'import', typeOnly: statement.isTypeOnly });
+        const reference = this.#addReference(literal, 'import', statement.isTypeOnly);
+        this.#bindings.set(statement.name.text, { reference, importedName: NAMESPACE, line: this.#lineOf(statement), text: this.#statementText(statement), kind: 'import', typeOnly: statement.isTypeOnly });
       }
-    } else if (ts.isModuleDeclaration(statement) && ts.isStringLiteral(statement.name) && ts.isExternalModule(sourceFile)) {
+    } else if (ts.isModuleDeclaration(statement) && ts.isStringLiteral(statement.name) && ts.isExternalModule(this.#sourceFile)) {
       // `declare module './invoice' { interface Invoice { ... } }`: an augmentation uses the names it merges into.
-      const reference = addReference(statement.name, 'import', true);
-      const line = lineOf(statement);
-      const text = statementText(statement);
-      for (const name of augmentedNames(statement)) augmentations.push({ reference, importedName: name, members: [], line, text, kind: 'import', typeOnly: true });
+      const reference = this.#addReference(statement.name, 'import', true);
+      const line = this.#lineOf(statement);
+      const text = this.#statementText(statement);
+      for (const name of augmentedNames(statement)) this.#augmentations.push({ reference, importedName: name, members: [], line, text, kind: 'import', typeOnly: true });
     } else if (ts.isExportDeclaration(statement)) {
-      collectExportDeclaration(statement);
+      this.#exportDeclaration(statement);
     } else if (ts.isExportAssignment(statement)) {
-      if (statement.isExportEquals !== true) exports.push({ kind: 'local', name: 'default' });
+      if (statement.isExportEquals !== true) this.#exports.push({ kind: 'local', name: 'default' });
     } else {
-      for (const name of exportedDeclarationNames(statement)) exports.push({ kind: 'local', name });
-      if (ts.isVariableStatement(statement)) collectNamespaceObjects(statement);
+      for (const name of exportedDeclarationNames(statement)) this.#exports.push({ kind: 'local', name });
+      if (ts.isVariableStatement(statement)) this.#collectNamespaceObjects(statement);
+    }
+  }
+
+  #importDeclaration(statement: ts.ImportDeclaration, specifier: ts.StringLiteral): void {
+    const clause = statement.importClause;
+    const typeOnly = clause?.isTypeOnly ?? false;
+    const reference = this.#addReference(specifier, 'import', typeOnly);
+    const base = { reference, line: this.#lineOf(statement), text: this.#statementText(statement), kind: 'import' as const };
+    if (clause?.name !== undefined) this.#bindings.set(clause.name.text, { ...base, importedName: 'default', typeOnly });
+    const named = clause?.namedBindings;
+    if (named !== undefined && ts.isNamespaceImport(named)) this.#bindings.set(named.name.text, { ...base, importedName: NAMESPACE, typeOnly });
+    if (named !== undefined && ts.isNamedImports(named)) {
+      for (const element of named.elements) {
+        const importedName = moduleExportName(element.propertyName ?? element.name);
+        this.#bindings.set(element.name.text, { ...base, importedName, typeOnly: typeOnly || element.isTypeOnly });
+      }
     }
   }
 
   /** `const z = { ...schemas, ...checks }`: `z.string` reads `string` off whichever namespace exports it. */
-  function collectNamespaceObjects(statement: ts.VariableStatement): void {
+  #collectNamespaceObjects(statement: ts.VariableStatement): void {
     for (const declaration of statement.declarationList.declarations) {
       const initializer = declaration.initializer === undefined ? undefined : skipOuterParentheses(declaration.initializer);
       if (!ts.isIdentifier(declaration.name) || initializer === undefined || !ts.isObjectLiteralExpression(initializer)) continue;
       const sources = initializer.properties.flatMap((property) => (ts.isSpreadAssignment(property) && ts.isIdentifier(property.expression) ? [property.expression.text] : []));
-      if (sources.length > 0) namespaceObjects.set(declaration.name.text, sources);
+      if (sources.length > 0) this.#namespaceObjects.set(declaration.name.text, sources);
     }
   }
 
-  function collectExportDeclaration(statement: ts.ExportDeclaration): void {
-    const line = lineOf(statement);
-    const text = statementText(statement);
-    const clause = statement.exportClause;
+  #exportDeclaration(statement: ts.ExportDeclaration): void {
     if (statement.moduleSpecifier !== undefined && ts.isStringLiteral(statement.moduleSpecifier)) {
-      const kind: ImportKind = clause === undefined ? 'export-star' : 'export';
-      const reference = addReference(statement.moduleSpecifier, kind, statement.isTypeOnly);
-      if (clause === undefined) {
-        stars.push(reference);
-      } else if (ts.isNamespaceExport(clause)) {
-        exports.push({ kind: 'reexport', name: moduleExportName(clause.name), reference, importedName: NAMESPACE, line, text, typeOnly: statement.isTypeOnly, throughImport: false });
-      } else {
-        for (const element of clause.elements) {
-          const importedName = moduleExportName(element.propertyName ?? element.name);
-          const typeOnly = statement.isTypeOnly || element.isTypeOnly;
-          exports.push({ kind: 'reexport', name: moduleExportName(element.name), reference, importedName, line, text, typeOnly, throughImport: false });
-        }
-      }
+      this.#reexportFrom(statement, statement.moduleSpecifier);
       return;
     }
+    const clause = statement.exportClause;
     if (clause === undefined || !ts.isNamedExports(clause)) return;
+    const line = this.#lineOf(statement);
+    const text = this.#statementText(statement);
     for (const element of clause.elements) {
       const name = moduleExportName(element.name);
-      const binding = bindings.get(moduleExportName(element.propertyName ?? element.name));
+      const binding = this.#bindings.get(moduleExportName(element.propertyName ?? element.name));
       if (binding === undefined) {
-        exports.push({ kind: 'local', name });
+        this.#exports.push({ kind: 'local', name });
       } else {
         const typeOnly = statement.isTypeOnly || element.isTypeOnly || binding.typeOnly;
-        exports.push({ kind: 'reexport', name, reference: binding.reference, importedName: binding.importedName, line, text, typeOnly, throughImport: true });
+        this.#exports.push({ kind: 'reexport', name, reference: binding.reference, importedName: binding.importedName, line, text, typeOnly, throughImport: true });
       }
     }
   }
 
-  const dynamicUses: SymbolUse[] = [];
-  const visit = (node: ts.Node): void => {
+  /** `export * from 'm'`, `export * as n from 'm'`, `export { a, b as c } from 'm'`. */
+  #reexportFrom(statement: ts.ExportDeclaration, specifier: ts.StringLiteral): void {
+    const line = this.#lineOf(statement);
+    const text = this.#statementText(statement);
+    const clause = statement.exportClause;
+    const kind: ImportKind = clause === undefined ? 'export-star' : 'export';
+    const reference = this.#addReference(specifier, kind, statement.isTypeOnly);
+    if (clause === undefined) {
+      this.#stars.push(reference);
+    } else if (ts.isNamespaceExport(clause)) {
+      this.#exports.push({ kind: 'reexport', name: moduleExportName(clause.name), reference, importedName: NAMESPACE, line, text, typeOnly: statement.isTypeOnly, throughImport: false });
+    } else {
+      for (const element of clause.elements) {
+        const importedName = moduleExportName(element.propertyName ?? element.name);
+        const typeOnly = statement.isTypeOnly || element.isTypeOnly;
+        this.#exports.push({ kind: 'reexport', name: moduleExportName(element.name), reference, importedName, line, text, typeOnly, throughImport: false });
+      }
+    }
+  }
+
+  /** The walk for module calls, import types, and members read off bindings. */
+  #visit(node: ts.Node): void {
     if (ts.isCallExpression(node)) {
       const call = moduleCall(node);
       if (call !== undefined) {
-        const reference = addReference(call.literal, call.kind, false);
-        collectCallBinding(node, reference, call.kind);
+        const reference = this.#addReference(call.literal, call.kind, false);
+        this.#collectCallBinding(node, reference, call.kind);
       }
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
-      const reference = addReference(node.argument.literal, 'import', true);
+      const reference = this.#addReference(node.argument.literal, 'import', true);
       const path = node.qualifier === undefined ? [] : entityNamePath(node.qualifier);
       const [first, ...rest] = path;
-      if (first !== undefined) dynamicUses.push({ reference, importedName: first, members: rest.length === 0 ? [] : [rest.join('.')], line: lineOf(node), text: statementText(node), kind: 'import', typeOnly: true });
+      if (first !== undefined) {
+        this.#dynamicUses.push({ reference, importedName: first, members: rest.length === 0 ? [] : [rest.join('.')], line: this.#lineOf(node), text: this.#statementText(node), kind: 'import', typeOnly: true });
+      }
     } else if (ts.isPropertyAccessExpression(node) || ts.isQualifiedName(node)) {
       // `z.core.util.isPlainObject`: the whole chain, so nested namespaces can be followed.
       const chain = accessChain(node);
-      if (chain !== undefined) addMember(chain.root, chain.path.join('.'));
+      if (chain !== undefined) this.#addMember(chain.root, chain.path.join('.'));
     }
-    ts.forEachChild(node, visit);
-  };
-  const addMember = (local: string, member: string): void => {
-    const set = members.get(local) ?? new Set<string>();
+    ts.forEachChild(node, (child) => this.#visit(child));
+  }
+
+  #addMember(local: string, member: string): void {
+    const set = this.#members.get(local) ?? new Set<string>();
     set.add(member);
-    members.set(local, set);
-  };
+    this.#members.set(local, set);
+  }
 
   /** `const { a } = require('m')`, `const m = await import('m')`, `require('m').a`. */
-  function collectCallBinding(call: ts.CallExpression, reference: number, kind: ImportKind): void {
+  #collectCallBinding(call: ts.CallExpression, reference: number, kind: ImportKind): void {
     const value = ts.isAwaitExpression(call.parent) ? call.parent : call;
     const parent = skipParentheses(value.parent);
-    const line = lineOf(call);
-    const text = statementText(call);
+    const line = this.#lineOf(call);
+    const text = this.#statementText(call);
     if (ts.isVariableDeclaration(parent) && parent.initializer !== undefined && skipOuterParentheses(parent.initializer) === value) {
       if (ts.isIdentifier(parent.name)) {
-        bind(parent.name.text, { reference, importedName: NAMESPACE, line, text, kind, typeOnly: false });
+        this.#bindings.set(parent.name.text, { reference, importedName: NAMESPACE, line, text, kind, typeOnly: false });
       } else if (ts.isObjectBindingPattern(parent.name)) {
         for (const element of parent.name.elements) {
           const property = element.propertyName ?? element.name;
           if (ts.isIdentifier(property) || ts.isStringLiteral(property)) {
-            dynamicUses.push({ reference, importedName: property.text, members: [], line, text, kind, typeOnly: false });
+            this.#dynamicUses.push({ reference, importedName: property.text, members: [], line, text, kind, typeOnly: false });
           }
         }
       }
     } else if (ts.isPropertyAccessExpression(parent) && skipOuterParentheses(parent.expression) === value) {
-      dynamicUses.push({ reference, importedName: parent.name.text, members: [], line, text, kind, typeOnly: false });
+      this.#dynamicUses.push({ reference, importedName: parent.name.text, members: [], line, text, kind, typeOnly: false });
     }
   }
 
-  // The full walk is only for calls, import types and namespace members; most files have none.
-  const text = sourceFile.text;
-  if (MODULE_CALL_HINT.test(text) || [...bindings.keys(), ...namespaceObjects.keys()].some((local) => text.includes(`${local}.`))) visit(sourceFile);
-  if (isJavaScript(sourceFile)) exports.push(...commonJsExports(sourceFile));
-
-  // Members read off a namespace object count as read off each namespace spread into it.
-  for (const [object, sources] of namespaceObjects) {
-    const read = members.get(object);
-    if (read === undefined) continue;
-    for (const source of sources) for (const member of read) addMember(source, member);
-  }
-  for (const [local, binding] of bindings) {
-    directUses.push({ ...binding, members: [...(members.get(local) ?? [])].sort() });
-  }
-  const namespaceExports = exports.flatMap((binding) => {
-    const sources = binding.kind === 'local' ? namespaceObjects.get(binding.name) : undefined;
-    const spread = (sources ?? []).flatMap((source) => {
-      const found = bindings.get(source);
-      return found === undefined ? [] : [{ reference: found.reference, importedName: found.importedName }];
+  #facts(): ModuleFacts {
+    const bindings = this.#bindings;
+    const namespaceObjects = this.#namespaceObjects;
+    // Members read off a namespace object count as read off each namespace spread into it.
+    for (const [object, sources] of namespaceObjects) {
+      const read = this.#members.get(object);
+      if (read === undefined) continue;
+      for (const source of sources) for (const member of read) this.#addMember(source, member);
+    }
+    const directUses: SymbolUse[] = [];
+    for (const [local, binding] of bindings) {
+      directUses.push({ ...binding, members: [...(this.#members.get(local) ?? [])].sort() });
+    }
+    const namespaceExports = this.#exports.flatMap((binding) => {
+      const sources = binding.kind === 'local' ? namespaceObjects.get(binding.name) : undefined;
+      const spread = (sources ?? []).flatMap((source) => {
+        const found = bindings.get(source);
+        return found === undefined ? [] : [{ reference: found.reference, importedName: found.importedName }];
+      });
+      return spread.length === 0 ? [binding] : [{ ...binding, spreads: spread }];
     });
-    return spread.length === 0 ? [binding] : [{ ...binding, spreads: spread }];
-  });
-  return { references, uses: [...directUses, ...dynamicUses, ...augmentations], exports: dedupeExports(namespaceExports), stars };
+    return { references: this.#references, uses: [...directUses, ...this.#dynamicUses, ...this.#augmentations], exports: dedupeExports(namespaceExports), stars: this.#stars };
+  }
+
+  #lineOf(node: ts.Node): number {
+    return this.#sourceFile.getLineAndCharacterOfPosition(node.getStart(this.#sourceFile)).line + 1;
+  }
+
+  #statementText(node: ts.Node): string {
+    return collapse(enclosingStatement(node).getText(this.#sourceFile));
+  }
+
+  #addReference(literal: ts.StringLiteralLike, kind: ImportKind, typeOnly: boolean): number {
+    this.#references.push({ specifier: literal.text, kind, line: this.#lineOf(literal), typeOnly, mode: ts.getModeForUsageLocation(this.#sourceFile, literal, this.#options) });
+    return this.#references.length - 1;
+  }
 }
 
 /** The exported names a declaration statement introduces (`export function f`, `export const { a, b } = ...`). */
