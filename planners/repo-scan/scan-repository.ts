@@ -81,16 +81,7 @@ export async function scanRepository(root: string, options: ScanOptions = {}): P
   const resolverWarnings = parser?.warnings ?? cache?.warnings ?? [];
 
   const entries = new Map<string, CachedModule>();
-  for (let start = 0; start < changed.length; start += READ_CONCURRENCY) {
-    options.signal?.throwIfAborted();
-    const batch = changed.slice(start, start + READ_CONCURRENCY);
-    const texts = await Promise.all(batch.map((file) => readFile(join(workspace, file.path), 'utf8')));
-    batch.forEach((file, index) => {
-      options.onParse?.(file.path);
-      const facts = (parser as ModuleParser).parse(file.path, texts[index] ?? '');
-      entries.set(file.path, { size: file.size, mtimeMs: file.mtimeMs, facts, ...(parser as ModuleParser).resolve(file.path, facts, paths) });
-    });
-  }
+  await parseFiles(workspace, changed, parser, paths, entries, options);
   for (const file of parseable) {
     const entry = cached(file);
     if (entry === undefined) continue;
@@ -100,23 +91,7 @@ export async function scanRepository(root: string, options: ScanOptions = {}): P
     await writeScanCache(workspace, { ...keys, warnings: resolverWarnings, modules: Object.fromEntries(entries) });
   }
 
-  const modules = new Map<string, ResolvedModule>();
-  const imports: ImportEdge[] = [];
-  const unresolved: UnresolvedImport[] = [];
-  for (const file of parseable) {
-    const entry = entries.get(file.path);
-    if (entry === undefined) continue;
-    const targets = entry.targets.map((target) => target ?? undefined);
-    modules.set(file.path, { facts: entry.facts, targets });
-    entry.facts.references.forEach((reference, index) => {
-      const to = targets[index];
-      if (to !== undefined) imports.push({ from: file.path, to, specifier: reference.specifier, kind: reference.kind, line: reference.line, typeOnly: reference.typeOnly });
-    });
-    for (const index of entry.unresolved) {
-      const reference = entry.facts.references[index];
-      if (reference !== undefined) unresolved.push({ from: file.path, specifier: reference.specifier, line: reference.line });
-    }
-  }
+  const { modules, imports, unresolved } = importGraph(parseable, entries);
 
   const tables = resolveExportTables(modules);
   const files: RepoFile[] = listed.map((file: WorkspaceFile) => ({
@@ -137,6 +112,49 @@ export async function scanRepository(root: string, options: ScanOptions = {}): P
   };
   if (useCache) await writeCachedRepoMap(workspace, mapKey, map);
   return map;
+}
+
+/** Reads and parses the changed files, a batch at a time, into `entries`. */
+async function parseFiles(
+  workspace: string,
+  changed: readonly WorkspaceFile[],
+  parser: ModuleParser | undefined,
+  paths: ReadonlySet<string>,
+  entries: Map<string, CachedModule>,
+  options: ScanOptions,
+): Promise<void> {
+  for (let start = 0; start < changed.length; start += READ_CONCURRENCY) {
+    options.signal?.throwIfAborted();
+    const batch = changed.slice(start, start + READ_CONCURRENCY);
+    const texts = await Promise.all(batch.map((file) => readFile(join(workspace, file.path), 'utf8')));
+    batch.forEach((file, index) => {
+      options.onParse?.(file.path);
+      const facts = (parser as ModuleParser).parse(file.path, texts[index] ?? '');
+      entries.set(file.path, { size: file.size, mtimeMs: file.mtimeMs, facts, ...(parser as ModuleParser).resolve(file.path, facts, paths) });
+    });
+  }
+}
+
+/** Each module's facts with its resolved targets, the import edges, and the imports that resolve nowhere. */
+function importGraph(parseable: readonly WorkspaceFile[], entries: ReadonlyMap<string, CachedModule>): { modules: Map<string, ResolvedModule>; imports: ImportEdge[]; unresolved: UnresolvedImport[] } {
+  const modules = new Map<string, ResolvedModule>();
+  const imports: ImportEdge[] = [];
+  const unresolved: UnresolvedImport[] = [];
+  for (const file of parseable) {
+    const entry = entries.get(file.path);
+    if (entry === undefined) continue;
+    const targets = entry.targets.map((target) => target ?? undefined);
+    modules.set(file.path, { facts: entry.facts, targets });
+    entry.facts.references.forEach((reference, index) => {
+      const to = targets[index];
+      if (to !== undefined) imports.push({ from: file.path, to, specifier: reference.specifier, kind: reference.kind, line: reference.line, typeOnly: reference.typeOnly });
+    });
+    for (const index of entry.unresolved) {
+      const reference = entry.facts.references[index];
+      if (reference !== undefined) unresolved.push({ from: file.path, specifier: reference.specifier, line: reference.line });
+    }
+  }
+  return { modules, imports, unresolved };
 }
 
 async function workspaceRoot(root: string): Promise<string> {
