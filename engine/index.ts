@@ -124,7 +124,8 @@ export { PLAN_LINT_EVENT_TYPES, approvalAllowances, recordedLint } from './run/v
 export { approvePlan, currentPlan, planVersion, rejectPlan, savePlan, type StoredPlan } from './run/storage/plan-store.js';
 export { planTask } from './run/orchestration/plan-task.js';
 export type { AmendInput, CompletedNode, PlanInput, Planner, PlanPatch, ReplanTrigger } from './plan/planner.js';
-export { executeRun, type RemoteAttempts, type RunResult, type RunSettings } from './run/orchestration/run-controller.js';
+export { executeRun } from './run/orchestration/run-controller.js';
+export type { RemoteAttempts, RunFleet, RunResult, RunSettings } from './run/orchestration/run-options.js';
 export { claimRun, RunClaimedError, type RunLease } from './run/ownership/run-lease.js';
 export { runOwner, type RunOwner } from './run/ownership/run-owner.js';
 export { RunNotRunningError, cancelRun, requestCancel, type CancelOutcome } from './run/ownership/cancel-run.js';

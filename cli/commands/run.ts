@@ -45,7 +45,7 @@ export const runCommand = defineCommand<RunArgs>({
     const run = await getRun(db, args.run);
     if (args.wait !== true && run.status === 'succeeded') throw new DagentError(`run ${run.id} already succeeded; \`dagent diff ${run.id}\` shows its change`);
     const allowedLint = run.status === 'approved' ? await checkLintGate(context, run.id, args['allow-lint']) : [];
-    return runApprovedPlan(context, run.id, { ...flagsOf(args), ...(allowedLint.length === 0 ? {} : { allowedLint }) });
+    return runApprovedPlan(context, run.id, { ...flagsOf(args), ...(allowedLint.length === 0 ? {} : { allowedLint }) }, run);
   },
 });
 
@@ -72,7 +72,7 @@ export const resumeCommand = defineCommand<RunArgs>({
       else writeLine(context.io.stdout, `run ${run.id} already succeeded: nothing to resume`);
       return 0;
     }
-    return runApprovedPlan(context, run.id, flagsOf(args));
+    return runApprovedPlan(context, run.id, flagsOf(args), run);
   },
 });
 

@@ -16,6 +16,7 @@ import {
   waitForRun,
   type Approver,
   type RunLease,
+  type RunRecord,
   type RunResult,
   type RunSettings,
   type SessionEvent,
@@ -72,13 +73,15 @@ export function wantsDashboard(context: CliContext, flags: RunFlags): boolean {
  * Runs (or resumes) a run's approved plan, shown on the dashboard (a terminal) or as progress
  * lines (`--no-dashboard`, no terminal; JSONL with `--json`), and maps the outcome to the exit
  * code: 0 succeeded (or paused for review), 1 failed or cancelled. Both follow the run's one live
- * log, so the planner's appends during a replan show up like every other event.
+ * log, so the planner's appends during a replan show up like every other event. `known`: the run's
+ * row as the command read it, passed down to the run instead of read again (read here after the
+ * lease only when there is none, or when this process waited for another one to let go).
  */
-export async function runApprovedPlan(context: CliContext, runId: string, flags: RunFlags): Promise<number> {
+export async function runApprovedPlan(context: CliContext, runId: string, flags: RunFlags, known?: RunRecord): Promise<number> {
   const { db } = await context.store();
   const lease = await claimForThisProcess(context, runId, flags);
   try {
-    const run = await getRun(db, runId);
+    const run = known !== undefined && flags.wait !== true ? known : await getRun(db, runId);
     if (run.status === 'succeeded') {
       // The holder we waited for (or one that ended just before our claim) finished it.
       if (flags.wait !== true) throw new DagentError(`run ${run.id} already succeeded; \`dagent diff ${run.id}\` shows its change`);
@@ -86,7 +89,7 @@ export async function runApprovedPlan(context: CliContext, runId: string, flags:
       else writeLine(context.io.stdout, `run ${run.id} succeeded (in the process this one waited for); see the change: dagent diff ${run.id}`);
       return 0;
     }
-    return await executeClaimedRun(context, run.id, flags, lease.keepAlive());
+    return await executeClaimedRun(context, run, flags, lease.keepAlive());
   } finally {
     await lease.release();
   }
@@ -102,10 +105,9 @@ async function claimForThisProcess(context: CliContext, runId: string, flags: Ru
   });
 }
 
-async function executeClaimedRun(context: CliContext, runId: string, flags: RunFlags, lease: RunLease): Promise<number> {
+async function executeClaimedRun(context: CliContext, run: RunRecord, flags: RunFlags, lease: RunLease): Promise<number> {
   const store = await context.store();
   const { db } = store;
-  const run = await getRun(db, runId);
   context.adoptRunModels(run.config);
   const tools = await createTools(context);
   const dashboardOn = wantsDashboard(context, flags);
@@ -136,6 +138,7 @@ async function executeClaimedRun(context: CliContext, runId: string, flags: RunF
     result = await executeRun({
       db,
       runId: run.id,
+      run,
       runtime,
       files: new FileSnapshots({ db, runId: run.id, workspace: run.workspace }),
       settings,
@@ -144,11 +147,13 @@ async function executeClaimedRun(context: CliContext, runId: string, flags: RunF
       linter: planLinter(context),
       ...(flags.allowedLint === undefined ? {} : { allowedLint: flags.allowedLint }),
       ...(flags.approvedHash === undefined ? {} : { approvedHash: flags.approvedHash }),
-      ...(dispatch === undefined ? {} : { remote: dispatch.remote }),
-      // Workers' reports of missed work, and `dagent cancel` from a host that cannot signal this process.
-      follow: store,
-      // A cancel request appended after the lease was taken is for this process, even one before its `run/started`.
-      leaseSeq: lease.seenSeq,
+      fleet: {
+        ...(dispatch === undefined ? {} : { remote: dispatch.remote }),
+        // Workers' reports of missed work, and `dagent cancel` from a host that cannot signal this process.
+        follow: store,
+        // A cancel request appended after the lease was taken is for this process, even one before its `run/started`.
+        leaseSeq: lease.seenSeq,
+      },
     }).finally(() => dispatch?.close());
     await feed.catchUp();
     await feed.untilDetached();

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
-import type { NodeResult, RemoteAttempts } from '../run/orchestration/run-controller.js';
+import type { NodeResult, RemoteAttempts } from '../run/orchestration/run-options.js';
 import type { NodeExecution, NodeOutcome } from '../scheduler/schedulable-node.js';
 import { readEvents } from '../session/event-log.js';
 import type { SessionEvent } from '../session/event-types.js';

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import { errorMessage } from '../errors.js';
 import type { PlanNode } from '../plan/plan-schema.js';
+import type { CompletedNode } from '../plan/planner.js';
 import { executePlanNode, type NodeAttemptResult, type NodeRuntime } from '../run/orchestration/execute-plan-node.js';
 import type { NodeFiles } from '../run/orchestration/node-files.js';
 import { unkeptPromise } from '../run/orchestration/node-outcome.js';
@@ -10,9 +11,9 @@ import { executablePlan } from '../run/storage/plan-store.js';
 import { getRun, type RunRecord } from '../run/storage/run-store.js';
 import { NODE_TRANSITION_EVENT_TYPES } from '../run/storage/node-event.js';
 import { nodeStatesFromEvents } from '../run/views/node-states.js';
+import { RUN_MEMORY_EVENT_TYPES, RunMemory } from '../run/views/run-recovery.js';
 import { readEvents, type EventLog } from '../session/event-log.js';
 import { runLog } from '../session/run-log.js';
-import type { SessionEvent } from '../session/event-types.js';
 import { Session } from '../session/session.js';
 import type { JobQueue, NodeJob } from './job-queue.js';
 import { ClaimExpiredError, NodeClaim, StaleClaimError, claimNode } from './node-claim.js';
@@ -104,13 +105,14 @@ async function runClaimedNode(run: RunRecord, job: NodeJob, claim: NodeClaim, lo
   const workspace = await context.workspaceFor(run);
   const signal = AbortSignal.any([context.signal, claim.lost, ...(cancelled === undefined ? [] : [cancelled])]);
   try {
-    const earlier = await readEvents(context.db, run.id, { nodeId: job.nodeId, types: ['node/snapshotted'] });
-    const succeeded = await dependencyResults(context.db, run.id, plan.nodes, node);
+    // The same fold of the log as the run controller's: handoffs, patches, boundaries.
+    const memory = new RunMemory().add(await readEvents(context.db, run.id, { types: RUN_MEMORY_EVENT_TYPES }));
+    const succeeded = dependencyResults(memory, plan.nodes, node);
     if (workspace.clone !== undefined) await workspace.clone.prepare(succeeded.flatMap((entry) => (entry.patch === undefined ? [] : [{ nodeId: entry.nodeId, patch: entry.patch }])));
     else {
       // A try before this one (a worker that died, a failed attempt) left files: put them back first.
-      const boundary = earlier.at(-1);
-      if (boundary?.type === 'node/snapshotted') await workspace.files.restoreNode(job.nodeId, boundary.payload.boundary);
+      const boundary = memory.boundaries.get(job.nodeId);
+      if (boundary !== undefined) await workspace.files.restoreNode(job.nodeId, boundary);
     }
     const boundary = await workspace.files.beginNode(job.nodeId, node.writes);
     // Every event of the node (its messages, tool calls, approvals) carries the claim check in its
@@ -169,10 +171,7 @@ async function isCurrentAttempt(db: Kysely<Database>, job: NodeJob): Promise<boo
   return state?.status === 'running' && state.attempts === job.attempt && !new PendingResults().fold(events).has(job.nodeId);
 }
 
-interface DependencyResult {
-  readonly nodeId: string;
-  readonly result: string;
-  readonly filesChanged: readonly string[];
+interface DependencyResult extends CompletedNode {
   readonly patch?: string;
 }
 
@@ -180,23 +179,14 @@ interface DependencyResult {
  * The results of the node's dependencies (its handoffs) and, in clone mode, the patches of every
  * node it depends on directly or not, in the order they succeeded.
  */
-async function dependencyResults(db: Kysely<Database>, runId: string, nodes: readonly PlanNode[], node: PlanNode): Promise<DependencyResult[]> {
+function dependencyResults(memory: RunMemory, nodes: readonly PlanNode[], node: PlanNode): DependencyResult[] {
   const ancestors = ancestorsOf(nodes, node);
-  const events = await readEvents(db, runId, { types: ['node/succeeded', 'attempt/finished'] });
-  const patches = new Map<string, string>();
-  const results: DependencyResult[] = [];
-  for (const event of events) {
-    if (event.nodeId === null || !ancestors.has(event.nodeId)) continue;
-    if (event.type === 'attempt/finished') {
-      const finished = event as SessionEvent<'attempt/finished'>;
-      if (finished.payload.patch !== undefined) patches.set(event.nodeId, finished.payload.patch);
-    } else if (event.type === 'node/succeeded') {
-      const succeeded = event as SessionEvent<'node/succeeded'>;
-      const patch = patches.get(event.nodeId);
-      results.push({ nodeId: event.nodeId, result: succeeded.payload.result, filesChanged: succeeded.payload.filesChanged ?? [], ...(patch === undefined ? {} : { patch }) });
-    }
-  }
-  return results;
+  return [...memory.completed.values()]
+    .filter((completed) => ancestors.has(completed.nodeId))
+    .map((completed) => {
+      const patch = memory.patches.get(completed.nodeId);
+      return patch === undefined ? completed : { ...completed, patch };
+    });
 }
 
 /** Every node `node` depends on, directly or through others. */

@@ -46,7 +46,14 @@ export { unkeptPromise, type NodeAction, type NodeOutcomeInput } from './orchest
 export { DEFAULT_ROLES, commandFailure, executePlanNode, type NodeAttempt, type NodeAttemptResult, type NodeRuntime, type ResolvedModel, type RolePrompt } from './orchestration/execute-plan-node.js';
 export type { NodeFiles } from './orchestration/node-files.js';
 export { NODE_SYSTEM_SECTIONS, handoffMessage, nodeInstruction } from './orchestration/node-prompt.js';
-export { DEFAULT_RUN_SETTINGS, changedCommandNodes, executeRun, type ExecuteRunOptions, type RemoteAttempts, type NodeResult, type RunResult, type RunSettings } from './orchestration/run-controller.js';
+export { executeRun } from './orchestration/run-controller.js';
+export { DEFAULT_RUN_SETTINGS, type ExecuteRunOptions, type NodeResult, type RemoteAttempts, type RunFleet, type RunResult, type RunSettings } from './orchestration/run-options.js';
+export { changedCommandNodes, replanVerdict, reviewAfterReplan, type ReplanVerdict } from './orchestration/replan-verdict.js';
+export { attemptNode, type NodeAttemptContext } from './orchestration/node-attempt.js';
+export { runOutcome } from './orchestration/run-outcome.js';
+export { TransitionStore } from './orchestration/transition-store.js';
+export { RECOVERED_EVENT_TYPES, RUN_MEMORY_EVENT_TYPES, RunMemory, recoverRun, type RecoveredRun } from './views/run-recovery.js';
+export { reportedWork } from './views/reported-work.js';
 export { appendNodeTransitions, nodeTransitionDrafts, writeNodeProjection, type DescribedResult, type NodeTotals, type ProjectionContext } from './storage/node-projection.js';
 export { endRun, type RunEnding } from './storage/end-run.js';
 export { REACT_NODE_ID, REACT_SYSTEM_SECTIONS, executeReactRun, type ExecuteReactRunOptions } from './orchestration/execute-react-run.js';

@@ -188,3 +188,14 @@ function upsertStatements(columns: readonly (readonly [keyof NodesTable, Cast])[
     return statement;
   };
 }
+
+/** A `nodes` row for each node (pending, nothing spent) that has none, and the plan version on every one: when a run starts and after a replan. */
+export async function ensureNodeRows(transaction: Transaction<Database>, runId: string, planVersion: number, nodes: readonly { readonly id: string }[]): Promise<void> {
+  for (const node of nodes) {
+    await transaction
+      .insertInto('nodes')
+      .values({ run_id: runId, node_id: node.id, plan_version: planVersion, status: 'pending', attempts: 0, started_at: null, finished_at: null, result: null, error: null, input_tokens: 0, output_tokens: 0, cache_hit_tokens: 0, reasoning_tokens: 0, cost_usd: 0 })
+      .onConflict((conflict) => conflict.columns(['run_id', 'node_id']).doUpdateSet({ plan_version: planVersion }))
+      .execute();
+  }
+}

@@ -189,7 +189,12 @@ export async function setRunStatus(
   db: Kysely<Database> | Transaction<Database>,
   runId: string,
   status: RunStatus,
-  extra: { plan_version?: number; finished_at?: string | null } = {},
+  extra: { plan_version?: number; finished_at?: string | null; from?: RunStatus } = {},
 ): Promise<void> {
-  await db.updateTable('runs').set({ status, updated_at: new Date().toISOString(), ...extra }).where('id', '=', runId).execute();
+  const { from, ...columns } = extra;
+  let update = db.updateTable('runs').set({ status, updated_at: new Date().toISOString(), ...columns }).where('id', '=', runId);
+  if (from !== undefined) update = update.where('status', '=', from);
+  const result = await update.executeTakeFirst();
+  // `from`: the status the caller read; another process that changed the run since wins.
+  if (from !== undefined && Number(result.numUpdatedRows) === 0) throw new DagentError(`run ${runId} changed since it was read (it is no longer ${from}); try again`, { exitCode: 2 });
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { unkeptPromise, type NodeAction, type NodeOutcomeInput } from '../../../../engine/run/orchestration/node-outcome.js';
-import { changedCommandNodes } from '../../../../engine/run/orchestration/run-controller.js';
+import { changedCommandNodes } from '../../../../engine/run/orchestration/replan-verdict.js';
 import { node, rawPlan } from '../../plan/plan-fixtures.js';
 
 const write = (outcome: string, summary = `write_file src/a.ts: ${outcome}`): NodeAction => ({ tool: 'write_file', risk: 'write', outcome, summary });

@@ -43,7 +43,7 @@ for (const backend of contractStores()) {
         runtime,
         files: new FakeNodeFiles(),
         signal: new AbortController().signal,
-        leaseSeq: lease.seenSeq,
+        fleet: { leaseSeq: lease.seenSeq },
       });
       await lease.release();
 

@@ -1,0 +1,63 @@
+import type { Plan } from '../../plan/plan-schema.js';
+import type { NodeExecution, NodeOutcome } from '../../scheduler/schedulable-node.js';
+import type { EventLog } from '../../session/event-log.js';
+import { Session } from '../../session/session.js';
+import type { RunMemory } from '../views/run-recovery.js';
+import { executePlanNode, type NodeRuntime } from './execute-plan-node.js';
+import type { NodeFiles } from './node-files.js';
+import { unkeptPromise } from './node-outcome.js';
+import { handoffMessage } from './node-prompt.js';
+import type { NodeResult } from './run-options.js';
+
+/** What one node attempt in the run's own process works with. */
+export interface NodeAttemptContext {
+  readonly runId: string;
+  readonly log: EventLog;
+  readonly runtime: NodeRuntime;
+  readonly files: NodeFiles;
+  /** The run's plan as it is now (a replan may change it while the node runs). */
+  readonly plan: () => Plan;
+  readonly planVersion: () => number;
+  /** The run's memory, kept current by the log: handoffs and boundaries. */
+  readonly memory: RunMemory;
+}
+
+/**
+ * One attempt: files put back if it ran before, a boundary, a fresh surface, the node itself.
+ * The workspace snapshot of a first attempt overlaps the write of its `node/started`; nothing
+ * that must survive a crash (restoring files, the log, the node's tools) runs before it is stored.
+ */
+export async function attemptNode(context: NodeAttemptContext, nodeId: string, execution: NodeExecution): Promise<NodeOutcome<NodeResult>> {
+  const { attempt, signal, durable } = execution;
+  const { files, log, memory } = context;
+  const plan = context.plan();
+  const node = plan.nodes.find((candidate) => candidate.id === nodeId);
+  if (node === undefined) return { status: 'failed', error: `node ${nodeId} is not in plan v${context.planVersion()}`, retryable: false };
+  const earlier = memory.boundaries.get(nodeId);
+  if (earlier !== undefined && attempt > 1) {
+    await durable;
+    await files.restoreNode(nodeId, earlier);
+  }
+  const boundary = await files.beginNode(nodeId, node.writes);
+  await durable;
+  // The append reaches the run's memory too (its boundary for a later attempt).
+  const marker = await log.append({ type: 'node/snapshotted', nodeId, turn: 1, payload: { attempt, boundary } });
+  const session = await Session.open(log, nodeId, { fromSeq: marker.seq });
+  try {
+    // Past `durable`, every dependency's `node/succeeded` is stored, and so in the run's memory.
+    const handoffs = node.dependsOn.flatMap((id) => {
+      const completed = memory.completed.get(id);
+      return completed === undefined ? [] : [handoffMessage(context.plan().nodes.find((candidate) => candidate.id === id), completed)];
+    });
+    const result = await executePlanNode(context.runtime, { runId: context.runId, plan: context.plan(), node, attempt, session, handoffs, writeScope: files.writeScopeFor(nodeId, node.writes), signal });
+    const otherWrites = context.plan().nodes.filter((other) => other.id !== nodeId).flatMap((other) => other.writes);
+    const { filesChanged, strayChanges = [] } = await files.endNode(nodeId, node.writes, boundary, { otherWrites });
+    if (strayChanges.length > 0) await log.append({ type: 'writes/exceeded', nodeId, payload: { paths: [...strayChanges] } });
+    if (result.status === 'failed') return result;
+    const unkept = unkeptPromise({ nodeId, kind: node.kind, actions: result.actions ?? [], filesChanged, writes: node.writes });
+    if (unkept !== undefined) return { status: 'failed', error: unkept, retryable: false };
+    return { status: 'succeeded', result: { answer: result.answer, filesChanged } };
+  } finally {
+    session.close();
+  }
+}

@@ -1,0 +1,86 @@
+import { nodeKind } from '../../plan/node-kinds.js';
+import { replanDecision } from '../../plan/replan-decision.js';
+import type { Plan } from '../../plan/plan-schema.js';
+import type { ReplanTrigger } from '../../plan/planner.js';
+import type { NodeStatus } from '../../scheduler/node-status.js';
+import type { RunSettings } from './run-options.js';
+
+export interface ReplanVerdictInput {
+  readonly trigger: ReplanTrigger;
+  /** Every node of the schedule's snapshot, with its status. */
+  readonly statuses: ReadonlyMap<string, NodeStatus>;
+  readonly replansSoFar: number;
+  readonly settings: Pick<RunSettings, 'replanThreshold' | 'maxReplans'>;
+  readonly hasPlanner: boolean;
+}
+
+/** What to do about a trigger; `progress`: the share of the snapshot's nodes that succeeded, 0–1 (as `replan/started` records it). */
+export type ReplanVerdict =
+  | { readonly kind: 'give-up'; readonly progress: number; readonly reason: string }
+  | {
+      readonly kind: 'replan';
+      readonly mode: 'full' | 'append';
+      readonly progress: number;
+      /** Nodes the new version must keep as they are: succeeded or running. */
+      readonly frozen: ReadonlySet<string>;
+      readonly completed: ReadonlySet<string>;
+      /** The new plan version's reason. */
+      readonly reason: string;
+    };
+
+/**
+ * The replanning rules for one trigger (SPEC §2.5): give up past the limit, else a full replan below
+ * the progress threshold and an append above it — an append also when no planner could plan in
+ * full (missed work still gets its node). Succeeded and running nodes are frozen.
+ */
+export function replanVerdict(input: ReplanVerdictInput): ReplanVerdict {
+  const { trigger, statuses, settings } = input;
+  const total = statuses.size;
+  const succeeded = [...statuses.values()].filter((status) => status === 'succeeded').length;
+  const progress = total === 0 ? 0 : succeeded / total;
+  const rule = replanDecision({ succeeded, total, replansSoFar: input.replansSoFar, threshold: settings.replanThreshold, maxReplans: settings.maxReplans });
+  if (rule === 'give-up') return { kind: 'give-up', progress, reason: `the limit of ${settings.maxReplans} replans is reached` };
+  const mode = rule === 'full' && !input.hasPlanner ? 'append' : rule;
+  const idsWith = (wanted: readonly NodeStatus[]): Set<string> => new Set([...statuses].filter(([, status]) => wanted.includes(status)).map(([id]) => id));
+  const reason = trigger.kind === 'failure' ? `replan (${mode}) after ${trigger.nodeId} failed: ${firstLine(trigger.error)}` : `replan (${mode}): ${trigger.nodeId} reported missed work: ${trigger.title}`;
+  return { kind: 'replan', mode, progress, frozen: idsWith(['succeeded', 'running']), completed: idsWith(['succeeded']), reason };
+}
+
+export interface ReviewInput {
+  readonly settings: Pick<RunSettings, 'reviewReplans' | 'reviewCommandChanges'>;
+  /** Command nodes the new version adds or changes (`changedCommandNodes`). */
+  readonly newCommands: readonly string[];
+  /** Messages of the new version's lint errors. */
+  readonly lintErrors: readonly string[];
+}
+
+/**
+ * Whether a replanned version waits for review: `undefined` when it runs at once, else why the run
+ * pauses, given the version's number (stored only once this is decided).
+ */
+export function reviewAfterReplan(input: ReviewInput): ((version: number) => string) | undefined {
+  const { settings, newCommands, lintErrors } = input;
+  const review = settings.reviewReplans || (settings.reviewCommandChanges && newCommands.length > 0) || lintErrors.length > 0;
+  if (!review) return undefined;
+  if (newCommands.length > 0 && !settings.reviewReplans) {
+    return (version) => `plan v${version} waits for approval: the replan added or changed command nodes (${newCommands.join(', ')}), which the approved plan did not cover`;
+  }
+  const because = lintErrors.length > 0 ? ` (lint: ${lintErrors.join('; ')})` : '';
+  return (version) => `plan v${version} waits for review after a replan${because}`;
+}
+
+/** Command nodes of `next` that `current` does not have with the same command: what a new approval must cover. */
+export function changedCommandNodes(current: Plan, next: Plan): string[] {
+  const before = new Map(current.nodes.map((node) => [node.id, node]));
+  return next.nodes
+    .filter((node) => nodeKind(node.kind).needsCommand || node.command !== undefined)
+    .filter((node) => {
+      const old = before.get(node.id);
+      return old === undefined || old.kind !== node.kind || old.command !== node.command;
+    })
+    .map((node) => node.id);
+}
+
+export function firstLine(text: string): string {
+  return text.split('\n', 1)[0] ?? '';
+}

@@ -1,0 +1,65 @@
+import type { CompletedNode } from '../../plan/planner.js';
+import type { SessionEvent } from '../../session/event-types.js';
+import { NODE_TRANSITION_EVENT_TYPES } from '../storage/node-event.js';
+import { nodeStatesFromEvents, type FoldedNodeState } from './node-states.js';
+import { emptyRunView, reduceRunView } from './run-view.js';
+import type { RunView } from './run-view-types.js';
+import { UNPLANNED_WORK_EVENT_TYPES, unplannedWork, type UnplannedWork } from './unplanned-work.js';
+
+/**
+ * What a run's log keeps of its work for whoever carries it on: each succeeded node's handoff (and,
+ * in clone mode, its patch), each node's last snapshot boundary, and how many replans amended the
+ * plan. One fold, fed the log read on resume and then every event as it is appended; the run
+ * controller keeps one for the run, and a worker folds one for the node attempt it claims.
+ */
+export class RunMemory {
+  /** Each succeeded node's answer and files, in the order they succeeded. */
+  readonly completed = new Map<string, CompletedNode>();
+  /** Each node's patch in clone mode (from the worker's `attempt/finished`). */
+  readonly patches = new Map<string, string>();
+  /** Each node's last snapshot boundary (`node/snapshotted`): what its files go back to before it runs again. */
+  readonly boundaries = new Map<string, unknown>();
+  /** Replans that amended the plan. */
+  replans = 0;
+
+  add(events: readonly SessionEvent[]): this {
+    for (const event of events) this.#add(event);
+    return this;
+  }
+
+  #add(event: SessionEvent): void {
+    if (event.type === 'replan/finished') {
+      if (event.payload.outcome === 'amended') this.replans += 1;
+      return;
+    }
+    const nodeId = event.nodeId;
+    if (nodeId === null) return;
+    if (event.type === 'node/succeeded') this.completed.set(nodeId, { nodeId, result: event.payload.result, filesChanged: event.payload.filesChanged ?? [] });
+    else if (event.type === 'node/snapshotted') this.boundaries.set(nodeId, event.payload.boundary);
+    else if (event.type === 'attempt/finished' && event.payload.patch !== undefined) this.patches.set(nodeId, event.payload.patch);
+  }
+}
+
+/** The events `RunMemory` folds. */
+export const RUN_MEMORY_EVENT_TYPES = ['node/succeeded', 'node/snapshotted', 'attempt/finished', 'replan/finished'] as const;
+
+/** A run as an earlier process of it left it: where a resumed run carries on from. */
+export interface RecoveredRun {
+  /** Each node's last status and attempts. */
+  readonly nodes: ReadonlyMap<string, FoldedNodeState>;
+  readonly memory: RunMemory;
+  /** Reported missed work no plan version took up yet. */
+  readonly unplanned: readonly UnplannedWork[];
+  /** Tokens and cost so far (the view's usage fold), for the `nodes` rows. */
+  readonly usage: RunView;
+}
+
+/** The events `recoverRun` reads. */
+export const RECOVERED_EVENT_TYPES = [...new Set([...NODE_TRANSITION_EVENT_TYPES, ...UNPLANNED_WORK_EVENT_TYPES, ...RUN_MEMORY_EVENT_TYPES, 'assistant/message'] as const)];
+
+/** The one fold of a run's log on resume: node states, handoffs and boundaries, replans, unplanned work, usage. */
+export function recoverRun(runId: string, events: readonly SessionEvent[]): RecoveredRun {
+  let usage = emptyRunView(runId);
+  for (const event of events) if (event.type === 'assistant/message') usage = reduceRunView(usage, event);
+  return { nodes: nodeStatesFromEvents(events), memory: new RunMemory().add(events), unplanned: unplannedWork(events), usage };
+}
