@@ -103,10 +103,17 @@ function commandSettings(options: RunCommandToolOptions): CommandSettings {
   };
 }
 
-/** The checker's verdict; without a sandbox, a command it cannot prove read-only says how to get one. */
+/**
+ * The checker's verdict; without a sandbox, a command it cannot prove read-only says how to get
+ * one, and a command whose text does not show what it runs (`$x -rf DIR`, `sh <<< "…"`, an
+ * unparseable line) is refused under every policy: nothing vouches for it.
+ */
 function assessCommand(settings: CommandSettings, command: string, workspace: string): Assessment {
   const verdict = checkCommand(command, settings.checkOptions(workspace));
   const current = settings.confinement();
+  if (current.kind !== 'sandbox' && verdict.opaque !== undefined && verdict.class !== 'dangerous') {
+    return { level: 'dangerous', reason: opaqueUnconfined(verdict.opaque, current) };
+  }
   const unconfined =
     current.kind === 'unavailable' && verdict.class === 'risky'
       ? `no OS sandbox on this machine (${current.status.reason}), and the command checker cannot prove this command read-only; ${current.status.fix}, or pass --no-sandbox to run commands unconfined`
@@ -117,6 +124,12 @@ function assessCommand(settings: CommandSettings, command: string, workspace: st
     ...(verdict.remote === undefined ? {} : { remote: verdict.remote }),
     ...(unconfined === undefined ? {} : { unconfined }),
   };
+}
+
+function opaqueUnconfined(reasons: readonly string[], confinement: Exclude<CommandConfinement, { kind: 'sandbox' }>): string {
+  const why = confinement.kind === 'disabled' ? 'the sandbox is off (--no-sandbox or sandbox.enabled: false)' : `there is no OS sandbox on this machine (${confinement.status.reason})`;
+  const sandbox = confinement.kind === 'disabled' ? 'run with the sandbox on' : confinement.status.fix;
+  return `${reasons.join('; ')}, and ${why}, so nothing can vouch for what it runs. Next: write the command out with a literal command name and its script inline (\`bash -c '…'\` with the commands spelled out), or ${sandbox}`;
 }
 
 async function executeCommand(settings: CommandSettings, args: RunCommandArgs, context: ToolContext): Promise<ToolOutput> {

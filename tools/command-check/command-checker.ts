@@ -19,7 +19,7 @@ export const MAX_CHECKED_COMMAND_CHARS = 100_000;
 export function checkCommand(command: string, options: CommandCheckOptions): CommandVerdict {
   const findings = new Findings();
   if (command.trim() === '') findings.add('risky', 'the command is empty');
-  else if (command.length > MAX_CHECKED_COMMAND_CHARS) findings.add('risky', 'the command is too long to check');
+  else if (command.length > MAX_CHECKED_COMMAND_CHARS) findings.opaque('the command is too long to check');
   else {
     const context: CheckContext = {
       options,
@@ -40,13 +40,13 @@ function checkScript(source: string, context: CheckContext, state: ShellState, d
   const { findings } = context;
   if (FORK_BOMB.test(source)) findings.add('dangerous', 'a fork bomb (a function that pipes into itself) exhausts the machine');
   if (depth > MAX_COMMAND_NESTING) {
-    findings.add('risky', 'nested too deeply to check');
+    findings.opaque('nested too deeply to check');
     backstop(source, findings);
     return;
   }
   const script = parseShell(source);
   if (script.problems.length > 0) {
-    findings.add('risky', `the command cannot be parsed fully (${script.problems[0]})`);
+    findings.opaque(`the command cannot be parsed fully (${script.problems[0]})`);
     backstop(source, findings);
   }
   for (const construct of script.constructs) findings.add('risky', `uses a ${construct}, which is not checked command by command`);
@@ -72,6 +72,7 @@ function checkPipeline(pipeline: ShellPipeline, context: CheckContext, state: Sh
     const name = words[0] === undefined || words[0].expanded ? undefined : commandName(words[0]);
     if (index > 0 && name !== undefined && readsProgramFromInput(name, words.slice(1))) {
       if (feeder !== undefined) findings.add('dangerous', `pipes ${feeder} output into ${name}, which runs it as a program`);
+      else if (SHELLS.has(name) || name === 'eval') findings.opaque(`pipes text into ${name}, which runs it as a command line`);
       else findings.add('risky', `pipes text into ${name}, which runs it as a program`);
     }
     if (name !== undefined && (DOWNLOADERS.has(name) || DECODERS.has(name))) feeder ??= DOWNLOADERS.has(name) ? `downloaded (${name})` : `decoded (${name})`;
@@ -198,7 +199,7 @@ function checkWords(words: readonly ShellWord[], context: CheckContext, state: S
   if (nameWord === undefined) return;
   if (nameWord.expanded) {
     if (nameWord.substitutions.some((script) => downloads(script, depth)) || usesTainted(nameWord, state)) findings.add('dangerous', 'runs downloaded content as a command');
-    findings.add('risky', 'the command name is only known when it runs');
+    findings.opaque('the command name is only known when it runs (it comes from a variable or a substitution)');
     return;
   }
   const name = commandName(nameWord);

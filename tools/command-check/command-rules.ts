@@ -158,12 +158,13 @@ function shellRule({ name, args, context, state, depth }: RuleInput): void {
     break;
   }
   if (script === undefined) {
-    findings.add('risky', `${name} starts a shell`);
+    // Its script comes from its input: a here-document, a here-string, a pipe or a terminal.
+    findings.opaque(`${name} reads the commands it runs from its input (a here-document, here-string or pipe), which the checker cannot see`);
     return;
   }
   if (script.processSubstitution || script.expanded) {
     if (script.substitutions.some((inner) => downloads(inner, depth)) || usesTainted(script, state)) findings.add('dangerous', `${name} runs downloaded content`);
-    findings.add('risky', `${name} runs a script only known when it runs`);
+    findings.opaque(`${name} runs a script only known when it runs`);
     return;
   }
   if (!inline) {
@@ -184,7 +185,7 @@ function evalRule({ name, args, context, state, depth }: RuleInput): void {
     return;
   }
   if (args.some((word) => word.expanded)) {
-    findings.add('risky', 'eval runs text only known when it runs');
+    findings.opaque('eval runs text only known when it runs');
     return;
   }
   findings.add('risky', 'eval runs text as a command line');
