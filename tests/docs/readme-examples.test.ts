@@ -75,6 +75,7 @@ describe('the README\'s CI example', () => {
     expect(readFileSync(join(reports, 'plan.mmd'), 'utf8')).toMatch(/^flowchart/);
     const events = readFileSync(join(reports, 'events.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { type: string });
     expect(events.at(-1)?.type).toBe('run/succeeded');
+    expect(readFileSync(join(reports, 'report.md'), 'utf8')).toContain('edit-reminder');
     expect(source('src/models/invoice.js')).toContain('grandTotal()');
     expect(source('src/jobs/reminder.js')).toContain('grandTotal()');
   }, 180_000);
