@@ -3,7 +3,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync } 
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { DagentError, approvePlan, currentPlan } from '../../engine/index.js';
+import { DagentError, approvePlan, controlledGitEnvironment, currentPlan } from '../../engine/index.js';
 import { CliContext } from '../context/cli-context.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
@@ -107,7 +107,8 @@ function runExampleTests(workspace: string): { passed: boolean; summary: string 
 /** A git repository, so snapshots use git trees and `git diff` shows the change too. */
 function initGit(workspace: string): void {
   try {
-    const git = (...args: string[]): void => void execFileSync('git', ['-c', 'user.name=dagent demo', '-c', 'user.email=demo@dagent.invalid', ...args], { cwd: workspace, stdio: 'ignore' });
+    const env = controlledGitEnvironment({ config: [['user.name', 'dagent demo'], ['user.email', 'demo@dagent.invalid'], ['commit.gpgsign', 'false']] });
+    const git = (...args: string[]): void => void execFileSync('git', args, { cwd: workspace, env, stdio: 'ignore' });
     git('init', '-q');
     git('add', '-A');
     git('commit', '-q', '-m', 'notifier: before the rename');

@@ -3,14 +3,15 @@ import { promisify } from 'node:util';
 import type { WriteScope } from '../agent/tool-runtime.js';
 import { DagentError } from '../errors.js';
 import type { NodeFiles } from '../run/orchestration/node-files.js';
-import { createWriteSet, writeSetRefusal } from '../snapshots/index.js';
+import { controlledGitEnvironment, createWriteSet, writeSetRefusal } from '../snapshots/index.js';
 
 const run = promisify(execFile);
 const MAX_PATCH_BYTES = 256 * 1024 * 1024;
 
-/** Git in a folder, with an identity of its own (commits are never made, but some commands ask). */
+/** Git in a folder, in the controlled environment (no hooks, filters or user config), with an identity of its own (commits are never made, but some commands ask). */
 export async function git(cwd: string, args: readonly string[], input?: string): Promise<string> {
-  const child = run('git', ['-c', 'user.name=dagent', '-c', 'user.email=dagent@localhost', ...args], { cwd, maxBuffer: MAX_PATCH_BYTES, encoding: 'utf8' });
+  const env = controlledGitEnvironment({ cwd, config: [['user.name', 'dagent'], ['user.email', 'dagent@localhost']] });
+  const child = run('git', args, { cwd, env, maxBuffer: MAX_PATCH_BYTES, encoding: 'utf8' });
   if (input !== undefined) child.child.stdin?.end(input);
   const { stdout } = await child;
   return stdout;
@@ -74,7 +75,7 @@ export class CloneWorkspace {
 
   async patch(): Promise<string> {
     await this.#stageAll();
-    return git(this.#dir, ['diff', '--cached', '--binary', '--no-color', '--no-ext-diff', this.#start()]);
+    return git(this.#dir, ['diff', '--cached', '--binary', '--no-color', '--no-ext-diff', '--no-textconv', this.#start()]);
   }
 
   /** The clone's files for the node runner: the write set is checked, nothing is snapshotted (the patch is the record). */

@@ -7,6 +7,7 @@ import { deflateSync } from 'node:zlib';
 import { isGlobPattern } from '../plan/index.js';
 import { FileSnapshotGitError } from './file-snapshot-errors.js';
 import { GitBlobBatch } from './git-blob-batch.js';
+import { controlledGitEnvironment } from './git-environment.js';
 
 /** Runs one git command in `cwd` and resolves with its stdout; rejects with `FileSnapshotGitError`. */
 export type GitRunner = (args: readonly string[], options: GitRunOptions) => Promise<Buffer>;
@@ -84,7 +85,7 @@ export class GitWorkingTree {
     this.root = root;
     this.#git = git;
     // With the real git, blobs are read through one long-lived process; a runner given for tests sees every command.
-    this.#batch = git === runGit ? new GitBlobBatch(() => spawn('git', [...GIT_SETTINGS, 'cat-file', '--batch', '--filters'], { cwd: root, env: gitEnvironment(), stdio: ['pipe', 'pipe', 'ignore'] })) : undefined;
+    this.#batch = git === runGit ? new GitBlobBatch(() => spawn('git', [...GIT_SETTINGS, 'cat-file', '--batch', '--filters'], { cwd: root, env: controlledGitEnvironment({ cwd: root }), stdio: ['pipe', 'pipe', 'ignore'] })) : undefined;
   }
 
   /** Stops the long-lived `git cat-file` (if one was started); reads after it start a command each. */
@@ -286,19 +287,10 @@ export function parseRawDiff(output: string): GitTreeChange[] {
   return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-/** The environment git runs in: the user's `GIT_*` variables removed so none redirects it, no optional locks. */
-function gitEnvironment(indexFile?: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('GIT_')) env[key] = value;
-  if (indexFile !== undefined) env.GIT_INDEX_FILE = indexFile;
-  env.GIT_OPTIONAL_LOCKS = '0';
-  return env;
-}
-
-/** The real runner: `git` from PATH, in `gitEnvironment`. */
+/** The real runner: `git` from PATH, in the controlled environment (git-environment.ts: no hooks, filters, textconv or user config). */
 export const runGit: GitRunner = (args, options) =>
   new Promise((resolve, reject) => {
-    const env = gitEnvironment(options.indexFile);
+    const env = controlledGitEnvironment({ cwd: options.cwd, ...(options.indexFile === undefined ? {} : { indexFile: options.indexFile }) });
     const child = spawn('git', [...GIT_SETTINGS, ...args], { cwd: options.cwd, env, stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     if (options.input !== undefined) {
       child.stdin?.on('error', () => undefined);

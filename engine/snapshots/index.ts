@@ -11,3 +11,4 @@ export { ABSENT_FILE_HASH, listSnapshots, type FileSnapshot, type FileSnapshotKe
 export { ABSENT_FILE, fileStateOf, linkStateOf, type FileState } from './file-state.js';
 export { isBinaryContent, type FileContentEncoding } from './file-content.js';
 export { GitWorkingTree, type GitRunner } from './file-git.js';
+export { CONTROLLED_GIT_CONFIG, controlledGitEnvironment, type GitEnvironmentOptions } from './git-environment.js';
