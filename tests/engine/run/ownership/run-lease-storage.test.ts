@@ -73,16 +73,19 @@ for (const backend of contractStores()) {
     it('a renewed lease on another host stays claimed; a holder that lost it is told through `lost`', async () => {
       const run = await createRun(store.db, { task: 'renew', workspace: '/repo', mode: 'plan' });
       const [other] = await otherProcesses(1);
-      // The remote host's clock: true at first; later it falls behind, as if its renewals stopped arriving.
-      let remoteClock = (): Date => new Date();
-      const remote = (await claimRun(other!.db, run.id, { host: 'elsewhere', ttlMs: 300, now: () => remoteClock() })).keepAlive();
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      await expect(claimRun(store.db, run.id)).rejects.toBeInstanceOf(RunClaimedError);
-      // Cut the remote host off: whatever it renews from now on has already expired (a renewal
-      // racing the forged expiry below cannot bring the lease back), so the next claim takes the run over.
-      remoteClock = () => new Date(Date.now() - 60_000);
-      await store.db.updateTable('run_leases').set({ expires_at: new Date(0).toISOString() }).where('run_id', '=', run.id).execute();
-      const taken = await claimRun(store.db, run.id);
+      // Each side's clock is stated, not waited for: the remote host claims at t0 for 300 ms and
+      // renews at t0 + 200 ms; a claim here at t0 + 400 ms (past the first expiry) is refused.
+      const t0 = Date.now();
+      let remoteNow = t0;
+      const at = (ms: number) => () => new Date(t0 + ms);
+      const remote = await claimRun(other!.db, run.id, { host: 'elsewhere', ttlMs: 300, now: () => new Date(remoteNow) });
+      remoteNow = t0 + 200;
+      expect(await remote.renew()).toBe(true);
+      await expect(claimRun(store.db, run.id, { now: at(400) })).rejects.toBeInstanceOf(RunClaimedError);
+      // Its renewals stop arriving: past the renewed expiry (t0 + 500 ms) the next claim takes the
+      // run over, and the remote's keep-alive, renewing from then on, learns it through `lost`.
+      const taken = await claimRun(store.db, run.id, { now: at(600) });
+      remote.keepAlive();
       await new Promise<void>((resolve) => remote.lost.addEventListener('abort', () => resolve(), { once: true }));
       expect(remote.lost.reason).toBeInstanceOf(Error);
       await remote.release();
@@ -95,8 +98,15 @@ for (const backend of contractStores()) {
       const [other] = await otherProcesses(1);
       const holder = await claimRun(other!.db, run.id);
       const waited: number[] = [];
-      const waiting = waitForRun(store.db, run.id, { signal: new AbortController().signal, pollMs: 20, onWaiting: (seen) => waited.push(seen.pid) });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      let toldWaiting!: () => void;
+      const told = new Promise<void>((resolve) => (toldWaiting = resolve));
+      const onWaiting = (seen: { pid: number }): void => {
+        waited.push(seen.pid);
+        toldWaiting();
+      };
+      const waiting = waitForRun(store.db, run.id, { signal: new AbortController().signal, pollMs: 20, onWaiting });
+      // Released once the waiter has found the run held (and said so), not after a guessed delay.
+      await told;
       await holder.release();
       const lease = await waiting;
       expect(waited).toEqual([process.pid]);
