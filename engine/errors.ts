@@ -57,6 +57,16 @@ export class InvalidEventError extends DagentError {
   }
 }
 
+/**
+ * A stored event that does not match the payload schema of the version it was written with (or
+ * of a type or version this dagent does not know): the run, the seq and the type say which row.
+ */
+export class StoredEventError extends DagentError {
+  constructor(readonly runId: string, readonly seq: number, readonly eventType: string, readonly version: number, readonly issues: string) {
+    super(`run ${runId}, event ${seq} (${eventType}, version ${version}) cannot be read: ${issues}`);
+  }
+}
+
 export class ConfigError extends DagentError {}
 
 /** The message of any thrown value, for logs and tool results. */

@@ -6,7 +6,7 @@
  */
 
 // Errors, canonical JSON, reading a file beside the module, secret redaction.
-export { ConfigError, DagentError, DatabaseError, errorMessage } from './errors.js';
+export { ConfigError, DagentError, DatabaseError, StoredEventError, errorMessage } from './errors.js';
 export { readBeside } from './read-beside.js';
 export { visibleJson, visibleText } from './visible-text.js';
 export { createSecretRedactor, MAX_REDACTED_CHARS, OversizedValueError, secretsFromEnvironment, type SecretRedactor } from './secret-redactor.js';
@@ -24,7 +24,7 @@ export { lintOptions } from './config/lint-options.js';
 
 // Session log: event types, appending and reading the log, following a run.
 export { EventLog, readEvents, type EventQuery } from './session/event-log.js';
-export { EVENT_TYPES, isEventType, type EventDraft, type EventType, type SessionEvent } from './session/event-types.js';
+export { EVENT_TYPES, EVENT_VERSIONS, isEventType, type EventDraft, type EventType, type SessionEvent } from './session/event-types.js';
 export { MEMORY_KINDS, MEMORY_SCOPES } from './session/event-values.js';
 export { followRun, type FollowedStore, type RunFollower } from './session/follow-run.js';
 export { runLog } from './session/run-log.js';

@@ -6,6 +6,7 @@ import * as eventsWithoutTypeIndex from './0004-events-without-type-index.js';
 import * as runLeases from './0005-run-leases.js';
 import * as nodeClaims from './0006-node-claims.js';
 import * as dashboardEventsNotify from './0007-dashboard-events-notify.js';
+import * as eventVersions from './0008-event-versions.js';
 
 /**
  * Every migration, in order. Names sort in the order they must run; a new schema change is a
@@ -19,6 +20,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0005-run-leases': runLeases,
   '0006-node-claims': nodeClaims,
   '0007-dashboard-events-notify': dashboardEventsNotify,
+  '0008-event-versions': eventVersions,
 };
 
 export { dialectOf, type SqlDialectName } from './dialect-of.js';

@@ -56,6 +56,8 @@ export interface EventsTable {
   surface_op: string | null;
   source_event_seqs: string | null;
   created_at: string;
+  /** The version of the type's payload schema the row was written with; null (rows from before versions): 1. */
+  version: number | null;
 }
 
 export interface FileSnapshotsTable {

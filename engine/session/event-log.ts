@@ -4,7 +4,7 @@ import { PreparedQuery } from '../db/prepared-query.js';
 import type { Database } from '../db/database.js';
 import { InvalidEventError } from '../errors.js';
 import { eventFromDraftRow, eventFromRow } from './event-row.js';
-import { EVENT_PAYLOADS, isEventType, type EventDraft, type EventType, type SessionEvent } from './event-types.js';
+import { EVENT_PAYLOADS, EVENT_VERSIONS, isEventType, type EventDraft, type EventType, type SessionEvent } from './event-types.js';
 
 export interface EventQuery<T extends EventType = EventType> {
   /** Only this node's events; `null` for run-level events; omitted for all. */
@@ -142,6 +142,7 @@ export class EventLog {
       surface_op: surfaceOp === undefined ? null : JSON.stringify(surfaceOp),
       source_event_seqs: draft.sourceEventSeqs === undefined ? null : JSON.stringify(draft.sourceEventSeqs),
       created_at: createdAt,
+      version: EVENT_VERSIONS[draft.type],
     };
   }
 }
@@ -166,6 +167,7 @@ interface PendingRow {
   surface_op: string | null;
   source_event_seqs: string | null;
   created_at: string;
+  version: number;
 }
 
 const MAX_SEQ_CONFLICT_RETRIES = 20;
@@ -231,7 +233,7 @@ async function insertFollowing(db: Kysely<Database>, rows: readonly PendingRow[]
     for (let offset = 0; offset < size; offset += 1) {
       const row = rows[index + offset]!;
       const seq = previousSeq + index + offset + 1;
-      parameters.push(row.run_id, seq, row.node_id, row.turn, row.step, row.type, row.payload, row.surface_op, row.source_event_seqs, row.created_at);
+      parameters.push(row.run_id, seq, row.node_id, row.turn, row.step, row.type, row.payload, row.surface_op, row.source_event_seqs, row.created_at, row.version);
     }
     const stored = await insertEvents(size).executeInOrder<StoredPayload>(db, parameters);
     const payloads = new Map(stored.rows.map((inserted) => [Number(inserted.seq), inserted.payload]));
@@ -246,7 +248,7 @@ async function insertFollowing(db: Kysely<Database>, rows: readonly PendingRow[]
 }
 
 const INSERT_SIZES = [64, 16, 4, 1] as const;
-const EVENT_FIELD_COUNT = 10;
+const EVENT_FIELD_COUNT = 11;
 const insertStatements = new Map<number, PreparedQuery<string>>();
 
 /** A prepared insert of `size` events with known seqs; its parameters go row by row, in the column order above. */
@@ -268,6 +270,7 @@ function insertEvents(size: number): PreparedQuery<string> {
             surface_op: at(7),
             source_event_seqs: at(8),
             created_at: at(9),
+            version: sql<number>`cast(${at(10)} as integer)`,
           };
         }),
       )
@@ -284,7 +287,7 @@ type RowField = Exclude<keyof PendingRow, 'parsedPayload'>;
 const INSERT_NEXT_EVENT = new PreparedQuery<RowField>((db, param) =>
   db
     .insertInto('events')
-    .columns(['run_id', 'seq', 'node_id', 'turn', 'step', 'type', 'payload', 'surface_op', 'source_event_seqs', 'created_at'])
+    .columns(['run_id', 'seq', 'node_id', 'turn', 'step', 'type', 'payload', 'surface_op', 'source_event_seqs', 'created_at', 'version'])
     .expression((eb) =>
       eb
         .selectFrom('events')
@@ -300,6 +303,7 @@ const INSERT_NEXT_EVENT = new PreparedQuery<RowField>((db, param) =>
           sql<string | null>`cast(${param('surface_op')} as text)`.as('surface_op'),
           sql<string | null>`cast(${param('source_event_seqs')} as text)`.as('source_event_seqs'),
           sql<string>`cast(${param('created_at')} as text)`.as('created_at'),
+          sql<number>`cast(${param('version')} as integer)`.as('version'),
         ]),
     )
     .returning(['seq', 'payload']),

@@ -1,8 +1,12 @@
 import type { Selectable } from 'kysely';
 import type { EventsTable } from '../db/database.js';
 import type { SessionEvent, SurfaceOp } from './event-types.js';
+import { readStoredPayload } from './stored-payload.js';
 
-/** A stored row back into an event. Payloads were validated when they were appended. */
+/**
+ * A stored row back into an event, its payload validated against the version it was written with
+ * (`readStoredPayload`: a row that does not match is a `StoredEventError` naming run, seq and type).
+ */
 export function eventFromRow(row: Selectable<EventsTable>): SessionEvent {
   const event: EventFields = {
     seq: Number(row.seq),
@@ -11,7 +15,7 @@ export function eventFromRow(row: Selectable<EventsTable>): SessionEvent {
     turn: Number(row.turn),
     step: Number(row.step),
     type: row.type,
-    payload: JSON.parse(row.payload) as unknown,
+    payload: readStoredPayload(row),
     createdAt: row.created_at,
   };
   return withOptionalFields(event, row);

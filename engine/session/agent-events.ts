@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { FINISH_REASONS } from '../model/model-provider.js';
+import { defineEvent } from './define-event.js';
+import { END_REASONS, TOOL_OUTCOMES } from './event-values.js';
+
+/** Token counts of one model call, as assistant messages and compaction summaries record them. */
+export const usage = z.strictObject({
+  input: z.number().int().nonnegative(),
+  output: z.number().int().nonnegative(),
+  cacheHit: z.number().int().nonnegative(),
+  cacheWrite: z.number().int().nonnegative().optional(),
+  reasoning: z.number().int().nonnegative(),
+  /** The counts are estimates, not numbers the provider reported. */
+  estimated: z.boolean().optional(),
+});
+
+const toolCall = z.strictObject({
+  id: z.string().min(1),
+  name: z.string().min(1),
+  args: z.unknown(),
+  argsText: z.string().optional(),
+});
+
+const userSource = z.enum(['user', 'instruction', 'handoff', 'runtime-context', 'memory', 'compaction-summary', 'note']);
+
+/** The events of a node agent's conversation: messages, tool calls and results, requests, retries, its end. */
+export const AGENT_EVENTS = {
+  'user/message': defineEvent(1, () => z.strictObject({
+    content: z.string(),
+    source: userSource,
+    /** For runtime-context messages: the full state snapshot the message reflects. */
+    context: z.record(z.string(), z.unknown()).optional(),
+    compactionId: z.string().optional(),
+  })),
+  'assistant/message': defineEvent(1, () => z.strictObject({
+    content: z.string(),
+    reasoning: z.string().optional(),
+    reasoningSignature: z.string().optional(),
+    toolCalls: z.array(toolCall),
+    finishReason: z.enum(FINISH_REASONS),
+    provider: z.string(),
+    model: z.string(),
+    usage: usage.optional(),
+    costUsd: z.number().nonnegative().optional(),
+  })),
+  'tool/call': defineEvent(1, () => z.strictObject({ toolCallId: z.string(), name: z.string(), args: z.unknown() })),
+  /**
+   * Text of a model response while it streams, coalesced (a few events a second, cut at whitespace),
+   * for a dashboard in another process. Display only: the `assistant/message` that follows is the
+   * authority, and no model request is ever built from these.
+   */
+  'text/streamed': defineEvent(1, () => z.strictObject({ text: z.string().min(1) })),
+  'tool/result': defineEvent(1, () => z.strictObject({
+    toolCallId: z.string(),
+    name: z.string(),
+    content: z.string(),
+    isError: z.boolean(),
+    meta: z.looseObject({
+      outcome: z.enum(TOOL_OUTCOMES),
+      truncated: z.boolean(),
+      originalLength: z.number().int().nonnegative(),
+      durationMs: z.number().nonnegative().optional(),
+      args: z.unknown().optional(),
+      path: z.string().optional(),
+      url: z.string().optional(),
+      contentType: z.string().optional(),
+      provider: z.string().optional(),
+      fatal: z.boolean().optional(),
+    }),
+  })),
+  'prompt/recorded': defineEvent(1, () => z.strictObject({
+    systemHash: z.string(),
+    system: z.string(),
+    toolsHash: z.string(),
+    tools: z.array(z.strictObject({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.unknown()) })),
+  })),
+  'request/header': defineEvent(1, () => z.strictObject({
+    agent: z.string(),
+    provider: z.string(),
+    model: z.string(),
+    parameters: z.record(z.string(), z.unknown()),
+    systemHash: z.string(),
+    toolsHash: z.string(),
+    toolNames: z.array(z.string()),
+    contextChanged: z.boolean(),
+  })),
+  'request/context': defineEvent(1, () => z.strictObject({
+    messageSeqs: z.array(z.number().int()),
+    estimatedTokens: z.number().int().nonnegative(),
+    surfaceGeneration: z.number().int().nonnegative(),
+    /** The node's compaction threshold when it has a compactor: its context gauge's full mark. */
+    compactionThresholdTokens: z.number().int().nonnegative().optional(),
+  })),
+  'model/retried': defineEvent(1, () => z.strictObject({ attempt: z.number().int(), delayMs: z.number(), error: z.string(), status: z.number().optional() })),
+  'agent/finished': defineEvent(1, () => z.strictObject({ reason: z.enum(END_REASONS), detail: z.string().optional(), steps: z.number().int() })),
+} as const;

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { defineEvent } from './define-event.js';
+
+/** The events of a run dispatched to worker processes: the dispatch, and each attempt's claim and outcome. */
+export const DISPATCH_EVENTS = {
+  /** A run's nodes go to worker processes through the job queue (`run --workers`). */
+  'dispatch/started': defineEvent(1, () => z.strictObject({ mode: z.enum(['shared', 'clone']), baseCommit: z.string().optional() })),
+  /** A worker claimed a node attempt; `token` grows with every claim of the node. */
+  'attempt/claimed': defineEvent(1, () => z.strictObject({ attempt: z.number().int().positive(), token: z.number().int().positive(), worker: z.string(), pid: z.number().int(), host: z.string() })),
+  /** A worker's outcome of a node attempt, committed only while its claim's token was current; `patch` in clone mode. */
+  'attempt/finished': defineEvent(1, () => z.strictObject({
+    attempt: z.number().int().positive(),
+    token: z.number().int().positive(),
+    worker: z.string(),
+    outcome: z.enum(['succeeded', 'failed']),
+    answer: z.string().optional(),
+    filesChanged: z.array(z.string()).optional(),
+    error: z.string().optional(),
+    retryable: z.boolean().optional(),
+    patch: z.string().optional(),
+  })),
+} as const;

@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { defineEvent } from './define-event.js';
+import { MEMORY_KINDS, MEMORY_SCOPES } from './event-values.js';
+
+/** The events of a plan node: its transitions, the files it changed, the work and memories it reported. */
+export const NODE_EVENTS = {
+  'node/ready': defineEvent(1, () => z.strictObject({})),
+  'node/started': defineEvent(1, () => z.strictObject({ attempt: z.number().int().positive() })),
+  'node/succeeded': defineEvent(1, () => z.strictObject({ result: z.string(), filesChanged: z.array(z.string()).optional() })),
+  'node/failed': defineEvent(1, () => z.strictObject({ error: z.string(), attempt: z.number().int().positive().optional() })),
+  'node/skipped': defineEvent(1, () => z.strictObject({ reason: z.string() })),
+  'node/cancelled': defineEvent(1, () => z.strictObject({ reason: z.string().optional() })),
+  'node/retried': defineEvent(1, () => z.strictObject({ attempt: z.number().int().positive(), delayMs: z.number().nonnegative(), error: z.string() })),
+  'node/snapshotted': defineEvent(1, () => z.strictObject({ attempt: z.number().int().positive(), boundary: z.unknown() })),
+  /** A node changed files its declared writes do not cover (a command's side effect): recorded, diffed and revertible like the others. */
+  'writes/exceeded': defineEvent(1, () => z.strictObject({ paths: z.array(z.string()) })),
+  'work/reported': defineEvent(1, () => z.strictObject({ title: z.string(), files: z.array(z.string()), reason: z.string() })),
+  /** A command's process group started: on resume, one still running from an earlier process is stopped first. */
+  'command/started': defineEvent(1, () => z.strictObject({ toolCallId: z.string(), pid: z.number().int().positive(), host: z.string(), startTime: z.string().nullable(), sandboxed: z.boolean() })),
+  'file/reverted': defineEvent(1, () => z.strictObject({
+    path: z.string(),
+    node: z.string().nullable().optional(),
+    /** Reverting the whole run, or one node's change. */
+    scope: z.enum(['run', 'node']).optional(),
+    /** `restored` exactly, `deleted` (the file was created), or `patched` (reversed onto later edits). */
+    action: z.enum(['restored', 'deleted', 'patched']).optional(),
+    forced: z.boolean().optional(),
+  })),
+  'memory/added': defineEvent(1, () => z.strictObject({ memoryId: z.number().int(), kind: z.enum(MEMORY_KINDS), scope: z.enum(MEMORY_SCOPES), content: z.string() })),
+} as const;
