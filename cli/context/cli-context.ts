@@ -53,6 +53,12 @@ export class CliContext {
         `dagent: ${join(this.workspace, WORKSPACE_CONFIG_FILE)} sets ${resolved.untrustedKeys.join(', ')}; ignored until you trust this workspace (\`dagent trust\`)`,
       );
     }
+    if (resolved.loosenedLimits.length > 0) {
+      writeLine(
+        io.stderr,
+        `dagent: ${join(this.workspace, WORKSPACE_CONFIG_FILE)} would loosen your limits (${resolved.loosenedLimits.join(', ')}); a repository may only tighten them, so yours are kept (allowWorkspaceToLoosenLimits: true in your own config allows it)`,
+      );
+    }
   }
 
   get config(): DagentConfig {

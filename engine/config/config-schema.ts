@@ -65,6 +65,11 @@ export const configSchema = z.strictObject({
   web: webConfig.optional(),
   mcpServers: mcpServersConfig.optional(),
   /** The OS sandbox of commands: `enabled: false` is `--no-sandbox`; `allowHosts` the hosts commands may reach (through a proxy); `env` more variables commands inherit. */
+  /**
+   * A repository's `.dagent/config.json` may only tighten limits (caps and prices) unless this is
+   * true in the user's own config file; set in a repository's file, it is ignored.
+   */
+  allowWorkspaceToLoosenLimits: z.boolean().optional(),
   sandbox: z
     .looseObject({ enabled: z.boolean().optional(), allowHosts: z.array(z.string().min(1)).optional(), env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).optional() })
     .optional(),

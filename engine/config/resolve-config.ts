@@ -4,6 +4,7 @@ import { ConfigError } from '../errors.js';
 import { WORKSPACE_SAFE_KEYS, parseConfig, type DagentConfig } from './config-schema.js';
 import { userConfigPath } from './user-config.js';
 import { configHash, isWorkspaceTrusted } from './workspace-trust.js';
+import { tightenOnly } from './workspace-limits.js';
 
 /** The workspace's own config file, relative to the workspace. */
 export const WORKSPACE_CONFIG_FILE = join('.dagent', 'config.json');
@@ -19,13 +20,16 @@ export interface ResolvedConfig {
   readonly config: DagentConfig;
   /** Keys of the workspace's config file left out because the workspace is not trusted (`dagent trust`). */
   readonly untrustedKeys: readonly string[];
+  /** Limits the workspace's config file tried to loosen, as `name: asked → kept`; the user's (or built-in) limit was kept. */
+  readonly loosenedLimits: readonly string[];
 }
 
 /**
  * The settings of one invocation, weakest first: the user's config file, the workspace's
  * `.dagent/config.json`, `DAGENT_*` environment variables, flags. The workspace file is written by
  * whoever wrote the repository: until the user trusts it (`trustWorkspace`, keyed by the file's
- * hash), only its WORKSPACE_SAFE_KEYS count.
+ * hash), only its WORKSPACE_SAFE_KEYS count. Trusted or not, it can only tighten the user's limits
+ * (`tightenOnly`), unless the user's own file says `allowWorkspaceToLoosenLimits: true`.
  */
 export function resolveConfig(sources: ConfigSources): ResolvedConfig {
   const userPath = userConfigPath(sources.env);
@@ -43,7 +47,8 @@ export function resolveConfig(sources: ConfigSources): ResolvedConfig {
       workspace = Object.fromEntries(Object.entries(parsed).filter(([key]) => safe.has(key))) as DagentConfig;
     }
   }
-  return { config: { ...user, ...workspace, ...configFromEnv(sources.env), ...sources.flags }, untrustedKeys };
+  const tightened = tightenOnly(workspace, user);
+  return { config: { ...user, ...tightened.config, ...configFromEnv(sources.env), ...sources.flags }, untrustedKeys, loosenedLimits: tightened.loosened };
 }
 
 /** A config file, checked; undefined when it does not exist. */
