@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Script } from 'node:vm';
+import { CodeCacheSeal } from './code-cache-seal.js';
 
 /**
  * Loads the CommonJS bundle of the CLI (dist/cli-bundle/, built by rolldown.config.mjs) with a V8
@@ -20,13 +21,20 @@ import { Script } from 'node:vm';
  * DAGENT_CODE_CACHE=off compiles without a cache; DAGENT_CODE_CACHE=DIR keeps the data in DIR.
  * Whatever goes wrong with the cache (no folder, unreadable or unwritable data) only costs speed.
  *
+ * Every file is sealed with a key only dagent can read (code-cache-seal.ts): a file whose seal does
+ * not match (written by a command, or damaged) is discarded with a one-line notice and compiled
+ * again. The package's own cache folder is also read-only to sandboxed commands when the package
+ * lies inside their workspace.
+ *
  * A chunk must not contain `import()`: Node 20 loses a script's dynamic-import callback when the
  * script comes from cached data. The build turns every dynamic import into a `require` and refuses
  * a chunk that still has one (rolldown.config.mjs).
  */
 export function loadBundle(entry: string): Record<string, unknown> {
   const bundleDir = dirname(entry);
-  const loader = new BundleLoader(bundleDir, cacheFolder(bundleDir));
+  const folder = cacheFolder(bundleDir);
+  const seal = folder === undefined ? undefined : CodeCacheSeal.open();
+  const loader = new BundleLoader(bundleDir, seal === undefined ? undefined : folder, seal);
   return loader.load(entry);
 }
 
@@ -41,7 +49,8 @@ interface Pending {
 
 type ModuleFunction = (exports: unknown, require: NodeJS.Require, module: LoadedModule, filename: string, dirname: string) => void;
 
-const CACHE_TAG = `${process.version}-${process.arch}`;
+/** Part of every cache file's name: V8's data depends on them (`sealed` sets the format apart from the unsealed files of earlier versions). */
+const CACHE_TAG = `${process.version}-${process.arch}-sealed`;
 
 class BundleLoader {
   private readonly modules = new Map<string, LoadedModule>();
@@ -51,6 +60,7 @@ class BundleLoader {
   constructor(
     private readonly bundleDir: string,
     private readonly cacheDir: string | undefined,
+    private readonly seal: CodeCacheSeal | undefined,
   ) {
     if (cacheDir !== undefined) process.once('exit', () => this.writeCache());
   }
@@ -59,9 +69,9 @@ class BundleLoader {
     const known = this.modules.get(file);
     if (known !== undefined) return known.exports;
     const source = readFileSync(file, 'utf8');
-    const cacheFile = this.cacheDir === undefined ? undefined : join(this.cacheDir, `${basename(file)}.${sourceKey(source)}.bin`);
+    const cacheFile = this.cacheDir === undefined || this.seal === undefined ? undefined : join(this.cacheDir, `${basename(file)}.${sourceKey(source)}.${this.seal.id}.bin`);
     if (cacheFile !== undefined) this.current.add(basename(cacheFile));
-    const cachedData = cacheFile === undefined ? undefined : readIfPresent(cacheFile);
+    const cachedData = cacheFile === undefined ? undefined : this.readSealed(cacheFile);
     // `(0, function …)` and not `(function …)`: V8 compiles a parenthesised function at once, in full
     // (a guess that it is called right away), where it should only pre-parse the inner functions.
     const script = new Script(`(0, function (exports, require, module, __filename, __dirname) {${source}\n})`, {
@@ -76,6 +86,17 @@ class BundleLoader {
     return module.exports;
   }
 
+  /** The data of a cache file whose seal holds; one that fails is removed, with a notice. */
+  private readSealed(file: string): Buffer | undefined {
+    const sealed = readIfPresent(file);
+    if (sealed === undefined || this.seal === undefined) return undefined;
+    const opened = this.seal.unseal(file, sealed);
+    if ('data' in opened) return opened.data;
+    rmSync(file, { force: true });
+    process.stderr.write(`dagent: discarded the code cache file ${file}: its seal does not match (damaged, or not written by dagent); compiling afresh\n`);
+    return undefined;
+  }
+
   /** A chunk's require: the bundle's own chunks through this loader, everything else through Node. */
   private requireFrom(file: string): NodeJS.Require {
     const nodeRequire = createRequire(file);
@@ -85,12 +106,12 @@ class BundleLoader {
 
   /** Writes the data of the chunks that had none, then drops the data of chunks this bundle no longer has. */
   private writeCache(): void {
-    if (this.pending.length === 0 || this.cacheDir === undefined) return;
+    if (this.pending.length === 0 || this.cacheDir === undefined || this.seal === undefined) return;
     try {
       mkdirSync(this.cacheDir, { recursive: true });
       for (const { script, file } of this.pending) {
         const temporary = `${file}.${process.pid}.tmp`;
-        writeFileSync(temporary, script.createCachedData());
+        writeFileSync(temporary, this.seal.seal(file, script.createCachedData()), { mode: 0o600 });
         renameSync(temporary, file);
       }
       const chunks = new Set(readdirSync(this.bundleDir));
