@@ -55,3 +55,24 @@ export function loopCancelReason(phase: LoopPhase): string | undefined {
   const active = activePhase(phase);
   return active.kind === 'cancelling' ? active.reason : undefined;
 }
+
+/** What the loop counts when it asks whether the schedule is over. */
+export interface LoopCounts {
+  /** Holds on dispatch (an amendment being built, the first step). */
+  readonly hold: number;
+  /** Nodes ready or running. */
+  readonly inFlight: number;
+  /** Attempts granted and not yet settled. */
+  readonly executing: number;
+}
+
+/**
+ * Whether the schedule is over: a failed loop once no attempt runs; otherwise once nothing is held
+ * or in flight, or, cancelling, once nothing is in flight or running.
+ */
+export function loopIsOver(phase: LoopPhase, counts: LoopCounts): boolean {
+  if (phase.kind === 'closed') return false;
+  if (loopFailure(phase) !== undefined) return counts.executing === 0;
+  if (counts.hold === 0 && counts.inFlight === 0) return true;
+  return loopCancelReason(phase) !== undefined && counts.inFlight === 0 && counts.executing === 0;
+}

@@ -1,7 +1,7 @@
 import type { NodeStatus } from './node-status.js';
 import type { SchedulableNode } from './schedulable-node.js';
 import type { ScheduleGraph } from './schedule-graph.js';
-import type { NodeReport, ScheduleResult } from './schedule-options.js';
+import type { NodeReport, ScheduleResult, ScheduleSnapshot } from './schedule-options.js';
 
 /** A node's live state inside the loop; graph links are direct references so a completion costs O(its dependents). */
 export interface NodeState<R> {
@@ -29,6 +29,13 @@ export interface Ticket<R> {
 
 export function createNodeState<R>(node: SchedulableNode, status: NodeStatus = 'pending', attempts = 0): NodeState<R> {
   return { node, status, attempts, budgetUsed: 0, unmet: 0, dependencies: [], dependents: [], token: 0, result: undefined, error: undefined };
+}
+
+/** The states a schedule starts with: every node linked to its dependencies, with its status and attempts from an earlier session. */
+export function initialNodeStates<R>(graph: ScheduleGraph, statuses?: ReadonlyMap<string, NodeStatus>, attempts?: ReadonlyMap<string, number>): NodeState<R>[] {
+  const states = graph.nodes.map((node) => createNodeState<R>(node, statuses?.get(node.id), attempts?.get(node.id)));
+  linkNodeStates(states, graph);
+  return states;
 }
 
 /** Points each state (in `graph` order) at its dependencies and dependents. */
@@ -62,4 +69,9 @@ export function scheduleReport<R>(states: readonly NodeState<R>[], cancelled: bo
     else nodes.set(state.node.id, state.error === undefined ? base : { ...base, error: state.error });
   }
   return { status: cancelled ? 'cancelled' : allSucceeded ? 'succeeded' : 'failed', nodes };
+}
+
+/** The nodes and their statuses now, for a replanning decision. */
+export function scheduleSnapshot<R>(states: readonly NodeState<R>[]): ScheduleSnapshot {
+  return { nodes: states.map((state) => state.node), statuses: new Map(states.map((state) => [state.node.id, state.status])) };
 }

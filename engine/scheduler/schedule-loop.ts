@@ -1,20 +1,22 @@
 import { setMaxListeners } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import { amendmentIssues } from './amendment-issues.js';
-import { RUNNING_PHASE, activePhase, loopCancelReason, loopFailure, nextLoopPhase, type LoopPhase } from './loop-phase.js';
-import { resumeStatus, transitionNode } from './node-status.js';
-import type { NodeTransition } from './node-transition.js';
+import { RUNNING_PHASE, activePhase, loopCancelReason, loopFailure, loopIsOver, nextLoopPhase, type LoopPhase } from './loop-phase.js';
+import { resumeStatus } from './node-status.js';
 import { reclassifyNodes } from './reclassify-nodes.js';
 import { DEFAULT_NODE_RETRY_POLICY, nodeRetryVerdict, type NodeRetryPolicy } from './retry-verdict.js';
 import type { LoopInput, StartInput, Step, TransitionBody } from './loop-input.js';
-import { createNodeState, linkNodeStates, rebuildNodeStates, scheduleReport, type NodeState, type Ticket } from './node-state.js';
+import { initialNodeStates, rebuildNodeStates, scheduleReport, scheduleSnapshot, type NodeState, type Ticket } from './node-state.js';
+import { recordTransition } from './record-transition.js';
 import type { NodeOutcome } from './schedulable-node.js';
 import { createScheduleGraph, type ScheduleGraph } from './schedule-graph.js';
+import { AmendQueue } from './amend-queue.js';
+import { commitStep, watchSignal } from './commit-step.js';
+import { LockGate } from './lock-gate.js';
 import type { Amendment, AmendOutcome, Replan, ScheduleMode, ScheduleOptions, ScheduleResult, ScheduleSnapshot } from './schedule-options.js';
 import { ScheduleRunner, type StartDecision } from './schedule-runner.js';
 import { ScheduleAmendError } from './scheduler-errors.js';
 import { TransitionWriter } from './transition-writer.js';
-import { WriteLocks } from './write-locks.js';
 
 const WITHDRAW: StartDecision = { kind: 'withdraw' };
 const NOT_STARTED_REASON = 'run cancelled before the node started';
@@ -40,7 +42,8 @@ export class ScheduleLoop<R> {
   readonly #random: () => number;
   readonly #abort = new AbortController();
   readonly #runner: ScheduleRunner<R, Ticket<R>>;
-  readonly #locks = new WriteLocks();
+  readonly #gate: LockGate<R>;
+  readonly #amends: AmendQueue<R>;
   readonly #writer: TransitionWriter<R>;
   #states: NodeState<R>[];
   #byId: Map<string, NodeState<R>>;
@@ -54,15 +57,13 @@ export class ScheduleLoop<R> {
   #hold = 1;
   #eligible: NodeState<R>[] = [];
   #blocked: NodeState<R>[] = [];
-  #lockWaiters: Ticket<R>[] = [];
-  #locksFreed = false;
   #deferredStarts: StartInput<R>[] = [];
   /** Running, cancelling, failing, or closed: one value with one transition function (`nextLoopPhase`). */
   #phase: LoopPhase = RUNNING_PHASE;
-  #amendChain: Promise<unknown> = Promise.resolve();
   #resolve!: (result: ScheduleResult<R>) => void;
   #reject!: (error: unknown) => void;
   #detachSignal: () => void = () => undefined;
+  readonly #committing = { failed: () => this.#failure !== undefined, enterFatal: (error: unknown) => this.#enterFatal(error), post: (input: LoopInput<R>) => this.#post(input) };
 
   constructor(options: ScheduleOptions<R>) {
     const graph = createScheduleGraph(options.nodes);
@@ -83,15 +84,19 @@ export class ScheduleLoop<R> {
       onBug: (error) => this.#post({ kind: 'fatal', error }),
     });
     this.#runner.pause();
-    this.#states = graph.nodes.map((node) => createNodeState<R>(node, options.initialStatus?.get(node.id), options.initialAttempts?.get(node.id)));
+    this.#gate = new LockGate(this.#runner);
+    this.#amends = new AmendQueue<R>({ stopping: () => this.#stopping, snapshot: () => this.snapshot(), signal: this.#abort.signal, post: (input) => this.#post(input) });
+    this.#states = initialNodeStates<R>(graph, options.initialStatus, options.initialAttempts);
     this.#byId = new Map(this.#states.map((state) => [state.node.id, state]));
     this.#inFlight = this.#states.filter((state) => state.status === 'ready' || state.status === 'running').length;
-    linkNodeStates(this.#states, graph);
     this.result = new Promise((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
     });
-    this.#watch(options.signal);
+    this.#detachSignal = watchSignal(options.signal, (reason) => {
+      this.#abort.abort(reason);
+      this.#post({ kind: 'cancel', reason: typeof reason === 'string' ? reason : 'run cancelled' });
+    });
     this.#post({ kind: 'begin' });
   }
 
@@ -99,14 +104,11 @@ export class ScheduleLoop<R> {
   amend(replan: Replan): Promise<AmendOutcome> {
     if (this.#phase.kind === 'closed') return Promise.resolve('closed');
     this.#holdOn();
-    return this.#queueAmend(replan, false);
+    return this.#amends.queue(replan, false);
   }
 
   snapshot(): ScheduleSnapshot {
-    return {
-      nodes: this.#states.map((state) => state.node),
-      statuses: new Map(this.#states.map((state) => [state.node.id, state.status])),
-    };
+    return scheduleSnapshot(this.#states);
   }
 
   get #stopping(): boolean {
@@ -115,19 +117,6 @@ export class ScheduleLoop<R> {
 
   get #failure(): { readonly error: unknown } | undefined {
     return loopFailure(this.#phase);
-  }
-
-  #watch(signal: AbortSignal | undefined): void {
-    if (signal === undefined) return;
-    const onAbort = (): void => {
-      this.#abort.abort(signal.reason);
-      this.#post({ kind: 'cancel', reason: typeof signal.reason === 'string' ? signal.reason : 'run cancelled' });
-    };
-    if (signal.aborted) onAbort();
-    else {
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.#detachSignal = () => signal.removeEventListener('abort', onAbort);
-    }
   }
 
   #post(input: LoopInput<R>): void {
@@ -153,37 +142,15 @@ export class ScheduleLoop<R> {
           this.#inbox = [];
           for (const input of inputs) this.#apply(step, input);
           this.#promote(step);
-          if (this.#locksFreed) this.#retryLockWaiters();
+          this.#gate.retryWaiting(this.#stopping);
         }
       } catch (error) {
         this.#enterFatal(error);
       }
-      this.#commit(step);
+      commitStep(step, this.#writer, this.#committing);
     }
     this.#draining = false;
     this.#checkFinished();
-  }
-
-  /** Queues the step's transitions for storing, grants its starts, and runs the rest once stored. */
-  #commit(step: Step<R>): void {
-    const failure = this.#writer.failure;
-    if (failure !== undefined) this.#enterFatal(failure.error);
-    if (this.#failure !== undefined) {
-      for (const action of step.abandon) action();
-      return;
-    }
-    const stored = this.#writer.submit(step.transitions);
-    for (const start of step.starts) start(stored);
-    stored.then(
-      () => {
-        const actions = this.#failure === undefined ? step.effects : step.abandon;
-        for (const action of actions) action();
-      },
-      (error: unknown) => {
-        this.#post({ kind: 'fatal', error });
-        for (const action of step.abandon) action();
-      },
-    );
   }
 
   #apply(step: Step<R>, input: LoopInput<R>): void {
@@ -210,21 +177,9 @@ export class ScheduleLoop<R> {
     }
   }
 
-  /** Validates the move, keeps `#inFlight` right, and queues the transition for persisting. */
+  /** Validates the move, keeps `#inFlight` right, and queues the transition for storing. */
   #record(step: Step<R>, state: NodeState<R>, body: TransitionBody<R>): void {
-    const from = state.status;
-    transitionNode(from, body.to, state.node.id);
-    const wasActive = from === 'ready' || from === 'running';
-    const isActive = body.to === 'ready' || body.to === 'running';
-    if (wasActive !== isActive) this.#inFlight += isActive ? 1 : -1;
-    state.status = body.to;
-    // Completes the caller's fresh object literal in place: a spread into a new object is the
-    // slowest line of the scheduler's hot path (the bodies have many shapes).
-    const transition = body as { -readonly [K in keyof NodeTransition<R>]: NodeTransition<R>[K] };
-    transition.nodeId = state.node.id;
-    transition.from = from;
-    transition.attempts = state.attempts;
-    step.transitions.push(transition as NodeTransition<R>);
+    this.#inFlight += recordTransition(step, state, body);
   }
 
   /** First step: statuses from an earlier session restart (succeeded stays), then the first promotion. */
@@ -259,7 +214,7 @@ export class ScheduleLoop<R> {
     this.#executing -= 1;
     const { state } = ticket;
     if (this.#failure !== undefined) return;
-    this.#releaseLocks(state); // the attempt is over: its writes are done
+    this.#gate.release(state); // the attempt is over: its writes are done
     if (outcome.status === 'succeeded') {
       state.result = outcome.result;
       state.error = undefined;
@@ -288,7 +243,7 @@ export class ScheduleLoop<R> {
     // Hold now, inside this step, so the dependents are not skipped before the hook decides.
     this.#holdOn();
     const failure = { nodeId: state.node.id, error: outcome.error, attempts: state.attempts };
-    step.effects.push(() => void this.#queueAmend((snapshot, signal) => onNodeFailed(failure, snapshot, signal), true));
+    step.effects.push(() => void this.#amends.queue((snapshot, signal) => onNodeFailed(failure, snapshot, signal), true));
   }
 
   #armRetry(ticket: Ticket<R>, delayMs: number): void {
@@ -305,7 +260,7 @@ export class ScheduleLoop<R> {
     this.#runner.clear();
     for (const state of this.#states) {
       if (state.status !== 'ready') continue;
-      this.#withdraw(state);
+      this.#gate.withdraw(state);
       this.#record(step, state, { kind: 'cancelled', to: 'cancelled', reason: NOT_STARTED_REASON });
     }
     this.#dropWaiting();
@@ -323,7 +278,7 @@ export class ScheduleLoop<R> {
   #dropWaiting(): void {
     for (const input of this.#deferredStarts) input.grant(WITHDRAW);
     this.#deferredStarts = [];
-    this.#lockWaiters = [];
+    this.#gate.dropWaiting();
   }
 
   #holdOn(): void {
@@ -352,7 +307,7 @@ export class ScheduleLoop<R> {
     }
     const { unready, unskip, skip } = reclassifyNodes(this.#states);
     for (const state of unready) {
-      this.#withdraw(state);
+      this.#gate.withdraw(state);
       this.#record(step, state, { kind: 'reset', to: 'pending', cause: 'amend' });
     }
     for (const state of unskip) this.#record(step, state, { kind: 'reset', to: 'pending', cause: 'amend' });
@@ -392,62 +347,7 @@ export class ScheduleLoop<R> {
   #dispatch(state: NodeState<R>): void {
     if (state.status !== 'ready' || this.#stopping) return;
     state.token += 1;
-    this.#acquireAndEnqueue({ state, token: state.token });
-  }
-
-  #acquireAndEnqueue(ticket: Ticket<R>): void {
-    const { node } = ticket.state;
-    if (this.#locks.tryAcquire(node.id, node.writes)) this.#runner.enqueue(node.id, ticket);
-    else this.#lockWaiters.push(ticket);
-  }
-
-  #retryLockWaiters(): void {
-    this.#locksFreed = false;
-    const waiting = this.#lockWaiters;
-    this.#lockWaiters = [];
-    for (const ticket of waiting) {
-      if (this.#stopping || ticket.token !== ticket.state.token || ticket.state.status !== 'ready') continue;
-      this.#acquireAndEnqueue(ticket);
-    }
-  }
-
-  /** Invalidates the node's outstanding ticket and frees its locks. */
-  #withdraw(state: NodeState<R>): void {
-    state.token += 1;
-    this.#releaseLocks(state);
-  }
-
-  #releaseLocks(state: NodeState<R>): void {
-    if (this.#locks.release(state.node.id)) this.#locksFreed = true;
-  }
-
-  #queueAmend(replan: Replan, fromFailureHook: boolean): Promise<AmendOutcome> {
-    const run = this.#amendChain.then(() => this.#runAmend(replan, fromFailureHook));
-    this.#amendChain = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    return run;
-  }
-
-  /** Runs with a hold already taken; always gives it back. A failing failure hook stops the schedule. */
-  async #runAmend(replan: Replan, fromFailureHook: boolean): Promise<AmendOutcome> {
-    try {
-      if (this.#stopping) return 'closed';
-      const amendment = await replan(this.snapshot(), this.#abort.signal);
-      if (this.#stopping) return 'closed';
-      if (amendment === undefined) return 'unchanged';
-      const graph = createScheduleGraph(amendment.nodes);
-      return await new Promise<AmendOutcome>((resolve, reject) => {
-        this.#post({ kind: 'amend', amendment, graph, done: (outcome) => (outcome instanceof Error ? reject(outcome) : resolve(outcome)) });
-      });
-    } catch (error) {
-      if (!fromFailureHook) throw error;
-      this.#post({ kind: 'fatal', error });
-      return 'closed';
-    } finally {
-      this.#post({ kind: 'release' });
-    }
+    this.#gate.enqueue({ state, token: state.token });
   }
 
   #applyAmendment(step: Step<R>, amendment: Amendment, graph: ScheduleGraph, done: (outcome: AmendOutcome | Error) => void): void {
@@ -456,7 +356,7 @@ export class ScheduleLoop<R> {
     if (issues.length > 0) return done(new ScheduleAmendError(issues));
     for (const state of this.#states) {
       if (state.status === 'ready' && !graph.indexOf.has(state.node.id)) {
-        this.#withdraw(state);
+        this.#gate.withdraw(state);
         this.#record(step, state, { kind: 'reset', to: 'pending', cause: 'amend' });
       }
     }
@@ -472,13 +372,7 @@ export class ScheduleLoop<R> {
   }
 
   #checkFinished(): void {
-    if (this.#phase.kind === 'closed' || this.#draining) return;
-    if (this.#failure !== undefined) {
-      if (this.#executing === 0) this.#close();
-      return;
-    }
-    if (this.#hold === 0 && this.#inFlight === 0) this.#close();
-    else if (loopCancelReason(this.#phase) !== undefined && this.#inFlight === 0 && this.#executing === 0) this.#close();
+    if (!this.#draining && loopIsOver(this.#phase, { hold: this.#hold, inFlight: this.#inFlight, executing: this.#executing })) this.#close();
   }
 
   /** Settles the schedule once every transition decided so far is stored. */
