@@ -1,6 +1,7 @@
 import blessed from 'blessed';
 import { isTerminalRunStatus, type PendingApproval, type SessionEvent } from '../engine/index.js';
 import { applyEvents, approvalToAnswer, moveSelection, togglePanel, withNotice, type DashboardState } from './dashboard-state.js';
+import { DASHBOARD_KEYS, type DashboardControls } from './dashboard-keys.js';
 import { renderScreen } from './render-screen.js';
 import { lineCells, type Cell } from './screen-cells.js';
 
@@ -53,115 +54,147 @@ export const DEFAULT_REDRAW_MS = 150;
 const COALESCE_MS = 16;
 const CLOCK_TICK_MS = 1_000;
 
-/** The blessed screen over a run's state: draws `renderScreen` and maps keys to state changes and actions. */
+/** The blessed screen over a run's state: draws `renderScreen` and binds the keys of `DASHBOARD_KEYS`. */
 export function openDashboard(options: OpenDashboardOptions): Dashboard {
-  const now = options.now ?? Date.now;
-  const redrawMs = options.redrawMs ?? DEFAULT_REDRAW_MS;
-  const screen = blessed.screen({
-    input: options.terminal.input as never,
-    output: options.terminal.output as never,
-    smartCSR: true,
-    warnings: false,
-    fullUnicode: true,
-    autoPadding: false,
-    title: `dagent ${options.state.view.runId}`,
-  });
-  // The screen's lines are written straight into blessed's buffer (screen-cells.ts): no element,
-  // so a frame touches only the lines whose text changed, and blessed only sends the difference.
-  const shownLines: string[] = [];
-  type ScreenBuffer = { lines: (Cell[] & { dirty?: boolean })[]; dattr: number };
-  const buffer = screen as unknown as ScreenBuffer;
-  let state = options.state;
-  let rowOrder: string[] = [];
-  let pending: NodeJS.Timeout | undefined;
-  let lastDrawAt = -Infinity;
-  let closed = false;
-  let detach!: () => void;
-  const detached = new Promise<void>((resolve) => (detach = resolve));
+  return new DashboardScreen(options);
+}
 
-  const draw = (force = false): void => {
-    pending = undefined;
-    if (closed) return;
+type ScreenBuffer = { lines: (Cell[] & { dirty?: boolean })[]; dattr: number };
+
+class DashboardScreen implements Dashboard {
+  readonly #options: OpenDashboardOptions;
+  readonly #now: () => number;
+  readonly #redrawMs: number;
+  readonly #screen: blessed.Widgets.Screen;
+  /** The lines on screen, to skip those whose text did not change. */
+  readonly #shownLines: string[] = [];
+  readonly #clock: NodeJS.Timeout;
+  #state: DashboardState;
+  #rowOrder: string[] = [];
+  #pending: NodeJS.Timeout | undefined;
+  #lastDrawAt = -Infinity;
+  #closed = false;
+  #detach!: () => void;
+  readonly detached = new Promise<void>((resolve) => (this.#detach = resolve));
+
+  constructor(options: OpenDashboardOptions) {
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+    this.#redrawMs = options.redrawMs ?? DEFAULT_REDRAW_MS;
+    this.#state = options.state;
+    this.#screen = blessed.screen({
+      input: options.terminal.input as never,
+      output: options.terminal.output as never,
+      smartCSR: true,
+      warnings: false,
+      fullUnicode: true,
+      autoPadding: false,
+      title: `dagent ${options.state.view.runId}`,
+    });
+    this.#bindKeys();
+    this.#screen.on('resize', () => this.#draw(true));
+    this.#clock = setInterval(() => {
+      if (!isTerminalRunStatus(this.#state.view.status)) this.#schedule();
+    }, CLOCK_TICK_MS);
+    this.#clock.unref();
+    this.#draw();
+  }
+
+  push(events: readonly SessionEvent[]): void {
+    if (events.length > 0) this.#update(applyEvents(this.#state, events));
+  }
+
+  setOrphan(orphan: { pid: number } | null): void {
+    this.#update({ ...this.#state, orphan });
+  }
+
+  state(): DashboardState {
+    return this.#state;
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#clock);
+    if (this.#pending !== undefined) clearTimeout(this.#pending);
+    this.#screen.destroy();
+    this.#detach();
+  }
+
+  /** Every entry of the key table, bound; any other key ends a pending cancel confirmation. */
+  #bindKeys(): void {
+    const controls = this.#controls();
+    for (const entry of DASHBOARD_KEYS) this.#screen.key([...entry.keys], () => entry.action(controls));
+    const cancelKeys = new Set(DASHBOARD_KEYS.filter((entry) => entry.command === 'cancel').flatMap((entry) => entry.keys));
+    this.#screen.on('keypress', (_char: unknown, key: { name?: string } | undefined) => {
+      if (this.#state.confirmingCancel && !cancelKeys.has(key?.name ?? '')) this.#update({ ...this.#state, confirmingCancel: false });
+    });
+  }
+
+  #controls(): DashboardControls {
+    return {
+      move: (delta) => this.#update(moveSelection(this.#state, this.#rowOrder, delta)),
+      toggle: (panel) => this.#update(togglePanel(this.#state, panel)),
+      answer: (decision) => {
+        const approval = approvalToAnswer(this.#state);
+        if (approval === undefined) return this.#update(withNotice(this.#state, 'no approval is waiting'));
+        this.#act(() => (decision === 'approve' ? this.#options.actions.approve(approval) : this.#options.actions.deny(approval)));
+      },
+      cancel: () => {
+        const state = this.#state;
+        if (isTerminalRunStatus(state.view.status)) return this.#update(withNotice(state, `the run is already ${state.view.status}`));
+        if (!state.confirmingCancel) return this.#update({ ...state, confirmingCancel: true, notice: null });
+        this.#state = { ...state, confirmingCancel: false };
+        this.#act(() => this.#options.actions.cancel());
+      },
+      detach: () => this.close(),
+    };
+  }
+
+  /** Runs an action on the run, with its feedback on the screen. */
+  #act(run: () => Promise<string>): void {
+    this.#update(withNotice(this.#state, 'writing the answer to the log…'));
+    run().then(
+      (notice) => this.#update(withNotice(this.#state, notice)),
+      (error: unknown) => this.#update(withNotice(this.#state, `failed: ${error instanceof Error ? error.message : String(error)}`)),
+    );
+  }
+
+  #update(next: DashboardState): void {
+    this.#state = next;
+    this.#schedule();
+  }
+
+  #schedule(): void {
+    if (this.#pending !== undefined || this.#closed) return;
+    this.#pending = setTimeout(() => this.#draw(), Math.max(COALESCE_MS, this.#lastDrawAt + this.#redrawMs - Date.now()));
+  }
+
+  /**
+   * The screen's lines are written straight into blessed's buffer (screen-cells.ts): no element,
+   * so a frame touches only the lines whose text changed, and blessed only sends the difference.
+   */
+  #draw(force = false): void {
+    this.#pending = undefined;
+    if (this.#closed) return;
+    const screen = this.#screen;
     const width = Math.max(40, Number(screen.width) || 80);
     const height = Math.max(10, Number(screen.height) || 24);
-    lastDrawAt = Date.now();
-    const rendered = renderScreen(state, { width, height }, { color: options.color, now: now() });
-    rowOrder = rendered.rowOrder;
+    this.#lastDrawAt = Date.now();
+    const rendered = renderScreen(this.#state, { width, height }, { color: this.#options.color, now: this.#now() });
+    this.#rowOrder = rendered.rowOrder;
+    const buffer = screen as unknown as ScreenBuffer;
     let changed = false;
     for (const [index, row] of buffer.lines.entries()) {
       const text = rendered.lines[index] ?? '';
-      if (!force && text === shownLines[index]) continue;
-      shownLines[index] = text;
+      if (!force && text === this.#shownLines[index]) continue;
+      this.#shownLines[index] = text;
       const cells = lineCells(text, row.length, buffer.dattr);
       for (const [column, cell] of cells.entries()) row[column] = cell;
       row.dirty = true;
       changed = true;
     }
     if (changed) screen.render();
-    options.onRender?.(state.view.lastSeq);
-  };
-  const schedule = (): void => {
-    if (pending !== undefined || closed) return;
-    pending = setTimeout(draw, Math.max(COALESCE_MS, lastDrawAt + redrawMs - Date.now()));
-  };
-  const update = (next: DashboardState): void => {
-    state = next;
-    schedule();
-  };
-  const act = (run: () => Promise<string>): void => {
-    update(withNotice(state, 'writing the answer to the log…'));
-    run().then(
-      (notice) => update(withNotice(state, notice)),
-      (error: unknown) => update(withNotice(state, `failed: ${error instanceof Error ? error.message : String(error)}`)),
-    );
-  };
-  const answer = (decision: 'approve' | 'deny'): void => {
-    const approval = approvalToAnswer(state);
-    if (approval === undefined) return update(withNotice(state, 'no approval is waiting'));
-    act(() => (decision === 'approve' ? options.actions.approve(approval) : options.actions.deny(approval)));
-  };
-
-  screen.key(['up', 'k'], () => update(moveSelection(state, rowOrder, -1)));
-  screen.key(['down', 'j'], () => update(moveSelection(state, rowOrder, 1)));
-  screen.key(['enter'], () => update(togglePanel(state, 'details')));
-  screen.key(['?'], () => update(togglePanel(state, 'help')));
-  screen.key(['a'], () => answer('approve'));
-  screen.key(['d'], () => answer('deny'));
-  screen.key(['c'], () => {
-    if (isTerminalRunStatus(state.view.status)) return update(withNotice(state, `the run is already ${state.view.status}`));
-    if (!state.confirmingCancel) return update({ ...state, confirmingCancel: true, notice: null });
-    state = { ...state, confirmingCancel: false };
-    act(() => options.actions.cancel());
-  });
-  screen.key(['q', 'C-c'], () => close());
-  screen.on('keypress', (_char: unknown, key: { name?: string } | undefined) => {
-    if (state.confirmingCancel && key?.name !== 'c') update({ ...state, confirmingCancel: false });
-  });
-  screen.on('resize', () => draw(true));
-  const clock = setInterval(() => {
-    if (!isTerminalRunStatus(state.view.status)) schedule();
-  }, CLOCK_TICK_MS);
-  clock.unref();
-  draw();
-
-  function close(): void {
-    if (closed) return;
-    closed = true;
-    clearInterval(clock);
-    if (pending !== undefined) clearTimeout(pending);
-    screen.destroy();
-    detach();
+    this.#options.onRender?.(this.#state.view.lastSeq);
   }
-
-  return {
-    push(events) {
-      if (events.length > 0) update(applyEvents(state, events));
-    },
-    setOrphan(orphan) {
-      update({ ...state, orphan });
-    },
-    state: () => state,
-    detached,
-    close,
-  };
 }

@@ -1,4 +1,5 @@
 import { isTerminalRunStatus, planChangeSummary } from '../engine/index.js';
+import { KEY_HELP, keyHelpLines } from './dashboard-keys.js';
 import type { DashboardState } from './dashboard-state.js';
 import { renderHeader } from './render-header.js';
 import { nodePanel } from './render-node-panel.js';
@@ -18,17 +19,9 @@ export interface RenderedScreen {
   readonly rowOrder: string[];
 }
 
-export const KEY_HELP = '↑↓/jk select · enter details · a/d approve/deny · c cancel · ? help · q detach';
-
 const HELP_LINES = [
   'Keys',
-  '  ↑ ↓  j k   select a node (the selection follows activity until you move it)',
-  '  enter      details of the selected node (dependencies, times, result or error)',
-  '  a / d      approve / deny the pending approval (the selected node\'s, else the oldest);',
-  '             the answer is written to the run\'s log and the running process picks it up',
-  '  c c        cancel the run (press twice); it stays resumable with `dagent resume`',
-  '  ?          this help',
-  '  q          quit the screen: detaches only, the run goes on',
+  ...keyHelpLines(),
   '',
   'Glyphs  · pending  ○ ready  ▶ running  ✓ succeeded  ✗ failed  - skipped  ■ cancelled  ? asks approval',
   'Context: a node\'s last request as a share of its compaction threshold (the % column, and the',
