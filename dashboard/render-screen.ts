@@ -33,9 +33,11 @@ const HELP_LINES = [
  * replans, pending approvals, the run's state (finished, orphaned) and the keys. Pure: the blessed
  * screen only puts these lines on the terminal.
  */
-export function renderScreen(state: DashboardState, size: ScreenSize, options: { color: boolean; now: number }): RenderedScreen {
+export function renderScreen(state: DashboardState, size: ScreenSize, screenOptions: { color: boolean; now: number }): RenderedScreen {
   const { width, height } = size;
   const { view } = state;
+  // An orphaned run's clock stopped with its last event: no time keeps growing on screen.
+  const options = state.orphan !== null && view.lastEventAt !== null ? { ...screenOptions, now: Date.parse(view.lastEventAt) } : screenOptions;
   const line = (spans: readonly Span[], lineWidth = width): string => styledLine(spans, lineWidth, options.color);
   const header = renderHeader(view, options.now, width).map((spans) => line(spans));
   const bottom = bottomLines(state).map((spans) => line(spans));
@@ -91,7 +93,8 @@ function bottomLines(state: DashboardState): Span[][] {
   }
   if (view.approvals.length > approvals.length) lines.push([[`  … ${view.approvals.length - approvals.length} more approvals waiting`, 'magenta']]);
   if (state.orphan !== null) {
-    lines.push([['! ', 'red'], [`the process that ran this run (pid ${state.orphan.pid}) is gone; \`dagent resume ${view.runId}\` finishes it`, 'red']]);
+    const next = view.status === 'planning' ? `it has no plan; \`dagent cancel ${view.runId}\` closes it` : `\`dagent resume ${view.runId}\` finishes it, \`dagent cancel ${view.runId}\` closes it`;
+    lines.push([['! ', 'red'], [`the process that ran this run (pid ${state.orphan.pid}) is gone; ${next}`, 'red']]);
   } else if (isTerminalRunStatus(view.status)) {
     const took = view.startedAt === null || view.finishedAt === null ? '' : ` in ${formatClock(Date.parse(view.finishedAt) - Date.parse(view.startedAt))}`;
     lines.push([[`■ run ${view.status}${took}${view.error === null ? '' : `: ${view.error}`} · q to exit`, view.status === 'succeeded' ? 'green' : 'red']]);

@@ -127,7 +127,7 @@ export type { AmendInput, CompletedNode, PlanInput, Planner, PlanPatch, ReplanTr
 export { executeRun } from './run/orchestration/run-controller.js';
 export type { RemoteAttempts, RunFleet, RunResult, RunSettings } from './run/orchestration/run-options.js';
 export { claimRun, RunClaimedError, type RunLease } from './run/ownership/run-lease.js';
-export { runOwner, type RunOwner } from './run/ownership/run-owner.js';
+export { deadRunOwner, needsLivingProcess, runOwner, type RunOwner } from './run/ownership/run-owner.js';
 export { RunNotRunningError, cancelRun, requestCancel, type CancelOutcome } from './run/ownership/cancel-run.js';
 export { isTerminalRunStatus } from './run/storage/run-status.js';
 export { createRun, getRun, listRuns, type RunRecord } from './run/storage/run-store.js';

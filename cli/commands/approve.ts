@@ -1,6 +1,7 @@
 import { approvePlan, getRun, rejectPlan } from '../../engine/index.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
+import { refuseWhilePlanning, rejectWhilePlanning } from '../running/unplanned-run.js';
 import { ALLOW_LINT_OPTION, checkLintGate } from '../plans/plan-lint.js';
 
 export const approveCommand = defineCommand<{ run: string; 'allow-lint'?: string[] }>({
@@ -12,6 +13,7 @@ export const approveCommand = defineCommand<{ run: string; 'allow-lint'?: string
   async run(context, args) {
     const { db } = await context.store();
     const run = await getRun(db, args.run);
+    await refuseWhilePlanning(context, run);
     const allowedLint = await checkLintGate(context, run.id, args['allow-lint']);
     const stored = await approvePlan(db, run.id, { allowedLint });
     if (context.json) {
@@ -32,6 +34,11 @@ export const rejectCommand = defineCommand<{ run: string; reason?: string }>({
   async run(context, args) {
     const { db } = await context.store();
     const run = await getRun(db, args.run);
+    const closed = await rejectWhilePlanning(context, run);
+    if (closed !== undefined) {
+      writeLine(context.io.stdout, context.json ? JSON.stringify({ runId: run.id, status: 'cancelled', planVersion: null }) : closed);
+      return 0;
+    }
     const stored = await rejectPlan(db, run.id, args.reason);
     if (context.json) writeLine(context.io.stdout, JSON.stringify({ runId: run.id, status: stored.status, planVersion: stored.version }));
     else writeLine(context.io.stdout, `rejected plan v${stored.version} of run ${run.id}${args.reason ? `: ${args.reason}` : ''}\na new version: dagent edit ${run.id} (or dagent import ${run.id} FILE), then dagent approve ${run.id}`);

@@ -4,6 +4,7 @@ import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
 import { ALLOW_LINT_OPTION, checkLintGate } from '../plans/plan-lint.js';
 import { runApprovedPlan } from '../running/run-plan.js';
+import { planAgainHint, refuseWhilePlanning } from '../running/unplanned-run.js';
 
 interface RunArgs {
   run: string;
@@ -44,6 +45,7 @@ export const runCommand = defineCommand<RunArgs>({
     const { db } = await context.store();
     const run = await getRun(db, args.run);
     if (args.wait !== true && run.status === 'succeeded') throw new DagentError(`run ${run.id} already succeeded; \`dagent diff ${run.id}\` shows its change`);
+    await refuseWhilePlanning(context, run);
     const allowedLint = run.status === 'approved' ? await checkLintGate(context, run.id, args['allow-lint']) : [];
     return runApprovedPlan(context, run.id, { ...flagsOf(args), ...(allowedLint.length === 0 ? {} : { allowedLint }) }, run);
   },
@@ -72,6 +74,7 @@ export const resumeCommand = defineCommand<RunArgs>({
       else writeLine(context.io.stdout, `run ${run.id} already succeeded: nothing to resume`);
       return 0;
     }
+    await refuseWhilePlanning(context, run);
     return runApprovedPlan(context, run.id, flagsOf(args), run);
   },
 });
@@ -88,10 +91,11 @@ export const cancelCommand = defineCommand<{ run: string; wait?: number }>({
     const outcome = await cancelRun(db, args.run, { by: `pid ${process.pid}`, waitMs: waitSeconds * 1000, signal: context.io.interrupt });
     const runId = outcome.runId;
     if (outcome.kind === 'still-running') throw new DagentError(`run ${runId} (pid ${outcome.pid}) did not stop within ${waitSeconds} s`, { exitCode: 1 });
+    const next = outcome.from === 'planning' ? `it has no plan; plan the task again with: ${planAgainHint(await getRun(db, runId))}` : `resume with: dagent resume ${runId}`;
     const line =
       outcome.kind === 'stopped'
-        ? `run ${runId} ${outcome.status}; resume with: dagent resume ${runId}`
-        : `run ${runId} cancelled (its process had already stopped); resume with: dagent resume ${runId}`;
+        ? `run ${runId} ${outcome.status}; ${next}`
+        : `run ${runId} cancelled (its ${outcome.from === 'planning' ? 'planning ' : ''}process had already stopped); ${next}`;
     writeLine(context.io.stdout, line);
     return 0;
   },

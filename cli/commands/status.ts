@@ -1,4 +1,4 @@
-import { RUN_VIEW_EVENT_TYPES, foldRunView, getRun, listRuns, readEvents, runOwner, visibleJson, visibleText, type RunOwner, type RunView } from '../../engine/read-face.js';
+import { RUN_VIEW_EVENT_TYPES, deadRunOwner, foldRunView, getRun, listRuns, needsLivingProcess, readEvents, runOwner, visibleJson, visibleText, type RunOwner, type RunRecord, type RunView } from '../../engine/read-face.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
 import { durationBetween, formatDuration, formatTokens, formatUsd, renderTable } from '../render/index.js';
@@ -13,19 +13,28 @@ export const statusCommand = defineCommand<{ run?: string }>({
     const { db } = await context.readStore();
     if (args.run === undefined) {
       const runs = await listRuns(db);
+      // A planning or running run whose process is gone will not move on by itself: the list says so.
+      const dead = new Map<string, RunOwner>();
+      for (const run of runs) {
+        const owner = await deadRunOwner(db, run);
+        if (owner !== undefined) dead.set(run.id, owner);
+      }
       if (context.json) {
-        writeLine(context.io.stdout, visibleJson(JSON.stringify({ runs: runs.map((run) => ({ id: run.id, status: run.status, mode: run.mode, planVersion: run.planVersion, task: run.task, createdAt: run.createdAt })) })));
+        const listed = runs.map((run) => ({ id: run.id, status: run.status, mode: run.mode, planVersion: run.planVersion, task: run.task, createdAt: run.createdAt, ...(dead.has(run.id) ? { process: dead.get(run.id) } : {}) }));
+        writeLine(context.io.stdout, visibleJson(JSON.stringify({ runs: listed })));
       } else if (runs.length === 0) {
         writeLine(context.io.stdout, 'no runs yet: `dagent plan "<task>"` starts one');
       } else {
-        const rows = [['RUN', 'STATUS', 'PLAN', 'CREATED', 'TASK'], ...runs.map((run) => [run.id, run.status, run.planVersion === null ? '-' : `v${run.planVersion}`, run.createdAt.slice(0, 16).replace('T', ' '), oneLine(run.task, 60)])];
+        const status = (run: RunRecord): string => (dead.has(run.id) ? `${run.status}, process gone` : run.status);
+        const rows = [['RUN', 'STATUS', 'PLAN', 'CREATED', 'TASK'], ...runs.map((run) => [run.id, status(run), run.planVersion === null ? '-' : `v${run.planVersion}`, run.createdAt.slice(0, 16).replace('T', ' '), oneLine(run.task, 60)])];
         writeLine(context.io.stdout, renderTable(rows));
+        if (dead.size > 0) writeLine(context.io.stdout, `\n${deadRunsHint(runs.filter((run) => dead.has(run.id)))}`);
       }
       return 0;
     }
     const run = await getRun(db, args.run);
     const view = foldRunView(run.id, await readEvents(db, run.id, { types: RUN_VIEW_EVENT_TYPES }));
-    const owner = view.status === 'running' ? await runOwner(db, run.id) : undefined;
+    const owner = needsLivingProcess(view.status) ? await runOwner(db, run.id) : undefined;
     const undeclared = await undeclaredChangesOf(db, run.id);
     if (context.json) writeLine(context.io.stdout, visibleJson(JSON.stringify(withUndeclared(statusJson(view, owner), undeclared))));
     else writeLine(context.io.stdout, [renderStatusText(view, new Date(), owner), ...undeclaredLines(undeclared)].join('\n'));
@@ -65,14 +74,16 @@ export function statusJson(view: RunView, owner?: RunOwner): unknown {
 export function renderStatusText(view: RunView, now: Date = new Date(), owner?: RunOwner): string {
   const nodes = view.order.map((id) => view.nodes.get(id)!);
   const done = nodes.filter((node) => node.status === 'succeeded').length;
-  const gone = owner !== undefined && !owner.alive;
-  const status = gone ? `running, but its process (pid ${owner.pid}) is gone` : view.status;
+  const gone = owner !== undefined && !owner.alive && needsLivingProcess(view.status);
+  const status = gone ? `${view.status}, but its process (pid ${owner.pid}) is gone` : view.status;
+  // A dead run's clock stopped with its last event: its nodes' time does not keep growing.
+  const clock = gone && view.lastEventAt !== null ? new Date(view.lastEventAt) : now;
   const header = `run ${view.runId} · ${status}${view.planVersion === null ? '' : ` · plan v${view.planVersion}`} · ${done}/${nodes.length} nodes done`;
   const lines = [header, oneLine(view.task, 100)];
   if (nodes.length > 0) {
     const rows = [['NODE', 'STATUS', 'TRIES', 'TIME', 'TOKENS', 'COST']];
     for (const node of nodes) {
-      const duration = durationBetween(node.startedAt, node.finishedAt, now);
+      const duration = durationBetween(node.startedAt, node.finishedAt, clock);
       rows.push([
         visibleText(node.id),
         node.status,
@@ -92,8 +103,20 @@ export function renderStatusText(view: RunView, now: Date = new Date(), owner?: 
   );
   for (const replan of view.replans) if (replan.outcome !== 'amended' && replan.reason !== undefined) lines.push(`replan after ${replan.trigger} ${replan.outcome}: ${oneLine(replan.reason, 200)}`);
   if (view.error !== null) lines.push(`error: ${visibleText(view.error, { multiline: true })}`);
-  if (gone) lines.push(`\`dagent resume ${view.runId}\` finishes it: succeeded nodes are not run again, nodes that were running start over from their files as they were`);
+  if (gone && view.status === 'planning') lines.push(`it has no plan: \`dagent cancel ${view.runId}\` closes it, and \`dagent plan\` plans the task again`);
+  else if (gone) lines.push(`\`dagent resume ${view.runId}\` finishes it: succeeded nodes are not run again, nodes that were running start over from their files as they were; \`dagent cancel ${view.runId}\` closes it`);
   return lines.join('\n');
+}
+
+/** What to do with runs whose process is gone: resume a running one, cancel a planning one. */
+function deadRunsHint(runs: readonly RunRecord[]): string {
+  const planning = runs.filter((run) => run.status === 'planning').map((run) => run.id);
+  const running = runs.filter((run) => run.status === 'running').map((run) => run.id);
+  const parts = [
+    ...(running.length === 0 ? [] : [`\`dagent resume ${running[0]}\` finishes a run whose process is gone (\`dagent cancel\` closes it)`]),
+    ...(planning.length === 0 ? [] : [`\`dagent cancel ${planning[0]}\` closes one that was planning`]),
+  ];
+  return `process gone: killed, crashed or its terminal closed; ${parts.join('; ')}`;
 }
 
 /** Per node, the files it changed outside its declared writes (from its `writes/exceeded` events). */

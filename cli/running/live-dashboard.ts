@@ -1,5 +1,5 @@
 import { createDashboardState, applyEvents, openDashboard, type Dashboard, type DashboardActions } from '../../dashboard/index.js';
-import { emptyRunView, followRun, isTerminalRunStatus, readEvents, requestCancel, runLog, runOwner, type PendingApproval, type RunFollower, type SessionEvent } from '../../engine/index.js';
+import { emptyRunView, followRun, needsLivingProcess, readEvents, requestCancel, runLog, runOwner, type PendingApproval, type RunFollower, type SessionEvent } from '../../engine/index.js';
 import type { CliContext } from '../context/cli-context.js';
 import { useColor } from '../context/cli-io.js';
 
@@ -67,7 +67,7 @@ export async function showLiveDashboard(context: CliContext, runId: string, opti
   };
   const checkOrphan = async (): Promise<void> => {
     const view = dashboard.state().view;
-    if (options.attached || view.status !== 'running' || isTerminalRunStatus(view.status)) return dashboard.state().orphan === null ? undefined : dashboard.setOrphan(null);
+    if (options.attached || !needsLivingProcess(view.status)) return dashboard.state().orphan === null ? undefined : dashboard.setOrphan(null);
     const owner = await runOwner(store.db, runId);
     const orphan = owner !== undefined && !owner.alive ? { pid: owner.pid } : null;
     if ((orphan === null) !== (dashboard.state().orphan === null)) dashboard.setOrphan(orphan);

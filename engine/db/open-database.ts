@@ -79,7 +79,7 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
   try {
     // On PostgreSQL the migrator's look at the schema must not meet another process's migration
     // of graphile-worker's (see schema-change-lock.ts); SQLite has no such processes to meet.
-    await (isPostgres ? underSchemaChangeLock(url, () => migrate(db, url)) : migrate(db, url));
+    await (isPostgres ? underSchemaChangeLock(url, () => migrate(db, url)) : migrateBesideOthers(db, url));
   } catch (error) {
     await close().catch(() => undefined);
     throw isPostgres ? describePostgresError(error, url) : error;
@@ -127,6 +127,28 @@ async function postgresDialect(url: string): Promise<Dialect> {
   // would crash the process.
   pool.on('error', () => undefined);
   return new PostgresDialect({ pool });
+}
+
+/** How often, and how long apart, a SQLite migration that met another process's is tried again. */
+const MIGRATION_RACE_RETRIES = 20;
+const MIGRATION_RACE_DELAY_MS = 100;
+
+/**
+ * SQLite has no lock for kysely's migrator to take: two processes that open a new database at
+ * once (\`dagent plan\` creating it, \`dagent status\` looking) both see no tables, and the second
+ * to create a table or add a column fails ("already exists", "duplicate column name"). That one waits and looks again: by then the first
+ * has committed its migration, and there is nothing left to do.
+ */
+async function migrateBesideOthers(db: Kysely<Database>, url: string): Promise<void> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      await migrate(db, url);
+      return;
+    } catch (error) {
+      if (attempt >= MIGRATION_RACE_RETRIES || !/already exists|duplicate column name/.test(errorMessage(error))) throw error;
+      await new Promise((resolveLater) => setTimeout(resolveLater, MIGRATION_RACE_DELAY_MS));
+    }
+  }
 }
 
 async function migrate(db: Kysely<Database>, url: string): Promise<void> {

@@ -58,7 +58,7 @@ export { appendNodeTransitions, nodeTransitionDrafts, writeNodeProjection, type 
 export { endRun, type RunEnding } from './storage/end-run.js';
 export { REACT_NODE_ID, REACT_SYSTEM_SECTIONS, executeReactRun, type ExecuteReactRunOptions } from './orchestration/execute-react-run.js';
 export { planTask, type PlanTaskOptions } from './orchestration/plan-task.js';
-export { runOwner, type RunOwner } from './ownership/run-owner.js';
+export { deadRunOwner, needsLivingProcess, runOwner, type RunOwner } from './ownership/run-owner.js';
 export { DEFAULT_RUN_LEASE_TTL_MS, RunClaimedError, RunLease, claimRun, type ClaimRunOptions } from './ownership/run-lease.js';
 export { isHolderAlive, isProcessAlive, leaseHolderOf, readLeaseHolder, type LeaseHolder } from './ownership/lease-holder.js';
 export { waitForRun, type WaitForRunOptions } from './ownership/wait-for-run.js';

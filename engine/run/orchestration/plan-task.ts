@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
 import { errorMessage } from '../../errors.js';
+import { claimRun } from '../ownership/run-lease.js';
 import { endRun } from '../storage/end-run.js';
 import { savePlan } from '../storage/plan-store.js';
 import type { PlanLinter } from '../../plan/plan-linter.js';
@@ -24,11 +25,15 @@ export interface PlanTaskOptions {
 }
 
 /**
- * A new plan-mode run for a task: the planner's plan is stored as v1, awaiting approval. A
- * planning failure ends the run failed (every attempt stays in its log) and is thrown.
+ * A new plan-mode run for a task: the planner's plan is stored as v1, awaiting approval. While it
+ * plans, this process holds the run's lease, so `status`, `cancel` and `resume` can tell a run
+ * still being planned from one whose process died (kill -9, a crash, a closed terminal). A
+ * planning failure ends the run failed (every attempt stays in its log) and is thrown; planning
+ * stopped by `signal` (Ctrl-C, SIGTERM) ends it cancelled.
  */
 export async function planTask(options: PlanTaskOptions): Promise<string> {
   const run = await createRun(options.db, { task: options.task, workspace: options.workspace, mode: 'plan', ...(options.config === undefined ? {} : { config: options.config }) });
+  const lease = (await claimRun(options.db, run.id)).keepAlive();
   options.onStart?.(run.id);
   try {
     const plan = await options.planner.plan({ runId: run.id, task: options.task, workspace: options.workspace, paths: options.paths, signal: options.signal });
@@ -37,7 +42,13 @@ export async function planTask(options: PlanTaskOptions): Promise<string> {
     return run.id;
   } catch (error) {
     const message = errorMessage(error);
-    await endRun(options.db, run.id, { status: 'failed', error: message.startsWith('planning failed') ? message : `planning failed: ${message}` });
+    if (options.signal.aborted) {
+      await endRun(options.db, run.id, { status: 'cancelled', reason: `planning stopped: ${errorMessage(options.signal.reason)}` });
+    } else {
+      await endRun(options.db, run.id, { status: 'failed', error: message.startsWith('planning failed') ? message : `planning failed: ${message}` });
+    }
     throw error;
+  } finally {
+    await lease.release();
   }
 }

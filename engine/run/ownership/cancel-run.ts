@@ -5,7 +5,7 @@ import type { Database } from '../../db/database.js';
 import { DagentError } from '../../errors.js';
 import { runLog } from '../../session/run-log.js';
 import { endRun } from '../storage/end-run.js';
-import { runOwner } from './run-owner.js';
+import { needsLivingProcess, runOwner } from './run-owner.js';
 import { getRun } from '../storage/run-store.js';
 import type { RunStatus } from '../storage/run-status.js';
 
@@ -33,7 +33,11 @@ export async function requestCancel(db: Kysely<Database>, runId: string, by: str
 }
 
 /** What came of `cancelRun`. */
-export type CancelOutcome = { readonly runId: string } & (
+export type CancelOutcome = {
+  readonly runId: string;
+  /** What the run was doing when cancel was asked: `planning` or `running`. */
+  readonly from: RunStatus;
+} & (
   /** The process running it stopped it (cancelled, or it had just finished) within the wait. */
   | { readonly kind: 'stopped'; readonly pid: number; readonly status: RunStatus }
   /** The request is in the log, but the process had not stopped the run when the wait ran out. */
@@ -43,9 +47,9 @@ export type CancelOutcome = { readonly runId: string } & (
 );
 
 /**
- * The cancel protocol of `dagent cancel`: refuses a run that is not running, requests the
- * cancel, waits up to `waitMs` for the run to leave `running`, and ends a run whose process is
- * gone as cancelled itself. The run stays resumable in every case.
+ * The cancel protocol of `dagent cancel`: refuses a run that is neither planning nor running,
+ * requests the cancel, waits up to `waitMs` for the run to leave that status, and ends a run
+ * whose process is gone as cancelled itself. A running run stays resumable in every case.
  */
 export async function cancelRun(
   db: Kysely<Database>,
@@ -53,17 +57,18 @@ export async function cancelRun(
   options: { readonly by: string; readonly waitMs: number; readonly signal?: AbortSignal; readonly pollMs?: number },
 ): Promise<CancelOutcome> {
   const run = await getRun(db, runId);
-  if (run.status !== 'running') throw new RunNotRunningError(run.id, run.status);
+  if (!needsLivingProcess(run.status)) throw new RunNotRunningError(run.id, run.status);
   const owner = await requestCancel(db, run.id, options.by);
   if (owner === undefined) {
-    await endRun(db, run.id, { status: 'cancelled', reason: 'cancelled after its process had stopped' });
-    return { runId: run.id, kind: 'recorded' };
+    const what = run.status === 'planning' ? 'its planning process' : 'its process';
+    await endRun(db, run.id, { status: 'cancelled', reason: `cancelled after ${what} had stopped` });
+    return { runId: run.id, from: run.status, kind: 'recorded' };
   }
   const deadline = Date.now() + options.waitMs;
   while (Date.now() < deadline) {
     const current = await getRun(db, run.id);
-    if (current.status !== 'running') return { runId: run.id, kind: 'stopped', pid: owner.pid, status: current.status };
+    if (current.status !== run.status) return { runId: run.id, from: run.status, kind: 'stopped', pid: owner.pid, status: current.status };
     await sleep(options.pollMs ?? CANCEL_POLL_MS, undefined, options.signal === undefined ? undefined : { signal: options.signal });
   }
-  return { runId: run.id, kind: 'still-running', pid: owner.pid };
+  return { runId: run.id, from: run.status, kind: 'still-running', pid: owner.pid };
 }

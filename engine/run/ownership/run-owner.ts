@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
 import { readEvents } from '../../session/event-log.js';
+import type { RunStatus } from '../storage/run-status.js';
 import { isProcessAlive, readLeaseHolder } from './lease-holder.js';
 
 /** The process that holds (or last held) a run: its lease, or for runs from before leases its last `run/started` (`cancel` and `status` ask). */
@@ -22,4 +23,21 @@ export async function runOwner(db: Kysely<Database>, runId: string): Promise<Run
   // Another host's process cannot be looked at from here: take it as alive.
   if (host !== hostname()) return { pid, host, alive: true };
   return { pid, host, alive: pid !== process.pid && isProcessAlive(pid) };
+}
+
+/** A run that is planning or running moves on only while a process holds it. */
+export function needsLivingProcess(status: RunStatus): boolean {
+  return status === 'planning' || status === 'running';
+}
+
+/**
+ * The process of a planning or running run when it is gone (killed, crashed, its terminal
+ * closed, its lease expired): such a run will not move on by itself, and `status`, the dashboard,
+ * `cancel` and `resume` say so. Undefined while its process lives, for other statuses, and for a
+ * run that names no process.
+ */
+export async function deadRunOwner(db: Kysely<Database>, run: { readonly id: string; readonly status: RunStatus }): Promise<RunOwner | undefined> {
+  if (!needsLivingProcess(run.status)) return undefined;
+  const owner = await runOwner(db, run.id);
+  return owner !== undefined && !owner.alive ? owner : undefined;
 }

@@ -99,6 +99,8 @@ export interface RunView {
   readonly startedAt: string | null;
   readonly finishedAt: string | null;
   readonly lastSeq: number;
+  /** When the last event the view read was written: where a run whose process died stopped. */
+  readonly lastEventAt: string | null;
   readonly error: string | null;
 }
 

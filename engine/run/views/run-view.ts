@@ -30,6 +30,7 @@ export function emptyRunView(runId: string): RunView {
     startedAt: null,
     finishedAt: null,
     lastSeq: 0,
+    lastEventAt: null,
     error: null,
   };
 }
@@ -64,7 +65,8 @@ export const RUN_VIEW_EVENT_TYPES = [
 
 export function reduceRunView(view: RunView, event: SessionEvent): RunView {
   const next = reduceEvent(view, event);
-  return next === view ? { ...view, lastSeq: Math.max(view.lastSeq, event.seq) } : { ...next, lastSeq: Math.max(next.lastSeq, event.seq) };
+  const lastEventAt = next.lastEventAt === null || event.createdAt > next.lastEventAt ? event.createdAt : next.lastEventAt;
+  return { ...next, lastSeq: Math.max(next.lastSeq, event.seq), lastEventAt };
 }
 
 export function foldRunView(runId: string, events: readonly SessionEvent[]): RunView {

@@ -20,8 +20,9 @@ describe('cancelRun', () => {
     return run.id;
   }
 
-  it('refuses a run that is not running, and says what it is', async () => {
+  it('refuses a run that is neither planning nor running, and says what it is', async () => {
     const run = await createRun(store.db, { task: 'idle', workspace: '/repo', mode: 'plan' });
+    await setRunStatus(store.db, run.id, 'awaiting_approval');
     await expect(cancelRun(store.db, run.id, { by: 'test', waitMs: 0 })).rejects.toBeInstanceOf(RunNotRunningError);
     expect((await readEvents(store.db, run.id, { types: ['run/cancel-requested'] })).length).toBe(0);
   });
@@ -32,10 +33,20 @@ describe('cancelRun', () => {
 
     const outcome = await cancelRun(store.db, runId, { by: 'test', waitMs: 1_000 });
 
-    expect(outcome).toEqual({ runId, kind: 'recorded' });
+    expect(outcome).toEqual({ runId, from: 'running', kind: 'recorded' });
     expect((await getRun(store.db, runId)).status).toBe('cancelled');
     const types = (await readEvents(store.db, runId)).map((event) => event.type);
     expect(types.slice(-2)).toEqual(['run/cancel-requested', 'run/cancelled']);
+  });
+
+  it('closes a planning run whose planning process is gone, as cancelled', async () => {
+    const run = await createRun(store.db, { task: 'plan me', workspace: '/repo', mode: 'plan' });
+    await claimRun(store.db, run.id, { pid: GONE_PID });
+
+    const outcome = await cancelRun(store.db, run.id, { by: 'test', waitMs: 1_000 });
+
+    expect(outcome).toEqual({ runId: run.id, from: 'planning', kind: 'recorded' });
+    expect((await getRun(store.db, run.id)).status).toBe('cancelled');
   });
 
   it('waits for a live holder elsewhere to stop the run, which it learns from the log', async () => {
@@ -62,7 +73,7 @@ describe('cancelRun', () => {
 
     const outcome = await cancelRun(store.db, runId, { by: 'test', waitMs: 100, pollMs: 10 });
 
-    expect(outcome).toEqual({ runId, kind: 'still-running', pid: child.pid });
+    expect(outcome).toEqual({ runId, from: 'running', kind: 'still-running', pid: child.pid });
     expect(await exited).toBe('SIGINT');
     expect((await getRun(store.db, runId)).status).toBe('running');
   });

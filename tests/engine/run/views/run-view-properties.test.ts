@@ -108,8 +108,8 @@ describe('the run view fold, for any order of events', () => {
       fc.property(fc.array(draft, { maxLength: 40 }), (drafts) => {
         const events = stored(drafts);
         const listed = events.filter((event) => (RUN_VIEW_EVENT_TYPES as readonly string[]).includes(event.type));
-        const { lastSeq: _all, ...full } = foldRunView('r-1', events);
-        const { lastSeq: _listed, ...filtered } = foldRunView('r-1', listed);
+        const { lastSeq: _all, lastEventAt: _allAt, ...full } = foldRunView('r-1', events);
+        const { lastSeq: _listed, lastEventAt: _listedAt, ...filtered } = foldRunView('r-1', listed);
         expect(filtered).toEqual(full);
         expect(emptyRunView('r-1').nodes.size).toBe(0);
       }),
