@@ -1,5 +1,5 @@
 import { ToolError } from '../tool-errors/index.js';
-import { blockedAddressReason, isIpLiteral } from './address-policy.js';
+import { blockedAddressReason, isIpLiteral } from '../address-guard/index.js';
 import { hostRuleViolation, type HostRules } from './host-rules.js';
 
 /** A URL that passed the text checks; `literal` is set when its host is an IP address (nothing to resolve). */

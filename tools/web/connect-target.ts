@@ -1,6 +1,5 @@
-import type { LookupAddress, LookupOptions } from 'node:dns';
-import { isIP } from 'node:net';
 import type { Dispatcher } from 'undici';
+import { pinnedLookup } from '../address-guard/index.js';
 
 /** Where one hop of a fetch will connect: the URL's host and port, and the vetted address it is pinned to. */
 export interface ConnectTarget {
@@ -37,14 +36,3 @@ export const connectPinned: Connect = async (target, timeouts) => {
     pipelining: 0,
   });
 };
-
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-
-/** A `dns.lookup` stand-in that always answers `address`, in the single or `all` form the caller asked for. */
-export function pinnedLookup(address: string): (hostname: string, options: LookupOptions, callback: LookupCallback) => void {
-  const family = isIP(address);
-  return (_hostname, options, callback) => {
-    if (options?.all === true) callback(null, [{ address, family }]);
-    else callback(null, address, family);
-  };
-}

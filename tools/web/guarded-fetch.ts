@@ -1,9 +1,8 @@
 import type { Dispatcher } from 'undici';
 import { ToolError } from '../tool-errors/index.js';
-import { blockedAddressReason } from './address-policy.js';
+import { blockedAddressReason, type HostResolver } from '../address-guard/index.js';
 import { checkWebUrl, refused } from './check-web-url.js';
 import { connectPinned, type Connect, type ConnectTarget } from './connect-target.js';
-import type { HostResolver } from './host-resolver.js';
 import type { HostRules } from './host-rules.js';
 import { readCappedBody, type BodyCaps } from './read-capped-body.js';
 

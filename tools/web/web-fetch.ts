@@ -6,7 +6,7 @@ import { classifyContent, decodeText, mediaType } from './classify-content.js';
 import type { Connect } from './connect-target.js';
 import { wrapExternalContent } from './external-content.js';
 import { guardedFetch, type FetchedPage } from './guarded-fetch.js';
-import { systemHostResolver, type HostResolver } from './host-resolver.js';
+import { systemHostResolver, type HostResolver } from '../address-guard/index.js';
 import type { HostRules } from './host-rules.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 

@@ -48,18 +48,21 @@ describe.skipIf(!detectSandbox().available)('a command in the OS sandbox', () =>
     expect(existsSync(marker)).toBe(false);
   });
 
-  it('reaches an allow-listed host through the proxy, and no other', async () => {
+  it('reaches only allow-listed hosts through the proxy, and never a loopback address even when its name is allowed', async () => {
     const confinement = detectConfinement({ allowHosts: ['localhost'] });
     const tool = createRunCommandTool({ confinement });
     const runtime = createToolRuntime({ approval: 'auto', runCommand: { confinement } });
+    const yes = { approver: { interactive: true, ask: async () => ({ decision: 'yes' as const }) } };
     try {
-      const allowed = await bed.call(runtime, 'run_command', { command: `curl -sS -m 5 http://localhost:${port}/allowed` }, { approver: { interactive: true, ask: async () => ({ decision: 'yes' }) } });
-      expect(allowed.content).toContain('hello from the registry');
-      const other = await bed.call(runtime, 'run_command', { command: `curl -sS -m 5 -o /dev/null -w '%{http_code}' http://127.0.0.1:${port}/other` }, { approver: { interactive: true, ask: async () => ({ decision: 'yes' }) } });
+      // localhost is on the list, but it resolves to loopback: the host's own services stay out of reach (as for web_fetch).
+      const allowedName = await bed.call(runtime, 'run_command', { command: `curl -sS -m 5 -w ' %{http_code}' http://localhost:80/allowed` }, yes);
+      expect(allowedName.content).toMatch(/localhost resolves to (?:127\.0\.0\.1|::1) is a loopback address/);
+      expect(allowedName.content).toContain('403');
+      const other = await bed.call(runtime, 'run_command', { command: `curl -sS -m 5 -o /dev/null -w '%{http_code}' http://127.0.0.1:${port}/other` }, yes);
       expect(other.content).toContain('403');
-      const direct = await bed.call(runtime, 'run_command', { command: `curl -sS -m 5 --noproxy '*' http://localhost:${port}/direct` }, { approver: { interactive: true, ask: async () => ({ decision: 'yes' }) } });
+      const direct = await bed.call(runtime, 'run_command', { command: `curl -sS -m 5 --noproxy '*' http://localhost:${port}/direct` }, yes);
       expect(direct.meta.outcome).toBe('error');
-      expect(hits).toEqual(['/allowed']);
+      expect(hits).toEqual([]);
       expect(tool.name).toBe('run_command');
     } finally {
       if (confinement.kind === 'sandbox') await confinement.sandbox.close();
