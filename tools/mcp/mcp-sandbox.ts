@@ -1,5 +1,5 @@
 import { quote } from 'shell-quote';
-import type { CommandSandbox } from '../sandbox/index.js';
+import { withExtraInputFromFile, type CommandSandbox } from '../sandbox/index.js';
 import type { McpSandbox } from './mcp-server-spec.js';
 
 /**
@@ -10,7 +10,8 @@ import type { McpSandbox } from './mcp-server-spec.js';
 export function sandboxMcpLaunch(sandbox: CommandSandbox, workspace: string): McpSandbox {
   return async (launch, cwd) => {
     const command = `cd ${quote([cwd])} && exec ${quote([launch.command, ...launch.args])}`;
-    const wrapped = await sandbox.wrap({ workspace, shell: '/bin/sh', command, env: { ...launch.env } });
+    // The client gives the server only stdio: the seccomp program comes from a file instead of a pipe.
+    const wrapped = withExtraInputFromFile(await sandbox.wrap({ workspace, shell: '/bin/sh', command, env: { ...launch.env } }));
     return { command: wrapped.file, args: wrapped.args, env: wrapped.env };
   };
 }

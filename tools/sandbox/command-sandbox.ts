@@ -169,6 +169,38 @@ export class CommandSandbox {
   }
 }
 
+/**
+ * The same command for a launcher that gives a child only stdin, stdout and stderr (an MCP client):
+ * a shell opens the extra input (the seccomp program, kept in a private temporary file for this
+ * process) on its descriptor, then becomes the sandbox. The file is outside every workspace and
+ * under the host's /tmp, which no sandboxed command sees.
+ */
+export function withExtraInputFromFile(command: SandboxedCommand): SandboxedCommand {
+  const extra = command.extraInput;
+  if (extra === undefined) return command;
+  const file = extraInputFile(extra.data);
+  return {
+    file: '/bin/sh',
+    args: ['-c', `exec "$@" ${extra.fd}<"$0"`, file, command.file, ...command.args],
+    env: command.env,
+    cleanup: () => command.cleanup(),
+  };
+}
+
+const extraInputFiles = new Map<string, string>();
+
+function extraInputFile(data: Uint8Array): string {
+  const key = Buffer.from(data).toString('base64');
+  const known = extraInputFiles.get(key);
+  if (known !== undefined && existsSync(known)) return known;
+  const folder = mkdtempSync(join(tmpdir(), 'dagent-seccomp-'));
+  const file = join(folder, 'filter.bpf');
+  writeFileSync(file, data, { mode: 0o600 });
+  process.once('exit', () => rmSync(folder, { recursive: true, force: true }));
+  extraInputFiles.set(key, file);
+  return file;
+}
+
 function proxyEnvironment(port: number): Record<string, string> {
   const url = `http://127.0.0.1:${port}`;
   return { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, npm_config_proxy: url, npm_config_https_proxy: url, NO_PROXY: '', no_proxy: '' };

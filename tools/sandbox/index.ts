@@ -1,5 +1,5 @@
 /** The OS sandbox every command runs in: bubblewrap on Linux, sandbox-exec on macOS. */
-export { CommandSandbox, detectSandbox, hiddenPaths, type CommandSandboxOptions, type SandboxKind, type SandboxStatus, type SandboxedCommand, type WrapInput } from './command-sandbox.js';
+export { CommandSandbox, detectSandbox, hiddenPaths, withExtraInputFromFile, type CommandSandboxOptions, type SandboxKind, type SandboxStatus, type SandboxedCommand, type WrapInput } from './command-sandbox.js';
 export { bubblewrapArgs, type BubblewrapConfinement } from './bubblewrap-args.js';
 export { DENIED_CALLS, seccompProgram } from './seccomp-filter.js';
 export { allHomes, PROTECTED_IN_WORKSPACE } from './protected-paths.js';
