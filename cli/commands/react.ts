@@ -17,42 +17,7 @@ export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number
     const task = args.task.join(' ').trim();
     const chosen = chooseModel(context, modelIdFor(context, 'node'));
     const { db } = await context.store();
-    let streamed = false;
-    // Where the transcript stands: mid-line after streamed text, and whether a turn has begun.
-    let midLine = false;
-    let turnHasOutput = false;
-    const out = context.io.stdout;
-    const onPart = (part: StreamPart): void => {
-      if (context.json) return;
-      switch (part.type) {
-        case 'text': {
-          // The model's text is shown, never obeyed: an escape sequence in it cannot redraw the terminal.
-          const text = visibleText(part.text, { multiline: true });
-          out.write(text);
-          if (text.length > 0) midLine = !text.endsWith('\n');
-          streamed = true;
-          turnHasOutput = true;
-          return;
-        }
-        case 'tool-call':
-          if (midLine) out.write('\n');
-          midLine = false;
-          writeLine(out, `  → ${visibleText(part.name)} ${oneLine(visibleJson(JSON.stringify(part.args) ?? ''), 160)}`);
-          streamed = true;
-          turnHasOutput = true;
-          return;
-        case 'finish':
-          // One model response per turn: a rule between them, so each step reads on its own.
-          if (!turnHasOutput) return;
-          if (midLine) out.write('\n');
-          midLine = false;
-          turnHasOutput = false;
-          if (part.reason === 'tool-calls') writeLine(out);
-          return;
-        default:
-          return;
-      }
-    };
+    const transcript = streamedTranscript(context.io.stdout, context.json);
     const limits = { ...(args['max-steps'] === undefined ? {} : { maxSteps: args['max-steps'] }), ...(context.config.tokenBudget === undefined ? {} : { tokenBudget: context.config.tokenBudget }) };
     const tools = await createTools(context);
     const { runId, outcome } = await executeReactRun({
@@ -70,7 +35,7 @@ export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number
       price: chosen.price,
       limits,
       signal: context.io.interrupt,
-      onPart,
+      onPart: transcript.onPart,
       onStart: (id) => {
         if (!context.json) context.io.stderr.write(`run ${id} · ${chosen.modelId}\n`);
       },
@@ -79,14 +44,14 @@ export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number
     const succeeded = outcome.reason === 'done';
     const environment = outcome.reason === 'error' && outcome.detail !== undefined ? environmentModelFailure(outcome.detail) : undefined;
     if (environment !== undefined && !context.json) {
-      if (midLine) writeLine(context.io.stdout);
+      if (transcript.midLine()) writeLine(context.io.stdout);
       writeLine(context.io.stderr, `dagent: ${environment}`);
       return 2;
     }
     if (context.json) {
       writeLine(context.io.stdout, visibleJson(JSON.stringify({ runId, reason: outcome.reason, answer: outcome.answer, detail: outcome.detail, steps: outcome.steps, usage: outcome.usage, costUsd: outcome.costUsd })));
     } else {
-      if (midLine) writeLine(context.io.stdout);
+      if (transcript.midLine()) writeLine(context.io.stdout);
       if (!succeeded) writeLine(context.io.stderr, `stopped: ${outcome.reason.replace('_', ' ')}${outcome.detail ? ` (${visibleText(outcome.detail)})` : ''}`);
       const cacheShare = outcome.usage.input === 0 ? 0 : Math.round((outcome.usage.cacheHit / outcome.usage.input) * 100);
       writeLine(
@@ -98,6 +63,45 @@ export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number
   },
 });
 
+/**
+ * The agent's turns as they stream: its text, one line per tool call, a blank line between turns.
+ * `midLine` says whether the last text left the cursor mid-line. Nothing is written under `--json`.
+ */
+function streamedTranscript(out: NodeJS.WritableStream, json: boolean): { onPart: (part: StreamPart) => void; midLine: () => boolean } {
+  // Where the transcript stands: mid-line after streamed text, and whether a turn has begun.
+  let midLine = false;
+  let turnHasOutput = false;
+  const onPart = (part: StreamPart): void => {
+    if (json) return;
+    switch (part.type) {
+      case 'text': {
+        // The model's text is shown, never obeyed: an escape sequence in it cannot redraw the terminal.
+        const text = visibleText(part.text, { multiline: true });
+        out.write(text);
+        if (text.length > 0) midLine = !text.endsWith('\n');
+        turnHasOutput = true;
+        return;
+      }
+      case 'tool-call':
+        if (midLine) out.write('\n');
+        midLine = false;
+        writeLine(out, `  → ${visibleText(part.name)} ${oneLine(visibleJson(JSON.stringify(part.args) ?? ''), 160)}`);
+        turnHasOutput = true;
+        return;
+      case 'finish':
+        // One model response per turn: a rule between them, so each step reads on its own.
+        if (!turnHasOutput) return;
+        if (midLine) out.write('\n');
+        midLine = false;
+        turnHasOutput = false;
+        if (part.reason === 'tool-calls') writeLine(out);
+        return;
+      default:
+        return;
+    }
+  };
+  return { onPart, midLine: () => midLine };
+}
 
 function oneLine(text: string, max: number): string {
   const line = text.replace(/\s+/g, ' ').trim();
