@@ -27,7 +27,7 @@ export { EventLog, readEvents, type EventQuery } from './session/event-log.js';
 export { EVENT_TYPES, EVENT_VERSIONS, isEventType, type EventDraft, type EventType, type SessionEvent } from './session/event-types.js';
 export { MEMORY_KINDS, MEMORY_SCOPES } from './session/event-values.js';
 export { followRun, type FollowedStore, type RunFollower } from './session/follow-run.js';
-export { runLog } from './session/run-log.js';
+export { RunLogs, runLog, runLogs } from './session/run-log.js';
 export { Session } from './session/session.js';
 
 // Models: the provider interface, providers by name, prices and token estimates.
