@@ -12,7 +12,7 @@ export type { BusyNotice } from './db/store-edge-dialect.js';
 export { resolveConfig, WORKSPACE_CONFIG_FILE } from './config/resolve-config.js';
 export type { DagentConfig } from './config/config-schema.js';
 export { lintOptions } from './config/lint-options.js';
-export { secretsFromEnvironment } from './secret-redactor.js';
+export { secretsFromConfig, secretsFromEnvironment } from './secret-redactor.js';
 export { EVENT_TYPES, isEventType, type EventType, type SessionEvent } from './session/event-types.js';
 export { readEvents } from './session/event-log.js';
 export { getRun, listRuns, type RunRecord } from './run/storage/run-store.js';

@@ -72,6 +72,23 @@ export function secretsFromEnvironment(env: Readonly<Record<string, string | und
   return values;
 }
 
+/**
+ * The secrets a config names for the services it reaches: every header value and every
+ * secret-named (or key-shaped) environment value of its MCP servers, long enough to be a key.
+ */
+export function secretsFromConfig(config: { readonly mcpServers?: Readonly<Record<string, { readonly headers?: Readonly<Record<string, string>>; readonly env?: Readonly<Record<string, string>> }>> }): string[] {
+  const values: string[] = [];
+  for (const server of Object.values(config.mcpServers ?? {})) {
+    for (const value of Object.values(server.headers ?? {})) {
+      // `Bearer abc…`: the credential is what follows the scheme.
+      const credential = value.trim().replace(/^(?:Bearer|Basic|Token)\s+/i, '');
+      if (credential.length >= MIN_SECRET_CHARS) values.push(credential);
+    }
+    values.push(...secretsFromEnvironment(server.env ?? {}));
+  }
+  return values;
+}
+
 /** A redactor for `secrets` (configured key values) and the common key shapes. */
 export function createSecretRedactor(secrets: readonly string[] = []): SecretRedactor {
   const values = configuredForms(secrets);

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { ConfigError, WORKSPACE_CONFIG_FILE, openDatabase, resolveConfig, secretsFromEnvironment, type BusyNotice, type DagentConfig, type Store } from '../../engine/read-face.js';
+import { ConfigError, WORKSPACE_CONFIG_FILE, openDatabase, resolveConfig, secretsFromConfig, secretsFromEnvironment, type BusyNotice, type DagentConfig, type Store } from '../../engine/read-face.js';
 import { writeLine, type CliIo } from './cli-io.js';
 import { findWorkspaceRoot } from './workspace-root.js';
 
@@ -95,7 +95,7 @@ export class CliContext {
       else checkDatabaseFolder(this.dbUrl);
     }
     const busyTimeoutMs = Number(this.io.env.DAGENT_BUSY_TIMEOUT_MS);
-    const secrets = secretsFromEnvironment(this.io.env);
+    const secrets = [...secretsFromEnvironment(this.io.env), ...secretsFromConfig(this.config)];
     const onBusy = (notice: BusyNotice): void =>
       writeLine(
         this.io.stderr,

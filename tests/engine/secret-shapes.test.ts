@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TextStreamCoalescer } from '../../engine/agent/text-stream-coalescer.js';
-import { createSecretRedactor, isSecretName, OversizedValueError, REDACTED, secretsFromEnvironment } from '../../engine/secret-redactor.js';
+import { createSecretRedactor, isSecretName, OversizedValueError, REDACTED, secretsFromConfig, secretsFromEnvironment } from '../../engine/secret-redactor.js';
 
 // Fake credentials in the shapes services issue; none is real.
 const FAKE = {
@@ -84,6 +84,18 @@ describe('secrets collected from the environment', () => {
   it('takes a value in a key shape whatever its name, and the values of secret names', () => {
     const secrets = secretsFromEnvironment({ CI_THING: FAKE.gitlab, GITHUB_PAT: 'FAKE-pat-0123456789', DEPLOY_PASS: 'FAKE-pass-0123', EDITOR: 'vim-editor-long' });
     expect(secrets.sort()).toEqual(['FAKE-pass-0123', 'FAKE-pat-0123456789', FAKE.gitlab].sort());
+  });
+});
+
+describe('secrets collected from the config', () => {
+  it("takes an MCP server's header credentials and secret environment values", () => {
+    const secrets = secretsFromConfig({
+      mcpServers: {
+        docs: { headers: { Authorization: 'Bearer FAKE-mcp-token-0123', 'X-Team': 'web' } },
+        local: { env: { SERVICE_TOKEN: 'FAKE-service-token-42', LOG_LEVEL: 'debug-verbose' } },
+      },
+    });
+    expect(secrets.sort()).toEqual(['FAKE-mcp-token-0123', 'FAKE-service-token-42']);
   });
 });
 
