@@ -46,7 +46,7 @@ export const runCommand = defineCommand<RunArgs>({
     const run = await getRun(db, args.run);
     if (args.wait !== true && run.status === 'succeeded') throw new DagentError(`run ${run.id} already succeeded; \`dagent diff ${run.id}\` shows its change`);
     await refuseWhilePlanning(context, run);
-    const allowedLint = run.status === 'approved' ? await checkLintGate(context, run.id, args['allow-lint']) : [];
+    const allowedLint = run.status === 'approved' ? await checkLintGate(context, run, args['allow-lint']) : [];
     return runApprovedPlan(context, run.id, { ...flagsOf(args), ...(allowedLint.length === 0 ? {} : { allowedLint }) }, run);
   },
 });

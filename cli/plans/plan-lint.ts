@@ -8,7 +8,7 @@ import {
   readEvents,
   recordedLint,
 } from '../../engine/read-face.js';
-import type { Plan, PlanLinter, LintFinding } from '../../engine/index.js';
+import type { Plan, PlanLinter, LintFinding, RunRecord } from '../../engine/index.js';
 import type { CliContext } from '../context/cli-context.js';
 import { loadPlanners } from '../runtime/load-planners.js';
 import { workspaceLanguageService } from '../runtime/workspace-language-service.js';
@@ -72,11 +72,13 @@ export const ALLOW_LINT_OPTION = {
  * findings are the ones recorded when the version was stored (`plan/created`, `plan/amended`)
  * while the repository is as it was then; a version stored without them, or a repository changed
  * since, is linted now. Resolves to the codes of the errors the flag let through,
- * for the caller to record (`plan/approved`, `run/started`).
+ * for the caller to record (`plan/approved`, `run/started`). `run`: its id, or its row when the
+ * command has read it already (not read again).
  */
-export async function checkLintGate(context: CliContext, runId: string, allowed: readonly string[] = []): Promise<string[]> {
+export async function checkLintGate(context: CliContext, run: string | RunRecord, allowed: readonly string[] = []): Promise<string[]> {
   const { db } = await context.store();
-  const stored = await currentPlan(db, runId);
+  const runId = typeof run === 'string' ? run : run.id;
+  const stored = await currentPlan(db, run);
   const { findings, relinted } = await currentVersionLint(context, runId, stored.version, stored.plan);
   if (!findings.some((finding) => finding.level === 'error')) return [];
   const approvedWith = stored.status === 'approved' ? approvalAllowances(await readEvents(db, runId, { types: ['plan/approved'] }), stored.version) : [];

@@ -114,7 +114,7 @@ async function executeClaimedRun(context: CliContext, run: RunRecord, flags: Run
   const approver: Approver = dashboardOn || flags.approveFromDashboard === true ? createLogApprover(store) : createApprover(context);
   const runtime = await createNodeRuntime(context, { tools, approver });
   // Every model the plan needs is built now: a missing key or provider is refused before a node starts.
-  const { plan, status } = await currentPlan(db, run.id);
+  const { plan, status } = await currentPlan(db, run);
   if (status === 'approved') for (const node of plan.nodes) if (node.kind !== 'command') runtime.resolveModel(node.model ?? (node.role === undefined ? undefined : context.config.roles?.[node.role]?.model));
   const settings: Partial<RunSettings> = {
     ...(flags.schedule ?? context.config.schedule ? { mode: flags.schedule ?? context.config.schedule } : {}),

@@ -99,7 +99,7 @@ type AttemptOutcome =
   | { readonly outcome: 'failed'; readonly error: string; readonly retryable: boolean; readonly filesChanged?: string[] };
 
 async function runClaimedNode(run: RunRecord, job: NodeJob, claim: NodeClaim, log: EventLog, context: NodeJobContext, cancelled: AbortSignal | undefined): Promise<AttemptOutcome> {
-  const { plan } = await executablePlan(context.db, run.id);
+  const { plan } = await executablePlan(context.db, run);
   const node = plan.nodes.find((candidate) => candidate.id === job.nodeId);
   if (node === undefined) return { outcome: 'failed', error: `node ${job.nodeId} is not in the run's approved plan`, retryable: false };
   const workspace = await context.workspaceFor(run);

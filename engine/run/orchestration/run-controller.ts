@@ -89,7 +89,7 @@ class RunController {
 
   async #execute(): Promise<RunResult> {
     this.#run = this.#options.run ?? (await getRun(this.#db, this.#runId));
-    const stored = await executablePlan(this.#db, this.#runId, this.#options.approvedHash === undefined ? {} : { approvedHash: this.#options.approvedHash });
+    const stored = await executablePlan(this.#db, this.#run, this.#options.approvedHash === undefined ? {} : { approvedHash: this.#options.approvedHash });
     this.#plan = stored.plan;
     this.#planVersion = stored.version;
     const recovered = await this.#recover();

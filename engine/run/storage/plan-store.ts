@@ -9,7 +9,7 @@ import { isPlanStatus, transitionPlan, type PlanStatus } from '../../plan/plan-s
 import type { EventLog } from '../../session/event-log.js';
 import { runLog } from '../../session/run-log.js';
 import { transitionRun, type RunStatus } from './run-status.js';
-import { getRun } from './run-store.js';
+import { getRun, type RunRecord } from './run-store.js';
 
 export interface StoredPlan {
   readonly runId: string;
@@ -47,9 +47,9 @@ export class PlanChangedError extends DagentError {
 /** Shortest `--approved` prefix accepted: a hash that short cannot pin a plan. */
 export const MIN_APPROVED_HASH_CHARS = 8;
 
-/** The plan version the run is on. */
-export async function currentPlan(db: Kysely<Database>, runId: string): Promise<StoredPlan> {
-  const run = await getRun(db, runId);
+/** The plan version the run is on; `run`: its id, or its row when the caller has read it already (not read again). */
+export async function currentPlan(db: Kysely<Database>, runOrId: string | RunRecord): Promise<StoredPlan> {
+  const run = typeof runOrId === 'string' ? await getRun(db, runOrId) : runOrId;
   if (run.planVersion === null) throw new NoPlanError(run.id);
   return planVersion(db, run.id, run.planVersion);
 }
@@ -170,8 +170,8 @@ export async function rejectPlan(db: Kysely<Database>, runId: string, reason?: s
  * The plan a run may execute: approved, and — when the caller pins a hash (`--approved HASH`) —
  * still exactly the plan that was approved.
  */
-export async function executablePlan(db: Kysely<Database>, runId: string, options: { approvedHash?: string } = {}): Promise<StoredPlan> {
-  const stored = await currentPlan(db, runId);
+export async function executablePlan(db: Kysely<Database>, runOrId: string | RunRecord, options: { approvedHash?: string } = {}): Promise<StoredPlan> {
+  const stored = await currentPlan(db, runOrId);
   if (stored.status !== 'approved') throw new PlanNotApprovedError(stored.runId, stored.version, stored.status);
   const pinned = options.approvedHash;
   if (pinned !== undefined && (pinned.length < MIN_APPROVED_HASH_CHARS || !stored.hash.startsWith(pinned.toLowerCase()))) {
