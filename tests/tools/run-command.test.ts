@@ -33,12 +33,16 @@ function sleepersOf(seconds: string): number[] {
 }
 
 /** Polls with a generous upper bound; never asserts on timing itself. */
-async function waitUntilStopped(seconds: string, limitMs = 10_000): Promise<boolean> {
+async function waitUntil(condition: () => boolean, limitMs = 10_000): Promise<boolean> {
   for (let waited = 0; waited < limitMs; waited += 50) {
-    if (sleepersOf(seconds).length === 0) return true;
+    if (condition()) return true;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  return sleepersOf(seconds).length === 0;
+  return condition();
+}
+
+function waitUntilStopped(seconds: string): Promise<boolean> {
+  return waitUntil(() => sleepersOf(seconds).length === 0);
 }
 
 describe('run_command', () => {
@@ -94,7 +98,9 @@ describe('run_command', () => {
     const seconds = uniqueSleep();
     const controller = new AbortController();
     const pending = bed.call(runtime, 'run_command', { command: `sh -c 'sleep ${seconds} & echo started; wait'` }, { signal: controller.signal });
-    setTimeout(() => controller.abort(), 1_000);
+    // Cancelled once the command's child is running, not after a guessed delay.
+    expect(await waitUntil(() => sleepersOf(seconds).length > 0)).toBe(true);
+    controller.abort();
     const result = await pending;
     expect(result.meta.outcome).toBe('aborted');
     expect(result.content).toMatch(/^aborted: the run was cancelled; the command and every process it started were stopped\n/);

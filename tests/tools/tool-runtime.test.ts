@@ -170,10 +170,14 @@ describe('LocalToolRuntime: results', () => {
       description: 'Waits for the signal.',
       args: z.strictObject({}),
       risk: 'read',
-      execute: (_args, context) => new Promise((_resolve, reject) => context.signal.addEventListener('abort', () => reject(new Error('stopped')))),
+      execute: (_args, context) =>
+        new Promise((_resolve, reject) => {
+          context.signal.addEventListener('abort', () => reject(new Error('stopped')));
+          // Cancelled once the tool runs, whatever the machine's load.
+          controller.abort();
+        }),
     });
     const pending = bed.call(runtimeWith([waiting]), 'waiting', {}, { signal: controller.signal });
-    setTimeout(() => controller.abort(), 20);
     const result = await pending;
     expect(result).toMatchObject({ content: 'aborted: the run was cancelled and the call was stopped', meta: { outcome: 'aborted' } });
   });
@@ -268,9 +272,15 @@ describe('LocalToolRuntime: approval', () => {
 
   it('stops waiting for an approver that ignores the cancelled run', async () => {
     const controller = new AbortController();
-    const silent = { interactive: true, ask: () => new Promise<ApprovalAnswer>(() => undefined) };
+    // The run is cancelled while the approver is being asked (and never answers).
+    const silent = {
+      interactive: true,
+      ask: () => {
+        controller.abort();
+        return new Promise<ApprovalAnswer>(() => undefined);
+      },
+    };
     const pending = bed.call(runtimeWith([touchTool]), 'touch_thing', { name: 'x' }, { approver: silent, signal: controller.signal });
-    setTimeout(() => controller.abort(), 20);
     const result = await pending;
     expect(result).toMatchObject({ content: 'aborted: the run was cancelled before this call ran', meta: { outcome: 'aborted' } });
     expect(await typesOf()).toEqual(['approval/requested', 'approval/denied']);

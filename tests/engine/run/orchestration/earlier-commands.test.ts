@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { hostname } from 'node:os';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { processStartTime, type SessionEvent } from '../../../../engine/index.js';
 import { stopEarlierCommands } from '../../../../engine/run/orchestration/earlier-commands.js';
 
@@ -29,8 +29,8 @@ describe.skipIf(process.platform !== 'linux')('stopEarlierCommands', () => {
     const pid = leftRunning();
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await stopEarlierCommands([started(pid, processStartTime(pid))])).toEqual([pid]);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(alive(pid)).toBe(false);
+    // Gone once the kernel and Node have reaped it: waited for, not guessed.
+    await vi.waitFor(() => expect(alive(pid)).toBe(false), { timeout: 10_000, interval: 20 });
   });
 
   it('leaves alone a process that only reuses the pid (another start time), and ignores finished ones', async () => {

@@ -254,8 +254,13 @@ describe('executeRun', () => {
     const tools = new FakeTools({ run_command: () => ok('ok') });
     const firstScript = { ...answers('read-all', 'edit-a', 'edit-b'), 'node:edit-c': [{ text: 'slow', latencyMs: 10_000 }] };
     const files = new FakeNodeFiles();
-    setTimeout(() => controller.abort(new Error('Ctrl-C')), 300);
+    // Ctrl-C once edit-c has started (its row is in the log), whatever the machine's load.
+    const cancelled = (async () => {
+      while (!(await readEvents(store.db, runId, { types: ['node/started'] })).some((event) => event.nodeId === 'edit-c')) await new Promise((resolve) => setTimeout(resolve, 10));
+      controller.abort(new Error('Ctrl-C'));
+    })();
     const first = await executeRun({ db: store.db, runId, runtime: runtimeWith(firstScript, tools), files, signal: controller.signal });
+    await cancelled;
     expect(first.status).toBe('cancelled');
     const succeededBefore = first.nodes.filter((node) => node.status === 'succeeded').map((node) => node.id);
     expect(succeededBefore).toContain('read-all');
