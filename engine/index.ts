@@ -114,6 +114,7 @@ export { runSchedule } from './scheduler/scheduler.js';
 // Runs: the run store, plans of a run, planning, running, the folded run view.
 export { applyPlanPatch } from './run/orchestration/apply-plan-patch.js';
 export { processStartTime } from './run/orchestration/earlier-commands.js';
+export { NO_TERMINAL_DENIAL } from './run/orchestration/node-outcome.js';
 export { endRun } from './run/storage/end-run.js';
 export { DEFAULT_ROLES, type NodeRuntime, type ResolvedModel } from './run/orchestration/execute-plan-node.js';
 export { executeReactRun } from './run/orchestration/execute-react-run.js';

@@ -14,7 +14,8 @@ import type {
   ToolRuntime,
   ToolSpec,
 } from '../engine/index.js';
-import { approverName } from './approvers.js';
+import { NO_TERMINAL_DENIAL } from '../engine/index.js';
+import { NO_TERMINAL_REASON, approverName } from './approvers.js';
 import { toToolSpec, type Assessment, type Tool, type ToolContext, type ToolOutput } from './define-tool.js';
 import { approvalPolicyFor, evaluateApproval, type ApprovalSettings } from './evaluate-approval.js';
 import { parseToolArgs } from './parse-tool-args.js';
@@ -120,7 +121,7 @@ export class LocalToolRuntime implements ToolRuntime {
       const toolContext = await this.#toolContext(call, context, context.signal);
       const assessment = tool.assess === undefined ? undefined : await tool.assess(args, toolContext);
       const gate = await this.#approve(tool, call, args, assessment, context);
-      if (gate !== undefined) return finish(gate.outcome, gate.content, { args, meta: { risk: tool.risk } });
+      if (gate !== undefined) return finish(gate.outcome, gate.content, { args, meta: { risk: tool.risk, ...gate.meta } });
       await context.session.append({
         type: 'tool/call',
         turn: context.position.turn,
@@ -152,7 +153,7 @@ export class LocalToolRuntime implements ToolRuntime {
     args: unknown,
     assessment: Assessment | undefined,
     context: ToolExecutionContext,
-  ): Promise<{ outcome: ToolOutcome; content: string } | undefined> {
+  ): Promise<{ outcome: ToolOutcome; content: string; meta?: { humanNextStep: string } } | undefined> {
     const policy = approvalPolicyFor(tool, this.#approval);
     const grantedByPlan = grantedByThePlan(tool, args, context);
     let verdict = evaluateApproval({ policy, assessment, alwaysApproved: false, grantedByPlan });
@@ -202,6 +203,7 @@ export class LocalToolRuntime implements ToolRuntime {
     return {
       outcome: 'denied',
       content: `the user rejected this operation${because}: ${summary}. It was not run. Do not repeat it; adapt your approach, or finish and explain what is left.`,
+      ...(answer.reason === NO_TERMINAL_REASON ? { meta: { humanNextStep: withoutTerminalNextStep(tool, summary, context.runId) } } : {}),
     };
   }
 
@@ -335,6 +337,16 @@ function grantedByThePlan(tool: Tool, args: unknown, context: ToolExecutionConte
   if (tool.risk === 'write') return grant.edits === true && context.writeScope !== undefined;
   if (tool.name === 'run_command') return grant.command !== undefined && (args as { command?: unknown }).command === grant.command;
   return false;
+}
+
+/**
+ * What a human does so that a call denied for want of a terminal goes through: the approval
+ * policy flag, answering from the dashboard, or (for a command) declaring it in the plan.
+ */
+function withoutTerminalNextStep(tool: Tool, summary: string, runId: string): string {
+  const ways = ['--approval auto (the sandbox still confines commands)', `\`dagent resume ${runId} --approve-from-dashboard\` and answer in \`dagent dashboard ${runId}\``];
+  if (tool.name === 'run_command') ways.push('declare it in the plan as a command node (kind: command, command: …)');
+  return `${summary} ${NO_TERMINAL_DENIAL}; to allow it: ${ways.join(', or ')}`;
 }
 
 function summarize(tool: Tool, args: unknown): string {

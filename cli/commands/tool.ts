@@ -1,4 +1,4 @@
-import { ConfigError, Session, createRun, endRun, runLog, visibleJson, visibleText } from '../../engine/index.js';
+import { ConfigError, NO_TERMINAL_DENIAL, Session, createRun, endRun, runLog, visibleJson, visibleText } from '../../engine/index.js';
 import { toolResultToJson } from '../../tools/index.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
@@ -37,7 +37,14 @@ export const toolCommand = defineCommand<{ name: string; args?: string }>({
     session.close();
     await endRun(db, run.id, result.isError ? { status: 'failed', error: result.content.split('\n', 1)[0] ?? '' } : { status: 'succeeded' }, log);
     if (context.json) writeLine(context.io.stdout, visibleJson(JSON.stringify(toolResultToJson(result))));
+    else if (typeof result.meta.humanNextStep === 'string') writeLine(context.io.stderr, `dagent: ${visibleText(deniedWithoutTerminal(result.meta.humanNextStep))}`);
     else writeLine(result.isError ? context.io.stderr : context.io.stdout, visibleText(result.content, { multiline: true }));
     return result.isError ? 1 : 0;
   },
 });
+
+/** A call `dagent tool` could not ask about: the plan and the dashboard do not apply here, the approval flag does. */
+function deniedWithoutTerminal(humanNextStep: string): string {
+  const call = humanNextStep.split(` ${NO_TERMINAL_DENIAL}`, 1)[0];
+  return `${call} ${NO_TERMINAL_DENIAL}; run it from a terminal to be asked, or pass --approval auto to allow it (the sandbox still confines commands)`;
+}

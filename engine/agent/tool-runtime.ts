@@ -34,6 +34,11 @@ export interface ToolResultMeta {
   readonly fatal?: boolean;
   /** The tool's risk (`read`, `write`, `command`, `network`): outcomes count denied writes and risky actions by it. */
   readonly risk?: string;
+  /**
+   * For the human, not the model: what a denial needs to go through next time (a flag, the plan
+   * field). Set when there was no one to ask; progress lines, `status` and `dagent tool` show it.
+   */
+  readonly humanNextStep?: string;
   readonly [key: string]: unknown;
 }
 

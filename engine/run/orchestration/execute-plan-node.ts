@@ -209,7 +209,14 @@ function recordingActions(tools: ToolRuntime, actions: NodeAction[]): ToolRuntim
     async execute(call, context) {
       const result = await tools.execute(call, context);
       const risk = typeof result.meta.risk === 'string' ? result.meta.risk : undefined;
-      actions.push({ tool: call.name, ...(risk === undefined ? {} : { risk }), outcome: result.meta.outcome, summary: (result.content.split('\n', 1)[0] ?? '').slice(0, 240) });
+      const humanNextStep = typeof result.meta.humanNextStep === 'string' ? result.meta.humanNextStep : undefined;
+      actions.push({
+        tool: call.name,
+        ...(risk === undefined ? {} : { risk }),
+        outcome: result.meta.outcome,
+        summary: (result.content.split('\n', 1)[0] ?? '').slice(0, 240),
+        ...(humanNextStep === undefined ? {} : { humanNextStep }),
+      });
       return result;
     },
   };

@@ -9,6 +9,8 @@ export interface NodeAction {
   readonly outcome: string;
   /** The first line of what the node was told (`the user rejected this operation …: write_file a.ts`). */
   readonly summary: string;
+  /** For the human: what lets a call denied for want of a terminal through (the tool result's `humanNextStep`). */
+  readonly humanNextStep?: string;
 }
 
 export interface NodeOutcomeInput {
@@ -31,14 +33,27 @@ const STOPPED: ReadonlySet<string> = new Set(['denied', 'refused']);
  */
 export function unkeptPromise(input: NodeOutcomeInput): string | undefined {
   const deniedWrite = input.actions.find((action) => action.risk === 'write' && action.outcome === 'denied');
-  if (deniedWrite !== undefined) return `a write was denied: ${deniedWrite.summary}`;
+  if (deniedWrite !== undefined) return `a write was denied: ${deniedWrite.humanNextStep ?? deniedWrite.summary}`;
   const risky = input.actions.filter((action) => action.risk !== undefined && RISKY.has(action.risk));
   if (risky.length > 0 && risky.every((action) => STOPPED.has(action.outcome))) {
-    return `every risky action was denied (${risky.length}): ${risky[risky.length - 1]!.summary}`;
+    const last = risky[risky.length - 1]!;
+    return `every risky action was denied (${risky.length}): ${last.humanNextStep ?? last.summary}`;
   }
   if (nodeKind(input.kind).writes === 'always' && input.filesChanged.length === 0) {
     const writes = input.writes.length === 0 ? 'it declares no writes' : `its writes: ${input.writes.join(', ')}`;
     return `${input.kind} node ${input.nodeId} ended without changing any file (${writes})`;
   }
   return undefined;
+}
+
+/** The words every denial for want of a terminal carries in its `humanNextStep` (tools build it). */
+export const NO_TERMINAL_DENIAL = 'was denied: there was no terminal to ask for approval';
+
+/**
+ * Whether a node's failure is that no one was there to approve its calls (a run without a
+ * terminal): a replan cannot get an approval, and would pay a planner to work around a decision
+ * that is the human's (the failure names the flag or the plan field that settles it).
+ */
+export function waitsForAHuman(error: string): boolean {
+  return (error.split('\n', 1)[0] ?? '').includes(NO_TERMINAL_DENIAL);
 }

@@ -24,6 +24,7 @@ import { applyPlanPatch, missedWorkNode } from './apply-plan-patch.js';
 import { stopEarlierCommands } from './earlier-commands.js';
 import { attemptNode } from './node-attempt.js';
 import { changedCommandNodes, replanVerdict, reviewAfterReplan } from './replan-verdict.js';
+import { waitsForAHuman } from './node-outcome.js';
 import { DEFAULT_RUN_SETTINGS, type ExecuteRunOptions, type NodeResult, type RunResult, type RunSettings } from './run-options.js';
 import { runOutcome } from './run-outcome.js';
 import { TransitionStore } from './transition-store.js';
@@ -218,7 +219,8 @@ class RunController {
   }
 
   async #onNodeFailed(failure: NodeFailure, snapshot: ScheduleSnapshot, signal: AbortSignal): Promise<Amendment | undefined> {
-    if (this.#options.planner === undefined) return undefined;
+    // No replan can give an approval that no one was there to give: the node fails with the next step for the human.
+    if (this.#options.planner === undefined || waitsForAHuman(failure.error)) return undefined;
     return (await this.#replan({ kind: 'failure', nodeId: failure.nodeId, error: failure.error }, snapshot, signal)).amendment;
   }
 
