@@ -34,7 +34,10 @@ export function bubblewrapArgs(policy: SandboxPolicy, confinement: BubblewrapCon
   for (const path of policy.visible ?? []) if (path.startsWith('/tmp/')) args.push('--ro-bind', path, path);
   args.push('--bind', policy.workspace, policy.workspace);
   for (const path of policy.readOnly) args.push('--ro-bind', path, path);
-  for (const path of policy.placeholders ?? []) args.push('--tmpfs', path, '--remount-ro', path);
+  for (const path of policy.placeholders ?? []) {
+    if (policy.emptyFolder === undefined) args.push('--tmpfs', path, '--remount-ro', path);
+    else args.push('--ro-bind', policy.emptyFolder, path);
+  }
   for (const hidden of policy.hidden) {
     if (hidden.kind === 'directory') args.push('--tmpfs', hidden.path, '--remount-ro', hidden.path);
     else args.push('--ro-bind', '/dev/null', hidden.path);

@@ -130,7 +130,8 @@ export class CommandSandbox {
     const { readOnly, placeholders } = workspaceProtection(input.workspace, [PACKAGE_ROOT, OWN_CACHE, process.env['DAGENT_CODE_CACHE']]);
     const proxyEnv = network.kind === 'none' ? {} : proxyEnvironment(network.kind === 'proxy-socket' ? SANDBOX_PROXY_PORT : network.port);
     if (this.kind === 'bubblewrap') {
-      const policy: SandboxPolicy = { workspace: input.workspace, readOnly, placeholders, hidden, visible: [PACKAGE_ROOT, dirname(process.execPath)], tempDir: '/tmp', network };
+      const emptyFolder = placeholders.length === 0 ? undefined : privateEmptyFolder();
+      const policy: SandboxPolicy = { workspace: input.workspace, readOnly, placeholders, ...(emptyFolder === undefined ? {} : { emptyFolder }), hidden, visible: [PACKAGE_ROOT, dirname(process.execPath)], tempDir: '/tmp', network };
       const inner = network.kind === 'proxy-socket'
         ? [process.execPath, BRIDGE_SCRIPT, SANDBOX_PROXY_SOCKET, String(SANDBOX_PROXY_PORT), '--', input.shell, '-c', input.command]
         : [input.shell, '-c', input.command];
@@ -185,6 +186,17 @@ export function withExtraInputFromFile(command: SandboxedCommand): SandboxedComm
     env: command.env,
     cleanup: () => command.cleanup(),
   };
+}
+
+let emptyFolder: string | undefined;
+
+/** An empty folder of this process under the host's /tmp (which no command sees), removed at exit. */
+function privateEmptyFolder(): string {
+  if (emptyFolder !== undefined && existsSync(emptyFolder)) return emptyFolder;
+  const made = mkdtempSync(join(tmpdir(), 'dagent-empty-'));
+  process.once('exit', () => rmSync(made, { recursive: true, force: true }));
+  emptyFolder = made;
+  return made;
 }
 
 const extraInputFiles = new Map<string, string>();

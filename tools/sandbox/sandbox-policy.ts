@@ -9,6 +9,8 @@ export interface SandboxPolicy {
    * an empty read-only folder is mounted there for the command's time.
    */
   readonly placeholders?: readonly string[];
+  /** An empty folder outside every workspace, bound read-only at each placeholder (one bind is cheaper than a tmpfs made read-only). */
+  readonly emptyFolder?: string;
   /** Existing credential stores, hidden behind an empty folder or file. */
   readonly hidden: readonly HiddenPath[];
   /**

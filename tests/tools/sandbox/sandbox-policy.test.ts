@@ -51,6 +51,8 @@ describe('bubblewrapArgs', () => {
   it('mounts an empty read-only folder where .git or .dagent does not exist yet', () => {
     const args = bubblewrapArgs({ ...POLICY, readOnly: [], placeholders: ['/work/repo/.git'] }).join(' ');
     expect(args).toContain('--bind /work/repo /work/repo --tmpfs /work/repo/.git --remount-ro /work/repo/.git');
+    const bound = bubblewrapArgs({ ...POLICY, readOnly: [], placeholders: ['/work/repo/.git'], emptyFolder: '/tmp/dagent-empty-1' }).join(' ');
+    expect(bound).toContain('--bind /work/repo /work/repo --ro-bind /tmp/dagent-empty-1 /work/repo/.git');
   });
 
   it('binds the allow-list proxy socket when there is one', () => {
