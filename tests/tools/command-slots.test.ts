@@ -15,6 +15,10 @@ describe('concurrent commands per run', () => {
   it('runs at most MAX_CONCURRENT_COMMANDS commands at once, and every one of them in the end', async () => {
     let running = 0;
     let mostAtOnce = 0;
+    // The commands hold their slots until every slot is taken (not for a guessed 10 ms, which a
+    // loaded machine can spend before the next call reaches its slot), then all finish.
+    let allSlotsTaken!: () => void;
+    const full = new Promise<void>((resolve) => (allSlotsTaken = resolve));
     const slowCommand = defineTool({
       name: 'slow_command',
       description: 'a command that takes a moment',
@@ -23,7 +27,8 @@ describe('concurrent commands per run', () => {
       async execute() {
         running += 1;
         mostAtOnce = Math.max(mostAtOnce, running);
-        await new Promise((resolve) => setTimeout(resolve, 10));
+        if (running >= MAX_CONCURRENT_COMMANDS) allSlotsTaken();
+        await full;
         running -= 1;
         return { content: 'done' };
       },

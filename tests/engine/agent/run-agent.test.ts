@@ -131,10 +131,15 @@ describe('runAgent', () => {
   it('runs the tool calls of one response in parallel', async () => {
     let running = 0;
     let peak = 0;
+    // Each call waits for the other two to be running too: parallel calls all get there, calls run
+    // one after another never would (and the test times out).
+    let allRunning!: () => void;
+    const together = new Promise<void>((resolve) => (allRunning = resolve));
     const slow: Handler = async () => {
       running += 1;
       peak = Math.max(peak, running);
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      if (running === 3) allRunning();
+      await together;
       running -= 1;
       return ok('done');
     };

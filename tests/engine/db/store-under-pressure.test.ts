@@ -29,20 +29,25 @@ describe('a database locked by another program', () => {
   it('is waited out with backoff, and the user is told, instead of failing the append', async () => {
     const path = `${temp.dir}/dagent.db`;
     const notices: BusyNotice[] = [];
-    store = await openDatabase(path, { busyTimeoutMs: 50, busyBackoff: { delayMs: () => 50, noticeAfterMs: 100 }, onBusy: (notice) => notices.push(notice) });
+    // The other program lets go once the user has been told the append waits (not after a guessed
+    // 600 ms, which a loaded machine can spend before the append has even started waiting).
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const onBusy = (notice: BusyNotice): void => {
+      notices.push(notice);
+      if (notice.state === 'waiting') release();
+    };
+    store = await openDatabase(path, { busyTimeoutMs: 50, busyBackoff: { delayMs: () => 50, noticeAfterMs: 100 }, onBusy });
     const run = await createRun(store.db, { task: 'live run', workspace: temp.dir, mode: 'react' });
     const log = new EventLog(store.db, run.id);
 
     // Another program takes the write lock and keeps it for well over the busy timeout.
     const other = new BetterSqlite3(path);
     other.exec('BEGIN IMMEDIATE');
-    const released = new Promise<void>((resolve) =>
-      setTimeout(() => {
-        other.exec('COMMIT');
-        other.close();
-        resolve();
-      }, 600),
-    );
+    void released.then(() => {
+      other.exec('COMMIT');
+      other.close();
+    });
 
     const event = await log.append({ type: 'user/message', payload: { source: 'user', content: 'still here' } });
     await released;
