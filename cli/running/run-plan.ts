@@ -11,6 +11,7 @@ import {
   followRun,
   getRun,
   isTerminalRunStatus,
+  nodeKind,
   readEvents,
   visibleText,
   waitForRun,
@@ -115,7 +116,7 @@ async function executeClaimedRun(context: CliContext, run: RunRecord, flags: Run
   const runtime = await createNodeRuntime(context, { tools, approver });
   // Every model the plan needs is built now: a missing key or provider is refused before a node starts.
   const { plan, status } = await currentPlan(db, run);
-  if (status === 'approved') for (const node of plan.nodes) if (node.kind !== 'command') runtime.resolveModel(node.model ?? (node.role === undefined ? undefined : context.config.roles?.[node.role]?.model));
+  if (status === 'approved') for (const node of plan.nodes) if (nodeKind(node.kind).runsModel) runtime.resolveModel(node.model ?? (node.role === undefined ? undefined : context.config.roles?.[node.role]?.model));
   const settings: Partial<RunSettings> = {
     ...(flags.schedule ?? context.config.schedule ? { mode: flags.schedule ?? context.config.schedule } : {}),
     ...(flags.concurrency ?? context.config.concurrency ? { concurrency: flags.concurrency ?? context.config.concurrency } : flags.workers === undefined ? {} : { concurrency: WORKERS_DEFAULT_CONCURRENCY }),
