@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lintFindingSchema } from '../../engine/index.js';
 import { lintPlan, scanRepository, type LintablePlan, type LintPlanNode, type RepoMap } from '../../planners/index.js';
 import { copyFixtureRepo } from './fixture-repo.js';
 
@@ -198,5 +199,17 @@ describe('lintPlan', () => {
       ]);
       expect(lintPlan(plan, map, { errors: 'all' }).map((issue) => issue.level)).toEqual(['error', 'error']);
     });
+  });
+});
+
+describe('the shape of a finding', () => {
+  it('is the one lint finding schema the log records and the CLI prints, with no field left undefined', () => {
+    const findings = lintPlan(storyPlan, map);
+
+    expect(findings.length).toBeGreaterThan(0);
+    for (const finding of findings) {
+      expect(lintFindingSchema.strict().parse(finding)).toEqual(finding);
+      expect(Object.values(finding)).not.toContain(undefined);
+    }
   });
 });
