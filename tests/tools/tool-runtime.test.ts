@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { DatabaseError, type ApprovalAnswer } from '../../engine/index.js';
 import {
@@ -157,7 +157,16 @@ describe('LocalToolRuntime: results', () => {
           });
         }),
     });
-    const result = await bed.call(runtimeWith([slow]), 'slow', {});
+    // The deadline passes on a fake clock, advanced while the call is under way: no real 50 ms to race.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let result: Awaited<ReturnType<typeof bed.call>>;
+    try {
+      const pending = bed.call(runtimeWith([slow]), 'slow', {});
+      await vi.waitFor(() => expect(sawAbort).toBe(true));
+      result = await pending;
+    } finally {
+      vi.useRealTimers();
+    }
     expect(sawAbort).toBe(true);
     expect(result).toMatchObject({ isError: true, meta: { outcome: 'timeout' } });
     expect(result.content).toBe('timeout: the call did not finish within 50 ms and was stopped\npartial output');
