@@ -43,7 +43,8 @@ export {
 export { applyPlanPatch, missedWorkNode, type PatchContext } from './orchestration/apply-plan-patch.js';
 export { processStartTime, stopEarlierCommands } from './orchestration/earlier-commands.js';
 export { NO_TERMINAL_DENIAL, unkeptPromise, waitsForAHuman, type NodeAction, type NodeOutcomeInput } from './orchestration/node-outcome.js';
-export { DEFAULT_ROLES, commandFailure, executePlanNode, type NodeAttempt, type NodeAttemptResult, type NodeRuntime, type ResolvedModel, type RolePrompt } from './orchestration/execute-plan-node.js';
+export { commandFailure } from './orchestration/command-failure.js';
+export { DEFAULT_ROLES, executePlanNode, type NodeAttempt, type NodeAttemptResult, type NodeRuntime, type ResolvedModel, type RolePrompt } from './orchestration/execute-plan-node.js';
 export type { NodeFiles } from './orchestration/node-files.js';
 export { NODE_SYSTEM_SECTIONS, handoffMessage, nodeInstruction } from './orchestration/node-prompt.js';
 export { executeRun } from './orchestration/run-controller.js';

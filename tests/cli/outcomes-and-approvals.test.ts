@@ -106,15 +106,15 @@ describe.skipIf(!detectSandbox().available)('outcomes that cannot lie', () => {
     expect(result.out).not.toContain('replan');
   });
 
-  it('fails a command node with its exit code and the tail of its output', async () => {
+  it('fails a command node with its exit code and the line that names the error', async () => {
     const result = await runPlan(
       { goal: 'Test', nodes: [{ id: 'test', kind: 'command', title: 'Run the tests', command: 'echo compiling; echo "error: 2 tests failed" >&2; exit 3' }] },
       {},
     );
 
     expect(result.code).toBe(1);
-    expect(result.out).toContain('✗ test failed: `echo compiling; echo "error: 2 tests failed" >&2; exit 3` exited with code 3: compiling ⏎ error: 2 tests failed');
-    expect((await cli(['status', result.runId])).stdout).toContain('exited with code 3: compiling ⏎ error: 2 tests failed');
+    expect(result.out).toContain('✗ test failed: `echo compiling; echo "error: 2 tests failed" >&2; exit 3` exited with code 3: error: 2 tests failed');
+    expect((await cli(['status', result.runId])).stdout).toContain('exited with code 3: error: 2 tests failed');
   });
 
   it('refuses a plan that writes into .git/ or .dagent/ before any run starts', async () => {

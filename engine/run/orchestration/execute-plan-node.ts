@@ -8,6 +8,7 @@ import type { ModelProvider, StreamPart, Usage } from '../../model/model-provide
 import { nodeKind } from '../../plan/node-kinds.js';
 import type { Plan, PlanNode, PlanNodeKind } from '../../plan/plan-schema.js';
 import type { Session } from '../../session/session.js';
+import { commandFailure } from './command-failure.js';
 import { NODE_SYSTEM_SECTIONS, nodeInstruction } from './node-prompt.js';
 import type { NodeAction } from './node-outcome.js';
 
@@ -166,7 +167,7 @@ async function runCommandNode(runtime: NodeRuntime, attempt: NodeAttempt): Promi
   });
   if (!result.isError) return { status: 'succeeded', answer: result.content };
   const retryable = result.meta.outcome === 'timeout' || result.meta.outcome === 'error';
-  return { status: 'failed', error: commandFailure(command, result), retryable: retryable && result.meta.exitCode === undefined };
+  return { status: 'failed', error: commandFailure(command, result, runtime.workspace), retryable: retryable && result.meta.exitCode === undefined };
 }
 
 /**
@@ -177,29 +178,6 @@ function sharedTools(runtime: NodeRuntime, allowed: readonly string[] | undefine
   const readTools = runtime.defaultTools('read');
   if (readTools === undefined) return [];
   return allowed === undefined ? readTools : readTools.filter((name) => allowed.includes(name));
-}
-
-/** Lines of a failed command's output shown in the one-line reason. */
-const FAILURE_TAIL_LINES = 3;
-const FAILURE_TAIL_CHARS = 300;
-
-/**
- * The reason a command node failed: a first line that says it all (the exit code or the denial,
- * and the tail of the output), then the whole result.
- */
-export function commandFailure(command: string, result: ToolResult): string {
-  const shown = command.length > 80 ? `${command.slice(0, 80)}…` : command;
-  const lines = result.content.split('\n');
-  const output = lines.slice(1).filter((line) => line.trim() !== '' && !/^--- std(?:out|err) ---$/.test(line) && !/^\[… \d+ bytes omitted …\]$/.test(line));
-  let tail = output.slice(-FAILURE_TAIL_LINES).map((line) => line.trim()).join(' ⏎ ');
-  if (tail.length > FAILURE_TAIL_CHARS) tail = `…${tail.slice(-FAILURE_TAIL_CHARS)}`;
-  const exitCode = result.meta.exitCode;
-  const headline =
-    typeof exitCode === 'number' && result.meta.outcome === 'error'
-      ? `\`${shown}\` exited with code ${exitCode}`
-      : `\`${shown}\` ${result.meta.outcome === 'denied' ? 'was denied' : result.meta.outcome === 'refused' ? 'was refused' : `failed (${result.meta.outcome})`}`;
-  const first = result.meta.outcome === 'denied' || result.meta.outcome === 'refused' ? `${headline}: ${lines[0]}` : tail === '' ? `${headline} (${lines[0]})` : `${headline}: ${tail}`;
-  return `${first}\n${result.content}`;
 }
 
 /** The runtime, recording each call's risk and outcome for the node's outcome checks. */
