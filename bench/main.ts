@@ -14,6 +14,7 @@ const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
   scan: async () => (await import('./scan.js')).runScanBench(),
   cache: async () => (await import('./cache.js')).runCacheBench(),
   redaction: async () => (await import('./redaction.js')).runRedactionBench(),
+  tracing: async () => (await import('./tracing.js')).runTracingBench(),
 };
 
 async function runBenches(names: readonly string[]): Promise<number> {

@@ -29,6 +29,7 @@ import { createApprover, createNodeRuntime, createTools } from '../runtime/compo
 import { dispatchToWorkers, type WorkspaceMode } from './dispatch-run.js';
 import { checkLintGate, planLinter } from '../plans/plan-lint.js';
 import { createPlanner } from '../plans/planning.js';
+import { startRunTracing } from '../telemetry/run-tracing.js';
 import { showLiveDashboard, type LiveDashboard } from './live-dashboard.js';
 import { createProgressPrinter } from './progress.js';
 
@@ -134,6 +135,7 @@ async function executeClaimedRun(context: CliContext, run: RunRecord, flags: Run
     cancelled.abort(new Error('cancelled from the dashboard'));
     return 'cancelling: running nodes are stopped, the run stays resumable';
   });
+  const tracing = await startRunTracing(context, run.id);
   let result: RunResult;
   try {
     result = await executeRun({
@@ -160,6 +162,7 @@ async function executeClaimedRun(context: CliContext, run: RunRecord, flags: Run
     await feed.untilDetached();
   } finally {
     await feed.stop();
+    await tracing?.finish();
   }
   if (!context.json) writeLine(context.io.stdout, visibleText(summaryLine(result), { multiline: true }));
   return result.status === 'succeeded' || result.status === 'paused' ? 0 : 1;
