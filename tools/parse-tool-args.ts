@@ -16,7 +16,7 @@ export function parseToolArgs<A>(tool: Pick<Tool<A>, 'name' | 'args' | 'paramete
     return {
       ok: false,
       received: call.argsText ?? call.args,
-      message: `the arguments of ${tool.name} are not valid JSON (${raw.error}). Send one JSON object: ${describeArgsShape(tool)}`,
+      message: `the arguments of ${tool.name} are not valid JSON: ${raw.error}. Send one JSON object matching the tool's schema: ${describeArgsShape(tool)}`,
     };
   }
   const parsed = tool.args.safeParse(raw.value);
@@ -29,16 +29,51 @@ export function parseToolArgs<A>(tool: Pick<Tool<A>, 'name' | 'args' | 'paramete
   };
 }
 
-/** The arguments as a value: an object, JSON text the provider passed through, or `{}` when absent. */
+/**
+ * The arguments as a value: an object, JSON text the provider passed through, or `{}` when absent.
+ * The raw `argsText` (kept by the model layer only when the text was not a JSON object) wins over
+ * the `{}` stand-in, so broken JSON is reported as broken JSON, not as missing fields.
+ */
 function rawArguments(call: ToolCallRequest): { ok: true; value: unknown } | { ok: false; error: string } {
   const absent = call.args === undefined || call.args === null;
-  const text = absent && call.argsText !== undefined ? call.argsText : typeof call.args === 'string' ? call.args : undefined;
+  const text = call.argsText ?? (typeof call.args === 'string' ? call.args : undefined);
   if (text === undefined) return { ok: true, value: absent ? {} : call.args };
   if (text.trim() === '') return { ok: true, value: {} };
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (error) {
-    return { ok: false, error: error instanceof Error ? error.message : String(error) };
+    return { ok: false, error: jsonErrorWithPosition(text, error instanceof Error ? error.message : String(error)) };
+  }
+}
+
+const UNEXPECTED_TOKEN = /^Unexpected token/;
+
+/**
+ * The parser's message with the position of the fault. Node's parser names the position for most
+ * faults but not for an unexpected token; that position is found as the longest prefix of the text
+ * the parser does not reject for an unexpected token (a prefix that merely ends early is fine).
+ */
+function jsonErrorWithPosition(text: string, message: string): string {
+  if (/at position \d+/.test(message)) return message;
+  if (/^Unexpected end of JSON input/.test(message)) return `${message} at position ${text.length}`;
+  if (!UNEXPECTED_TOKEN.test(message)) return message;
+  let good = 0;
+  let bad = text.length;
+  while (bad - good > 1) {
+    const middle = Math.floor((good + bad) / 2);
+    if (rejectsAToken(text.slice(0, middle))) bad = middle;
+    else good = middle;
+  }
+  const token = /^Unexpected token (.+?), "/.exec(message)?.[1];
+  return `Unexpected token${token === undefined ? '' : ` ${token}`} in JSON at position ${good}`;
+}
+
+function rejectsAToken(prefix: string): boolean {
+  try {
+    JSON.parse(prefix);
+    return false;
+  } catch (error) {
+    return error instanceof Error && UNEXPECTED_TOKEN.test(error.message);
   }
 }
 

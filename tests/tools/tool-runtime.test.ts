@@ -87,7 +87,25 @@ describe('LocalToolRuntime: names and arguments', () => {
   it('reports arguments that were not valid JSON with the parse error', async () => {
     const result = await runtimeWith([echoTool]).execute({ id: 'c1', name: 'echo_text', args: undefined, argsText: '{"text": "a"' }, bed.context());
     expect(result.meta.outcome).toBe('invalid-args');
-    expect(result.content).toMatch(/^the arguments of echo_text are not valid JSON \(.+\)\. Send one JSON object: \{ text: string, times\?: integer >= 1 \}$/);
+    expect(result.content).toBe(
+      "the arguments of echo_text are not valid JSON: Expected ',' or '}' after property value in JSON at position 12. Send one JSON object matching the tool's schema: { text: string, times?: integer >= 1 }",
+    );
+  });
+
+  it('reports broken JSON the model layer stood in `{}` for as invalid JSON with its position, not as a missing field', async () => {
+    const runtime = runtimeWith([echoTool]);
+    const cases: [string, string][] = [
+      ['{"text": "a", }', "Expected double-quoted property name in JSON at position 14"],
+      ['{"text": }', "Unexpected token '}' in JSON at position 9"],
+      ['{"text": "a"}}', 'Unexpected non-whitespace character after JSON at position 13'],
+      ['{"text": "a"', "Expected ',' or '}' after property value in JSON at position 12"],
+      ['{"text": tru', 'Unexpected end of JSON input at position 12'],
+    ];
+    for (const [argsText, fault] of cases) {
+      const result = await runtime.execute({ id: 'c1', name: 'echo_text', args: {}, argsText }, bed.context());
+      expect(result.meta.outcome, argsText).toBe('invalid-args');
+      expect(result.content, argsText).toBe(`the arguments of echo_text are not valid JSON: ${fault}. Send one JSON object matching the tool's schema: { text: string, times?: integer >= 1 }`);
+    }
   });
 
   it('accepts arguments sent as JSON text', async () => {
