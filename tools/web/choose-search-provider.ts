@@ -1,9 +1,11 @@
 import { braveSearch } from './brave-search.js';
+import { exaSearch } from './exa-search.js';
+import { perplexitySearch } from './perplexity-search.js';
 import type { SearchProviderDefinition } from './search-provider.js';
 import { tavilySearch } from './tavily-search.js';
 
 /** The search providers dagent knows, by id. */
-export const SEARCH_PROVIDERS: readonly SearchProviderDefinition[] = [braveSearch, tavilySearch];
+export const SEARCH_PROVIDERS: readonly SearchProviderDefinition[] = [braveSearch, tavilySearch, exaSearch, perplexitySearch];
 
 export type SearchProviderChoice =
   | { readonly ok: true; readonly definition: SearchProviderDefinition; readonly apiKey: string }

@@ -11,4 +11,6 @@ export { createWebSearchTool, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, type WebSe
 export { chooseSearchProvider, SEARCH_PROVIDERS, type SearchProviderChoice, type SearchProviderChoiceInput } from './choose-search-provider.js';
 export { braveSearch } from './brave-search.js';
 export { tavilySearch } from './tavily-search.js';
+export { exaSearch } from './exa-search.js';
+export { perplexitySearch } from './perplexity-search.js';
 export { SearchProviderError, type SearchHit, type SearchProvider, type SearchProviderDefinition, type SearchProviderOptions } from './search-provider.js';
