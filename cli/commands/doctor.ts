@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { PROVIDERS, listRuns } from '../../engine/index.js';
 import { homedir } from 'node:os';
@@ -80,9 +81,12 @@ function gitCheck(): Check {
 
 async function databaseCheck(context: CliContext): Promise<Check> {
   try {
-    const { db } = await context.store();
+    const shown = context.dbUrl.replace(/\/\/[^@/]*@/, '//…@');
+    // doctor only looks: a workspace without a database yet gets none from it.
+    if (!/^[a-z]+:\/\//.test(context.dbUrl) && !existsSync(context.dbUrl.replace(/^sqlite:/, ''))) return { name: 'database', ok: true, detail: `${shown} · not created yet (the first \`dagent plan\` creates it)` };
+    const { db } = await context.readStore();
     const runs = await listRuns(db);
-    return { name: 'database', ok: true, detail: `${context.dbUrl.replace(/\/\/[^@/]*@/, '//…@')} · ${runs.length} run${runs.length === 1 ? '' : 's'}` };
+    return { name: 'database', ok: true, detail: `${shown} · ${runs.length} run${runs.length === 1 ? '' : 's'}` };
   } catch (error) {
     return { name: 'database', ok: false, detail: `${context.dbUrl}: ${(error as Error).message}` };
   }

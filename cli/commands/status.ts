@@ -3,16 +3,22 @@ import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
 import { durationBetween, formatDuration, formatTokens, formatUsd, renderTable } from '../render/index.js';
 
-export const statusCommand = defineCommand<{ run?: string }>({
+export const statusCommand = defineCommand<{ run?: string; all?: boolean }>({
   examples: [
     ['$0 status', 'every run, newest first'],
     ['$0 status r-7f3a', 'one run\'s nodes, tokens and cost'],
   ],
-  builder: (yargs) => yargs.positional('run', { type: 'string', describe: 'run id (a unique prefix is enough)' }),
+  builder: (yargs) =>
+    yargs
+      .positional('run', { type: 'string', describe: 'run id (a unique prefix is enough)' })
+      .option('all', { type: 'boolean', describe: 'list the runs of `dagent tool` too (each tool call is a run of its own)' }),
   async run(context, args) {
     const { db } = await context.readStore();
     if (args.run === undefined) {
-      const runs = await listRuns(db);
+      const everyRun = await listRuns(db);
+      // `dagent tool` calls are runs too (their log is kept), but not the plans and tasks the user follows.
+      const runs = args.all === true ? everyRun : everyRun.filter((run) => run.mode !== 'tool');
+      const toolRuns = everyRun.length - runs.length;
       // A planning or running run whose process is gone will not move on by itself: the list says so.
       const dead = new Map<string, RunOwner>();
       for (const run of runs) {
@@ -23,12 +29,13 @@ export const statusCommand = defineCommand<{ run?: string }>({
         const listed = runs.map((run) => ({ id: run.id, status: run.status, mode: run.mode, planVersion: run.planVersion, task: run.task, createdAt: run.createdAt, ...(dead.has(run.id) ? { process: dead.get(run.id) } : {}) }));
         writeLine(context.io.stdout, visibleJson(JSON.stringify({ runs: listed })));
       } else if (runs.length === 0) {
-        writeLine(context.io.stdout, 'no runs yet: `dagent plan "<task>"` starts one');
+        writeLine(context.io.stdout, `no runs yet: \`dagent plan "<task>"\` starts one${toolRuns === 0 ? '' : ` (${toolRuns} \`dagent tool\` call${toolRuns === 1 ? '' : 's'}: status --all lists them)`}`);
       } else {
         const status = (run: RunRecord): string => (dead.has(run.id) ? `${run.status}, process gone` : run.status);
         const rows = [['RUN', 'STATUS', 'PLAN', 'CREATED', 'TASK'], ...runs.map((run) => [run.id, status(run), run.planVersion === null ? '-' : `v${run.planVersion}`, run.createdAt.slice(0, 16).replace('T', ' '), oneLine(run.task, 60)])];
         writeLine(context.io.stdout, renderTable(rows));
         if (dead.size > 0) writeLine(context.io.stdout, `\n${deadRunsHint(runs.filter((run) => dead.has(run.id)))}`);
+        if (toolRuns > 0) writeLine(context.io.stdout, `${toolRuns} \`dagent tool\` call${toolRuns === 1 ? '' : 's'} not listed: status --all lists them`);
       }
       return 0;
     }

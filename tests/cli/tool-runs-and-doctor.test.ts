@@ -1,0 +1,48 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { DAGENT_BIN } from '../helpers/crash-process.js';
+import { tempDir } from '../helpers/temp-store.js';
+
+/** `doctor` only looks (no database appears where it ran); `dagent tool` calls stay out of the run list unless asked for. */
+
+let workspace: string;
+let home: string;
+let cleanup: () => void;
+
+beforeEach(() => {
+  const made = tempDir('dagent-tool-runs-');
+  cleanup = made.cleanup;
+  workspace = join(made.dir, 'repo');
+  home = join(made.dir, 'home');
+  mkdirSync(workspace);
+  mkdirSync(home);
+  writeFileSync(join(workspace, 'a.txt'), 'hello\n');
+});
+afterEach(() => cleanup());
+
+vi.setConfig({ testTimeout: 120_000 });
+
+function dagent(...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [DAGENT_BIN, ...args], { cwd: workspace, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1' }, timeout: 90_000 });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('read-only commands and tool runs', () => {
+  it('doctor creates no database and no .dagent folder', () => {
+    const result = dagent('doctor');
+
+    expect(result.stdout).toMatch(/database\s+ok\s+.*not created yet \(the first `dagent plan` creates it\)/);
+    expect(existsSync(join(workspace, '.dagent'))).toBe(false);
+  });
+
+  it('status leaves dagent tool calls out of the list, says so, and --all lists them', () => {
+    expect(dagent('tool', 'read_file', JSON.stringify({ path: 'a.txt' })).status).toBe(0);
+
+    expect(dagent('status').stdout.trim()).toBe('no runs yet: `dagent plan "<task>"` starts one (1 `dagent tool` call: status --all lists them)');
+    expect((JSON.parse(dagent('--json', 'status').stdout) as { runs: unknown[] }).runs).toEqual([]);
+    const all = JSON.parse(dagent('--json', 'status', '--all').stdout) as { runs: { mode: string; status: string }[] };
+    expect(all.runs).toEqual([expect.objectContaining({ mode: 'tool', status: 'succeeded' })]);
+  });
+});
