@@ -26,6 +26,7 @@ export function createWebTools(context: CliContext): Tool[] {
     ...(web.deniedHosts === undefined ? {} : { deniedHosts: web.deniedHosts }),
     ...(web.maxBytes === undefined ? {} : { maxBytes: web.maxBytes }),
     ...(web.timeoutMs === undefined ? {} : { totalTimeoutMs: web.timeoutMs }),
+    crossHostRedirects: web.crossHostRedirects === true,
   });
   const choice = chooseSearchProvider({ env: context.io.env, ...(web.searchProvider === undefined ? {} : { configured: web.searchProvider }) });
   const searchTool = createWebSearchTool({ choice, ...(web.searchEndpoint === undefined ? {} : { endpoint: web.searchEndpoint }) });

@@ -11,6 +11,8 @@ const webConfig = z.strictObject({
   deniedHosts: z.array(z.string().min(1)).optional(),
   maxBytes: z.number().int().positive().optional(),
   timeoutMs: z.number().int().positive().optional(),
+  /** web_fetch follows redirects to other hosts too (default: only within the same host). */
+  crossHostRedirects: z.boolean().optional(),
   searchProvider: z.string().min(1).optional(),
   searchEndpoint: z.url().optional(),
 });

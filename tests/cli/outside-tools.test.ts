@@ -101,6 +101,15 @@ describe('MCP and web tools in a run', () => {
     expect(metadata.stderr).toBe('refused: 169.254.169.254 is a link-local address (cloud metadata lives there); web_fetch reaches public internet hosts only\n');
   });
 
+  it('accepts web.crossHostRedirects as a boolean, and nothing else', async () => {
+    writeConfig({ web: { crossHostRedirects: true } });
+    expect((await cli(['mcp', 'list'])).code).toBe(0);
+    writeConfig({ web: { crossHostRedirects: 'yes' } });
+    const wrong = await cli(['mcp', 'list']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/web\.crossHostRedirects/);
+  });
+
   it('refuses an unknown web setting in one line', async () => {
     writeConfig({ web: { allowHosts: ['x'] } });
     const result = await cli(['mcp', 'list']);

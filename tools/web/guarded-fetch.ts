@@ -18,6 +18,8 @@ export interface GuardedFetchOptions extends HostRules, BodyCaps {
   /** The whole fetch, redirects and body included. */
   readonly totalTimeoutMs: number;
   readonly userAgent: string;
+  /** Follow redirects to other hosts too (each hop still vetted); by default only within the first URL's host. */
+  readonly crossHostRedirects?: boolean;
 }
 
 export interface FetchedPage {
@@ -66,6 +68,7 @@ export async function guardedFetch(rawUrl: string, options: GuardedFetchOptions,
           await response.body.dump().catch(() => undefined);
           if (redirects.length >= MAX_REDIRECTS) throw new ToolError(`too many redirects (more than ${MAX_REDIRECTS}); last hop ${target.url.href} → ${location}`);
           current = resolveLocation(location, target.url);
+          if (options.crossHostRedirects !== true) keepToHost(target.url, current);
           redirects.push(current);
           continue;
         }
@@ -123,6 +126,16 @@ function resolveLocation(location: string, base: URL): string {
   } catch {
     throw new ToolError(`the server redirected to an invalid location "${location.slice(0, 200)}"`);
   }
+}
+
+/** A redirect may change scheme, port and path, not the host, unless `web.crossHostRedirects` allows it. */
+function keepToHost(from: URL, to: string): void {
+  const next = URL.canParse(to) ? new URL(to).hostname : '';
+  if (next === from.hostname) return;
+  throw new ToolError(
+    `${from.href} redirected to another host (${to.slice(0, 200)}); web_fetch follows redirects only within the same host (set web.crossHostRedirects: true to allow other hosts)`,
+    { outcome: 'refused' },
+  );
 }
 
 function requestHeaders(userAgent: string): Record<string, string> {

@@ -27,6 +27,8 @@ export interface WebFetchOptions extends HostRules {
   readonly resolver?: HostResolver;
   readonly connect?: Connect;
   readonly userAgent?: string;
+  /** Follow redirects to other hosts (each hop vetted); default: only within the fetched URL's host. */
+  readonly crossHostRedirects?: boolean;
 }
 
 const webFetchArgs = z.strictObject({
@@ -60,6 +62,7 @@ export function createWebFetchTool(options: WebFetchOptions = {}): Tool<z.output
           headersTimeoutMs: options.headersTimeoutMs ?? DEFAULT_WEB_HEADERS_TIMEOUT_MS,
           totalTimeoutMs,
           userAgent: options.userAgent ?? 'dagent-web-fetch/0.1',
+          crossHostRedirects: options.crossHostRedirects === true,
         },
         context.signal,
       );

@@ -30,7 +30,8 @@ afterAll(async () => {
 beforeEach(() => {
   connect = createRecordingConnect(() => server.port);
   resolver = createTestResolver();
-  runtime = new LocalToolRuntime({ approval: 'auto', tools: [createWebFetchTool({ resolver, connect, deniedHosts: ['denied.test', '*.denied.test'] })] });
+  // Redirects to other hosts are allowed here, so every redirect target meets the per-hop check.
+  runtime = new LocalToolRuntime({ approval: 'auto', tools: [createWebFetchTool({ resolver, connect, deniedHosts: ['denied.test', '*.denied.test'], crossHostRedirects: true })] });
 });
 
 describe('web_fetch SSRF corpus', () => {
@@ -88,6 +89,23 @@ describe('web_fetch through the guard', () => {
       'other.test→2606:2800:220:1:248:1893:25c8:1946',
     ]);
     for (const attempt of connect.attempts) expect(blockedAddressReason(attempt.address)).toBeUndefined();
+  });
+
+  it('follows redirects only within the same host by default, refusing another host without connecting to it', async () => {
+    const sameHostOnly = new LocalToolRuntime({ approval: 'auto', tools: [createWebFetchTool({ resolver, connect })] });
+    server.route('/moved', (_request, response) => response.writeHead(301, { location: '/' }).end());
+    const within = await bed.call(sameHostOnly, 'web_fetch', { url: 'http://site.test/moved' });
+    expect(within.isError).toBe(false);
+    expect(within.meta).toMatchObject({ url: 'http://site.test/', redirects: ['http://site.test/'] });
+
+    server.route('/away', (_request, response) => response.writeHead(302, { location: 'http://other.test/' }).end());
+    const before = connect.attempts.length;
+    const away = await bed.call(sameHostOnly, 'web_fetch', { url: 'http://site.test/away' });
+    expect(away.meta.outcome).toBe('refused');
+    expect(away.content).toBe(
+      'refused: http://site.test/away redirected to another host (http://other.test/); web_fetch follows redirects only within the same host (set web.crossHostRedirects: true to allow other hosts)',
+    );
+    expect(connect.attempts.slice(before).map((attempt) => attempt.hostname)).toEqual(['site.test']);
   });
 
   it('stops after 5 redirects', async () => {
