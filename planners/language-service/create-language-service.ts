@@ -19,6 +19,7 @@ export function createLanguageService(options: LanguageServiceOptions): Workspac
     referencingFiles: async (target) => (await service()).referencingFiles(target),
     workspaceSymbols: async (query, limit) => (await service()).workspaceSymbols(query, limit),
     hover: async (target) => (await service()).hover(target),
+    diagnostics: async (files) => (await service()).diagnostics(files),
     warnings: async () => (await service()).warnings(),
     dispose() {
       disposed = true;

@@ -1,5 +1,6 @@
 export { createLanguageService } from './create-language-service.js';
 export type {
+  CodeDiagnostic,
   CodeLocation,
   CodeTarget,
   HoverInfo,

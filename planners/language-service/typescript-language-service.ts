@@ -2,6 +2,7 @@ import { isAbsolute, join, relative, sep } from 'node:path';
 import ts from 'typescript';
 import { normalizeWorkspacePath, parseSymbolKey, scanRepository } from '../repo-scan/index.js';
 import type {
+  CodeDiagnostic,
   CodeLocation,
   CodeTarget,
   HoverInfo,
@@ -11,6 +12,7 @@ import type {
   WorkspaceLanguageService,
   WorkspaceSymbol,
 } from './workspace-language-service.js';
+import { diagnosticMessage, diagnosticSeverity, fileDiagnostics } from './file-diagnostics.js';
 import { createImportReach } from './import-reach.js';
 import { LanguageServiceQueryError } from './language-service-query-error.js';
 import { createProjectService, type ProjectService } from './project-service.js';
@@ -124,6 +126,35 @@ class TypeScriptLanguageService implements WorkspaceLanguageService {
       signature: ts.displayPartsToString(info.displayParts),
       documentation: ts.displayPartsToString(info.documentation),
     };
+  }
+
+  async diagnostics(files?: readonly string[]): Promise<CodeDiagnostic[]> {
+    this.#refresh();
+    const wanted = new Map<string, ProjectService>();
+    if (files !== undefined && files.length > 0) {
+      for (const file of files) {
+        const fileName = this.#checkFile(file);
+        const [service] = this.#servicesFor(fileName);
+        if (service === undefined) throw new LanguageServiceQueryError(file, 'unknown-file', `no TypeScript project covers ${file}`);
+        service.addRoots([fileName]);
+        wanted.set(fileName, service);
+      }
+    } else {
+      for (const service of this.#services) {
+        service.loadAll();
+        for (const fileName of service.project.fileNames) if (!wanted.has(fileName) && this.#inWorkspace(fileName) && !/\.d\.[cm]?ts$/.test(fileName)) wanted.set(fileName, service);
+      }
+    }
+    const found: CodeDiagnostic[] = [];
+    for (const [fileName, service] of wanted) {
+      const program = service.program();
+      if (program.getSourceFile(fileName) === undefined) throw new LanguageServiceQueryError(this.#shown(fileName), 'unknown-file', `${this.#shown(fileName)} is not a TypeScript or JavaScript file the project loads`);
+      for (const diagnostic of fileDiagnostics(service.service, fileName)) {
+        const location = this.#location(program, diagnostic.file?.fileName ?? fileName, diagnostic.start ?? 0);
+        found.push({ ...location, severity: diagnosticSeverity(diagnostic), code: diagnostic.code, message: diagnosticMessage(diagnostic) });
+      }
+    }
+    return found.sort((left, right) => (left.file !== right.file ? (left.file < right.file ? -1 : 1) : left.line - right.line || left.column - right.column));
   }
 
   dispose(): void {

@@ -33,6 +33,13 @@ export interface HoverInfo extends CodeLocation {
   readonly documentation: string;
 }
 
+export interface CodeDiagnostic extends CodeLocation {
+  readonly severity: 'error' | 'warning';
+  /** TypeScript's code, e.g. 2322. */
+  readonly code: number;
+  readonly message: string;
+}
+
 /**
  * What a query points at: a position (1-based line and column, workspace-relative file) or a
  * symbol key, `src/invoice.ts#Invoice` or `src/invoice.ts#Invoice.total`.
@@ -75,6 +82,11 @@ export interface WorkspaceLanguageService {
   workspaceSymbols(query: string, limit?: number): Promise<WorkspaceSymbol[]>;
   /** The type and documentation of the symbol at a position; undefined where there is none. */
   hover(target: CodeTarget): Promise<HoverInfo | undefined>;
+  /**
+   * TypeScript's errors and warnings (syntax and types) for the given workspace files, as they are
+   * on disk now; with none given, for every file of the workspace's projects. Sorted by file and position.
+   */
+  diagnostics(files?: readonly string[]): Promise<CodeDiagnostic[]>;
   /** Problems reading the tsconfig files (the service still answers with what it could load). */
   warnings(): Promise<readonly string[]>;
   dispose(): void;

@@ -7,6 +7,8 @@ export interface SymbolService {
   references(target: SymbolTarget): Promise<readonly SymbolReference[]>;
   workspaceSymbols(query: string, limit?: number): Promise<readonly NamedSymbol[]>;
   hover(target: SymbolTarget): Promise<SymbolHover | undefined>;
+  /** Errors and warnings of the given workspace-relative files, or of the whole project when none are given. */
+  diagnostics(files?: readonly string[]): Promise<readonly SymbolDiagnostic[]>;
 }
 
 /** A position (workspace-relative file, 1-based line and column) or a key `src/a.ts#Class.member`. */
@@ -34,6 +36,12 @@ export interface NamedSymbol extends SymbolLocation {
 export interface SymbolHover extends SymbolLocation {
   readonly signature: string;
   readonly documentation: string;
+}
+
+export interface SymbolDiagnostic extends SymbolLocation {
+  readonly severity: 'error' | 'warning';
+  readonly code: number;
+  readonly message: string;
 }
 
 /** The service for this run, created on first use (it loads the compiler) and shared by every call. */

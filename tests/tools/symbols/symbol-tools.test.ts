@@ -99,6 +99,7 @@ describe('symbol tools on a fixture repository', () => {
       references: async () => Array.from({ length: 150 }, (_, index) => ({ file: `src/f${index}.ts`, line: 1, column: 1, text: 'use()', isDefinition: false, isWrite: false })),
       workspaceSymbols: async () => [],
       hover: async () => undefined,
+      diagnostics: async () => [],
     };
     const bed = await openToolTestBed();
     try {
