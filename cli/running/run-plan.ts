@@ -187,7 +187,9 @@ async function openFeed(context: CliContext, runId: string, dashboardOn: boolean
         // Quitting the screen only detaches: the run goes on, reported as lines.
         const view = live.dashboard.state().view;
         const printer = createProgressPrinter(context.io, { json: false, initial: view });
-        if (!isTerminalRunStatus(view.status)) writeLine(context.io.stdout, `dashboard closed; the run goes on (\`dagent dashboard ${runId}\` attaches again)`);
+        if (!isTerminalRunStatus(view.status)) {
+          writeLine(context.io.stdout, `dashboard detached (q or Ctrl-C); the run goes on here as progress lines: Ctrl-C now stops it, \`dagent dashboard ${runId}\` attaches again`);
+        }
         live.sink = printer;
       })
       .catch((error: unknown) => {
