@@ -151,6 +151,7 @@ export { revertRun, type RevertAction, type RevertOutcome } from './snapshots/fi
 export { NothingToDiffError } from './snapshots/file-snapshot-errors.js';
 export { CONTROLLED_GIT_CONFIG, controlledGitEnvironment } from './snapshots/git-environment.js';
 export { FileSnapshots } from './snapshots/file-snapshots.js';
+export { DAGENT_TEMP_FILE_GLOB, isDagentTempFile } from './snapshots/temp-file-name.js';
 
 // Scale-out: the job queue, node workers and clone workspaces.
 export { applyNodePatch, CloneWorkspace, git } from './dispatch/clone-workspace.js';

@@ -1,4 +1,5 @@
 import { glob } from 'tinyglobby';
+import { DAGENT_TEMP_FILE_GLOB } from '../engine/index.js';
 import { ALWAYS_SKIPPED_DIRECTORIES, languageOf, type RepoMap } from './repo-scan/index.js';
 
 /**
@@ -9,7 +10,7 @@ import { ALWAYS_SKIPPED_DIRECTORIES, languageOf, type RepoMap } from './repo-sca
  */
 export async function listedFilesMap(workspace: string): Promise<RepoMap> {
   const skipped = [...ALWAYS_SKIPPED_DIRECTORIES].map((name) => `**/${name}/**`);
-  const paths = (await glob('**', { cwd: workspace, dot: true, onlyFiles: true, followSymbolicLinks: false, ignore: skipped })).sort();
+  const paths = (await glob('**', { cwd: workspace, dot: true, onlyFiles: true, followSymbolicLinks: false, ignore: [...skipped, DAGENT_TEMP_FILE_GLOB] })).sort();
   return {
     root: workspace,
     files: paths.map((path) => ({ path, size: 0, language: languageOf(path), exports: [] })),

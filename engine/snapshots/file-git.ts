@@ -7,6 +7,7 @@ import { deflateSync } from 'node:zlib';
 import { isGlobPattern } from '../plan/index.js';
 import { FileSnapshotGitError } from './file-snapshot-errors.js';
 import { GitBlobBatch } from './git-blob-batch.js';
+import { DAGENT_TEMP_FILE_GLOB } from './temp-file-name.js';
 import { controlledGitEnvironment } from './git-environment.js';
 
 /** Runs one git command in `cwd` and resolves with its stdout; rejects with `FileSnapshotGitError`. */
@@ -118,7 +119,7 @@ export class GitWorkingTree {
       // git refuses an exclude pathspec that names an ignored path: when .gitignore already leaves .dagent/ out, it is not named.
       this.#dagentIgnored ??= this.ignored(['.dagent']).then((ignored) => ignored.has('.dagent'));
       const excludeDagent = (await this.#dagentIgnored) ? [] : [':(exclude).dagent'];
-      await this.#git(['add', '-A', '--', '.', ...excludeDagent, ':(exclude,glob)**/.*.dagent-tmp'], { cwd: this.root, indexFile });
+      await this.#git(['add', '-A', '--', '.', ...excludeDagent, `:(exclude,glob)${DAGENT_TEMP_FILE_GLOB}`], { cwd: this.root, indexFile });
       const tree = (await this.#git(['write-tree'], { cwd: this.root, indexFile })).toString('utf8').trim();
       await rename(indexFile, shared);
       return tree;

@@ -4,6 +4,7 @@ import { isGlobPattern, literalPrefix } from '../plan/index.js';
 import { ABSENT_FILE } from './file-state.js';
 import { readState, SNAPSHOT_EXCLUDED_FOLDERS } from './file-workspace.js';
 import type { WriteSet } from './file-write-set.js';
+import { isDagentTempFile } from './temp-file-name.js';
 
 /** A file the write set covers, as a scan found it. */
 export interface ScannedFile {
@@ -50,7 +51,7 @@ async function walk(root: string, folder: string): Promise<string[]> {
       const path = current === '' ? entry.name : `${current}/${entry.name}`;
       if (current === '' && SNAPSHOT_EXCLUDED_FOLDERS.includes(entry.name.toLowerCase())) continue;
       if (entry.isDirectory()) pending.push(path);
-      else if (entry.isFile() || entry.isSymbolicLink()) paths.push(path);
+      else if ((entry.isFile() || entry.isSymbolicLink()) && !isDagentTempFile(entry.name)) paths.push(path);
     }
   }
   return paths;

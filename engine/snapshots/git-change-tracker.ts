@@ -6,6 +6,7 @@ import { GIT_LINK_MODE } from './file-git.js';
 import type { NodeBoundary } from './file-node-boundary.js';
 import { stateBytes } from './file-state.js';
 import { readState } from './file-workspace.js';
+import { isDagentTempFile } from './temp-file-name.js';
 import { WorkspaceWatcher } from './workspace-watcher.js';
 
 type WatchBoundary = Extract<NodeBoundary, { kind: 'watch' }>;
@@ -114,7 +115,7 @@ export class GitChangeTracker {
 
   async #catchUpOnce(): Promise<void> {
     await this.#watcher.settle();
-    const reported = this.#watcher.takeChanges().filter((path) => !TEMP_FILE.test(path));
+    const reported = this.#watcher.takeChanges().filter((path) => !isDagentTempFile(path));
     if (reported.length === 0) return;
     const root = this.#git.root;
     const states = await Promise.all(reported.map(async (path) => [path, await readState(root, path)] as const));
@@ -161,8 +162,6 @@ export class GitChangeTracker {
 /** Past this many files and links in the base tree, its listing is not kept in memory (about 100 bytes an entry). */
 const MAX_BASE_ENTRIES_KEPT = 300_000;
 
-/** What writers leave for a moment before a rename (`.<name>.<hex>.dagent-tmp`): never part of a snapshot. */
-const TEMP_FILE = /(^|\/)\.[^/]+\.[0-9a-f]+\.dagent-tmp$/;
 
 function isFolder(path: string): boolean {
   return lstatSync(path, { throwIfNoEntry: false })?.isDirectory() === true;

@@ -10,5 +10,6 @@ export { FileSnapshotGitError, InvalidNodeBoundaryError, NothingToDiffError, Run
 export { ABSENT_FILE_HASH, listSnapshots, type FileSnapshot, type FileSnapshotKey } from './file-snapshot-rows.js';
 export { ABSENT_FILE, fileStateOf, linkStateOf, type FileState } from './file-state.js';
 export { isBinaryContent, type FileContentEncoding } from './file-content.js';
+export { DAGENT_TEMP_FILE_GLOB, isDagentTempFile } from './temp-file-name.js';
 export { GitWorkingTree, type GitRunner } from './file-git.js';
 export { CONTROLLED_GIT_CONFIG, controlledGitEnvironment, type GitEnvironmentOptions } from './git-environment.js';

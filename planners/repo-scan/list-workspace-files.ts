@@ -1,5 +1,6 @@
 import { lstat, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isDagentTempFile } from '../../engine/index.js';
 import { isIgnored, parseGitignore, type GitignoreRules } from './gitignore-rules.js';
 
 /** Folders never listed, wherever they are: version control, dependencies, dagent's own state. */
@@ -44,16 +45,17 @@ async function walk(root: string, directory: string, inherited: readonly Gitigno
   const entries = await readdir(absolute, { withFileTypes: true });
 
   const subdirectories: string[] = [];
-  const found: Promise<WorkspaceFile>[] = [];
+  const found: Promise<WorkspaceFile | undefined>[] = [];
   for (const entry of entries) {
     const path = directory === '' ? entry.name : `${directory}/${entry.name}`;
     if (entry.isDirectory()) {
       if (!ALWAYS_SKIPPED_DIRECTORIES.has(entry.name) && !isIgnored(rules, path, true)) subdirectories.push(path);
-    } else if (entry.isFile() && !isIgnored(rules, path, false)) {
-      found.push(lstat(join(root, path)).then((stats) => ({ path, size: stats.size, mtimeMs: stats.mtimeMs })));
+    } else if (entry.isFile() && !isDagentTempFile(entry.name) && !isIgnored(rules, path, false)) {
+      // A file removed or renamed between the listing and this look is simply not there.
+      found.push(lstat(join(root, path)).then((stats) => ({ path, size: stats.size, mtimeMs: stats.mtimeMs }), (error: unknown) => (isMissing(error) ? undefined : Promise.reject(error))));
     }
   }
-  files.push(...(await Promise.all(found)));
+  for (const file of await Promise.all(found)) if (file !== undefined) files.push(file);
   await Promise.all(subdirectories.map((subdirectory) => walk(root, subdirectory, rules, files, signal)));
 }
 

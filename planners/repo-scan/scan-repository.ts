@@ -126,7 +126,8 @@ async function parseFiles(
   for (let start = 0; start < changed.length; start += READ_CONCURRENCY) {
     options.signal?.throwIfAborted();
     const batch = changed.slice(start, start + READ_CONCURRENCY);
-    const texts = await Promise.all(batch.map((file) => readFile(join(workspace, file.path), 'utf8')));
+    // A file removed or renamed since the listing reads as empty rather than failing the scan.
+    const texts = await Promise.all(batch.map((file) => readFile(join(workspace, file.path), 'utf8').catch((error: unknown) => ((error as NodeJS.ErrnoException).code === 'ENOENT' ? '' : Promise.reject(error)))));
     batch.forEach((file, index) => {
       options.onParse?.(file.path);
       const facts = (parser as ModuleParser).parse(file.path, texts[index] ?? '');

@@ -1,3 +1,5 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findImporters, scanRepository, UnknownSymbolError, WorkspaceNotFoundError, type RepoMap } from '../../../planners/index.js';
 import { copyFixtureRepo, writeFiles } from '../fixture-repo.js';
@@ -224,5 +226,31 @@ describe('scanRepository: configuration', () => {
 
   it('stops when aborted', async () => {
     await expect(scanRepository(root, { signal: AbortSignal.abort() })).rejects.toThrow();
+  });
+});
+
+describe('scanRepository: dagent\'s own temporary files and files that vanish', () => {
+  it('never lists a temporary write file of dagent, even one left behind', async () => {
+    const variant = await scanVariant({ 'src/.c.txt.8fe8d022.dagent-tmp': 'half-written', '.top.ts.ab12.dagent-tmp': 'x' });
+    expect(variant.files.map((file) => file.path).filter((path) => path.includes('dagent-tmp'))).toEqual([]);
+  });
+
+  it('skips a file removed between the listing and its reading instead of failing', async () => {
+    const generated = Object.fromEntries(Array.from({ length: 100 }, (_, index) => [`src/gen/f${index}.ts`, `export const f${index} = ${index};\n`]));
+    const copy = copyFixtureRepo('billing');
+    try {
+      writeFiles(copy.root, generated);
+      let removed = false;
+      const scanned = await scanRepository(copy.root, {
+        onParse: () => {
+          if (removed) return;
+          removed = true;
+          for (let index = 0; index < 100; index++) rmSync(join(copy.root, 'src', 'gen', `f${index}.ts`), { force: true });
+        },
+      });
+      expect(scanned.files.length).toBeGreaterThan(0);
+    } finally {
+      copy.cleanup();
+    }
   });
 });
