@@ -1,5 +1,5 @@
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -67,7 +67,7 @@ describe('the code cache', () => {
     const canary = join(temp.dir, `payload-ran-${mode}`);
     expect(dagent(['--help'], cacheDir).status).toBe(0);
     const name = cacheFiles().find((file) => file.startsWith('main.cjs.'))!;
-    const chunk = join(DAGENT_BIN, '..', '..', 'dist', 'cli-bundle', 'main.cjs');
+    const chunk = join(realpathSync(DAGENT_BIN), '..', '..', 'dist', 'cli-bundle', 'main.cjs'); // an installed bin is a link into the package
     const forge = spawnSync(process.execPath, [fileURLToPath(new URL('../fixtures/forge-code-cache.cjs', import.meta.url)), chunk, join(cacheDir, name), canary, mode], { encoding: 'utf8' });
     expect(forge.stdout, forge.stderr).toBe('accepted\n');
 

@@ -64,12 +64,15 @@ async function holdsAnUnfinishedNode(fleet: Fleet, pid: number | undefined): Pro
 /**
  * Kills the worker with -9 at a moment it holds a node it has not finished, so that node must run
  * again elsewhere: the worker is frozen (SIGSTOP) before it is looked at, so it cannot commit the
- * node between the look and the kill; frozen at a moment it holds none, it is let go on and tried again.
+ * node between the look and the kill (a commit already sent when it froze is given time to land before
+ * the look); frozen at a moment it holds none, it is let go on and tried again.
  */
 async function killWhileHoldingANode(fleet: Fleet, worker: CliProcess, others: readonly CliProcess[]): Promise<void> {
   const pid = worker.child.pid;
   await until('the first worker to be frozen holding an unfinished node', async () => {
     worker.child.kill('SIGSTOP');
+    // A commit the worker sent just before it froze still lands on the server: let it land first.
+    await sleep(300);
     if (await holdsAnUnfinishedNode(fleet, pid)) return true;
     worker.child.kill('SIGCONT');
     await sleep(20);
