@@ -20,6 +20,7 @@ export function createLanguageService(options: LanguageServiceOptions): Workspac
     workspaceSymbols: async (query, limit) => (await service()).workspaceSymbols(query, limit),
     hover: async (target) => (await service()).hover(target),
     diagnostics: async (files) => (await service()).diagnostics(files),
+    callHierarchy: async (target, direction) => (await service()).callHierarchy(target, direction),
     warnings: async () => (await service()).warnings(),
     dispose() {
       disposed = true;

@@ -1,5 +1,8 @@
 export { createLanguageService } from './create-language-service.js';
 export type {
+  CallHierarchy,
+  CallHierarchyCall,
+  CallHierarchyItem,
   CodeDiagnostic,
   CodeLocation,
   CodeTarget,

@@ -2,6 +2,8 @@ import { isAbsolute, join, relative, sep } from 'node:path';
 import ts from 'typescript';
 import { normalizeWorkspacePath, parseSymbolKey, scanRepository } from '../repo-scan/index.js';
 import type {
+  CallHierarchy,
+  CallHierarchyItem,
   CodeDiagnostic,
   CodeLocation,
   CodeTarget,
@@ -157,6 +159,26 @@ class TypeScriptLanguageService implements WorkspaceLanguageService {
     return found.sort((left, right) => (left.file !== right.file ? (left.file < right.file ? -1 : 1) : left.line - right.line || left.column - right.column));
   }
 
+  async callHierarchy(target: CodeTarget, direction: 'incoming' | 'outgoing'): Promise<CallHierarchy | undefined> {
+    this.#refresh();
+    const start = this.#locate(target);
+    const prepared = start.service.service.prepareCallHierarchy(start.fileName, start.position);
+    const item = Array.isArray(prepared) ? prepared[0] : prepared;
+    if (item === undefined) return undefined;
+    if (direction === 'incoming') this.#addRoots(await this.#reach([item.file]));
+    const service = this.#servicesFor(item.file)[0] ?? start.service;
+    const position = item.selectionSpan.start;
+    const calls =
+      direction === 'incoming'
+        ? service.service.provideCallHierarchyIncomingCalls(item.file, position).map((call) => ({ from: call.from, file: call.from.file, spans: call.fromSpans }))
+        : service.service.provideCallHierarchyOutgoingCalls(item.file, position).map((call) => ({ from: call.to, file: item.file, spans: call.fromSpans }));
+    const program = service.program();
+    return {
+      item: this.#callItem(program, item),
+      calls: calls.map((call) => ({ ...this.#callItem(program, call.from), sites: call.spans.map((span) => this.#location(program, call.file, span.start)) })),
+    };
+  }
+
   dispose(): void {
     for (const service of this.#services) service.service.dispose();
   }
@@ -267,6 +289,10 @@ class TypeScriptLanguageService implements WorkspaceLanguageService {
     const start = sourceFile.getLineStarts()[line] ?? 0;
     const text = sourceFile.text.slice(start, sourceFile.getLineEndOfPosition(start)).trim();
     return { file: this.#shown(fileName), line: line + 1, column: character + 1, text: text.length <= MAX_TEXT ? text : `${text.slice(0, MAX_TEXT - 1)}…` };
+  }
+
+  #callItem(program: ts.Program, item: ts.CallHierarchyItem): CallHierarchyItem {
+    return { ...this.#location(program, item.file, item.selectionSpan.start), name: item.name, kind: item.kind, container: item.containerName ?? '' };
   }
 
   #absolute(file: string): string {

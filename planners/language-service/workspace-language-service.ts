@@ -40,6 +40,25 @@ export interface CodeDiagnostic extends CodeLocation {
   readonly message: string;
 }
 
+/** A function, method or constructor in a call hierarchy. */
+export interface CallHierarchyItem extends CodeLocation {
+  readonly name: string;
+  /** `function`, `method`, `constructor`, ... (TypeScript's ScriptElementKind). */
+  readonly kind: string;
+  readonly container: string;
+}
+
+/** A caller (incoming) or a callee (outgoing), with where the calls are made. */
+export interface CallHierarchyCall extends CallHierarchyItem {
+  /** The call expressions: in the caller's file for incoming calls, in the item's file for outgoing ones. */
+  readonly sites: readonly CodeLocation[];
+}
+
+export interface CallHierarchy {
+  readonly item: CallHierarchyItem;
+  readonly calls: readonly CallHierarchyCall[];
+}
+
 /**
  * What a query points at: a position (1-based line and column, workspace-relative file) or a
  * symbol key, `src/invoice.ts#Invoice` or `src/invoice.ts#Invoice.total`.
@@ -87,6 +106,11 @@ export interface WorkspaceLanguageService {
    * on disk now; with none given, for every file of the workspace's projects. Sorted by file and position.
    */
   diagnostics(files?: readonly string[]): Promise<CodeDiagnostic[]>;
+  /**
+   * The callers (`incoming`, across the files that can import it) or the callees (`outgoing`) of the
+   * function or method at the target; undefined when the target is not something callable.
+   */
+  callHierarchy(target: CodeTarget, direction: 'incoming' | 'outgoing'): Promise<CallHierarchy | undefined>;
   /** Problems reading the tsconfig files (the service still answers with what it could load). */
   warnings(): Promise<readonly string[]>;
   dispose(): void;

@@ -9,6 +9,8 @@ export interface SymbolService {
   hover(target: SymbolTarget): Promise<SymbolHover | undefined>;
   /** Errors and warnings of the given workspace-relative files, or of the whole project when none are given. */
   diagnostics(files?: readonly string[]): Promise<readonly SymbolDiagnostic[]>;
+  /** Callers (`incoming`) or callees (`outgoing`) of the function or method at the target; undefined when it is not callable. */
+  callHierarchy(target: SymbolTarget, direction: 'incoming' | 'outgoing'): Promise<SymbolCallHierarchy | undefined>;
 }
 
 /** A position (workspace-relative file, 1-based line and column) or a key `src/a.ts#Class.member`. */
@@ -42,6 +44,17 @@ export interface SymbolDiagnostic extends SymbolLocation {
   readonly severity: 'error' | 'warning';
   readonly code: number;
   readonly message: string;
+}
+
+export interface SymbolCallItem extends SymbolLocation {
+  readonly name: string;
+  readonly kind: string;
+  readonly container: string;
+}
+
+export interface SymbolCallHierarchy {
+  readonly item: SymbolCallItem;
+  readonly calls: readonly (SymbolCallItem & { readonly sites: readonly SymbolLocation[] })[];
 }
 
 /** The service for this run, created on first use (it loads the compiler) and shared by every call. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool, type Tool } from '../define-tool.js';
+import { createCallHierarchyTool } from './call-hierarchy-tool.js';
 import { createDiagnosticsTool } from './diagnostics-tool.js';
 import { capLines, filesOf, formatLocation } from './format-locations.js';
 import type { SymbolServiceSource } from './symbol-service.js';
@@ -11,10 +12,10 @@ export const MAX_REFERENCES = 100;
 export const MAX_WORKSPACE_SYMBOLS = 50;
 
 /** The symbol tools' names, for node allow-lists. */
-export const SYMBOL_TOOL_NAMES = ['find_definition', 'find_references', 'workspace_symbols', 'hover', 'diagnostics'] as const;
+export const SYMBOL_TOOL_NAMES = ['find_definition', 'find_references', 'workspace_symbols', 'hover', 'diagnostics', 'call_hierarchy'] as const;
 
 /**
- * `find_definition`, `find_references`, `workspace_symbols`, `hover` and `diagnostics` over the workspace's
+ * `find_definition`, `find_references`, `workspace_symbols`, `hover`, `diagnostics` and `call_hierarchy` over the workspace's
  * TypeScript / JavaScript language service (`service`, started on first use and shared by every
  * call of the run). Read-only: they need no approval. Each answer lists paths, 1-based lines and
  * columns and the line's text, capped with a note and `meta.truncated`.
@@ -85,5 +86,5 @@ export function createSymbolTools(service: SymbolServiceSource): Tool[] {
     },
   });
 
-  return [findDefinition, findReferences, workspaceSymbols, hover, createDiagnosticsTool(service)] as Tool[];
+  return [findDefinition, findReferences, workspaceSymbols, hover, createDiagnosticsTool(service), createCallHierarchyTool(service)] as Tool[];
 }

@@ -100,6 +100,7 @@ describe('symbol tools on a fixture repository', () => {
       workspaceSymbols: async () => [],
       hover: async () => undefined,
       diagnostics: async () => [],
+      callHierarchy: async () => undefined,
     };
     const bed = await openToolTestBed();
     try {
