@@ -12,6 +12,7 @@ export function createConfinement(context: CliContext): CommandConfinement {
   return detectConfinement({
     homes,
     ...(context.config.sandbox?.allowHosts === undefined ? {} : { allowHosts: context.config.sandbox.allowHosts }),
+    ...(context.config.sandbox?.allowPorts === undefined ? {} : { allowPorts: context.config.sandbox.allowPorts }),
     ...(context.io.env.DAGENT_BWRAP === undefined ? {} : { bwrapPath: context.io.env.DAGENT_BWRAP }),
   });
 }

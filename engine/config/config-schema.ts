@@ -73,7 +73,7 @@ export const configSchema = z.strictObject({
    */
   allowWorkspaceToLoosenLimits: z.boolean().optional(),
   sandbox: z
-    .looseObject({ enabled: z.boolean().optional(), allowHosts: z.array(z.string().min(1)).optional(), env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).optional() })
+    .looseObject({ enabled: z.boolean().optional(), allowHosts: z.array(z.string().min(1)).optional(), allowPorts: z.array(z.number().int().min(1).max(65_535)).optional(), env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).optional() })
     .optional(),
   /** OpenTelemetry traces (configured by the OTEL_* variables): `includeContent` adds model answers, tool arguments and tool results to the spans. */
   telemetry: z.strictObject({ includeContent: z.boolean().optional() }).optional(),

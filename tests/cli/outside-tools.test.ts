@@ -110,6 +110,15 @@ describe('MCP and web tools in a run', () => {
     expect(wrong.stderr).toMatch(/web\.crossHostRedirects/);
   });
 
+  it('accepts sandbox.allowPorts as a list of ports, and refuses a port out of range', async () => {
+    writeConfig({ sandbox: { allowPorts: [443, 8443] } });
+    expect((await cli(['mcp', 'list'])).code).toBe(0);
+    writeConfig({ sandbox: { allowPorts: [70_000] } });
+    const wrong = await cli(['mcp', 'list']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/sandbox\.allowPorts/);
+  });
+
   it('refuses an unknown web setting in one line', async () => {
     writeConfig({ web: { allowHosts: ['x'] } });
     const result = await cli(['mcp', 'list']);

@@ -23,6 +23,8 @@ export interface CommandSandboxOptions {
   readonly homes: readonly string[];
   /** Hosts commands may reach through the proxy; none by default (no network). */
   readonly allowHosts?: readonly string[];
+  /** Ports the proxy lets commands reach on every allowed host (default 443 and 80). */
+  readonly allowPorts?: readonly number[];
   /** `bwrap` to use instead of the one on PATH (a path that does not exist simulates a machine without it). */
   readonly bwrapPath?: string;
   readonly platform?: NodeJS.Platform;
@@ -162,7 +164,11 @@ export class CommandSandbox {
 
   async #network(): Promise<SandboxNetwork> {
     if (this.allowHosts.length === 0) return { kind: 'none' };
-    this.#proxy ??= startAllowListProxy({ allowHosts: this.allowHosts, listen: this.kind === 'bubblewrap' ? 'socket' : 'port' });
+    this.#proxy ??= startAllowListProxy({
+      allowHosts: this.allowHosts,
+      ...(this.#options.allowPorts === undefined ? {} : { allowPorts: this.#options.allowPorts }),
+      listen: this.kind === 'bubblewrap' ? 'socket' : 'port',
+    });
     const { endpoint } = await this.#proxy;
     return endpoint.kind === 'socket'
       ? { kind: 'proxy-socket', socketPath: endpoint.path, port: SANDBOX_PROXY_PORT }

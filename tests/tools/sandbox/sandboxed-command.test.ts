@@ -69,6 +69,19 @@ describe.skipIf(!detectSandbox().available)('a command in the OS sandbox', () =>
     }
   });
 
+  it('lets commands reach only the configured ports of an allowed host', async () => {
+    const confinement = detectConfinement({ allowHosts: ['public.example.test'], allowPorts: [8443] });
+    const runtime = createToolRuntime({ approval: 'auto', runCommand: { confinement } });
+    const yes = { approver: { interactive: true, ask: async () => ({ decision: 'yes' as const }) } };
+    try {
+      const web = await bed.call(runtime, 'run_command', { command: `curl -sS -m 5 -w ' %{http_code}' http://public.example.test:80/` }, yes);
+      expect(web.content).toContain('port 80 of public.example.test is not allowed (only 8443;');
+      expect(web.content).toContain('403');
+    } finally {
+      if (confinement.kind === 'sandbox') await confinement.sandbox.close();
+    }
+  });
+
   it('writes the workspace and a private temp folder, and nothing beside the workspace', async () => {
     const runtime = createToolRuntime({ approval: 'auto' });
     mkdirSync(join(bed.outside, 'keep'));
