@@ -10,7 +10,7 @@ import { tempDir } from '../../helpers/temp-store.js';
  * context window compacts before a model call, goes on, reads a compacted tool output back with
  * `recall_history`, and finishes; the log, `inspect`, `status` and the run view show every step.
  *
- * Sizes. A node's request starts at ≈ 2.1K tokens (system prompt, read tools, instruction); one
+ * Sizes. A node's request starts at ≈ 2.1K tokens (system prompt, its two tools, instruction); one
  * ledger row read back through read_file is ≈ 34 tokens. With a window W the compactor fires at
  * the threshold T = W − min(20K, W/4) − min(13K, W/8), keeps the last 3 turns, and stops at
  * stage 1 (pruning old tool outputs) only when that brings the request under 60 % of T. Each
@@ -27,6 +27,9 @@ function ledger(k: number, rows: number): string {
   }
   return `${lines.join('\n')}\n`;
 }
+
+/** Sentences of padding in the instruction (see runStory). */
+const N_PAD = 100;
 
 const path = (k: number): string => `src/ledger-${k}.ts`;
 const HEADINGS = ['Primary request and intent', 'Files and code', 'Commands and results', 'Errors and fixes', 'Decisions and constraints', 'Pending work and next step', 'Critical context'];
@@ -89,10 +92,13 @@ async function runStory(story: Story): Promise<{ result: CliResult; runId: strin
         id: 'survey',
         kind: 'read',
         title: 'Survey the ledgers',
-        instructions: 'Read every src/ledger-*.ts one by one and report the marker each exports.',
+        // Padded to the ≈ 1K tokens the default read tools' definitions took when the sizes were chosen.
+        instructions: `Read every src/ledger-*.ts one by one and report the marker each exports.${' Each ledger row is settled by the nightly job.'.repeat(N_PAD)}`,
         reads: ['src/ledger-*.ts'],
         writes: [],
         dependsOn: [],
+        // Only the tools the story uses: the request's size does not move when the catalog grows.
+        tools: ['read_file', 'recall_history'],
       },
     ],
   };
