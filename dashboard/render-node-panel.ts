@@ -1,4 +1,4 @@
-import type { NodeView, RunView } from '../engine/index.js';
+import { PLAN_NODE_KINDS, nodeKind, type NodeView, type PlanNodeKind, type RunView } from '../engine/index.js';
 import type { TailLine } from './event-tail-line.js';
 import { waitsOn } from './node-stages.js';
 import { NODE_GLYPHS } from './render-stage-list.js';
@@ -17,6 +17,7 @@ const TAIL_STYLES: Readonly<Record<TailLine['kind'], Style>> = {
 
 /** The context gauge: the node's last request against its compaction threshold. */
 export function contextGauge(node: NodeView, width: number): Span[] {
+  if (!callsAModel(node)) return [['context '], ['none: this node runs its command without a model', 'dim']];
   if (node.compactionThreshold === null || node.compactionThreshold === 0) {
     return [['context '], [node.contextTokens === 0 ? 'no model request yet' : `${formatTokens(node.contextTokens)} tokens`, 'dim']];
   }
@@ -24,6 +25,11 @@ export function contextGauge(node: NodeView, width: number): Span[] {
   const label = ` ${formatTokens(node.contextTokens)}/${formatTokens(node.compactionThreshold)} ${Math.round(share * 100)}%`;
   const barWidth = Math.max(6, Math.min(30, width - 10 - label.length));
   return [['context '], [bar(share, barWidth), share >= 0.9 ? 'red' : share >= 0.7 ? 'yellow' : 'green'], [label]];
+}
+
+/** Whether the node's kind runs a model (a command node does not); an unknown kind is assumed to. */
+function callsAModel(node: NodeView): boolean {
+  return !(PLAN_NODE_KINDS as readonly string[]).includes(node.kind) || nodeKind(node.kind as PlanNodeKind).runsModel;
 }
 
 /** Each compaction as tokens before → after. */

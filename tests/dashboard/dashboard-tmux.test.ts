@@ -103,7 +103,7 @@ describe.skipIf(!hasTmux)('the dashboard in tmux, attached to a run going on in 
     for (const id of ['read-docs', 'read-seed', 'write-note']) expect(text).toContain(id);
     expect(text).toMatch(/Stage 1 · \d\/2 done/);
     expect(text).toMatch(/tokens \S+ in \(\d+% cache hit\) · \S+ out · \d+ model calls/);
-    expect(text).toMatch(/context ([█░]+ \S+\/\S+ \d+%|no model request yet)/);
+    expect(text).toMatch(/context ([█░]+ \S+\/\S+ \d+%|no model request yet|none: this node runs its command without a model)/);
   });
 
   it('marks the node that compacted, with its tokens before → after once selected', async () => {

@@ -95,6 +95,14 @@ describe('the dashboard screen', () => {
     expect(screen).toMatch(/edit-digest +edit +0:\d\d +65%⇣/);
   });
 
+  it('says a command node calls no model instead of waiting for its first request', () => {
+    const order = renderScreen(state, { width: 120, height: 40 }, { color: false, now: START }).rowOrder;
+    const test = moveSelection(state, order, order.indexOf('test') - order.indexOf('edit-sms'));
+    const screen = screenOf(test, 120, 40).join('\n');
+    expect(screen).toContain('context none: this node runs its command without a model');
+    expect(screen).not.toContain('no model request yet');
+  });
+
   it('shows what a pending node waits on', () => {
     expect(screenOf(state, 120, 40).join('\n')).toMatch(/· test +command .*⟵ edit-sms,edit-dig/);
   });
