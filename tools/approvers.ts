@@ -14,7 +14,7 @@ export function createNonInteractiveApprover(): NamedApprover {
     name: 'non-interactive',
     interactive: false,
     async ask(): Promise<ApprovalAnswer> {
-      return { decision: 'no', reason: NO_TERMINAL_REASON };
+      return { decision: 'no', reason: NO_TERMINAL_REASON, noOneToAsk: true };
     },
   };
 }

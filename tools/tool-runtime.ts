@@ -15,7 +15,7 @@ import type {
   ToolSpec,
 } from '../engine/index.js';
 import { NO_TERMINAL_DENIAL } from '../engine/index.js';
-import { NO_TERMINAL_REASON, approverName } from './approvers.js';
+import { approverName } from './approvers.js';
 import { toToolSpec, type Assessment, type Tool, type ToolContext, type ToolOutput } from './define-tool.js';
 import { approvalPolicyFor, evaluateApproval, type ApprovalSettings } from './evaluate-approval.js';
 import { parseToolArgs } from './parse-tool-args.js';
@@ -153,7 +153,7 @@ export class LocalToolRuntime implements ToolRuntime {
     args: unknown,
     assessment: Assessment | undefined,
     context: ToolExecutionContext,
-  ): Promise<{ outcome: ToolOutcome; content: string; meta?: { humanNextStep: string } } | undefined> {
+  ): Promise<{ outcome: ToolOutcome; content: string; meta?: { humanNextStep: string; waitsFor: 'human-approval' } } | undefined> {
     const policy = approvalPolicyFor(tool, this.#approval);
     const grantedByPlan = grantedByThePlan(tool, args, context);
     let verdict = evaluateApproval({ policy, assessment, alwaysApproved: false, grantedByPlan });
@@ -203,7 +203,7 @@ export class LocalToolRuntime implements ToolRuntime {
     return {
       outcome: 'denied',
       content: `the user rejected this operation${because}: ${summary}. It was not run. Do not repeat it; adapt your approach, or finish and explain what is left.`,
-      ...(answer.reason === NO_TERMINAL_REASON ? { meta: { humanNextStep: withoutTerminalNextStep(tool, summary, context.runId) } } : {}),
+      ...(answer.noOneToAsk === true ? { meta: { humanNextStep: withoutTerminalNextStep(tool, summary, context.runId), waitsFor: 'human-approval' } } : {}),
     };
   }
 

@@ -39,6 +39,8 @@ export interface ToolResultMeta {
    * field). Set when there was no one to ask; progress lines, `status` and `dagent tool` show it.
    */
   readonly humanNextStep?: string;
+  /** Set with `humanNextStep`: the call waits for a human's approval, which no replan can give. */
+  readonly waitsFor?: 'human-approval';
   readonly [key: string]: unknown;
 }
 
@@ -65,8 +67,9 @@ export interface ApprovalRequest {
 export type ApprovalAnswer =
   | { readonly decision: 'yes'; readonly recorded?: boolean }
   | { readonly decision: 'always'; readonly recorded?: boolean }
-  | { readonly decision: 'no'; readonly reason?: string; readonly recorded?: boolean };
+  | { readonly decision: 'no'; readonly reason?: string; readonly recorded?: boolean; readonly noOneToAsk?: boolean };
 // `recorded`: the answer is already in the log (written by whoever answered, e.g. the dashboard), so the runtime does not write it again.
+// `noOneToAsk`: the no is not a human's, there was no one to ask (a run without a terminal); the denial then waits for a human.
 
 /** Asks a human (or a policy standing in for one) whether a risky tool call may run. */
 export interface Approver {

@@ -178,5 +178,6 @@ interface Waiter {
 export function outcomeOf(finished: SessionEvent<'attempt/finished'>): NodeOutcome<NodeResult> {
   const { payload } = finished;
   if (payload.outcome === 'succeeded') return { status: 'succeeded', result: { answer: payload.answer ?? '', filesChanged: payload.filesChanged ?? [] } };
-  return { status: 'failed', error: payload.error ?? 'the node failed on a worker', ...(payload.retryable === undefined ? {} : { retryable: payload.retryable }) };
+  const waitsFor = payload.waitsFor === undefined ? {} : { waitsFor: payload.waitsFor };
+  return { status: 'failed', error: payload.error ?? 'the node failed on a worker', ...(payload.retryable === undefined ? {} : { retryable: payload.retryable }), ...waitsFor };
 }

@@ -6,6 +6,7 @@ import type { CompletedNode } from '../plan/planner.js';
 import { executePlanNode, type NodeAttemptResult, type NodeRuntime } from '../run/orchestration/execute-plan-node.js';
 import type { NodeFiles } from '../run/orchestration/node-files.js';
 import { unkeptPromise } from '../run/orchestration/node-outcome.js';
+import type { NodeWaitsFor } from '../scheduler/schedulable-node.js';
 import { handoffMessage } from '../run/orchestration/node-prompt.js';
 import { executablePlan } from '../run/storage/plan-store.js';
 import { getRun, type RunRecord } from '../run/storage/run-store.js';
@@ -96,7 +97,7 @@ export async function executeNodeJob(job: NodeJob, context: NodeJobContext, queu
 
 type AttemptOutcome =
   | { readonly outcome: 'succeeded'; readonly answer: string; readonly filesChanged: string[]; readonly patch?: string }
-  | { readonly outcome: 'failed'; readonly error: string; readonly retryable: boolean; readonly filesChanged?: string[] };
+  | { readonly outcome: 'failed'; readonly error: string; readonly retryable: boolean; readonly filesChanged?: string[]; readonly waitsFor?: NodeWaitsFor };
 
 async function runClaimedNode(run: RunRecord, job: NodeJob, claim: NodeClaim, log: EventLog, context: NodeJobContext, cancelled: AbortSignal | undefined): Promise<AttemptOutcome> {
   const { plan } = await executablePlan(context.db, run);
@@ -146,7 +147,7 @@ async function runClaimedNode(run: RunRecord, job: NodeJob, claim: NodeClaim, lo
     if (result.status === 'failed') return { outcome: 'failed', error: result.error, retryable: result.retryable, filesChanged: [...filesChanged] };
     // The same checks as a node run in the scheduler's process: an outcome that cannot lie.
     const unkept = unkeptPromise({ nodeId: node.id, kind: node.kind, actions: result.actions ?? [], filesChanged, writes: node.writes });
-    if (unkept !== undefined) return { outcome: 'failed', error: unkept, retryable: false, filesChanged: [...filesChanged] };
+    if (unkept !== undefined) return { outcome: 'failed', ...unkept, retryable: false, filesChanged: [...filesChanged] };
     const patch = workspace.clone === undefined ? undefined : await workspace.clone.patch();
     return { outcome: 'succeeded', answer: result.answer, filesChanged: [...filesChanged], ...(patch === undefined ? {} : { patch }) };
   } catch (error) {

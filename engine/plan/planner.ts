@@ -1,3 +1,4 @@
+import type { NodeWaitsFor } from '../scheduler/schedulable-node.js';
 import type { Plan, PlanNode } from './plan-schema.js';
 
 /** What a finished node handed over. */
@@ -7,9 +8,9 @@ export interface CompletedNode {
   readonly filesChanged: readonly string[];
 }
 
-/** Why the plan needs amending. */
+/** Why the plan needs amending (a failure's `waitsFor`: what it waits for outside the run, see `NodeWaitsFor`). */
 export type ReplanTrigger =
-  | { readonly kind: 'failure'; readonly nodeId: string; readonly error: string }
+  | { readonly kind: 'failure'; readonly nodeId: string; readonly error: string; readonly waitsFor?: NodeWaitsFor }
   | { readonly kind: 'missed-work'; readonly nodeId: string; readonly title: string; readonly files: readonly string[]; readonly reason: string };
 
 export interface PlanInput {

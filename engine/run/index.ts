@@ -42,7 +42,7 @@ export {
 } from './storage/plan-store.js';
 export { applyPlanPatch, missedWorkNode, type PatchContext } from './orchestration/apply-plan-patch.js';
 export { processStartTime, stopEarlierCommands } from './orchestration/earlier-commands.js';
-export { NO_TERMINAL_DENIAL, unkeptPromise, waitsForAHuman, type NodeAction, type NodeOutcomeInput } from './orchestration/node-outcome.js';
+export { NO_TERMINAL_DENIAL, unkeptPromise, type NodeAction, type NodeOutcomeInput, type UnkeptPromise } from './orchestration/node-outcome.js';
 export { commandFailure } from './orchestration/command-failure.js';
 export { DEFAULT_ROLES, executePlanNode, type NodeAttempt, type NodeAttemptResult, type NodeRuntime, type ResolvedModel, type RolePrompt } from './orchestration/execute-plan-node.js';
 export type { NodeFiles } from './orchestration/node-files.js';

@@ -6,7 +6,7 @@
  */
 export { IllegalNodeTransitionError, isNodeStatus, isSettledNodeStatus, NODE_STATUSES, resumeStatus, transitionNode, type NodeStatus } from './node-status.js';
 export type { NodeTransition, NodeTransitionKind } from './node-transition.js';
-export type { ExecuteNode, NodeExecution, NodeOutcome, SchedulableNode } from './schedulable-node.js';
+export type { ExecuteNode, NodeExecution, NodeOutcome, NodeWaitsFor, SchedulableNode } from './schedulable-node.js';
 export { createScheduleGraph, type ScheduleGraph } from './schedule-graph.js';
 export { readyNodes, type ReadyNodesResult, type SkippedNode } from './ready-nodes.js';
 export { WriteLocks, writePatternsMayOverlap } from './write-locks.js';

@@ -1,4 +1,5 @@
 import type { NodeStatus } from './node-status.js';
+import type { NodeWaitsFor } from './schedulable-node.js';
 
 interface TransitionBase {
   readonly nodeId: string;
@@ -17,7 +18,7 @@ export type NodeTransition<R = unknown> =
   | (TransitionBase & { readonly kind: 'started'; readonly to: 'running' })
   | (TransitionBase & { readonly kind: 'succeeded'; readonly to: 'succeeded'; readonly result: R })
   | (TransitionBase & { readonly kind: 'retried'; readonly to: 'ready'; readonly error: string; readonly delayMs: number })
-  | (TransitionBase & { readonly kind: 'failed'; readonly to: 'failed'; readonly error: string })
+  | (TransitionBase & { readonly kind: 'failed'; readonly to: 'failed'; readonly error: string; readonly waitsFor?: NodeWaitsFor })
   | (TransitionBase & { readonly kind: 'skipped'; readonly to: 'skipped'; readonly blockedBy: string; readonly reason: string })
   | (TransitionBase & { readonly kind: 'cancelled'; readonly to: 'cancelled'; readonly reason: string });
 

@@ -8,10 +8,17 @@ export interface SchedulableNode {
   readonly writes: readonly string[];
 }
 
+/**
+ * What a failed node waits for outside the run, when its failure is not the work's own:
+ * `human-approval`, a risky call was denied because no one was there to approve it. The scheduler
+ * only carries it, to the `failed` transition and the failure hook, for the caller's verdict.
+ */
+export type NodeWaitsFor = 'human-approval';
+
 /** How one attempt of a node ended. `retryable` defaults to true. */
 export type NodeOutcome<R = unknown> =
   | { readonly status: 'succeeded'; readonly result: R }
-  | { readonly status: 'failed'; readonly error: string; readonly retryable?: boolean };
+  | { readonly status: 'failed'; readonly error: string; readonly retryable?: boolean; readonly waitsFor?: NodeWaitsFor };
 
 export interface NodeExecution {
   /** Aborted when the run is cancelled; the attempt should stop and return (or throw) promptly. */

@@ -234,7 +234,8 @@ export class ScheduleLoop<R> {
       step.effects.push(() => this.#armRetry(retry, verdict.delayMs));
       return;
     }
-    this.#record(step, state, { kind: 'failed', to: 'failed', error: outcome.error });
+    const waitsFor = outcome.waitsFor === undefined ? {} : { waitsFor: outcome.waitsFor };
+    this.#record(step, state, { kind: 'failed', to: 'failed', error: outcome.error, ...waitsFor });
     const onNodeFailed = this.#options.onNodeFailed;
     if (onNodeFailed === undefined) {
       this.#blocked.push(state);
@@ -242,7 +243,7 @@ export class ScheduleLoop<R> {
     }
     // Hold now, inside this step, so the dependents are not skipped before the hook decides.
     this.#holdOn();
-    const failure = { nodeId: state.node.id, error: outcome.error, attempts: state.attempts };
+    const failure = { nodeId: state.node.id, error: outcome.error, attempts: state.attempts, ...waitsFor };
     step.effects.push(() => void this.#amends.queue((snapshot, signal) => onNodeFailed(failure, snapshot, signal), true));
   }
 

@@ -1,7 +1,7 @@
 import type { NodeStatus } from './node-status.js';
 import type { NodeTransition } from './node-transition.js';
 import type { NodeRetryPolicy } from './retry-verdict.js';
-import type { ExecuteNode, SchedulableNode } from './schedulable-node.js';
+import type { ExecuteNode, NodeWaitsFor, SchedulableNode } from './schedulable-node.js';
 
 /**
  * `eager`: a node is dispatched the moment its last dependency succeeds (the default).
@@ -34,6 +34,8 @@ export interface NodeFailure {
   readonly nodeId: string;
   readonly error: string;
   readonly attempts: number;
+  /** What the failure waits for outside the run (the attempt's `waitsFor`). */
+  readonly waitsFor?: NodeWaitsFor;
 }
 
 /** `closed`: the schedule had finished, was cancelled or failed before the amendment could apply. */

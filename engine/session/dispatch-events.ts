@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineEvent } from './define-event.js';
+import { NODE_WAITS_FOR } from './event-values.js';
 
 /** The events of a run dispatched to worker processes: the dispatch, and each attempt's claim and outcome. */
 export const DISPATCH_EVENTS = {
@@ -7,8 +8,18 @@ export const DISPATCH_EVENTS = {
   'dispatch/started': defineEvent(1, () => z.strictObject({ mode: z.enum(['shared', 'clone']), baseCommit: z.string().optional() })),
   /** A worker claimed a node attempt; `token` grows with every claim of the node. */
   'attempt/claimed': defineEvent(1, () => z.strictObject({ attempt: z.number().int().positive(), token: z.number().int().positive(), worker: z.string(), pid: z.number().int(), host: z.string() })),
-  /** A worker's outcome of a node attempt, committed only while its claim's token was current; `patch` in clone mode. */
-  'attempt/finished': defineEvent(1, () => z.strictObject({
+  /**
+   * A worker's outcome of a node attempt, committed only while its claim's token was current; `patch` in clone mode.
+   * v2: `waitsFor`, as on `node/failed`.
+   */
+  'attempt/finished': defineEvent(2, () => attemptFinished().extend({ waitsFor: z.enum(NODE_WAITS_FOR).optional() }), {
+    1: { payload: attemptFinished, upgrade: (payload) => payload },
+  }),
+} as const;
+
+/** `attempt/finished` as version 1 wrote it. */
+function attemptFinished() {
+  return z.strictObject({
     attempt: z.number().int().positive(),
     token: z.number().int().positive(),
     worker: z.string(),
@@ -18,5 +29,5 @@ export const DISPATCH_EVENTS = {
     error: z.string().optional(),
     retryable: z.boolean().optional(),
     patch: z.string().optional(),
-  })),
-} as const;
+  });
+}

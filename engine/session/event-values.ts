@@ -28,3 +28,6 @@ export const RUN_MODES = ['plan', 'react', 'team', 'tool'] as const;
 /** When a risky tool asks a human: never (`auto`), with a default yes (`suggest`), always (`never`). */
 export const APPROVAL_POLICIES = ['auto', 'suggest', 'never'] as const;
 
+
+/** What a failed node waits for outside the run: a human to approve what it was denied for want of a terminal. */
+export const NODE_WAITS_FOR = ['human-approval'] as const;

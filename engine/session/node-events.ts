@@ -1,13 +1,16 @@
 import { z } from 'zod';
 import { defineEvent } from './define-event.js';
-import { MEMORY_KINDS, MEMORY_SCOPES } from './event-values.js';
+import { MEMORY_KINDS, MEMORY_SCOPES, NODE_WAITS_FOR } from './event-values.js';
 
 /** The events of a plan node: its transitions, the files it changed, the work and memories it reported. */
 export const NODE_EVENTS = {
   'node/ready': defineEvent(1, () => z.strictObject({})),
   'node/started': defineEvent(1, () => z.strictObject({ attempt: z.number().int().positive() })),
   'node/succeeded': defineEvent(1, () => z.strictObject({ result: z.string(), filesChanged: z.array(z.string()).optional() })),
-  'node/failed': defineEvent(1, () => z.strictObject({ error: z.string(), attempt: z.number().int().positive().optional() })),
+  /** v2: `waitsFor`, what the failure waits for outside the run (a human's approval), so no replan tries to work around it. */
+  'node/failed': defineEvent(2, () => z.strictObject({ error: z.string(), attempt: z.number().int().positive().optional(), waitsFor: z.enum(NODE_WAITS_FOR).optional() }), {
+    1: { payload: () => z.strictObject({ error: z.string(), attempt: z.number().int().positive().optional() }), upgrade: (payload) => payload },
+  }),
   'node/skipped': defineEvent(1, () => z.strictObject({ reason: z.string() })),
   'node/cancelled': defineEvent(1, () => z.strictObject({ reason: z.string().optional() })),
   'node/retried': defineEvent(1, () => z.strictObject({ attempt: z.number().int().positive(), delayMs: z.number().nonnegative(), error: z.string() })),

@@ -156,10 +156,10 @@ describe('terminal approver', () => {
 });
 
 describe('fixed approvers', () => {
-  it('non-interactive says no with its reason; auto-yes says yes', async () => {
+  it('non-interactive says no with its reason, as no one there to ask; auto-yes says yes', async () => {
     const signal = new AbortController().signal;
     expect(createNonInteractiveApprover()).toMatchObject({ name: 'non-interactive', interactive: false });
-    expect(await createNonInteractiveApprover().ask(request('suggest'), signal)).toEqual({ decision: 'no', reason: 'no terminal to ask' });
+    expect(await createNonInteractiveApprover().ask(request('suggest'), signal)).toEqual({ decision: 'no', reason: 'no terminal to ask', noOneToAsk: true });
     expect(await createAutoYesApprover().ask(request('never'), signal)).toEqual({ decision: 'yes' });
   });
 });

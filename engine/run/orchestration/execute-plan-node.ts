@@ -194,6 +194,7 @@ function recordingActions(tools: ToolRuntime, actions: NodeAction[]): ToolRuntim
         outcome: result.meta.outcome,
         summary: (result.content.split('\n', 1)[0] ?? '').slice(0, 240),
         ...(humanNextStep === undefined ? {} : { humanNextStep }),
+        ...(result.meta.waitsFor === undefined ? {} : { waitsFor: result.meta.waitsFor }),
       });
       return result;
     },

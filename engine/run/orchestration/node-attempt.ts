@@ -55,7 +55,7 @@ export async function attemptNode(context: NodeAttemptContext, nodeId: string, e
     if (strayChanges.length > 0) await log.append({ type: 'writes/exceeded', nodeId, payload: { paths: [...strayChanges] } });
     if (result.status === 'failed') return result;
     const unkept = unkeptPromise({ nodeId, kind: node.kind, actions: result.actions ?? [], filesChanged, writes: node.writes });
-    if (unkept !== undefined) return { status: 'failed', error: unkept, retryable: false };
+    if (unkept !== undefined) return { status: 'failed', ...unkept, retryable: false };
     return { status: 'succeeded', result: { answer: result.answer, filesChanged } };
   } finally {
     session.close();

@@ -14,8 +14,12 @@ export interface ReplanVerdictInput {
   readonly hasPlanner: boolean;
 }
 
-/** What to do about a trigger; `progress`: the share of the snapshot's nodes that succeeded, 0–1 (as `replan/started` records it). */
+/**
+ * What to do about a trigger; `progress`: the share of the snapshot's nodes that succeeded, 0–1 (as `replan/started` records it).
+ * `stand`: the failure stands and no replan starts (nothing is recorded for it); `give-up`: a replan was due but the limit is reached.
+ */
 export type ReplanVerdict =
+  | { readonly kind: 'stand'; readonly progress: number; readonly reason: string }
   | { readonly kind: 'give-up'; readonly progress: number; readonly reason: string }
   | {
       readonly kind: 'replan';
@@ -31,13 +35,16 @@ export type ReplanVerdict =
 /**
  * The replanning rules for one trigger (SPEC §2.5): give up past the limit, else a full replan below
  * the progress threshold and an append above it — an append also when no planner could plan in
- * full (missed work still gets its node). Succeeded and running nodes are frozen.
+ * full (missed work still gets its node). Succeeded and running nodes are frozen. A failure that
+ * waits for a human's approval stands: a replan cannot give an approval no one was there to give,
+ * and would pay a planner to work around a decision that is the human's.
  */
 export function replanVerdict(input: ReplanVerdictInput): ReplanVerdict {
   const { trigger, statuses, settings } = input;
   const total = statuses.size;
   const succeeded = [...statuses.values()].filter((status) => status === 'succeeded').length;
   const progress = total === 0 ? 0 : succeeded / total;
+  if (trigger.kind === 'failure' && trigger.waitsFor === 'human-approval') return { kind: 'stand', progress, reason: `${trigger.nodeId} waits for a human's approval` };
   const rule = replanDecision({ succeeded, total, replansSoFar: input.replansSoFar, threshold: settings.replanThreshold, maxReplans: settings.maxReplans });
   if (rule === 'give-up') return { kind: 'give-up', progress, reason: `the limit of ${settings.maxReplans} replans is reached` };
   const mode = rule === 'full' && !input.hasPlanner ? 'append' : rule;

@@ -24,7 +24,6 @@ import { applyPlanPatch, missedWorkNode } from './apply-plan-patch.js';
 import { stopEarlierCommands } from './earlier-commands.js';
 import { attemptNode } from './node-attempt.js';
 import { changedCommandNodes, replanVerdict, reviewAfterReplan } from './replan-verdict.js';
-import { waitsForAHuman } from './node-outcome.js';
 import { DEFAULT_RUN_SETTINGS, type ExecuteRunOptions, type NodeResult, type RunResult, type RunSettings } from './run-options.js';
 import { runOutcome } from './run-outcome.js';
 import { TransitionStore } from './transition-store.js';
@@ -219,9 +218,9 @@ class RunController {
   }
 
   async #onNodeFailed(failure: NodeFailure, snapshot: ScheduleSnapshot, signal: AbortSignal): Promise<Amendment | undefined> {
-    // No replan can give an approval that no one was there to give: the node fails with the next step for the human.
-    if (this.#options.planner === undefined || waitsForAHuman(failure.error)) return undefined;
-    return (await this.#replan({ kind: 'failure', nodeId: failure.nodeId, error: failure.error }, snapshot, signal)).amendment;
+    if (this.#options.planner === undefined) return undefined;
+    const waitsFor = failure.waitsFor === undefined ? {} : { waitsFor: failure.waitsFor };
+    return (await this.#replan({ kind: 'failure', nodeId: failure.nodeId, error: failure.error, ...waitsFor }, snapshot, signal)).amendment;
   }
 
   /** Replans one report of missed work; it stays unplanned, with the reason, unless a plan version takes it up. */
@@ -251,6 +250,8 @@ class RunController {
    */
   async #replan(trigger: ReplanTrigger, snapshot: ScheduleSnapshot, signal: AbortSignal): Promise<{ amendment?: Amendment; unplanned?: string }> {
     const verdict = replanVerdict({ trigger, statuses: snapshot.statuses, replansSoFar: this.#memory.replans, settings: this.#settings, hasPlanner: this.#options.planner !== undefined });
+    // The failure stands (it waits for a human): the node fails with the next step for the human, no replan is recorded.
+    if (verdict.kind === 'stand') return { unplanned: verdict.reason };
     const started = { trigger: trigger.kind, progress: verdict.progress, nodeId: trigger.nodeId };
     if (verdict.kind === 'give-up') {
       await this.#log.append({ type: 'replan/started', payload: { ...started, mode: 'append' } });

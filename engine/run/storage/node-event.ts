@@ -27,7 +27,7 @@ export function nodeEventDraft<R>(
     case 'retried':
       return { type: 'node/retried', nodeId, payload: { attempt: change.attempts, delayMs: change.delayMs, error: change.error } };
     case 'failed':
-      return { type: 'node/failed', nodeId, payload: { error: change.error, attempt: change.attempts } };
+      return { type: 'node/failed', nodeId, payload: { error: change.error, attempt: change.attempts, ...(change.waitsFor === undefined ? {} : { waitsFor: change.waitsFor }) } };
     case 'skipped':
       return { type: 'node/skipped', nodeId, payload: { reason: change.reason } };
     case 'cancelled':

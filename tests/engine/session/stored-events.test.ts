@@ -42,6 +42,24 @@ describe.each(contractStores())('events read back against the version they were 
     }
   });
 
+  it.skipIf(!factory.available)('reads a node/failed row of version 1 (before waitsFor) and refuses a waitsFor that version 1 never wrote', async () => {
+    const { store, cleanup } = await factory.open();
+    try {
+      const run = await createRun(store.db, { task: 'a run from before waitsFor', workspace: '/w', mode: 'plan' });
+      const row = { run_id: run.id, node_id: 'a', turn: 0, step: 0, type: 'node/failed', surface_op: null, source_event_seqs: null, created_at: '2026-01-01T00:00:00.000Z', version: 1 };
+      await store.db.insertInto('events').values({ ...row, seq: 2, payload: '{"error":"a write was denied","attempt":1}' }).execute();
+
+      const events = await readEvents(store.db, run.id);
+
+      expect(EVENT_VERSIONS['node/failed']).toBe(2);
+      expect(events.at(-1)).toMatchObject({ type: 'node/failed', payload: { error: 'a write was denied', attempt: 1 } });
+      await store.db.insertInto('events').values({ ...row, seq: 3, payload: '{"error":"x","waitsFor":"human-approval"}' }).execute();
+      await expect(readEvents(store.db, run.id)).rejects.toBeInstanceOf(StoredEventError);
+    } finally {
+      await cleanup();
+    }
+  });
+
   it.skipIf(!factory.available)('refuses a row that does not match its schema, naming the run, the seq and the type', async () => {
     const { store, cleanup } = await factory.open();
     try {

@@ -19,7 +19,16 @@ describe('unkeptPromise', () => {
     ['a read node that only read', { nodeId: 'look', kind: 'read', actions: [read], filesChanged: [], writes: [] }, undefined],
     ['an agent that changed nothing and was asked nothing risky', { nodeId: 'think', kind: 'agent', actions: [], filesChanged: [], writes: [] }, undefined],
   ])('%s', (_name, input, expected) => {
-    expect(unkeptPromise(input)).toBe(expected);
+    expect(unkeptPromise(input)?.error).toBe(expected);
+  });
+
+  it.each<[string, NodeOutcomeInput, 'human-approval' | undefined]>([
+    ['a write denied with no one to ask waits for a human', edit({ actions: [{ ...write('denied'), humanNextStep: 'pass --approval auto', waitsFor: 'human-approval' }] }), 'human-approval'],
+    ['a write a human denied does not', edit({ actions: [write('denied')] }), undefined],
+    ['the last risky call decides: denied with no one to ask', { nodeId: 'tidy', kind: 'agent', actions: [command('denied'), { ...command('denied'), waitsFor: 'human-approval' }], filesChanged: [], writes: [] }, 'human-approval'],
+    ['an edit that changed nothing waits for no one', edit({ filesChanged: [] }), undefined],
+  ])('%s', (_name, input, waitsFor) => {
+    expect(unkeptPromise(input)?.waitsFor).toBe(waitsFor);
   });
 });
 

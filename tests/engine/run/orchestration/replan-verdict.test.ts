@@ -4,6 +4,7 @@ import type { NodeStatus } from '../../../../engine/scheduler/node-status.js';
 import { replanVerdict, reviewAfterReplan } from '../../../../engine/run/orchestration/replan-verdict.js';
 
 const FAILED_B: ReplanTrigger = { kind: 'failure', nodeId: 'b', error: 'tests failed\nat line 3' };
+const WAITING_B: ReplanTrigger = { kind: 'failure', nodeId: 'b', error: 'a write was denied: write_file b.ts …', waitsFor: 'human-approval' };
 const MISSED_B: ReplanTrigger = { kind: 'missed-work', nodeId: 'b', title: 'Update the docs', files: ['docs/a.md'], reason: 'the API changed' };
 const LIMITS = { replanThreshold: 0.5, maxReplans: 3 };
 
@@ -21,6 +22,8 @@ describe('replanVerdict: the replanning rules for one trigger', () => {
     { story: 'little done, no planner: missed work still gets its node appended', nodes: 'sfpp', replans: 0, planner: false, trigger: MISSED_B, kind: 'replan', mode: 'append', progress: 0.25, frozen: ['a'] },
     { story: 'running nodes are frozen with succeeded ones', nodes: 'srfp', replans: 1, planner: true, trigger: MISSED_B, kind: 'replan', mode: 'full', progress: 0.25, frozen: ['a', 'b'] },
     { story: 'the limit reached: give up, whatever the progress', nodes: 'sssf', replans: 3, planner: true, trigger: FAILED_B, kind: 'give-up', mode: undefined, progress: 0.75, frozen: undefined },
+    { story: 'a failure that waits for a human stands: no replan', nodes: 'sfpp', replans: 0, planner: true, trigger: WAITING_B, kind: 'stand', mode: undefined, progress: 0.25, frozen: undefined },
+    { story: 'it stands past the limit too (nothing to give up)', nodes: 'sssf', replans: 3, planner: true, trigger: WAITING_B, kind: 'stand', mode: undefined, progress: 0.75, frozen: undefined },
   ])('$story', ({ nodes, replans, planner, trigger, kind, mode, progress, frozen }) => {
     const verdict = replanVerdict({ trigger, statuses: statuses(nodes), replansSoFar: replans, settings: LIMITS, hasPlanner: planner });
 
@@ -36,6 +39,7 @@ describe('replanVerdict: the replanning rules for one trigger', () => {
   it.each([
     { trigger: FAILED_B, nodes: 'ssfp', reason: 'replan (append) after b failed: tests failed' },
     { trigger: MISSED_B, nodes: 'sfpp', reason: 'replan (full): b reported missed work: Update the docs' },
+    { trigger: WAITING_B, nodes: 'sfpp', reason: "b waits for a human's approval" },
   ])('names the new version after its trigger: $reason', ({ trigger, nodes, reason }) => {
     const verdict = replanVerdict({ trigger, statuses: statuses(nodes), replansSoFar: 0, settings: LIMITS, hasPlanner: true });
 
