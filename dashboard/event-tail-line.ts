@@ -50,6 +50,8 @@ export function tailLines(event: SessionEvent): TailLine[] {
       return [line('state', '■ cancelled')];
     case 'model/retried':
       return [line('error', `↻ model call retried (attempt ${event.payload.attempt}): ${firstLine(event.payload.error)}`)];
+    case 'model/switched':
+      return [line('error', `⇄ model ${event.payload.from} gave way to ${event.payload.to} (${event.payload.reason}): ${firstLine(event.payload.error)}`)];
     case 'work/reported':
       return [line('approval', `! reported missed work: ${event.payload.title} (${event.payload.files.join(', ')})`)];
     default:

@@ -117,6 +117,7 @@ export { processStartTime } from './run/orchestration/earlier-commands.js';
 export { NO_TERMINAL_DENIAL } from './run/orchestration/node-outcome.js';
 export { endRun } from './run/storage/end-run.js';
 export { DEFAULT_ROLES, type NodeRuntime, type ResolvedModel } from './run/orchestration/execute-plan-node.js';
+export { nodeModels, type NodeModels } from './run/orchestration/node-models.js';
 export { executeReactRun } from './run/orchestration/execute-react-run.js';
 export { appendNodeTransitions } from './run/storage/node-projection.js';
 export { planChangeSummary } from './run/views/plan-change-summary.js';

@@ -67,6 +67,7 @@ export function statusJson(view: RunView, owner?: RunOwner): unknown {
       costUsd: node.costUsd,
       contextTokens: node.contextTokens,
       compactions: node.compactions,
+      ...(node.modelSwitches.length === 0 ? {} : { modelSwitches: node.modelSwitches.map(({ from, to, reason, error }) => ({ from, to, reason, error })) }),
       ...(node.error === null ? {} : { error: node.error }),
     })),
     totals: {
@@ -102,6 +103,7 @@ export function renderStatusText(view: RunView, now: Date = new Date(), owner?: 
     }
     lines.push('', renderTable(rows, { rightAlign: [2, 3, 4, 5] }));
     for (const node of nodes) if (node.status === 'failed' && node.error !== null) lines.push(`${visibleText(node.id)} failed: ${oneLine(node.error, 200)}`);
+    for (const node of nodes) for (const change of node.modelSwitches) lines.push(modelSwitchLine(node.id, change));
   }
   const cacheShare = view.totals.input === 0 ? 0 : view.totals.cacheHit / view.totals.input;
   lines.push(
@@ -113,6 +115,11 @@ export function renderStatusText(view: RunView, now: Date = new Date(), owner?: 
   if (gone && view.status === 'planning') lines.push(`it has no plan: \`dagent cancel ${view.runId}\` closes it, and \`dagent plan\` plans the task again`);
   else if (gone) lines.push(`\`dagent resume ${view.runId}\` finishes it: succeeded nodes are not run again, nodes that were running start over from their files as they were; \`dagent cancel ${view.runId}\` closes it`);
   return lines.join('\n');
+}
+
+/** `edit-a: model openai:gpt-4.1 gave way to deepseek:deepseek-chat (retries exhausted: openai 503: …)`. */
+function modelSwitchLine(nodeId: string, change: { readonly from: string; readonly to: string; readonly reason: string; readonly error: string }): string {
+  return `${visibleText(nodeId)}: model ${visibleText(change.from)} gave way to ${visibleText(change.to)} (${change.reason.replace('-', ' ')}: ${oneLine(change.error, 160)})`;
 }
 
 /** What to do with runs whose process is gone: resume a running one, cancel a planning one. */

@@ -42,6 +42,8 @@ function summary(event: SessionEvent): string {
       return event.payload.error;
     case 'node/succeeded':
       return event.payload.result;
+    case 'model/switched':
+      return `${event.payload.from} → ${event.payload.to} (${event.payload.reason}): ${event.payload.error}`;
     case 'compaction/start':
       return `${event.payload.compactionId} ${event.payload.trigger} seqs ${event.payload.range.start}-${event.payload.range.end} · ${event.payload.tokensBefore} tokens`;
     case 'compaction/end':

@@ -53,7 +53,8 @@ function visibleNode(node: PlanNode): PlanNode {
     dependsOn: node.dependsOn.map(shown),
     ...(node.command === undefined ? {} : { command: shown(node.command) }),
     ...(node.role === undefined ? {} : { role: shown(node.role) }),
-    ...(node.model === undefined ? {} : { model: shown(node.model) }),
+    ...(node.model === undefined ? {} : { model: typeof node.model === 'string' ? shown(node.model) : node.model.map(shown) }),
+    ...(node.fallbackModels === undefined ? {} : { fallbackModels: node.fallbackModels.map(shown) }),
     ...(node.tools === undefined ? {} : { tools: node.tools.map(shown) }),
   };
 }
@@ -116,7 +117,7 @@ function detailLines(analysis: PlanAnalysis, nodeOf: (id: string) => PlanNode): 
       ['after', node.dependsOn.length > 0 ? node.dependsOn.join(', ') : undefined],
       ['command', node.command],
       ['role', node.role],
-      ['model', node.model],
+      ['model', modelsText(node)],
       ['tools', node.tools?.join(', ')],
       ['steps', node.maxSteps === undefined ? undefined : `at most ${node.maxSteps}`],
       ['cost', estimate === undefined || !nodeKind(node.kind).runsModel ? undefined : `≈ ${formatTokens(estimate.tokens)} tokens ≈ ${formatUsd(estimate.costUsd)}`],
@@ -128,4 +129,11 @@ function detailLines(analysis: PlanAnalysis, nodeOf: (id: string) => PlanNode): 
 
 function missingNode(id: string): never {
   throw new Error(`renderPlanText: the analysis names node "${id}", which the plan does not have`);
+}
+
+/** `a`, or `a, then b, c` when the node lists models to fall back to. */
+function modelsText(node: PlanNode): string | undefined {
+  const models = [...(node.model === undefined ? [] : typeof node.model === 'string' ? [node.model] : node.model), ...(node.fallbackModels ?? [])];
+  if (models.length === 0) return undefined;
+  return models.length === 1 ? models[0] : `${models[0]!}, then ${models.slice(1).join(', ')}`;
 }

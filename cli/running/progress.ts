@@ -57,6 +57,8 @@ export function progressLine(event: SessionEvent, view: RunView, approvalsHere =
       return `- ${node} skipped: ${event.payload.reason}`;
     case 'node/cancelled':
       return `■ ${node} cancelled`;
+    case 'model/switched':
+      return `⇄ ${node} model ${event.payload.from} gave way to ${event.payload.to} (${event.payload.reason.replace('-', ' ')}: ${firstLine(event.payload.error)})`;
     case 'writes/exceeded':
       return `⚠ ${node} changed files outside its declared writes: ${event.payload.paths.join(', ')} (recorded: \`dagent diff\` shows them, \`dagent revert --node ${node}\` undoes them)`;
     case 'work/reported':

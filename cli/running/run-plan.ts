@@ -12,6 +12,7 @@ import {
   getRun,
   isTerminalRunStatus,
   nodeKind,
+  nodeModels,
   readEvents,
   visibleText,
   waitForRun,
@@ -117,7 +118,14 @@ async function executeClaimedRun(context: CliContext, run: RunRecord, flags: Run
   const runtime = await createNodeRuntime(context, { tools, approver });
   // Every model the plan needs is built now: a missing key or provider is refused before a node starts.
   const { plan, status } = await currentPlan(db, run);
-  if (status === 'approved') for (const node of plan.nodes) if (nodeKind(node.kind).runsModel) runtime.resolveModel(node.model ?? (node.role === undefined ? undefined : context.config.roles?.[node.role]?.model));
+  // Fallback models are built when a node needs one: a fallback without a key only fails then.
+  if (status === 'approved') {
+    for (const node of plan.nodes) {
+      if (!nodeKind(node.kind).runsModel) continue;
+      const models = nodeModels(node, node.role === undefined ? undefined : context.config.roles?.[node.role]);
+      runtime.resolveModel(models.primary, { fromPlan: models.primary !== undefined && models.fromPlan.has(models.primary) });
+    }
+  }
   const settings: Partial<RunSettings> = {
     ...(flags.schedule ?? context.config.schedule ? { mode: flags.schedule ?? context.config.schedule } : {}),
     ...(flags.concurrency ?? context.config.concurrency ? { concurrency: flags.concurrency ?? context.config.concurrency } : flags.workers === undefined ? {} : { concurrency: WORKERS_DEFAULT_CONCURRENCY }),

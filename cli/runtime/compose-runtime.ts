@@ -100,16 +100,19 @@ export async function createNodeRuntime(
     approver: options.approver,
     sections,
     contextsFor: (node, instruction): ContextProvider[] => [recallMemories(memory, { query: `${node.title}\n${instruction}` })],
-    resolveModel(modelId) {
+    resolveModel(modelId, resolveOptions) {
       const id = modelId ?? modelIdFor(context, 'node');
-      let resolved = models.get(id);
+      const fromPlan = resolveOptions?.fromPlan ?? modelId !== undefined;
+      const key = `${fromPlan ? 'plan' : 'user'} ${id}`;
+      let resolved = models.get(key);
       if (resolved === undefined) {
-        const chosen = chooseModel(context, id, { fromPlan: modelId !== undefined });
+        const chosen = chooseModel(context, id, { fromPlan });
         resolved = { provider: chosen.provider, model: chosen.provider.model, price: chosen.price, compactor: createNodeCompactor(context, chosen.provider, chosen.provider.model) };
-        models.set(id, resolved);
+        models.set(key, resolved);
       }
       return resolved;
     },
+    ...(context.config.fallbackModels === undefined ? {} : { fallbackModels: context.config.fallbackModels }),
     defaultTools: (kind) => defaultToolsFor(kind, options.tools),
     ...(context.config.toolBatchTimeoutMs === undefined ? {} : { toolBatchTimeoutMs: context.config.toolBatchTimeoutMs }),
     ...(context.config.roles === undefined ? {} : { roles: context.config.roles }),

@@ -8,6 +8,7 @@ import type { EventDraft } from '../session/event-types.js';
 import type { Session } from '../session/session.js';
 import type { AgentTotals } from './agent-totals.js';
 import type { EndReason } from './end-reason.js';
+import { fallbackVerdict, type FallbackReason } from './fallback-verdict.js';
 import { DEFAULT_TOOL_BATCH_TIMEOUT_MS, executeToolCalls } from './execute-tool-calls.js';
 import type { RunAgentOptions } from './run-agent-options.js';
 import { TextStreamCoalescer } from './text-stream-coalescer.js';
@@ -17,14 +18,15 @@ import { TextStreamCoalescer } from './text-stream-coalescer.js';
  * - `continue`: the model called tools and their results are in the log; take the next step.
  * - `done`: the model answered without tool calls; its text is the agent's answer.
  * - `overflow`: the provider said the context is too long (compact once and retry, or stop).
- * - `stop`: the step cannot go on (cancelled, a model error, a fatal tool failure).
+ * - `stop`: the step cannot go on (cancelled, a model error, a fatal tool failure); `fallback`
+ *   when the model's failure is one the agent's next model may not share.
  * `text` is the response's text when the model answered at all.
  */
 export type StepVerdict =
   | { readonly kind: 'continue'; readonly text: string }
   | { readonly kind: 'done'; readonly text: string }
   | { readonly kind: 'overflow'; readonly detail: string }
-  | { readonly kind: 'stop'; readonly reason: EndReason; readonly detail: string; readonly text?: string };
+  | { readonly kind: 'stop'; readonly reason: EndReason; readonly detail: string; readonly text?: string; readonly fallback?: FallbackReason };
 
 /**
  * One step of the chain (SPEC §1): assemble the prompt, project changed runtime context, let
@@ -85,7 +87,8 @@ export async function agentStep(options: RunAgentOptions, position: StepPosition
     await writes.catch(() => undefined);
     if (signal.aborted) return { kind: 'stop', reason: 'aborted', detail: 'the run was cancelled' };
     if (error instanceof ContextOverflowError) return { kind: 'overflow', detail: error.message };
-    return { kind: 'stop', reason: 'error', detail: errorMessage(error) };
+    const fallback = fallbackVerdict(error);
+    return { kind: 'stop', reason: 'error', detail: errorMessage(error), ...(fallback === undefined ? {} : { fallback }) };
   }
 
   const costUsd = options.price?.(response.usage) ?? 0;

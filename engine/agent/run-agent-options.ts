@@ -8,6 +8,21 @@ import type { AgentLimits } from './stop-conditions.js';
 import type { TextStreamOptions } from './text-stream-coalescer.js';
 import type { ToolRuntime } from './tool-runtime.js';
 
+/** A model an agent can run on: its provider, how its calls are priced, its compaction. */
+export interface AgentModel {
+  readonly provider: ModelProvider;
+  readonly model: string;
+  readonly price?: (usage: Usage) => number;
+  readonly compactor?: AgentCompactor;
+}
+
+/** A model to fall back to, built only when the agent needs it (it may lack a key, say). */
+export interface FallbackModel {
+  /** `provider:model`, as the plan or config names it. */
+  readonly id: string;
+  resolve(): AgentModel;
+}
+
 /** What one ReAct agent runs with: `runAgent` loops over `agentStep`, and both read these. */
 export interface RunAgentOptions {
   readonly agent: AgentId;
@@ -37,6 +52,11 @@ export interface RunAgentOptions {
    */
   readonly streamText?: TextStreamOptions | false;
   readonly callOptions?: Pick<CallModelOptions, 'retryPolicy' | 'sleep' | 'random'>;
+  /**
+   * Models that take over, in order, when the model fails in a way the next may not
+   * (`fallbackVerdict`): from the same messages, recorded as `model/switched`.
+   */
+  readonly fallbacks?: readonly FallbackModel[];
   /** The conversation turn the agent's events carry (1 for a node). */
   readonly turn?: number;
 }

@@ -4,6 +4,7 @@ import type { Session } from '../session/session.js';
 import { agentStep } from './agent-step.js';
 import { spentSoFar } from './agent-totals.js';
 import type { EndReason } from './end-reason.js';
+import { resumedModel, switchModel } from './model-fallback.js';
 import { DEFAULT_AGENT_LIMITS, checkStopConditions } from './stop-conditions.js';
 import type { RunAgentOptions } from './run-agent-options.js';
 
@@ -35,8 +36,9 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
     for (const handoff of options.handoffs ?? []) await session.append({ type: 'user/message', turn, step: 0, payload: { content: handoff, source: 'handoff' } });
   }
 
+  let active = await resumedModel(options);
   const finish = async (reason: EndReason, detail?: string): Promise<AgentOutcome> => {
-    await options.compactor?.release?.(session).catch(() => undefined);
+    await active.options.compactor?.release?.(session).catch(() => undefined);
     const steps = session.lastStep;
     await session.append({ type: 'agent/finished', turn, step: steps, payload: { reason, steps, ...(detail === undefined ? {} : { detail }) } });
     return { reason, answer: lastText, steps, usage: totals.usage, costUsd: totals.costUsd, ...(detail === undefined ? {} : { detail }) };
@@ -51,7 +53,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
     if (stop !== undefined) return finish(stop.reason, stop.detail);
 
     const position: StepPosition = { turn, step: session.lastStep + 1 };
-    const verdict = await agentStep(options, position, totals);
+    const current = active.options;
+    const verdict = await agentStep(current, position, totals);
     if (verdict.kind !== 'overflow' && verdict.text !== undefined && verdict.text.trim() !== '') lastText = verdict.text;
     switch (verdict.kind) {
       case 'continue':
@@ -59,15 +62,31 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
         continue;
       case 'done':
         return finish('done');
-      case 'stop':
-        return finish(verdict.reason, verdict.detail);
-      case 'overflow':
-        // Compact once and try the step again; a second overflow in a row ends the agent.
-        if (!overflowRetried && options.compactor !== undefined) {
+      case 'stop': {
+        const next = verdict.fallback === undefined ? undefined : await switchModel(active, options, verdict.fallback, verdict.detail, position);
+        if (next === undefined) return finish(verdict.reason, verdict.detail);
+        await releaseLeft(current, next.options);
+        active = next;
+        continue;
+      }
+      case 'overflow': {
+        // Compact once and try the step again; a second overflow in a row goes to the next model, or ends the agent.
+        if (!overflowRetried && current.compactor !== undefined) {
           overflowRetried = true;
-          if (await options.compactor.onContextOverflow(session, await options.prompt.assemble(), signal).catch(() => false)) continue;
+          if (await current.compactor.onContextOverflow(session, await current.prompt.assemble(), signal).catch(() => false)) continue;
         }
-        return finish('context_overflow', verdict.detail);
+        const next = await switchModel(active, options, 'context-overflow', verdict.detail, position);
+        if (next === undefined) return finish('context_overflow', verdict.detail);
+        await releaseLeft(current, next.options);
+        active = next;
+        overflowRetried = false;
+        continue;
+      }
     }
   }
+}
+
+/** A background summary prepared for the model left behind was sized for its window: let it go. */
+async function releaseLeft(left: RunAgentOptions, next: RunAgentOptions): Promise<void> {
+  if (left.compactor !== next.compactor) await left.compactor?.release?.(left.session).catch(() => undefined);
 }

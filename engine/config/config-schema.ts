@@ -63,7 +63,11 @@ export const configSchema = z.strictObject({
   compaction: z
     .strictObject({ summaryReserve: z.number().int().nonnegative().optional(), followUpReserve: z.number().int().nonnegative().optional(), softWatermark: z.number().min(0).max(1).optional() })
     .optional(),
-  roles: z.record(z.string(), z.strictObject({ prompt: z.string(), model: z.string().optional() })).optional(),
+  /** Models that take over, in order, when a node's model fails in a way they may not share; a role or plan node may list its own. */
+  fallbackModels: z.array(z.string().min(1)).optional(),
+  roles: z
+    .record(z.string(), z.strictObject({ prompt: z.string(), model: z.union([z.string(), z.array(z.string().min(1)).min(1)]).optional(), fallbackModels: z.array(z.string().min(1)).optional() }))
+    .optional(),
   web: webConfig.optional(),
   mcpServers: mcpServersConfig.optional(),
   /** The OS sandbox of commands: `enabled: false` is `--no-sandbox`; `allowHosts` the hosts commands may reach (through a proxy); `env` more variables commands inherit. */

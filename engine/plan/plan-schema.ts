@@ -29,7 +29,10 @@ export interface PlanNode {
   readonly command?: string;
   /** Tool names the node may use; absent means the defaults for its kind. */
   readonly tools?: readonly string[];
-  readonly model?: string;
+  /** `provider:model`, or a list of them: the first runs, the others take over in order when it fails (`fallbackModels`). */
+  readonly model?: string | readonly string[];
+  /** Models that take over, in order, when the node's model fails (a 5xx storm, overloaded, unknown model, a context it cannot fit). */
+  readonly fallbackModels?: readonly string[];
   readonly role?: string;
   readonly maxSteps?: number;
   /** The planner's estimate of the node's total tokens. */
@@ -74,7 +77,8 @@ export const planNodeSchema = z.strictObject({
   dependsOn: z.array(z.string()).default([]),
   command: nonEmpty.optional(),
   tools: z.array(nonEmpty).optional(),
-  model: nonEmpty.optional(),
+  model: z.union([nonEmpty, z.array(nonEmpty).min(1, { error: 'a list of models needs at least one' })]).optional(),
+  fallbackModels: z.array(nonEmpty).optional(),
   role: nonEmpty.optional(),
   maxSteps: z.number().int().positive().optional(),
   estimate: z.number().int().nonnegative().optional(),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { FINISH_REASONS } from '../model/model-provider.js';
 import { defineEvent } from './define-event.js';
-import { END_REASONS, TOOL_OUTCOMES } from './event-values.js';
+import { END_REASONS, FALLBACK_REASONS, TOOL_OUTCOMES } from './event-values.js';
 
 /** Token counts of one model call, as assistant messages and compaction summaries record them. */
 export const usage = z.strictObject({
@@ -92,5 +92,7 @@ export const AGENT_EVENTS = {
     compactionThresholdTokens: z.number().int().nonnegative().optional(),
   })),
   'model/retried': defineEvent(1, () => z.strictObject({ attempt: z.number().int(), delayMs: z.number(), error: z.string(), status: z.number().optional() })),
+  /** The agent's model failed in a way the next model of its list may not (`fallbackVerdict`): it goes on from the same messages with `to`. */
+  'model/switched': defineEvent(1, () => z.strictObject({ from: z.string(), to: z.string(), reason: z.enum(FALLBACK_REASONS), error: z.string() })),
   'agent/finished': defineEvent(1, () => z.strictObject({ reason: z.enum(END_REASONS), detail: z.string().optional(), steps: z.number().int() })),
 } as const;

@@ -31,3 +31,6 @@ export const APPROVAL_POLICIES = ['auto', 'suggest', 'never'] as const;
 
 /** What a failed node waits for outside the run: a human to approve what it was denied for want of a terminal. */
 export const NODE_WAITS_FOR = ['human-approval'] as const;
+
+/** Why an agent's model call went to the next model of its list (`model/switched`). */
+export const FALLBACK_REASONS = ['retries-exhausted', 'rate-limited', 'unknown-model', 'context-overflow'] as const;

@@ -11,6 +11,7 @@ import type { Session } from '../../session/session.js';
 import { commandFailure } from './command-failure.js';
 import { NODE_SYSTEM_SECTIONS, nodeInstruction } from './node-prompt.js';
 import type { NodeAction } from './node-outcome.js';
+import { nodeModels, type RoleModels } from './node-models.js';
 
 export interface ResolvedModel {
   readonly provider: ModelProvider;
@@ -19,9 +20,8 @@ export interface ResolvedModel {
   readonly compactor?: AgentCompactor;
 }
 
-export interface RolePrompt {
+export interface RolePrompt extends RoleModels {
   readonly prompt: string;
-  readonly model?: string;
 }
 
 /** Everything a node needs besides its own data; built once per run by the composition root. */
@@ -29,8 +29,13 @@ export interface NodeRuntime {
   readonly workspace: string;
   readonly tools: ToolRuntime;
   readonly approver: Approver;
-  /** A node's model override (`provider:model`), or the run's model when undefined. */
-  resolveModel(modelId: string | undefined): ResolvedModel;
+  /**
+   * A node's model override (`provider:model`), or the run's model when undefined. `fromPlan`:
+   * the plan document names it (default: whenever an id is given).
+   */
+  resolveModel(modelId: string | undefined, options?: { readonly fromPlan?: boolean }): ResolvedModel;
+  /** Models that take over when a node's model fails, for nodes and roles that list none (config `fallbackModels`). */
+  readonly fallbackModels?: readonly string[];
   readonly roles?: Readonly<Record<string, RolePrompt>>;
   /** More static sections for every node (e.g. project memory files). Shared byte for byte. */
   readonly sections?: readonly PromptSection[];
@@ -80,9 +85,11 @@ async function runAgentNode(runtime: NodeRuntime, attempt: NodeAttempt): Promise
   if (node.role !== undefined && role === undefined) {
     return { status: 'failed', error: `node ${node.id} names role "${node.role}", which is not configured (known: ${Object.keys(roles).join(', ')})`, retryable: false };
   }
+  const models = nodeModels(node, role, runtime.fallbackModels);
+  const resolve = (id: string | undefined): ResolvedModel => runtime.resolveModel(id, { fromPlan: id !== undefined && models.fromPlan.has(id) });
   let model: ResolvedModel;
   try {
-    model = runtime.resolveModel(node.model ?? role?.model);
+    model = resolve(models.primary);
   } catch (error) {
     return { status: 'failed', error: errorMessage(error), retryable: false };
   }
@@ -124,6 +131,7 @@ async function runAgentNode(runtime: NodeRuntime, attempt: NodeAttempt): Promise
     ...(runtime.toolBatchTimeoutMs === undefined ? {} : { toolBatchTimeoutMs: runtime.toolBatchTimeoutMs }),
     ...(model.compactor === undefined ? {} : { compactor: model.compactor }),
     ...(model.price === undefined ? {} : { price: model.price }),
+    ...(models.fallbacks.length === 0 ? {} : { fallbacks: models.fallbacks.map((id) => ({ id, resolve: () => resolve(id) })) }),
     ...(runtime.onPart === undefined ? {} : { onPart: (part: StreamPart) => runtime.onPart?.(node.id, part) }),
   });
   switch (outcome.reason) {

@@ -86,6 +86,7 @@ export function newNodeView(id: string): NodeView {
     contextTokens: 0,
     compactionThreshold: null,
     compactions: [],
+    modelSwitches: [],
     streamingText: null,
     result: null,
     error: null,

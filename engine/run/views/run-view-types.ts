@@ -21,6 +21,15 @@ export interface CompactionView {
   readonly outcome?: 'committed' | 'failed' | 'discarded';
 }
 
+/** The node's model gave way to the next one of its list (`model/switched`). */
+export interface ModelSwitchView {
+  readonly seq: number;
+  readonly from: string;
+  readonly to: string;
+  readonly reason: string;
+  readonly error: string;
+}
+
 export interface NodeView {
   readonly id: string;
   readonly title: string;
@@ -38,6 +47,8 @@ export interface NodeView {
   /** The token count at which the node compacts (from its last request), when it has a compactor. */
   readonly compactionThreshold: number | null;
   readonly compactions: readonly CompactionView[];
+  /** Each time the node's model gave way to a fallback, in order: the last `to` is the model it runs on. */
+  readonly modelSwitches: readonly ModelSwitchView[];
   /** The text of the model response streaming now (`text/streamed` so far); null between responses. */
   readonly streamingText: string | null;
   readonly result: string | null;

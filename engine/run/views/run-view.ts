@@ -51,6 +51,7 @@ export const RUN_VIEW_EVENT_TYPES = [
   'assistant/message',
   'text/streamed',
   'model/retried',
+  'model/switched',
   'request/context',
   'compaction/start',
   'compaction/end',
@@ -89,6 +90,7 @@ function reduceEvent(view: RunView, event: SessionEvent): RunView {
       return addUsage(view, event);
     case 'text/streamed':
     case 'model/retried':
+    case 'model/switched':
     case 'request/context':
     case 'compaction/start':
     case 'compaction/end':
@@ -147,6 +149,10 @@ function reduceNodeProgress(view: RunView, event: SessionEvent): RunView {
     case 'model/retried':
       // The failed attempt's text is dropped; the retried call streams from its beginning.
       return updateNode(view, event, (node) => ({ ...node, streamingText: null }));
+    case 'model/switched': {
+      const { from, to, reason, error } = event.payload;
+      return updateNode(view, event, (node) => ({ ...node, streamingText: null, modelSwitches: [...node.modelSwitches, { seq: event.seq, from, to, reason, error }] }));
+    }
     case 'request/context':
       return updateNode(view, event, (node) => ({
         ...node,
