@@ -6,6 +6,7 @@ import { defineCommand } from '../context/command.js';
 import { createApprover, createMemoryStore, createNodeCompactor, createTools, projectMemorySections } from '../runtime/compose-runtime.js';
 import { formatTokens, formatUsd } from '../render/index.js';
 import { chooseModel, modelIdFor } from '../runtime/models.js';
+import { startRunTracing, type RunTracing } from '../telemetry/run-tracing.js';
 
 export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number }>({
   examples: [
@@ -20,6 +21,7 @@ export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number
     const transcript = streamedTranscript(context.io.stdout, context.json);
     const limits = { ...(args['max-steps'] === undefined ? {} : { maxSteps: args['max-steps'] }), ...(context.config.tokenBudget === undefined ? {} : { tokenBudget: context.config.tokenBudget }) };
     const tools = await createTools(context);
+    let tracing: RunTracing | undefined;
     const { runId, outcome } = await executeReactRun({
       db,
       task,
@@ -36,11 +38,12 @@ export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number
       limits,
       signal: context.io.interrupt,
       onPart: transcript.onPart,
-      onStart: (id) => {
+      onStart: async (id) => {
         if (!context.json) context.io.stderr.write(`run ${id} · ${chosen.modelId}\n`);
+        tracing = await startRunTracing(context, id);
       },
       ...(context.config.toolBatchTimeoutMs === undefined ? {} : { toolBatchTimeoutMs: context.config.toolBatchTimeoutMs }),
-    });
+    }).finally(() => tracing?.finish());
     const succeeded = outcome.reason === 'done';
     const environment = outcome.reason === 'error' && outcome.detail !== undefined ? environmentModelFailure(outcome.detail) : undefined;
     if (environment !== undefined && !context.json) {

@@ -12,11 +12,17 @@ export function collectorAnswers(url: string, timeoutMs = PROBE_TIMEOUT_MS): Pro
   const port = target.port === '' ? (target.protocol === 'https:' ? 443 : 80) : Number(target.port);
   return new Promise((resolve) => {
     const socket = connect({ host: target.hostname.replace(/^\[|\]$/g, ''), port });
+    let settled = false;
     const done = (answered: boolean): void => {
+      if (settled) return;
+      settled = true;
       socket.destroy();
       resolve(answered);
     };
-    socket.setTimeout(timeoutMs, () => done(false));
+    // Timers run before I/O in the event loop: when the process was busy past the timeout (loading
+    // modules while the run starts), a connection that came meanwhile is still waiting to be seen.
+    // It gets one turn of the loop before the collector is called dead.
+    socket.setTimeout(timeoutMs, () => setImmediate(() => done(false)));
     socket.once('connect', () => done(true));
     socket.once('error', () => done(false));
     socket.unref();

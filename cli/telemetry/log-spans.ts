@@ -57,12 +57,7 @@ function foldRunEvent(state: SpanState, event: SessionEvent): void {
       run.attributes['dagent.run.mode'] = event.payload.mode;
       return;
     case 'run/started':
-      // A resumed run: attempts the earlier process left running ended with it.
-      for (const key of state.openAttempts.values()) closeSpan(state, key, event, 'interrupted: the run started again');
-      state.openAttempts.clear();
-      run.endTime = null;
-      run.error = null;
-      return;
+      return startExecution(state, event);
     case 'plan/created':
     case 'plan/amended':
       state.planVersion = event.payload.version;
@@ -71,15 +66,30 @@ function foldRunEvent(state: SpanState, event: SessionEvent): void {
     case 'run/succeeded':
     case 'run/failed':
     case 'run/cancelled':
-    case 'plan/rejected':
+    case 'plan/rejected': {
       for (const key of state.openAttempts.values()) closeSpan(state, key, event, event.type === 'run/succeeded' ? null : `run ended: ${event.type}`);
       state.openAttempts.clear();
-      run.attributes['dagent.run.status'] = event.type === 'plan/rejected' ? 'rejected' : event.type.slice('run/'.length);
-      run.endTime = event.createdAt;
-      run.endSeq = event.seq;
-      run.error = event.type === 'run/failed' ? event.payload.error : null;
+      const execution = spanOf(state, state.execution) ?? run;
+      execution.attributes['dagent.run.status'] = event.type === 'plan/rejected' ? 'rejected' : event.type.slice('run/'.length);
+      closeSpan(state, state.execution, event, event.type === 'run/failed' ? event.payload.error : null);
       return;
+    }
   }
+}
+
+/**
+ * `run/started`. A run resumed after it ended (failed, cancelled) gets a `dagent run (resumed)`
+ * span under the run's, holding that execution's spans: the run's own span was ended, and exported
+ * by the process that ended it, so it is never reopened (a collector would get its id twice). A
+ * run resumed after its process died goes on in the span it was in; attempts that process left
+ * running ended with it.
+ */
+function startExecution(state: SpanState, event: SessionEvent): void {
+  for (const key of state.openAttempts.values()) closeSpan(state, key, event, 'interrupted: the run started again');
+  state.openAttempts.clear();
+  if (spanOf(state, state.execution)?.endTime === null) return;
+  state.execution = `resume:${event.seq}`;
+  openSpan(state, event, { key: state.execution, parentKey: 'run', name: 'dagent run (resumed)', attributes: { 'dagent.run.resumed': true } });
 }
 
 function foldNodeEvent(state: SpanState, event: SessionEvent): void {
@@ -89,7 +99,7 @@ function foldNodeEvent(state: SpanState, event: SessionEvent): void {
     const key = `node:${nodeId}:${event.seq}`;
     openSpan(state, event, {
       key,
-      parentKey: 'run',
+      parentKey: state.execution,
       name: `invoke_agent ${nodeId}`,
       attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': nodeId, 'dagent.node.id': nodeId, 'dagent.node.attempt': event.payload.attempt, 'gen_ai.usage.input_tokens': 0, 'gen_ai.usage.output_tokens': 0 },
     });
@@ -203,7 +213,7 @@ function foldOtherEvent(state: SpanState, event: SessionEvent): void {
       state.openReplan = `replan:${event.seq}`;
       openSpan(state, event, {
         key: state.openReplan,
-        parentKey: 'run',
+        parentKey: state.execution,
         name: 'replan',
         attributes: { 'dagent.replan.trigger': event.payload.trigger, 'dagent.replan.mode': event.payload.mode, 'dagent.replan.progress': event.payload.progress, ...(event.payload.nodeId === undefined ? {} : { 'dagent.node.id': event.payload.nodeId }) },
       });
@@ -237,10 +247,10 @@ function foldOtherEvent(state: SpanState, event: SessionEvent): void {
   }
 }
 
-/** A node's open attempt, else an open replan (the planner's calls), else the run. */
+/** A node's open attempt, else an open replan (the planner's calls), else the run's current execution. */
 function parentOf(state: SpanState, nodeId: string | null): string {
   const attempt = nodeId === null ? undefined : state.openAttempts.get(nodeId);
-  return attempt ?? state.openReplan ?? 'run';
+  return attempt ?? state.openReplan ?? state.execution;
 }
 
 function addToAttempt(state: SpanState, nodeId: string | null, input: number, output: number): void {

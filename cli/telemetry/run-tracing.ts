@@ -1,4 +1,4 @@
-import { errorMessage, followRun, type SessionEvent } from '../../engine/index.js';
+import { errorMessage, followRun, readEvents, type SessionEvent } from '../../engine/index.js';
 import type { CliContext } from '../context/cli-context.js';
 import { writeLine } from '../context/cli-io.js';
 import { collectorAnswers } from './collector-probe.js';
@@ -47,20 +47,24 @@ export async function startRunTracing(context: CliContext, runId: string): Promi
       return undefined;
     });
   const includeContent = context.config.telemetry?.includeContent === true;
-  const events: SessionEvent[] = [];
+  const store = await context.store();
+  const events: SessionEvent[] = await readEvents(store.db, runId);
   const emitted = new Set<string>();
+  // A resumed run: spans its log ended before this process began were the earlier process's to
+  // export (it ended them, so it sent them); sending them again would give the collector their ids twice.
+  const exportedBefore = events.some((event) => event.type === 'run/started') ? (events.at(-1)?.seq ?? 0) : 0;
   let timer: NodeJS.Timeout | undefined;
   const emitEnded = async (): Promise<TraceSink | undefined> => {
     timer = undefined;
     const sink = await sinkReady;
-    const ended = spansFromLog(runId, events, { includeContent }).filter((span) => span.endTime !== null && !emitted.has(span.key));
+    const ended = spansFromLog(runId, events, { includeContent }).filter((span) => span.endSeq !== null && span.endSeq > exportedBefore && !emitted.has(span.key));
     for (const span of ended) emitted.add(span.key);
     sink?.emit(ended);
     return sink;
   };
   const stopFollowing = new AbortController();
-  const follower = await followRun(await context.store(), runId, {
-    afterSeq: 0,
+  const follower = await followRun(store, runId, {
+    afterSeq: events.at(-1)?.seq ?? 0,
     signal: stopFollowing.signal,
     onEvents: (batch) => {
       events.push(...batch);

@@ -29,10 +29,12 @@ export interface SpanState {
   readonly openModelCalls: Map<string, string>;
   openReplan: string | null;
   planVersion: number | null;
+  /** The span of the run's current execution: `run`, or the `resume:<seq>` span of a run resumed after it ended. */
+  execution: string;
 }
 
 export function newSpanState(runId: string, includeContent: boolean): SpanState {
-  return { runId, includeContent, spans: new Map(), openAttempts: new Map(), openModelCalls: new Map(), openReplan: null, planVersion: null };
+  return { runId, includeContent, spans: new Map(), openAttempts: new Map(), openModelCalls: new Map(), openReplan: null, planVersion: null, execution: 'run' };
 }
 
 export function spanOf(state: SpanState, key: string): LogSpan | undefined {

@@ -52,8 +52,8 @@ export interface ExecuteReactRunOptions {
   readonly toolBatchTimeoutMs?: number;
   readonly signal: AbortSignal;
   readonly onPart?: (part: StreamPart) => void;
-  /** Told the run id as soon as the run exists. */
-  readonly onStart?: (runId: string) => void;
+  /** Told the run id as soon as the run exists, before it starts (awaited: live tracing begins here). */
+  readonly onStart?: (runId: string) => void | Promise<void>;
 }
 
 /**
@@ -62,7 +62,7 @@ export interface ExecuteReactRunOptions {
  */
 export async function executeReactRun(options: ExecuteReactRunOptions): Promise<{ runId: string; outcome: AgentOutcome }> {
   const run = await createRun(options.db, { task: options.task, workspace: options.workspace, mode: 'react', status: 'running' });
-  options.onStart?.(run.id);
+  await options.onStart?.(run.id);
   const log = runLog(options.db, run.id);
   await log.append({ type: 'run/started', payload: { pid: process.pid } });
   const prompt = new SystemPrompt().addTools('all', () => options.tools.specs(options.allowedTools));

@@ -52,3 +52,39 @@ describe('spansFromLog', () => {
     expect(withContent).not.toContain('secret task text');
   });
 });
+
+describe('spansFromLog of a resumed run', () => {
+  const resumed: SessionEvent[] = [
+    event('run/created', null, { task: 't', workspace: '/w', mode: 'plan' }, 0),
+    event('run/started', null, {}, 1),
+    event('node/started', 'a', { attempt: 1 }, 2),
+    event('node/failed', 'a', { error: 'red', attempt: 1 }, 3),
+    event('run/failed', null, { error: 'node a failed' }, 4),
+    event('run/started', null, {}, 5),
+    event('node/started', 'a', { attempt: 2 }, 6),
+    event('node/succeeded', 'a', { attempt: 2 }, 7),
+    event('run/succeeded', null, {}, 8),
+  ];
+
+  it('never reopens the ended run span: the second execution is a span of its own under it', () => {
+    const spans = spansFromLog('r-1', resumed);
+    const [firstStart, secondStart] = resumed.filter((entry) => entry.type === 'run/started').map((entry) => entry.seq);
+    expect(spans.map((span) => `${span.name} < ${span.parentKey ?? '-'}`)).toEqual([
+      'dagent run < -',
+      'invoke_agent a < run',
+      'dagent run (resumed) < run',
+      `invoke_agent a < resume:${secondStart}`,
+    ]);
+    const byKey = new Map(spans.map((span) => [span.key, span]));
+    expect(byKey.get('run')).toMatchObject({ endTime: '2026-01-01T00:00:04.000Z', error: 'node a failed', attributes: { 'dagent.run.status': 'failed' } });
+    expect(byKey.get(`resume:${secondStart}`)).toMatchObject({ startTime: '2026-01-01T00:00:05.000Z', endTime: '2026-01-01T00:00:08.000Z', error: null, attributes: { 'dagent.run.status': 'succeeded' } });
+    expect(firstStart).toBeLessThan(secondStart!);
+  });
+
+  it('goes on in the same run span after a process that died (the run never ended)', () => {
+    const died = resumed.filter((entry) => entry.type !== 'node/failed' && entry.type !== 'run/failed');
+    const spans = spansFromLog('r-1', died);
+    expect(spans.map((span) => `${span.name} < ${span.parentKey ?? '-'}`)).toEqual(['dagent run < -', 'invoke_agent a < run', 'invoke_agent a < run']);
+    expect(spans[1]).toMatchObject({ error: 'interrupted: the run started again' });
+  });
+});
