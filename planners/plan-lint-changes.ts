@@ -39,8 +39,9 @@ export function changedSymbols(plan: LintablePlan, map: RepoMap): ChangedSymbol[
     const text = nodeText(node, plan.goal);
     for (const file of new Set(node.writes.flatMap((pattern) => matchFiles(pattern, files)))) {
       for (const name of exportsOf.get(file) ?? []) {
-        if (name === 'default' || !mentions(text, name)) continue;
-        const members = memberMentions(text, name);
+        const changing = changingClauses(text, name);
+        if (name === 'default' || changing.length === 0) continue;
+        const members = memberMentions(changing.join('\n'), name);
         if (members.length === 0) add(`${file}#${name}`, node.id, false);
         else for (const member of members) add(`${file}#${name}.${member}`, node.id, false);
       }
@@ -56,6 +57,23 @@ function nodeText(node: LintPlanNode, goal: string | undefined): string {
 function mentions(text: string, name: string): boolean {
   return new RegExp(`(?<![\\w$])${escapeRegExp(name)}(?![\\w$])`).test(text);
 }
+
+/**
+ * The clauses that name it and do not say it stays as it is: "Message and Receipt do not change",
+ * "keep Receipt unchanged" or "Receipt stays as is" name a type the node leaves alone, and lint
+ * must not report its users as broken.
+ */
+function changingClauses(text: string, name: string): string[] {
+  return clauses(text).filter((clause) => mentions(clause, name) && !LEAVES_ALONE.test(clause));
+}
+
+/** Sentences and the parts of one joined by `;` or "but": a negation holds for its own clause. */
+function clauses(text: string): string[] {
+  return text.split(/(?<=[.!?;:])\s+|\n+|;\s*|\s+but\s+|\s+while\s+/i).filter((clause) => clause.trim() !== '');
+}
+
+const LEAVES_ALONE =
+  /\b(?:(?:do|does|did|must|should|will|need|may)\s*(?:not|n't)\s+(?:be\s+)?(?:change|changed|touch|touched|rename|renamed|modify|modified|edit|edited)|(?:don't|doesn't|mustn't|shouldn't|won't)\s+(?:change|touch|rename|modify|edit)|unchanged|untouched|as\s+(?:it|they)\s+(?:is|are)|as\s+is|alone|(?:stay|stays|remain|remains)\s+(?:the\s+same|as|unchanged))\b/i;
 
 /**
  * `Invoice.total` in "rename Invoice.total() to Invoice.grandTotal()": only the first member

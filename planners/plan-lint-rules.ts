@@ -28,6 +28,9 @@ export interface RuleFinding extends Omit<LintFinding, 'level' | 'code'> {
   readonly declared?: boolean;
 }
 
+/** Said of a change lint read from a node's text rather than its `changes`: a guess, and how to make it exact. */
+const INFERRED = ' — inferred from its instructions; declare `changes:` to make it exact';
+
 /**
  * (a) A file that references a symbol some node changes (`changes`, or inferred from the node's
  * text) and that no node writes: it breaks when the symbol is renamed or its signature changes.
@@ -45,7 +48,7 @@ export function unwrittenImporters(context: LintContext): RuleFinding[] {
       seen.add(entry.file);
       findings.push({
         code: 'unwritten-importer',
-        message: `${entry.file}:${entry.line} uses ${name} (${change.symbol}, changed by ${change.nodeId}) but no node writes it: ${entry.text}`,
+        message: `${entry.file}:${entry.line} uses ${name} (${change.symbol}, changed by ${change.nodeId}${change.declared ? '' : INFERRED}) but no node writes it: ${entry.text}`,
         nodeId: change.nodeId,
         file: entry.file,
         symbol: change.symbol,

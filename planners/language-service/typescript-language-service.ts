@@ -17,6 +17,7 @@ import type {
 import { diagnosticMessage, diagnosticSeverity, fileDiagnostics } from './file-diagnostics.js';
 import { createImportReach } from './import-reach.js';
 import { LanguageServiceQueryError } from './language-service-query-error.js';
+import { isKinGroup, nodeAt } from './member-kin.js';
 import { createProjectService, type ProjectService } from './project-service.js';
 import { declarationName, resolveSymbolPath } from './symbol-path.js';
 import { loadWorkspaceProjects } from './workspace-projects.js';
@@ -74,6 +75,11 @@ class TypeScriptLanguageService implements WorkspaceLanguageService {
    * interface member); repeated until no new declaring file appears.
    */
   async references(target: CodeTarget): Promise<ReferenceLocation[]> {
+    return this.#references(target, false);
+  }
+
+  /** `references`; with `kinOnly`, without the groups of sibling implementations (`isKinGroup`). */
+  async #references(target: CodeTarget, kinOnly: boolean): Promise<ReferenceLocation[]> {
     this.#refresh();
     let start = this.#locate(target);
     const declaring = new Set<string>([start.fileName]);
@@ -85,7 +91,7 @@ class TypeScriptLanguageService implements WorkspaceLanguageService {
       this.#addRoots(await this.#reach(declaring));
       start = 'symbol' in target ? this.#locate(target) : start;
       found.clear();
-      if (!this.#collectReferences(start, declaring, found)) break;
+      if (!this.#collectReferences(start, declaring, found, kinOnly)) break;
     }
     return [...found.values()].sort((left, right) => (left.file !== right.file ? (left.file < right.file ? -1 : 1) : left.line - right.line || left.column - right.column));
   }
@@ -93,7 +99,7 @@ class TypeScriptLanguageService implements WorkspaceLanguageService {
   async referencingFiles(target: CodeTarget): Promise<ReferencingFile[]> {
     const declaringFile = 'symbol' in target ? this.#absolute(parseSymbolKey(target.symbol)?.file ?? target.symbol) : undefined;
     const byFile = new Map<string, ReferencingFile>();
-    for (const reference of await this.references(target)) {
+    for (const reference of await this.#references(target, true)) {
       if (isAbsolute(reference.file) || (declaringFile !== undefined && join(this.#workspace, reference.file) === declaringFile)) continue;
       const known = byFile.get(reference.file);
       if (known === undefined) byFile.set(reference.file, { file: reference.file, line: reference.line, text: reference.text, count: 1 });
@@ -184,12 +190,16 @@ class TypeScriptLanguageService implements WorkspaceLanguageService {
   }
 
   /** One round of find-references in every project that loads the start file; says whether a new declaring file appeared. */
-  #collectReferences(start: Located, declaring: Set<string>, found: Map<string, ReferenceLocation>): boolean {
+  #collectReferences(start: Located, declaring: Set<string>, found: Map<string, ReferenceLocation>, kinOnly: boolean): boolean {
     let grew = false;
     for (const service of this.#services) {
       const program = service.program();
-      if (program.getSourceFile(start.fileName) === undefined) continue;
+      const startFile = program.getSourceFile(start.fileName);
+      if (startFile === undefined) continue;
+      const startNode = nodeAt(startFile, start.position);
       for (const group of service.service.findReferences(start.fileName, start.position) ?? []) {
+        const definitionFile = program.getSourceFile(group.definition.fileName);
+        if (kinOnly && definitionFile !== undefined && !isKinGroup(program.getTypeChecker(), startNode, nodeAt(definitionFile, group.definition.textSpan.start))) continue;
         const symbol = group.definition.displayParts.map((part) => part.text).join('');
         if (!declaring.has(group.definition.fileName) && this.#inWorkspace(group.definition.fileName)) {
           declaring.add(group.definition.fileName);

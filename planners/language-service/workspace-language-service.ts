@@ -94,7 +94,8 @@ export interface WorkspaceLanguageService {
   /**
    * The workspace files that reference the symbol, except the file it is declared in, with the
    * first referencing line of each. For a member this includes files that reach it through
-   * inferred types, subclasses, implemented interfaces and destructuring.
+   * inferred types, subclasses, implemented interfaces and destructuring, but not the callers of
+   * a sibling that implements the same interface with its own method.
    */
   referencingFiles(target: CodeTarget): Promise<ReferencingFile[]>;
   /** Declarations whose name matches the query (TypeScript's navigate-to: prefix, camel-case and substring matches). */

@@ -38,7 +38,7 @@ const storyPlan: Plan = {
 const REMINDER_WARNING = {
   level: 'warning',
   code: 'unwritten-importer',
-  message: 'src/jobs/reminder.ts:5 uses Invoice.total (src/models/invoice.ts#Invoice.total, changed by edit-invoice) but no node writes it: return `Invoice ${invoice.id} is due: ${invoice.total()}`;',
+  message: 'src/jobs/reminder.ts:5 uses Invoice.total (src/models/invoice.ts#Invoice.total, changed by edit-invoice — inferred from its instructions; declare `changes:` to make it exact) but no node writes it: return `Invoice ${invoice.id} is due: ${invoice.total()}`;',
   nodeId: 'edit-invoice',
   file: 'src/jobs/reminder.ts',
   symbol: 'src/models/invoice.ts#Invoice.total',
@@ -126,7 +126,7 @@ describe('the lint gate after the repository changed', () => {
     writeFiles(root, { 'src/lazy.ts': "import { Invoice } from './models/invoice.js';\n\nexport const due = (invoice: Invoice): number => invoice.total();\n" });
     await expect(checkLintGate(invocation(), run.id)).rejects.toThrow(
       'plan v1 has 1 lint error (linted again: the repository changed since it was planned):\n' +
-        '  unwritten-importer: src/lazy.ts:3 uses Invoice.total (src/models/invoice.ts#Invoice.total, changed by edit-invoice) but no node writes it: export const due = (invoice: Invoice): number => invoice.total();\n' +
+        '  unwritten-importer: src/lazy.ts:3 uses Invoice.total (src/models/invoice.ts#Invoice.total, changed by edit-invoice — inferred from its instructions; declare `changes:` to make it exact) but no node writes it: export const due = (invoice: Invoice): number => invoice.total();\n' +
         `fix the plan (dagent edit ${run.id}), or allow with --allow-lint unwritten-importer`,
     );
   });

@@ -21,7 +21,7 @@ const TASK = 'Rename Invoice.total() to Invoice.grandTotal() everywhere; keep te
 const ORIGINAL_ORDER = ['read-models', 'edit-models', 'edit-pdf', 'edit-api', 'edit-reminder', 'edit-tests', 'test'];
 const NEW_PDF_TITLE = 'Call grandTotal() when rendering the PDF';
 const REMINDER_LINE = 'body: `Dear ${invoice.customer.name}, invoice ${invoice.id} for ${formatCents(invoice.total())} was due on ${invoice.dueDate}. Please pay it at your earliest convenience.`,';
-const REMINDER_WARNING = `src/jobs/reminder.js:25 uses Invoice.total (src/models/invoice.js#Invoice.total, changed by edit-models) but no node writes it: ${REMINDER_LINE}`;
+const REMINDER_WARNING = `src/jobs/reminder.js:25 uses Invoice.total (src/models/invoice.js#Invoice.total, changed by edit-models — inferred from its instructions; declare \`changes:\` to make it exact) but no node writes it: ${REMINDER_LINE}`;
 
 interface PlanNodeDocument {
   id: string;

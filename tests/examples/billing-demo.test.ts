@@ -142,7 +142,7 @@ describe('examples/billing', () => {
       expect.objectContaining({
         level: 'warning',
         code: 'unwritten-importer',
-        message: expect.stringMatching(/^src\/jobs\/reminder\.js:\d+ uses Invoice\.total \(src\/models\/invoice\.js#Invoice\.total, changed by edit-models\) but no node writes it: /),
+        message: expect.stringMatching(/^src\/jobs\/reminder\.js:\d+ uses Invoice\.total \(src\/models\/invoice\.js#Invoice\.total, changed by edit-models — inferred from its instructions; declare `changes:` to make it exact\) but no node writes it: /),
         nodeId: 'edit-models',
         file: 'src/jobs/reminder.js',
         symbol: 'src/models/invoice.js#Invoice.total',

@@ -43,7 +43,13 @@ describe('npm run demo without a terminal', () => {
 
   it('plans A first, then B and C in parallel, D after B, and misses E', () => {
     expect(output).toMatch(/stage 2 +edit-email .*┐ parallel\n +edit-sms .*┘/);
-    expect(output).toContain('lint: src/webhook-channel.ts:8 uses Channel.send (src/channel.ts#Channel.send, changed by edit-channel) but no node writes it');
+    expect(output).toContain('lint: src/webhook-channel.ts:8 uses Channel.send (src/channel.ts#Channel.send, changed by edit-channel — inferred from its instructions; declare `changes:` to make it exact) but no node writes it');
+  });
+
+  it('lints only what the plan leaves out: the webhook and its test, as inferred warnings; not Message and Receipt, which edit-channel keeps, nor the other channels\' send()', () => {
+    const lint = output.split('\n').filter((line) => line.startsWith('lint'));
+    expect(lint.map((line) => line.slice(0, line.indexOf(' ('))), output).toEqual(['lint: src/webhook-channel.ts:8 uses Channel.send', 'lint: test/webhook-channel.test.ts:6 uses Channel.send']);
+    expect(lint.every((line) => line.includes('inferred from its instructions'))).toBe(true);
   });
 
   it('compacts edit-digest, which then reports the missed webhook at 60 % progress; E is appended and the tests wait for it', () => {

@@ -54,7 +54,7 @@ describe('lintPlan', () => {
         {
           level: 'warning',
           code: 'unwritten-importer',
-          message: "src/jobs/reminder.ts:2 uses Invoice.total (src/models/invoice.ts#Invoice.total, changed by edit-invoice) but no node writes it: import { Invoice } from '@models/index';",
+          message: "src/jobs/reminder.ts:2 uses Invoice.total (src/models/invoice.ts#Invoice.total, changed by edit-invoice — inferred from its instructions; declare `changes:` to make it exact) but no node writes it: import { Invoice } from '@models/index';",
           nodeId: 'edit-invoice',
           file: 'src/jobs/reminder.ts',
           symbol: 'src/models/invoice.ts#Invoice.total',
@@ -62,6 +62,20 @@ describe('lintPlan', () => {
           text: "import { Invoice } from '@models/index';",
         },
       ]);
+    });
+
+    it.each([
+      'Rename Invoice.total() to Invoice.grandTotal(). Invoice does not change otherwise.',
+      'Tidy the pdf module. Invoice stays as it is.',
+      'Reword the comments; leave Invoice unchanged.',
+      "Reformat the file but don't touch Invoice.",
+    ])('says nothing of a type the instructions say stays as it is: %s', (instructions) => {
+      const plan: LintablePlan = {
+        nodes: [node('edit-invoice', 'edit', { writes: ['src/models/invoice.ts'], instructions }), node('test', 'command', { dependsOn: ['edit-invoice'] })],
+      };
+      const symbols = lintPlan(plan, map).map((finding) => finding.symbol);
+      expect(symbols).not.toContain('src/models/invoice.ts#Invoice');
+      if (instructions.startsWith('Rename')) expect(symbols).toContain('src/models/invoice.ts#Invoice.total');
     });
 
     it('says nothing when a node changes none of its exports (a comment, a function body)', () => {
@@ -88,7 +102,7 @@ describe('lintPlan', () => {
         nodes: [node('edit-barrel', 'edit', { writes: ['src/models/index.ts'], instructions: 'Rename the Client alias of Customer.' }), node('test', 'command', { dependsOn: ['edit-barrel'] })],
       };
       expect(lintPlan(plan, map)).toEqual([
-        expect.objectContaining({ code: 'unwritten-importer', file: 'src/render/pdf.ts', message: expect.stringMatching(/^src\/render\/pdf\.ts:3 uses Client \(src\/models\/index\.ts#Client, changed by edit-barrel\) but no node writes it/) }),
+        expect.objectContaining({ code: 'unwritten-importer', file: 'src/render/pdf.ts', message: expect.stringMatching(/^src\/render\/pdf\.ts:3 uses Client \(src\/models\/index\.ts#Client, changed by edit-barrel — inferred from its instructions; declare `changes:` to make it exact\) but no node writes it/) }),
       ]);
     });
 

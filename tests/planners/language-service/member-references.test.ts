@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLanguageService, LanguageServiceQueryError, type WorkspaceLanguageService } from '../../../planners/index.js';
@@ -60,6 +60,14 @@ describe('referencingFiles', () => {
     await files('src/invoice.ts#Invoice.total');
     writeFileSync(join(root, 'src/late.ts'), "import { latest } from './store.js';\nexport const late = latest().total();\n");
     expect(await files('src/invoice.ts#Invoice.total')).toContain('src/late.ts');
+  });
+
+  it('leaves out the callers of a sibling that implements the same interface with its own method', async () => {
+    writeFileSync(join(root, 'src/tally.ts'), "import type { Totalled } from './totalled.js';\nexport class Tally implements Totalled {\n  total(): number {\n    return 0;\n  }\n}\n");
+    writeFileSync(join(root, 'src/tally-use.ts'), "import { Tally } from './tally.js';\nexport const counted = new Tally().total();\n");
+    expect(await files('src/invoice.ts#Invoice.total')).not.toContain('src/tally-use.ts');
+    expect(await files('src/totalled.ts#Totalled.total')).toEqual(expect.arrayContaining(['src/tally-use.ts', 'src/invoice.ts', 'src/report.ts']));
+    for (const file of ['src/tally.ts', 'src/tally-use.ts']) rmSync(join(root, file));
   });
 
   it('refuses a member that does not exist, naming the ones that do', async () => {
