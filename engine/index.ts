@@ -20,6 +20,7 @@ export type { BusyNotice } from './db/store-edge-dialect.js';
 export type { DagentConfig } from './config/config-schema.js';
 export { readConfigFile, resolveConfig, WORKSPACE_CONFIG_FILE } from './config/resolve-config.js';
 export { configHash, trustWorkspace } from './config/workspace-trust.js';
+export { userMemoryDatabasePath } from './config/user-config.js';
 export { lintOptions } from './config/lint-options.js';
 
 // Session log: event types, appending and reading the log, following a run.
@@ -83,6 +84,7 @@ export { groupTurns } from './compaction/turns.js';
 // Memory: long-term memories and project memory files.
 export { STOP_WORDS } from './memory/keywords.js';
 export { MemoryStore } from './memory/memory-store.js';
+export { MemoryIdError, ScopedMemoryStore, type MemoryBank } from './memory/scoped-memory-store.js';
 export type { MemoryKind, MemoryScope } from './memory/memory.js';
 export { loadProjectMemory, PROJECT_MEMORY_SECTION_ORDER, projectMemorySection } from './memory/project-memory.js';
 export { formatMemory, recallMemories } from './memory/recall-memories.js';

@@ -1,8 +1,8 @@
-import { rememberArgsSchema, rememberFromTool, type MemoryStore } from '../engine/index.js';
+import { rememberArgsSchema, rememberFromTool, type MemoryBank } from '../engine/index.js';
 import { defineTool, loadToolDescription } from './define-tool.js';
 
 /** `remember`: adds a long-term memory (project scope unless the model asks for user scope). */
-export function createRememberTool(store: MemoryStore) {
+export function createRememberTool(store: MemoryBank) {
   return defineTool({
     name: 'remember',
     description: loadToolDescription(import.meta.url, 'remember.md'),

@@ -1,7 +1,8 @@
-import { ConfigError, MEMORY_KINDS, MEMORY_SCOPES, MemoryStore, formatMemory, visibleJson, visibleText, type MemoryKind, type MemoryScope } from '../../engine/index.js';
+import { ConfigError, MEMORY_KINDS, MEMORY_SCOPES, formatMemory, visibleJson, visibleText, type MemoryKind, type MemoryScope } from '../../engine/index.js';
 import { writeLine } from '../context/cli-io.js';
 import { integerAtLeast } from '../context/cli-args.js';
 import { defineCommand } from '../context/command.js';
+import { createMemoryStore } from '../runtime/compose-runtime.js';
 
 const ACTIONS = ['add', 'list', 'search', 'rm'] as const;
 
@@ -22,16 +23,17 @@ export const memoryCommand = defineCommand<MemoryArgs>({
   examples: [
     ['$0 memory add \'tests run with npm test -- --run\'', 'remember a fact for later runs'],
     ['$0 memory search tests', 'memories that mention tests'],
+    ['$0 memory add --scope user \'I prefer small commits\'', 'remember a preference in every workspace'],
   ],
   builder: (yargs) =>
     yargs
       .positional('action', { type: 'string', choices: ACTIONS, demandOption: true })
       .positional('text', { type: 'string', array: true, describe: 'the memory (add), the query (search) or the id (rm)' })
       .option('kind', { type: 'string', choices: MEMORY_KINDS, describe: 'preference, convention, lesson or fact' })
-      .option('scope', { type: 'string', choices: MEMORY_SCOPES, describe: 'project (default) or user' })
+      .option('scope', { type: 'string', choices: MEMORY_SCOPES, describe: 'project (default; in this workspace) or user (yours, in every workspace)' })
       .option('limit', { requiresArg: true, coerce: integerAtLeast('--limit', 1), describe: 'most results (list, search)' }),
   async run(context, args) {
-    const memory = new MemoryStore(await context.store());
+    const memory = await createMemoryStore(context);
     const text = (args.text ?? []).join(' ').trim();
     const out = context.io.stdout;
     switch (args.action) {
@@ -58,7 +60,7 @@ export const memoryCommand = defineCommand<MemoryArgs>({
       case 'rm': {
         const id = Number(text.replace(/^#/, ''));
         if (!Number.isInteger(id) || id <= 0) throw new ConfigError(`memory rm needs a memory id (a number, as \`dagent memory list\` shows it), not "${text}"`);
-        if (!(await memory.remove(id))) throw new ConfigError(`no memory #${id}`);
+        if (!(await memory.remove(id, args.scope))) throw new ConfigError(`no ${args.scope === undefined ? '' : `${args.scope} `}memory #${id}: \`dagent memory list\` shows the ids`);
         if (context.json) writeLine(out, JSON.stringify({ removed: id }));
         else writeLine(out, `removed memory #${id}`);
         return 0;

@@ -1,6 +1,11 @@
 import {
   MemoryStore,
+  ScopedMemoryStore,
   callModel,
+  openDatabase,
+  secretsFromConfig,
+  secretsFromEnvironment,
+  userMemoryDatabasePath,
   nodeKind,
   createCompactor,
   loadProjectMemory,
@@ -33,8 +38,19 @@ export function createApprover(context: CliContext): Approver {
   return createNonInteractiveApprover();
 }
 
-export async function createMemoryStore(context: CliContext): Promise<MemoryStore> {
-  return new MemoryStore(await context.store());
+/**
+ * The memories of this invocation: `project` ones in the workspace's store, `user` ones in the
+ * user's own database (`$XDG_DATA_HOME/dagent/memories.db`, else `~/.local/share/dagent/`),
+ * opened on first use and closed with the invocation.
+ */
+export async function createMemoryStore(context: CliContext): Promise<ScopedMemoryStore> {
+  const path = userMemoryDatabasePath(context.io.env);
+  const openUser = async (): Promise<MemoryStore> => {
+    const store = await openDatabase(path ?? ':memory:', { secrets: [...secretsFromEnvironment(context.io.env), ...secretsFromConfig(context.config)] });
+    context.onClose(() => store.close());
+    return new MemoryStore(store);
+  };
+  return new ScopedMemoryStore({ project: new MemoryStore(await context.store()), ...(path === undefined ? {} : { user: openUser }) });
 }
 
 /**

@@ -14,6 +14,7 @@ export {
   type MemoryDatabase,
   type SearchMemoriesOptions,
 } from './memory-store.js';
+export { MemoryIdError, ScopedMemoryStore, type MemoryBank, type ScopedMemoryStoreOptions } from './scoped-memory-store.js';
 export { ftsSearch, keywordSearch, type MemorySearchOptions } from './memory-search.js';
 export { MAX_KEYWORDS, STOP_WORDS, extractKeywords } from './keywords.js';
 export { memoryContentHash, normalizeMemoryContent } from './content-hash.js';

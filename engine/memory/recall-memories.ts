@@ -1,6 +1,7 @@
 import type { ContextProvider } from '../context/index.js';
 import type { Memory } from './memory.js';
-import { DEFAULT_RECALL_LIMIT, type MemoryStore, type SearchMemoriesOptions } from './memory-store.js';
+import { DEFAULT_RECALL_LIMIT, type SearchMemoriesOptions } from './memory-store.js';
+import type { MemoryBank } from './scoped-memory-store.js';
 
 export interface RecallMemoriesOptions extends SearchMemoriesOptions {
   /**
@@ -19,7 +20,7 @@ const RECALL_HEADING = 'Long-term memories that may apply (most relevant first; 
  * call. Its value enters the history through the runtime-context projection, which writes it
  * only when it changed. No match: no value, so the key is left out.
  */
-export function recallMemories(store: MemoryStore, options: RecallMemoriesOptions): ContextProvider {
+export function recallMemories(store: MemoryBank, options: RecallMemoriesOptions): ContextProvider {
   const { query, id, ...search } = options;
   return {
     id: id ?? 'memory',

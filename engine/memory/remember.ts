@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { Session } from '../session/index.js';
 import { MAX_MEMORY_CHARS, MEMORY_KINDS, MEMORY_SCOPES, type MemoryScope } from './memory.js';
-import type { AddMemoryInput, AddMemoryResult, MemoryStore } from './memory-store.js';
+import type { AddMemoryInput, AddMemoryResult } from './memory-store.js';
+import type { MemoryBank } from './scoped-memory-store.js';
 
 /** The `remember` tool's arguments. */
 export const rememberArgsSchema = z.object({
@@ -21,7 +22,7 @@ export interface RememberResult extends AddMemoryResult {
  * Adds a memory and, when it is new and the call happens within a run, records `memory/added`
  * on the session's node. The memory is stored first: the event points at a row that exists.
  */
-export async function addMemory(store: MemoryStore, input: AddMemoryInput, session?: Session, signal?: AbortSignal): Promise<AddMemoryResult> {
+export async function addMemory(store: MemoryBank, input: AddMemoryInput, session?: Session, signal?: AbortSignal): Promise<AddMemoryResult> {
   const result = await store.add(input, signal);
   if (result.created && session !== undefined) {
     const { memory } = result;
@@ -35,7 +36,7 @@ export async function addMemory(store: MemoryStore, input: AddMemoryInput, sessi
  * when the model names none, `session` the calling node's (for the `memory/added` event).
  */
 export async function rememberFromTool(
-  store: MemoryStore,
+  store: MemoryBank,
   args: RememberArgs,
   scope: MemoryScope = 'project',
   session?: Session,

@@ -25,7 +25,7 @@ describe('dagent memory', () => {
 
     expect((await runCli(['memory', 'rm', '1'], { cwd: workspace })).stdout).toBe('removed memory #1\n');
     const missing = await runCli(['memory', 'rm', '1'], { cwd: workspace });
-    expect(missing).toMatchObject({ code: 2, stderr: 'dagent: no memory #1\n' });
+    expect(missing).toMatchObject({ code: 2, stderr: 'dagent: no memory #1: `dagent memory list` shows the ids\n' });
   });
 
   it('refuses an empty memory and a bad id in one line', async () => {
