@@ -14,11 +14,13 @@ export interface DashboardControls {
   answer(decision: 'approve' | 'deny'): void;
   /** Asks for confirmation the first time, cancels the run the second. */
   cancel(): void;
+  /** Runs the selected node again, with every node that depends on it (`dagent rerun --from`). */
+  rerun(): void;
   /** Leaves the screen; the run goes on. */
   detach(): void;
 }
 
-export type DashboardCommand = 'select-up' | 'select-down' | 'details' | 'approve' | 'deny' | 'cancel' | 'help' | 'detach';
+export type DashboardCommand = 'select-up' | 'select-down' | 'details' | 'approve' | 'deny' | 'cancel' | 'rerun' | 'help' | 'detach';
 
 export interface DashboardKey {
   readonly command: DashboardCommand;
@@ -70,6 +72,14 @@ export const DASHBOARD_KEYS: readonly DashboardKey[] = [
     hint: 'c cancel',
     description: 'cancel the run (press twice); it stays resumable with `dagent resume`',
     action: (controls) => controls.cancel(),
+  },
+  {
+    command: 'rerun',
+    keys: ['S-r'],
+    label: 'R',
+    hint: 'R rerun',
+    description: 'run the selected node again, and every node after it (`dagent rerun --from`):\ntheir changes reverted, a new plan version; the run must be stopped',
+    action: (controls) => controls.rerun(),
   },
   { command: 'help', keys: ['?'], label: '?', hint: '? help', description: 'this help', action: (controls) => controls.toggle('help') },
   { command: 'detach', keys: ['q', 'C-c'], label: 'q', hint: 'q detach', description: 'quit the screen: detaches only, the run goes on', action: (controls) => controls.detach() },

@@ -10,6 +10,8 @@ export interface DashboardActions {
   approve(approval: PendingApproval): Promise<string>;
   deny(approval: PendingApproval): Promise<string>;
   cancel(): Promise<string>;
+  /** Runs a node again with every node after it: a new plan version, their changes reverted, the run started again. */
+  rerun(nodeId: string): Promise<string>;
 }
 
 export interface DashboardTerminal {
@@ -146,6 +148,12 @@ class DashboardScreen implements Dashboard {
         if (!state.confirmingCancel) return this.#update({ ...state, confirmingCancel: true, notice: null });
         this.#state = { ...state, confirmingCancel: false };
         this.#act(() => this.#options.actions.cancel());
+      },
+      rerun: () => {
+        const { view, selected } = this.#state;
+        if (selected === null) return this.#update(withNotice(this.#state, 'select a node to run again'));
+        if (view.status === 'running' && this.#state.orphan === null) return this.#update(withNotice(this.#state, 'the run is running: stop it first (c c), then R'));
+        this.#act(() => this.#options.actions.rerun(selected));
       },
       detach: () => this.close(),
     };

@@ -48,6 +48,14 @@ export function tailLines(event: SessionEvent): TailLine[] {
       return [line('state', `- skipped: ${event.payload.reason}`)];
     case 'node/cancelled':
       return [line('state', '■ cancelled')];
+    case 'node/reset':
+      return [line('state', `↺ runs again: ${event.payload.reason}`)];
+    case 'node/reused':
+      return [line('state', '♻ reused: nothing it depends on changed')];
+    case 'reuse/missed':
+      return [line('state', `↺ not reused: ${event.payload.reason}`)];
+    case 'step/resumed':
+      return [line('state', `⏵ resumed after step ${event.payload.fromStep} (${event.payload.modelCalls} model calls kept)`)];
     case 'model/retried':
       return [line('error', `↻ model call retried (attempt ${event.payload.attempt}): ${firstLine(event.payload.error)}`)];
     case 'model/switched':

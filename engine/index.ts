@@ -129,6 +129,7 @@ export { approvePlan, currentPlan, planVersion, rejectPlan, savePlan, type Store
 export { planTask } from './run/orchestration/plan-task.js';
 export type { AmendInput, CompletedNode, PlanInput, Planner, PlanPatch, ReplanTrigger } from './plan/planner.js';
 export { executeRun } from './run/orchestration/run-controller.js';
+export { prepareRerun, type PreparedRerun } from './run/rerun/rerun-from.js';
 export type { RemoteAttempts, RunFleet, RunResult, RunSettings } from './run/orchestration/run-options.js';
 export { claimRun, RunClaimedError, type RunLease } from './run/ownership/run-lease.js';
 export { deadRunOwner, needsLivingProcess, runOwner, type RunOwner } from './run/ownership/run-owner.js';
@@ -144,6 +145,7 @@ export {
   type NodeViewStatus,
   type PendingApproval,
   type RunView,
+  type SavedWork,
 } from './run/views/run-view.js';
 export { waitForRun } from './run/ownership/wait-for-run.js';
 

@@ -25,6 +25,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   entry('reject <run>', "reject the run's current plan", async () => (await import('./approve.js')).rejectCommand),
   entry('run <run>', 'execute an approved plan: every node whose dependencies are done runs at once', async () => (await import('./run.js')).runCommand),
   entry('resume <run>', 'finish a run that was interrupted, failed or cancelled; succeeded nodes are not run again', async () => (await import('./run.js')).resumeCommand),
+  entry('rerun <run>', 'run a node again, and every node that depends on it: their changes reverted, a new plan version; the nodes before it keep their results', async () => (await import('./rerun.js')).rerunCommand),
   entry('cancel <run>', 'stop a running run: its process aborts the running nodes and leaves the run resumable', async () => (await import('./run.js')).cancelCommand),
   entry('worker', 'run nodes of `run --workers` runs from the PostgreSQL job queue (--db postgres://…); Ctrl-C or SIGTERM drains', async () => (await import('./worker.js')).workerCommand),
   entry('react <task..>', 'one ReAct agent, no plan: for short tasks', async () => (await import('./react.js')).reactCommand),

@@ -2,6 +2,7 @@ import { createDashboardState, applyEvents, openDashboard, type Dashboard, type 
 import { emptyRunView, followRun, needsLivingProcess, readEvents, requestCancel, runLog, runOwner, type PendingApproval, type RunFollower, type SessionEvent } from '../../engine/index.js';
 import type { CliContext } from '../context/cli-context.js';
 import { useColor } from '../context/cli-io.js';
+import { rerunFromDashboard } from './rerun-from-dashboard.js';
 
 export interface LiveDashboard {
   readonly dashboard: Dashboard;
@@ -45,6 +46,7 @@ export async function showLiveDashboard(context: CliContext, runId: string, opti
         const owner = await requestCancel(store.db, runId, `dashboard (pid ${process.pid})`);
         return owner === undefined ? `cancel recorded; no process runs ${runId} now` : `cancel sent to pid ${owner.pid}; the run is stopping`;
       }),
+    rerun: (nodeId) => rerunFromDashboard(context, runId, nodeId),
   };
   const dashboard = openDashboard({
     terminal: { output: context.io.stdout, input: context.io.stdin },

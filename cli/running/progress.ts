@@ -59,6 +59,14 @@ export function progressLine(event: SessionEvent, view: RunView, approvalsHere =
       return `■ ${node} cancelled`;
     case 'model/switched':
       return `⇄ ${node} model ${event.payload.from} gave way to ${event.payload.to} (${event.payload.reason.replace('-', ' ')}: ${firstLine(event.payload.error)})`;
+    case 'node/reset':
+      return `↺ ${node} runs again (${event.payload.reason})${event.payload.reverted ? ': its change reverted' : ''}`;
+    case 'node/reused':
+      return `♻ ${node} reused: nothing it depends on changed · ${formatTokens(event.payload.saved.input + event.payload.saved.output)} tokens · ${formatUsd(event.payload.savedCostUsd)} saved`;
+    case 'reuse/missed':
+      return `↺ ${node} not reused: ${event.payload.reason}`;
+    case 'step/resumed':
+      return `⏵ ${node} resumed after step ${event.payload.fromStep}${resumedRerun(event.payload.rerun)} · ${event.payload.modelCalls} model calls not repeated`;
     case 'writes/exceeded':
       return `⚠ ${node} changed files outside its declared writes: ${event.payload.paths.join(', ')} (recorded: \`dagent diff\` shows them, \`dagent revert --node ${node}\` undoes them)`;
     case 'work/reported':
@@ -98,4 +106,8 @@ export function progressLine(event: SessionEvent, view: RunView, approvalsHere =
 
 function firstLine(text: string): string {
   return text.split('\n', 1)[0] ?? '';
+}
+
+function resumedRerun(rerun: 'model-call' | 'tool-calls' | 'none'): string {
+  return rerun === 'model-call' ? ' · the model call in flight runs again' : rerun === 'tool-calls' ? ' · the tool calls in flight run again' : '';
 }

@@ -51,6 +51,8 @@ export interface RunFlags {
   readonly allowLint?: readonly string[];
   /** The lint error codes `run --allow-lint` let through beyond the approval's: recorded in `run/started`. */
   readonly allowedLint?: readonly string[];
+  /** Changes the run once this process holds it, before it starts (`rerun`: a new plan version, nodes reset). */
+  readonly prepare?: (run: RunRecord) => Promise<void>;
 }
 
 /** With `--workers` the workers' own `--concurrency` bounds the work: the scheduler dispatches every ready node. */
@@ -84,7 +86,11 @@ export async function runApprovedPlan(context: CliContext, runId: string, flags:
   const { db } = await context.store();
   const lease = await claimForThisProcess(context, runId, flags);
   try {
-    const run = known !== undefined && flags.wait !== true ? known : await getRun(db, runId);
+    let run = known !== undefined && flags.wait !== true ? known : await getRun(db, runId);
+    if (flags.prepare !== undefined) {
+      await flags.prepare(run);
+      run = await getRun(db, runId);
+    }
     if (run.status === 'succeeded') {
       // The holder we waited for (or one that ended just before our claim) finished it.
       if (flags.wait !== true) throw new DagentError(`run ${run.id} already succeeded; \`dagent diff ${run.id}\` shows its change`);

@@ -48,6 +48,7 @@ export { DEFAULT_ROLES, executePlanNode, type NodeAttempt, type NodeAttemptResul
 export type { NodeFiles } from './orchestration/node-files.js';
 export { NODE_SYSTEM_SECTIONS, handoffMessage, nodeInstruction } from './orchestration/node-prompt.js';
 export { executeRun } from './orchestration/run-controller.js';
+export { prepareRerun, rerunSet, withRerunInstruction, type PreparedRerun, type RerunInput } from './rerun/rerun-from.js';
 export { DEFAULT_RUN_SETTINGS, type ExecuteRunOptions, type NodeResult, type RemoteAttempts, type RunFleet, type RunResult, type RunSettings } from './orchestration/run-options.js';
 export { changedCommandNodes, replanVerdict, reviewAfterReplan, type ReplanVerdict } from './orchestration/replan-verdict.js';
 export { attemptNode, type NodeAttemptContext } from './orchestration/node-attempt.js';

@@ -13,6 +13,7 @@ import type { EventLog } from '../../session/event-log.js';
 import { followRun, type RunFollower } from '../../session/follow-run.js';
 import { runLog } from '../../session/run-log.js';
 import type { SessionEvent } from '../../session/event-types.js';
+import { createWriteSet } from '../../snapshots/file-write-set.js';
 import { endRun } from '../storage/end-run.js';
 import { ensureNodeRows } from '../storage/node-projection.js';
 import { executablePlan, savePlan, setRunStatus } from '../storage/plan-store.js';
@@ -142,8 +143,9 @@ class RunController {
     const recovered = recoverRun(this.#runId, await this.#log.read({ types: RECOVERED_EVENT_TYPES }));
     this.#memory = recovered.memory;
     for (const report of recovered.unplanned) {
-      this.#unplanned.set(report.seq, report);
       this.#reportsHeard.add(report.seq);
+      if (this.#plannedAlready(report)) continue;
+      this.#unplanned.set(report.seq, report);
     }
     await stopEarlierCommands((await this.#log.read({ types: ['command/started'] })) as SessionEvent<'command/started'>[]);
     if (this.#options.fleet?.remote !== undefined) return recovered;
@@ -205,6 +207,7 @@ class RunController {
       const report = unplannedReport(event);
       if (report === undefined) continue;
       this.#reportsHeard.add(event.seq);
+      if (this.#plannedAlready(report)) continue;
       this.#unplanned.set(report.seq, report);
       const amending = this.#handle
         .amend((snapshot, signal) => this.#replanReport(report, snapshot, signal))
@@ -215,6 +218,12 @@ class RunController {
       this.#amendments.add(amending);
       void amending.finally(() => this.#amendments.delete(amending));
     }
+  }
+
+  /** A report whose files other nodes of the plan already write (a node run again reports what a replan took up before). */
+  #plannedAlready(report: UnplannedWork): boolean {
+    const writes = createWriteSet(this.#plan.nodes.filter((node) => node.id !== report.trigger.nodeId).flatMap((node) => node.writes));
+    return report.trigger.files.every((file) => writes.covers(file));
   }
 
   async #onNodeFailed(failure: NodeFailure, snapshot: ScheduleSnapshot, signal: AbortSignal): Promise<Amendment | undefined> {

@@ -41,4 +41,4 @@ function defaultDescription(result: unknown): { result: string } {
 }
 
 /** The events a node transition can leave: what `reduceNodeTransition` folds. */
-export const NODE_TRANSITION_EVENT_TYPES = ['node/ready', 'node/started', 'node/succeeded', 'node/failed', 'node/skipped', 'node/cancelled', 'node/retried'] as const;
+export const NODE_TRANSITION_EVENT_TYPES = ['node/ready', 'node/started', 'node/succeeded', 'node/failed', 'node/skipped', 'node/cancelled', 'node/retried', 'node/reset'] as const;

@@ -18,9 +18,10 @@ const TRANSITIONS: Readonly<Record<RunStatus, readonly RunStatus[]>> = {
   awaiting_approval: ['approved', 'rejected', 'awaiting_approval', 'cancelled'],
   approved: ['running', 'awaiting_approval', 'cancelled', 'rejected'],
   running: ['succeeded', 'failed', 'cancelled', 'awaiting_approval', 'running'],
-  succeeded: ['awaiting_approval'],
-  failed: ['running', 'awaiting_approval'],
-  cancelled: ['running', 'awaiting_approval'],
+  // → approved: `rerun` stores a plan version the asking approves.
+  succeeded: ['awaiting_approval', 'approved'],
+  failed: ['running', 'awaiting_approval', 'approved'],
+  cancelled: ['running', 'awaiting_approval', 'approved'],
   rejected: ['awaiting_approval'],
 };
 

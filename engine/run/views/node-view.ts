@@ -17,7 +17,7 @@ export function reduceNodeTransition(node: NodeView, event: NodeTransitionEvent)
     case 'node/ready':
       return { ...node, status: 'ready' };
     case 'node/started':
-      return { ...node, status: 'running', attempts: Math.max(node.attempts, event.payload.attempt), startedAt: event.createdAt, finishedAt: null, error: null, streamingText: null };
+      return { ...node, status: 'running', attempts: Math.max(node.attempts, event.payload.attempt), startedAt: event.createdAt, finishedAt: null, error: null, streamingText: null, reused: false };
     case 'node/succeeded':
       return { ...node, status: 'succeeded', finishedAt: event.createdAt, result: event.payload.result, streamingText: null };
     case 'node/failed':
@@ -28,6 +28,8 @@ export function reduceNodeTransition(node: NodeView, event: NodeTransitionEvent)
       return { ...node, status: 'cancelled', finishedAt: event.createdAt, streamingText: null };
     case 'node/retried':
       return { ...node, status: 'ready', error: event.payload.error, streamingText: null };
+    case 'node/reset':
+      return { ...node, status: 'pending', finishedAt: null, result: null, error: null, streamingText: null, reused: false };
   }
 }
 
@@ -91,6 +93,9 @@ export function newNodeView(id: string): NodeView {
     result: null,
     error: null,
     lastEventSeq: 0,
+    reused: false,
+    saved: ZERO_TOKENS,
+    savedCostUsd: 0,
   };
 }
 

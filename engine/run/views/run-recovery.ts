@@ -34,14 +34,18 @@ export class RunMemory {
     }
     const nodeId = event.nodeId;
     if (nodeId === null) return;
-    if (event.type === 'node/succeeded') this.completed.set(nodeId, { nodeId, result: event.payload.result, filesChanged: event.payload.filesChanged ?? [] });
+    if (event.type === 'node/reset') {
+      // Its change was undone (or is undone when it runs again): nothing of it is handed on or put back.
+      this.completed.delete(nodeId);
+      this.boundaries.delete(nodeId);
+    } else if (event.type === 'node/succeeded') this.completed.set(nodeId, { nodeId, result: event.payload.result, filesChanged: event.payload.filesChanged ?? [] });
     else if (event.type === 'node/snapshotted') this.boundaries.set(nodeId, event.payload.boundary);
     else if (event.type === 'attempt/finished' && event.payload.patch !== undefined) this.patches.set(nodeId, event.payload.patch);
   }
 }
 
 /** The events `RunMemory` folds. */
-export const RUN_MEMORY_EVENT_TYPES = ['node/succeeded', 'node/snapshotted', 'attempt/finished', 'replan/finished'] as const;
+export const RUN_MEMORY_EVENT_TYPES = ['node/succeeded', 'node/snapshotted', 'attempt/finished', 'replan/finished', 'node/reset'] as const;
 
 /** A run as an earlier process of it left it: where a resumed run carries on from. */
 export interface RecoveredRun {

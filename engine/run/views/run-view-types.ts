@@ -54,6 +54,23 @@ export interface NodeView {
   readonly result: string | null;
   readonly error: string | null;
   readonly lastEventSeq: number;
+  /** Its result was kept from an earlier plan version (`node/reused`): nothing it depends on changed. */
+  readonly reused: boolean;
+  /** Tokens and cost not paid again: a reused result, or completed steps a resume went on from. */
+  readonly saved: TokenTotals;
+  readonly savedCostUsd: number;
+}
+
+/** What resume and reuse saved over the whole run. */
+export interface SavedWork {
+  readonly tokens: TokenTotals;
+  readonly costUsd: number;
+  /** Model calls not made again. */
+  readonly modelCalls: number;
+  /** Nodes whose result a new plan version kept. */
+  readonly reusedNodes: number;
+  /** Node attempts that went on from their last completed step instead of starting over. */
+  readonly resumedNodes: number;
 }
 
 export interface PendingApproval {
@@ -101,6 +118,7 @@ export interface RunView {
   /** Node ids in plan order. */
   readonly order: readonly string[];
   readonly totals: TokenTotals & { readonly costUsd: number; readonly modelCalls: number };
+  readonly saved: SavedWork;
   readonly approvals: readonly PendingApproval[];
   readonly replans: readonly ReplanView[];
   readonly reportedWork: readonly ReportedWork[];
@@ -116,3 +134,5 @@ export interface RunView {
 }
 
 export const ZERO_TOKENS: TokenTotals = { input: 0, output: 0, cacheHit: 0, reasoning: 0 };
+
+export const NOTHING_SAVED: SavedWork = { tokens: ZERO_TOKENS, costUsd: 0, modelCalls: 0, reusedNodes: 0, resumedNodes: 0 };

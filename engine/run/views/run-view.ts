@@ -2,13 +2,14 @@ import { NODE_TRANSITION_EVENT_TYPES } from '../storage/node-event.js';
 import type { SessionEvent } from '../../session/event-types.js';
 import { addUsage, reduceNodeTransition, resetUnfinishedNodes, settleRunningNodes, updateNode, withPlan } from './node-view.js';
 import { reportedWork } from './reported-work.js';
-import { ZERO_TOKENS, type PlanChangeView, type RunView } from './run-view-types.js';
+import { NOTHING_SAVED, ZERO_TOKENS, type PlanChangeView, type RunView } from './run-view-types.js';
+import { reduceSavedWork } from './saved-work.js';
 
 /**
  * The state of a run as `dagent status` and the dashboard show it: a pure fold over the run's
  * events. Both read it through `reduceRunView`, so a dashboard bug reproduces in `status`.
  */
-export type { CompactionView, NodeView, NodeViewStatus, PendingApproval, PlanChangeView, ReplanView, RunView, TokenTotals } from './run-view-types.js';
+export type { CompactionView, NodeView, NodeViewStatus, PendingApproval, PlanChangeView, ReplanView, RunView, SavedWork, TokenTotals } from './run-view-types.js';
 export type { ReportedWork } from './reported-work.js';
 export { newNodeView, reduceNodeTransition } from './node-view.js';
 
@@ -22,6 +23,7 @@ export function emptyRunView(runId: string): RunView {
     nodes: new Map(),
     order: [],
     totals: { ...ZERO_TOKENS, costUsd: 0, modelCalls: 0 },
+    saved: NOTHING_SAVED,
     approvals: [],
     replans: [],
     reportedWork: [],
@@ -62,6 +64,8 @@ export const RUN_VIEW_EVENT_TYPES = [
   'replan/finished',
   'work/reported',
   'run/cancel-requested',
+  'node/reused',
+  'step/resumed',
 ] as const;
 
 export function reduceRunView(view: RunView, event: SessionEvent): RunView {
@@ -85,7 +89,11 @@ function reduceEvent(view: RunView, event: SessionEvent): RunView {
     case 'node/skipped':
     case 'node/cancelled':
     case 'node/retried':
+    case 'node/reset':
       return updateNode(view, event, (node) => reduceNodeTransition(node, event));
+    case 'node/reused':
+    case 'step/resumed':
+      return reduceSavedWork(view, event);
     case 'assistant/message':
       return addUsage(view, event);
     case 'text/streamed':
