@@ -30,6 +30,7 @@ export { MEMORY_KINDS, MEMORY_SCOPES } from './session/event-values.js';
 export { followRun, type FollowedStore, type RunFollower } from './session/follow-run.js';
 export { RunLogs, runLog, runLogs } from './session/run-log.js';
 export { Session } from './session/session.js';
+export { DEFAULT_TOOL_CONTENT_TYPE, DEFAULT_TOOL_PROVIDER, withUniformToolMeta, type UniformToolMeta } from './session/tool-result-meta.js';
 
 // Models: the provider interface, providers by name, prices and token estimates.
 export { anthropicRequestBody } from './model/anthropic-request.js';
@@ -47,7 +48,7 @@ export { requestTokens } from './model/request-tokens.js';
 export { estimateTextTokens } from './model/token-estimate.js';
 
 // Context: the system prompt and the request a model received.
-export { reconstructRequest, type ReconstructedRequest } from './context/reconstruct-request.js';
+export { reconstructRequest, type InspectedMessage, type ReconstructedRequest } from './context/reconstruct-request.js';
 export type { StepPosition } from './context/runtime-context.js';
 export { SystemPrompt, type ContextProvider, type PromptSection } from './context/system-prompt.js';
 

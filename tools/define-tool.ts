@@ -50,6 +50,8 @@ export interface Tool<A = unknown> {
   readonly risk: ToolRisk;
   /** Only meaningful in a planned run (it reports to the plan): left out of `react`'s tools. */
   readonly planOnly?: boolean;
+  /** Who produces this tool's content (`typescript` for the language service); `dagent` when absent. A result's own `meta.provider` wins. */
+  readonly provider?: string;
   /** The JSON Schema the model sees when `args` cannot say it (MCP tools validate against their own schema); derived from `args` when absent. */
   readonly parameters?: Readonly<Record<string, unknown>>;
   /** The runtime's deadline for one call; the runtime's default (120 s) when absent. */
@@ -68,6 +70,7 @@ export interface ToolDefinition<S extends z.ZodType> {
   readonly args: S;
   readonly risk: ToolRisk;
   readonly planOnly?: boolean;
+  readonly provider?: string;
   readonly parameters?: Readonly<Record<string, unknown>>;
   readonly timeoutMs?: number | ((args: z.output<S>) => number);
   summarize?(args: z.output<S>): string;

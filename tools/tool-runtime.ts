@@ -14,7 +14,7 @@ import type {
   ToolRuntime,
   ToolSpec,
 } from '../engine/index.js';
-import { NO_TERMINAL_DENIAL } from '../engine/index.js';
+import { NO_TERMINAL_DENIAL, withUniformToolMeta } from '../engine/index.js';
 import { approverName } from './approvers.js';
 import { toToolSpec, type Assessment, type Tool, type ToolContext, type ToolOutput } from './define-tool.js';
 import { approvalPolicyFor, evaluateApproval, type ApprovalSettings } from './evaluate-approval.js';
@@ -98,7 +98,7 @@ export class LocalToolRuntime implements ToolRuntime {
   async execute(call: ToolCallRequest, context: ToolExecutionContext): Promise<ToolResult> {
     const started = this.#now();
     const finish = (outcome: ToolOutcome, content: string, extra: FinishExtra = {}): ToolResult =>
-      this.#result(outcome, content, { ...extra, durationMs: this.#now() - started });
+      this.#result(call.name, outcome, content, { ...extra, durationMs: this.#now() - started });
 
     const tool = this.#tools.get(call.name);
     if (tool === undefined) {
@@ -136,7 +136,7 @@ export class LocalToolRuntime implements ToolRuntime {
               return this.#runLocked(tool, args, call, context);
             })) as ToolOutput)
           : await this.#runLocked(tool, args, call, context);
-      return finish(output.outcome ?? 'ok', output.content, { args, isError: output.isError, meta: { ...output.meta, risk: tool.risk } });
+      return finish(output.outcome ?? 'ok', output.content, { args, isError: output.isError, meta: { provider: tool.provider, ...output.meta, risk: tool.risk } });
     } catch (error) {
       const failure = describeToolFailure(error, (path) => guard?.display(path) ?? path);
       return finish(failure.outcome, `${failure.outcome === 'refused' ? 'refused' : 'error'}: ${failure.message}`, {
@@ -285,17 +285,18 @@ export class LocalToolRuntime implements ToolRuntime {
     return context.allowedTools === undefined ? names : names.filter((name) => context.allowedTools!.includes(name));
   }
 
-  #result(outcome: ToolOutcome, content: string, extra: FinishExtra & { durationMs: number }): ToolResult {
+  /** The result with every uniform field (`withUniformToolMeta`), so `dagent tool --json` shows what the log stores. */
+  #result(toolName: string, outcome: ToolOutcome, content: string, extra: FinishExtra & { durationMs: number }): ToolResult {
     const truncated = truncateOutput(content, this.#limits);
     const toolMeta = extra.meta ?? {};
-    const meta: ToolResultMeta = {
+    const meta: ToolResultMeta = withUniformToolMeta<ToolResultMeta>(toolName, truncated.content, {
       ...toolMeta,
       outcome,
       truncated: truncated.truncated || toolMeta.truncated === true,
       originalLength: typeof toolMeta.originalLength === 'number' ? toolMeta.originalLength : truncated.originalLength,
       durationMs: Math.max(0, Math.round(extra.durationMs)),
       ...(extra.args === undefined ? {} : { args: extra.args }),
-    };
+    });
     return { content: truncated.content, isError: extra.isError ?? outcome !== 'ok', meta };
   }
 }

@@ -1,5 +1,5 @@
 import { visibleText } from '../../engine/read-face.js';
-import type { ModelMessage, ReconstructedRequest } from '../../engine/index.js';
+import type { InspectedMessage, ReconstructedRequest } from '../../engine/index.js';
 
 /**
  * `dagent inspect` as text: the header, the exact system prompt, the tools and every message, with
@@ -24,7 +24,7 @@ export function renderRequestText(request: ReconstructedRequest): string {
   return visibleText(lines.join('\n'), { multiline: true });
 }
 
-function renderMessage(message: ModelMessage): string {
+function renderMessage(message: InspectedMessage): string {
   switch (message.role) {
     case 'user':
       return `[seq ${message.seq}] user (${message.source})\n${message.content}\n`;
@@ -36,8 +36,19 @@ function renderMessage(message: ModelMessage): string {
       return `${parts.join('\n')}\n`;
     }
     case 'tool':
-      return `[seq ${message.seq}] tool ${message.toolName} [${message.toolCallId}]${message.isError ? ' (error)' : ''}\n${message.content}\n`;
+      return `[seq ${message.seq}] tool ${message.toolName} [${message.toolCallId}]${message.isError ? ' (error)' : ''}\n${metaLine(message.meta)}${message.content}\n`;
   }
+}
+
+/**
+ * The uniform meta of a tool result, one line under its header (not part of what the model saw):
+ * `meta: ok · source src/a.ts · text/plain · provider dagent · 1234 chars · truncated`.
+ */
+function metaLine(meta: InspectedMessage['meta']): string {
+  if (meta === undefined) return '';
+  const parts = [meta.outcome, `source ${meta.source}`, meta.contentType, `provider ${meta.provider}`, `${meta.originalLength} chars`];
+  if (meta.truncated) parts.push('truncated');
+  return `  meta: ${parts.join(' · ')}\n`;
 }
 
 function firstLine(text: string): string {

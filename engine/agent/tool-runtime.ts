@@ -28,7 +28,10 @@ export interface ToolResultMeta {
   readonly args?: unknown;
   readonly path?: string;
   readonly url?: string;
+  /** Where the content came from (path, URL, command, query); the log fills it in when absent (`withUniformToolMeta`). */
+  readonly source?: string;
   readonly contentType?: string;
+  /** Who produced the content: `dagent`, a search vendor, `typescript`, `mcp:<server>`. */
   readonly provider?: string;
   /** A failure the run cannot recover from by asking the model again (e.g. the database is gone). */
   readonly fatal?: boolean;

@@ -15,11 +15,15 @@ export interface ReconstructedRequest {
   readonly header: EventPayload<'request/header'>;
   readonly system: string;
   readonly tools: readonly ToolSpec[];
-  readonly messages: readonly ModelMessage[];
+  /** The messages as sent; a tool result also carries the meta stored with it (not sent to the model). */
+  readonly messages: readonly InspectedMessage[];
   readonly estimatedTokens: number;
   /** The seq of the `request/header` event. */
   readonly seq: number;
 }
+
+/** A message of a reconstructed request: a tool result with its stored meta (truncated, original length, source, content type, provider). */
+export type InspectedMessage = ModelMessage & { readonly meta?: EventPayload<'tool/result'>['meta'] };
 
 export class RequestNotFoundError extends DagentError {}
 
@@ -66,7 +70,7 @@ export async function reconstructRequest(
   };
 }
 
-async function messagesBySeq(db: Kysely<Database>, runId: string, seqs: readonly number[]): Promise<ModelMessage[]> {
+async function messagesBySeq(db: Kysely<Database>, runId: string, seqs: readonly number[]): Promise<InspectedMessage[]> {
   if (seqs.length === 0) return [];
   const low = Math.min(...seqs);
   const high = Math.max(...seqs);
@@ -76,6 +80,7 @@ async function messagesBySeq(db: Kysely<Database>, runId: string, seqs: readonly
   return seqs.map((seq) => {
     const event = bySeq.get(seq);
     if (event === undefined || !isSurfaceEvent(event)) throw new RequestNotFoundError(`run ${runId}: message event ${seq} is missing from the log`);
-    return eventToMessage(event);
+    const message = eventToMessage(event);
+    return event.type === 'tool/result' ? { ...message, meta: event.payload.meta } : message;
   });
 }

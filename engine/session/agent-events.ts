@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { FINISH_REASONS } from '../model/model-provider.js';
 import { defineEvent } from './define-event.js';
 import { END_REASONS, FALLBACK_REASONS, TOOL_OUTCOMES } from './event-values.js';
+import { withUniformToolMeta } from './tool-result-meta.js';
 
 /** Token counts of one model call, as assistant messages and compaction summaries record them. */
 export const usage = z.strictObject({
@@ -50,24 +51,14 @@ export const AGENT_EVENTS = {
    * authority, and no model request is ever built from these.
    */
   'text/streamed': defineEvent(1, () => z.strictObject({ text: z.string().min(1) })),
-  'tool/result': defineEvent(1, () => z.strictObject({
-    toolCallId: z.string(),
-    name: z.string(),
-    content: z.string(),
-    isError: z.boolean(),
-    meta: z.looseObject({
-      outcome: z.enum(TOOL_OUTCOMES),
-      truncated: z.boolean(),
-      originalLength: z.number().int().nonnegative(),
-      durationMs: z.number().nonnegative().optional(),
-      args: z.unknown().optional(),
-      path: z.string().optional(),
-      url: z.string().optional(),
-      contentType: z.string().optional(),
-      provider: z.string().optional(),
-      fatal: z.boolean().optional(),
-    }),
-  })),
+  /**
+   * Version 2: every result carries the uniform fields (truncated, originalLength, source,
+   * contentType, provider), filled at the write from what the tool said or the defaults, so a
+   * reader never asks which tool wrote it. Version 1 rows are brought to the same shape.
+   */
+  'tool/result': defineEvent(2, () => toolResultPayload().transform(uniformToolResult), {
+    1: { payload: toolResultPayload, upgrade: (payload) => uniformToolResult(payload as z.output<ReturnType<typeof toolResultPayload>>) },
+  }),
   'prompt/recorded': defineEvent(1, () => z.strictObject({
     systemHash: z.string(),
     system: z.string(),
@@ -96,3 +87,29 @@ export const AGENT_EVENTS = {
   'model/switched': defineEvent(1, () => z.strictObject({ from: z.string(), to: z.string(), reason: z.enum(FALLBACK_REASONS), error: z.string() })),
   'agent/finished': defineEvent(1, () => z.strictObject({ reason: z.enum(END_REASONS), detail: z.string().optional(), steps: z.number().int() })),
 } as const;
+
+function toolResultPayload() {
+  return z.strictObject({
+    toolCallId: z.string(),
+    name: z.string(),
+    content: z.string(),
+    isError: z.boolean(),
+    meta: z.looseObject({
+      outcome: z.enum(TOOL_OUTCOMES),
+      truncated: z.boolean().optional(),
+      originalLength: z.number().int().nonnegative().optional(),
+      durationMs: z.number().nonnegative().optional(),
+      args: z.unknown().optional(),
+      path: z.string().optional(),
+      url: z.string().optional(),
+      source: z.string().optional(),
+      contentType: z.string().optional(),
+      provider: z.string().optional(),
+      fatal: z.boolean().optional(),
+    }),
+  });
+}
+
+function uniformToolResult<P extends z.output<ReturnType<typeof toolResultPayload>>>(payload: P) {
+  return { ...payload, meta: withUniformToolMeta(payload.name, payload.content, payload.meta) };
+}

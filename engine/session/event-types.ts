@@ -51,6 +51,8 @@ export const EVENT_PAYLOADS = builtOnFirstUse(EVENT_PAYLOAD_SCHEMAS);
 
 export type EventType = keyof typeof EVENT_PAYLOADS;
 export type EventPayload<T extends EventType> = z.infer<(typeof EVENT_PAYLOADS)[T]>;
+/** What a writer hands over for a payload: the same as what is read back, but for fields the log fills in (a tool result's uniform meta). */
+export type EventDraftPayload<T extends EventType> = z.input<(typeof EVENT_PAYLOADS)[T]>;
 
 export const EVENT_TYPES = Object.keys(EVENT_PAYLOADS) as EventType[];
 
@@ -84,7 +86,7 @@ export type SessionEvent<T extends EventType = EventType> = {
 export type EventDraft<T extends EventType = EventType> = {
   [K in T]: {
     readonly type: K;
-    readonly payload: EventPayload<K>;
+    readonly payload: EventDraftPayload<K>;
     readonly nodeId?: string | null;
     readonly turn?: number;
     readonly step?: number;

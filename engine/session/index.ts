@@ -8,3 +8,4 @@ export { defineEvent, type EarlierEventVersion, type EventDefinition } from './d
 export { readStoredPayload, type EventDefinitionLookup, type StoredPayloadRow } from './stored-payload.js';
 export { Session, INTERRUPTED_TOOL_RESULT } from './session.js';
 export { SURFACE_EVENT_TYPES, applyToSurface, eventToMessage, isSurfaceEvent, type SurfaceEntry, type SurfaceEvent } from './surface.js';
+export { DEFAULT_TOOL_CONTENT_TYPE, DEFAULT_TOOL_PROVIDER, withUniformToolMeta, type UniformToolMeta } from './tool-result-meta.js';

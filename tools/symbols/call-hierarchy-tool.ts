@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool, type Tool } from '../define-tool.js';
 import { capLines, filesOf, formatLocation } from './format-locations.js';
-import type { SymbolCallHierarchy, SymbolCallItem, SymbolServiceSource } from './symbol-service.js';
+import { LANGUAGE_SERVICE_PROVIDER, type SymbolCallHierarchy, type SymbolCallItem, type SymbolServiceSource } from './symbol-service.js';
 import { resolveSymbolTarget, symbolTargetArgs } from './symbol-target.js';
 
 /** Most callers or callees one answer shows per direction. */
@@ -22,6 +22,7 @@ export function createCallHierarchyTool(service: SymbolServiceSource): Tool<z.ou
       'Who calls a TypeScript/JavaScript function or method (incoming) and what it calls (outgoing), with the lines of the calls. Name it by `path` + `symbol` (`priceOf`, `Cart.total`), or by `path` + `line` (+ `column`).',
     args: callHierarchyArgs,
     risk: 'read',
+    provider: LANGUAGE_SERVICE_PROVIDER,
     summarize: (args) => `call_hierarchy ${args.path} ${args.symbol ?? `line ${args.line}`} ${args.direction ?? 'both'}`,
     async execute(args, context) {
       const { target, label } = await resolveSymbolTarget(args, context);

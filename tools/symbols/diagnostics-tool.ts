@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool, type Tool } from '../define-tool.js';
 import { capLines, filesOf, formatLocation } from './format-locations.js';
-import type { SymbolDiagnostic, SymbolServiceSource } from './symbol-service.js';
+import { LANGUAGE_SERVICE_PROVIDER, type SymbolDiagnostic, type SymbolServiceSource } from './symbol-service.js';
 
 /** Most problems one answer shows. */
 export const MAX_DIAGNOSTICS = 100;
@@ -23,6 +23,7 @@ export function createDiagnosticsTool(service: SymbolServiceSource): Tool<z.outp
       'TypeScript/JavaScript errors and warnings (syntax and types) as the files are now, e.g. after an edit: path:line:column, severity, TS code, message and the line. Give `paths` to check those files, or nothing for the whole project.',
     args: diagnosticsArgs,
     risk: 'read',
+    provider: LANGUAGE_SERVICE_PROVIDER,
     summarize: (args) => `diagnostics ${args.paths === undefined || args.paths.length === 0 ? '(project)' : args.paths.join(' ')}`,
     async execute(args, context) {
       const files: string[] = [];

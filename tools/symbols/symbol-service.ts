@@ -59,3 +59,6 @@ export interface SymbolCallHierarchy {
 
 /** The service for this run, created on first use (it loads the compiler) and shared by every call. */
 export type SymbolServiceSource = () => Promise<SymbolService>;
+
+/** The `provider` of the symbol tools' results: the TypeScript language service answers them. */
+export const LANGUAGE_SERVICE_PROVIDER = 'typescript';

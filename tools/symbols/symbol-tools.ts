@@ -3,7 +3,7 @@ import { defineTool, type Tool } from '../define-tool.js';
 import { createCallHierarchyTool } from './call-hierarchy-tool.js';
 import { createDiagnosticsTool } from './diagnostics-tool.js';
 import { capLines, filesOf, formatLocation } from './format-locations.js';
-import type { SymbolServiceSource } from './symbol-service.js';
+import { LANGUAGE_SERVICE_PROVIDER, type SymbolServiceSource } from './symbol-service.js';
 import { resolveSymbolTarget, symbolTargetArgs } from './symbol-target.js';
 
 /** Most lines one symbol tool shows. */
@@ -26,6 +26,7 @@ export function createSymbolTools(service: SymbolServiceSource): Tool[] {
     description: 'Where a TypeScript/JavaScript symbol is defined (through imports and re-exports): path, line, column and the line. Name it by `path` + `symbol` (`Invoice`, `Invoice.total`), or by `path` + `line` (+ `column`) of a place it is used.',
     args: symbolTargetArgs,
     risk: 'read',
+    provider: LANGUAGE_SERVICE_PROVIDER,
     summarize: (args) => `find_definition ${args.path} ${args.symbol ?? `line ${args.line}`}`,
     async execute(args, context) {
       const { target, label } = await resolveSymbolTarget(args, context);
@@ -41,6 +42,7 @@ export function createSymbolTools(service: SymbolServiceSource): Tool[] {
     description: 'Every reference to a TypeScript/JavaScript symbol across the workspace, the declaration included ([def], [write] mark them): path, line, column and the line. Name it by `path` + `symbol` (`Invoice`, `Invoice.total`), or by `path` + `line` (+ `column`).',
     args: symbolTargetArgs,
     risk: 'read',
+    provider: LANGUAGE_SERVICE_PROVIDER,
     summarize: (args) => `find_references ${args.path} ${args.symbol ?? `line ${args.line}`}`,
     async execute(args, context) {
       const { target, label } = await resolveSymbolTarget(args, context);
@@ -61,6 +63,7 @@ export function createSymbolTools(service: SymbolServiceSource): Tool[] {
     description: 'Finds TypeScript/JavaScript declarations (classes, functions, methods, interfaces, variables, ...) by name across the workspace: kind, name, container, path, line and the line.',
     args: z.strictObject({ query: z.string().min(1).max(200).describe('a name or part of one, e.g. `Invoice` or `total`') }),
     risk: 'read',
+    provider: LANGUAGE_SERVICE_PROVIDER,
     summarize: (args) => `workspace_symbols ${JSON.stringify(args.query)}`,
     async execute(args) {
       const found = await (await service()).workspaceSymbols(args.query, MAX_WORKSPACE_SYMBOLS + 1);
@@ -76,6 +79,7 @@ export function createSymbolTools(service: SymbolServiceSource): Tool[] {
     description: 'The type and documentation of a TypeScript/JavaScript symbol, as an editor shows on hover. Name it by `path` + `symbol` (`Invoice.total`), or by `path` + `line` (+ `column`).',
     args: symbolTargetArgs,
     risk: 'read',
+    provider: LANGUAGE_SERVICE_PROVIDER,
     summarize: (args) => `hover ${args.path} ${args.symbol ?? `line ${args.line}`}`,
     async execute(args, context) {
       const { target, label } = await resolveSymbolTarget(args, context);

@@ -57,6 +57,13 @@ describe('the event registry', () => {
     const meta = { outcome: 'ok' as const, truncated: false, originalLength: 3, url: 'https://example.org/', status: 200 };
     await log.append({ type: 'tool/result', nodeId: 'a', payload: { toolCallId: 'c', name: 'web_fetch', content: 'abc', isError: false, meta } });
     const [result] = await log.read({ types: ['tool/result'] });
-    expect(result?.payload.meta).toEqual(meta);
+    expect(result?.payload.meta).toEqual({ ...meta, source: 'https://example.org/', contentType: 'text/plain', provider: 'dagent' });
+  });
+
+  it('fills the uniform fields of a tool result the writer left out: source from the arguments, the defaults otherwise', async () => {
+    const meta = { outcome: 'error' as const, args: { command: 'npm test' } };
+    await log.append({ type: 'tool/result', nodeId: 'a', payload: { toolCallId: 'c', name: 'run_command', content: 'exit code 1', isError: true, meta } });
+    const [result] = await log.read({ types: ['tool/result'] });
+    expect(result?.payload.meta).toEqual({ ...meta, truncated: false, originalLength: 11, source: 'npm test', contentType: 'text/plain', provider: 'dagent' });
   });
 });

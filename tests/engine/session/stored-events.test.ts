@@ -60,6 +60,24 @@ describe.each(contractStores())('events read back against the version they were 
     }
   });
 
+  it.skipIf(!factory.available)('reads a tool result of version 1 with the uniform meta fields of today', async () => {
+    const { store, cleanup } = await factory.open();
+    try {
+      const run = await createRun(store.db, { task: 'an older run', workspace: '/w', mode: 'plan' });
+      const payload = { toolCallId: 'c', name: 'read_file', content: 'abc', isError: false, meta: { outcome: 'ok', truncated: true, originalLength: 900, path: 'src/a.ts' } };
+      await store.db
+        .insertInto('events')
+        .values({ run_id: run.id, seq: 2, node_id: 'a', turn: 0, step: 0, type: 'tool/result', payload: JSON.stringify(payload), surface_op: null, source_event_seqs: null, created_at: '2026-01-01T00:00:00.000Z', version: 1 })
+        .execute();
+
+      const [result] = await readEvents(store.db, run.id, { types: ['tool/result'] });
+
+      expect(result?.payload).toEqual({ ...payload, meta: { ...payload.meta, source: 'src/a.ts', contentType: 'text/plain', provider: 'dagent' } });
+    } finally {
+      await cleanup();
+    }
+  });
+
   it.skipIf(!factory.available)('refuses a row that does not match its schema, naming the run, the seq and the type', async () => {
     const { store, cleanup } = await factory.open();
     try {
