@@ -15,6 +15,7 @@ const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
   cache: async () => (await import('./cache.js')).runCacheBench(),
   redaction: async () => (await import('./redaction.js')).runRedactionBench(),
   tracing: async () => (await import('./tracing.js')).runTracingBench(),
+  worktree: async () => (await import('./worktree.js')).runWorktreeBench(),
 };
 
 async function runBenches(names: readonly string[]): Promise<number> {

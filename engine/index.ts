@@ -159,6 +159,9 @@ export { CONTROLLED_GIT_CONFIG, controlledGitEnvironment } from './snapshots/git
 export { FileSnapshots } from './snapshots/file-snapshots.js';
 export { DAGENT_TEMP_FILE_GLOB, isDagentTempFile } from './snapshots/temp-file-name.js';
 
+// Node workspaces: a git worktree per node, its change committed and merged onto the run branch.
+export { NodeWorkspace, RunWorkspaces, conflictHunks, describeConflicts, runBranch, type MergeConflict, type MergeOutcome, type NodeCommit } from './workspace/index.js';
+
 // Scale-out: the job queue, node workers and clone workspaces.
 export { applyNodePatch, CloneWorkspace, git } from './dispatch/clone-workspace.js';
 export { DispatchedAttempts, outcomeOf } from './dispatch/dispatched-attempts.js';

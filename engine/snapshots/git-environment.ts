@@ -108,7 +108,13 @@ function blankedDrivers(cwd: string, env: NodeJS.ProcessEnv): readonly (readonly
 /** Changes when the repository's config file does (a `.git` file of a worktree: its own time is enough to tell it is there). */
 function configStamp(cwd: string): string {
   for (const path of [join(cwd, '.git', 'config'), join(cwd, 'config')]) {
-    const stat = statSync(path, { throwIfNoEntry: false });
+    // In a worktree `.git` is a file: `.git/config` is then no path at all (ENOTDIR).
+    let stat: ReturnType<typeof statSync>;
+    try {
+      stat = statSync(path, { throwIfNoEntry: false });
+    } catch {
+      continue;
+    }
     if (stat !== undefined) return `${path}:${stat.mtimeMs}:${stat.size}`;
   }
   return 'none';

@@ -1,0 +1,61 @@
+import { runGit, type GitRunner } from '../snapshots/file-git.js';
+
+/** Who dagent's commits are by: git needs a name, and the user's own config is not read (git-environment.ts). */
+const IDENTITY = ['-c', 'user.name=dagent', '-c', 'user.email=dagent@localhost'];
+
+/** The few git plumbing calls the workspaces use, in one repository. */
+export class GitObjects {
+  readonly repo: string;
+  readonly git: GitRunner;
+
+  constructor(repo: string, git: GitRunner = runGit) {
+    this.repo = repo;
+    this.git = git;
+  }
+
+  async text(args: readonly string[], cwd = this.repo, indexFile?: string): Promise<string> {
+    return (await this.git(args, { cwd, ...(indexFile === undefined ? {} : { indexFile }) })).toString('utf8').trim();
+  }
+
+  /** The commit a name points at, or undefined. */
+  async commitOf(name: string): Promise<string | undefined> {
+    const output = await this.git(['rev-parse', '--verify', '-q', `${name}^{commit}`], { cwd: this.repo, okCodes: [1, 128] });
+    const id = output.toString('utf8').trim();
+    return id === '' ? undefined : id;
+  }
+
+  async treeOf(commit: string): Promise<string> {
+    return this.text(['rev-parse', `${commit}^{tree}`]);
+  }
+
+  async commitTree(tree: string, parents: readonly string[], message: string): Promise<string> {
+    return this.text([...IDENTITY, 'commit-tree', tree, ...parents.flatMap((parent) => ['-p', parent]), '-m', message]);
+  }
+
+  /** Moves `ref` to `to` only if it still points at `from` (undefined: only if it does not exist yet). */
+  async moveRef(ref: string, to: string, from: string | undefined): Promise<void> {
+    await this.git(['update-ref', '-m', 'dagent', ref, to, from ?? ''], { cwd: this.repo });
+  }
+
+  /** Paths that differ between two trees or commits, sorted. */
+  async changedPaths(from: string, to: string): Promise<string[]> {
+    if (from === to) return [];
+    const output = await this.git(['diff-tree', '-r', '-z', '--name-only', '--no-renames', from, to], { cwd: this.repo });
+    return output.toString('utf8').split('\0').filter((path) => path !== '').sort();
+  }
+
+  /** A path's entry in a tree-ish, its bytes read: null when the tree has no file there. */
+  async entryAt(treeish: string, path: string): Promise<TreeEntry | null> {
+    const listing = (await this.git(['ls-tree', '-z', treeish, '--', path], { cwd: this.repo })).toString('utf8');
+    const match = /^(\d{6}) blob ([0-9a-f]+)\t/.exec(listing);
+    if (match === null) return null;
+    const bytes = await this.git(['cat-file', 'blob', match[2]!], { cwd: this.repo });
+    return { mode: match[1]!, bytes };
+  }
+}
+
+/** A file in a git tree: its mode (`100644`, `100755`, `120000` for a link) and content. */
+export interface TreeEntry {
+  readonly mode: string;
+  readonly bytes: Buffer;
+}

@@ -1,0 +1,69 @@
+import { rm } from 'node:fs/promises';
+import { DAGENT_TEMP_FILE_GLOB } from '../snapshots/temp-file-name.js';
+import type { GitObjects } from './git-objects.js';
+
+/** A node's change, committed: `start` is the run-branch commit its workspace began from. */
+export interface NodeCommit {
+  readonly nodeId: string;
+  readonly commit: string;
+  readonly start: string;
+  /** The paths the node changed, sorted. */
+  readonly files: readonly string[];
+}
+
+/** What a node workspace needs from its run: git, and how to leave the worktree list. */
+export interface NodeWorkspaceHost {
+  readonly objects: GitObjects;
+  /** A file of exclude patterns for the folders linked in read-only (they are not the node's change). */
+  readonly excludesFile: string;
+  /** Forgets the worktree once its folder is gone (serialized with the other worktree changes). */
+  prune(): Promise<void>;
+}
+
+/**
+ * One node attempt's own working copy: a git worktree of the run branch at `start`, so its tools,
+ * commands and sandbox see only the run's merged results plus the node's own edits. Its change is
+ * whatever differs from `start` when it ends (`commit`), whoever wrote it.
+ */
+export class NodeWorkspace {
+  readonly nodeId: string;
+  /** The worktree's folder (absolute): the node's workspace. */
+  readonly path: string;
+  readonly start: string;
+  readonly #host: NodeWorkspaceHost;
+
+  constructor(host: NodeWorkspaceHost, nodeId: string, path: string, start: string) {
+    this.#host = host;
+    this.nodeId = nodeId;
+    this.path = path;
+    this.start = start;
+  }
+
+  /** The paths changed so far (staged into the worktree's own index), sorted. */
+  async changedFiles(): Promise<string[]> {
+    const tree = await this.#stage();
+    return this.#host.objects.changedPaths(await this.#host.objects.treeOf(this.start), tree);
+  }
+
+  /** Commits everything the node changed (ignored and linked folders, dagent's temporary files left out); undefined when it changed nothing. */
+  async commit(message: string): Promise<NodeCommit | undefined> {
+    const objects = this.#host.objects;
+    const tree = await this.#stage();
+    const startTree = await objects.treeOf(this.start);
+    if (tree === startTree) return undefined;
+    const commit = await objects.commitTree(tree, [this.start], message);
+    return { nodeId: this.nodeId, commit, start: this.start, files: await objects.changedPaths(startTree, tree) };
+  }
+
+  /** Deletes the folder and forgets the worktree. */
+  async remove(): Promise<void> {
+    await rm(this.path, { recursive: true, force: true });
+    await this.#host.prune();
+  }
+
+  async #stage(): Promise<string> {
+    const objects = this.#host.objects;
+    await objects.git(['-c', `core.excludesFile=${this.#host.excludesFile}`, 'add', '-A', '--', '.', `:(exclude,glob)${DAGENT_TEMP_FILE_GLOB}`], { cwd: this.path });
+    return objects.text(['write-tree'], this.path);
+  }
+}

@@ -1,0 +1,189 @@
+import { existsSync } from 'node:fs';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { GitWorkingTree, runGit, type GitRunner } from '../snapshots/file-git.js';
+import { GitObjects } from './git-objects.js';
+import { conflictHunks, type MergeConflict } from './merge-conflicts.js';
+import { NodeWorkspace, type NodeCommit } from './node-workspace.js';
+import { SerialLock } from './serial-lock.js';
+
+export interface RunWorkspacesOptions {
+  /** The user's workspace: the top of a git repository. */
+  readonly repo: string;
+  readonly runId: string;
+  readonly git?: GitRunner;
+}
+
+/** A node's change merged into the run branch: the run-branch commit it became and the files it changed there. */
+export type MergeOutcome =
+  | { readonly status: 'merged'; readonly commit: string; readonly parent: string; readonly files: readonly string[] }
+  /** The change was already on the run branch (nothing to commit). */
+  | { readonly status: 'unchanged'; readonly commit: string }
+  | { readonly status: 'conflict'; readonly conflicts: readonly MergeConflict[] };
+
+/** At most this many ignored folders are linked into each node workspace. */
+const MAX_LINKED_FOLDERS = 200;
+
+/** The run branch's name for a run. */
+export function runBranch(runId: string): string {
+  return `dagent/${runId}`;
+}
+
+/**
+ * The workspaces of one run in a git repository. The run branch `dagent/<run>` starts at the base
+ * (HEAD, or a commit on it holding the user's uncommitted changes); each node attempt gets its own
+ * worktree of the branch (`openNode`), and its change, committed (`NodeWorkspace.commit`), is
+ * merged three-way onto the branch in the order nodes finish (`merge`): one commit per node.
+ * Worktrees are added one at a time (git's own lock files never race); the checkouts run side by
+ * side. Folders git ignores (node_modules, build caches) are linked in, not copied.
+ */
+export class RunWorkspaces {
+  readonly runId: string;
+  readonly repo: string;
+  readonly branch: string;
+  /** The commit the run started from. */
+  readonly base: string;
+  /** Whether `base` is a commit dagent made of the user's uncommitted changes (on top of HEAD). */
+  readonly baseHoldsUncommitted: boolean;
+  readonly objects: GitObjects;
+  readonly folder: string;
+  readonly #linked: readonly string[];
+  readonly #worktreeLock = new SerialLock();
+  readonly #mergeLock = new SerialLock();
+
+  private constructor(options: RunWorkspacesOptions, objects: GitObjects, base: string, baseHoldsUncommitted: boolean, linked: readonly string[]) {
+    this.runId = options.runId;
+    this.repo = options.repo;
+    this.branch = runBranch(options.runId);
+    this.objects = objects;
+    this.base = base;
+    this.baseHoldsUncommitted = baseHoldsUncommitted;
+    this.folder = join(options.repo, '.dagent', 'worktrees', options.runId);
+    this.#linked = linked;
+  }
+
+  /** The run's workspaces: the run branch made (or found again, on resume) and the folders to link listed. */
+  static async open(options: RunWorkspacesOptions): Promise<RunWorkspaces> {
+    const objects = new GitObjects(options.repo, options.git ?? runGit);
+    const baseRef = `refs/dagent/${options.runId}/base`;
+    let base = await objects.commitOf(baseRef);
+    let uncommitted = false;
+    if (base === undefined) {
+      ({ base, uncommitted } = await startingCommit(objects, options));
+      await objects.moveRef(baseRef, base, undefined);
+    } else {
+      uncommitted = base !== (await objects.commitOf('HEAD'));
+    }
+    if ((await objects.commitOf(`refs/heads/${runBranch(options.runId)}`)) === undefined) await objects.moveRef(`refs/heads/${runBranch(options.runId)}`, base, undefined);
+    const workspaces = new RunWorkspaces(options, objects, base, uncommitted, await ignoredFolders(objects));
+    await mkdir(workspaces.folder, { recursive: true });
+    // Node worktrees are the run's own: never part of the user's `git status`.
+    await writeFile(join(dirname(workspaces.folder), '.gitignore'), '# dagent: one working copy per node of a run\n*\n');
+    await writeFile(workspaces.#excludesFile, workspaces.#linked.map((path) => `/${path}\n`).join(''));
+    return workspaces;
+  }
+
+  /** The run branch's tip: the base plus every change merged so far. */
+  async head(): Promise<string> {
+    const head = await this.objects.commitOf(`refs/heads/${this.branch}`);
+    if (head === undefined) throw new Error(`the run branch ${this.branch} is gone`);
+    return head;
+  }
+
+  /** A fresh worktree for one node attempt, at the run branch's tip (its dependencies' merged results included). */
+  async openNode(nodeId: string, attempt: number): Promise<NodeWorkspace> {
+    const path = join(this.folder, `${nodeId}-${attempt}`);
+    const start = await this.head();
+    await this.#worktreeLock.run(async () => {
+      if (existsSync(path)) {
+        await rm(path, { recursive: true, force: true });
+        await this.objects.git(['worktree', 'prune'], { cwd: this.repo });
+      }
+      await this.objects.git(['worktree', 'add', '--no-checkout', '--detach', path, start], { cwd: this.repo });
+    });
+    // The checkout writes only the worktree's own index and files: checkouts run side by side.
+    await this.objects.git(['read-tree', '-m', '-u', 'HEAD'], { cwd: path });
+    await Promise.all(this.#linked.map((folder) => linkFolder(this.repo, path, folder)));
+    return new NodeWorkspace({ objects: this.objects, excludesFile: this.#excludesFile, prune: () => this.#prune() }, nodeId, path, start);
+  }
+
+  /**
+   * Merges a node's commit onto the run branch (three-way, from the commit its workspace began
+   * at), one merge at a time: a clean merge becomes one run-branch commit with `message`; lines
+   * changed on both sides are a conflict, and the branch is left as it was.
+   */
+  merge(node: NodeCommit, message: string): Promise<MergeOutcome> {
+    return this.#mergeLock.run(async () => {
+      const head = await this.head();
+      let tree: string;
+      if (head === node.start) {
+        tree = await this.objects.treeOf(node.commit);
+      } else {
+        const output = (await this.objects.git(['merge-tree', '--write-tree', '--name-only', '--no-messages', head, node.commit], { cwd: this.repo, okCodes: [1] })).toString('utf8');
+        const [merged = '', ...conflicted] = output.split('\n').filter((line) => line !== '');
+        if (conflicted.length > 0) return { status: 'conflict', conflicts: await this.#conflicts(merged, [...new Set(conflicted)]) };
+        tree = merged;
+      }
+      if (tree === (await this.objects.treeOf(head))) return { status: 'unchanged', commit: head };
+      const commit = await this.objects.commitTree(tree, [head], message);
+      await this.objects.moveRef(`refs/heads/${this.branch}`, commit, head);
+      return { status: 'merged', commit, parent: head, files: await this.objects.changedPaths(head, commit) };
+    });
+  }
+
+  /** Removes every node worktree of the run that is left (their commits stay). */
+  async close(): Promise<void> {
+    await rm(this.folder, { recursive: true, force: true });
+    await this.#prune();
+  }
+
+  get #excludesFile(): string {
+    return join(this.folder, '.linked-folders');
+  }
+
+  #prune(): Promise<void> {
+    return this.#worktreeLock.run(async () => {
+      await this.objects.git(['worktree', 'prune'], { cwd: this.repo });
+    });
+  }
+
+  async #conflicts(tree: string, paths: readonly string[]): Promise<MergeConflict[]> {
+    return Promise.all(
+      paths.map(async (path) => {
+        const entry = await this.objects.entryAt(tree, path);
+        return { path, hunks: entry === null ? [] : conflictHunks(entry.bytes.toString('utf8')) };
+      }),
+    );
+  }
+}
+
+/** HEAD when the working copy matches it; else a commit on HEAD of the working copy as it is (tracked and untracked, .gitignore honoured). */
+async function startingCommit(objects: GitObjects, options: RunWorkspacesOptions): Promise<{ base: string; uncommitted: boolean }> {
+  const snapshot = new GitWorkingTree(options.repo, objects.git);
+  try {
+    const tree = await snapshot.writeTree();
+    const head = await objects.commitOf('HEAD');
+    if (head !== undefined && (await objects.treeOf(head)) === tree) return { base: head, uncommitted: false };
+    const message = `dagent: the working copy's uncommitted changes when run ${options.runId} started`;
+    return { base: await objects.commitTree(tree, head === undefined ? [] : [head], message), uncommitted: true };
+  } finally {
+    snapshot.close();
+  }
+}
+
+/** The folders git ignores (node_modules, build output), top-most only, `.dagent` left out. */
+async function ignoredFolders(objects: GitObjects): Promise<string[]> {
+  const output = (await objects.git(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--no-empty-directory'], { cwd: objects.repo })).toString('utf8');
+  return output
+    .split('\0')
+    .filter((path) => path.endsWith('/') && path !== '.dagent/' && !path.startsWith('.dagent/'))
+    .map((path) => path.slice(0, -1))
+    .slice(0, MAX_LINKED_FOLDERS);
+}
+
+/** Links an ignored folder of the repository into a node workspace (where its parent folder exists). */
+async function linkFolder(repo: string, workspace: string, folder: string): Promise<void> {
+  const target = join(workspace, folder);
+  if (!existsSync(dirname(target)) || existsSync(target)) return;
+  await symlink(join(repo, folder), target);
+}

@@ -1,0 +1,109 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RunWorkspaces } from '../../../engine/workspace/index.js';
+import { tempDir } from '../../helpers/temp-store.js';
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' } }).trim();
+}
+
+function repository(files: Record<string, string>): string {
+  const folder = tempDir('dagent-isolation-');
+  cleanups.push(folder.cleanup);
+  const put = (path: string, content: string): void => {
+    mkdirSync(dirname(join(folder.dir, path)), { recursive: true });
+    writeFileSync(join(folder.dir, path), content);
+  };
+  for (const [path, content] of Object.entries(files)) put(path, content);
+  git(folder.dir, 'init', '-q', '-b', 'main');
+  git(folder.dir, 'add', '-A');
+  git(folder.dir, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'initial');
+  // What the CLI writes when it opens a workspace's store.
+  put('.dagent/.gitignore', '*\n');
+  return folder.dir;
+}
+
+const TEN_LINES = Array.from({ length: 10 }, (_, index) => `line ${index + 1}`).join('\n') + '\n';
+
+describe('node workspaces on a run branch', () => {
+  it("gives each node its own copy: one node's undeclared files are its own commit, never another's", async () => {
+    const repo = repository({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    const workspaces = await RunWorkspaces.open({ repo, runId: 'r-1' });
+    const [a, c] = await Promise.all([workspaces.openNode('cmd-a', 1), workspaces.openNode('cmd-c', 1)]);
+    writeFileSync(join(a.path, 'a.txt'), 'a\nchanged\n');
+    writeFileSync(join(a.path, 'made.txt'), 'new\n');
+    writeFileSync(join(c.path, 'b.txt'), 'b\nby c\n');
+    expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe('a\n');
+    const commitA = await a.commit('cmd-a');
+    const commitC = await c.commit('cmd-c');
+    expect(commitA?.files).toEqual(['a.txt', 'made.txt']);
+    expect(commitC?.files).toEqual(['b.txt']);
+    expect(await workspaces.merge(commitA!, 'node cmd-a')).toMatchObject({ status: 'merged', files: ['a.txt', 'made.txt'] });
+    expect(await workspaces.merge(commitC!, 'node cmd-c')).toMatchObject({ status: 'merged', files: ['b.txt'] });
+    expect(git(repo, 'log', '--format=%s', 'dagent/r-1')).toBe('node cmd-c\nnode cmd-a\ninitial');
+    expect(git(repo, 'show', '--name-only', '--format=', 'dagent/r-1')).toBe('b.txt');
+    await workspaces.close();
+    expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(1);
+  });
+
+  it('merges edits of different hunks of one file, and fails the same lines with both sides', async () => {
+    const repo = repository({ 'f.txt': TEN_LINES });
+    const workspaces = await RunWorkspaces.open({ repo, runId: 'r-2' });
+    const [top, bottom, clash] = await Promise.all([workspaces.openNode('top', 1), workspaces.openNode('bottom', 1), workspaces.openNode('clash', 1)]);
+    writeFileSync(join(top.path, 'f.txt'), TEN_LINES.replace('line 1\n', 'line one\n'));
+    writeFileSync(join(bottom.path, 'f.txt'), TEN_LINES.replace('line 10\n', 'line ten\n'));
+    writeFileSync(join(clash.path, 'f.txt'), TEN_LINES.replace('line 1\n', 'LINE 1\n'));
+    expect((await workspaces.merge((await top.commit('top'))!, 'top')).status).toBe('merged');
+    expect((await workspaces.merge((await bottom.commit('bottom'))!, 'bottom')).status).toBe('merged');
+    expect(git(repo, 'show', 'dagent/r-2:f.txt')).toBe(TEN_LINES.replace('line 1\n', 'line one\n').replace('line 10\n', 'line ten\n').trim());
+    const outcome = await workspaces.merge((await clash.commit('clash'))!, 'clash');
+    expect(outcome).toEqual({ status: 'conflict', conflicts: [{ path: 'f.txt', hunks: [{ line: 1, ours: 'line one', theirs: 'LINE 1' }] }] });
+    expect(git(repo, 'log', '--format=%s', 'dagent/r-2')).toBe('bottom\ntop\ninitial');
+    await workspaces.close();
+  });
+
+  it("starts from the user's uncommitted changes, committed on HEAD on the run branch, leaving HEAD and the index alone", async () => {
+    const repo = repository({ 'a.txt': 'a\n' });
+    writeFileSync(join(repo, 'a.txt'), 'a\nmine, not committed\n');
+    writeFileSync(join(repo, 'notes.txt'), 'untracked\n');
+    const head = git(repo, 'rev-parse', 'HEAD');
+    const workspaces = await RunWorkspaces.open({ repo, runId: 'r-3' });
+    expect(workspaces.baseHoldsUncommitted).toBe(true);
+    expect(git(repo, 'rev-parse', 'HEAD')).toBe(head);
+    expect(git(repo, 'status', '--porcelain').split('\n')).toEqual(['M a.txt', '?? notes.txt']);
+    const node = await workspaces.openNode('n', 1);
+    expect(readFileSync(join(node.path, 'a.txt'), 'utf8')).toBe('a\nmine, not committed\n');
+    expect(readFileSync(join(node.path, 'notes.txt'), 'utf8')).toBe('untracked\n');
+    await workspaces.close();
+  });
+
+  it('links ignored folders in without making them part of the change, and leaves dagent temp files out', async () => {
+    const repo = repository({ '.gitignore': 'node_modules/\n', 'index.js': 'x\n' });
+    mkdirSync(join(repo, 'node_modules', 'lib'), { recursive: true });
+    writeFileSync(join(repo, 'node_modules', 'lib', 'index.js'), 'module.exports = 1;\n');
+    const workspaces = await RunWorkspaces.open({ repo, runId: 'r-4' });
+    const node = await workspaces.openNode('n', 1);
+    expect(lstatSync(join(node.path, 'node_modules')).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(node.path, 'node_modules', 'lib', 'index.js'), 'utf8')).toContain('module.exports');
+    writeFileSync(join(node.path, '.index.js.0a1b2c.dagent-tmp'), 'half');
+    expect(await node.commit('n')).toBeUndefined();
+    await node.remove();
+    expect(existsSync(node.path)).toBe(false);
+    await workspaces.close();
+  });
+
+  it('opens 32 workspaces at once, every one of them', async () => {
+    const repo = repository({ 'a.txt': 'a\n' });
+    const workspaces = await RunWorkspaces.open({ repo, runId: 'r-5' });
+    const opened = await Promise.all(Array.from({ length: 32 }, (_, index) => workspaces.openNode(`n${index}`, 1)));
+    expect(opened.filter((node) => existsSync(join(node.path, 'a.txt')))).toHaveLength(32);
+    await workspaces.close();
+  }, 30_000);
+});
