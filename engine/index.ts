@@ -118,6 +118,7 @@ export { runSchedule } from './scheduler/scheduler.js';
 export { applyPlanPatch } from './run/orchestration/apply-plan-patch.js';
 export { processStartTime } from './run/orchestration/earlier-commands.js';
 export { NO_TERMINAL_DENIAL } from './run/orchestration/node-outcome.js';
+export type { NodeFiles } from './run/orchestration/node-files.js';
 export { endRun } from './run/storage/end-run.js';
 export { DEFAULT_ROLES, type NodeRuntime, type ResolvedModel } from './run/orchestration/execute-plan-node.js';
 export { nodeModels, type NodeModels } from './run/orchestration/node-models.js';
@@ -160,7 +161,21 @@ export { FileSnapshots } from './snapshots/file-snapshots.js';
 export { DAGENT_TEMP_FILE_GLOB, isDagentTempFile } from './snapshots/temp-file-name.js';
 
 // Node workspaces: a git worktree per node, its change committed and merged onto the run branch.
-export { NodeWorkspace, RunWorkspaces, conflictHunks, describeConflicts, runBranch, type MergeConflict, type MergeOutcome, type NodeCommit } from './workspace/index.js';
+export {
+  NodeWorkspace,
+  RunWorkspaces,
+  WorktreeNodeFiles,
+  chooseIsolation,
+  conflictHunks,
+  describeConflicts,
+  describeIsolation,
+  runBranch,
+  type IsolationChoice,
+  type IsolationSetting,
+  type MergeConflict,
+  type MergeOutcome,
+  type NodeCommit,
+} from './workspace/index.js';
 
 // Scale-out: the job queue, node workers and clone workspaces.
 export { applyNodePatch, CloneWorkspace, git } from './dispatch/clone-workspace.js';

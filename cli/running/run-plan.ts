@@ -1,6 +1,5 @@
 import {
   DagentError,
-  FileSnapshots,
   approvePlan,
   claimRun,
   currentPlan,
@@ -32,6 +31,7 @@ import { checkLintGate, planLinter } from '../plans/plan-lint.js';
 import { createPlanner } from '../plans/planning.js';
 import { startRunTracing } from '../telemetry/run-tracing.js';
 import { showLiveDashboard, type LiveDashboard } from './live-dashboard.js';
+import { runNodeFiles } from './node-files.js';
 import { createProgressPrinter } from './progress.js';
 
 export interface RunFlags {
@@ -157,7 +157,7 @@ async function executeClaimedRun(context: CliContext, run: RunRecord, flags: Run
       runId: run.id,
       run,
       runtime,
-      files: new FileSnapshots({ db, runId: run.id, workspace: run.workspace }),
+      files: (await runNodeFiles(context, run, { workers: flags.workers !== undefined })).files,
       settings,
       signal: AbortSignal.any([context.io.interrupt, lease.lost, cancelled.signal]),
       ...(planner === undefined ? {} : { planner }),

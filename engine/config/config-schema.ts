@@ -79,6 +79,8 @@ export const configSchema = z.strictObject({
   sandbox: z
     .looseObject({ enabled: z.boolean().optional(), allowHosts: z.array(z.string().min(1)).optional(), allowPorts: z.array(z.number().int().min(1).max(65_535)).optional(), env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).optional() })
     .optional(),
+  /** How nodes share the workspace: `worktree` (each in its own git worktree, the default in a git repository) or `shared`. */
+  isolation: z.enum(['worktree', 'shared']).optional(),
   /** OpenTelemetry traces (configured by the OTEL_* variables): `includeContent` adds model answers, tool arguments and tool results to the spans. */
   telemetry: z.strictObject({ includeContent: z.boolean().optional() }).optional(),
 });

@@ -17,6 +17,8 @@ export const NODE_EVENTS = {
   'node/snapshotted': defineEvent(1, () => z.strictObject({ attempt: z.number().int().positive(), boundary: z.unknown() })),
   /** A node changed files its declared writes do not cover (a command's side effect): recorded, diffed and revertible like the others. */
   'writes/exceeded': defineEvent(1, () => z.strictObject({ paths: z.array(z.string()) })),
+  /** An isolated node's change, merged onto the run branch as `commit` (files the user had edited meanwhile are `keptYours`, not overwritten). */
+  'node/merged': defineEvent(1, () => z.strictObject({ commit: z.string(), branch: z.string(), files: z.array(z.string()), keptYours: z.array(z.string()) })),
   'work/reported': defineEvent(1, () => z.strictObject({ title: z.string(), files: z.array(z.string()), reason: z.string() })),
   /** A command's process group started: on resume, one still running from an earlier process is stopped first. */
   'command/started': defineEvent(1, () => z.strictObject({ toolCallId: z.string(), pid: z.number().int().positive(), host: z.string(), startTime: z.string().nullable(), sandboxed: z.boolean() })),

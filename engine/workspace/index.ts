@@ -2,3 +2,6 @@
 export { RunWorkspaces, runBranch, type MergeOutcome, type RunWorkspacesOptions } from './run-workspaces.js';
 export { NodeWorkspace, type NodeCommit } from './node-workspace.js';
 export { conflictHunks, describeConflicts, type ConflictHunk, type MergeConflict } from './merge-conflicts.js';
+export { WorktreeNodeFiles, type WorktreeBoundary, type WorktreeEndOptions, type WorktreeNodeEnd, type WorktreeNodeFilesOptions } from './worktree-node-files.js';
+export { deliverChange, type DeliveredFile, type Delivery } from './working-copy-delivery.js';
+export { chooseIsolation, describeIsolation, type IsolationChoice, type IsolationSetting } from './isolation.js';

@@ -110,9 +110,10 @@ export class RunWorkspaces {
   /**
    * Merges a node's commit onto the run branch (three-way, from the commit its workspace began
    * at), one merge at a time: a clean merge becomes one run-branch commit with `message`; lines
-   * changed on both sides are a conflict, and the branch is left as it was.
+   * changed on both sides are a conflict, and the branch is left as it was. `settle` runs after a
+   * clean merge, before the next merge starts (bringing the change into the working copy, in order).
    */
-  merge(node: NodeCommit, message: string): Promise<MergeOutcome> {
+  merge(node: NodeCommit, message: string, settle?: (merged: Extract<MergeOutcome, { status: 'merged' }>) => Promise<void>): Promise<MergeOutcome> {
     return this.#mergeLock.run(async () => {
       const head = await this.head();
       let tree: string;
@@ -127,7 +128,9 @@ export class RunWorkspaces {
       if (tree === (await this.objects.treeOf(head))) return { status: 'unchanged', commit: head };
       const commit = await this.objects.commitTree(tree, [head], message);
       await this.objects.moveRef(`refs/heads/${this.branch}`, commit, head);
-      return { status: 'merged', commit, parent: head, files: await this.objects.changedPaths(head, commit) };
+      const merged = { status: 'merged' as const, commit, parent: head, files: await this.objects.changedPaths(head, commit) };
+      await settle?.(merged);
+      return merged;
     });
   }
 

@@ -1,4 +1,4 @@
-import type { Plan } from '../../plan/plan-schema.js';
+import type { Plan, PlanNode } from '../../plan/plan-schema.js';
 import type { NodeExecution, NodeOutcome } from '../../scheduler/schedulable-node.js';
 import type { EventLog } from '../../session/event-log.js';
 import { Session } from '../../session/session.js';
@@ -49,15 +49,30 @@ export async function attemptNode(context: NodeAttemptContext, nodeId: string, e
       const completed = memory.completed.get(id);
       return completed === undefined ? [] : [handoffMessage(context.plan().nodes.find((candidate) => candidate.id === id), completed)];
     });
-    const result = await executePlanNode(context.runtime, { runId: context.runId, plan: context.plan(), node, attempt, session, handoffs, writeScope: files.writeScopeFor(nodeId, node.writes), signal });
+    // An isolated node runs (tools, commands, sandbox) in its own workspace.
+    const workspace = files.workspaceFor?.(nodeId);
+    const runtime = workspace === undefined ? context.runtime : { ...context.runtime, workspace };
+    const result = await executePlanNode(runtime, { runId: context.runId, plan: context.plan(), node, attempt, session, handoffs, writeScope: files.writeScopeFor(nodeId, node.writes), signal });
     const otherWrites = context.plan().nodes.filter((other) => other.id !== nodeId).flatMap((other) => other.writes);
-    const { filesChanged, strayChanges = [] } = await files.endNode(nodeId, node.writes, boundary, { otherWrites });
+    const end = await files.endNode(nodeId, node.writes, boundary, { otherWrites, merge: result.status === 'succeeded', message: commitMessage(node, attempt) });
+    const { filesChanged, strayChanges = [] } = end;
     if (strayChanges.length > 0) await log.append({ type: 'writes/exceeded', nodeId, payload: { paths: [...strayChanges] } });
+    if (end.merged !== undefined) {
+      const { commit, branch, keptYours } = end.merged;
+      await log.append({ type: 'node/merged', nodeId, payload: { commit, branch, files: [...filesChanged], keptYours: [...keptYours] } });
+    }
     if (result.status === 'failed') return result;
+    if (end.conflict !== undefined) return { status: 'failed', error: end.conflict, retryable: false };
     const unkept = unkeptPromise({ nodeId, kind: node.kind, actions: result.actions ?? [], filesChanged, writes: node.writes });
     if (unkept !== undefined) return { status: 'failed', ...unkept, retryable: false };
     return { status: 'succeeded', result: { answer: result.answer, filesChanged } };
   } finally {
     session.close();
   }
+}
+
+/** A node's commit on the run branch: its id and attempt, title, and what it was told to do. */
+function commitMessage(node: PlanNode, attempt: number): string {
+  const instruction = node.command === undefined ? node.instructions : `${node.instructions}\n\ncommand: ${node.command}`;
+  return `dagent: ${node.id} (attempt ${attempt}): ${node.title}\n\n${instruction}`.trim();
 }

@@ -10,12 +10,24 @@ export interface NodeFiles {
   beginNode(nodeId: string, writes: readonly string[]): Promise<unknown>;
   /** `otherWrites`: the other nodes' write globs, so a sibling's change is not taken for this node's. */
   /** `strayChanges`: the recorded changes the node's declared writes do not cover. */
+  /**
+   * With isolated workspaces: `merge` says the node succeeded (its change goes onto the run branch),
+   * `message` is its commit message; the end names the run-branch commit (`merged`) or why the
+   * change cannot merge (`conflict`, which fails the node).
+   */
   endNode(
     nodeId: string,
     writes: readonly string[],
     boundary: unknown,
-    options?: { readonly otherWrites?: readonly string[] },
-  ): Promise<{ readonly filesChanged: readonly string[]; readonly strayChanges?: readonly string[] }>;
+    options?: { readonly otherWrites?: readonly string[]; readonly merge?: boolean; readonly message?: string },
+  ): Promise<{
+    readonly filesChanged: readonly string[];
+    readonly strayChanges?: readonly string[];
+    readonly merged?: { readonly commit: string; readonly branch: string; readonly keptYours: readonly string[] };
+    readonly conflict?: string;
+  }>;
+  /** The folder a node attempt runs in when it has its own (isolated workspaces); undefined: the run's workspace. */
+  workspaceFor?(nodeId: string): string | undefined;
   restoreNode(nodeId: string, boundary: unknown): Promise<readonly string[]>;
   /** Ends what the snapshots keep running for the run (a workspace watch). */
   close?(): Promise<void>;

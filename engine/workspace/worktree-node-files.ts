@@ -1,0 +1,134 @@
+import type { Kysely } from 'kysely';
+import type { WriteScope } from '../agent/tool-runtime.js';
+import type { Database } from '../db/database.js';
+import { insertSnapshotIfAbsent, listSnapshots, recordSnapshotAfter } from '../snapshots/file-snapshot-rows.js';
+import { createWriteSet, writeSetRefusal } from '../snapshots/file-write-set.js';
+import { describeConflicts } from './merge-conflicts.js';
+import type { NodeWorkspace } from './node-workspace.js';
+import type { RunWorkspaces } from './run-workspaces.js';
+import { deliverChange, type DeliveredFile } from './working-copy-delivery.js';
+
+/** Where a node attempt's workspace is, as stored in its `node/snapshotted` payload. */
+export interface WorktreeBoundary {
+  readonly kind: 'worktree';
+  readonly path: string;
+  /** The run-branch commit the workspace began at. */
+  readonly start: string;
+}
+
+export interface WorktreeEndOptions {
+  readonly otherWrites?: readonly string[];
+  /** Merge the node's change (it succeeded); false: its workspace is dropped, nothing merged. */
+  readonly merge?: boolean;
+  /** The node's commit message: node id, attempt, title and instruction. */
+  readonly message?: string;
+}
+
+/** How a node attempt ended for its files. `merged`: its run-branch commit; `conflict`: why it cannot merge (the hunks). */
+export interface WorktreeNodeEnd {
+  readonly filesChanged: readonly string[];
+  readonly strayChanges: readonly string[];
+  readonly merged?: { readonly commit: string; readonly branch: string; readonly keptYours: readonly string[] };
+  readonly conflict?: string;
+}
+
+export interface WorktreeNodeFilesOptions {
+  readonly db: Kysely<Database>;
+  readonly runId: string;
+  readonly workspaces: RunWorkspaces;
+  readonly now?: () => Date;
+}
+
+/**
+ * The run controller's `NodeFiles` when nodes run isolated: each attempt in its own worktree
+ * (`workspaceFor`), its change — everything that differs when it ends, whoever wrote it — committed
+ * and merged onto the run branch, then brought into the user's working copy and recorded as the
+ * node's file snapshots (so `diff --node` and `revert --node` show and undo exactly that change).
+ */
+export class WorktreeNodeFiles {
+  readonly #options: WorktreeNodeFilesOptions;
+  readonly #open = new Map<string, NodeWorkspace>();
+  #attempts = 0;
+
+  constructor(options: WorktreeNodeFilesOptions) {
+    this.#options = options;
+  }
+
+  get workspaces(): RunWorkspaces {
+    return this.#options.workspaces;
+  }
+
+  /** Only the declared writes are the write tools'; nothing needs saving first: the workspace is the node's own. */
+  writeScopeFor(_nodeId: string, writes: readonly string[]): WriteScope {
+    const writeSet = createWriteSet(writes);
+    return { check: (path) => writeSetRefusal(path, writeSet), beforeWrite: async () => undefined };
+  }
+
+  async beginNode(nodeId: string): Promise<WorktreeBoundary> {
+    this.#attempts += 1;
+    await this.#drop(nodeId);
+    const workspace = await this.#options.workspaces.openNode(nodeId, this.#attempts);
+    this.#open.set(nodeId, workspace);
+    return { kind: 'worktree', path: workspace.path, start: workspace.start };
+  }
+
+  workspaceFor(nodeId: string): string | undefined {
+    return this.#open.get(nodeId)?.path;
+  }
+
+  async endNode(nodeId: string, writes: readonly string[], _boundary: unknown, options: WorktreeEndOptions = {}): Promise<WorktreeNodeEnd> {
+    const workspace = this.#open.get(nodeId);
+    if (workspace === undefined) return { filesChanged: [], strayChanges: [] };
+    try {
+      const writeSet = createWriteSet(writes);
+      if (options.merge !== true) {
+        const files = await workspace.changedFiles();
+        return { filesChanged: files, strayChanges: files.filter((path) => writeSetRefusal(path, writeSet) !== undefined) };
+      }
+      const committed = await workspace.commit(options.message ?? `dagent: node ${nodeId}`);
+      if (committed === undefined) return { filesChanged: [], strayChanges: [] };
+      const strayChanges = committed.files.filter((path) => writeSetRefusal(path, writeSet) !== undefined);
+      let keptYours: readonly string[] = [];
+      const outcome = await this.#options.workspaces.merge(committed, options.message ?? `dagent: node ${nodeId}`, async (merged) => {
+        const delivery = await deliverChange(this.#options.workspaces.objects, merged.parent, merged.commit, merged.files);
+        await this.#record(nodeId, delivery.files);
+        keptYours = delivery.keptYours;
+      });
+      if (outcome.status === 'conflict') return { filesChanged: committed.files, strayChanges, conflict: describeConflicts(nodeId, outcome.conflicts) };
+      if (outcome.status === 'unchanged') return { filesChanged: committed.files, strayChanges };
+      return { filesChanged: outcome.files, strayChanges, merged: { commit: outcome.commit, branch: this.#options.workspaces.branch, keptYours } };
+    } finally {
+      await this.#drop(nodeId);
+    }
+  }
+
+  /** A new attempt starts in a new workspace: the old one is dropped, nothing in the user's working copy needs putting back. */
+  async restoreNode(nodeId: string): Promise<readonly string[]> {
+    await this.#drop(nodeId);
+    return [];
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#open.keys()].map((nodeId) => this.#drop(nodeId)));
+    await this.#options.workspaces.close();
+  }
+
+  async #drop(nodeId: string): Promise<void> {
+    const workspace = this.#open.get(nodeId);
+    if (workspace === undefined) return;
+    this.#open.delete(nodeId);
+    await workspace.remove();
+  }
+
+  /** The node's file snapshots: each file before and after its merge, in merge order (diff and revert read them). */
+  async #record(nodeId: string, files: readonly DeliveredFile[]): Promise<void> {
+    const { db, runId } = this.#options;
+    const createdAt = (this.#options.now?.() ?? new Date()).toISOString();
+    for (const file of files) await insertSnapshotIfAbsent(db, { runId, nodeId, path: file.path }, file.before, createdAt);
+    const stored = new Map((await listSnapshots(db, runId, nodeId)).map((snapshot) => [snapshot.path, snapshot]));
+    for (const file of files) {
+      const snapshot = stored.get(file.path);
+      if (snapshot !== undefined) await recordSnapshotAfter(db, snapshot, file.after);
+    }
+  }
+}

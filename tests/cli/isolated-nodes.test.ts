@@ -1,0 +1,120 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli-harness.js';
+import { tempDir } from '../helpers/temp-store.js';
+
+/** The issue's reproduction: an undeclared command change, an edit, then a command that declares the file the first one changed. */
+const PLAN = `goal: Three nodes in a row
+nodes:
+  - id: cmd-a
+    kind: command
+    title: Append and make a file
+    command: "echo changed >> a.txt && echo new > made.txt"
+    writes: []
+  - id: edit-b
+    kind: command
+    title: Change b
+    command: "echo edited >> b.txt"
+    writes: ["b.txt"]
+    dependsOn: [cmd-a]
+  - id: cmd-c
+    kind: command
+    title: Append to a
+    command: "echo by-c >> a.txt"
+    writes: ["a.txt"]
+    dependsOn: [edit-b]
+`;
+
+/** Twelve command nodes side by side, each writing a file it did not declare. */
+const WIDE = `goal: A wide stage
+nodes:
+${Array.from({ length: 12 }, (_, index) => `  - id: w${index}
+    kind: command
+    title: Write out-${index}
+    command: "echo ${index} > out-${index}.txt"
+    writes: []`).join('\n')}
+`;
+
+let workspace: string;
+let home: string;
+let cleanups: (() => void)[] = [];
+
+const cli = (...args: string[]) => runCli(args, { cwd: workspace, env: { HOME: home, PATH: process.env.PATH } });
+const read = (path: string): string | undefined => (existsSync(join(workspace, path)) ? readFileSync(join(workspace, path), 'utf8') : undefined);
+const git = (...args: string[]): string => execFileSync('git', args, { cwd: workspace, env: { PATH: process.env.PATH, HOME: home }, encoding: 'utf8' }).trim();
+
+beforeEach(() => {
+  const ws = tempDir('dagent-isolated-');
+  const homeDir = tempDir('dagent-isolated-home-');
+  cleanups = [ws.cleanup, homeDir.cleanup];
+  workspace = ws.dir;
+  home = homeDir.dir;
+  writeFileSync(join(workspace, 'a.txt'), 'a\n');
+  writeFileSync(join(workspace, 'b.txt'), 'b\n');
+  git('init', '-q', '-b', 'main');
+  git('-c', 'user.name=Test', '-c', 'user.email=test@example.com', 'add', '-A');
+  git('-c', 'user.name=Test', '-c', 'user.email=test@example.com', '-c', 'commit.gpgsign=false', 'commit', '-q', '-m', 'initial');
+  mkdirSync(join(workspace, '.dagent'), { recursive: true });
+  writeFileSync(join(workspace, '.dagent', 'config.json'), JSON.stringify({ isolation: 'worktree' }));
+  writeFileSync(join(workspace, '.dagent', '.gitignore'), '*\n');
+});
+afterEach(() => {
+  for (const cleanup of cleanups) cleanup();
+});
+
+function runIdOf(stdout: string): string {
+  const runId = /run (r-[0-9a-z]+) (succeeded|failed)/.exec(stdout)?.[1];
+  expect(runId).toBeDefined();
+  return runId!;
+}
+
+describe('nodes in their own workspaces', () => {
+  it("gives every change to the node that made it: one commit per node on dagent/<run>, diff --node and revert undo exactly that", async () => {
+    writeFileSync(join(workspace, 'plan.yaml'), PLAN);
+    const ran = await cli('plan', '--from', 'plan.yaml', '--yes');
+    expect(ran.code, ran.stderr).toBe(0);
+    const runId = runIdOf(ran.stdout);
+    expect(read('a.txt')).toBe('a\nchanged\nby-c\n');
+    expect(git('log', '--format=%s', `dagent/${runId}`).split('\n').slice(0, 3)).toEqual([
+      'dagent: cmd-c (attempt 1): Append to a',
+      'dagent: edit-b (attempt 1): Change b',
+      'dagent: cmd-a (attempt 1): Append and make a file',
+    ]);
+    expect(git('show', '--name-only', '--format=', `dagent/${runId}~2`).split('\n')).toEqual(['a.txt', 'made.txt']);
+
+    const diffA = await cli('diff', runId, '--node', 'cmd-a');
+    expect(diffA.stdout).toContain(' a\n+changed\n');
+    expect(diffA.stdout).toContain('+++ b/made.txt');
+    const diffC = await cli('diff', runId, '--stat');
+    expect(diffC.code).toBe(0);
+    const diffOfC = await cli('diff', runId, '--node', 'cmd-c');
+    expect(diffOfC.stdout).not.toContain('made.txt');
+    expect(diffOfC.stdout).toContain(' changed\n+by-c\n');
+
+    const revertA = await cli('revert', runId, '--node', 'cmd-a');
+    expect(revertA.code, revertA.stdout + revertA.stderr).toBe(0);
+    expect(read('a.txt')).toBe('a\nby-c\n');
+    expect(read('made.txt')).toBeUndefined();
+    const revertAll = await cli('revert', runId, '--force');
+    expect(revertAll.code, revertAll.stderr).toBe(0);
+    expect(read('a.txt')).toBe('a\n');
+    expect(read('b.txt')).toBe('b\n');
+  });
+
+  it('keeps twelve side-by-side commands apart: each file is its own node’s, none misattributed', async () => {
+    writeFileSync(join(workspace, 'plan.yaml'), WIDE);
+    writeFileSync(join(workspace, '.dagent', 'config.json'), JSON.stringify({ isolation: 'worktree', concurrency: 12 }));
+    const ran = await cli('plan', '--from', 'plan.yaml', '--yes');
+    expect(ran.code, ran.stderr).toBe(0);
+    const runId = runIdOf(ran.stdout);
+    for (let index = 0; index < 12; index += 1) {
+      const diff = await cli('diff', runId, '--node', `w${index}`, '--json');
+      const files = (JSON.parse(diff.stdout) as { files: { path: string }[] }).files.map((file) => file.path);
+      expect(files).toEqual([`out-${index}.txt`]);
+      expect(read(`out-${index}.txt`)).toBe(`${index}\n`);
+    }
+    expect(git('rev-list', '--count', `main..dagent/${runId}`)).toBe('13');
+  }, 60_000);
+});
