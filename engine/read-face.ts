@@ -29,3 +29,4 @@ export { planStages } from './plan/plan-stages.js';
 export { DEFAULT_PRICE_TABLE, mergePriceTable, priceOf, type PriceTable } from './model/price-table.js';
 export { environmentModelFailure } from './model/model-errors.js';
 export { renderFileDiff } from './snapshots/file-diff-render.js';
+export { chooseIsolation, describeIsolation, type IsolationChoice } from './workspace/isolation.js';

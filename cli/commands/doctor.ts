@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { PROVIDERS, listRuns } from '../../engine/index.js';
+import { PROVIDERS, chooseIsolation, describeIsolation, listRuns } from '../../engine/index.js';
 import { homedir } from 'node:os';
 import { CommandSandbox, probeSandbox, type SandboxProbe } from '../../tools/index.js';
 import type { CliContext } from '../context/cli-context.js';
@@ -8,7 +8,7 @@ import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
 
 interface Check {
-  readonly name: 'sandbox' | 'probe' | 'git' | 'database' | 'keys';
+  readonly name: 'sandbox' | 'probe' | 'git' | 'isolation' | 'database' | 'keys';
   readonly ok: boolean;
   readonly detail: string;
 }
@@ -27,7 +27,7 @@ export const doctorCommand = defineCommand<object>({
   builder: (yargs) => yargs,
   async run(context) {
     const sandbox = await sandboxCheck(context);
-    const checks = [sandbox.check, ...sandbox.probes, gitCheck(), await databaseCheck(context), keysCheck(context)];
+    const checks = [sandbox.check, ...sandbox.probes, gitCheck(), await isolationCheck(context), await databaseCheck(context), keysCheck(context)];
     if (context.json) {
       writeLine(context.io.stdout, JSON.stringify({ ok: checks.every((check) => check.ok), sandbox: sandbox.json, checks }));
     } else {
@@ -77,6 +77,11 @@ function gitCheck(): Check {
   const result = spawnSync('git', ['--version'], { encoding: 'utf8' });
   if (result.status !== 0) return { name: 'git', ok: false, detail: 'git is not installed: snapshots still work, `diff` shows no git status' };
   return { name: 'git', ok: true, detail: firstLine(result.stdout) };
+}
+
+/** How a run's nodes would get their files here: their own worktrees, or the shared working copy. */
+async function isolationCheck(context: CliContext): Promise<Check> {
+  return { name: 'isolation', ok: true, detail: describeIsolation(await chooseIsolation(context.config.isolation, context.workspace)).replace(/^isolation: /, '') };
 }
 
 async function databaseCheck(context: CliContext): Promise<Check> {

@@ -1,4 +1,5 @@
-import { currentPlan, getRun, planVersion } from '../../engine/read-face.js';
+import { chooseIsolation, currentPlan, describeIsolation, getRun, planVersion } from '../../engine/read-face.js';
+import { writeLine } from '../context/cli-io.js';
 import { integerAtLeast } from '../context/cli-args.js';
 import { defineCommand } from '../context/command.js';
 import { PLAN_FORMATS, analyzeForReview, printPlan, type PlanFormat } from '../plans/plan-review.js';
@@ -21,6 +22,7 @@ export const showCommand = defineCommand<{ run: string; format: PlanFormat; 'pla
     const stored = version === undefined ? await currentPlan(db, run.id) : await planVersion(db, run.id, version);
     const analysis = await analyzeForReview(context, stored.plan, await versionLint(context, stored.runId, stored.version, stored.plan));
     printPlan(context, stored, analysis, args.format);
+    if (args.format === 'text' && !context.json) writeLine(context.io.stdout, describeIsolation(await chooseIsolation(context.config.isolation, run.workspace), run.id));
     return 0;
   },
 });

@@ -17,6 +17,14 @@ export class GitObjects {
     return (await this.git(args, { cwd, ...(indexFile === undefined ? {} : { indexFile }) })).toString('utf8').trim();
   }
 
+  /**
+   * Runs git in a worktree of the repository (`git -C`), from the repository itself: the
+   * controlled environment is worked out once for the repository, not again for every worktree.
+   */
+  async inWorktree(worktree: string, args: readonly string[]): Promise<string> {
+    return (await this.git(['-C', worktree, ...args], { cwd: this.repo })).toString('utf8').trim();
+  }
+
   /** The commit a name points at, or undefined. */
   async commitOf(name: string): Promise<string | undefined> {
     const output = await this.git(['rev-parse', '--verify', '-q', `${name}^{commit}`], { cwd: this.repo, okCodes: [1, 128] });

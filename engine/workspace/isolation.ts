@@ -9,9 +9,14 @@ export interface IsolationChoice {
   readonly reason: string;
 }
 
-/** The isolation a run gets: what was asked (`worktree` by default), `shared` where a worktree cannot be made (no git repository at the workspace's top). */
+/** What a run gets when `isolation` is not set. */
+export const DEFAULT_ISOLATION: IsolationSetting = 'shared';
+
+/** The isolation a run gets: what was asked (`DEFAULT_ISOLATION` when nothing was), `shared` where a worktree cannot be made (no git repository at the workspace's top). */
 export async function chooseIsolation(setting: IsolationSetting | undefined, workspace: string, git?: GitRunner): Promise<IsolationChoice> {
-  if (setting === 'shared') return { mode: 'shared', reason: 'isolation: shared is set' };
+  if (setting === 'shared' || (setting === undefined && DEFAULT_ISOLATION === 'shared')) {
+    return { mode: 'shared', reason: setting === undefined ? 'the default; isolation: worktree gives each node its own git worktree' : 'isolation: shared is set' };
+  }
   const repository = await GitWorkingTree.detect(workspace, git);
   if (repository === undefined) return { mode: 'shared', reason: 'the workspace is not the top of a git repository' };
   repository.close();

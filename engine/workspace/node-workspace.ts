@@ -16,8 +16,6 @@ export interface NodeWorkspaceHost {
   readonly objects: GitObjects;
   /** A file of exclude patterns for the folders linked in read-only (they are not the node's change). */
   readonly excludesFile: string;
-  /** Forgets the worktree once its folder is gone (serialized with the other worktree changes). */
-  prune(): Promise<void>;
 }
 
 /**
@@ -42,7 +40,7 @@ export class NodeWorkspace {
   /** The paths changed so far (staged into the worktree's own index), sorted. */
   async changedFiles(): Promise<string[]> {
     const tree = await this.#stage();
-    return this.#host.objects.changedPaths(await this.#host.objects.treeOf(this.start), tree);
+    return this.#host.objects.changedPaths(this.start, tree);
   }
 
   /** Commits everything the node changed (ignored and linked folders, dagent's temporary files left out); undefined when it changed nothing. */
@@ -55,15 +53,14 @@ export class NodeWorkspace {
     return { nodeId: this.nodeId, commit, start: this.start, files: await objects.changedPaths(startTree, tree) };
   }
 
-  /** Deletes the folder and forgets the worktree. */
+  /** Deletes the folder (git forgets the worktree at its next prune; the run prunes when it closes). */
   async remove(): Promise<void> {
     await rm(this.path, { recursive: true, force: true });
-    await this.#host.prune();
   }
 
   async #stage(): Promise<string> {
     const objects = this.#host.objects;
-    await objects.git(['-c', `core.excludesFile=${this.#host.excludesFile}`, 'add', '-A', '--', '.', `:(exclude,glob)${DAGENT_TEMP_FILE_GLOB}`], { cwd: this.path });
-    return objects.text(['write-tree'], this.path);
+    await objects.inWorktree(this.path, ['-c', `core.excludesFile=${this.#host.excludesFile}`, 'add', '-A', '--', '.', `:(exclude,glob)${DAGENT_TEMP_FILE_GLOB}`]);
+    return objects.inWorktree(this.path, ['write-tree']);
   }
 }

@@ -102,9 +102,9 @@ export class RunWorkspaces {
       await this.objects.git(['worktree', 'add', '--no-checkout', '--detach', path, start], { cwd: this.repo });
     });
     // The checkout writes only the worktree's own index and files: checkouts run side by side.
-    await this.objects.git(['read-tree', '-m', '-u', 'HEAD'], { cwd: path });
+    await this.objects.inWorktree(path, ['read-tree', '-m', '-u', 'HEAD']);
     await Promise.all(this.#linked.map((folder) => linkFolder(this.repo, path, folder)));
-    return new NodeWorkspace({ objects: this.objects, excludesFile: this.#excludesFile, prune: () => this.#prune() }, nodeId, path, start);
+    return new NodeWorkspace({ objects: this.objects, excludesFile: this.#excludesFile }, nodeId, path, start);
   }
 
   /**
