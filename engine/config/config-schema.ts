@@ -95,6 +95,7 @@ export type DagentConfig = z.infer<typeof configSchema>;
 export const WORKSPACE_SAFE_KEYS: readonly (keyof DagentConfig)[] = [
   'concurrency',
   'schedule',
+  'isolation',
   'contextWindows',
   'prices',
   'maxSteps',
