@@ -93,6 +93,7 @@ export { rememberArgsSchema, rememberFromTool } from './memory/remember.js';
 
 // Plans: the plan schema, checks, stages, estimates and diffs.
 export { checkPlan } from './plan/check-plan.js';
+export { lenientPlan } from './plan/lenient-plan.js';
 export { checkPlanDocument, parsePlanDocument } from './plan/parse-plan-document.js';
 export { analyzePlan, type PlanAnalysis } from './plan/plan-analysis.js';
 export { LINT_LEVELS, lintFindingSchema, type LintFinding, type LintLevel } from './plan/lint-finding.js';

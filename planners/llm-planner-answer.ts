@@ -4,6 +4,7 @@ import {
   applyPlanPatch,
   checkPlan,
   checkPlanDocument,
+  lenientPlan,
   planNodeSchema,
   planSchema,
   type Plan,
@@ -137,8 +138,10 @@ export function checkAppendAnswer(answer: string, context: AmendContext): Answer
   // Checked as the `nodes` of a document, so locations read `nodes[1] (edit-e).kind` as in the answer.
   const document = { goal: context.plan.goal, nodes: rawNodes };
   if (!planSchema.safeParse(document).success) {
+    // The schema's issues with the id and dependency checks of a patch (an existing node is a known dependency).
     const check = checkPlan(document);
-    return { ok: false, issues: check.ok ? [] : check.issues };
+    const schema = check.ok ? [] : check.issues.filter((issue) => issue.code === 'schema');
+    return { ok: false, issues: [...schema, ...patchIdIssues(lenientPlan(document)?.nodes ?? [], context.plan)] };
   }
   const nodes: PlanNode[] = z.array(planNodeSchema).parse(rawNodes);
   const issues = [...reservedIdIssues(nodes), ...patchIdIssues(nodes, context.plan)];

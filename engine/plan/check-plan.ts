@@ -1,3 +1,4 @@
+import { lenientPlan } from './lenient-plan.js';
 import { PlanInvalidError } from './plan-errors.js';
 import type { PlanIssue } from './plan-issue.js';
 import { planSchema, type Plan } from './plan-schema.js';
@@ -8,12 +9,17 @@ import { validatePlan } from './validate-plan.js';
 export type PlanCheck = { readonly ok: true; readonly plan: Plan } | { readonly ok: false; readonly issues: readonly PlanIssue[] };
 
 /**
- * Schema first, then the graph checks of `validatePlan` (which need a well-formed plan). For a
- * value already parsed from JSON: a stored body, a planner's output.
+ * The schema's issues, then the graph checks of `validatePlan` (duplicate ids, unknown
+ * dependencies, cycles, write conflicts…), in one listing: when the schema refuses the document,
+ * the graph checks still run on what can be read of its nodes (`lenientPlan`). For a value
+ * already parsed from JSON: a stored body, a planner's output.
  */
 export function checkPlan(value: unknown): PlanCheck {
   const parsed = planSchema.safeParse(value);
-  if (!parsed.success) return { ok: false, issues: schemaIssues(parsed.error, value) };
+  if (!parsed.success) {
+    const readable = lenientPlan(value);
+    return { ok: false, issues: [...schemaIssues(parsed.error, value), ...(readable === undefined ? [] : validatePlan(readable))] };
+  }
   const issues = validatePlan(parsed.data);
   return issues.length === 0 ? { ok: true, plan: parsed.data } : { ok: false, issues };
 }
