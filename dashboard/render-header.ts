@@ -1,6 +1,7 @@
 import { isTerminalRunStatus, type RunView } from '../engine/index.js';
 import type { Span } from './styled-line.js';
 import { bar, formatClock, formatTokens, formatUsd } from './text-format.js';
+import { estimateTimeLeft } from './time-left.js';
 
 const SETTLED = new Set(['succeeded', 'failed', 'skipped', 'cancelled']);
 
@@ -8,13 +9,13 @@ export interface RunProgress {
   readonly done: number;
   readonly total: number;
   readonly elapsedMs: number;
-  /** Undefined until a node has finished (nothing to estimate from) and once the run has ended. */
+  /** `estimateTimeLeft`; undefined while there is nothing to go by and once the run has ended. */
   readonly leftMs: number | undefined;
 }
 
 /**
- * Nodes settled of total, time since the run started, and time left estimated from the pace so
- * far: elapsed ÷ settled × remaining.
+ * Nodes settled of total, time since the run started, and time left: the critical path of the
+ * nodes not yet settled, at this run's usual duration for each kind (`estimateTimeLeft`).
  */
 export function runProgress(view: RunView, now: number): RunProgress {
   const nodes = view.order.map((id) => view.nodes.get(id)!);
@@ -24,7 +25,7 @@ export function runProgress(view: RunView, now: number): RunProgress {
   const end = view.finishedAt !== null && isTerminalRunStatus(view.status) ? Date.parse(view.finishedAt) : now;
   const elapsedMs = Math.max(0, end - start);
   const ended = isTerminalRunStatus(view.status);
-  const leftMs = !ended && done > 0 && done < total ? (elapsedMs / done) * (total - done) : undefined;
+  const leftMs = !ended && done < total ? estimateTimeLeft(view, now) : undefined;
   return { done, total, elapsedMs, leftMs };
 }
 

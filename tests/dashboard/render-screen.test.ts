@@ -62,6 +62,39 @@ function screenOf(state: DashboardState, width = 80, height = 24): string[] {
   return renderScreen(state, { width, height }, { color: false, now: START + 30_000 }).lines.map(plainText);
 }
 
+describe('the time left', () => {
+  const commandsPlan = {
+    nodes: [
+      { id: 'edit', kind: 'edit', title: 'Rename', dependsOn: [] },
+      { id: 'build', kind: 'command', title: 'Build', command: 'npm run build', dependsOn: ['edit'] },
+      { id: 'lint', kind: 'command', title: 'Lint', command: 'npm run lint', dependsOn: ['build'] },
+      { id: 'test', kind: 'command', title: 'Test', command: 'npm test', dependsOn: ['lint'] },
+    ],
+  };
+  const at = (seconds: number, draft: EventDraft): SessionEvent => ({ ...events([draft])[0]!, createdAt: new Date(START + seconds * 1000).toISOString() });
+  const progressLine = (drafts: SessionEvent[], nowSeconds: number): string => {
+    const state = applyEvents(createDashboardState(emptyRunView('r-1'), { attached: false }), drafts.map((event, index) => ({ ...event, seq: index + 1 })));
+    return renderScreen(state, { width: 100, height: 30 }, { color: false, now: START + nowSeconds * 1000 }).lines.map(plainText).find((line) => line.includes('elapsed'))!;
+  };
+  const editDone = [
+    at(0, { type: 'run/created', payload: { task: 'Rename', workspace: '/w', mode: 'plan' } }),
+    at(0, { type: 'plan/created', payload: { version: 1, plan: commandsPlan, hash: 'h1' } }),
+    at(0, { type: 'run/started', payload: { planVersion: 1 } }),
+    at(0, { type: 'node/started', nodeId: 'edit', payload: { attempt: 1 } }),
+    at(27, { type: 'node/succeeded', nodeId: 'edit', payload: { result: 'renamed' } }),
+    at(27, { type: 'node/started', nodeId: 'build', payload: { attempt: 1 } }),
+  ];
+
+  it('counts three commands after a 27 s edit as seconds of work, not three more edits (~1:21 by the pace so far)', () => {
+    expect(progressLine(editDone, 28)).toMatch(/1\/4 nodes · 0:28 elapsed · ~0:14 left/);
+  });
+
+  it('times the commands still to run by the ones that ran', () => {
+    const buildDone = [...editDone, at(30, { type: 'node/succeeded', nodeId: 'build', payload: { result: 'ok' } }), at(30, { type: 'node/started', nodeId: 'lint', payload: { attempt: 1 } })];
+    expect(progressLine(buildDone, 31)).toMatch(/2\/4 nodes · 0:31 elapsed · ~0:05 left/);
+  });
+});
+
 describe('the dashboard screen', () => {
   const state = applyEvents(createDashboardState(emptyRunView('r-1'), { attached: false }), middleOfTheDemo);
 
@@ -71,7 +104,8 @@ describe('the dashboard screen', () => {
     for (const line of lines) expect([...line].length).toBeLessThanOrEqual(80);
     const screen = lines.join('\n');
     expect(screen).toContain('dagent r-1 · running · plan v2');
-    expect(screen).toMatch(/2\/6 nodes · 0:28 elapsed · ~0:56 left/);
+    // Left: the overdue edit-sms, then the tests (a command, 5 s before one has run), not 4 more nodes at 14 s each.
+    expect(screen).toMatch(/2\/6 nodes · 0:28 elapsed · ~0:11 left/);
     expect(screen).toContain('tokens 8.0K in (75% cache hit) · 400 out · 2 model calls');
     expect(screen).toContain('1 replan');
     for (const stage of ['Stage 1', 'Stage 2', 'Stage 3', 'Stage 4']) expect(screen).toContain(stage);
