@@ -37,6 +37,22 @@ ${Array.from({ length: 12 }, (_, index) => `  - id: w${index}
     writes: []`).join('\n')}
 `;
 
+/** Two edits side by side on different lines of one file, and a third on the first one's line. */
+const HUNKS = `goal: Edit one file three times
+nodes:
+  - id: top
+    kind: command
+    title: Change the first line
+    command: "sed -i 's/^line 1$/line one/' f.txt"
+    writes: ["f.txt"]
+  - id: bottom
+    kind: command
+    title: Change the last line
+    command: "sed -i 's/^line 10$/line ten/' f.txt"
+    writes: ["f.txt"]
+    dependsOn: []
+`;
+
 let workspace: string;
 let home: string;
 let cleanups: (() => void)[] = [];
@@ -116,5 +132,22 @@ describe('nodes in their own workspaces', () => {
       expect(read(`out-${index}.txt`)).toBe(`${index}\n`);
     }
     expect(git('rev-list', '--count', `main..dagent/${runId}`)).toBe('13');
+  }, 60_000);
+
+  it('merges two side-by-side edits of different hunks of one file; the same lines fail the node with both sides', async () => {
+    writeFileSync(join(workspace, 'f.txt'), Array.from({ length: 10 }, (_, index) => `line ${index + 1}`).join('\n') + '\n');
+    git('add', 'f.txt');
+    git('-c', 'user.name=Test', '-c', 'user.email=test@example.com', 'commit', '-qm', 'ten lines');
+    // Plan lint refuses two unordered writers of one file: each declares nothing and writes it anyway.
+    writeFileSync(join(workspace, 'plan.yaml'), HUNKS.replaceAll('writes: ["f.txt"]', 'writes: []'));
+    const ran = await cli('plan', '--from', 'plan.yaml', '--yes');
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(read('f.txt')).toBe('line one\nline 2\nline 3\nline 4\nline 5\nline 6\nline 7\nline 8\nline 9\nline ten\n');
+
+    const clash = HUNKS.replaceAll('writes: ["f.txt"]', 'writes: []').replace('s/^line 1$/line one/', 's/^line 2$/line two/').replace('s/^line 10$/line ten/', 's/^line 2$/LINE 2/');
+    writeFileSync(join(workspace, 'plan.yaml'), clash);
+    const clashed = await cli('plan', '--from', 'plan.yaml', '--yes');
+    expect(clashed.code).toBe(1);
+    expect(clashed.stdout + clashed.stderr).toMatch(/merge conflict: node (top|bottom) changed the same lines/);
   }, 60_000);
 });
