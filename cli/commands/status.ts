@@ -43,8 +43,9 @@ export const statusCommand = defineCommand<{ run?: string; all?: boolean }>({
     const view = foldRunView(run.id, await readEvents(db, run.id, { types: RUN_VIEW_EVENT_TYPES }));
     const owner = needsLivingProcess(view.status) ? await runOwner(db, run.id) : undefined;
     const undeclared = await undeclaredChangesOf(db, run.id);
-    if (context.json) writeLine(context.io.stdout, visibleJson(JSON.stringify(withUndeclared(statusJson(view, owner), undeclared))));
-    else writeLine(context.io.stdout, [renderStatusText(view, new Date(), owner), ...undeclaredLines(undeclared)].join('\n'));
+    const merged = await mergedCommitsOf(db, run.id);
+    if (context.json) writeLine(context.io.stdout, visibleJson(JSON.stringify(withMerged(withUndeclared(statusJson(view, owner), undeclared), merged))));
+    else writeLine(context.io.stdout, [renderStatusText(view, new Date(), owner), ...undeclaredLines(undeclared), ...mergedLines(merged)].join('\n'));
     return 0;
   },
 });
@@ -162,4 +163,34 @@ function countBy(values: readonly string[]): Record<string, number> {
 function oneLine(text: string, max: number): string {
   const line = visibleText(text.replace(/\s+/g, ' ').trim());
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+interface MergedChange {
+  readonly commit: string;
+  readonly branch: string;
+  readonly files: number;
+  readonly keptYours: readonly string[];
+}
+
+/** Per isolated node, its last change merged onto the run branch (from its `node/merged` events). */
+async function mergedCommitsOf(db: Parameters<typeof readEvents>[0], runId: string): Promise<Map<string, MergedChange>> {
+  const byNode = new Map<string, MergedChange>();
+  for (const event of await readEvents(db, runId, { types: ['node/merged'] })) {
+    if (event.type !== 'node/merged' || event.nodeId === null) continue;
+    byNode.set(event.nodeId, { commit: event.payload.commit, branch: event.payload.branch, files: event.payload.files.length, keptYours: event.payload.keptYours });
+  }
+  return byNode;
+}
+
+/** `workspace: cmd-a merged 2 files as 1a2b3c4 on dagent/r-7f3a`, and the files left as the user edited them. */
+function mergedLines(merged: ReadonlyMap<string, MergedChange>): string[] {
+  return [...merged].flatMap(([node, change]) => [
+    `workspace: ${visibleText(node)} merged ${change.files} file${change.files === 1 ? '' : 's'} as ${change.commit.slice(0, 12)} on ${visibleText(change.branch)}`,
+    ...(change.keptYours.length === 0 ? [] : [`warning: ${visibleText(node)}'s change was not brought into your edited ${visibleText(change.keptYours.join(', '))} (\`git diff ${change.commit.slice(0, 12)}^ ${change.commit.slice(0, 12)}\` shows it)`]),
+  ]);
+}
+
+function withMerged(document: unknown, merged: ReadonlyMap<string, MergedChange>): unknown {
+  const status = document as { nodes: { id: string }[] };
+  return { ...status, nodes: status.nodes.map((node) => (merged.has(node.id) ? { ...node, workspace: { state: 'merged', ...merged.get(node.id) } } : node)) };
 }

@@ -69,6 +69,8 @@ export function progressLine(event: SessionEvent, view: RunView, approvalsHere =
       return `⏵ ${node} resumed after step ${event.payload.fromStep}${resumedRerun(event.payload.rerun)} · ${event.payload.modelCalls} model calls not repeated`;
     case 'writes/exceeded':
       return `⚠ ${node} changed files outside its declared writes: ${event.payload.paths.join(', ')} (recorded: \`dagent diff\` shows them, \`dagent revert --node ${node}\` undoes them)`;
+    case 'node/merged':
+      return `⎇ ${node} merged ${event.payload.files.length} file${event.payload.files.length === 1 ? '' : 's'} as ${event.payload.commit.slice(0, 12)} on ${event.payload.branch}${event.payload.keptYours.length === 0 ? '' : ` · kept your edits of ${event.payload.keptYours.join(', ')}`}`;
     case 'work/reported':
       return `! ${node} reported missed work: ${event.payload.title} (${event.payload.files.join(', ')})`;
     case 'replan/started':

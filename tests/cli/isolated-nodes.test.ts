@@ -99,6 +99,12 @@ describe('nodes in their own workspaces', () => {
       'dagent: cmd-a (attempt 1): Append and make a file',
     ]);
     expect(git('show', '--name-only', '--format=', `dagent/${runId}~2`).split('\n')).toEqual(['a.txt', 'made.txt']);
+    const commitA = git('rev-parse', `dagent/${runId}~2`).slice(0, 12);
+    expect(ran.stdout).toContain(`⎇ cmd-a merged 2 files as ${commitA} on dagent/${runId}`);
+    const status = await cli('status', runId);
+    expect(status.stdout).toContain(`workspace: cmd-a merged 2 files as ${commitA} on dagent/${runId}`);
+    const statusJson = JSON.parse((await cli('status', runId, '--json')).stdout) as { nodes: { id: string; workspace?: { state: string; commit: string } }[] };
+    expect(statusJson.nodes.find((node) => node.id === 'cmd-a')?.workspace).toMatchObject({ state: 'merged', commit: git('rev-parse', `dagent/${runId}~2`) });
 
     const diffA = await cli('diff', runId, '--node', 'cmd-a');
     expect(diffA.stdout).toContain(' a\n+changed\n');
