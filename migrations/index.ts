@@ -7,6 +7,7 @@ import * as runLeases from './0005-run-leases.js';
 import * as nodeClaims from './0006-node-claims.js';
 import * as dashboardEventsNotify from './0007-dashboard-events-notify.js';
 import * as eventVersions from './0008-event-versions.js';
+import * as evalResults from './0009-eval-results.js';
 
 /**
  * Every migration, in order. Names sort in the order they must run; a new schema change is a
@@ -21,6 +22,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0006-node-claims': nodeClaims,
   '0007-dashboard-events-notify': dashboardEventsNotify,
   '0008-event-versions': eventVersions,
+  '0009-eval-results': evalResults,
 };
 
 export { dialectOf, type SqlDialectName } from './dialect-of.js';

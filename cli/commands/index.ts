@@ -40,6 +40,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   entry('revert <run>', 'put the files a run (or one node) changed back as they were before it', async () => (await import('./diff.js')).revertCommand),
   entry('report <run>', 'a report of a run for a pull request: plan, nodes, replans, lint, changes, how to reproduce (markdown, html or json)', async () => (await import('./report.js')).reportCommand),
   entry('trace <run>', "export a run's OpenTelemetry trace, built from its log, to the OTLP endpoint of OTEL_EXPORTER_OTLP_ENDPOINT (or --out FILE as OTLP/JSON)", async () => (await import('./trace.js')).traceCommand),
+  entry('eval [suite]', 'run a suite of tasks in plan-and-execute and single-agent (react) mode: pass/fail, tokens, cost, time, critical path, plan drift; `eval list`, `--compare A B`', async () => (await import('./eval.js')).evalCommand),
   entry('log <run>', "print a run's session log (JSONL with --json)", async () => (await import('./log.js')).logCommand),
   entry('inspect <run>', 'the exact request a model received: system prompt, tools and messages, rebuilt from the log', async () => (await import('./inspect.js')).inspectCommand),
   entry('doctor', 'what this machine offers: the command sandbox, git, the database, provider keys', async () => (await import('./doctor.js')).doctorCommand),

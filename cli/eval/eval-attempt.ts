@@ -1,0 +1,82 @@
+import { spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { EvalMode, EvalTask } from './eval-suite.js';
+
+/** A run may take this long before it is stopped (its attempt fails). */
+const RUN_TIME_LIMIT_MS = 30 * 60_000;
+/** The verifier may take this long. */
+const VERIFY_TIME_LIMIT_MS = 10 * 60_000;
+
+export interface AttemptSetup {
+  /** `node` and dagent's own bin script: each attempt is a child dagent process. */
+  readonly command: readonly [string, string];
+  readonly dbUrl: string;
+  /** `PROVIDER:MODEL`, or null for each task's scripted model of the mode. */
+  readonly model: string | null;
+  readonly sandbox: boolean;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+export interface AttemptRun {
+  readonly workspace: string;
+  readonly runId: string | null;
+  readonly exitCode: number | null;
+  /** The child's last stderr line when it made no run (bad key, unknown model …). */
+  readonly failure: string | null;
+  readonly verifierExit: number | null;
+  /** Removes the workspace. */
+  cleanup(): void;
+}
+
+interface Exit {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * One attempt: the task's fixture copied into a fresh workspace (a git repository with one
+ * commit), the task run there by a child `dagent` (plan --yes, or react) with approvals on auto
+ * against the evaluation's store, then the verifier run in that workspace.
+ */
+export async function runAttempt(setup: AttemptSetup, task: EvalTask, mode: EvalMode): Promise<AttemptRun> {
+  const workspace = mkdtempSync(join(tmpdir(), `dagent-eval-${task.name}-`));
+  cpSync(task.repo, workspace, { recursive: true });
+  await initRepository(workspace);
+  const model = setup.model ?? `scripted:${task.scripts[mode]}`;
+  const modeArgs = mode === 'plan' ? ['plan', task.task, '--yes', '--no-dashboard'] : ['react', task.task];
+  const args = [setup.command[1], '-w', workspace, '--db', setup.dbUrl, '-m', model, '--approval', 'auto', '--json', ...(setup.sandbox ? [] : ['--no-sandbox']), ...modeArgs];
+  const ran = await execute(setup.command[0], args, workspace, { ...setup.env, NO_COLOR: '1' }, RUN_TIME_LIMIT_MS);
+  const runId = /"runId":"(r-[0-9a-f]+)"/.exec(ran.stdout)?.[1] ?? null;
+  const verified = runId === null ? null : await execute('sh', ['-c', task.verify], workspace, { ...setup.env, DAGENT_EVAL_TASK_DIR: task.dir }, VERIFY_TIME_LIMIT_MS);
+  return {
+    workspace,
+    runId,
+    exitCode: ran.code,
+    failure: runId === null ? (ran.stderr.trim().split('\n').at(-1) ?? `dagent exited with ${ran.code}`) : null,
+    verifierExit: verified?.code ?? null,
+    cleanup: () => rmSync(workspace, { recursive: true, force: true }),
+  };
+}
+
+/** A git repository with the fixture as its first commit, so the run starts from a clean tree; without git it stays a plain folder. */
+async function initRepository(workspace: string): Promise<void> {
+  const git = (...args: string[]): Promise<Exit> => execute('git', ['-c', 'user.name=dagent eval', '-c', 'user.email=eval@dagent.invalid', ...args], workspace, process.env, 60_000);
+  if ((await git('init', '-q')).code !== 0) return;
+  await git('add', '-A');
+  await git('commit', '-q', '--no-verify', '-m', 'fixture');
+}
+
+function execute(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Exit> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', (error) => resolve({ code: null, stdout, stderr: `${stderr}${error.message}\n` }));
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}

@@ -1,0 +1,6 @@
+/** A net price with VAT added. */
+function withVat(net) {
+  return net * 1.2;
+}
+
+module.exports = { withVat };

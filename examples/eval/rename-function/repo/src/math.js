@@ -1,0 +1,6 @@
+/** The sum of two numbers. */
+function sum(a, b) {
+  return a + b;
+}
+
+module.exports = { sum };
