@@ -26,6 +26,8 @@ export interface AttemptRun {
   /** The child's last stderr line when it made no run (bad key, unknown model …). */
   readonly failure: string | null;
   readonly verifierExit: number | null;
+  /** The files that differ from the fixture (git's view, before the verifier ran), or null without git. */
+  readonly changedFiles: readonly string[] | null;
   /** Removes the workspace. */
   cleanup(): void;
 }
@@ -44,12 +46,13 @@ interface Exit {
 export async function runAttempt(setup: AttemptSetup, task: EvalTask, mode: EvalMode): Promise<AttemptRun> {
   const workspace = mkdtempSync(join(tmpdir(), `dagent-eval-${task.name}-`));
   cpSync(task.repo, workspace, { recursive: true });
-  await initRepository(workspace);
+  const tracked = await initRepository(workspace);
   const model = setup.model ?? `scripted:${task.scripts[mode]}`;
   const modeArgs = mode === 'plan' ? ['plan', task.task, '--yes', '--no-dashboard'] : ['react', task.task];
   const args = [setup.command[1], '-w', workspace, '--db', setup.dbUrl, '-m', model, '--approval', 'auto', '--json', ...(setup.sandbox ? [] : ['--no-sandbox']), ...modeArgs];
   const ran = await execute(setup.command[0], args, workspace, { ...setup.env, NO_COLOR: '1' }, RUN_TIME_LIMIT_MS);
   const runId = /"runId":"(r-[0-9a-f]+)"/.exec(ran.stdout)?.[1] ?? null;
+  const changedFiles = tracked ? await gitChanges(workspace) : null;
   const verified = runId === null ? null : await execute('sh', ['-c', task.verify], workspace, { ...setup.env, DAGENT_EVAL_TASK_DIR: task.dir }, VERIFY_TIME_LIMIT_MS);
   return {
     workspace,
@@ -57,16 +60,29 @@ export async function runAttempt(setup: AttemptSetup, task: EvalTask, mode: Eval
     exitCode: ran.code,
     failure: runId === null ? (ran.stderr.trim().split('\n').at(-1) ?? `dagent exited with ${ran.code}`) : null,
     verifierExit: verified?.code ?? null,
+    changedFiles,
     cleanup: () => rmSync(workspace, { recursive: true, force: true }),
   };
 }
 
 /** A git repository with the fixture as its first commit, so the run starts from a clean tree; without git it stays a plain folder. */
-async function initRepository(workspace: string): Promise<void> {
+async function initRepository(workspace: string): Promise<boolean> {
   const git = (...args: string[]): Promise<Exit> => execute('git', ['-c', 'user.name=dagent eval', '-c', 'user.email=eval@dagent.invalid', ...args], workspace, process.env, 60_000);
-  if ((await git('init', '-q')).code !== 0) return;
+  if ((await git('init', '-q')).code !== 0) return false;
   await git('add', '-A');
-  await git('commit', '-q', '--no-verify', '-m', 'fixture');
+  return (await git('commit', '-q', '--no-verify', '-m', 'fixture')).code === 0;
+}
+
+/** Files added, changed or removed since the fixture's commit; dagent's own `.dagent/` folder is not the task's. */
+async function gitChanges(workspace: string): Promise<string[] | null> {
+  const status = await execute('git', ['status', '--porcelain=v1', '-z', '-uall', '--no-renames'], workspace, process.env, 60_000);
+  if (status.code !== 0) return null;
+  return status.stdout
+    .split('\0')
+    .filter((entry) => entry.length > 3)
+    .map((entry) => entry.slice(3))
+    .filter((path) => !path.startsWith('.dagent/'))
+    .sort();
 }
 
 function execute(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Exit> {

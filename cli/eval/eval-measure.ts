@@ -12,14 +12,15 @@ const RUN_ENDS = new Set(['run/succeeded', 'run/failed', 'run/cancelled', 'plan/
 /**
  * The figures of one run, from the same fold `dagent report` and `status` read: tokens and cost
  * summed over the log's model calls, wall time from `run/created` to the run's end, the critical
- * path weighed by measured node times, and the plan drift of a planned run.
+ * path weighed by measured node times, and the plan drift of a planned run. `changed`: the files
+ * that differ from the fixture (git's view); without it, the run's own snapshots say.
  */
-export async function measureRun(db: Kysely<Database>, runId: string, workspace: string): Promise<RunMeasures> {
+export async function measureRun(db: Kysely<Database>, runId: string, workspace: string, changed: readonly string[] | null): Promise<RunMeasures> {
   const run = await getRun(db, runId);
   const events = await readEvents(db, runId);
   const stored = run.planVersion === null ? null : await currentPlan(db, run.id);
   const report = buildRunReport({ run, events, plan: stored === null ? null : { version: stored.version, plan: stored.plan }, diff: { available: false, reason: 'not needed' }, reproduce: [] });
-  const changedFiles = await changedFilesOf(db, runId, workspace);
+  const changedFiles = changed === null ? await changedFilesOf(db, runId, workspace) : [...changed];
   const plannedFiles = firstPlanWrites(events);
   const durations = new Map(report.nodes.map((node) => [node.id, node.durationMs ?? 0]));
   const criticalPath = report.plan?.criticalPath ?? [];
