@@ -4,6 +4,7 @@
  */
 const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
   session: async () => (await import('./session.js')).runSessionBench(),
+  'read-log': async () => (await import('./read-log.js')).runReadLogBench(),
   scheduler: async () => void (await (await import('./scheduler.js')).runSchedulerBench()),
   compaction: async () => (await import('./compaction.js')).runCompactionBench(),
   workers: async () => (await import('./workers.js')).runWorkersBench(),

@@ -36,7 +36,7 @@ export function eventDefinition(type: string): EventDefinition | undefined {
   if (!isEventType(type)) return undefined;
   let definition = definitionsRead.get(type);
   if (definition === undefined) {
-    definition = { version: EVENT_VERSIONS[type], payload: () => EVENT_PAYLOADS[type], earlier: EVENT_DEFINITIONS[type].earlier };
+    definition = { version: EVENT_VERSIONS[type], payload: () => EVENT_PAYLOADS[type], earlier: builtOnce(EVENT_DEFINITIONS[type].earlier) };
     definitionsRead.set(type, definition);
   }
   return definition;
@@ -105,6 +105,16 @@ export function eventSchema(): z.ZodDiscriminatedUnion<[DraftSchema, ...DraftSch
     EVENT_TYPES.map((type) => z.object({ type: z.literal(type), payload: EVENT_PAYLOADS[type] })) as unknown as [DraftSchema, ...DraftSchema[]],
   );
   return wholeUnion;
+}
+
+/** Earlier versions whose payload schemas are built on first use and then kept (not once per row read). */
+function builtOnce(earlier: EventDefinition['earlier']): EventDefinition['earlier'] {
+  return Object.fromEntries(
+    Object.entries(earlier).map(([version, { payload, upgrade }]) => {
+      let schema: z.ZodType | undefined;
+      return [version, { payload: () => (schema ??= payload()), upgrade }];
+    }),
+  );
 }
 
 /** An object with the keys of `builders`, whose value for a key is built by its builder when first read, then kept. */
