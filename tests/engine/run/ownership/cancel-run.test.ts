@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RunNotRunningError, cancelRun, claimRun, createRun, endRun, getRun, readEvents, type Store } from '../../../../engine/index.js';
+import { RunNotRunningError, cancelRun, claimRun, createRun, endRun, getRun, readEvents, runLog, type Store } from '../../../../engine/index.js';
 import { setRunStatus } from '../../../../engine/run/storage/plan-store.js';
 import { openTempStore } from '../../../helpers/temp-store.js';
 
@@ -52,9 +52,16 @@ describe('cancelRun', () => {
   it('waits for a live holder elsewhere to stop the run, which it learns from the log', async () => {
     const runId = await runningRun();
     const holder = await claimRun(store.db, runId, { host: 'elsewhere' });
-    // The holder on the other host: it sees the request in the log and ends the run.
+    // The holder on the other host: it hears the request appended to the log and ends the run.
+    const requested = new Promise<void>((resolve) => {
+      const stop = runLog(store.db, runId).onAppend((events) => {
+        if (!events.some((event) => event.type === 'run/cancel-requested')) return;
+        stop();
+        resolve();
+      });
+    });
     const stopping = (async () => {
-      while ((await readEvents(store.db, runId, { types: ['run/cancel-requested'] })).length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      await requested;
       await endRun(store.db, runId, { status: 'cancelled', reason: 'cancel requested by test' });
       await holder.release();
     })();
