@@ -54,13 +54,14 @@ export interface RunCommandToolOptions {
 
 /** The confinement of this machine: its OS sandbox when it has one. */
 export function detectConfinement(
-  options: { readonly homes?: readonly string[]; readonly allowHosts?: readonly string[]; readonly allowPorts?: readonly number[]; readonly bwrapPath?: string } = {},
+  options: { readonly homes?: readonly string[]; readonly allowHosts?: readonly string[]; readonly allowPorts?: readonly number[]; readonly readPaths?: readonly string[]; readonly bwrapPath?: string } = {},
 ): CommandConfinement {
   const homes = options.homes ?? [homedir()];
   const opened = CommandSandbox.open({
     homes,
     ...(options.allowHosts === undefined ? {} : { allowHosts: options.allowHosts }),
     ...(options.allowPorts === undefined ? {} : { allowPorts: options.allowPorts }),
+    ...(options.readPaths === undefined ? {} : { readPaths: options.readPaths }),
     ...(options.bwrapPath === undefined ? {} : { bwrapPath: options.bwrapPath }),
   });
   return opened instanceof CommandSandbox ? { kind: 'sandbox', sandbox: opened } : { kind: 'unavailable', status: opened };

@@ -70,14 +70,25 @@ export const configSchema = z.strictObject({
     .optional(),
   web: webConfig.optional(),
   mcpServers: mcpServersConfig.optional(),
-  /** The OS sandbox of commands: `enabled: false` is `--no-sandbox`; `allowHosts` the hosts commands may reach (through a proxy); `env` more variables commands inherit. */
   /**
    * A repository's `.dagent/config.json` may only tighten limits (caps and prices) unless this is
    * true in the user's own config file; set in a repository's file, it is ignored.
    */
   allowWorkspaceToLoosenLimits: z.boolean().optional(),
+  /**
+   * The OS sandbox of commands: `enabled: false` is `--no-sandbox`; `allowHosts` the hosts commands
+   * may reach (through a proxy); `env` more variables commands inherit; `readPaths` paths outside
+   * the workspace they may read (never write). Like every key but the safe ones, a repository's
+   * own file sets it only once trusted (`dagent trust`).
+   */
   sandbox: z
-    .looseObject({ enabled: z.boolean().optional(), allowHosts: z.array(z.string().min(1)).optional(), allowPorts: z.array(z.number().int().min(1).max(65_535)).optional(), env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).optional() })
+    .looseObject({
+      enabled: z.boolean().optional(),
+      allowHosts: z.array(z.string().min(1)).optional(),
+      allowPorts: z.array(z.number().int().min(1).max(65_535)).optional(),
+      env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).optional(),
+      readPaths: z.array(z.string().regex(/^(?:\/|~\/|~$)/, { error: 'each read path must be absolute (/…) or under your home (~/…)' })).optional(),
+    })
     .optional(),
   /** How nodes share the workspace: `worktree` (each in its own git worktree, the default in a git repository) or `shared`. */
   isolation: z.enum(['worktree', 'shared']).optional(),

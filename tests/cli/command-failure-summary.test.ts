@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { detectSandbox } from '../../tools/index.js';
@@ -30,10 +30,10 @@ afterEach(() => cleanup());
 
 vi.setConfig({ testTimeout: 120_000 });
 
-function planAndRun(command: string): { status: number | null; stdout: string } {
+function planAndRun(command: string): { status: number | null; stdout: string; stderr: string } {
   writeFileSync(join(workspace, 'plan.json'), JSON.stringify({ goal: 'Test', nodes: [{ id: 'test', kind: 'command', title: 'Run the tests', command }] }));
   const result = spawnSync(process.execPath, [DAGENT_BIN, 'plan', '--from', 'plan.json', '--yes', '--no-dashboard'], { cwd: workspace, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1' }, timeout: 90_000 });
-  return { status: result.status, stdout: result.stdout };
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 describe.skipIf(!detectSandbox().available)('a failed command node', () => {
@@ -52,6 +52,38 @@ describe.skipIf(!detectSandbox().available)('a failed command node', () => {
     const result = planAndRun(`node ${outside}`);
 
     expect(result.status).toBe(1);
-    expect(result.stdout).toContain(`exited with code 1: Error: Cannot find module '${outside}' — ${outside} is outside the workspace, which the command sandbox may hide (a private /tmp, credential folders); if the command needs it, run with --no-sandbox or set "sandbox": { "enabled": false } in the config`);
+    const folder = /^\/tmp\/[^/]+/.exec(outside)?.[0];
+    expect(result.stdout).toContain(
+      `exited with code 1: Error: Cannot find module '${outside}' — ${outside} is outside the workspace, which the command sandbox may hide (a private /tmp, credential folders); if the command needs to read it, add "${folder}" to "sandbox": { "readPaths": [...] } in your config (~/.config/dagent/config.json)`,
+    );
+  });
+
+  it('reads the folder once it is in sandbox.readPaths of the user\'s config, and still cannot write there', () => {
+    const outside = join(root, 'tool.js');
+    writeFileSync(outside, 'console.log("ran")\n');
+    const canary = join(root, 'canary');
+    mkdirSync(canary);
+    mkdirSync(join(home, '.config', 'dagent'), { recursive: true });
+    writeFileSync(join(home, '.config', 'dagent', 'config.json'), JSON.stringify({ sandbox: { readPaths: [root] } }));
+
+    expect(planAndRun(`node ${outside}`)).toMatchObject({ status: 0 });
+    const write = planAndRun(`touch ${join(canary, 'written')}`);
+    expect(write.status).toBe(1);
+    expect(write.stdout).toMatch(/Read-only file system/);
+    expect(existsSync(join(canary, 'written'))).toBe(false);
+  });
+
+  it('ignores readPaths in the repository\'s own config until the workspace is trusted', () => {
+    const outside = join(root, 'tool.js');
+    writeFileSync(outside, 'console.log("ran")\n');
+    mkdirSync(join(workspace, '.dagent'), { recursive: true });
+    writeFileSync(join(workspace, '.dagent', 'config.json'), JSON.stringify({ sandbox: { readPaths: [root] } }));
+
+    const untrusted = planAndRun(`node ${outside}`);
+    expect(untrusted.status).toBe(1);
+    expect(untrusted.stderr).toContain('sets sandbox; ignored until you trust this workspace (`dagent trust`)');
+
+    expect(spawnSync(process.execPath, [DAGENT_BIN, 'trust'], { cwd: workspace, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: home } }).status).toBe(0);
+    expect(planAndRun(`node ${outside}`)).toMatchObject({ status: 0 });
   });
 });

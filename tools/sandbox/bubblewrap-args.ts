@@ -32,6 +32,9 @@ export interface BubblewrapConfinement {
 export function bubblewrapArgs(policy: SandboxPolicy, confinement: BubblewrapConfinement = {}): string[] {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
   for (const path of policy.visible ?? []) if (path.startsWith('/tmp/')) args.push('--ro-bind', path, path);
+  // Read paths: over the private /tmp, under the workspace's own mount, so they can never make it read-only or writable.
+  const [revealed, readPaths] = partition(policy.readPaths ?? [], (path) => policy.hidden.some((hidden) => isWithin(path, hidden.path)));
+  for (const path of readPaths) args.push('--ro-bind-try', path, path);
   args.push('--bind', policy.workspace, policy.workspace);
   for (const path of policy.readOnly) args.push('--ro-bind', path, path);
   for (const path of policy.placeholders ?? []) {
@@ -42,6 +45,8 @@ export function bubblewrapArgs(policy: SandboxPolicy, confinement: BubblewrapCon
     if (hidden.kind === 'directory') args.push('--tmpfs', hidden.path, '--remount-ro', hidden.path);
     else args.push('--ro-bind', '/dev/null', hidden.path);
   }
+  // A credential store is shown only when a read path names it (or a path inside it) outright; still read-only.
+  for (const path of revealed) args.push('--ro-bind-try', path, path);
   if (policy.network.kind === 'proxy-socket') args.push('--ro-bind', policy.network.socketPath, SANDBOX_PROXY_SOCKET);
   const user = confinement.userNamespace;
   if (user !== undefined) args.push('--unshare-user', '--uid', String(user.uid), '--gid', String(user.gid));
@@ -50,4 +55,12 @@ export function bubblewrapArgs(policy: SandboxPolicy, confinement: BubblewrapCon
   if (confinement.seccompFd !== undefined) args.push('--seccomp', String(confinement.seccompFd));
   args.push('--setenv', 'TMPDIR', policy.tempDir, '--chdir', policy.workspace);
   return args;
+}
+
+function isWithin(path: string, folder: string): boolean {
+  return path === folder || path.startsWith(folder.endsWith('/') ? folder : `${folder}/`);
+}
+
+function partition<T>(items: readonly T[], test: (item: T) => boolean): [T[], T[]] {
+  return [items.filter(test), items.filter((item) => !test(item))];
 }

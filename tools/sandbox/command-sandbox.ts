@@ -25,6 +25,8 @@ export interface CommandSandboxOptions {
   readonly allowHosts?: readonly string[];
   /** Ports the proxy lets commands reach on every allowed host (default 443 and 80). */
   readonly allowPorts?: readonly number[];
+  /** Absolute paths outside the workspace made visible read-only (`sandbox.readPaths`). */
+  readonly readPaths?: readonly string[];
   /** `bwrap` to use instead of the one on PATH (a path that does not exist simulates a machine without it). */
   readonly bwrapPath?: string;
   readonly platform?: NodeJS.Platform;
@@ -46,6 +48,15 @@ export interface WrapInput {
   readonly shell: string;
   readonly command: string;
   readonly env: Readonly<Record<string, string>>;
+}
+
+/** Where a path leads once its links are followed; itself when it does not exist (bubblewrap skips it). */
+function realPathOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 /** dagent's own folder (the one holding its package.json), from the sources or the build. */
@@ -133,7 +144,7 @@ export class CommandSandbox {
     const proxyEnv = network.kind === 'none' ? {} : proxyEnvironment(network.kind === 'proxy-socket' ? SANDBOX_PROXY_PORT : network.port);
     if (this.kind === 'bubblewrap') {
       const emptyFolder = placeholders.length === 0 ? undefined : privateEmptyFolder();
-      const policy: SandboxPolicy = { workspace: input.workspace, readOnly, placeholders, ...(emptyFolder === undefined ? {} : { emptyFolder }), hidden, visible: [PACKAGE_ROOT, dirname(process.execPath)], tempDir: '/tmp', network };
+      const policy: SandboxPolicy = { workspace: input.workspace, readOnly, placeholders, ...(emptyFolder === undefined ? {} : { emptyFolder }), hidden, visible: [PACKAGE_ROOT, dirname(process.execPath)], readPaths: (this.#options.readPaths ?? []).map(realPathOrSelf), tempDir: '/tmp', network };
       const inner = network.kind === 'proxy-socket'
         ? [process.execPath, BRIDGE_SCRIPT, SANDBOX_PROXY_SOCKET, String(SANDBOX_PROXY_PORT), '--', input.shell, '-c', input.command]
         : [input.shell, '-c', input.command];

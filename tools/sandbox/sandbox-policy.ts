@@ -18,6 +18,12 @@ export interface SandboxPolicy {
    * and the Node.js it runs on, when they live there (the proxy bridge and a demo's tools run from them).
    */
   readonly visible?: readonly string[];
+  /**
+   * Paths outside the workspace the config makes visible read-only (`sandbox.readPaths`): a folder
+   * under the private `/tmp`, or a credential store named outright. Never writable, never over the
+   * workspace: they are mounted before it, and a credential store inside one stays hidden.
+   */
+  readonly readPaths?: readonly string[];
   /** Where the private temp folder appears (TMPDIR inside the sandbox). */
   readonly tempDir: string;
   /** No network at all, or only through the allow-list proxy. */

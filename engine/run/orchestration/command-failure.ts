@@ -55,7 +55,13 @@ function sandboxHint(cause: string, workspace: string): string | undefined {
     return inside.startsWith('..') || isAbsolute(inside);
   });
   if (outside === undefined) return undefined;
-  return `${outside} is outside the workspace, which the command sandbox may hide (a private /tmp, credential folders); if the command needs it, run with --no-sandbox or set "sandbox": { "enabled": false } in the config`;
+  return `${outside} is outside the workspace, which the command sandbox may hide (a private /tmp, credential folders); if the command needs to read it, add "${readPathFor(outside)}" to "sandbox": { "readPaths": [...] } in your config (~/.config/dagent/config.json)`;
+}
+
+/** The folder to make visible for a path: its top folder under /tmp (a checkout, a cache), else the path itself. */
+function readPathFor(path: string): string {
+  const underTmp = /^\/tmp\/[^/]+/.exec(path);
+  return underTmp === null ? path : underTmp[0];
 }
 
 function clip(line: string): string {

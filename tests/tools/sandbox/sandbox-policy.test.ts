@@ -23,6 +23,18 @@ describe('bubblewrapArgs', () => {
     expect(args).not.toContain('/usr/local/bin');
   });
 
+  it('mounts sandbox.readPaths read-only under the workspace\'s own mount, and reveals a credential store only when named itself', () => {
+    const args = bubblewrapArgs({ ...POLICY, readPaths: ['/tmp/checkout', '/work', '/home/me', '/home/me/.ssh/known_hosts'] });
+    const order = (flag: string, path: string): number => args.findIndex((arg, index) => arg === flag && args[index + 1] === path);
+    for (const path of ['/tmp/checkout', '/work', '/home/me']) {
+      expect(order('--ro-bind-try', path)).toBeGreaterThan(order('--tmpfs', '/tmp'));
+      expect(order('--ro-bind-try', path)).toBeLessThan(order('--bind', '/work/repo'));
+    }
+    expect(order('--tmpfs', '/home/me/.ssh')).toBeGreaterThan(order('--ro-bind-try', '/home/me'));
+    expect(order('--ro-bind-try', '/home/me/.ssh/known_hosts')).toBeGreaterThan(order('--tmpfs', '/home/me/.ssh'));
+    expect(args.filter((arg) => arg === '--bind')).toHaveLength(1);
+  });
+
   it('mounts everything read-only, then the workspace writable, then .git and .dagent read-only again, then hides credentials', () => {
     const args = bubblewrapArgs(POLICY);
     const order = (flag: string, path: string): number => args.findIndex((arg, index) => arg === flag && args[index + 1] === path);
