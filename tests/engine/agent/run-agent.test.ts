@@ -93,7 +93,8 @@ describe('runAgent', () => {
     const tools = new FakeTools({
       run_command: (_args, context) =>
         new Promise((resolve) => {
-          setTimeout(() => controller.abort(), 1);
+          // Cancelled as soon as the call is under way (its abort listener below is in place by then).
+          queueMicrotask(() => controller.abort());
           context.signal.addEventListener('abort', () => resolve({ content: 'aborted', isError: true, meta: { outcome: 'aborted', truncated: false, originalLength: 7, durationMs: 1 } }));
         }),
     });

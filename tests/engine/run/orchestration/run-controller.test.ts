@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RUN_VIEW_EVENT_TYPES, approvePlan, createRun, currentPlan, executeRun, foldRunView, readEvents, savePlan, type Approver, type NodeRuntime, type Plan, type Planner, type Store, type ToolRuntime } from '../../../../engine/index.js';
+import { RUN_VIEW_EVENT_TYPES, approvePlan, createRun, currentPlan, executeRun, foldRunView, readEvents, runLog, savePlan, type Approver, type NodeRuntime, type Plan, type Planner, type Store, type ToolRuntime } from '../../../../engine/index.js';
 import { createScriptedProvider } from '../../../../engine/model/scripted-provider.js';
 import { PlanChangedError, PlanNotApprovedError } from '../../../../engine/run/storage/plan-store.js';
 import { FakeNodeFiles } from '../../../helpers/fake-node-files.js';
@@ -254,11 +254,15 @@ describe('executeRun', () => {
     const tools = new FakeTools({ run_command: () => ok('ok') });
     const firstScript = { ...answers('read-all', 'edit-a', 'edit-b'), 'node:edit-c': [{ text: 'slow', latencyMs: 10_000 }] };
     const files = new FakeNodeFiles();
-    // Ctrl-C once edit-c has started (its row is in the log), whatever the machine's load.
-    const cancelled = (async () => {
-      while (!(await readEvents(store.db, runId, { types: ['node/started'] })).some((event) => event.nodeId === 'edit-c')) await new Promise((resolve) => setTimeout(resolve, 10));
-      controller.abort(new Error('Ctrl-C'));
-    })();
+    // Ctrl-C once edit-c has started (its row is appended to the live log), whatever the machine's load.
+    const cancelled = new Promise<void>((resolve) => {
+      const stop = runLog(store.db, runId).onAppend((events) => {
+        if (!events.some((event) => event.type === 'node/started' && event.nodeId === 'edit-c')) return;
+        stop();
+        controller.abort(new Error('Ctrl-C'));
+        resolve();
+      });
+    });
     const first = await executeRun({ db: store.db, runId, runtime: runtimeWith(firstScript, tools), files, signal: controller.signal });
     await cancelled;
     expect(first.status).toBe('cancelled');
