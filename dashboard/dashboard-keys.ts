@@ -37,6 +37,7 @@ export interface DashboardKey {
 
 const SELECT_HINT = '↑↓/jk select';
 const ANSWER_HINT = 'a/d approve/deny';
+const HELP_HINT = '? help';
 
 export const DASHBOARD_KEYS: readonly DashboardKey[] = [
   {
@@ -77,11 +78,12 @@ export const DASHBOARD_KEYS: readonly DashboardKey[] = [
     command: 'rerun',
     keys: ['S-r'],
     label: 'R',
-    hint: 'R rerun',
+    // The key hint fits 80 columns as it is: `R` is found through `? help`.
+    hint: HELP_HINT,
     description: 'run the selected node again, and every node after it (`dagent rerun --from`):\ntheir changes reverted, a new plan version; the run must be stopped',
     action: (controls) => controls.rerun(),
   },
-  { command: 'help', keys: ['?'], label: '?', hint: '? help', description: 'this help', action: (controls) => controls.toggle('help') },
+  { command: 'help', keys: ['?'], label: '?', hint: HELP_HINT, description: 'this help', action: (controls) => controls.toggle('help') },
   { command: 'detach', keys: ['q', 'C-c'], label: 'q', hint: 'q detach', description: 'quit the screen: detaches only, the run goes on', action: (controls) => controls.detach() },
 ];
 

@@ -18,9 +18,11 @@ interface RunArgs {
   dashboard?: boolean;
   'approve-from-dashboard'?: boolean;
   'allow-lint'?: string[];
+  reuse?: boolean;
 }
 
 export const DASHBOARD_DESCRIPTION = 'show the live dashboard (the default on a terminal); --no-dashboard prints progress lines';
+export const REUSE_DESCRIPTION = 'after a plan edit, keep the result of each node whose inputs did not change (the default); --no-reuse runs the changed nodes and every node after them again';
 export const APPROVE_FROM_DASHBOARD_DESCRIPTION = 'approvals wait for an answer from `dagent dashboard` instead of being denied when there is no terminal';
 
 export const runCommand = defineCommand<RunArgs>({
@@ -40,6 +42,7 @@ export const runCommand = defineCommand<RunArgs>({
       .option('clone', { type: 'boolean', describe: 'with --workers: each worker runs nodes in its own clone; node patches come back to this workspace' })
       .option('dashboard', { type: 'boolean', describe: DASHBOARD_DESCRIPTION })
       .option('approve-from-dashboard', { type: 'boolean', describe: APPROVE_FROM_DASHBOARD_DESCRIPTION })
+      .option('reuse', { type: 'boolean', describe: REUSE_DESCRIPTION })
       .option('allow-lint', ALLOW_LINT_OPTION),
   async run(context, args) {
     const { db } = await context.store();
@@ -65,7 +68,8 @@ export const resumeCommand = defineCommand<RunArgs>({
       .option('workers', { type: 'boolean', describe: 'schedule here and run the nodes on `dagent worker` processes (needs --db postgres://…)' })
       .option('clone', { type: 'boolean', describe: 'with --workers: each worker runs nodes in its own clone; node patches come back to this workspace' })
       .option('dashboard', { type: 'boolean', describe: DASHBOARD_DESCRIPTION })
-      .option('approve-from-dashboard', { type: 'boolean', describe: APPROVE_FROM_DASHBOARD_DESCRIPTION }),
+      .option('approve-from-dashboard', { type: 'boolean', describe: APPROVE_FROM_DASHBOARD_DESCRIPTION })
+      .option('reuse', { type: 'boolean', describe: REUSE_DESCRIPTION }),
   async run(context, args) {
     const { db } = await context.store();
     const run = await getRun(db, args.run);
@@ -111,5 +115,6 @@ function flagsOf(args: RunArgs) {
     ...(args.workers === true ? { workers: args.clone === true ? ('clone' as const) : ('shared' as const) } : {}),
     ...(args.dashboard === undefined ? {} : { dashboard: args.dashboard }),
     ...(args['approve-from-dashboard'] === undefined ? {} : { approveFromDashboard: args['approve-from-dashboard'] }),
+    ...(args.reuse === false ? { reuse: false } : {}),
   };
 }

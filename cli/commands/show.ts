@@ -1,4 +1,4 @@
-import { chooseIsolation, currentPlan, describeIsolation, getRun, planVersion } from '../../engine/read-face.js';
+import { chooseIsolation, currentPlan, describeIsolation, getRun, planVersion, readEvents } from '../../engine/read-face.js';
 import { writeLine } from '../context/cli-io.js';
 import { integerAtLeast } from '../context/cli-args.js';
 import { defineCommand } from '../context/command.js';
@@ -21,7 +21,9 @@ export const showCommand = defineCommand<{ run: string; format: PlanFormat; 'pla
     const version = args['plan-version'];
     const stored = version === undefined ? await currentPlan(db, run.id) : await planVersion(db, run.id, version);
     const analysis = await analyzeForReview(context, stored.plan, await versionLint(context, stored.runId, stored.version, stored.plan));
-    printPlan(context, stored, analysis, args.format);
+    // Nodes this version kept from an earlier one: nothing they depend on changed.
+    const reused = (await readEvents(db, run.id, { types: ['node/reused'] })).flatMap((event) => (event.type === 'node/reused' && event.payload.planVersion === stored.version && event.nodeId !== null ? [event.nodeId] : []));
+    printPlan(context, stored, analysis, args.format, 'show', [...new Set(reused)]);
     if (args.format === 'text' && !context.json) writeLine(context.io.stdout, describeIsolation(await chooseIsolation(context.config.isolation, run.workspace), run.id));
     return 0;
   },

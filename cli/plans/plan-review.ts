@@ -40,13 +40,13 @@ export async function analyzeForReview(context: CliContext, plan: Plan, lint: re
  * contract: `plan` → `{ runId, status, planVersion, plan }`; `show` → the plan document with
  * `stages`, `criticalPath`, `width`, `estimate`, `lint` (plus run id, version, status, hash).
  */
-export function printPlan(context: CliContext, stored: StoredPlan, analysis: PlanAnalysis, format: PlanFormat, shape: 'plan' | 'show' = 'show'): void {
+export function printPlan(context: CliContext, stored: StoredPlan, analysis: PlanAnalysis, format: PlanFormat, shape: 'plan' | 'show' = 'show', reused: readonly string[] = []): void {
   const out = context.io.stdout;
   const chosen = context.json ? 'json' : format;
   switch (chosen) {
     case 'json': {
       const document = planShowJson(stored.plan, analysis);
-      const header = { runId: stored.runId, status: stored.status, planVersion: stored.version, hash: stored.hash };
+      const header = { runId: stored.runId, status: stored.status, planVersion: stored.version, hash: stored.hash, ...(shape === 'show' ? { reused } : {}) };
       writeLine(out, visibleJson(JSON.stringify(shape === 'plan' ? { ...header, plan: document } : { ...document, ...header })));
       return;
     }
@@ -57,7 +57,7 @@ export function printPlan(context: CliContext, stored: StoredPlan, analysis: Pla
       writeLine(out, visibleText(renderPlanDot(stored.plan), { multiline: true }));
       return;
     case 'text':
-      writeLine(out, renderPlanText(stored.plan, analysis, { runId: stored.runId, version: stored.version, status: stored.status, details: true }));
+      writeLine(out, renderPlanText(stored.plan, analysis, { runId: stored.runId, version: stored.version, status: stored.status, details: true, reused }));
       writeLine(out, `plan hash ${stored.hash}`);
   }
 }

@@ -8,6 +8,8 @@ export interface PlanTextOptions {
   readonly status?: PlanStatus;
   /** Add each node's title, reads, writes, dependencies and settings below the stage table. */
   readonly details?: boolean;
+  /** Nodes of this version that kept their result from an earlier one (`node/reused`). */
+  readonly reused?: readonly string[];
 }
 
 /** Files shown per node in the stage table before `+N more`. */
@@ -35,6 +37,7 @@ export function renderPlanText(plan: Plan, analysis: PlanAnalysis, options: Plan
   if (header !== '') lines.push(header);
   lines.push(...stageRows(analysis.stages, nodeOf));
   lines.push(summaryLine(analysis));
+  if (options.reused !== undefined && options.reused.length > 0) lines.push(`reused: ${options.reused.join(', ')} (kept from an earlier plan version: nothing they depend on changed)`);
   for (const finding of analysis.lint) lines.push(`${finding.level === 'error' ? 'lint error' : 'lint'}: ${finding.message}`);
   if (options.details === true) lines.push('', ...detailLines(analysis, nodeOf));
   // Ids in the analysis and lint messages come from the plan too.

@@ -51,6 +51,8 @@ export interface RunFlags {
   readonly allowLint?: readonly string[];
   /** The lint error codes `run --allow-lint` let through beyond the approval's: recorded in `run/started`. */
   readonly allowedLint?: readonly string[];
+  /** `--no-reuse`: after a plan edit, run the changed nodes and every node after them again without checking their keys. */
+  readonly reuse?: boolean;
   /** Changes the run once this process holds it, before it starts (`rerun`: a new plan version, nodes reset). */
   readonly prepare?: (run: RunRecord) => Promise<void>;
 }
@@ -164,6 +166,7 @@ async function executeClaimedRun(context: CliContext, run: RunRecord, flags: Run
       linter: planLinter(context),
       ...(flags.allowedLint === undefined ? {} : { allowedLint: flags.allowedLint }),
       ...(flags.approvedHash === undefined ? {} : { approvedHash: flags.approvedHash }),
+      ...(flags.reuse === false ? { reuse: false } : {}),
       fleet: {
         ...(dispatch === undefined ? {} : { remote: dispatch.remote }),
         // Workers' reports of missed work, and `dagent cancel` from a host that cannot signal this process.

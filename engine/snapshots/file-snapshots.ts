@@ -6,6 +6,7 @@ import type { Database } from '../db/database.js';
 import { attributeChanges, scanChanges } from './file-boundary-changes.js';
 import { GIT_LINK_MODE, GitWorkingTree, type GitRunner } from './file-git.js';
 import { parseNodeBoundary, type NodeBoundary } from './file-node-boundary.js';
+import { nodeInputHashes, revertNodeChange } from './file-node-change.js';
 import { scanWriteSet } from './file-scan.js';
 import { FileSnapshotGitError } from './file-snapshot-errors.js';
 import { clearSnapshotsAfter, deleteSnapshot, insertSnapshotIfAbsent, listSnapshots, recordSnapshotAfter } from './file-snapshot-rows.js';
@@ -207,6 +208,16 @@ export class FileSnapshots {
     if (boundary !== undefined) await removeTempLeftovers(this.#files.root, boundary.writes);
     await clearSnapshotsAfter(this.#db, this.#runId, nodeId);
     return { restored, unrestorable };
+  }
+
+  /** What the node read, as content hashes at its beginning (`NodeFiles.inputHashes`). */
+  inputHashes(nodeId: string, paths: readonly string[]): Promise<Record<string, string>> {
+    return nodeInputHashes(this.#db, this.#runId, nodeId, this.#files, paths);
+  }
+
+  /** Undoes the node's recorded change, keeping later edits, and forgets it (`NodeFiles.revertNode`). */
+  revertNode(nodeId: string): Promise<{ reverted: string[]; conflicts: string[] }> {
+    return revertNodeChange(this.#db, this.#runId, nodeId, this.#files);
   }
 
   /** Ends the workspace watch (if one was started). The snapshots still work after, by scanning. */

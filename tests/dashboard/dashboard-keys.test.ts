@@ -19,7 +19,7 @@ describe('the dashboard keys, one table', () => {
       expect(help, entry.command).toContain(`${entry.label.padEnd(11)}${entry.description.split('\n')[0]}`);
       expect(KEY_HELP, entry.command).toContain(entry.hint);
     }
-    expect(KEY_HELP).toBe('↑↓/jk select · enter details · a/d approve/deny · c cancel · R rerun · ? help · q detach');
+    expect(KEY_HELP).toBe('↑↓/jk select · enter details · a/d approve/deny · c cancel · ? help · q detach');
     // Two commands of the table are never bound to the same key.
     const keys = DASHBOARD_KEYS.flatMap((entry) => entry.keys);
     expect(new Set(keys).size).toBe(keys.length);

@@ -7,6 +7,7 @@ import { executePlanNode, type NodeRuntime } from './execute-plan-node.js';
 import type { NodeFiles } from './node-files.js';
 import { unkeptPromise } from './node-outcome.js';
 import { handoffMessage } from './node-prompt.js';
+import { recordNodeKey, reuseOrRevert, type ReuseContext, type ReuseSettings } from './node-reuse.js';
 import type { NodeResult } from './run-options.js';
 
 /** What one node attempt in the run's own process works with. */
@@ -20,6 +21,8 @@ export interface NodeAttemptContext {
   readonly planVersion: () => number;
   /** The run's memory, kept current by the log: handoffs and boundaries. */
   readonly memory: RunMemory;
+  /** Reuse of results after a plan edit; without it nothing is keyed or reused. */
+  readonly reuse?: ReuseSettings;
 }
 
 /**
@@ -33,6 +36,11 @@ export async function attemptNode(context: NodeAttemptContext, nodeId: string, e
   const plan = context.plan();
   const node = plan.nodes.find((candidate) => candidate.id === nodeId);
   if (node === undefined) return { status: 'failed', error: `node ${nodeId} is not in plan v${context.planVersion()}`, retryable: false };
+  if (context.reuse?.recheck.has(nodeId) === true) {
+    await durable;
+    const kept = await reuseOrRevert(reuseContext(context), node, context.reuse);
+    if (kept !== undefined) return { status: 'succeeded', result: kept };
+  }
   const earlier = memory.boundaries.get(nodeId);
   if (earlier !== undefined && attempt > 1) {
     await durable;
@@ -65,6 +73,7 @@ export async function attemptNode(context: NodeAttemptContext, nodeId: string, e
     if (end.conflict !== undefined) return { status: 'failed', error: end.conflict, retryable: false };
     const unkept = unkeptPromise({ nodeId, kind: node.kind, actions: result.actions ?? [], filesChanged, writes: node.writes });
     if (unkept !== undefined) return { status: 'failed', ...unkept, retryable: false };
+    if (context.reuse !== undefined) await recordNodeKey(reuseContext(context), node, marker.seq);
     return { status: 'succeeded', result: { answer: result.answer, filesChanged } };
   } finally {
     session.close();
@@ -75,4 +84,8 @@ export async function attemptNode(context: NodeAttemptContext, nodeId: string, e
 function commitMessage(node: PlanNode, attempt: number): string {
   const instruction = node.command === undefined ? node.instructions : `${node.instructions}\n\ncommand: ${node.command}`;
   return `dagent: ${node.id} (attempt ${attempt}): ${node.title}\n\n${instruction}`.trim();
+}
+
+function reuseContext(context: NodeAttemptContext): ReuseContext {
+  return { plan: context.plan(), planVersion: context.planVersion(), runtime: context.runtime, files: context.files, memory: context.memory, log: context.log };
 }

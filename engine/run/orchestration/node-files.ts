@@ -29,6 +29,18 @@ export interface NodeFiles {
   /** The folder a node attempt runs in when it has its own (isolated workspaces); undefined: the run's workspace. */
   workspaceFor?(nodeId: string): string | undefined;
   restoreNode(nodeId: string, boundary: unknown): Promise<readonly string[]>;
+  /**
+   * The content hash each path had when the node began, as far as the files tell now: a path the
+   * node changed and that is still as it left it gives its content before the node; any other path
+   * its current content (`absent` when there is none). What a node's reuse key records of the files it read.
+   */
+  inputHashes?(nodeId: string, paths: readonly string[]): Promise<Readonly<Record<string, string>>>;
+  /**
+   * Undoes the node's recorded change as `revert --node` does (reversed as a patch onto later
+   * edits), and forgets it, so its next attempt records afresh. Returns the files put back and
+   * those that could not be (changed since in the same lines; left as they are).
+   */
+  revertNode?(nodeId: string): Promise<{ readonly reverted: readonly string[]; readonly conflicts: readonly string[] }>;
   /** Ends what the snapshots keep running for the run (a workspace watch). */
   close?(): Promise<void>;
 }

@@ -24,6 +24,7 @@ import { unplannedReport, type UnplannedWork } from '../views/unplanned-work.js'
 import { applyPlanPatch, missedWorkNode } from './apply-plan-patch.js';
 import { stopEarlierCommands } from './earlier-commands.js';
 import { attemptNode } from './node-attempt.js';
+import { nodesToRecheck, type ReuseSettings } from './node-reuse.js';
 import { changedCommandNodes, replanVerdict, reviewAfterReplan } from './replan-verdict.js';
 import { DEFAULT_RUN_SETTINGS, type ExecuteRunOptions, type NodeResult, type RunResult, type RunSettings } from './run-options.js';
 import { runOutcome } from './run-outcome.js';
@@ -71,6 +72,8 @@ class RunController {
   /** Reported missed work no plan version took up yet, by the report's seq: the run cannot succeed while one is left. */
   readonly #unplanned = new Map<number, UnplannedWork>();
   #cancelReason: unknown;
+  /** Nodes a plan edit put back to pending, checked for reuse when they would run. */
+  #reuse: ReuseSettings = { enabled: true, recheck: new Set() };
 
   constructor(options: ExecuteRunOptions) {
     this.#options = options;
@@ -109,13 +112,14 @@ class RunController {
     try {
       follower = await this.#follow();
       await this.#replanEarlierReports(recovered);
+      const recheck = await this.#recheckAfterEdit(recovered);
       this.#handle = startSchedule<NodeResult>({
         nodes: this.#plan.nodes,
         mode: this.#settings.mode,
         concurrency: this.#settings.concurrency,
         signal: this.#schedule.signal,
         retry: { maxAttempts: this.#settings.maxAttempts },
-        initialStatus: new Map([...recovered.nodes].map(([id, state]) => [id, state.status])),
+        initialStatus: new Map([...recovered.nodes].map(([id, state]) => [id, recheck.has(id) ? 'pending' : state.status])),
         initialAttempts: new Map([...recovered.nodes].map(([id, state]) => [id, state.attempts])),
         execute: (nodeId, execution) => this.#attempt(nodeId, execution),
         onTransitions: transitions.commit,
@@ -157,6 +161,24 @@ class RunController {
     return recovered;
   }
 
+  /**
+   * After a plan edit: the succeeded nodes whose inputs changed, and the nodes after them, go back
+   * to pending (`node/reset`); each is kept or run again when it would run (`reuseOrRevert`).
+   * Remote attempts (workers) are not keyed, so nothing is rechecked for them.
+   */
+  async #recheckAfterEdit(recovered: RecoveredRun): Promise<ReadonlySet<string>> {
+    this.#reuse = { enabled: this.#options.reuse ?? true, recheck: new Set() };
+    if (this.#options.fleet?.remote !== undefined) return this.#reuse.recheck;
+    const context = { plan: this.#plan, planVersion: this.#planVersion, runtime: this.#options.runtime, files: this.#options.files, memory: this.#memory, log: this.#log };
+    const statuses = new Map([...recovered.nodes].map(([id, state]) => [id, state.status]));
+    const recheck = await nodesToRecheck(context, statuses);
+    if (recheck.size === 0) return this.#reuse.recheck;
+    const payload = (reason: string) => ({ cause: 'plan-changed' as const, planVersion: this.#planVersion, reason: `plan v${this.#planVersion}: ${reason}`, reverted: false });
+    await this.#log.appendMany([...recheck].map(([nodeId, reason]) => ({ type: 'node/reset' as const, nodeId, payload: payload(reason) })));
+    for (const id of recheck.keys()) this.#reuse.recheck.add(id);
+    return this.#reuse.recheck;
+  }
+
   /** `run/started` with the run's status and its node rows, refused if the run changed since its row was read. */
   async #startRun(): Promise<void> {
     const from = this.#run.status;
@@ -195,7 +217,7 @@ class RunController {
     const remote = this.#options.fleet?.remote;
     if (remote !== undefined) return remote.execute(nodeId, { ...execution, planVersion: this.#planVersion });
     const { runtime, files } = this.#options;
-    const context = { runId: this.#runId, log: this.#log, runtime, files, memory: this.#memory, plan: () => this.#plan, planVersion: () => this.#planVersion };
+    const context = { runId: this.#runId, log: this.#log, runtime, files, memory: this.#memory, plan: () => this.#plan, planVersion: () => this.#planVersion, reuse: this.#reuse };
     return attemptNode(context, nodeId, execution);
   }
 

@@ -52,6 +52,11 @@ export interface ExecuteRunOptions {
   readonly onEvents?: (events: readonly SessionEvent[]) => void;
   /** The run among other processes: workers, a `dagent cancel` elsewhere, the lease this process holds. */
   readonly fleet?: RunFleet;
+  /**
+   * After a plan edit, keep the result of a node whose inputs (specification, model, dependencies'
+   * results, files read) are unchanged instead of running it again. Default true; `--no-reuse`: false.
+   */
+  readonly reuse?: boolean;
 }
 
 /** What other processes do to a run: only a run shared with them (workers, the lease, another host) needs it. */

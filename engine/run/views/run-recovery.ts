@@ -1,5 +1,6 @@
 import type { CompletedNode } from '../../plan/planner.js';
 import type { SessionEvent } from '../../session/event-types.js';
+import type { NodeInputs } from './reuse-key.js';
 import { NODE_TRANSITION_EVENT_TYPES } from '../storage/node-event.js';
 import { nodeStatesFromEvents, type FoldedNodeState } from './node-states.js';
 import { emptyRunView, reduceRunView } from './run-view.js';
@@ -21,6 +22,10 @@ export class RunMemory {
   readonly boundaries = new Map<string, unknown>();
   /** Replans that amended the plan. */
   replans = 0;
+  /** Each node's last reuse key, with the result it keyed and the seqs of the attempt that made it. */
+  readonly keyed = new Map<string, KeyedResult>();
+  /** The seq of each node's last `node/snapshotted`: where its last attempt began. */
+  readonly #attemptSeqs = new Map<string, number>();
 
   add(events: readonly SessionEvent[]): this {
     for (const event of events) this.#add(event);
@@ -34,18 +39,39 @@ export class RunMemory {
     }
     const nodeId = event.nodeId;
     if (nodeId === null) return;
+    if (event.type === 'node/succeeded') {
+      const keyed = this.keyed.get(nodeId);
+      if (keyed !== undefined && keyed.result === undefined) this.keyed.set(nodeId, { ...keyed, result: { nodeId, result: event.payload.result, filesChanged: event.payload.filesChanged ?? [] }, toSeq: event.seq });
+    }
     if (event.type === 'node/reset') {
       // Its change was undone (or is undone when it runs again): nothing of it is handed on or put back.
       this.completed.delete(nodeId);
       this.boundaries.delete(nodeId);
     } else if (event.type === 'node/succeeded') this.completed.set(nodeId, { nodeId, result: event.payload.result, filesChanged: event.payload.filesChanged ?? [] });
-    else if (event.type === 'node/snapshotted') this.boundaries.set(nodeId, event.payload.boundary);
+    else if (event.type === 'node/snapshotted') {
+      this.boundaries.set(nodeId, event.payload.boundary);
+      this.#attemptSeqs.set(nodeId, event.seq);
+    } else if (event.type === 'node/keyed') {
+      const { key, inputs, planVersion } = event.payload;
+      this.keyed.set(nodeId, { key, inputs, planVersion, fromSeq: this.#attemptSeqs.get(nodeId) ?? 0 });
+    }
     else if (event.type === 'attempt/finished' && event.payload.patch !== undefined) this.patches.set(nodeId, event.payload.patch);
   }
 }
 
+/** A node's reuse key as its last `node/keyed` recorded it, and the result it keyed. */
+export interface KeyedResult {
+  readonly key: string;
+  readonly inputs: NodeInputs;
+  readonly planVersion: number;
+  /** The seq of the `node/snapshotted` that began the attempt, and of its `node/succeeded`: the calls it cost. */
+  readonly fromSeq: number;
+  readonly toSeq?: number;
+  readonly result?: CompletedNode;
+}
+
 /** The events `RunMemory` folds. */
-export const RUN_MEMORY_EVENT_TYPES = ['node/succeeded', 'node/snapshotted', 'attempt/finished', 'replan/finished', 'node/reset'] as const;
+export const RUN_MEMORY_EVENT_TYPES = ['node/succeeded', 'node/snapshotted', 'attempt/finished', 'replan/finished', 'node/reset', 'node/keyed'] as const;
 
 /** A run as an earlier process of it left it: where a resumed run carries on from. */
 export interface RecoveredRun {

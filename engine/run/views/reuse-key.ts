@@ -1,0 +1,48 @@
+import { canonicalJson, contentHash } from '../../canonical-json.js';
+import type { Plan, PlanNode } from '../../plan/plan-schema.js';
+
+/** What a node's result depends on (SPEC of reuse): the parts of its key, each a content hash. */
+export interface NodeInputs {
+  /** The node's specification as the model or the command sees it (goal, kind, instructions, files, tools, role, command…). */
+  readonly spec: string;
+  /** `provider:model` of a node that calls a model; null for a command. */
+  readonly model: string | null;
+  /** Each dependency's result (answer and files changed), hashed. */
+  readonly dependencies: Readonly<Record<string, string>>;
+  /** Each file the node read (path → content hash when the node began; `absent` when there was none). */
+  readonly files: Readonly<Record<string, string>>;
+}
+
+/** The reuse key: one content hash over all the inputs. Equal keys, equal inputs. */
+export function reuseKey(inputs: NodeInputs): string {
+  return contentHash(canonicalJson(inputs));
+}
+
+/** The hash of a node's specification: every field but its id and estimate, with the plan's goal the prompt names. */
+export function specHash(plan: Plan, node: PlanNode): string {
+  const { id: _id, estimate: _estimate, dependsOn, ...spec } = node;
+  return contentHash(canonicalJson({ goal: plan.goal, dependsOn: [...dependsOn].sort(), ...spec }));
+}
+
+/** A dependency's result as a hash: its answer and the files it changed. */
+export function resultHash(result: { readonly result: string; readonly filesChanged: readonly string[] }): string {
+  return contentHash(canonicalJson({ answer: result.result, filesChanged: [...result.filesChanged].sort() }));
+}
+
+/** Why two sets of inputs differ, the first difference in words; undefined when they are the same. Pure. */
+export function inputsDifference(recorded: NodeInputs, now: NodeInputs): string | undefined {
+  if (recorded.spec !== now.spec) return 'its specification changed';
+  if (recorded.model !== now.model) return `its model changed (${recorded.model ?? 'none'} → ${now.model ?? 'none'})`;
+  for (const id of new Set([...Object.keys(recorded.dependencies), ...Object.keys(now.dependencies)])) {
+    const before = recorded.dependencies[id];
+    const after = now.dependencies[id];
+    if (before === after) continue;
+    if (before === undefined) return `it depends on ${id} now`;
+    if (after === undefined) return `it no longer depends on ${id}`;
+    return `the result of ${id} changed`;
+  }
+  for (const path of new Set([...Object.keys(recorded.files), ...Object.keys(now.files)])) {
+    if (recorded.files[path] !== now.files[path]) return `${path} changed since it read it`;
+  }
+  return undefined;
+}
