@@ -170,6 +170,7 @@ export {
   conflictHunks,
   describeConflicts,
   describeIsolation,
+  linkedFolderTargets,
   runBranch,
   type IsolationChoice,
   type IsolationSetting,

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -37,6 +37,7 @@ export const demoCommand = defineCommand<DemoArgs>({
     cpSync(join(root, 'examples', DEMO_REPOSITORY), workspace, { recursive: true });
     linkTypeScript(workspace);
     initGit(workspace);
+    isolateNodes(workspace);
     const script = join(root, 'examples', DEMO_SCRIPT);
     const demo = new CliContext(context.io, { workspace, model: `scripted:${script}`, approval: 'auto', json: context.json });
     const out = context.io.stdout;
@@ -57,6 +58,8 @@ export const demoCommand = defineCommand<DemoArgs>({
       const tests = runExampleTests(workspace);
       if (!context.json) {
         writeLine(out, `\nthe example's own tests (npm test in ${workspace}): ${tests.passed ? 'passed' : 'FAILED'}${tests.summary === '' ? '' : ` · ${tests.summary}`}`);
+        const branch = runBranchLog(workspace, runId);
+        if (branch !== '') writeLine(out, `\neach node ran in its own git worktree; its change is one commit on the run branch (git log --oneline dagent/${runId}):\n${branch}`);
         const command = dagentCommand(process.argv[1], context.io.env);
         const dagent = `${command} -w ${workspace}`;
         writeLine(
@@ -115,4 +118,17 @@ function initGit(workspace: string): void {
   } catch {
     // without git the snapshots scan each node's write set instead
   }
+}
+
+/** The demo runs each node in its own worktree (`isolation: worktree`, a key a repository's config may set). */
+function isolateNodes(workspace: string): void {
+  mkdirSync(join(workspace, '.dagent'), { recursive: true });
+  writeFileSync(join(workspace, '.dagent', '.gitignore'), '# dagent state: the run database and file snapshots\n*\n');
+  writeFileSync(join(workspace, '.dagent', 'config.json'), `${JSON.stringify({ isolation: 'worktree' }, null, 2)}\n`);
+}
+
+/** The run branch's commits since the demo's own first commit, newest first; empty without git. */
+function runBranchLog(workspace: string, runId: string): string {
+  const result = spawnSync('git', ['log', '--oneline', '--no-decorate', `HEAD..dagent/${runId}`], { cwd: workspace, env: controlledGitEnvironment(), encoding: 'utf8' });
+  return result.status === 0 ? result.stdout.trimEnd() : '';
 }

@@ -5,3 +5,4 @@ export { conflictHunks, describeConflicts, type ConflictHunk, type MergeConflict
 export { WorktreeNodeFiles, type WorktreeBoundary, type WorktreeEndOptions, type WorktreeNodeEnd, type WorktreeNodeFilesOptions } from './worktree-node-files.js';
 export { deliverChange, type DeliveredFile, type Delivery } from './working-copy-delivery.js';
 export { chooseIsolation, describeIsolation, type IsolationChoice, type IsolationSetting } from './isolation.js';
+export { LINKED_FOLDERS_FILE, linkedFolderTargets } from './linked-folders.js';

@@ -3,6 +3,7 @@ import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { GitWorkingTree, runGit, type GitRunner } from '../snapshots/file-git.js';
 import { GitObjects } from './git-objects.js';
+import { LINKED_FOLDERS_FILE } from './linked-folders.js';
 import { conflictHunks, type MergeConflict } from './merge-conflicts.js';
 import { NodeWorkspace, type NodeCommit } from './node-workspace.js';
 import { SerialLock } from './serial-lock.js';
@@ -141,7 +142,7 @@ export class RunWorkspaces {
   }
 
   get #excludesFile(): string {
-    return join(this.folder, '.linked-folders');
+    return join(this.folder, LINKED_FOLDERS_FILE);
   }
 
   #prune(): Promise<void> {

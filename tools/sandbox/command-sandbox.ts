@@ -2,6 +2,7 @@ import { accessSync, constants, existsSync, lstatSync, mkdtempSync, realpathSync
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { linkedFolderTargets } from '../../engine/index.js';
 import { startAllowListProxy, type AllowListProxy } from './allow-list-proxy.js';
 import { bubblewrapArgs } from './bubblewrap-args.js';
 import { SECCOMP_FD, confinementOf, findBubblewrapLevel, type BubblewrapLevel } from './bubblewrap-confinement.js';
@@ -144,7 +145,9 @@ export class CommandSandbox {
     const proxyEnv = network.kind === 'none' ? {} : proxyEnvironment(network.kind === 'proxy-socket' ? SANDBOX_PROXY_PORT : network.port);
     if (this.kind === 'bubblewrap') {
       const emptyFolder = placeholders.length === 0 ? undefined : privateEmptyFolder();
-      const policy: SandboxPolicy = { workspace: input.workspace, readOnly, placeholders, ...(emptyFolder === undefined ? {} : { emptyFolder }), hidden, visible: [PACKAGE_ROOT, dirname(process.execPath)], readPaths: (this.#options.readPaths ?? []).map(realPathOrSelf), tempDir: '/tmp', network };
+      // A node workspace's linked folders (node_modules, build caches) stay visible, read-only, under the private /tmp too.
+      const visible = [PACKAGE_ROOT, dirname(process.execPath), ...linkedFolderTargets(input.workspace)];
+      const policy: SandboxPolicy = { workspace: input.workspace, readOnly, placeholders, ...(emptyFolder === undefined ? {} : { emptyFolder }), hidden, visible, readPaths: (this.#options.readPaths ?? []).map(realPathOrSelf), tempDir: '/tmp', network };
       const inner = network.kind === 'proxy-socket'
         ? [process.execPath, BRIDGE_SCRIPT, SANDBOX_PROXY_SOCKET, String(SANDBOX_PROXY_PORT), '--', input.shell, '-c', input.command]
         : [input.shell, '-c', input.command];
