@@ -57,6 +57,7 @@ export function renderHeader(view: RunView, now: number, width: number): Span[][
     [`${formatTokens(totals.output)} out`, 'bold'],
     [` · ${totals.modelCalls} model calls · ${formatUsd(totals.costUsd)} · `],
     [`${view.replans.length} replan${view.replans.length === 1 ? '' : 's'}`, view.replans.length > 0 ? 'magenta' : 'plain'],
+    ...(view.saved.modelCalls > 0 ? ([[` · saved ${formatTokens(view.saved.tokens.input + view.saved.tokens.output)} tokens ${formatUsd(view.saved.costUsd)}`, 'green']] as Span[]) : []),
   ];
   return [title, progressLine, totalsLine];
 }

@@ -70,12 +70,16 @@ export function statusJson(view: RunView, owner?: RunOwner): unknown {
       compactions: node.compactions,
       ...(node.modelSwitches.length === 0 ? {} : { modelSwitches: node.modelSwitches.map(({ from, to, reason, error }) => ({ from, to, reason, error })) }),
       ...(node.error === null ? {} : { error: node.error }),
+      ...(node.reused ? { reused: true } : {}),
+      ...(node.savedCostUsd > 0 || node.saved.input + node.saved.output > 0 ? { saved: { tokens: node.saved, costUsd: node.savedCostUsd } } : {}),
     })),
     totals: {
       tokens: { input: view.totals.input, output: view.totals.output, cacheHit: view.totals.cacheHit, reasoning: view.totals.reasoning },
       costUsd: view.totals.costUsd,
       modelCalls: view.totals.modelCalls,
       nodes: countBy(nodes.map((node) => node.status)),
+      // What reuse (and resume) did not pay again.
+      saved: view.saved,
     },
   };
 }
@@ -95,7 +99,7 @@ export function renderStatusText(view: RunView, now: Date = new Date(), owner?: 
       const duration = durationBetween(node.startedAt, node.finishedAt, clock);
       rows.push([
         visibleText(node.id),
-        node.status,
+        node.reused && node.status === 'succeeded' ? 'reused' : node.status,
         String(node.attempts),
         duration === undefined ? '-' : formatDuration(duration),
         formatTokens(node.tokens.input + node.tokens.output),
@@ -111,11 +115,25 @@ export function renderStatusText(view: RunView, now: Date = new Date(), owner?: 
     '',
     `tokens ${formatTokens(view.totals.input)} in (${Math.round(cacheShare * 100)}% cache hit) · ${formatTokens(view.totals.output)} out · ${view.totals.modelCalls} model calls · ${formatUsd(view.totals.costUsd)}`,
   );
+  const saved = savedLine(view);
+  if (saved !== undefined) lines.push(saved);
   for (const replan of view.replans) if (replan.outcome !== 'amended' && replan.reason !== undefined) lines.push(`replan after ${replan.trigger} ${replan.outcome}: ${oneLine(replan.reason, 200)}`);
   if (view.error !== null) lines.push(`error: ${visibleText(view.error, { multiline: true })}`);
   if (gone && view.status === 'planning') lines.push(`it has no plan: \`dagent cancel ${view.runId}\` closes it, and \`dagent plan\` plans the task again`);
   else if (gone) lines.push(`\`dagent resume ${view.runId}\` finishes it: succeeded nodes are not run again, nodes that were running start over from their files as they were; \`dagent cancel ${view.runId}\` closes it`);
   return lines.join('\n');
+}
+
+/** `saved by reuse: 2 nodes reused · 5 model calls · 48K tokens · $0.01 not paid again`, when anything was. */
+export function savedLine(view: RunView): string | undefined {
+  const { saved } = view;
+  if (saved.modelCalls === 0 && saved.reusedNodes === 0 && saved.resumedNodes === 0) return undefined;
+  const parts = [
+    ...(saved.reusedNodes > 0 ? [`${saved.reusedNodes} node${saved.reusedNodes === 1 ? '' : 's'} reused`] : []),
+    ...(saved.resumedNodes > 0 ? [`${saved.resumedNodes} resumed from their last step`] : []),
+    `${saved.modelCalls} model calls · ${formatTokens(saved.tokens.input + saved.tokens.output)} tokens · ${formatUsd(saved.costUsd)} not paid again`,
+  ];
+  return `saved: ${parts.join(' · ')}`;
 }
 
 /** `edit-a: model openai:gpt-4.1 gave way to deepseek:deepseek-chat (retries exhausted: openai 503: …)`. */

@@ -80,6 +80,15 @@ describe('running an edited plan', () => {
     expect(runOutput).toContain('♻ test reused: nothing it depends on changed');
   });
 
+  it('counts what reuse saved in status, as text and as JSON', async () => {
+    const status = JSON.parse((await dagent('--json', 'status', runId)).stdout) as { nodes: { id: string; reused?: boolean }[]; totals: { saved: { reusedNodes: number } } };
+    expect(status.totals.saved.reusedNodes).toBe(1);
+    expect(status.nodes.find((node) => node.id === 'test')?.reused).toBe(true);
+    const text = (await dagent('status', runId)).stdout;
+    expect(text).toMatch(/test +reused/);
+    expect(text).toContain('saved: 1 node reused · 0 model calls');
+  });
+
   it('marks the reused node in show, and --no-reuse runs the changed nodes and those after them', async () => {
     expect((await dagent('show', runId)).stdout).toContain('reused: test (kept from an earlier plan version: nothing they depend on changed)');
     expect(JSON.parse((await dagent('--json', 'show', runId)).stdout)).toMatchObject({ reused: ['test'] });
