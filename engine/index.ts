@@ -86,10 +86,11 @@ export { groupTurns } from './compaction/turns.js';
 export { STOP_WORDS } from './memory/keywords.js';
 export { MemoryStore } from './memory/memory-store.js';
 export { MemoryIdError, ScopedMemoryStore, type MemoryBank } from './memory/scoped-memory-store.js';
-export type { MemoryKind, MemoryScope } from './memory/memory.js';
+export type { Memory, MemoryKind, MemoryScope, MemorySource } from './memory/memory.js';
 export { loadProjectMemory, PROJECT_MEMORY_SECTION_ORDER, projectMemorySection } from './memory/project-memory.js';
 export { formatMemory, recallMemories } from './memory/recall-memories.js';
-export { rememberArgsSchema, rememberFromTool } from './memory/remember.js';
+export { addMemory, rememberArgsSchema, rememberFromTool } from './memory/remember.js';
+export { extractKeyFacts, type KeyFact, type KeyFactOrigin, type KeyFactSink } from './compaction/key-facts.js';
 
 // Plans: the plan schema, checks, stages, estimates and diffs.
 export { checkPlan } from './plan/check-plan.js';

@@ -1,4 +1,4 @@
-import { ConfigError, MEMORY_KINDS, MEMORY_SCOPES, formatMemory, visibleJson, visibleText, type MemoryKind, type MemoryScope } from '../../engine/index.js';
+import { ConfigError, MEMORY_KINDS, MEMORY_SCOPES, formatMemory, visibleJson, visibleText, type Memory, type MemoryKind, type MemoryScope, type MemorySource } from '../../engine/index.js';
 import { writeLine } from '../context/cli-io.js';
 import { integerAtLeast } from '../context/cli-args.js';
 import { defineCommand } from '../context/command.js';
@@ -6,9 +6,17 @@ import { createMemoryStore } from '../runtime/compose-runtime.js';
 
 const ACTIONS = ['add', 'list', 'search', 'rm'] as const;
 
-/** A memory's line; an agent wrote it, so escapes in it are shown, not obeyed. */
-function memoryLine(memory: Parameters<typeof formatMemory>[0]): string {
-  return visibleText(formatMemory(memory));
+/** A memory's line and where it came from; an agent wrote it, so escapes in it are shown, not obeyed. */
+function memoryLine(memory: Memory): string {
+  return visibleText(`${formatMemory(memory)}${sourceNote(memory.source)}`);
+}
+
+/** `  (from compaction c-1 · run r-7f3a · node edit-a)`; nothing for memories stored before sources were kept. */
+function sourceNote(source: MemorySource | undefined): string {
+  if (source === undefined) return '';
+  const origin = source.kind === 'cli' ? 'added with dagent memory add' : source.kind === 'remember' ? 'from remember' : `from compaction ${source.compactionId ?? ''}`.trim();
+  const where = [source.runId === undefined ? undefined : `run ${source.runId}`, source.nodeId === undefined ? undefined : `node ${source.nodeId}`].filter((part) => part !== undefined);
+  return `  (${[origin, ...where].join(' · ')})`;
 }
 
 interface MemoryArgs {
@@ -29,7 +37,7 @@ export const memoryCommand = defineCommand<MemoryArgs>({
     yargs
       .positional('action', { type: 'string', choices: ACTIONS, demandOption: true })
       .positional('text', { type: 'string', array: true, describe: 'the memory (add), the query (search) or the id (rm)' })
-      .option('kind', { type: 'string', choices: MEMORY_KINDS, describe: 'preference, convention, lesson or fact' })
+      .option('kind', { type: 'string', choices: MEMORY_KINDS, describe: 'preference, convention, lesson, decision or fact' })
       .option('scope', { type: 'string', choices: MEMORY_SCOPES, describe: 'project (default; in this workspace) or user (yours, in every workspace)' })
       .option('limit', { requiresArg: true, coerce: integerAtLeast('--limit', 1), describe: 'most results (list, search)' }),
   async run(context, args) {
@@ -39,7 +47,7 @@ export const memoryCommand = defineCommand<MemoryArgs>({
     switch (args.action) {
       case 'add': {
         if (text === '') throw new ConfigError('memory add needs the text to remember');
-        const result = await memory.add({ content: text, ...(args.kind === undefined ? {} : { kind: args.kind }), ...(args.scope === undefined ? {} : { scope: args.scope }) });
+        const result = await memory.add({ content: text, source: { kind: 'cli' }, ...(args.kind === undefined ? {} : { kind: args.kind }), ...(args.scope === undefined ? {} : { scope: args.scope }) });
         if (context.json) writeLine(out, JSON.stringify(result));
         else writeLine(out, `${result.created ? 'remembered' : 'already known'}: ${memoryLine(result.memory)}`);
         return 0;

@@ -21,6 +21,7 @@ export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number
     const transcript = streamedTranscript(context.io.stdout, context.json);
     const limits = { ...(args['max-steps'] === undefined ? {} : { maxSteps: args['max-steps'] }), ...(context.config.tokenBudget === undefined ? {} : { tokenBudget: context.config.tokenBudget }) };
     const tools = await createTools(context);
+    const memory = await createMemoryStore(context);
     let tracing: RunTracing | undefined;
     const { runId, outcome } = await executeReactRun({
       db,
@@ -32,8 +33,8 @@ export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number
       allowedTools: toolSet(tools, 'all', { planned: false }),
       approver: createApprover(context),
       sections: await projectMemorySections(context),
-      contexts: [recallMemories(await createMemoryStore(context), { query: task })],
-      compactor: createNodeCompactor(context, chosen.provider, chosen.provider.model),
+      contexts: [recallMemories(memory, { query: task })],
+      compactor: createNodeCompactor(context, chosen.provider, chosen.provider.model, memory),
       price: chosen.price,
       limits,
       signal: context.io.interrupt,

@@ -14,6 +14,7 @@ import {
   type AgentCompactor,
   type Approver,
   type ContextProvider,
+  type MemoryBank,
   type ModelProvider,
   type NodeRuntime,
   type PlanNodeKind,
@@ -24,6 +25,7 @@ import {
 import { createNonInteractiveApprover, createSymbolTools, createRememberTool, createTerminalApprover, createToolRuntime, reportMissingWorkTool, toolSet, type LocalToolRuntime } from '../../tools/index.js';
 import type { CliContext } from '../context/cli-context.js';
 import { createConfinement } from './confinement.js';
+import { keyFactsToMemory } from './key-facts-to-memory.js';
 import { chooseModel, modelIdFor } from './models.js';
 import { holdingOutput } from '../context/output-hold.js';
 import { createWebTools, startMcpTools } from './outside-tools.js';
@@ -80,14 +82,16 @@ export async function projectMemorySections(context: CliContext): Promise<Prompt
 }
 
 /** Compaction for a node's model: threshold from its window, summaries by the summarizer model. */
-export function createNodeCompactor(context: CliContext, provider: ModelProvider, model: string): AgentCompactor {
+export function createNodeCompactor(context: CliContext, provider: ModelProvider, model: string, memory?: MemoryBank): AgentCompactor {
   const summarizerId = context.config.summarizerModel;
   const summarizer = summarizerId === undefined ? { provider, model } : (() => {
     const chosen = chooseModel(context, summarizerId);
     return { provider: chosen.provider as ModelProvider, model: chosen.provider.model };
   })();
   const compaction = context.config.compaction;
+  const keyFacts = keyFactsToMemory(context, memory);
   return createCompactor({
+    ...(keyFacts === undefined ? {} : { keyFacts }),
     window: provider.contextWindow(model),
     model: summarizer.model,
     summarize: async (request, signal) => {
@@ -123,7 +127,7 @@ export async function createNodeRuntime(
       let resolved = models.get(key);
       if (resolved === undefined) {
         const chosen = chooseModel(context, id, { fromPlan });
-        resolved = { provider: chosen.provider, model: chosen.provider.model, price: chosen.price, compactor: createNodeCompactor(context, chosen.provider, chosen.provider.model) };
+        resolved = { provider: chosen.provider, model: chosen.provider.model, price: chosen.price, compactor: createNodeCompactor(context, chosen.provider, chosen.provider.model, memory) };
         models.set(key, resolved);
       }
       return resolved;

@@ -5,6 +5,7 @@ import { growthMargin, shouldCompact, type CompactionVerdict } from './compactio
 import { isCompacted, type CompactionResult, type CompactionTrigger } from './compaction-result.js';
 import { resolveCompactionSettings, type CompactionSettings } from './compaction-settings.js';
 import { compactSession } from './compact-session.js';
+import { extractKeyFacts, type KeyFactSink } from './key-facts.js';
 import { promptTokens, type PromptParts } from './surface-view.js';
 
 export interface CompactorOptions extends CompactionSettings {
@@ -12,6 +13,8 @@ export interface CompactorOptions extends CompactionSettings {
   readonly background?: boolean;
   /** Growth needed after a compaction before the next one; 5 % of the threshold (at least 1K) by default. */
   readonly growthMarginTokens?: number;
+  /** Receives the key facts of every committed summary (long-term memory); none when absent. */
+  readonly keyFacts?: KeyFactSink;
 }
 
 /** This step's prompt; a `PromptSnapshot` fits. Its hashes, when present, cache its token count. */
@@ -107,8 +110,11 @@ export function createCompactor(options: CompactorOptions): Compactor {
     return { verdict, tokens, threshold, softWatermark };
   };
 
-  const compactNow = async (session: Session, prompt: StepPrompt, signal: AbortSignal, trigger: CompactionTrigger): Promise<CompactionResult> =>
-    compactSurface(await stateOf(session), threshold, () => compactSession(session, { ...options, trigger, signal, prompt }), signal);
+  const compactNow = async (session: Session, prompt: StepPrompt, signal: AbortSignal, trigger: CompactionTrigger): Promise<CompactionResult> => {
+    const result = await compactSurface(await stateOf(session), threshold, () => compactSession(session, { ...options, trigger, signal, prompt }), signal);
+    if (options.keyFacts !== undefined && result.outcome === 'committed') await proposeKeyFacts(session, result, options.keyFacts, signal);
+    return result;
+  };
 
   return {
     threshold,
@@ -220,4 +226,17 @@ async function loadState(session: Session): Promise<SurfaceState> {
     }
   }
   return { lastTokens, candidate: undefined, candidateFailedAt: undefined };
+}
+
+/** Hands the committed summary's key facts to the sink; a failing sink costs the facts, never the compaction. */
+async function proposeKeyFacts(session: Session, result: Extract<CompactionResult, { outcome: 'committed' }>, sink: KeyFactSink, signal: AbortSignal): Promise<void> {
+  const [summary] = await session.log.read({ fromSeq: result.summarySeq, toSeq: result.summarySeq, types: ['compaction/summary'] });
+  if (summary?.type !== 'compaction/summary') return;
+  const facts = extractKeyFacts(summary.payload.summary);
+  if (facts.length === 0) return;
+  try {
+    await sink(facts, { session, compactionId: result.compactionId }, signal);
+  } catch {
+    // The summary is committed; memory is an extra. The facts stay readable in the summary itself.
+  }
 }

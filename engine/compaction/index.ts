@@ -32,6 +32,7 @@ export {
   type SurfaceRange,
 } from './select-range.js';
 export { PRUNE_MIN_TOKENS, isPrunedResult, planPrune, prunePlaceholder, prunedResultDraft, type PlannedPrune, type PruneInput, type PrunePlan } from './prune.js';
+export { KEY_FACTS_SECTION, KEY_FACT_KINDS, extractKeyFacts, type KeyFact, type KeyFactOrigin, type KeyFactSink } from './key-facts.js';
 export { SUMMARY_SECTIONS, buildSummaryRequest, formatFact, summaryInstruction, type SeqRange, type SummaryInstructionInput, type SummaryRequestInput } from './summary-prompt.js';
 export { frameSummary, type FrameSummaryInput } from './summary-message.js';
 export { MAX_SURVIVAL_FACTS, extractSurvivalFacts, failingTestNames, missingFacts, survivalCheck, type SurvivalFact } from './survival-check.js';

@@ -14,6 +14,10 @@ export const SUMMARY_SECTIONS = [
   { title: 'Decisions and constraints', guide: 'Decisions taken and why; constraints from the instruction, the plan or the code.' },
   { title: 'Pending work and next step', guide: 'What is left to do, and the very next step, as precisely as the conversation allows.' },
   { title: 'Critical context', guide: 'Anything else the work cannot continue without.' },
+  {
+    title: 'Key facts for later',
+    guide: 'Decisions, conventions and lessons worth keeping beyond this task, one per line as `- decision: …`, `- convention: …` or `- lesson: …`; nothing when there are none.',
+  },
 ] as const;
 
 /** The longest tool-result index a summary instruction lists. */

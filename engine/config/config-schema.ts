@@ -61,7 +61,13 @@ export const configSchema = z.strictObject({
     .optional(),
   lint: z.strictObject({ errors: z.array(z.string()).optional() }).optional(),
   compaction: z
-    .strictObject({ summaryReserve: z.number().int().nonnegative().optional(), followUpReserve: z.number().int().nonnegative().optional(), softWatermark: z.number().min(0).max(1).optional() })
+    .strictObject({
+      summaryReserve: z.number().int().nonnegative().optional(),
+      followUpReserve: z.number().int().nonnegative().optional(),
+      softWatermark: z.number().min(0).max(1).optional(),
+      /** A summary's key facts (decisions, conventions, lessons) become project memories; true by default. */
+      rememberKeyFacts: z.boolean().optional(),
+    })
     .optional(),
   /** Models that take over, in order, when a node's model fails in a way they may not share; a role or plan node may list its own. */
   fallbackModels: z.array(z.string().min(1)).optional(),

@@ -112,6 +112,8 @@ export interface MemoriesTable {
   content_hash: string;
   created_at: string;
   updated_at: string;
+  /** JSON of the memory's `MemorySource`; null for memories stored before sources were kept. */
+  source?: string | null;
 }
 
 export interface Database {

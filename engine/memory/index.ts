@@ -3,7 +3,7 @@
  * deduplicated on insert and recalled by keyword before each model call; and the project memory
  * files, loaded as a static system-prompt section.
  */
-export { MAX_MEMORY_CHARS, MEMORY_KINDS, MEMORY_SCOPES, isMemoryKind, isMemoryScope, type Memory, type MemoryKind, type MemoryScope, type RecalledMemory } from './memory.js';
+export { MAX_MEMORY_CHARS, MEMORY_KINDS, MEMORY_ORIGINS, type MemorySource, MEMORY_SCOPES, isMemoryKind, isMemoryScope, type Memory, type MemoryKind, type MemoryScope, type RecalledMemory } from './memory.js';
 export {
   DEFAULT_RECALL_LIMIT,
   InvalidMemoryError,

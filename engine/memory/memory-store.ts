@@ -3,7 +3,7 @@ import type { Database } from '../db/index.js';
 import { ConfigError, errorMessage } from '../errors.js';
 import { memoryContentHash, normalizeMemoryContent } from './content-hash.js';
 import { extractKeywords, MAX_KEYWORDS } from './keywords.js';
-import { MAX_MEMORY_CHARS, type Memory, type MemoryKind, type MemoryScope, type RecalledMemory } from './memory.js';
+import { MAX_MEMORY_CHARS, type Memory, type MemoryKind, type MemorySource, type MemoryScope, type RecalledMemory } from './memory.js';
 import { memoryFromRow } from './memory-row.js';
 import { ftsSearch, keywordSearch, type MemorySearchOptions } from './memory-search.js';
 
@@ -16,6 +16,8 @@ export interface AddMemoryInput {
   readonly kind?: MemoryKind;
   /** `project` when omitted. */
   readonly scope?: MemoryScope;
+  /** Where it came from; kept with a new memory (an equal one already stored keeps its own). */
+  readonly source?: MemorySource;
   /** Extra keywords; the content's own are always taken. */
   readonly keywords?: readonly string[];
 }
@@ -78,7 +80,7 @@ export class MemoryStore {
     const now = this.#now().toISOString();
     const inserted = await this.#db
       .insertInto('memories')
-      .values({ scope: input.scope ?? 'project', kind: input.kind ?? 'fact', content, keywords: keywords.join(' '), content_hash: contentHash, created_at: now, updated_at: now })
+      .values({ scope: input.scope ?? 'project', kind: input.kind ?? 'fact', content, keywords: keywords.join(' '), content_hash: contentHash, created_at: now, updated_at: now, ...(input.source === undefined ? {} : { source: JSON.stringify(input.source) }) })
       .onConflict((conflict) => conflict.column('content_hash').doNothing())
       .returning('id')
       .executeTakeFirst();

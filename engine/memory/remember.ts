@@ -7,7 +7,7 @@ import type { MemoryBank } from './scoped-memory-store.js';
 /** The `remember` tool's arguments. */
 export const rememberArgsSchema = z.object({
   content: z.string().trim().min(1).max(MAX_MEMORY_CHARS).describe('The fact to remember, in one or two self-contained sentences.'),
-  kind: z.enum(MEMORY_KINDS).optional().describe('preference, convention, lesson or fact (default fact).'),
+  kind: z.enum(MEMORY_KINDS).optional().describe('preference, convention, lesson, decision or fact (default fact).'),
   scope: z.enum(MEMORY_SCOPES).optional().describe('project (default) or user.'),
 });
 
@@ -26,7 +26,18 @@ export async function addMemory(store: MemoryBank, input: AddMemoryInput, sessio
   const result = await store.add(input, signal);
   if (result.created && session !== undefined) {
     const { memory } = result;
-    await session.append({ type: 'memory/added', payload: { memoryId: memory.id, kind: memory.kind, scope: memory.scope, content: memory.content } });
+    const source = input.source;
+    await session.append({
+      type: 'memory/added',
+      payload: {
+        memoryId: memory.id,
+        kind: memory.kind,
+        scope: memory.scope,
+        content: memory.content,
+        ...(source === undefined ? {} : { origin: source.kind }),
+        ...(source?.compactionId === undefined ? {} : { compactionId: source.compactionId }),
+      },
+    });
   }
   return result;
 }
@@ -49,6 +60,7 @@ export async function rememberFromTool(
       content: parsed.content,
       ...(parsed.kind === undefined ? {} : { kind: parsed.kind }),
       scope: parsed.scope ?? scope,
+      source: { kind: 'remember', ...(session === undefined ? {} : { runId: session.log.runId, ...(session.nodeId === null ? {} : { nodeId: session.nodeId }) }) },
     },
     session,
     signal,

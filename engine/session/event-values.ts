@@ -20,7 +20,7 @@ export const COMPACTION_STAGES = ['prune', 'summary'] as const;
 export const MEMORY_SCOPES = ['user', 'project'] as const;
 
 /** What kind of fact a memory is. */
-export const MEMORY_KINDS = ['preference', 'convention', 'lesson', 'fact'] as const;
+export const MEMORY_KINDS = ['preference', 'convention', 'lesson', 'decision', 'fact'] as const;
 
 /** How a run works: a plan DAG, one ReAct agent, a team of roles, or a single tool call. */
 export const RUN_MODES = ['plan', 'react', 'team', 'tool'] as const;

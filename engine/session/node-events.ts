@@ -31,5 +31,18 @@ export const NODE_EVENTS = {
     action: z.enum(['restored', 'deleted', 'patched']).optional(),
     forced: z.boolean().optional(),
   })),
-  'memory/added': defineEvent(1, () => z.strictObject({ memoryId: z.number().int(), kind: z.enum(MEMORY_KINDS), scope: z.enum(MEMORY_SCOPES), content: z.string() })),
+  /** v2: `origin`, who proposed it (`remember`, or a compaction's key facts with its `compactionId`). */
+  'memory/added': defineEvent(
+    2,
+    () =>
+      z.strictObject({
+        memoryId: z.number().int(),
+        kind: z.enum(MEMORY_KINDS),
+        scope: z.enum(MEMORY_SCOPES),
+        content: z.string(),
+        origin: z.enum(['cli', 'remember', 'compaction']).optional(),
+        compactionId: z.string().optional(),
+      }),
+    { 1: { payload: () => z.strictObject({ memoryId: z.number().int(), kind: z.enum(MEMORY_KINDS), scope: z.enum(MEMORY_SCOPES), content: z.string() }), upgrade: (payload) => payload } },
+  ),
 } as const;

@@ -55,8 +55,8 @@ describe('memories within a run', () => {
     expect(user.memory).toMatchObject({ scope: 'user', kind: 'fact' });
     const events = await session.log.read({ types: ['memory/added'] });
     expect(events.map((event) => [event.nodeId, event.payload])).toEqual([
-      ['edit-a', { memoryId: first.memory.id, kind: 'convention', scope: 'project', content: 'Tests live next to the code.' }],
-      ['edit-a', { memoryId: user.memory.id, kind: 'fact', scope: 'user', content: 'Answer in French.' }],
+      ['edit-a', { memoryId: first.memory.id, kind: 'convention', scope: 'project', content: 'Tests live next to the code.', origin: 'remember' }],
+      ['edit-a', { memoryId: user.memory.id, kind: 'fact', scope: 'user', content: 'Answer in French.', origin: 'remember' }],
     ]);
     await expect(rememberFromTool(memories, { content: '   ' }, 'project')).rejects.toThrow();
   });
