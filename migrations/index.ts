@@ -8,7 +8,7 @@ import * as nodeClaims from './0006-node-claims.js';
 import * as dashboardEventsNotify from './0007-dashboard-events-notify.js';
 import * as eventVersions from './0008-event-versions.js';
 import * as evalResults from './0009-eval-results.js';
-import * as memorySource from './0009-memory-source.js';
+import * as memorySource from './0010-memory-source.js';
 
 /**
  * Every migration, in order. Names sort in the order they must run; a new schema change is a
@@ -24,7 +24,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0007-dashboard-events-notify': dashboardEventsNotify,
   '0008-event-versions': eventVersions,
   '0009-eval-results': evalResults,
-  '0009-memory-source': memorySource,
+  '0010-memory-source': memorySource,
 };
 
 export { dialectOf, type SqlDialectName } from './dialect-of.js';
