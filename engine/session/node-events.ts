@@ -43,6 +43,6 @@ export const NODE_EVENTS = {
         origin: z.enum(['cli', 'remember', 'compaction']).optional(),
         compactionId: z.string().optional(),
       }),
-    { 1: { payload: () => z.strictObject({ memoryId: z.number().int(), kind: z.enum(MEMORY_KINDS), scope: z.enum(MEMORY_SCOPES), content: z.string() }), upgrade: (payload) => payload } },
+    { 1: { payload: () => z.strictObject({ memoryId: z.number().int(), kind: z.enum(['preference', 'convention', 'lesson', 'fact']), scope: z.enum(MEMORY_SCOPES), content: z.string() }), upgrade: (payload) => payload } },
   ),
 } as const;
