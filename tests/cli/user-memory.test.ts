@@ -28,14 +28,14 @@ describe('user memories', () => {
     expect((await dagent('shop', 'memory', 'add', 'Prices are integer cents')).stdout).toMatch(/^remembered: - \[project fact #1\]/);
 
     const blog = await dagent('blog', 'memory', 'list');
-    expect(blog.stdout).toBe('- [user preference #1] I prefer small commits with a why\n');
+    expect(blog.stdout).toBe('- [user preference #1] I prefer small commits with a why  (added with dagent memory add)\n');
     expect((await dagent('blog', 'memory', 'search', 'commits')).stdout).toContain('[user preference #1]');
     expect(existsSync(join(dir, 'home', '.local', 'share', 'dagent', 'memories.db'))).toBe(true);
 
     const ambiguous = await dagent('shop', 'memory', 'rm', '1');
     expect(ambiguous).toMatchObject({ code: 2, stderr: 'dagent: both a project and a user memory are #1: say which with --scope project or --scope user\n' });
     expect((await dagent('blog', 'memory', 'rm', '1')).stdout).toBe('removed memory #1\n');
-    expect((await dagent('shop', 'memory', 'list')).stdout).toBe('- [project fact #1] Prices are integer cents\n');
+    expect((await dagent('shop', 'memory', 'list')).stdout).toBe('- [project fact #1] Prices are integer cents  (added with dagent memory add)\n');
   }, 60_000);
 
   it('follow XDG_DATA_HOME when it is set', async () => {

@@ -17,6 +17,9 @@ export interface NodeInputsContext {
   readonly memory: RunMemory;
 }
 
+/** The model input of a node that takes the run's model, whichever it is. */
+const RUN_MODEL = 'run model';
+
 /** Tools whose `path` argument is a file the node read. */
 const READING_TOOLS: ReadonlySet<string> = new Set(['read_file', 'edit_file']);
 
@@ -57,14 +60,19 @@ function ancestorChanges(context: NodeInputsContext, node: PlanNode): string[] {
   return context.plan.nodes.filter((other) => reach.hasPath(other.id, node.id)).flatMap((other) => context.memory.completed.get(other.id)?.filesChanged ?? []);
 }
 
+/**
+ * The model a node's plan or role names, as `provider:model`; `run model` for a node that takes the
+ * run's model (a `resume -m` for the work left does not send succeeded nodes back); null for a command.
+ */
 function modelOf(runtime: NodeRuntime, node: PlanNode): string | null {
   if (!nodeKind(node.kind).runsModel) return null;
   const roles = { ...DEFAULT_ROLES, ...runtime.roles };
   const models = nodeModels(node, node.role === undefined ? undefined : roles[node.role], runtime.fallbackModels);
+  if (models.primary === undefined) return RUN_MODEL;
   try {
     const resolved = runtime.resolveModel(models.primary, { fromPlan: models.primary !== undefined && models.fromPlan.has(models.primary) });
     return `${resolved.provider.id}:${resolved.model}`;
   } catch {
-    return models.primary ?? 'the run model';
+    return models.primary;
   }
 }

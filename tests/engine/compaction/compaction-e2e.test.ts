@@ -228,6 +228,7 @@ describe('a scripted node that outgrows its context window', () => {
       'request/context',
       'assistant/message',
       'agent/finished',
+      'node/keyed',
       'node/succeeded',
     ]);
     expect(one(node, 'agent/finished').payload).toMatchObject({ reason: 'done', steps: 7 });
