@@ -153,22 +153,40 @@ function deadRunsHint(runs: readonly RunRecord[]): string {
 }
 
 /** Per node, the files it changed outside its declared writes (from its `writes/exceeded` events). */
-async function undeclaredChangesOf(db: Parameters<typeof readEvents>[0], runId: string): Promise<Map<string, string[]>> {
-  const byNode = new Map<string, string[]>();
+async function undeclaredChangesOf(db: Parameters<typeof readEvents>[0], runId: string): Promise<Map<string, Undeclared>> {
+  const byNode = new Map<string, Undeclared>();
   for (const event of await readEvents(db, runId, { types: ['writes/exceeded'] })) {
     if (event.type !== 'writes/exceeded' || event.nodeId === null) continue;
-    byNode.set(event.nodeId, [...new Set([...(byNode.get(event.nodeId) ?? []), ...event.payload.paths])].sort());
+    const paths = [...new Set([...(byNode.get(event.nodeId)?.paths ?? []), ...event.payload.paths])].sort();
+    // The node's last attempt says whether strictWrites failed it.
+    byNode.set(event.nodeId, { paths, enforced: event.payload.enforced === true });
   }
   return byNode;
 }
 
-function undeclaredLines(undeclared: ReadonlyMap<string, readonly string[]>): string[] {
-  return [...undeclared].map(([node, paths]) => `warning: ${visibleText(node)} changed files outside its declared writes: ${visibleText(paths.join(', '))} (in \`dagent diff\`; \`dagent revert --node ${visibleText(node)}\` undoes them)`);
+/** A node's changes beyond its declared writes; `enforced`: strictWrites failed it for them (not merged). */
+interface Undeclared {
+  readonly paths: readonly string[];
+  readonly enforced: boolean;
 }
 
-function withUndeclared(document: unknown, undeclared: ReadonlyMap<string, readonly string[]>): unknown {
+function undeclaredLines(undeclared: ReadonlyMap<string, Undeclared>): string[] {
+  return [...undeclared].map(([node, { paths, enforced }]) =>
+    enforced
+      ? `error: ${visibleText(node)} changed files outside its declared writes: ${visibleText(paths.join(', '))} (strictWrites: the node failed and its change was not merged)`
+      : `warning: ${visibleText(node)} changed files outside its declared writes: ${visibleText(paths.join(', '))} (in \`dagent diff\`; \`dagent revert --node ${visibleText(node)}\` undoes them)`,
+  );
+}
+
+function withUndeclared(document: unknown, undeclared: ReadonlyMap<string, Undeclared>): unknown {
   const status = document as { nodes: { id: string }[] };
-  return { ...status, nodes: status.nodes.map((node) => (undeclared.has(node.id) ? { ...node, undeclaredChanges: undeclared.get(node.id) } : node)) };
+  return {
+    ...status,
+    nodes: status.nodes.map((node) => {
+      const found = undeclared.get(node.id);
+      return found === undefined ? node : { ...node, undeclaredChanges: found.paths, ...(found.enforced ? { strictWritesFailed: true } : {}) };
+    }),
+  };
 }
 
 function countBy(values: readonly string[]): Record<string, number> {

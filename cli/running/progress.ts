@@ -68,7 +68,14 @@ export function progressLine(event: SessionEvent, view: RunView, approvalsHere =
     case 'step/resumed':
       return `⏵ ${node} resumed after step ${event.payload.fromStep}${resumedRerun(event.payload.rerun)} · ${event.payload.modelCalls} model calls not repeated`;
     case 'writes/exceeded':
+      if (event.payload.enforced === true) return `⚠ ${node} changed files outside its declared writes: ${event.payload.paths.join(', ')} (strictWrites: the node fails, its change is not merged)`;
       return `⚠ ${node} changed files outside its declared writes: ${event.payload.paths.join(', ')} (recorded: \`dagent diff\` shows them, \`dagent revert --node ${node}\` undoes them)`;
+    case 'node/conflicted': {
+      const where = event.payload.files.map((file) => (file.hunks.length === 0 ? file.path : `${file.path}:${file.hunks.map((hunk) => hunk.line).join(',')}`)).join(', ');
+      return `⚡ ${node} conflicts with changes merged before it on ${event.payload.branch}: ${where} (${event.payload.onConflict === 'pause' ? 'the run pauses for you' : 'a replan appends a node to resolve it'})`;
+    }
+    case 'workspace/discarded':
+      return `  ${node}'s workspace changes were not merged: ${event.payload.files.length} file${event.payload.files.length === 1 ? '' : 's'} dropped`;
     case 'node/merged':
       return `⎇ ${node} merged ${event.payload.files.length} file${event.payload.files.length === 1 ? '' : 's'} as ${event.payload.commit.slice(0, 12)} on ${event.payload.branch}${event.payload.keptYours.length === 0 ? '' : ` · kept your edits of ${event.payload.keptYours.join(', ')}`}`;
     case 'work/reported':

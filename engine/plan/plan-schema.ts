@@ -39,12 +39,19 @@ export interface PlanNode {
   readonly estimate?: number;
   /** The symbols an edit changes, `src/invoice.ts#Invoice.total`: plan lint checks their users are written too. */
   readonly changes?: readonly string[];
+  /**
+   * Changing a file its `writes` do not cover fails the node (its change is not merged) instead of
+   * being only reported; overrides the plan's `strictWrites`. Enforced with `isolation: worktree`.
+   */
+  readonly strictWrites?: boolean;
 }
 
 export interface Plan {
   readonly goal: string;
   readonly rationale: string;
   readonly nodes: readonly PlanNode[];
+  /** Every node's `strictWrites` unless the node says otherwise. */
+  readonly strictWrites?: boolean;
 }
 
 export const NODE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -83,13 +90,20 @@ export const planNodeSchema = z.strictObject({
   maxSteps: z.number().int().positive().optional(),
   estimate: z.number().int().nonnegative().optional(),
   changes: z.array(z.string().regex(/^[^#]+#[^#]+$/, { error: 'must be FILE#SYMBOL, e.g. src/invoice.ts#Invoice.total' })).optional(),
+  strictWrites: z.boolean({ error: 'must be true or false' }).optional(),
 });
 
 export const planSchema = z.object({
   goal: nonEmpty,
   rationale: z.string().default(''),
   nodes: z.array(planNodeSchema).min(1, { error: 'a plan needs at least one node' }),
+  strictWrites: z.boolean({ error: 'must be true or false' }).optional(),
 });
+
+/** Whether a node's changes beyond its `writes` fail it: its own `strictWrites`, else the plan's, else not. */
+export function strictWritesOf(plan: Pick<Plan, 'strictWrites'>, node: Pick<PlanNode, 'strictWrites'>): boolean {
+  return node.strictWrites ?? plan.strictWrites ?? false;
+}
 
 // The schema's output must be a Plan; this line stops compiling when the two drift apart.
 const schemaMatchesPlan: z.ZodType<Plan, unknown> = planSchema;

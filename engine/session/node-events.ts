@@ -16,9 +16,26 @@ export const NODE_EVENTS = {
   'node/retried': defineEvent(1, () => z.strictObject({ attempt: z.number().int().positive(), delayMs: z.number().nonnegative(), error: z.string() })),
   'node/snapshotted': defineEvent(1, () => z.strictObject({ attempt: z.number().int().positive(), boundary: z.unknown() })),
   /** A node changed files its declared writes do not cover (a command's side effect): recorded, diffed and revertible like the others. */
-  'writes/exceeded': defineEvent(1, () => z.strictObject({ paths: z.array(z.string()) })),
+  /**
+   * v2: `writes`, what the node declared, and `enforced`, the plan's `strictWrites` failed the node
+   * for it (its change was not merged).
+   */
+  'writes/exceeded': defineEvent(2, () => z.strictObject({ paths: z.array(z.string()), writes: z.array(z.string()).optional(), enforced: z.boolean().optional() }), {
+    1: { payload: () => z.strictObject({ paths: z.array(z.string()) }), upgrade: (payload) => payload },
+  }),
   /** An isolated node's change, merged onto the run branch as `commit` (files the user had edited meanwhile are `keptYours`, not overwritten). */
   'node/merged': defineEvent(1, () => z.strictObject({ commit: z.string(), branch: z.string(), files: z.array(z.string()), keptYours: z.array(z.string()) })),
+  /** An isolated node's change could not merge onto the run branch: the files and hunks changed on both sides (the node fails). */
+  'node/conflicted': defineEvent(1, () =>
+    z.strictObject({
+      branch: z.string(),
+      files: z.array(z.strictObject({ path: z.string(), hunks: z.array(z.strictObject({ line: z.number().int(), ours: z.string(), theirs: z.string() })) })),
+      /** What the run does about it: a replan appends a node that resolves it, or the run pauses for the user. */
+      onConflict: z.enum(['replan', 'pause']),
+    }),
+  ),
+  /** An isolated node attempt ended with changes in its workspace that were not merged (it failed, or went beyond strict writes): they are dropped. */
+  'workspace/discarded': defineEvent(1, () => z.strictObject({ files: z.array(z.string()), reason: z.enum(['failed', 'overreach']) })),
   'work/reported': defineEvent(1, () => z.strictObject({ title: z.string(), files: z.array(z.string()), reason: z.string() })),
   /** A command's process group started: on resume, one still running from an earlier process is stopped first. */
   'command/started': defineEvent(1, () => z.strictObject({ toolCallId: z.string(), pid: z.number().int().positive(), host: z.string(), startTime: z.string().nullable(), sandboxed: z.boolean() })),

@@ -3,7 +3,7 @@ import type { WriteScope } from '../agent/tool-runtime.js';
 import type { Database } from '../db/database.js';
 import { insertSnapshotIfAbsent, listSnapshots, recordSnapshotAfter } from '../snapshots/file-snapshot-rows.js';
 import { createWriteSet, writeSetRefusal } from '../snapshots/file-write-set.js';
-import { describeConflicts } from './merge-conflicts.js';
+import { describeConflicts, type MergeConflict } from './merge-conflicts.js';
 import type { NodeWorkspace } from './node-workspace.js';
 import type { RunWorkspaces } from './run-workspaces.js';
 import { deliverChange, type DeliveredFile } from './working-copy-delivery.js';
@@ -22,6 +22,8 @@ export interface WorktreeEndOptions {
   readonly merge?: boolean;
   /** The node's commit message: node id, attempt, title and instruction. */
   readonly message?: string;
+  /** Changes beyond `writes` keep the node's change off the run branch (`overreach`): the plan's `strictWrites`. */
+  readonly strictWrites?: boolean;
 }
 
 /** How a node attempt ended for its files. `merged`: its run-branch commit; `conflict`: why it cannot merge (the hunks). */
@@ -30,6 +32,12 @@ export interface WorktreeNodeEnd {
   readonly strayChanges: readonly string[];
   readonly merged?: { readonly commit: string; readonly branch: string; readonly keptYours: readonly string[] };
   readonly conflict?: string;
+  /** The conflicting files and hunks, when the change could not merge. */
+  readonly conflicts?: readonly MergeConflict[];
+  /** The change was not merged: it went beyond the node's writes and the plan's `strictWrites` forbids that. */
+  readonly overreach?: boolean;
+  /** The run branch, for what the log names. */
+  readonly branch?: string;
 }
 
 export interface WorktreeNodeFilesOptions {
@@ -83,20 +91,22 @@ export class WorktreeNodeFiles {
       const writeSet = createWriteSet(writes);
       if (options.merge !== true) {
         const files = await workspace.changedFiles();
-        return { filesChanged: files, strayChanges: files.filter((path) => writeSetRefusal(path, writeSet) !== undefined) };
+        return { filesChanged: files, strayChanges: files.filter((path) => writeSetRefusal(path, writeSet) !== undefined), branch: this.#options.workspaces.branch };
       }
       const committed = await workspace.commit(options.message ?? `dagent: node ${nodeId}`);
-      if (committed === undefined) return { filesChanged: [], strayChanges: [] };
+      if (committed === undefined) return { filesChanged: [], strayChanges: [], branch: this.#options.workspaces.branch };
       const strayChanges = committed.files.filter((path) => writeSetRefusal(path, writeSet) !== undefined);
+      const branch = this.#options.workspaces.branch;
+      if (options.strictWrites === true && strayChanges.length > 0) return { filesChanged: committed.files, strayChanges, overreach: true, branch };
       let keptYours: readonly string[] = [];
       const outcome = await this.#options.workspaces.merge(committed, options.message ?? `dagent: node ${nodeId}`, async (merged) => {
         const delivery = await deliverChange(this.#options.workspaces.objects, merged.parent, merged.commit, merged.files);
         await this.#record(nodeId, delivery.files);
         keptYours = delivery.keptYours;
       });
-      if (outcome.status === 'conflict') return { filesChanged: committed.files, strayChanges, conflict: describeConflicts(nodeId, outcome.conflicts) };
-      if (outcome.status === 'unchanged') return { filesChanged: committed.files, strayChanges };
-      return { filesChanged: outcome.files, strayChanges, merged: { commit: outcome.commit, branch: this.#options.workspaces.branch, keptYours } };
+      if (outcome.status === 'conflict') return { filesChanged: committed.files, strayChanges, conflict: describeConflicts(nodeId, outcome.conflicts), conflicts: outcome.conflicts, branch };
+      if (outcome.status === 'unchanged') return { filesChanged: committed.files, strayChanges, branch };
+      return { filesChanged: outcome.files, strayChanges, merged: { commit: outcome.commit, branch, keptYours }, branch };
     } finally {
       await this.#drop(nodeId);
     }

@@ -123,7 +123,7 @@ describe('nodes in their own workspaces', () => {
     expect(revertAll.code, revertAll.stderr).toBe(0);
     expect(read('a.txt')).toBe('a\n');
     expect(read('b.txt')).toBe('b\n');
-  });
+  }, 120_000);
 
   it('keeps twelve side-by-side commands apart: each file is its own node’s, none misattributed', async () => {
     writeFileSync(join(workspace, 'plan.yaml'), WIDE);
@@ -156,4 +156,46 @@ describe('nodes in their own workspaces', () => {
     expect(clashed.code).toBe(1);
     expect(clashed.stdout + clashed.stderr).toMatch(/merge conflict: node (top|bottom) changed the same lines/);
   }, 60_000);
+
+  it('fails a node that writes beyond its declared writes when the plan says strictWrites, and merges nothing of it', async () => {
+    writeFileSync(
+      join(workspace, 'plan.yaml'),
+      `goal: Strict writes
+strictWrites: true
+nodes:
+  - id: tidy
+    kind: command
+    title: Change a, and b too
+    command: "echo tidied >> a.txt && echo also >> b.txt"
+    writes: ["a.txt"]
+  - id: loose
+    kind: command
+    title: Make a file it did not declare
+    command: "echo made > loose.txt"
+    writes: []
+    strictWrites: false
+`,
+    );
+    const ran = await cli('plan', '--from', 'plan.yaml', '--yes', '--no-dashboard');
+    expect(ran.code).toBe(1);
+    const runId = runIdOf(ran.stdout);
+    expect(ran.stdout).toContain('⚠ tidy changed files outside its declared writes: b.txt (strictWrites: the node fails, its change is not merged)');
+    expect(ran.stdout).toContain('⚠ loose changed files outside its declared writes: loose.txt (recorded:');
+    expect(read('a.txt')).toBe('a\n');
+    expect(read('b.txt')).toBe('b\n');
+    expect(read('loose.txt')).toBe('made\n');
+    const status = await cli('status', runId);
+    expect(status.stdout).toContain('error: tidy changed files outside its declared writes: b.txt (strictWrites: the node failed and its change was not merged)');
+    expect(status.stdout).toContain('tidy failed: node tidy changed files outside its declared writes, which strictWrites forbids: b.txt (it declared writes a.txt)');
+    const log = JSON.parse(`[${(await cli('log', runId, '--type', 'writes/', '--json')).stdout.trim().split('\n').join(',')}]`) as { nodeId: string; payload: unknown }[];
+    expect(log.find((event) => event.nodeId === 'tidy')?.payload).toEqual({ paths: ['b.txt'], writes: ['a.txt'], enforced: true });
+    expect(log.find((event) => event.nodeId === 'loose')?.payload).toEqual({ paths: ['loose.txt'], writes: [], enforced: false });
+  }, 60_000);
+
+  it('refuses a strictWrites that is not true or false, in one line', async () => {
+    writeFileSync(join(workspace, 'plan.yaml'), PLAN.replace('goal: Three nodes in a row', 'goal: Three nodes in a row\nstrictWrites: "yes"'));
+    const refused = await cli('plan', '--from', 'plan.yaml', '--yes');
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/strictWrites: must be true or false/);
+  });
 });

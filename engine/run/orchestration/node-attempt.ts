@@ -1,4 +1,4 @@
-import type { Plan, PlanNode } from '../../plan/plan-schema.js';
+import { strictWritesOf, type Plan, type PlanNode } from '../../plan/plan-schema.js';
 import type { NodeExecution, NodeOutcome } from '../../scheduler/schedulable-node.js';
 import type { EventLog } from '../../session/event-log.js';
 import { Session } from '../../session/session.js';
@@ -21,6 +21,8 @@ export interface NodeAttemptContext {
   readonly planVersion: () => number;
   /** The run's memory, kept current by the log: handoffs and boundaries. */
   readonly memory: RunMemory;
+  /** What a merge conflict leads to (`onConflict`), as the log records it. */
+  readonly onConflict?: 'replan' | 'pause';
   /** Reuse of results after a plan edit; without it nothing is keyed or reused. */
   readonly reuse?: ReuseSettings;
 }
@@ -62,15 +64,23 @@ export async function attemptNode(context: NodeAttemptContext, nodeId: string, e
     const runtime = workspace === undefined ? context.runtime : { ...context.runtime, workspace };
     const result = await executePlanNode(runtime, { runId: context.runId, plan: context.plan(), node, attempt, session, handoffs, writeScope: files.writeScopeFor(nodeId, node.writes), signal });
     const otherWrites = context.plan().nodes.filter((other) => other.id !== nodeId).flatMap((other) => other.writes);
-    const end = await files.endNode(nodeId, node.writes, boundary, { otherWrites, merge: result.status === 'succeeded', message: commitMessage(node, attempt) });
+    const strictWrites = strictWritesOf(context.plan(), node);
+    const end = await files.endNode(nodeId, node.writes, boundary, { otherWrites, merge: result.status === 'succeeded', message: commitMessage(node, attempt), strictWrites });
     const { filesChanged, strayChanges = [] } = end;
-    if (strayChanges.length > 0) await log.append({ type: 'writes/exceeded', nodeId, payload: { paths: [...strayChanges] } });
+    if (strayChanges.length > 0) await log.append({ type: 'writes/exceeded', nodeId, payload: { paths: [...strayChanges], writes: [...node.writes], enforced: end.overreach === true } });
     if (end.merged !== undefined) {
       const { commit, branch, keptYours } = end.merged;
       await log.append({ type: 'node/merged', nodeId, payload: { commit, branch, files: [...filesChanged], keptYours: [...keptYours] } });
     }
+    if (end.conflicts !== undefined && end.branch !== undefined) {
+      const conflicted = end.conflicts.map((conflict) => ({ path: conflict.path, hunks: conflict.hunks.map((hunk) => ({ line: hunk.line, ours: hunk.ours, theirs: hunk.theirs })) }));
+      await log.append({ type: 'node/conflicted', nodeId, payload: { branch: end.branch, files: conflicted, onConflict: context.onConflict ?? 'replan' } });
+    } else if (end.branch !== undefined && end.merged === undefined && filesChanged.length > 0 && (result.status === 'failed' || end.overreach === true)) {
+      await log.append({ type: 'workspace/discarded', nodeId, payload: { files: [...filesChanged], reason: end.overreach === true ? 'overreach' : 'failed' } });
+    }
     if (result.status === 'failed') return result;
     if (end.conflict !== undefined) return { status: 'failed', error: end.conflict, retryable: false };
+    if (end.overreach === true) return { status: 'failed', error: overreachError(nodeId, node.writes, strayChanges), retryable: false };
     const unkept = unkeptPromise({ nodeId, kind: node.kind, actions: result.actions ?? [], filesChanged, writes: node.writes });
     if (unkept !== undefined) return { status: 'failed', ...unkept, retryable: false };
     if (context.reuse !== undefined) await recordNodeKey(reuseContext(context), node, marker.seq);
@@ -78,6 +88,12 @@ export async function attemptNode(context: NodeAttemptContext, nodeId: string, e
   } finally {
     session.close();
   }
+}
+
+/** Why a node with `strictWrites` failed for changes beyond its writes (first line: what; then where to look). */
+function overreachError(nodeId: string, writes: readonly string[], stray: readonly string[]): string {
+  const declared = writes.length === 0 ? 'no writes' : `writes ${writes.join(', ')}`;
+  return `node ${nodeId} changed files outside its declared writes, which strictWrites forbids: ${stray.join(', ')} (it declared ${declared}); its change was not merged\nwiden the node's writes in the plan, or drop strictWrites, and resume`;
 }
 
 /** A node's commit on the run branch: its id and attempt, title, and what it was told to do. */

@@ -12,19 +12,25 @@ export interface NodeFiles {
   /** `strayChanges`: the recorded changes the node's declared writes do not cover. */
   /**
    * With isolated workspaces: `merge` says the node succeeded (its change goes onto the run branch),
-   * `message` is its commit message; the end names the run-branch commit (`merged`) or why the
+   * `message` is its commit message, `strictWrites` keeps a change beyond `writes` off the branch; the end names the run-branch commit (`merged`) or why the
    * change cannot merge (`conflict`, which fails the node).
    */
   endNode(
     nodeId: string,
     writes: readonly string[],
     boundary: unknown,
-    options?: { readonly otherWrites?: readonly string[]; readonly merge?: boolean; readonly message?: string },
+    options?: { readonly otherWrites?: readonly string[]; readonly merge?: boolean; readonly message?: string; readonly strictWrites?: boolean },
   ): Promise<{
     readonly filesChanged: readonly string[];
     readonly strayChanges?: readonly string[];
     readonly merged?: { readonly commit: string; readonly branch: string; readonly keptYours: readonly string[] };
     readonly conflict?: string;
+    /** The conflicting files and their hunks, with `conflict`. */
+    readonly conflicts?: readonly { readonly path: string; readonly hunks: readonly { readonly line: number; readonly ours: string; readonly theirs: string }[] }[];
+    /** With `strictWrites`: the change went beyond the node's writes and was not merged (the node fails). */
+    readonly overreach?: boolean;
+    /** The run branch, with isolated workspaces. */
+    readonly branch?: string;
   }>;
   /** The folder a node attempt runs in when it has its own (isolated workspaces); undefined: the run's workspace. */
   workspaceFor?(nodeId: string): string | undefined;
