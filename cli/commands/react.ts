@@ -6,6 +6,7 @@ import { defineCommand } from '../context/command.js';
 import { createApprover, createMemoryStore, createNodeCompactor, createTools, projectMemorySections } from '../runtime/compose-runtime.js';
 import { formatTokens, formatUsd } from '../render/index.js';
 import { chooseModel, modelIdFor } from '../runtime/models.js';
+import { checkTaskImages, createImageSupport } from '../runtime/task-images.js';
 import { startRunTracing, type RunTracing } from '../telemetry/run-tracing.js';
 
 export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number }>({
@@ -17,6 +18,8 @@ export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number
   async run(context, args) {
     const task = args.task.join(' ').trim();
     const chosen = chooseModel(context, modelIdFor(context, 'node'));
+    const images = createImageSupport(context);
+    await checkTaskImages(task, chosen.provider, images);
     const { db } = await context.store();
     const transcript = streamedTranscript(context.io.stdout, context.json);
     const limits = { ...(args['max-steps'] === undefined ? {} : { maxSteps: args['max-steps'] }), ...(context.config.tokenBudget === undefined ? {} : { tokenBudget: context.config.tokenBudget }) };
@@ -39,6 +42,7 @@ export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number
       limits,
       signal: context.io.interrupt,
       onPart: transcript.onPart,
+      images,
       onStart: async (id) => {
         if (!context.json) context.io.stderr.write(`run ${id} · ${chosen.modelId}\n`);
         tracing = await startRunTracing(context, id);

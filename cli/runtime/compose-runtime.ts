@@ -27,6 +27,7 @@ import type { CliContext } from '../context/cli-context.js';
 import { createConfinement } from './confinement.js';
 import { keyFactsToMemory } from './key-facts-to-memory.js';
 import { chooseModel, modelIdFor } from './models.js';
+import { createImageSupport } from './task-images.js';
 import { holdingOutput } from '../context/output-hold.js';
 import { createWebTools, startMcpTools } from './outside-tools.js';
 import { workspaceLanguageService } from './workspace-language-service.js';
@@ -140,5 +141,6 @@ export async function createNodeRuntime(
       ? {}
       : { limits: { ...(context.config.maxSteps === undefined ? {} : { maxSteps: context.config.maxSteps }), ...(context.config.tokenBudget === undefined ? {} : { tokenBudget: context.config.tokenBudget }) } }),
     ...(options.onPart === undefined ? {} : { onPart: options.onPart }),
+    images: createImageSupport(context),
   };
 }

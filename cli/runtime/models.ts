@@ -49,6 +49,7 @@ function buildModel(context: CliContext, modelId: string, options: { fromPlan?: 
     env: context.io.env,
     ...(context.config.baseUrl === undefined ? {} : { baseUrl: context.config.baseUrl }),
     ...(context.config.contextWindows === undefined ? {} : { contextWindows: context.config.contextWindows }),
+    ...(context.config.images?.models === undefined ? {} : { imageModels: context.config.images.models }),
     readFile: (path) => (options.fromPlan === true ? readInsideWorkspace(context.workspace, path) : readFileSync(resolve(context.io.cwd, path), 'utf8')),
   });
   const table = priceTable(context);

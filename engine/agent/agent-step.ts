@@ -1,9 +1,12 @@
 import { buildRequest } from '../context/build-request.js';
+import { ImageReferenceError, loadImageData } from '../context/image-references.js';
 import { recordRequest } from '../context/record-request.js';
 import { projectRuntimeContext, type StepPosition } from '../context/runtime-context.js';
 import { errorMessage } from '../errors.js';
 import { callModel, type ModelResponse } from '../model/call-model.js';
-import { ContextOverflowError } from '../model/model-errors.js';
+import { ContextOverflowError, ImagesNotAcceptedError } from '../model/model-errors.js';
+import type { ModelMessage } from '../model/model-message.js';
+import type { ModelRequest } from '../model/model-provider.js';
 import type { EventDraft } from '../session/event-types.js';
 import type { Session } from '../session/session.js';
 import type { AgentTotals } from './agent-totals.js';
@@ -26,7 +29,7 @@ export type StepVerdict =
   | { readonly kind: 'continue'; readonly text: string }
   | { readonly kind: 'done'; readonly text: string }
   | { readonly kind: 'overflow'; readonly detail: string }
-  | { readonly kind: 'stop'; readonly reason: EndReason; readonly detail: string; readonly text?: string; readonly fallback?: FallbackReason };
+  | { readonly kind: 'stop'; readonly reason: EndReason; readonly detail: string; readonly text?: string; readonly fallback?: FallbackReason; readonly permanent?: boolean };
 
 /**
  * One step of the chain (SPEC §1): assemble the prompt, project changed runtime context, let
@@ -68,7 +71,7 @@ export async function agentStep(options: RunAgentOptions, position: StepPosition
       position,
       ...(options.compactor?.threshold === undefined ? {} : { compactionThreshold: options.compactor.threshold }),
     });
-    response = await callModel(options.provider, request, {
+    response = await callModel(options.provider, await withImageData(options, request), {
       signal,
       ...options.callOptions,
       onPart: (part) => {
@@ -85,6 +88,7 @@ export async function agentStep(options: RunAgentOptions, position: StepPosition
     await writes;
   } catch (error) {
     await writes.catch(() => undefined);
+    if (error instanceof ImageReferenceError || error instanceof ImagesNotAcceptedError) return { kind: 'stop', reason: 'error', detail: error.message, permanent: true };
     if (signal.aborted) return { kind: 'stop', reason: 'aborted', detail: 'the run was cancelled' };
     if (error instanceof ContextOverflowError) return { kind: 'overflow', detail: error.message };
     const fallback = fallbackVerdict(error);
@@ -132,4 +136,21 @@ async function appendAnswer(options: RunAgentOptions, session: Session, position
 function statusOf(error: unknown): { status?: number } {
   const status = (error as { status?: unknown }).status;
   return typeof status === 'number' ? { status } : {};
+}
+
+function hasImages(messages: readonly ModelMessage[]): boolean {
+  return messages.some((message) => message.role === 'user' && message.images !== undefined && message.images.length > 0);
+}
+
+/**
+ * The request with its images' bytes loaded, when the history carries any. Throws
+ * `ImagesNotAcceptedError` when the agent's model takes no images, `ImageReferenceError` when an
+ * image cannot be loaded as the log recorded it.
+ */
+async function withImageData(options: RunAgentOptions, request: ModelRequest): Promise<ModelRequest> {
+  if (!hasImages(request.messages)) return request;
+  const paths = request.messages.flatMap((message) => (message.role === 'user' ? (message.images ?? []).map((image) => `@${image.path}`) : []));
+  if (options.provider.acceptsImages?.(options.model) !== true) throw new ImagesNotAcceptedError(options.provider.id, options.model, paths);
+  if (options.images === undefined) throw new ImageReferenceError(paths[0]!.slice(1), 'this agent has no workspace to read images from');
+  return { ...request, messages: await loadImageData(request.messages, options.images) };
 }

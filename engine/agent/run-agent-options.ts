@@ -1,3 +1,4 @@
+import type { ImageSupport } from '../context/image-references.js';
 import type { SystemPrompt } from '../context/system-prompt.js';
 import type { CallModelOptions } from '../model/call-model.js';
 import type { AgentId, ModelParameters, ModelProvider, StreamPart, Usage } from '../model/model-provider.js';
@@ -57,6 +58,11 @@ export interface RunAgentOptions {
    * (`fallbackVerdict`): from the same messages, recorded as `model/switched`.
    */
   readonly fallbacks?: readonly FallbackModel[];
+  /**
+   * Where `@image` references of the instruction are read, and their cap. Without it the
+   * instruction's references stay plain text and no image is attached.
+   */
+  readonly images?: ImageSupport;
   /** The conversation turn the agent's events carry (1 for a node). */
   readonly turn?: number;
 }

@@ -1,4 +1,6 @@
+import { attachImages, ImageReferenceError } from '../context/image-references.js';
 import type { StepPosition } from '../context/runtime-context.js';
+import type { ImageAttachment } from '../model/model-message.js';
 import type { Usage } from '../model/model-provider.js';
 import type { Session } from '../session/session.js';
 import { agentStep } from './agent-step.js';
@@ -13,6 +15,8 @@ export interface AgentOutcome {
   /** The final answer (the last response without tool calls), or the last text when stopped early. */
   readonly answer: string;
   readonly detail?: string;
+  /** The same attempt would fail the same way (an image the model cannot take): not worth a retry. */
+  readonly permanent?: boolean;
   readonly steps: number;
   readonly usage: Usage;
   readonly costUsd: number;
@@ -30,19 +34,28 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
   const totals = await spentSoFar(session);
   let lastText = '';
 
-  await session.closeInterruptedToolCalls();
-  if (session.instruction() === undefined) {
-    await session.append({ type: 'user/message', turn, step: 0, payload: { content: options.instruction, source: 'instruction' } });
-    for (const handoff of options.handoffs ?? []) await session.append({ type: 'user/message', turn, step: 0, payload: { content: handoff, source: 'handoff' } });
-  }
-
   let active = await resumedModel(options);
-  const finish = async (reason: EndReason, detail?: string): Promise<AgentOutcome> => {
+  const finish = async (reason: EndReason, detail?: string, permanent?: boolean): Promise<AgentOutcome> => {
     await active.options.compactor?.release?.(session).catch(() => undefined);
     const steps = session.lastStep;
     await session.append({ type: 'agent/finished', turn, step: steps, payload: { reason, steps, ...(detail === undefined ? {} : { detail }) } });
-    return { reason, answer: lastText, steps, usage: totals.usage, costUsd: totals.costUsd, ...(detail === undefined ? {} : { detail }) };
+    return { reason, answer: lastText, steps, usage: totals.usage, costUsd: totals.costUsd, ...(detail === undefined ? {} : { detail }), ...(permanent === true ? { permanent } : {}) };
   };
+
+  await session.closeInterruptedToolCalls();
+  if (session.instruction() === undefined) {
+    // The instruction's `@image` references are attached once, by reference, with the instruction.
+    let images: readonly ImageAttachment[] = [];
+    try {
+      if (options.images !== undefined) images = await attachImages(options.instruction, options.images);
+    } catch (error) {
+      if (error instanceof ImageReferenceError) return finish('error', error.message, true);
+      throw error;
+    }
+    const attached = images.map(({ path, sha256, mediaType, bytes }) => ({ path, sha256, mediaType, bytes }));
+    await session.append({ type: 'user/message', turn, step: 0, payload: { content: options.instruction, source: 'instruction', ...(attached.length === 0 ? {} : { images: attached }) } });
+    for (const handoff of options.handoffs ?? []) await session.append({ type: 'user/message', turn, step: 0, payload: { content: handoff, source: 'handoff' } });
+  }
 
   let overflowRetried = false;
   for (;;) {
@@ -64,7 +77,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
         return finish('done');
       case 'stop': {
         const next = verdict.fallback === undefined ? undefined : await switchModel(active, options, verdict.fallback, verdict.detail, position);
-        if (next === undefined) return finish(verdict.reason, verdict.detail);
+        if (next === undefined) return finish(verdict.reason, verdict.detail, verdict.permanent);
         await releaseLeft(current, next.options);
         active = next;
         continue;

@@ -75,6 +75,11 @@ export const configSchema = z.strictObject({
     .record(z.string(), z.strictObject({ prompt: z.string(), model: z.union([z.string(), z.array(z.string().min(1)).min(1)]).optional(), fallbackModels: z.array(z.string().min(1)).optional() }))
     .optional(),
   web: webConfig.optional(),
+  /**
+   * `@image` references: `maxBytes` caps one image (default 5 MB); `models` says which
+   * `provider:model` families take images, over the built-in table (`true` or `false`).
+   */
+  images: z.strictObject({ maxBytes: z.number().int().positive().optional(), models: z.record(z.string(), z.boolean()).optional() }).optional(),
   mcpServers: mcpServersConfig.optional(),
   /**
    * A repository's `.dagent/config.json` may only tighten limits (caps and prices) unless this is

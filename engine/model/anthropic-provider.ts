@@ -15,6 +15,8 @@ export interface AnthropicProviderOptions {
   readonly apiKey?: string;
   readonly apiKeyEnv?: string;
   readonly contextWindow: (model: string) => number;
+  /** Whether a model takes images (`image_url` parts / `image` blocks); none when omitted. */
+  readonly acceptsImages?: (model: string) => boolean;
   readonly idleTimeoutMs?: number;
   readonly headers?: Readonly<Record<string, string>>;
   readonly fetch?: FetchFunction;
@@ -38,6 +40,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Mode
   return {
     id,
     contextWindow: options.contextWindow,
+    acceptsImages: (model: string) => options.acceptsImages?.(model) ?? false,
     async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<StreamPart> {
       const accumulator = new AnthropicEventAccumulator(id);
       const items = openEventStream({

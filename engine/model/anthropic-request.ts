@@ -1,3 +1,4 @@
+import { loadedImageData } from './image-data.js';
 import type { AssistantModelMessage, ModelMessage } from './model-message.js';
 import type { ModelRequest } from './model-provider.js';
 
@@ -59,7 +60,14 @@ export function anthropicMessages(messages: readonly ModelMessage[]): AnthropicM
 
 function userBlocks(message: Exclude<ModelMessage, AssistantModelMessage>): Block[] {
   // The API refuses empty text blocks.
-  if (message.role === 'user') return message.content.length > 0 ? [{ type: 'text', text: message.content }] : [];
+  if (message.role === 'user') {
+    // Images first, then the text about them, as Anthropic advises; each a base64 `image` block.
+    const images: Block[] = (message.images ?? []).map((image) => ({
+      type: 'image',
+      source: { type: 'base64', media_type: image.mediaType, data: loadedImageData(image) },
+    }));
+    return message.content.length > 0 ? [...images, { type: 'text', text: message.content }] : images;
+  }
   return [{
     type: 'tool_result',
     tool_use_id: message.toolCallId,

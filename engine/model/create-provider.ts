@@ -1,6 +1,7 @@
 import { createAnthropicProvider } from './anthropic-provider.js';
 import { contextWindowOf, type ContextWindowOverrides } from './context-window.js';
 import type { FetchFunction } from './event-stream.js';
+import { acceptsImages, type ImageModelTable } from './image-capability.js';
 import { MissingApiKeyError } from './model-errors.js';
 import { parseModelId, type ModelId } from './model-id.js';
 import { lookupByModelKey } from './model-key-lookup.js';
@@ -17,6 +18,8 @@ export interface CreateProviderOptions {
   /** Where keys are looked up; defaults to `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly contextWindows?: ContextWindowOverrides;
+  /** Rows over the table of models that take images (config `images.models`). */
+  readonly imageModels?: ImageModelTable;
   /** Reads a `scripted:FILE` script; defaults to the file system. */
   readonly readFile?: (path: string) => string;
   readonly idleTimeoutMs?: number;
@@ -43,6 +46,7 @@ export function createProvider(modelId: string | ModelId, options: CreateProvide
     id: provider.id,
     stream: (request, signal) => provider.stream(request, signal),
     contextWindow: (model) => provider.contextWindow(model),
+    acceptsImages: (model) => provider.acceptsImages?.(model) ?? false,
     modelId: parsed,
     model: parsed.model,
   });
@@ -63,6 +67,7 @@ export function createProvider(modelId: string | ModelId, options: CreateProvide
   const common = {
     baseUrl,
     contextWindow: (model: string) => contextWindowOf(parsed.provider, model, options.contextWindows),
+    acceptsImages: (model: string) => acceptsImages(parsed.provider, model, options.imageModels),
     ...(apiKey === undefined ? {} : { apiKey }),
     ...(defaults.apiKeyEnv === undefined ? {} : { apiKeyEnv: defaults.apiKeyEnv }),
     ...(options.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: options.idleTimeoutMs }),

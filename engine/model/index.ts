@@ -1,5 +1,6 @@
 export * from './model-errors.js';
-export type { AssistantModelMessage, ModelMessage, ToolCall, ToolModelMessage, UserMessageSource, UserModelMessage } from './model-message.js';
+export { IMAGE_MEDIA_TYPES } from './model-message.js';
+export type { AssistantModelMessage, ImageAttachment, ImageMediaType, ModelMessage, ToolCall, ToolModelMessage, UserMessageSource, UserModelMessage } from './model-message.js';
 export { FINISH_REASONS } from './model-provider.js';
 export type { AgentId, FinishReason, ModelParameters, ModelProvider, ModelRequest, StreamPart, ToolSpec, Usage } from './model-provider.js';
 export { MESSAGE_OVERHEAD_TOKENS, estimateMessageTokens, estimateTextTokens, estimateToolTokens } from './token-estimate.js';
@@ -24,3 +25,4 @@ export { DEFAULT_RETRY_POLICY, backoffDelay, retryVerdict, type RetryPolicy, typ
 export { callModel, estimateUsage, type CallModelOptions, type ModelResponse, type RetryNotice } from './call-model.js';
 export { createProvider, type ConfiguredProvider, type CreateProviderOptions } from './create-provider.js';
 export { abortableSleep } from './abort-reason.js';
+export { DEFAULT_IMAGE_MODELS, acceptsImages, type ImageModelTable } from './image-capability.js';

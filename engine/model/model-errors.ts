@@ -82,3 +82,13 @@ export function environmentModelFailure(text: string): string | undefined {
   if (unauthorized !== null) return unauthorized[0].trim();
   return undefined;
 }
+
+/** A request carries images the model cannot take, or whose bytes were never loaded. */
+export class ImagesNotAcceptedError extends ModelError {
+  constructor(provider: string, readonly model: string, readonly paths: readonly string[]) {
+    super(
+      `${provider}:${model} does not accept images (${paths.join(', ')}): use a model that does (e.g. openai:gpt-4.1, anthropic:claude-sonnet-4-5), declare it under "images.models" in .dagent/config.json, or remove the @ reference`,
+      { provider },
+    );
+  }
+}

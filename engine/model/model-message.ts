@@ -22,11 +22,30 @@ export type UserMessageSource =
   | 'compaction-summary'
   | 'note';
 
+/** The image types a model may be shown (`@path.png` references). */
+export const IMAGE_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
+export type ImageMediaType = (typeof IMAGE_MEDIA_TYPES)[number];
+
+/**
+ * An image attached to a user message. The log records the reference (workspace path, content
+ * hash, media type, size), never the bytes; `data` (base64) is filled in just before a request is
+ * sent, from the file whose hash must still match (see engine/context/image-references.ts).
+ */
+export interface ImageAttachment {
+  readonly path: string;
+  readonly sha256: string;
+  readonly mediaType: ImageMediaType;
+  readonly bytes: number;
+  readonly data?: string;
+}
+
 export interface UserModelMessage {
   readonly role: 'user';
   readonly seq: number;
   readonly source: UserMessageSource;
   readonly content: string;
+  /** Images attached to the message, shown to the model beside its text. */
+  readonly images?: readonly ImageAttachment[];
 }
 
 export interface AssistantModelMessage {

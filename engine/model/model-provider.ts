@@ -61,4 +61,6 @@ export interface ModelProvider {
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<StreamPart>;
   /** The context window, in tokens, of a model of this provider. */
   contextWindow(model: string): number;
+  /** Whether a model of this provider accepts images in user messages; absent: it does not. */
+  acceptsImages?(model: string): boolean;
 }

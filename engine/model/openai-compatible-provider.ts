@@ -13,6 +13,8 @@ export interface OpenAICompatibleProviderOptions {
   /** The variable the key came from, named when the server refuses it. */
   readonly apiKeyEnv?: string;
   readonly contextWindow: (model: string) => number;
+  /** Whether a model takes images (`image_url` parts / `image` blocks); none when omitted. */
+  readonly acceptsImages?: (model: string) => boolean;
   readonly reasoningRoundTrip?: boolean;
   readonly maxTokensField?: 'max_tokens' | 'max_completion_tokens';
   /** Silence after which a response is abandoned as interrupted (default 120 s). */
@@ -37,6 +39,7 @@ export function createOpenAICompatibleProvider(options: OpenAICompatibleProvider
   return {
     id: options.id,
     contextWindow: options.contextWindow,
+    acceptsImages: (model: string) => options.acceptsImages?.(model) ?? false,
     async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<StreamPart> {
       const accumulator = new OpenAIChunkAccumulator(options.id);
       const items = openEventStream({

@@ -1,3 +1,4 @@
+import { loadedImageData } from './image-data.js';
 import type { ModelMessage } from './model-message.js';
 import type { ModelRequest } from './model-provider.js';
 
@@ -35,7 +36,15 @@ export function openAIRequestBody(request: ModelRequest, options: OpenAIRequestO
 function openAIMessage(message: ModelMessage, options: OpenAIRequestOptions): Record<string, unknown> {
   switch (message.role) {
     case 'user':
-      return { role: 'user', content: message.content };
+      if (message.images === undefined || message.images.length === 0) return { role: 'user', content: message.content };
+      // Images as content parts beside the text (`image_url` with a data URL), never as text.
+      return {
+        role: 'user',
+        content: [
+          ...(message.content.length > 0 ? [{ type: 'text', text: message.content }] : []),
+          ...message.images.map((image) => ({ type: 'image_url', image_url: { url: `data:${image.mediaType};base64,${loadedImageData(image)}` } })),
+        ],
+      };
     case 'tool':
       return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
     case 'assistant': {

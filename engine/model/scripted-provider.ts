@@ -60,6 +60,7 @@ export function createScriptedProvider(options: ScriptedProviderOptions): Script
   return {
     id: 'scripted',
     contextWindow: () => script.contextWindow ?? SCRIPTED_DEFAULT_CONTEXT_WINDOW,
+    acceptsImages: () => script.images ?? false,
     remaining: (agent) => Math.max(0, (script.agents[agent]?.length ?? 0) - (positions.get(agent) ?? 0)),
     async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<StreamPart> {
       const { turn, index } = nextTurn(request.agent);

@@ -45,6 +45,8 @@ export const scriptedModelScriptSchema = z
     $schema: z.string().optional(),
     description: z.string().optional(),
     contextWindow: z.number().int().positive().optional(),
+    /** The scripted model accepts images (`@shot.png` references); false by default. */
+    images: z.boolean().optional(),
     agents: z.record(z.string(), z.array(turnSchema)),
     defaults: z.object({ latencyMs: count.optional(), streamMs: count.optional() }).strict().optional(),
   })

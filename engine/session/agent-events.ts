@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IMAGE_MEDIA_TYPES } from '../model/model-message.js';
 import { FINISH_REASONS } from '../model/model-provider.js';
 import { defineEvent } from './define-event.js';
 import { END_REASONS, FALLBACK_REASONS, TOOL_OUTCOMES } from './event-values.js';
@@ -24,15 +25,33 @@ const toolCall = z.strictObject({
 
 const userSource = z.enum(['user', 'instruction', 'handoff', 'runtime-context', 'memory', 'compaction-summary', 'note']);
 
-/** The events of a node agent's conversation: messages, tool calls and results, requests, retries, its end. */
-export const AGENT_EVENTS = {
-  'user/message': defineEvent(1, () => z.strictObject({
+const imageReference = z.strictObject({
+  path: z.string().min(1),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  mediaType: z.enum(IMAGE_MEDIA_TYPES),
+  bytes: z.number().int().nonnegative(),
+});
+
+function userMessagePayload() {
+  return z.strictObject({
     content: z.string(),
     source: userSource,
     /** For runtime-context messages: the full state snapshot the message reflects. */
     context: z.record(z.string(), z.unknown()).optional(),
     compactionId: z.string().optional(),
-  })),
+  });
+}
+
+/** The events of a node agent's conversation: messages, tool calls and results, requests, retries, its end. */
+export const AGENT_EVENTS = {
+  /**
+   * Version 2: `images`, the images attached to the message (`@shot.png` in a task or an
+   * instruction), each by reference (workspace path, sha256 of the bytes, media type, size), never
+   * the bytes: the log stays small however often an image is shown, and the hash pins what is sent.
+   */
+  'user/message': defineEvent(2, () => userMessagePayload().extend({ images: z.array(imageReference).min(1).optional() }), {
+    1: { payload: userMessagePayload, upgrade: (payload) => payload },
+  }),
   'assistant/message': defineEvent(1, () => z.strictObject({
     content: z.string(),
     reasoning: z.string().optional(),

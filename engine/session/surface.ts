@@ -14,7 +14,13 @@ export function isSurfaceEvent(event: SessionEvent): event is SurfaceEvent {
 export function eventToMessage(event: SurfaceEvent): ModelMessage {
   switch (event.type) {
     case 'user/message':
-      return { role: 'user', seq: event.seq, source: event.payload.source, content: event.payload.content };
+      return {
+        role: 'user',
+        seq: event.seq,
+        source: event.payload.source,
+        content: event.payload.content,
+        ...(event.payload.images === undefined ? {} : { images: event.payload.images }),
+      };
     case 'assistant/message':
       return {
         role: 'assistant',

@@ -2,6 +2,7 @@ import type { AgentCompactor } from '../../agent/agent-compactor.js';
 import { runAgent } from '../../agent/run-agent.js';
 import type { AgentLimits } from '../../agent/stop-conditions.js';
 import type { Approver, ToolResult, ToolRuntime, WriteScope } from '../../agent/tool-runtime.js';
+import type { ImageSupport } from '../../context/image-references.js';
 import { SystemPrompt, type ContextProvider, type PromptSection } from '../../context/system-prompt.js';
 import { errorMessage } from '../../errors.js';
 import type { ModelProvider, StreamPart, Usage } from '../../model/model-provider.js';
@@ -48,6 +49,8 @@ export interface NodeRuntime {
   defaultTools(kind: PlanNodeKind): readonly string[] | undefined;
   readonly commandTimeoutMs?: number;
   readonly onPart?: (nodeId: string, part: StreamPart) => void;
+  /** Where a node instruction's `@image` references are read (the workspace, through its guard). */
+  readonly images?: ImageSupport;
 }
 
 export interface NodeAttempt {
@@ -126,6 +129,7 @@ async function runAgentNode(runtime: NodeRuntime, attempt: NodeAttempt): Promise
     },
     instruction,
     handoffs: attempt.handoffs,
+    ...(runtime.images === undefined ? {} : { images: runtime.images }),
     limits: { ...runtime.limits, ...(node.maxSteps === undefined ? {} : { maxSteps: node.maxSteps }) },
     signal: attempt.signal,
     ...(runtime.toolBatchTimeoutMs === undefined ? {} : { toolBatchTimeoutMs: runtime.toolBatchTimeoutMs }),
@@ -139,7 +143,7 @@ async function runAgentNode(runtime: NodeRuntime, attempt: NodeAttempt): Promise
       return { status: 'succeeded', answer: outcome.answer, actions };
     case 'error':
     case 'context_overflow':
-      return { status: 'failed', error: `${outcome.reason}: ${outcome.detail ?? ''}`.trim(), retryable: true };
+      return { status: 'failed', error: `${outcome.reason}: ${outcome.detail ?? ''}`.trim(), retryable: outcome.permanent !== true };
     default:
       return { status: 'failed', error: `${outcome.reason.replace('_', ' ')}: ${outcome.detail ?? ''}`.trim(), retryable: false };
   }

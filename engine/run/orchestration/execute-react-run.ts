@@ -2,6 +2,7 @@ import type { AgentCompactor } from '../../agent/agent-compactor.js';
 import { runAgent, type AgentOutcome } from '../../agent/run-agent.js';
 import type { AgentLimits } from '../../agent/stop-conditions.js';
 import type { Approver, ToolRuntime } from '../../agent/tool-runtime.js';
+import type { ImageSupport } from '../../context/image-references.js';
 import { SystemPrompt, type ContextProvider, type PromptSection } from '../../context/system-prompt.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
@@ -52,6 +53,8 @@ export interface ExecuteReactRunOptions {
   readonly toolBatchTimeoutMs?: number;
   readonly signal: AbortSignal;
   readonly onPart?: (part: StreamPart) => void;
+  /** Where the task's `@image` references are read (the workspace, through its guard). */
+  readonly images?: ImageSupport;
   /** Told the run id as soon as the run exists, before it starts (awaited: live tracing begins here). */
   readonly onStart?: (runId: string) => void | Promise<void>;
 }
@@ -86,6 +89,7 @@ export async function executeReactRun(options: ExecuteReactRunOptions): Promise<
         ...(options.allowedTools === undefined ? {} : { allowedTools: options.allowedTools }),
       },
       instruction: options.task,
+      ...(options.images === undefined ? {} : { images: options.images }),
       signal: options.signal,
       ...(options.compactor === undefined ? {} : { compactor: options.compactor }),
       ...(options.price === undefined ? {} : { price: options.price }),
