@@ -87,10 +87,10 @@ export class OpenAIChunkAccumulator {
 
   #readChunk(chunk: Record<string, unknown>): StreamPart[] {
     if (this.#responseId === undefined && typeof chunk['id'] === 'string' && chunk['id'] !== '') this.#responseId = chunk['id'];
-    const usage = isRecord(chunk['usage']) ? chunk['usage'] : isRecord(chunk['x_groq']) && isRecord(chunk['x_groq']['usage']) ? chunk['x_groq']['usage'] : undefined;
-    if (usage !== undefined) this.#usage = usageFromOpenAI(usage);
     const choices = Array.isArray(chunk['choices']) ? chunk['choices'] : [];
     const choice: unknown = choices[0];
+    const usage = chunkUsage(chunk, choice);
+    if (usage !== undefined) this.#usage = usageFromOpenAI(usage);
     if (!isRecord(choice)) return [];
     const parts: StreamPart[] = [];
     const delta = isRecord(choice['delta']) ? choice['delta'] : isRecord(choice['message']) ? choice['message'] : undefined;
@@ -132,7 +132,23 @@ export class OpenAIChunkAccumulator {
   }
 }
 
-/** OpenAI usage (with DeepSeek's and OpenAI's cache fields) as our Usage. `input` is the whole prompt. */
+/**
+ * Where a chunk carries its usage: on the chunk (OpenAI, DeepSeek, GLM), under `x_groq` (Groq), or
+ * on the final chunk's choice (Kimi documents `choices[0].usage` for streams).
+ */
+function chunkUsage(chunk: Record<string, unknown>, choice: unknown): Record<string, unknown> | undefined {
+  if (isRecord(chunk['usage'])) return chunk['usage'];
+  if (isRecord(chunk['x_groq']) && isRecord(chunk['x_groq']['usage'])) return chunk['x_groq']['usage'];
+  if (isRecord(choice) && isRecord(choice['usage'])) return choice['usage'];
+  return undefined;
+}
+
+/**
+ * OpenAI usage as our Usage; `input` is the whole prompt. Cache hits come from DeepSeek's
+ * `prompt_cache_hit_tokens`, OpenAI's and GLM's `prompt_tokens_details.cached_tokens` (GLM's
+ * implicit context cache), or Kimi's `cached_tokens` beside `prompt_tokens` (Kimi's automatic
+ * context cache); every one of them counts tokens already inside `prompt_tokens`.
+ */
 export function usageFromOpenAI(usage: Record<string, unknown>): Usage {
   const promptDetails = isRecord(usage['prompt_tokens_details']) ? usage['prompt_tokens_details'] : {};
   const completionDetails = isRecord(usage['completion_tokens_details']) ? usage['completion_tokens_details'] : {};
@@ -140,7 +156,7 @@ export function usageFromOpenAI(usage: Record<string, unknown>): Usage {
   return {
     input: count(usage['prompt_tokens']),
     output: count(usage['completion_tokens']),
-    cacheHit: count(usage['prompt_cache_hit_tokens'] ?? promptDetails['cached_tokens']),
+    cacheHit: count(usage['prompt_cache_hit_tokens'] ?? promptDetails['cached_tokens'] ?? usage['cached_tokens']),
     reasoning: count(completionDetails['reasoning_tokens']),
     ...(cacheWrite > 0 ? { cacheWrite } : {}),
   };

@@ -28,6 +28,20 @@ export const DEFAULT_PRICE_TABLE: PriceTable = {
   'openai:gpt-4.1-nano': { inputCacheMiss: 0.1, inputCacheHit: 0.025, output: 0.4 },
   'openai:gpt-4o': { inputCacheMiss: 2.5, inputCacheHit: 1.25, output: 10 },
   'openai:gpt-4o-mini': { inputCacheMiss: 0.15, inputCacheHit: 0.075, output: 0.6 },
+  // Kimi (Moonshot) and GLM (Z.ai) cache prompts on their own (automatic prefix caches, no request
+  // field) and bill hits at the lower rate; international USD list prices. GLM's mainland
+  // endpoint (open.bigmodel.cn) bills in CNY: set your own rows under "prices" for it.
+  'kimi:kimi-k2': { inputCacheMiss: 0.6, inputCacheHit: 0.15, output: 2.5 },
+  'kimi:kimi-k2-thinking': { inputCacheMiss: 0.6, inputCacheHit: 0.15, output: 2.5 },
+  'kimi:kimi-k2-turbo': { inputCacheMiss: 1.15, inputCacheHit: 0.15, output: 8 },
+  'kimi:kimi-k2-thinking-turbo': { inputCacheMiss: 1.15, inputCacheHit: 0.15, output: 8 },
+  'kimi:kimi-k2.5': { inputCacheMiss: 0.6, inputCacheHit: 0.1, output: 3 },
+  'glm:glm-4.5': { inputCacheMiss: 0.6, inputCacheHit: 0.11, output: 2.2 },
+  'glm:glm-4.5-air': { inputCacheMiss: 0.2, inputCacheHit: 0.03, output: 1.1 },
+  'glm:glm-4.5v': { inputCacheMiss: 0.6, inputCacheHit: 0.11, output: 1.8 },
+  'glm:glm-4.6': { inputCacheMiss: 0.6, inputCacheHit: 0.11, output: 2.2 },
+  'glm:glm-4.7': { inputCacheMiss: 0.6, inputCacheHit: 0.11, output: 2.2 },
+  'glm:glm-5': { inputCacheMiss: 1, inputCacheHit: 0.2, output: 3.2 },
   'anthropic:claude-sonnet-4-5': { inputCacheMiss: 3, inputCacheHit: 0.3, inputCacheWrite: 3.75, output: 15 },
   'anthropic:claude-sonnet-4': { inputCacheMiss: 3, inputCacheHit: 0.3, inputCacheWrite: 3.75, output: 15 },
   'anthropic:claude-haiku-4-5': { inputCacheMiss: 1, inputCacheHit: 0.1, inputCacheWrite: 1.25, output: 5 },
