@@ -62,6 +62,13 @@ export function tailLines(event: SessionEvent): TailLine[] {
       return [line('error', `⇄ model ${event.payload.from} gave way to ${event.payload.to} (${event.payload.reason}): ${firstLine(event.payload.error)}`)];
     case 'work/reported':
       return [line('approval', `! reported missed work: ${event.payload.title} (${event.payload.files.join(', ')})`)];
+    case 'hook/ran': {
+      const { payload } = event;
+      const exit = payload.exitCode === null || payload.outcome === 'ok' ? '' : ` (exit ${payload.exitCode})`;
+      const said = firstLine(payload.outcome === 'ok' ? payload.stdout : payload.stderr) || (payload.error ?? '');
+      const kind: TailLine['kind'] = payload.outcome === 'ok' ? 'state' : payload.outcome === 'blocked' ? 'approval' : 'error';
+      return [line(kind, `⚑ hook ${payload.event}${payload.tool === undefined ? '' : ` ${payload.tool}`} ${payload.outcome}${exit}${said === '' ? '' : `: ${said}`}`)];
+    }
     default:
       return [];
   }

@@ -50,7 +50,7 @@ export { requestTokens } from './model/request-tokens.js';
 export { estimateTextTokens } from './model/token-estimate.js';
 
 // Context: the system prompt and the request a model received.
-export { reconstructRequest, type InspectedMessage, type ReconstructedRequest } from './context/reconstruct-request.js';
+export { reconstructRequest, type InspectedHook, type InspectedMessage, type ReconstructedRequest } from './context/reconstruct-request.js';
 export type { StepPosition } from './context/runtime-context.js';
 export { SystemPrompt, type ContextProvider, type PromptSection } from './context/system-prompt.js';
 
@@ -73,6 +73,10 @@ export type {
   WriteScope,
   ClaimFence,
 } from './agent/tool-runtime.js';
+
+// Hooks: the runner interface `tools/` implements, and the pure rules of matching and effects.
+export { BLOCKING_HOOK_EVENTS, NO_HOOK_VERDICT, hookEffect, hookMatches, hookOutcome, type HookEventName, type HookInput, type HookOutcome, type HookRecord, type HookRunner, type HookSettings, type HookSpec, type HookVerdict } from './hooks/index.js';
+export { HOOK_EVENT_NAMES } from './session/event-values.js';
 
 // Compaction: the compactor the CLI wires, and the pieces the compaction benchmark drives.
 export { compactSession } from './compaction/compact-session.js';

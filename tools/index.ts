@@ -33,3 +33,4 @@ export * from './web/index.js';
 
 export * from './mcp/index.js';
 export * from './symbols/index.js';
+export * from './hooks/index.js';

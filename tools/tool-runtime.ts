@@ -13,12 +13,14 @@ import type {
   ToolResultMeta,
   ToolRuntime,
   ToolSpec,
+  HookRunner,
 } from '../engine/index.js';
 import { NO_TERMINAL_DENIAL, withUniformToolMeta } from '../engine/index.js';
 import { approverName } from './approvers.js';
 import { toToolSpec, type Assessment, type Tool, type ToolContext, type ToolOutput } from './define-tool.js';
 import { approvalPolicyFor, evaluateApproval, type ApprovalSettings } from './evaluate-approval.js';
 import { parseToolArgs } from './parse-tool-args.js';
+import { postToolUseHooks, preToolUseHooks } from './tool-hooks.js';
 import { describeToolFailure } from './tool-errors/index.js';
 import { DEFAULT_MAX_OUTPUT_CHARS, DEFAULT_MAX_OUTPUT_LINES, truncateOutput, type TruncationLimits } from './truncate-output.js';
 import { WorkspaceGuard } from './workspace/index.js';
@@ -36,6 +38,8 @@ export interface ToolRuntimeOptions extends ApprovalSettings {
   readonly now?: () => number;
   /** Commands (tools of risk `command`) running at once through this runtime; default `MAX_CONCURRENT_COMMANDS`. */
   readonly maxConcurrentCommands?: number;
+  /** Configured hooks: `PreToolUse` before a call is approved and run, `PostToolUse` after it ran. */
+  readonly hooks?: HookRunner;
 }
 
 /** Commands one runtime (one run) runs at once; more wait for a slot, so one response cannot start hundreds of processes. */
@@ -56,6 +60,7 @@ export class LocalToolRuntime implements ToolRuntime {
   readonly #guards = new Map<string, Promise<WorkspaceGuard>>();
   readonly #fileLocks = new KeyedLock();
   readonly #commandSlots: PQueue;
+  readonly #hooks: HookRunner | undefined;
 
   constructor(options: ToolRuntimeOptions = {}) {
     this.#approval = { approval: options.approval, toolApproval: options.toolApproval };
@@ -63,6 +68,7 @@ export class LocalToolRuntime implements ToolRuntime {
     this.#defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     this.#now = options.now ?? (() => performance.now());
     this.#commandSlots = new PQueue({ concurrency: options.maxConcurrentCommands ?? MAX_CONCURRENT_COMMANDS });
+    this.#hooks = options.hooks;
     for (const tool of options.tools ?? []) this.register(tool);
   }
 
@@ -71,6 +77,11 @@ export class LocalToolRuntime implements ToolRuntime {
     if (this.#tools.has(tool.name)) throw new Error(`tool ${tool.name} is registered twice`);
     this.#tools.set(tool.name, tool);
     return this;
+  }
+
+  /** The configured hooks, for the engine's own moments (node start and end, compaction, run end). */
+  get hooks(): HookRunner | undefined {
+    return this.#hooks;
   }
 
   get(name: string): Tool | undefined {
@@ -118,6 +129,8 @@ export class LocalToolRuntime implements ToolRuntime {
     let guard: WorkspaceGuard | undefined;
     try {
       guard = await this.#guard(context.workspace);
+      const blocked = await preToolUseHooks(this.#hooks, { tool: tool.name, call, args, workspace: guard.realRoot, context });
+      if (blocked !== undefined) return finish('refused', blocked, { args, meta: { risk: tool.risk, blockedBy: 'hook' } });
       const toolContext = await this.#toolContext(call, context, context.signal);
       const assessment = tool.assess === undefined ? undefined : await tool.assess(args, toolContext);
       const gate = await this.#approve(tool, call, args, assessment, context);
@@ -136,7 +149,10 @@ export class LocalToolRuntime implements ToolRuntime {
               return this.#runLocked(tool, args, call, context);
             })) as ToolOutput)
           : await this.#runLocked(tool, args, call, context);
-      return finish(output.outcome ?? 'ok', output.content, { args, isError: output.isError, meta: { provider: tool.provider, ...output.meta, risk: tool.risk } });
+      const outcome = output.outcome ?? 'ok';
+      const isError = output.isError ?? outcome !== 'ok';
+      const said = await postToolUseHooks(this.#hooks, { tool: tool.name, call, args, workspace: guard.realRoot, context }, { content: output.content, isError, outcome });
+      return finish(outcome, output.content, { args, isError, meta: { provider: tool.provider, ...output.meta, risk: tool.risk }, ...(said === undefined ? {} : { appendix: said }) });
     } catch (error) {
       const failure = describeToolFailure(error, (path) => guard?.display(path) ?? path);
       return finish(failure.outcome, `${failure.outcome === 'refused' ? 'refused' : 'error'}: ${failure.message}`, {
@@ -287,7 +303,9 @@ export class LocalToolRuntime implements ToolRuntime {
 
   /** The result with every uniform field (`withUniformToolMeta`), so `dagent tool --json` shows what the log stores. */
   #result(toolName: string, outcome: ToolOutcome, content: string, extra: FinishExtra & { durationMs: number }): ToolResult {
-    const truncated = truncateOutput(content, this.#limits);
+    const cut = truncateOutput(content, this.#limits);
+    // A hook's words come after the tool's output and its truncation, so a long output never hides them.
+    const truncated = extra.appendix === undefined ? cut : { ...cut, content: `${cut.content}\n${truncateOutput(extra.appendix, this.#limits).content}` };
     const toolMeta = extra.meta ?? {};
     const meta: ToolResultMeta = withUniformToolMeta<ToolResultMeta>(toolName, truncated.content, {
       ...toolMeta,
@@ -305,6 +323,8 @@ type Settled = { readonly ok: true; readonly output: ToolOutput } | { readonly o
 
 interface FinishExtra {
   readonly args?: unknown;
+  /** Added after the (truncated) content: what `PostToolUse` hooks said. */
+  readonly appendix?: string;
   readonly isError?: boolean;
   readonly meta?: Readonly<Record<string, unknown>>;
 }

@@ -52,6 +52,7 @@ export class CliContext {
         io.stderr,
         `dagent: ${join(this.workspace, WORKSPACE_CONFIG_FILE)} sets ${resolved.untrustedKeys.join(', ')}; ignored until you trust this workspace (\`dagent trust\`)`,
       );
+      if (resolved.untrustedKeys.includes('hooks')) writeLine(io.stderr, 'dagent: its hooks do not run: they would run commands the repository chose; read them, then `dagent trust`');
     }
     if (resolved.loosenedLimits.length > 0) {
       writeLine(

@@ -48,6 +48,12 @@ function summary(event: SessionEvent): string {
       return `${event.payload.compactionId} ${event.payload.trigger} seqs ${event.payload.range.start}-${event.payload.range.end} · ${event.payload.tokensBefore} tokens`;
     case 'compaction/end':
       return `${event.payload.compactionId} ${event.payload.outcome}${event.payload.tokensAfter === undefined ? '' : ` → ${event.payload.tokensAfter} tokens`}`;
+    case 'hook/ran': {
+      const { payload } = event;
+      const exit = payload.exitCode === null || payload.outcome === 'ok' ? '' : ` (exit ${payload.exitCode})`;
+      const said = (payload.outcome === 'ok' ? payload.stdout : payload.stderr).trim() || (payload.error ?? '');
+      return `${payload.event}${payload.tool === undefined ? '' : ` ${payload.tool}`} ${payload.outcome}${exit}${said === '' ? '' : `: ${said}`} · $ ${payload.command}`;
+    }
     default:
       return JSON.stringify(event.payload);
   }

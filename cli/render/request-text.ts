@@ -1,5 +1,5 @@
 import { visibleText } from '../../engine/read-face.js';
-import type { InspectedMessage, ReconstructedRequest } from '../../engine/index.js';
+import type { InspectedHook, InspectedMessage, ReconstructedRequest } from '../../engine/index.js';
 
 /**
  * `dagent inspect` as text: the header, the exact system prompt, the tools and every message, with
@@ -20,8 +20,26 @@ export function renderRequestText(request: ReconstructedRequest): string {
     '',
     `── messages (${request.messages.length}) ──`,
     ...request.messages.map(renderMessage),
+    ...(request.hooks.length === 0 ? [] : ['', `── hooks (${request.hooks.length}) ──`, ...request.hooks.map(renderHook)]),
   ];
   return visibleText(lines.join('\n'), { multiline: true });
+}
+
+/** `[seq 12] step 1 · PreToolUse run_command [call-1] blocked (exit 2) · bubblewrap · 14 ms`, the command, then what it printed. */
+function renderHook(hook: InspectedHook): string {
+  const subject = hook.tool === undefined ? '' : ` ${hook.tool}${hook.toolCallId === undefined ? '' : ` [${hook.toolCallId}]`}`;
+  const lines = [`[seq ${hook.seq}] step ${hook.step} · ${hook.event}${subject} ${hookEnd(hook)} · ${hook.sandbox} · ${hook.durationMs} ms`, `  $ ${hook.command}`];
+  if (hook.error !== undefined) lines.push(`  error: ${hook.error}`);
+  if (hook.stdout.trim() !== '') lines.push(`  stdout: ${hook.stdout.trim()}`);
+  if (hook.stderr.trim() !== '') lines.push(`  stderr: ${hook.stderr.trim()}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** `ok`, `blocked (exit 2)`, `error (exit 1)`, `timeout`, with what the run did with it when it did something. */
+export function hookEnd(hook: Pick<InspectedHook, 'outcome' | 'exitCode' | 'effect'>): string {
+  const exit = hook.exitCode === null || hook.outcome === 'ok' ? '' : ` (exit ${hook.exitCode})`;
+  const effect = hook.effect === 'context' ? ' → added to the result' : hook.effect === 'ignored' ? ' (nothing to block)' : '';
+  return `${hook.outcome}${exit}${effect}`;
 }
 
 function renderMessage(message: InspectedMessage): string {

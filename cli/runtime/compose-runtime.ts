@@ -22,7 +22,7 @@ import {
   type ResolvedModel,
   type StreamPart,
 } from '../../engine/index.js';
-import { createNonInteractiveApprover, createSymbolTools, createRememberTool, createTerminalApprover, createToolRuntime, reportMissingWorkTool, toolSet, type LocalToolRuntime } from '../../tools/index.js';
+import { createHookRunner, createNonInteractiveApprover, createSymbolTools, createRememberTool, createTerminalApprover, createToolRuntime, reportMissingWorkTool, toolSet, type LocalToolRuntime } from '../../tools/index.js';
 import type { CliContext } from '../context/cli-context.js';
 import { createConfinement } from './confinement.js';
 import { keyFactsToMemory } from './key-facts-to-memory.js';
@@ -63,9 +63,13 @@ export async function createMemoryStore(context: CliContext): Promise<ScopedMemo
  */
 export async function createTools(context: CliContext, options: { mcp?: boolean } = {}): Promise<LocalToolRuntime> {
   const mcpTools = options.mcp === false ? [] : await startMcpTools(context);
+  const confinement = createConfinement(context);
+  const allowEnv = context.config.sandbox?.env;
+  const hooks = context.config.hooks === undefined ? undefined : createHookRunner({ hooks: context.config.hooks, confinement: () => confinement, env: context.io.env, ...(allowEnv === undefined ? {} : { allowEnv }) });
   return createToolRuntime({
     tools: [reportMissingWorkTool, createRememberTool(await createMemoryStore(context)), ...createWebTools(context), ...createSymbolTools(() => workspaceLanguageService(context)), ...mcpTools],
-    runCommand: { env: context.io.env, confinement: createConfinement(context), ...(context.config.sandbox?.env === undefined ? {} : { allowEnv: context.config.sandbox.env }) },
+    runCommand: { env: context.io.env, confinement, ...(allowEnv === undefined ? {} : { allowEnv }) },
+    ...(hooks === undefined ? {} : { hooks }),
     ...(context.config.approval === undefined ? {} : { approval: context.config.approval }),
     ...(context.config.toolApproval === undefined ? {} : { toolApproval: context.config.toolApproval }),
   });
@@ -118,6 +122,7 @@ export async function createNodeRuntime(
   return {
     workspace: context.workspace,
     tools: options.tools,
+    ...(options.tools.hooks === undefined ? {} : { hooks: options.tools.hooks }),
     approver: options.approver,
     sections,
     contextsFor: (node, instruction): ContextProvider[] => [recallMemories(memory, { query: `${node.title}\n${instruction}` })],

@@ -6,12 +6,15 @@ import type { Session } from '../session/session.js';
  * forced compaction after the provider said the context was too long. engine/compaction
  * implements it; an agent without one never compacts.
  */
+/** Called just before a compaction runs (the `PreCompact` hooks), with what started it. */
+export type BeforeCompaction = (trigger: 'threshold' | 'overflow') => Promise<void>;
+
 export interface AgentCompactor {
   /** Tokens at which it compacts, when known: recorded with each request for the context gauge. */
   readonly threshold?: number;
-  preStep(session: Session, snapshot: PromptSnapshot, signal: AbortSignal): Promise<unknown>;
+  preStep(session: Session, snapshot: PromptSnapshot, signal: AbortSignal, before?: BeforeCompaction): Promise<unknown>;
   /** Resolves true when the surface got smaller, so the call may be retried once. */
-  onContextOverflow(session: Session, snapshot: PromptSnapshot, signal: AbortSignal): Promise<boolean>;
+  onContextOverflow(session: Session, snapshot: PromptSnapshot, signal: AbortSignal, before?: BeforeCompaction): Promise<boolean>;
   /** Called once when the agent ends: settles any background work for this surface. */
   release?(session: Session): Promise<void>;
 }

@@ -51,7 +51,7 @@ export async function agentStep(options: RunAgentOptions, position: StepPosition
     const snapshot = await options.prompt.assemble();
     let injected = await projectRuntimeContext(session, snapshot.context, position);
     if (options.compactor !== undefined) {
-      await options.compactor.preStep(session, snapshot, signal);
+      await options.compactor.preStep(session, snapshot, signal, options.beforeCompact);
       // A compaction may have folded the last runtime-context message away: put the state back.
       injected = (await projectRuntimeContext(session, snapshot.context, position)) ?? injected;
     }

@@ -3,7 +3,7 @@ import type { SystemPrompt } from '../context/system-prompt.js';
 import type { CallModelOptions } from '../model/call-model.js';
 import type { AgentId, ModelParameters, ModelProvider, StreamPart, Usage } from '../model/model-provider.js';
 import type { Session } from '../session/session.js';
-import type { AgentCompactor } from './agent-compactor.js';
+import type { AgentCompactor, BeforeCompaction } from './agent-compactor.js';
 import type { ToolContextBase } from './execute-tool-calls.js';
 import type { AgentLimits } from './stop-conditions.js';
 import type { TextStreamOptions } from './text-stream-coalescer.js';
@@ -42,6 +42,8 @@ export interface RunAgentOptions {
   readonly limits?: Partial<AgentLimits>;
   readonly toolBatchTimeoutMs?: number;
   readonly compactor?: AgentCompactor;
+  /** Runs just before each compaction of this agent's surface (the `PreCompact` hooks). */
+  readonly beforeCompact?: BeforeCompaction;
   /** USD for one call's usage; zero when omitted. */
   readonly price?: (usage: Usage) => number;
   readonly signal: AbortSignal;

@@ -8,6 +8,9 @@ import { compactSession } from './compact-session.js';
 import { extractKeyFacts, type KeyFactSink } from './key-facts.js';
 import { promptTokens, type PromptParts } from './surface-view.js';
 
+/** Called just before a compaction at the threshold or after an overflow runs (the agent's `PreCompact` hooks). */
+export type BeforeCompaction = (trigger: 'threshold' | 'overflow') => Promise<void>;
+
 export interface CompactorOptions extends CompactionSettings {
   /** Compute a candidate summary in the background at the soft watermark; true by default. */
   readonly background?: boolean;
@@ -58,9 +61,9 @@ export interface Compactor {
   /** The verdict for the next request, without acting on it. */
   check(session: Session, prompt: StepPrompt): Promise<CompactionCheck>;
   /** Checks pressure and acts: compacts at the threshold (committing a ready candidate first), starts a candidate at the soft watermark. */
-  preStep(session: Session, prompt: StepPrompt, signal: AbortSignal): Promise<PreStepResult>;
+  preStep(session: Session, prompt: StepPrompt, signal: AbortSignal, before?: BeforeCompaction): Promise<PreStepResult>;
   /** Compacts after the provider refused the request as too long; true when the surface got smaller, so the call may be retried once. */
-  onContextOverflow(session: Session, prompt: StepPrompt, signal: AbortSignal): Promise<boolean>;
+  onContextOverflow(session: Session, prompt: StepPrompt, signal: AbortSignal, before?: BeforeCompaction): Promise<boolean>;
   /** Compacts now, whatever the pressure (a ready candidate is committed first), and says how it went. */
   compact(session: Session, prompt: StepPrompt, signal: AbortSignal, trigger?: CompactionTrigger): Promise<CompactionResult>;
   /** Discards a pending candidate and forgets the surface. */
@@ -110,7 +113,8 @@ export function createCompactor(options: CompactorOptions): Compactor {
     return { verdict, tokens, threshold, softWatermark };
   };
 
-  const compactNow = async (session: Session, prompt: StepPrompt, signal: AbortSignal, trigger: CompactionTrigger): Promise<CompactionResult> => {
+  const compactNow = async (session: Session, prompt: StepPrompt, signal: AbortSignal, trigger: CompactionTrigger, before?: BeforeCompaction): Promise<CompactionResult> => {
+    if (before !== undefined && (trigger === 'threshold' || trigger === 'overflow')) await before(trigger);
     const result = await compactSurface(await stateOf(session), threshold, () => compactSession(session, { ...options, trigger, signal, prompt }), signal);
     if (options.keyFacts !== undefined && result.outcome === 'committed') await proposeKeyFacts(session, result, options.keyFacts, signal);
     return result;
@@ -120,17 +124,17 @@ export function createCompactor(options: CompactorOptions): Compactor {
     threshold,
     softWatermark,
     check,
-    async preStep(session, prompt, signal) {
+    async preStep(session, prompt, signal, before) {
       const pressure = await check(session, prompt);
       if (pressure.verdict === 'none') return pressure;
-      if (pressure.verdict === 'now') return { ...pressure, result: await compactNow(session, prompt, signal, 'threshold') };
+      if (pressure.verdict === 'now') return { ...pressure, result: await compactNow(session, prompt, signal, 'threshold', before) };
       const start = startBackgroundCandidate(session, { ...options, signal, prompt });
       if (!start.started) return pressure;
       adoptCandidate(await stateOf(session), start.candidate, pressure.tokens);
       return { ...pressure, candidate: start.candidate };
     },
-    async onContextOverflow(session, prompt, signal) {
-      return isCompacted(await compactNow(session, prompt, signal, 'overflow'));
+    async onContextOverflow(session, prompt, signal, before) {
+      return isCompacted(await compactNow(session, prompt, signal, 'overflow', before));
     },
     compact(session, prompt, signal, trigger = 'manual') {
       return compactNow(session, prompt, signal, trigger);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
+import { HOOK_EVENT_NAMES } from '../session/event-values.js';
 
 const approvalPolicy = z.enum(['auto', 'suggest', 'never']);
 
@@ -33,6 +34,28 @@ const mcpServersConfig = z.record(
     z.object({ type: z.enum(['http', 'streamable-http']).optional(), url: z.url(), headers: z.record(z.string(), z.string()).optional(), ...mcpServerCommon }),
   ]),
 );
+
+/** One hook: a matcher (a regular expression over the whole tool name or node id), a shell command, its time limit. */
+const hookSpec = z.strictObject({
+  matcher: z
+    .string()
+    .refine((value) => isRegExp(value), { error: 'matcher is not a valid regular expression' })
+    .optional(),
+  command: z.string().min(1),
+  timeoutMs: z.number().int().positive().max(600_000).optional(),
+});
+
+/** `hooks`: commands run at moments of a run (`PreToolUse`, `PostToolUse`, `NodeStart`, `NodeEnd`, `PreCompact`, `RunEnd`); see docs/hooks.md. */
+const hooksConfig = z.strictObject(Object.fromEntries(HOOK_EVENT_NAMES.map((name) => [name, z.array(hookSpec).optional()])) as Record<(typeof HOOK_EVENT_NAMES)[number], z.ZodOptional<z.ZodArray<typeof hookSpec>>>);
+
+function isRegExp(value: string): boolean {
+  try {
+    new RegExp(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * dagent's settings, as the config files, the environment and the flags give them. Every key is
@@ -103,6 +126,12 @@ export const configSchema = z.strictObject({
     .optional(),
   /** How nodes share the workspace: `worktree` (each in its own git worktree, the default in a git repository) or `shared`. */
   isolation: z.enum(['worktree', 'shared']).optional(),
+  /**
+   * Commands run at moments of a run, in the OS sandbox, in the node's workspace: exit 2 blocks
+   * (a tool call, a node), stdout of a `PostToolUse` hook goes to the model. A repository's own
+   * hooks run only once it is trusted; the user's and the repository's hooks both run.
+   */
+  hooks: hooksConfig.optional(),
   /** OpenTelemetry traces (configured by the OTEL_* variables): `includeContent` adds model answers, tool arguments and tool results to the spans. */
   telemetry: z.strictObject({ includeContent: z.boolean().optional() }).optional(),
 });

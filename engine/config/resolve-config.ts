@@ -48,7 +48,17 @@ export function resolveConfig(sources: ConfigSources): ResolvedConfig {
     }
   }
   const tightened = tightenOnly(workspace, user);
-  return { config: { ...user, ...tightened.config, ...configFromEnv(sources.env), ...sources.flags }, untrustedKeys, loosenedLimits: tightened.loosened };
+  const hooks = mergeHooks(user.hooks, tightened.config.hooks);
+  const config = { ...user, ...tightened.config, ...configFromEnv(sources.env), ...sources.flags };
+  return { config: hooks === undefined ? config : { ...config, hooks }, untrustedKeys, loosenedLimits: tightened.loosened };
+}
+
+/** The user's hooks, then a (trusted) repository's, per moment: a repository adds hooks, it never takes the user's away. */
+function mergeHooks(user: DagentConfig['hooks'], workspace: DagentConfig['hooks']): DagentConfig['hooks'] {
+  if (user === undefined || workspace === undefined) return workspace ?? user;
+  const merged: Record<string, unknown> = { ...user };
+  for (const [event, hooks] of Object.entries(workspace)) merged[event] = [...((user as Record<string, unknown[] | undefined>)[event] ?? []), ...(hooks ?? [])];
+  return merged as DagentConfig['hooks'];
 }
 
 /** A config file, checked; undefined when it does not exist. */

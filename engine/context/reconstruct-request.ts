@@ -20,7 +20,12 @@ export interface ReconstructedRequest {
   readonly estimatedTokens: number;
   /** The seq of the `request/header` event. */
   readonly seq: number;
+  /** The node's hook runs (`hook/ran`) before this request: what ran around the calls the model sees. */
+  readonly hooks: readonly InspectedHook[];
 }
+
+/** One hook run as `inspect` shows it. */
+export type InspectedHook = EventPayload<'hook/ran'> & { readonly seq: number; readonly step: number };
 
 /** A message of a reconstructed request: a tool result with its stored meta (truncated, original length, source, content type, provider). */
 export type InspectedMessage = ModelMessage & { readonly meta?: EventPayload<'tool/result'>['meta'] };
@@ -56,6 +61,7 @@ export async function reconstructRequest(
   );
   if (prompt === undefined) throw new RequestNotFoundError(`run ${runId}: prompt version ${header.payload.systemHash} is not in the log`);
   const messages = await messagesBySeq(db, runId, context.payload.messageSeqs);
+  const hooks = nodeId === null ? [] : await readEvents(db, runId, { nodeId, types: ['hook/ran'], toSeq: header.seq });
   return {
     runId,
     nodeId,
@@ -67,6 +73,7 @@ export async function reconstructRequest(
     messages,
     estimatedTokens: context.payload.estimatedTokens,
     seq: header.seq,
+    hooks: hooks.flatMap((event) => (event.type === 'hook/ran' ? [{ ...event.payload, seq: event.seq, step: event.step }] : [])),
   };
 }
 

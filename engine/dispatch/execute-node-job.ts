@@ -3,6 +3,7 @@ import type { Database } from '../db/database.js';
 import { errorMessage } from '../errors.js';
 import type { PlanNode } from '../plan/plan-schema.js';
 import type { CompletedNode } from '../plan/planner.js';
+import { nodeEndHooks, nodeStartHooks } from '../run/orchestration/node-hooks.js';
 import { executePlanNode, type NodeAttemptResult, type NodeRuntime } from '../run/orchestration/execute-plan-node.js';
 import type { NodeFiles } from '../run/orchestration/node-files.js';
 import { unkeptPromise } from '../run/orchestration/node-outcome.js';
@@ -124,7 +125,8 @@ async function runClaimedNode(run: RunRecord, job: NodeJob, claim: NodeClaim, lo
     const scope = workspace.files.writeScopeFor(job.nodeId, node.writes);
     let result: NodeAttemptResult;
     try {
-      result = await executePlanNode(workspace.runtime, {
+      const hookContext = { hooks: workspace.runtime.hooks, runId: run.id, nodeId: job.nodeId, workspace: workspace.runtime.workspace, attempt: job.attempt, session, signal };
+      result = (await nodeStartHooks(hookContext)) ?? (await executePlanNode(workspace.runtime, {
         runId: run.id,
         plan,
         node,
@@ -134,7 +136,8 @@ async function runClaimedNode(run: RunRecord, job: NodeJob, claim: NodeClaim, lo
         // File writes happen under the claim (see `NodeClaim.fence`); commands stop when it runs out.
         writeScope: { check: (path) => scope.check(path), beforeWrite: (path) => scope.beforeWrite(path), claim },
         signal,
-      });
+      }));
+      result = await nodeEndHooks(hookContext, result);
     } finally {
       session.close();
     }

@@ -34,3 +34,9 @@ export const NODE_WAITS_FOR = ['human-approval'] as const;
 
 /** Why an agent's model call went to the next model of its list (`model/switched`). */
 export const FALLBACK_REASONS = ['retries-exhausted', 'rate-limited', 'unknown-model', 'context-overflow'] as const;
+
+/** The moments a configured hook runs at (config `hooks`), named as users know them from Claude Code. */
+export const HOOK_EVENT_NAMES = ['PreToolUse', 'PostToolUse', 'NodeStart', 'NodeEnd', 'PreCompact', 'RunEnd'] as const;
+
+/** How one hook run ended: exit 0 (`ok`), exit 2 (`blocked`), any other exit or no start (`error`), or its time ran out (`timeout`). */
+export const HOOK_OUTCOMES = ['ok', 'blocked', 'error', 'timeout'] as const;

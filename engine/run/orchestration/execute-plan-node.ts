@@ -1,3 +1,5 @@
+import type { HookRunner } from '../../hooks/hook-runner.js';
+import { preCompactHooks } from './node-hooks.js';
 import type { AgentCompactor } from '../../agent/agent-compactor.js';
 import { runAgent } from '../../agent/run-agent.js';
 import type { AgentLimits } from '../../agent/stop-conditions.js';
@@ -51,6 +53,8 @@ export interface NodeRuntime {
   readonly onPart?: (nodeId: string, part: StreamPart) => void;
   /** Where a node instruction's `@image` references are read (the workspace, through its guard). */
   readonly images?: ImageSupport;
+  /** Configured hooks: `NodeStart` and `NodeEnd` run around each attempt (the tool runtime runs the tool hooks). */
+  readonly hooks?: HookRunner;
 }
 
 export interface NodeAttempt {
@@ -134,6 +138,7 @@ async function runAgentNode(runtime: NodeRuntime, attempt: NodeAttempt): Promise
     signal: attempt.signal,
     ...(runtime.toolBatchTimeoutMs === undefined ? {} : { toolBatchTimeoutMs: runtime.toolBatchTimeoutMs }),
     ...(model.compactor === undefined ? {} : { compactor: model.compactor }),
+    ...(runtime.hooks?.matches('PreCompact', node.id) === true ? { beforeCompact: preCompactHooks({ hooks: runtime.hooks, runId: attempt.runId, nodeId: node.id, workspace: runtime.workspace, attempt: attempt.attempt, session: attempt.session, signal: attempt.signal }) } : {}),
     ...(model.price === undefined ? {} : { price: model.price }),
     ...(models.fallbacks.length === 0 ? {} : { fallbacks: models.fallbacks.map((id) => ({ id, resolve: () => resolve(id) })) }),
     ...(runtime.onPart === undefined ? {} : { onPart: (part: StreamPart) => runtime.onPart?.(node.id, part) }),

@@ -6,6 +6,7 @@ import type { RunMemory } from '../views/run-recovery.js';
 import { executePlanNode, type NodeRuntime } from './execute-plan-node.js';
 import type { NodeFiles } from './node-files.js';
 import { unkeptPromise } from './node-outcome.js';
+import { nodeEndHooks, nodeStartHooks } from './node-hooks.js';
 import { handoffMessage } from './node-prompt.js';
 import { recordNodeKey, reuseOrRevert, type ReuseContext, type ReuseSettings } from './node-reuse.js';
 import type { NodeResult } from './run-options.js';
@@ -62,7 +63,10 @@ export async function attemptNode(context: NodeAttemptContext, nodeId: string, e
     // An isolated node runs (tools, commands, sandbox) in its own workspace.
     const workspace = files.workspaceFor?.(nodeId);
     const runtime = workspace === undefined ? context.runtime : { ...context.runtime, workspace };
-    const result = await executePlanNode(runtime, { runId: context.runId, plan: context.plan(), node, attempt, session, handoffs, writeScope: files.writeScopeFor(nodeId, node.writes), signal });
+    const hookContext = { hooks: runtime.hooks, runId: context.runId, nodeId, workspace: runtime.workspace, attempt, session, signal };
+    const blocked = await nodeStartHooks(hookContext);
+    const worked = blocked ?? (await executePlanNode(runtime, { runId: context.runId, plan: context.plan(), node, attempt, session, handoffs, writeScope: files.writeScopeFor(nodeId, node.writes), signal }));
+    const result = await nodeEndHooks(hookContext, worked);
     const otherWrites = context.plan().nodes.filter((other) => other.id !== nodeId).flatMap((other) => other.writes);
     const strictWrites = strictWritesOf(context.plan(), node);
     const end = await files.endNode(nodeId, node.writes, boundary, { otherWrites, merge: result.status === 'succeeded', message: commitMessage(node, attempt), strictWrites });

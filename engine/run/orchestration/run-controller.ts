@@ -15,6 +15,7 @@ import { runLog } from '../../session/run-log.js';
 import type { SessionEvent } from '../../session/event-types.js';
 import { createWriteSet } from '../../snapshots/file-write-set.js';
 import { endRun } from '../storage/end-run.js';
+import { runEndHooks } from './node-hooks.js';
 import { ensureNodeRows } from '../storage/node-projection.js';
 import { executablePlan, savePlan, setRunStatus } from '../storage/plan-store.js';
 import { transitionRun } from '../storage/run-status.js';
@@ -340,6 +341,7 @@ class RunController {
   async #finish(status: 'succeeded' | 'failed' | 'cancelled', nodes: ReadonlyMap<string, { status: NodeStatus; attempts: number; error?: string }>): Promise<RunResult> {
     const unplanned = [...this.#unplanned.values()];
     const outcome = runOutcome({ status, plan: this.#plan, nodes, paused: this.#paused, unplanned, cancelReason: this.#cancelReason ?? this.#options.signal.reason });
+    await runEndHooks(this.#options.runtime, this.#runId, outcome.status, this.#log);
     await endRun(this.#db, this.#runId, outcome.ending, this.#log);
     return {
       runId: this.#runId,
