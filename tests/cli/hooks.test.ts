@@ -161,4 +161,33 @@ describe('hooks', () => {
     expect(existsSync(join(workspace, 'published'))).toBe(false);
     expect((await hookRuns(again.runId)).map((ran) => ran.payload.outcome)).toEqual(['blocked']);
   });
+
+  it('a NodeStart hook exiting 2 fails its node before it runs; NodeEnd and RunEnd hooks hear how it ended', { timeout: 60_000 }, async () => {
+    userConfig({
+      isolation: 'shared',
+      hooks: {
+        NodeStart: [{ matcher: 'deploy', command: "echo 'freeze: no deploys on Friday' >&2; exit 2" }, { matcher: 'other', command: 'touch never' }],
+        NodeEnd: [{ command: 'cat > .node-end.json' }],
+        RunEnd: [{ command: 'cat > .run-end.json' }],
+      },
+    });
+    const plan = { goal: 'Deploy', nodes: [{ id: 'deploy', kind: 'command', title: 'Deploy', command: 'echo deployed > deployed.txt', writes: ['deployed.txt'] }] };
+
+    const run = await planAndRun(plan, script({}));
+
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    expect(run.stdout).toContain('blocked by a NodeStart hook');
+    expect(run.stdout).toContain('freeze: no deploys on Friday');
+    expect(existsSync(join(workspace, 'deployed.txt'))).toBe(false);
+    expect(existsSync(join(workspace, 'never'))).toBe(false);
+    const nodeEnd = JSON.parse(readFileSync(join(workspace, '.node-end.json'), 'utf8')) as { event: string; nodeId: string; node: { status: string; error: string } };
+    expect(nodeEnd).toMatchObject({ event: 'NodeEnd', nodeId: 'deploy', node: { status: 'failed' } });
+    expect(nodeEnd.node.error).toContain('freeze');
+    expect(JSON.parse(readFileSync(join(workspace, '.run-end.json'), 'utf8'))).toMatchObject({ event: 'RunEnd', runId: run.runId, nodeId: null, run: { status: 'failed' } });
+    expect((await hookRuns(run.runId)).map((ran) => [ran.nodeId, ran.payload.event, ran.payload.outcome, ran.payload.effect])).toEqual([
+      ['deploy', 'NodeStart', 'blocked', 'blocked'],
+      ['deploy', 'NodeEnd', 'ok', 'none'],
+      [null, 'RunEnd', 'ok', 'none'],
+    ]);
+  });
 });
