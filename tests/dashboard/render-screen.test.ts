@@ -177,6 +177,18 @@ describe('the dashboard screen', () => {
     expect(result?.text).toBe('← grep ok: src/webhook-channel.ts:8: send(');
   });
 
+  it("lists a node's hook runs among its live lines: a block with the hook's reason", () => {
+    const ran = { event: 'PreToolUse', matcher: 'run_command', command: 'guard.sh', toolCallId: 'c', tool: 'run_command', exitCode: 2, durationMs: 12, stdout: '', sandbox: 'bubblewrap' } as const;
+    const lines = events([
+      { type: 'hook/ran', nodeId: 'a', payload: { ...ran, outcome: 'blocked', stderr: 'publishing is for humans\n', effect: 'blocked' } },
+      { type: 'hook/ran', nodeId: 'a', payload: { ...ran, event: 'PostToolUse', outcome: 'ok', exitCode: 0, stdout: 'formatted src/a.ts\n', stderr: '', effect: 'context' } },
+    ]).flatMap((event) => tailLines(event));
+    expect(lines.map((line) => [line.kind, line.text])).toEqual([
+      ['approval', '⚑ hook PreToolUse run_command blocked (exit 2): publishing is for humans'],
+      ['state', '⚑ hook PostToolUse run_command ok: formatted src/a.ts'],
+    ]);
+  });
+
   it('shows escapes in a plan title and the model text as escapes, never as raw control characters', () => {
     const hostile = events([
       { type: 'plan/created', payload: { version: 1, plan: { nodes: [{ id: 'notes', kind: 'edit', title: 'Notes\u001b]52;c;cm0gLXJmIH4=\u0007\r\u001b[2Kfine', dependsOn: [] }] }, hash: 'h' } },
