@@ -13,6 +13,7 @@ const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
   dashboard: async () => (await import('./dashboard.js')).runDashboardBench(),
   sandbox: async () => (await import('./sandbox.js')).runSandboxBench(),
   scan: async () => (await import('./scan.js')).runScanBench(),
+  'member-refs': async () => (await import('./member-refs.js')).runMemberRefsBench(),
   cache: async () => (await import('./cache.js')).runCacheBench(),
   redaction: async () => (await import('./redaction.js')).runRedactionBench(),
   tracing: async () => (await import('./tracing.js')).runTracingBench(),

@@ -14,9 +14,11 @@ import type {
   WorkspaceLanguageService,
   WorkspaceSymbol,
 } from './workspace-language-service.js';
+import { apiSignatureOf } from './api-signature.js';
 import { diagnosticMessage, diagnosticSeverity, fileDiagnostics } from './file-diagnostics.js';
 import { createImportReach } from './import-reach.js';
 import { LanguageServiceQueryError } from './language-service-query-error.js';
+import type { ReferencesBasis } from './member-answer-cache.js';
 import { isKinGroup, nodeAt } from './member-kin.js';
 import { createProjectService, type ProjectService } from './project-service.js';
 import { declarationName, resolveSymbolPath } from './symbol-path.js';
@@ -27,8 +29,13 @@ const DEFAULT_SYMBOL_LIMIT = 50;
 /** Rounds of find-references, each with the importers of newly found declaring files loaded. */
 const MAX_REFERENCE_ROUNDS = 8;
 
+/** The language service with what the member-answer cache needs: what an answer was computed from. */
+export interface CacheableLanguageService extends WorkspaceLanguageService {
+  referencingFilesWithBasis(target: CodeTarget): Promise<{ files: ReferencingFile[]; basis: ReferencesBasis }>;
+}
+
 /** The language service itself, loaded by `createLanguageService` on its first query. */
-export function openLanguageService(options: LanguageServiceOptions): WorkspaceLanguageService {
+export function openLanguageService(options: LanguageServiceOptions): CacheableLanguageService {
   return new TypeScriptLanguageService(options);
 }
 
@@ -40,7 +47,7 @@ interface Located {
   readonly symbol?: ts.Symbol;
 }
 
-class TypeScriptLanguageService implements WorkspaceLanguageService {
+class TypeScriptLanguageService implements CacheableLanguageService {
   readonly #workspace: string;
   readonly #warnings: readonly string[];
   readonly #services: ProjectService[];
@@ -78,11 +85,11 @@ class TypeScriptLanguageService implements WorkspaceLanguageService {
     return this.#references(target, false);
   }
 
-  /** `references`; with `kinOnly`, without the groups of sibling implementations (`isKinGroup`). */
-  async #references(target: CodeTarget, kinOnly: boolean): Promise<ReferenceLocation[]> {
+  /** `references`; with `kinOnly`, without the groups of sibling implementations (`isKinGroup`); the declaring files found go to `declaring`. */
+  async #references(target: CodeTarget, kinOnly: boolean, declaring = new Set<string>()): Promise<ReferenceLocation[]> {
     this.#refresh();
     let start = this.#locate(target);
-    const declaring = new Set<string>([start.fileName]);
+    declaring.add(start.fileName);
     if (!('symbol' in target)) {
       for (const definition of start.service.service.getDefinitionAtPosition(start.fileName, start.position) ?? []) declaring.add(definition.fileName);
     }
@@ -97,9 +104,28 @@ class TypeScriptLanguageService implements WorkspaceLanguageService {
   }
 
   async referencingFiles(target: CodeTarget): Promise<ReferencingFile[]> {
+    return this.#referencingFiles(target, new Set());
+  }
+
+  /** `referencingFiles`, with the files every program held (their text and signature) and the declaring files. */
+  async referencingFilesWithBasis(target: CodeTarget): Promise<{ files: ReferencingFile[]; basis: ReferencesBasis }> {
+    const declaring = new Set<string>();
+    const files = await this.#referencingFiles(target, declaring);
+    const sources = new Map<string, ReferencesBasis['sources'][number]>();
+    for (const service of this.#services) {
+      for (const sourceFile of service.program().getSourceFiles()) {
+        if (sources.has(sourceFile.fileName)) continue;
+        const signature = this.#inWorkspace(sourceFile.fileName) ? { signature: apiSignatureOf(sourceFile) } : {};
+        sources.set(sourceFile.fileName, { fileName: sourceFile.fileName, text: sourceFile.text, ...signature });
+      }
+    }
+    return { files, basis: { sources: [...sources.values()], declaring: [...declaring] } };
+  }
+
+  async #referencingFiles(target: CodeTarget, declaring: Set<string>): Promise<ReferencingFile[]> {
     const declaringFile = 'symbol' in target ? this.#absolute(parseSymbolKey(target.symbol)?.file ?? target.symbol) : undefined;
     const byFile = new Map<string, ReferencingFile>();
-    for (const reference of await this.#references(target, true)) {
+    for (const reference of await this.#references(target, true, declaring)) {
       if (isAbsolute(reference.file) || (declaringFile !== undefined && join(this.#workspace, reference.file) === declaringFile)) continue;
       const known = byFile.get(reference.file);
       if (known === undefined) byFile.set(reference.file, { file: reference.file, line: reference.line, text: reference.text, count: 1 });

@@ -77,6 +77,12 @@ export interface LanguageServiceOptions {
    * is one, and hand back a fresh one when files were created.
    */
   readonly repoMap?: () => Promise<RepoMap>;
+  /**
+   * Keep the answers of `referencingFiles` for a symbol key in `.dagent/cache/member-references/`
+   * with the fingerprints of the files they were computed from, and answer from there while
+   * those files hold (default true).
+   */
+  readonly cache?: boolean;
 }
 
 /**

@@ -17,4 +17,4 @@ export {
 } from './repo-map.js';
 export { scanJson, uniqueEdges, type ScanJson, type ScanJsonFile } from './scan-json.js';
 export { MAX_PARSE_BYTES, scanRepository, WorkspaceNotFoundError, type ScanOptions } from './scan-repository.js';
-export { SCAN_CACHE_PATH } from './scan-cache.js';
+export { configKey as scanConfigKey, MEMBER_REFERENCES_CACHE_PATH, SCAN_CACHE_PATH, writeAtomically as writeCacheFile } from './scan-cache.js';

@@ -15,6 +15,12 @@ export const SCAN_CACHE_PATH = '.dagent/cache/repo-scan.json';
 /** The last scan's answer, kept whole: while no file, path or config changed, it is the answer. */
 export const REPO_MAP_CACHE_PATH = '.dagent/cache/repo-map.json';
 
+/**
+ * The answers of member queries (`scan --importers FILE#Class.member`, plan lint), one file per
+ * symbol, each with the fingerprints of the files it was computed from.
+ */
+export const MEMBER_REFERENCES_CACHE_PATH = '.dagent/cache/member-references';
+
 /** One parsed file: keyed by size and mtime; its resolutions hold while the keys of the cache hold. */
 export interface CachedModule {
   readonly size: number;
@@ -71,7 +77,7 @@ export function repoMapKey(configKey: string, files: readonly WorkspaceFile[]): 
 }
 
 /** Writes through a temporary file and a rename, so a concurrent scan reads the old cache or the new one, never half. A workspace that cannot be written to just goes uncached. */
-async function writeAtomically(path: string, value: unknown): Promise<void> {
+export async function writeAtomically(path: string, value: unknown): Promise<void> {
   const temporary = `${path}.${process.pid}.tmp`;
   try {
     await mkdir(dirname(path), { recursive: true });
