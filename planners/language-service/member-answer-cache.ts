@@ -178,10 +178,17 @@ function declarationFilesHash(map: RepoMap): string {
   return contentHash(map.files.filter((file) => /\.d\.[cm]?ts$/.test(file.path)).map((file) => file.path).sort().join('\n'));
 }
 
-/** The config the answers were computed with: the scan's config key (tsconfig text, what it extends, package.json). */
+/** What package managers rewrite on every install: a package installed or updated can change the types of an import. */
+const INSTALL_MARKERS = ['package-lock.json', 'node_modules/.package-lock.json', 'node_modules/.yarn-integrity', 'node_modules/.modules.yaml', 'yarn.lock', 'pnpm-lock.yaml'];
+
+/** The config the answers were computed with: the scan's config key (tsconfig text, what it extends, package.json) and the installed packages. */
 async function memberConfigKey(input: MemberCacheInput): Promise<string> {
   const tsconfig = input.tsconfig === undefined ? undefined : relative(input.workspace, resolve(input.workspace, input.tsconfig));
-  return scanConfigKey(input.workspace, tsconfig, MAX_PARSE_BYTES);
+  const installed = INSTALL_MARKERS.map((marker) => {
+    const now = fingerprint(join(input.workspace, marker));
+    return now === undefined ? '-' : `${now.size}:${now.mtimeMs}`;
+  });
+  return contentHash([await scanConfigKey(input.workspace, tsconfig, MAX_PARSE_BYTES), ...installed].join('\n'));
 }
 
 function answerPath(input: MemberCacheInput): string {
