@@ -16,11 +16,15 @@ export interface DashboardControls {
   cancel(): void;
   /** Runs the selected node again, with every node that depends on it (`dagent rerun --from`). */
   rerun(): void;
+  /** Starts writing a word for the selected running node (`dagent say`); enter sends it, escape drops it. */
+  say(): void;
+  /** Pauses the selected running node at its next step (`dagent pause`), or lets a paused one go on. */
+  pause(): void;
   /** Leaves the screen; the run goes on. */
   detach(): void;
 }
 
-export type DashboardCommand = 'select-up' | 'select-down' | 'details' | 'approve' | 'deny' | 'cancel' | 'rerun' | 'help' | 'detach';
+export type DashboardCommand = 'select-up' | 'select-down' | 'details' | 'approve' | 'deny' | 'cancel' | 'rerun' | 'say' | 'pause' | 'help' | 'detach';
 
 export interface DashboardKey {
   readonly command: DashboardCommand;
@@ -82,6 +86,22 @@ export const DASHBOARD_KEYS: readonly DashboardKey[] = [
     hint: HELP_HINT,
     description: 'run the selected node again, and every node after it (`dagent rerun --from`):\ntheir changes reverted, a new plan version; the run must be stopped',
     action: (controls) => controls.rerun(),
+  },
+  {
+    command: 'say',
+    keys: ['m'],
+    label: 'm',
+    hint: HELP_HINT,
+    description: 'write a message to the selected running node (`dagent say`): it reads it\nat its next step; enter sends, escape drops it',
+    action: (controls) => controls.say(),
+  },
+  {
+    command: 'pause',
+    keys: ['p'],
+    label: 'p',
+    hint: HELP_HINT,
+    description: 'pause the selected running node at its next step (`dagent pause`), the\nothers go on; p again lets it go on',
+    action: (controls) => controls.pause(),
   },
   { command: 'help', keys: ['?'], label: '?', hint: HELP_HINT, description: 'this help', action: (controls) => controls.toggle('help') },
   { command: 'detach', keys: ['q', 'C-c'], label: 'q', hint: 'q detach', description: 'quit the screen: detaches only, the run goes on', action: (controls) => controls.detach() },

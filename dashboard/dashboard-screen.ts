@@ -1,6 +1,6 @@
 import blessed from 'blessed';
 import { isTerminalRunStatus, type PendingApproval, type SessionEvent } from '../engine/index.js';
-import { applyEvents, approvalToAnswer, moveSelection, togglePanel, withNotice, type DashboardState } from './dashboard-state.js';
+import { applyEvents, approvalToAnswer, composeKey, moveSelection, togglePanel, withNotice, type DashboardState } from './dashboard-state.js';
 import { DASHBOARD_KEYS, type DashboardControls } from './dashboard-keys.js';
 import { renderScreen } from './render-screen.js';
 import { lineCells, type Cell } from './screen-cells.js';
@@ -12,6 +12,12 @@ export interface DashboardActions {
   cancel(): Promise<string>;
   /** Runs a node again with every node after it: a new plan version, their changes reverted, the run started again. */
   rerun(nodeId: string): Promise<string>;
+  /** A word for a running node (`dagent say`). */
+  say(nodeId: string, text: string): Promise<string>;
+  /** Pauses a running node at its next step (`dagent pause`). */
+  pause(nodeId: string): Promise<string>;
+  /** Lets a paused node go on (`dagent resume --node`). */
+  resume(nodeId: string): Promise<string>;
 }
 
 export interface DashboardTerminal {
@@ -123,14 +129,34 @@ class DashboardScreen implements Dashboard {
     this.#detach();
   }
 
-  /** Every entry of the key table, bound; any other key ends a pending cancel confirmation. */
+  /**
+   * Every entry of the key table, bound; any other key ends a pending cancel confirmation. While a
+   * message is written (`m`), every key goes into it and none runs its command.
+   */
   #bindKeys(): void {
     const controls = this.#controls();
-    for (const entry of DASHBOARD_KEYS) this.#screen.key([...entry.keys], () => entry.action(controls));
+    let composed: unknown;
+    for (const entry of DASHBOARD_KEYS) {
+      this.#screen.key([...entry.keys], (_char: unknown, key: unknown) => {
+        if (this.#state.composing === null && key !== composed) entry.action(controls);
+      });
+    }
     const cancelKeys = new Set(DASHBOARD_KEYS.filter((entry) => entry.command === 'cancel').flatMap((entry) => entry.keys));
-    this.#screen.on('keypress', (_char: unknown, key: { name?: string } | undefined) => {
+    this.#screen.on('keypress', (char: string | undefined, key: { name?: string; ctrl?: boolean } | undefined) => {
+      if (this.#state.composing !== null) {
+        composed = key;
+        return this.#compose(this.#state.composing, key ?? {}, char);
+      }
       if (this.#state.confirmingCancel && !cancelKeys.has(key?.name ?? '')) this.#update({ ...this.#state, confirmingCancel: false });
     });
+  }
+
+  #compose(composing: NonNullable<DashboardState['composing']>, key: { name?: string; ctrl?: boolean }, char: string | undefined): void {
+    const verdict = composeKey(composing.text, key, char);
+    if (verdict.kind === 'edit') return this.#update({ ...this.#state, composing: { ...composing, text: verdict.text } });
+    this.#state = { ...this.#state, composing: null };
+    if (verdict.kind === 'drop') return this.#update(withNotice(this.#state, 'message dropped'));
+    this.#act(() => this.#options.actions.say(composing.nodeId, verdict.text));
   }
 
   #controls(): DashboardControls {
@@ -155,8 +181,27 @@ class DashboardScreen implements Dashboard {
         if (view.status === 'running' && this.#state.orphan === null) return this.#update(withNotice(this.#state, 'the run is running: stop it first (c c), then R'));
         this.#act(() => this.#options.actions.rerun(selected));
       },
+      say: () => {
+        const node = this.#runningSelection('write to');
+        if (node !== undefined) this.#update({ ...this.#state, composing: { nodeId: node, text: '' }, notice: null, confirmingCancel: false });
+      },
+      pause: () => {
+        const node = this.#runningSelection('pause');
+        if (node === undefined) return;
+        const paused = (this.#state.view.nodes.get(node)?.pause ?? null) !== null;
+        this.#act(() => (paused ? this.#options.actions.resume(node) : this.#options.actions.pause(node)));
+      },
       detach: () => this.close(),
     };
+  }
+
+  /** The selected node when it is running; otherwise a notice says why nothing happens. */
+  #runningSelection(verb: string): string | undefined {
+    const { selected, view } = this.#state;
+    const node = selected === null ? undefined : view.nodes.get(selected);
+    if (node === undefined) return void this.#update(withNotice(this.#state, `select a running node to ${verb}`));
+    if (node.status !== 'running') return void this.#update(withNotice(this.#state, `${node.id} is ${node.status}, not running: only a running node can be told or paused`));
+    return node.id;
   }
 
   /** Runs an action on the run, with its feedback on the screen. */

@@ -22,10 +22,12 @@ export interface DashboardState {
   readonly confirmingCancel: boolean;
   /** Whether this screen was opened by the process running the run (detach then keeps it going). */
   readonly attached: boolean;
+  /** A message being written for a running node (`m`): every key goes into it until enter or escape. */
+  readonly composing: { readonly nodeId: string; readonly text: string } | null;
 }
 
 export function createDashboardState(view: RunView, options: { attached: boolean }): DashboardState {
-  return { view, tails: new Map(), selected: null, following: true, panel: 'events', orphan: null, notice: null, confirmingCancel: false, attached: options.attached };
+  return { view, tails: new Map(), selected: null, following: true, panel: 'events', orphan: null, notice: null, confirmingCancel: false, attached: options.attached, composing: null };
 }
 
 /** Folds new events into the view and the node tails; the selection follows activity until the user moves it. */
@@ -69,4 +71,16 @@ export function approvalToAnswer(state: DashboardState): PendingApproval | undef
 
 export function withNotice(state: DashboardState, notice: string | null): DashboardState {
   return { ...state, notice };
+}
+
+/** What a key does to a message being written: add to it, take the last character off, send it, or drop it. */
+export type ComposeVerdict = { readonly kind: 'edit'; readonly text: string } | { readonly kind: 'send'; readonly text: string } | { readonly kind: 'drop' };
+
+/** One key pressed while writing a message (`m`). Pure. */
+export function composeKey(text: string, key: { readonly name?: string; readonly ctrl?: boolean }, char: string | undefined): ComposeVerdict {
+  if (key.name === 'escape' || (key.ctrl === true && key.name === 'c')) return { kind: 'drop' };
+  if (key.name === 'enter' || key.name === 'return') return text.trim() === '' ? { kind: 'drop' } : { kind: 'send', text: text.trim() };
+  if (key.name === 'backspace') return { kind: 'edit', text: [...text].slice(0, -1).join('') };
+  if (char !== undefined && key.ctrl !== true && char >= ' ' && char !== '\x7f') return { kind: 'edit', text: text + char };
+  return { kind: 'edit', text };
 }

@@ -1,7 +1,7 @@
 import { PLAN_NODE_KINDS, nodeKind, type NodeView, type PlanNodeKind, type RunView } from '../engine/index.js';
 import type { TailLine } from './event-tail-line.js';
 import { waitsOn } from './node-stages.js';
-import { NODE_GLYPHS } from './render-stage-list.js';
+import { NODE_GLYPHS, PAUSED_GLYPH } from './render-stage-list.js';
 import type { Span, Style } from './styled-line.js';
 import { bar, formatClock, formatTokens, formatUsd } from './text-format.js';
 
@@ -47,10 +47,11 @@ export function compactionMarkers(node: NodeView): Span[] {
 /** The right-hand panel for the selected node: header, gauge, compactions, usage, then its live events or its details. */
 export function nodePanel(view: RunView, node: NodeView | undefined, tail: readonly TailLine[], options: { width: number; height: number; now: number; details: boolean }): Span[][] {
   if (node === undefined) return [[['no node selected', 'dim']]];
-  const [glyph, style] = NODE_GLYPHS[node.status];
+  const paused = node.status === 'running' && node.pause !== null;
+  const [glyph, style] = paused && node.pause === 'paused' ? PAUSED_GLYPH : NODE_GLYPHS[node.status];
   const elapsed = node.startedAt === null ? '' : ` ${formatClock((node.finishedAt === null ? options.now : Date.parse(node.finishedAt)) - Date.parse(node.startedAt))}`;
   const lines: Span[][] = [
-    [[`${glyph} `, style], [node.id, 'bold'], [` · ${node.kind} · `], [`${node.status}${elapsed}`, style], [node.attempts > 0 ? ` · attempt ${node.attempts}` : '']],
+    [[`${glyph} `, style], [node.id, 'bold'], [` · ${node.kind} · `], [`${paused ? (node.pause === 'paused' ? 'paused' : 'pausing') : node.status}${elapsed}`, style], [node.attempts > 0 ? ` · attempt ${node.attempts}` : '']],
     [[node.title]],
     contextGauge(node, options.width),
     compactionMarkers(node),

@@ -77,6 +77,7 @@ export function renderScreen(state: DashboardState, size: ScreenSize, screenOpti
 function bottomLines(state: DashboardState): Span[][] {
   const { view } = state;
   const lines: Span[][] = [];
+  if (state.composing !== null) lines.push([['✎ ', 'cyan'], [`to ${state.composing.nodeId}: `, 'bold'], [`${state.composing.text}▏`], ['  enter sends · esc drops', 'dim']]);
   for (const replan of view.replans.slice(-2)) {
     const change = replan.change === undefined ? '' : `: ${planChangeSummary(replan.change)}`;
     const cause = replan.nodeId === undefined ? replan.trigger : `${replan.trigger} in ${replan.nodeId}`;

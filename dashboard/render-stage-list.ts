@@ -13,6 +13,9 @@ export const NODE_GLYPHS: Readonly<Record<NodeViewStatus, readonly [string, Styl
   cancelled: ['■', 'red'],
 };
 
+/** A running node stopped at a step boundary by `dagent pause` (or `p`). */
+export const PAUSED_GLYPH: readonly [string, Style] = ['‖', 'yellow'];
+
 /** A row of the stage list: a stage heading or a node. */
 export interface StageRow {
   readonly nodeId?: string;
@@ -64,7 +67,7 @@ function lazyRow(nodeId: string, render: () => Span[]): StageRow {
 }
 
 function nodeRow(view: RunView, node: NodeView, options: { idWidth: number; width: number; now: number; asking: boolean; selected: boolean }): Span[] {
-  const [glyph, style] = options.asking ? (['?', 'magenta'] as const) : NODE_GLYPHS[node.status];
+  const [glyph, style] = options.asking ? (['?', 'magenta'] as const) : node.status === 'running' && node.pause === 'paused' ? PAUSED_GLYPH : NODE_GLYPHS[node.status];
   const elapsed = node.startedAt === null ? '' : formatClock((node.finishedAt === null ? options.now : Date.parse(node.finishedAt)) - Date.parse(node.startedAt));
   const waiting = waitsOn(view, node);
   const rest = Math.max(0, options.width - 2 - options.idWidth - 1 - 8 - 6 - 3 - 6);

@@ -144,6 +144,7 @@ export type { RemoteAttempts, RunFleet, RunResult, RunSettings } from './run/orc
 export { claimRun, RunClaimedError, type RunLease } from './run/ownership/run-lease.js';
 export { deadRunOwner, needsLivingProcess, runOwner, type RunOwner } from './run/ownership/run-owner.js';
 export { RunNotRunningError, cancelRun, requestCancel, type CancelOutcome } from './run/ownership/cancel-run.js';
+export { NodeNotPausedError, NodeNotRunningError, pauseNode, resumeNodes, tellNode, type SteeringReceipt } from './run/ownership/steer-node.js';
 export { isTerminalRunStatus } from './run/storage/run-status.js';
 export { createRun, getRun, listRuns, type RunRecord } from './run/storage/run-store.js';
 export {
@@ -151,6 +152,7 @@ export {
   foldRunView,
   reduceRunView,
   RUN_VIEW_EVENT_TYPES,
+  type NodePause,
   type NodeView,
   type NodeViewStatus,
   type PendingApproval,

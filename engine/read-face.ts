@@ -16,7 +16,7 @@ export { secretsFromConfig, secretsFromEnvironment } from './secret-redactor.js'
 export { EVENT_TYPES, isEventType, type EventType, type SessionEvent } from './session/event-types.js';
 export { readEvents } from './session/event-log.js';
 export { getRun, listRuns, type RunRecord } from './run/storage/run-store.js';
-export { foldRunView, RUN_VIEW_EVENT_TYPES, type RunView } from './run/views/run-view.js';
+export { foldRunView, RUN_VIEW_EVENT_TYPES, type NodeView, type RunView } from './run/views/run-view.js';
 export { deadRunOwner, needsLivingProcess, runOwner, type RunOwner } from './run/ownership/run-owner.js';
 export { currentPlan, planVersion } from './run/storage/plan-store.js';
 export { PLAN_LINT_EVENT_TYPES, approvalAllowances, recordedLint } from './run/views/plan-lint-record.js';

@@ -1,4 +1,5 @@
 import { DagentError, cancelRun, getRun } from '../../engine/index.js';
+import { resumePausedNodes } from '../running/resume-nodes.js';
 import { integerAtLeast } from '../context/cli-args.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
@@ -19,6 +20,7 @@ interface RunArgs {
   'approve-from-dashboard'?: boolean;
   'allow-lint'?: string[];
   reuse?: boolean;
+  node?: string;
 }
 
 export const DASHBOARD_DESCRIPTION = 'show the live dashboard (the default on a terminal); --no-dashboard prints progress lines';
@@ -69,10 +71,12 @@ export const resumeCommand = defineCommand<RunArgs>({
       .option('clone', { type: 'boolean', describe: 'with --workers: each worker runs nodes in its own clone; node patches come back to this workspace' })
       .option('dashboard', { type: 'boolean', describe: DASHBOARD_DESCRIPTION })
       .option('approve-from-dashboard', { type: 'boolean', describe: APPROVE_FROM_DASHBOARD_DESCRIPTION })
-      .option('reuse', { type: 'boolean', describe: REUSE_DESCRIPTION }),
+      .option('reuse', { type: 'boolean', describe: REUSE_DESCRIPTION })
+      .option('node', { type: 'string', requiresArg: true, describe: 'let this paused node go on (`dagent pause`); without it, every paused node of a running run' }),
   async run(context, args) {
     const { db } = await context.store();
     const run = await getRun(db, args.run);
+    if (await resumePausedNodes(context, run, args.node)) return 0;
     if (args.wait !== true && run.status === 'succeeded') {
       if (context.json) writeLine(context.io.stdout, JSON.stringify({ runId: run.id, status: run.status, resumed: false }));
       else writeLine(context.io.stdout, `run ${run.id} already succeeded: nothing to resume`);

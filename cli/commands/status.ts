@@ -1,4 +1,4 @@
-import { RUN_VIEW_EVENT_TYPES, deadRunOwner, foldRunView, getRun, listRuns, needsLivingProcess, readEvents, runOwner, visibleJson, visibleText, type RunOwner, type RunRecord, type RunView } from '../../engine/read-face.js';
+import { RUN_VIEW_EVENT_TYPES, deadRunOwner, foldRunView, getRun, listRuns, needsLivingProcess, readEvents, runOwner, visibleJson, visibleText, type RunOwner, type NodeView, type RunRecord, type RunView } from '../../engine/read-face.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
 import { durationBetween, formatDuration, formatTokens, formatUsd, renderTable } from '../render/index.js';
@@ -70,6 +70,7 @@ export function statusJson(view: RunView, owner?: RunOwner): unknown {
       compactions: node.compactions,
       ...(node.modelSwitches.length === 0 ? {} : { modelSwitches: node.modelSwitches.map(({ from, to, reason, error }) => ({ from, to, reason, error })) }),
       ...(node.error === null ? {} : { error: node.error }),
+      ...(node.status === 'running' && node.pause !== null ? { pause: node.pause } : {}),
       ...(node.reused ? { reused: true } : {}),
       ...(node.savedCostUsd > 0 || node.saved.input + node.saved.output > 0 ? { saved: { tokens: node.saved, costUsd: node.savedCostUsd } } : {}),
     })),
@@ -99,7 +100,7 @@ export function renderStatusText(view: RunView, now: Date = new Date(), owner?: 
       const duration = durationBetween(node.startedAt, node.finishedAt, clock);
       rows.push([
         visibleText(node.id),
-        node.reused && node.status === 'succeeded' ? 'reused' : node.status,
+        nodeStatusText(node),
         String(node.attempts),
         duration === undefined ? '-' : formatDuration(duration),
         formatTokens(node.tokens.input + node.tokens.output),
@@ -107,6 +108,8 @@ export function renderStatusText(view: RunView, now: Date = new Date(), owner?: 
       ]);
     }
     lines.push('', renderTable(rows, { rightAlign: [2, 3, 4, 5] }));
+    const paused = nodes.filter((node) => node.status === 'running' && node.pause !== null).map((node) => visibleText(node.id));
+    if (paused.length > 0) lines.push(`paused by request: ${paused.join(', ')}; \`dagent resume ${view.runId}\` lets ${paused.length === 1 ? 'it' : 'them'} go on`);
     for (const node of nodes) if (node.status === 'failed' && node.error !== null) lines.push(`${visibleText(node.id)} failed: ${oneLine(node.error, 200)}`);
     for (const node of nodes) for (const change of node.modelSwitches) lines.push(modelSwitchLine(node.id, change));
   }
@@ -122,6 +125,13 @@ export function renderStatusText(view: RunView, now: Date = new Date(), owner?: 
   if (gone && view.status === 'planning') lines.push(`it has no plan: \`dagent cancel ${view.runId}\` closes it, and \`dagent plan\` plans the task again`);
   else if (gone) lines.push(`\`dagent resume ${view.runId}\` finishes it: succeeded nodes are not run again, nodes that were running start over from their files as they were; \`dagent cancel ${view.runId}\` closes it`);
   return lines.join('\n');
+}
+
+/** A node's STATUS cell: `reused` for a kept result, `paused` or `pausing` for a running node a pause was asked of. */
+function nodeStatusText(node: NodeView): string {
+  if (node.reused && node.status === 'succeeded') return 'reused';
+  if (node.status === 'running' && node.pause !== null) return node.pause === 'paused' ? 'paused' : 'pausing';
+  return node.status;
 }
 
 /** `saved by reuse: 2 nodes reused · 5 model calls · 48K tokens · $0.01 not paid again`, when anything was. */

@@ -1,5 +1,5 @@
 import { createDashboardState, applyEvents, openDashboard, type Dashboard, type DashboardActions } from '../../dashboard/index.js';
-import { emptyRunView, followRun, needsLivingProcess, readEvents, requestCancel, runLog, runOwner, type PendingApproval, type RunFollower, type SessionEvent } from '../../engine/index.js';
+import { emptyRunView, followRun, needsLivingProcess, pauseNode, readEvents, requestCancel, resumeNodes, runLog, runOwner, tellNode, type PendingApproval, type RunFollower, type SessionEvent } from '../../engine/index.js';
 import type { CliContext } from '../context/cli-context.js';
 import { useColor } from '../context/cli-io.js';
 import { rerunFromDashboard } from './rerun-from-dashboard.js';
@@ -47,6 +47,18 @@ export async function showLiveDashboard(context: CliContext, runId: string, opti
         return owner === undefined ? `cancel recorded; no process runs ${runId} now` : `cancel sent to pid ${owner.pid}; the run is stopping`;
       }),
     rerun: (nodeId) => rerunFromDashboard(context, runId, nodeId),
+    say: async (nodeId, text) => {
+      await tellNode(store.db, runId, nodeId, text, `dashboard (pid ${process.pid})`);
+      return `told ${nodeId}: it reads your message at its next step`;
+    },
+    pause: async (nodeId) => {
+      await pauseNode(store.db, runId, nodeId, `dashboard (pid ${process.pid})`);
+      return `pausing ${nodeId} at its next step; p again lets it go on`;
+    },
+    resume: async (nodeId) => {
+      await resumeNodes(store.db, runId, { nodeId, by: `dashboard (pid ${process.pid})` });
+      return `${nodeId} goes on`;
+    },
   };
   const dashboard = openDashboard({
     terminal: { output: context.io.stdout, input: context.io.stdin },

@@ -33,9 +33,9 @@ export type StepVerdict =
 
 /**
  * One step of the chain (SPEC §1): assemble the prompt, project changed runtime context, let
- * compaction check pressure, derive messages from the log, build and record the request, call the
- * model, append its answer, run its tool calls and append their results. Returns a verdict;
- * throws only when the log itself cannot be written.
+ * compaction check pressure, deliver words sent to the node, derive messages from the log, build
+ * and record the request, call the model, append its answer, run its tool calls and append their
+ * results. Returns a verdict; throws only when the log itself cannot be written.
  */
 export async function agentStep(options: RunAgentOptions, position: StepPosition, totals: AgentTotals): Promise<StepVerdict> {
   const { session, signal } = options;
@@ -55,6 +55,8 @@ export async function agentStep(options: RunAgentOptions, position: StepPosition
       // A compaction may have folded the last runtime-context message away: put the state back.
       injected = (await projectRuntimeContext(session, snapshot.context, position)) ?? injected;
     }
+    // Words a person sent the node since its last step: part of this step's messages, once.
+    await options.steering?.deliverWords(position);
     const request = buildRequest({
       agent: options.agent,
       model: options.model,

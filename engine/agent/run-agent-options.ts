@@ -5,6 +5,7 @@ import type { AgentId, ModelParameters, ModelProvider, StreamPart, Usage } from 
 import type { Session } from '../session/session.js';
 import type { AgentCompactor, BeforeCompaction } from './agent-compactor.js';
 import type { ToolContextBase } from './execute-tool-calls.js';
+import type { NodeSteering } from './node-steering.js';
 import type { AgentLimits } from './stop-conditions.js';
 import type { TextStreamOptions } from './text-stream-coalescer.js';
 import type { ToolRuntime } from './tool-runtime.js';
@@ -65,6 +66,11 @@ export interface RunAgentOptions {
    * instruction's references stay plain text and no image is attached.
    */
   readonly images?: ImageSupport;
+  /**
+   * Words and pauses a person sends the node through the log (`dagent say`, `dagent pause`),
+   * heeded at each step boundary; none when omitted.
+   */
+  readonly steering?: NodeSteering;
   /** The conversation turn the agent's events carry (1 for a node). */
   readonly turn?: number;
 }

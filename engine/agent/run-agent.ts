@@ -64,6 +64,9 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
       limits,
     );
     if (stop !== undefined) return finish(stop.reason, stop.detail);
+    // A node paused from outside (`dagent pause`) waits here, between two steps; a cancel ends it as aborted.
+    await options.steering?.holdWhilePaused(signal);
+    if (signal.aborted) continue;
 
     const position: StepPosition = { turn, step: session.lastStep + 1 };
     const current = active.options;

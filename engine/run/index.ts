@@ -13,6 +13,7 @@ export {
   foldRunView,
   reduceRunView,
   type CompactionView,
+  type NodePause,
   type NodeView,
   type NodeViewStatus,
   type PendingApproval,
@@ -64,6 +65,7 @@ export { deadRunOwner, needsLivingProcess, runOwner, type RunOwner } from './own
 export { DEFAULT_RUN_LEASE_TTL_MS, RunClaimedError, RunLease, claimRun, type ClaimRunOptions } from './ownership/run-lease.js';
 export { isHolderAlive, isProcessAlive, leaseHolderOf, readLeaseHolder, type LeaseHolder } from './ownership/lease-holder.js';
 export { waitForRun, type WaitForRunOptions } from './ownership/wait-for-run.js';
+export { NodeNotPausedError, NodeNotRunningError, pauseNode, resumeNodes, tellNode, type SteeringReceipt } from './ownership/steer-node.js';
 export { immediateTransaction } from './storage/immediate-transaction.js';
 export { NODE_TRANSITION_EVENT_TYPES, nodeEventDraft } from './storage/node-event.js';
 export { nodeStatesFromEvents, type FoldedNodeState } from './views/node-states.js';

@@ -3,8 +3,20 @@ import blessed from 'blessed';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DASHBOARD_KEYS, KEY_HELP, createDashboardState, openDashboard, plainText, renderScreen, togglePanel, type Dashboard } from '../../dashboard/index.js';
 import { emptyRunView } from '../../engine/index.js';
+import { newNodeView } from '../../engine/run/views/node-view.js';
 
 const state = createDashboardState(emptyRunView('r-1'), { attached: false });
+
+function steering() {
+  return { say: vi.fn(async (nodeId: string) => `told ${nodeId}`), pause: vi.fn(async (nodeId: string) => `pausing ${nodeId}`), resume: vi.fn(async (nodeId: string) => `${nodeId} goes on`) };
+}
+
+function terminal() {
+  const output = Object.assign(new PassThrough(), { isTTY: true, columns: 100, rows: 30 });
+  const input = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => input });
+  output.resume();
+  return { input, output };
+}
 
 describe('the dashboard keys, one table', () => {
   let dashboard: Dashboard | undefined;
@@ -36,7 +48,7 @@ describe('the dashboard keys, one table', () => {
     const output = Object.assign(new PassThrough(), { isTTY: true, columns: 100, rows: 30 });
     const input = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => input });
     output.resume();
-    const actions = { approve: vi.fn(async () => 'approved'), deny: vi.fn(async () => 'denied'), cancel: vi.fn(async () => 'cancelling'), rerun: vi.fn(async () => 'rerunning') };
+    const actions = { approve: vi.fn(async () => 'approved'), deny: vi.fn(async () => 'denied'), cancel: vi.fn(async () => 'cancelling'), rerun: vi.fn(async () => 'rerunning'), ...steering() };
     dashboard = openDashboard({ terminal: { input, output }, state, actions, color: false, redrawMs: 0 });
     const [screen] = screens;
     for (const entry of DASHBOARD_KEYS) {
@@ -57,7 +69,7 @@ describe('the dashboard keys, one table', () => {
     const output = Object.assign(new PassThrough(), { isTTY: true, columns: 100, rows: 30 });
     const input = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => input });
     output.resume();
-    const actions = { approve: vi.fn(async () => 'approved'), deny: vi.fn(async () => 'denied'), cancel: vi.fn(async () => 'cancelling'), rerun: vi.fn(async () => 'plan v3: edit-digest, test run again') };
+    const actions = { approve: vi.fn(async () => 'approved'), deny: vi.fn(async () => 'denied'), cancel: vi.fn(async () => 'cancelling'), rerun: vi.fn(async () => 'plan v3: edit-digest, test run again'), ...steering() };
     const running = { ...state, view: { ...state.view, status: 'running' as const }, selected: 'edit-digest' };
     dashboard = openDashboard({ terminal: { input, output }, state: running, actions, color: false, redrawMs: 0 });
     input.write('R');
@@ -68,5 +80,48 @@ describe('the dashboard keys, one table', () => {
     input.write('R');
     await vi.waitFor(() => expect(dashboard!.state().notice).toBe('plan v3: edit-digest, test run again'));
     expect(actions.rerun).toHaveBeenCalledWith('edit-digest');
+  });
+
+  it('m writes a message to the selected running node: keys go into it, enter sends it; p pauses it, p again resumes', async () => {
+    const actions = { approve: vi.fn(async () => 'approved'), deny: vi.fn(async () => 'denied'), cancel: vi.fn(async () => 'cancelling'), rerun: vi.fn(async () => 'rerunning'), ...steering() };
+    const node = { ...newNodeView('edit-a'), status: 'running' as const };
+    const running = { ...state, view: { ...state.view, status: 'running' as const, nodes: new Map([['edit-a', node]]), order: ['edit-a'] }, selected: 'edit-a' };
+    const { input, output } = terminal();
+    dashboard = openDashboard({ terminal: { input, output }, state: running, actions, color: false, redrawMs: 0 });
+
+    input.write('m');
+    await vi.waitFor(() => expect(dashboard!.state().composing).toEqual({ nodeId: 'edit-a', text: '' }));
+    input.write('use qx');
+    input.write('\x7f');
+    input.write(' tabs');
+    await vi.waitFor(() => expect(dashboard!.state().composing?.text).toBe('use q tabs'));
+    const screen = renderScreen(dashboard.state(), { width: 100, height: 30 }, { color: false, now: 0 }).lines.map(plainText).join('\n');
+    expect(screen).toContain('✎ to edit-a: use q tabs▏  enter sends · esc drops');
+    input.write('\r');
+    await vi.waitFor(() => expect(dashboard!.state().notice).toBe('told edit-a'));
+    expect(actions.say).toHaveBeenCalledWith('edit-a', 'use q tabs');
+    // While writing, q and c were text, not commands: the screen is still open and no cancel was asked.
+    expect(actions.cancel).not.toHaveBeenCalled();
+    expect(dashboard.state().panel).toBe('events');
+
+    input.write('p');
+    await vi.waitFor(() => expect(actions.pause).toHaveBeenCalledWith('edit-a'));
+    dashboard.push([{ seq: 1, runId: 'r-1', nodeId: 'edit-a', turn: 1, step: 1, type: 'node/pause-requested', payload: {}, createdAt: '2026-12-03T00:00:00.000Z' }]);
+    dashboard.push([{ seq: 2, runId: 'r-1', nodeId: 'edit-a', turn: 1, step: 1, type: 'node/paused', payload: {}, createdAt: '2026-12-03T00:00:01.000Z' }]);
+    const pausedScreen = renderScreen(dashboard.state(), { width: 100, height: 30 }, { color: false, now: 0 }).lines.map(plainText).join('\n');
+    expect(pausedScreen).toContain('‖ edit-a · agent · paused');
+    expect(pausedScreen).toMatch(/^‖ edit-a/m);
+    input.write('p');
+    await vi.waitFor(() => expect(actions.resume).toHaveBeenCalledWith('edit-a'));
+  });
+
+  it('m on a node that is not running says so and writes nothing', async () => {
+    const actions = { approve: vi.fn(async () => 'approved'), deny: vi.fn(async () => 'denied'), cancel: vi.fn(async () => 'cancelling'), rerun: vi.fn(async () => 'rerunning'), ...steering() };
+    const node = { ...newNodeView('edit-a'), status: 'succeeded' as const };
+    const { input, output } = terminal();
+    dashboard = openDashboard({ terminal: { input, output }, state: { ...state, view: { ...state.view, nodes: new Map([['edit-a', node]]), order: ['edit-a'] }, selected: 'edit-a' }, actions, color: false, redrawMs: 0 });
+    input.write('m');
+    await vi.waitFor(() => expect(dashboard!.state().notice).toBe('edit-a is succeeded, not running: only a running node can be told or paused'));
+    expect(dashboard.state().composing).toBeNull();
   });
 });

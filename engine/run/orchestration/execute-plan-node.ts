@@ -1,6 +1,7 @@
 import type { HookRunner } from '../../hooks/hook-runner.js';
 import { preCompactHooks } from './node-hooks.js';
 import type { AgentCompactor } from '../../agent/agent-compactor.js';
+import { NodeSteering } from '../../agent/node-steering.js';
 import { runAgent } from '../../agent/run-agent.js';
 import type { AgentLimits } from '../../agent/stop-conditions.js';
 import type { Approver, ToolResult, ToolRuntime, WriteScope } from '../../agent/tool-runtime.js';
@@ -136,6 +137,7 @@ async function runAgentNode(runtime: NodeRuntime, attempt: NodeAttempt): Promise
     ...(runtime.images === undefined ? {} : { images: runtime.images }),
     limits: { ...runtime.limits, ...(node.maxSteps === undefined ? {} : { maxSteps: node.maxSteps }) },
     signal: attempt.signal,
+    steering: new NodeSteering(attempt.session),
     ...(runtime.toolBatchTimeoutMs === undefined ? {} : { toolBatchTimeoutMs: runtime.toolBatchTimeoutMs }),
     ...(model.compactor === undefined ? {} : { compactor: model.compactor }),
     ...(runtime.hooks?.matches('PreCompact', node.id) === true ? { beforeCompact: preCompactHooks({ hooks: runtime.hooks, runId: attempt.runId, nodeId: node.id, workspace: runtime.workspace, attempt: attempt.attempt, session: attempt.session, signal: attempt.signal }) } : {}),

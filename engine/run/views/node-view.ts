@@ -89,6 +89,7 @@ export function newNodeView(id: string): NodeView {
     compactionThreshold: null,
     compactions: [],
     modelSwitches: [],
+    pause: null,
     streamingText: null,
     result: null,
     error: null,

@@ -30,6 +30,9 @@ export interface ModelSwitchView {
   readonly error: string;
 }
 
+/** Where a node stands with a pause asked of it (`node/pause-requested`, `node/paused`). */
+export type NodePause = 'requested' | 'paused';
+
 export interface NodeView {
   readonly id: string;
   readonly title: string;
@@ -49,6 +52,11 @@ export interface NodeView {
   readonly compactions: readonly CompactionView[];
   /** Each time the node's model gave way to a fallback, in order: the last `to` is the model it runs on. */
   readonly modelSwitches: readonly ModelSwitchView[];
+  /**
+   * Steering from outside (`dagent pause`): `requested` until the node reaches a step boundary,
+   * then `paused` until a resume is asked for; null otherwise.
+   */
+  readonly pause: NodePause | null;
   /** The text of the model response streaming now (`text/streamed` so far); null between responses. */
   readonly streamingText: string | null;
   readonly result: string | null;

@@ -9,7 +9,7 @@ import { reduceSavedWork } from './saved-work.js';
  * The state of a run as `dagent status` and the dashboard show it: a pure fold over the run's
  * events. Both read it through `reduceRunView`, so a dashboard bug reproduces in `status`.
  */
-export type { CompactionView, NodeView, NodeViewStatus, PendingApproval, PlanChangeView, ReplanView, RunView, SavedWork, TokenTotals } from './run-view-types.js';
+export type { CompactionView, NodePause, NodeView, NodeViewStatus, PendingApproval, PlanChangeView, ReplanView, RunView, SavedWork, TokenTotals } from './run-view-types.js';
 export type { ReportedWork } from './reported-work.js';
 export { newNodeView, reduceNodeTransition } from './node-view.js';
 
@@ -66,6 +66,9 @@ export const RUN_VIEW_EVENT_TYPES = [
   'run/cancel-requested',
   'node/reused',
   'step/resumed',
+  'node/pause-requested',
+  'node/paused',
+  'node/resume-requested',
 ] as const;
 
 export function reduceRunView(view: RunView, event: SessionEvent): RunView {
@@ -109,6 +112,12 @@ function reduceEvent(view: RunView, event: SessionEvent): RunView {
     case 'replan/started':
     case 'replan/finished':
       return reduceApprovalsAndReplans(view, event);
+    case 'node/pause-requested':
+      return updateNode(view, event, (node) => ({ ...node, pause: node.pause ?? 'requested' }));
+    case 'node/paused':
+      return updateNode(view, event, (node) => ({ ...node, pause: node.pause === null ? null : 'paused' }));
+    case 'node/resume-requested':
+      return updateNode(view, event, (node) => ({ ...node, pause: null }));
     default:
       return reduceRunEvent(view, event);
   }

@@ -1,0 +1,112 @@
+import type { StepPosition } from '../context/runtime-context.js';
+import type { SessionEvent } from '../session/event-types.js';
+import type { Session } from '../session/session.js';
+
+/** How often a paused node looks in the log for a resume written by another process. */
+export const STEERING_POLL_MS = 500;
+
+const STEERING_EVENT_TYPES = ['node/told', 'node/pause-requested', 'node/resume-requested', 'node/paused', 'user/message'] as const;
+
+type SteeringEvent = SessionEvent<(typeof STEERING_EVENT_TYPES)[number]>;
+
+/** What a node's log says about steering it: words not yet delivered, and whether it should pause. */
+export interface SteeringState {
+  /** `node/told` events no `user/message` delivered yet, in order. */
+  readonly pending: readonly SessionEvent<'node/told'>[];
+  /** Seqs of `node/told` events already delivered. */
+  readonly delivered: ReadonlySet<number>;
+  /** A `node/pause-requested` is the latest pause or resume request. */
+  readonly pauseRequested: boolean;
+  /** The node wrote `node/paused` after the latest pause request. */
+  readonly pausedAnnounced: boolean;
+}
+
+export const NO_STEERING: SteeringState = { pending: [], delivered: new Set(), pauseRequested: false, pausedAnnounced: false };
+
+/** Folds one event of the node's log into its steering state. Pure. */
+export function reduceSteering(state: SteeringState, event: SteeringEvent): SteeringState {
+  switch (event.type) {
+    case 'node/told':
+      return state.delivered.has(event.seq) ? state : { ...state, pending: [...state.pending, event] };
+    case 'user/message': {
+      if (event.payload.source !== 'user' || event.sourceEventSeqs === undefined) return state;
+      const delivered = new Set([...state.delivered, ...event.sourceEventSeqs]);
+      return { ...state, delivered, pending: state.pending.filter((told) => !delivered.has(told.seq)) };
+    }
+    case 'node/pause-requested':
+      return { ...state, pauseRequested: true, pausedAnnounced: false };
+    case 'node/resume-requested':
+      return { ...state, pauseRequested: false, pausedAnnounced: false };
+    case 'node/paused':
+      return { ...state, pausedAnnounced: state.pauseRequested };
+  }
+}
+
+/**
+ * What a person says to a running node and when they stop it, heeded at its step boundaries.
+ * The requests come through the run's shared log from any process (`dagent say`, `dagent pause`,
+ * a dashboard), so each boundary reads the node's new steering events from the database: one
+ * indexed query from the last seq it saw. A word becomes exactly one `user/message` (source
+ * `user`) naming its `node/told` in `sourceEventSeqs`, so a resumed node never hears it twice.
+ */
+export class NodeSteering {
+  readonly #session: Session;
+  readonly #pollMs: number;
+  #state: SteeringState = NO_STEERING;
+  #checkedSeq = 0;
+
+  constructor(session: Session, options: { readonly pollMs?: number } = {}) {
+    this.#session = session;
+    this.#pollMs = options.pollMs ?? STEERING_POLL_MS;
+  }
+
+  /**
+   * At a step boundary: when a pause is asked for, writes `node/paused` and waits until a resume
+   * request (or the signal) ends it. Resolves at once otherwise.
+   */
+  async holdWhilePaused(signal: AbortSignal): Promise<void> {
+    await this.#refresh();
+    if (!this.#state.pauseRequested) return;
+    if (!this.#state.pausedAnnounced) await this.#session.append({ type: 'node/paused', payload: {} });
+    while (this.#state.pauseRequested && !signal.aborted) {
+      await this.#nextAppendOrPoll(signal);
+      await this.#refresh();
+    }
+  }
+
+  /** Appends each word told since the last step as a user message of the step at `position`; returns how many. */
+  async deliverWords(position: StepPosition): Promise<number> {
+    await this.#refresh();
+    const words = this.#state.pending;
+    for (const told of words) {
+      await this.#session.append({ type: 'user/message', turn: position.turn, step: position.step, sourceEventSeqs: [told.seq], payload: { content: told.payload.content, source: 'user' } });
+    }
+    await this.#refresh();
+    return words.length;
+  }
+
+  async #refresh(): Promise<void> {
+    const events = await this.#session.log.read({ nodeId: this.#session.nodeId, types: STEERING_EVENT_TYPES, fromSeq: this.#checkedSeq + 1 });
+    for (const event of events) {
+      this.#state = reduceSteering(this.#state, event);
+      this.#checkedSeq = Math.max(this.#checkedSeq, event.seq);
+    }
+  }
+
+  /** Resolves on the next append of this node in this process, after `pollMs`, or on abort. */
+  async #nextAppendOrPoll(signal: AbortSignal): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        unsubscribe();
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, this.#pollMs);
+      const unsubscribe = this.#session.log.onAppend((events) => {
+        if (events.some((event) => event.nodeId === this.#session.nodeId)) done();
+      });
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+}
