@@ -140,6 +140,7 @@ async function executeClaimedRun(context: CliContext, run: RunRecord, flags: Run
     ...(context.config.nodeRetries === undefined ? {} : { maxAttempts: context.config.nodeRetries + 1 }),
     ...(context.config.replan?.threshold === undefined ? {} : { replanThreshold: context.config.replan.threshold }),
     ...(context.config.replan?.maxReplans === undefined ? {} : { maxReplans: context.config.replan.maxReplans }),
+    ...(context.config.onConflict === undefined ? {} : { onConflict: context.config.onConflict }),
     ...((flags.reviewReplans ?? context.config.replan?.review) === undefined ? {} : { reviewReplans: flags.reviewReplans ?? context.config.replan?.review ?? false }),
     // Commands a replan adds were not approved: they wait for approval unless commands run under auto.
     reviewCommandChanges: tools.policyFor('run_command') !== 'auto',
@@ -255,6 +256,7 @@ function summaryLine(result: RunResult): string {
     case 'cancelled':
       return `${base}\nresume with: dagent resume ${result.runId}`;
     case 'paused':
+      if (result.pausedFor !== undefined) return `${base}\n${result.pausedFor}`;
       return `${base}\nreview the replanned plan: dagent show ${result.runId}, then dagent approve ${result.runId} && dagent resume ${result.runId}`;
   }
 }

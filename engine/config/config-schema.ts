@@ -132,6 +132,8 @@ export const configSchema = z.strictObject({
    * hooks run only once it is trusted; the user's and the repository's hooks both run.
    */
   hooks: hooksConfig.optional(),
+  /** An isolated node whose change conflicts with changes merged before it: `replan` appends a node that resolves it (the default), `pause` stops the run for the user. */
+  onConflict: z.enum(['replan', 'pause']).optional(),
   /** OpenTelemetry traces (configured by the OTEL_* variables): `includeContent` adds model answers, tool arguments and tool results to the spans. */
   telemetry: z.strictObject({ includeContent: z.boolean().optional() }).optional(),
 });
@@ -147,6 +149,7 @@ export const WORKSPACE_SAFE_KEYS: readonly (keyof DagentConfig)[] = [
   'concurrency',
   'schedule',
   'isolation',
+  'onConflict',
   'contextWindows',
   'prices',
   'maxSteps',

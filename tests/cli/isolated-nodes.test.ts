@@ -198,4 +198,59 @@ nodes:
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/strictWrites: must be true or false/);
   });
+
+  describe('a merge conflict', () => {
+    /** Two side-by-side commands appending to the end of one file: the second to finish conflicts. */
+    const APPENDS = `goal: Append twice
+nodes:
+  - id: first
+    kind: command
+    title: Append first
+    command: "echo first >> a.txt"
+    writes: []
+  - id: second
+    kind: command
+    title: Append second
+    command: "echo second >> a.txt"
+    writes: []
+  - id: after
+    kind: command
+    title: Count the lines
+    command: "wc -l < a.txt > count.txt"
+    writes: ["count.txt"]
+    dependsOn: [first, second]
+`;
+
+    it('is resolved by a node the replan appends: the conflicting command runs again on the merged result', async () => {
+      writeFileSync(join(workspace, 'plan.yaml'), APPENDS);
+      const ran = await cli('plan', '--from', 'plan.yaml', '--yes', '--no-dashboard');
+      expect(ran.code, ran.stdout + ran.stderr).toBe(0);
+      const runId = runIdOf(ran.stdout);
+      const loser = /⚡ (first|second) conflicts with changes merged before it on dagent\/r-[0-9a-z]+: a\.txt:2 \(a replan appends a node to resolve it\)/.exec(ran.stdout)?.[1];
+      expect(loser, ran.stdout).toBeDefined();
+      const winner = loser === 'first' ? 'second' : 'first';
+      expect(ran.stdout).toContain(`▶ ${loser}-remerge started`);
+      expect(read('a.txt')).toBe(`a\n${winner}\n${loser}\n`);
+      expect(read('count.txt')?.trim()).toBe('3');
+      const log = await cli('log', runId, '--type', 'node/conflicted', '--json');
+      const conflicted = JSON.parse(log.stdout.trim().split('\n')[0]!) as { payload: { files: { path: string; hunks: { ours: string; theirs: string }[] }[] } };
+      expect(conflicted.payload.files).toEqual([{ path: 'a.txt', hunks: [{ line: 2, ours: winner, theirs: loser }] }]);
+    }, 120_000);
+
+    it('pauses the run when onConflict is pause, with one line saying how to go on; resume runs the node again on the merged result', async () => {
+      writeFileSync(join(workspace, '.dagent', 'config.json'), JSON.stringify({ isolation: 'worktree', onConflict: 'pause' }));
+      writeFileSync(join(workspace, 'plan.yaml'), APPENDS);
+      const ran = await cli('plan', '--from', 'plan.yaml', '--yes', '--no-dashboard');
+      expect(ran.code, ran.stdout + ran.stderr).toBe(0);
+      const runId = /run (r-[0-9a-z]+) paused/.exec(ran.stdout)?.[1];
+      expect(runId, ran.stdout).toBeDefined();
+      const pause = /paused: (first|second)'s change conflicts with changes merged before it \(a\.txt line 2; `dagent log r-[0-9a-z]+ --type node\/conflicted` shows both sides\); `dagent resume (r-[0-9a-z]+)` runs \1 again on the merged result/.exec(ran.stdout);
+      expect(pause, ran.stdout).not.toBeNull();
+      const resumed = await cli('resume', runId!, '--no-dashboard');
+      expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
+      expect(resumed.stdout).toContain(`run ${runId} succeeded`);
+      expect(read('a.txt')?.split('\n').sort()).toEqual(['', 'a', 'first', 'second']);
+      expect(read('count.txt')?.trim()).toBe('3');
+    }, 120_000);
+  });
 });

@@ -12,6 +12,8 @@ export interface ReplanVerdictInput {
   readonly replansSoFar: number;
   readonly settings: Pick<RunSettings, 'replanThreshold' | 'maxReplans'>;
   readonly hasPlanner: boolean;
+  /** The trigger is a merge conflict: whatever the progress, nodes are appended (the rest of the plan stands). */
+  readonly conflict?: boolean;
 }
 
 /**
@@ -47,9 +49,9 @@ export function replanVerdict(input: ReplanVerdictInput): ReplanVerdict {
   if (trigger.kind === 'failure' && trigger.waitsFor === 'human-approval') return { kind: 'stand', progress, reason: `${trigger.nodeId} waits for a human's approval` };
   const rule = replanDecision({ succeeded, total, replansSoFar: input.replansSoFar, threshold: settings.replanThreshold, maxReplans: settings.maxReplans });
   if (rule === 'give-up') return { kind: 'give-up', progress, reason: `the limit of ${settings.maxReplans} replans is reached` };
-  const mode = rule === 'full' && !input.hasPlanner ? 'append' : rule;
+  const mode = input.conflict === true || (rule === 'full' && !input.hasPlanner) ? 'append' : rule;
   const idsWith = (wanted: readonly NodeStatus[]): Set<string> => new Set([...statuses].filter(([, status]) => wanted.includes(status)).map(([id]) => id));
-  const reason = trigger.kind === 'failure' ? `replan (${mode}) after ${trigger.nodeId} failed: ${firstLine(trigger.error)}` : `replan (${mode}): ${trigger.nodeId} reported missed work: ${trigger.title}`;
+  const reason = input.conflict === true ? `replan (${mode}) after ${trigger.nodeId}'s merge conflict` : trigger.kind === 'failure' ? `replan (${mode}) after ${trigger.nodeId} failed: ${firstLine(trigger.error)}` : `replan (${mode}): ${trigger.nodeId} reported missed work: ${trigger.title}`;
   return { kind: 'replan', mode, progress, frozen: idsWith(['succeeded', 'running']), completed: idsWith(['succeeded']), reason };
 }
 
@@ -76,14 +78,20 @@ export function reviewAfterReplan(input: ReviewInput): ((version: number) => str
   return (version) => `plan v${version} waits for review after a replan${because}`;
 }
 
-/** Command nodes of `next` that `current` does not have with the same command: what a new approval must cover. */
+/**
+ * Command nodes of `next` that `current` does not have with the same command: what a new approval
+ * must cover. A new node running exactly a command the current plan already runs (a conflicting
+ * command node made again on the merged result) is covered by the approval of that command.
+ */
 export function changedCommandNodes(current: Plan, next: Plan): string[] {
   const before = new Map(current.nodes.map((node) => [node.id, node]));
+  const approved = new Set(current.nodes.filter((node) => node.command !== undefined).map((node) => `${node.kind}\0${node.command}`));
   return next.nodes
     .filter((node) => nodeKind(node.kind).needsCommand || node.command !== undefined)
     .filter((node) => {
       const old = before.get(node.id);
-      return old === undefined || old.kind !== node.kind || old.command !== node.command;
+      if (old === undefined) return node.command === undefined || !approved.has(`${node.kind}\0${node.command}`);
+      return old.kind !== node.kind || old.command !== node.command;
     })
     .map((node) => node.id);
 }

@@ -24,6 +24,7 @@ import { RECOVERED_EVENT_TYPES, RunMemory, recoverRun, type RecoveredRun } from 
 import { unplannedReport, type UnplannedWork } from '../views/unplanned-work.js';
 import { applyPlanPatch, missedWorkNode } from './apply-plan-patch.js';
 import { stopEarlierCommands } from './earlier-commands.js';
+import { conflictPauseLine, conflictReplanError, conflictResolutionNode, type NodeConflict } from './merge-conflict-replan.js';
 import { attemptNode } from './node-attempt.js';
 import { nodesToRecheck, type ReuseSettings } from './node-reuse.js';
 import { changedCommandNodes, replanVerdict, reviewAfterReplan } from './replan-verdict.js';
@@ -63,6 +64,10 @@ class RunController {
   #planVersion = 0;
   #transitions: TransitionStore | undefined;
   #paused: string | undefined;
+  /** Set when the run pauses on a merge conflict: the one line saying how to go on. */
+  #pausedFor: string | undefined;
+  /** Each node's merge conflict from its last attempt (`node/conflicted`), until it starts again. */
+  readonly #conflicts = new Map<string, NodeConflict>();
   #handle: ScheduleHandle<NodeResult> | undefined;
   /** The seq of this process's `run/started`: the follower starts after it. */
   #startedSeq = 0;
@@ -107,6 +112,7 @@ class RunController {
     const unsubscribe = this.#log.onAppend((events) => {
       this.#options.onEvents?.(events);
       this.#memory.add(events);
+      this.#noteConflicts(events);
       this.#onControlEvents(events);
     });
     let follower: RunFollower | undefined;
@@ -218,7 +224,8 @@ class RunController {
     const remote = this.#options.fleet?.remote;
     if (remote !== undefined) return remote.execute(nodeId, { ...execution, planVersion: this.#planVersion });
     const { runtime, files } = this.#options;
-    const context = { runId: this.#runId, log: this.#log, runtime, files, memory: this.#memory, plan: () => this.#plan, planVersion: () => this.#planVersion, reuse: this.#reuse };
+    const { onConflict } = this.#settings;
+    const context = { runId: this.#runId, log: this.#log, runtime, files, memory: this.#memory, plan: () => this.#plan, planVersion: () => this.#planVersion, reuse: this.#reuse, onConflict };
     return attemptNode(context, nodeId, execution);
   }
 
@@ -249,10 +256,37 @@ class RunController {
     return report.trigger.files.every((file) => writes.covers(file));
   }
 
+  /** Merge conflicts, as the log records them: a node's is forgotten when it starts again. */
+  #noteConflicts(events: readonly SessionEvent[]): void {
+    for (const event of events) {
+      if (event.nodeId === null) continue;
+      if (event.type === 'node/conflicted') this.#conflicts.set(event.nodeId, event.payload);
+      else if (event.type === 'node/started') this.#conflicts.delete(event.nodeId);
+    }
+  }
+
   async #onNodeFailed(failure: NodeFailure, snapshot: ScheduleSnapshot, signal: AbortSignal): Promise<Amendment | undefined> {
+    const conflict = this.#conflicts.get(failure.nodeId);
+    if (conflict !== undefined) return this.#onConflict(failure.nodeId, conflict, snapshot, signal);
     if (this.#options.planner === undefined) return undefined;
     const waitsFor = failure.waitsFor === undefined ? {} : { waitsFor: failure.waitsFor };
     return (await this.#replan({ kind: 'failure', nodeId: failure.nodeId, error: failure.error, ...waitsFor }, snapshot, signal)).amendment;
+  }
+
+  /**
+   * A node's change conflicts with changes merged before it: the run pauses for the user
+   * (`onConflict: pause`), or a replan appends a node that makes the change again on the merged
+   * result, given the hunks (the planner's, else `conflictResolutionNode`).
+   */
+  async #onConflict(nodeId: string, conflict: NodeConflict, snapshot: ScheduleSnapshot, signal: AbortSignal): Promise<Amendment | undefined> {
+    if (this.#settings.onConflict === 'pause') {
+      this.#pausedFor = conflictPauseLine(this.#runId, nodeId, conflict);
+      this.#paused = this.#pausedFor;
+      this.#schedule.abort(new Error(this.#paused));
+      return undefined;
+    }
+    const trigger: ReplanTrigger = { kind: 'failure', nodeId, error: conflictReplanError(nodeId, conflict) };
+    return (await this.#replan(trigger, snapshot, signal, conflict)).amendment;
   }
 
   /** Replans one report of missed work; it stays unplanned, with the reason, unless a plan version takes it up. */
@@ -280,8 +314,9 @@ class RunController {
    * with it or pause for review (`reviewAfterReplan`). Gives the amendment to apply, or why the
    * trigger was not planned (the limit, the planner's error); neither when the new version waits for review.
    */
-  async #replan(trigger: ReplanTrigger, snapshot: ScheduleSnapshot, signal: AbortSignal): Promise<{ amendment?: Amendment; unplanned?: string }> {
-    const verdict = replanVerdict({ trigger, statuses: snapshot.statuses, replansSoFar: this.#memory.replans, settings: this.#settings, hasPlanner: this.#options.planner !== undefined });
+  async #replan(trigger: ReplanTrigger, snapshot: ScheduleSnapshot, signal: AbortSignal, conflict?: NodeConflict): Promise<{ amendment?: Amendment; unplanned?: string }> {
+    const hasPlanner = this.#options.planner !== undefined;
+    const verdict = replanVerdict({ trigger, statuses: snapshot.statuses, replansSoFar: this.#memory.replans, settings: this.#settings, hasPlanner, conflict: conflict !== undefined });
     // The failure stands (it waits for a human): the node fails with the next step for the human, no replan is recorded.
     if (verdict.kind === 'stand') return { unplanned: verdict.reason };
     const started = { trigger: trigger.kind, progress: verdict.progress, nodeId: trigger.nodeId };
@@ -293,7 +328,7 @@ class RunController {
     await this.#log.append({ type: 'replan/started', payload: { ...started, mode: verdict.mode } });
     let next: Plan;
     try {
-      const patch = await this.#askPlanner(trigger, verdict.mode, signal);
+      const patch = await this.#askPlanner(trigger, verdict.mode, signal, conflict);
       next = applyPlanPatch(this.#plan, patch, trigger, { frozenNodeIds: verdict.frozen, completedNodeIds: verdict.completed });
     } catch (error) {
       await this.#log.append({ type: 'replan/finished', payload: { outcome: 'failed', error: errorMessage(error) } });
@@ -328,10 +363,12 @@ class RunController {
     }
   }
 
-  async #askPlanner(trigger: ReplanTrigger, mode: 'full' | 'append', signal: AbortSignal): Promise<PlanPatch> {
+  async #askPlanner(trigger: ReplanTrigger, mode: 'full' | 'append', signal: AbortSignal, conflict?: NodeConflict): Promise<PlanPatch> {
     const planner = this.#options.planner;
     if (planner === undefined) {
       if (trigger.kind === 'missed-work') return { kind: 'append', nodes: [missedWorkNode(trigger)] };
+      const failed = this.#plan.nodes.find((node) => node.id === trigger.nodeId);
+      if (conflict !== undefined && failed !== undefined) return { kind: 'append', nodes: [conflictResolutionNode(failed, conflict, [...this.#memory.completed.values()])] };
       throw new Error('no planner is configured to replan a failed node');
     }
     const { task, workspace } = this.#run;
@@ -340,7 +377,7 @@ class RunController {
 
   async #finish(status: 'succeeded' | 'failed' | 'cancelled', nodes: ReadonlyMap<string, { status: NodeStatus; attempts: number; error?: string }>): Promise<RunResult> {
     const unplanned = [...this.#unplanned.values()];
-    const outcome = runOutcome({ status, plan: this.#plan, nodes, paused: this.#paused, unplanned, cancelReason: this.#cancelReason ?? this.#options.signal.reason });
+    const outcome = runOutcome({ status, plan: this.#plan, nodes, paused: this.#paused, pausedForReview: this.#pausedFor === undefined, unplanned, cancelReason: this.#cancelReason ?? this.#options.signal.reason });
     await runEndHooks(this.#options.runtime, this.#runId, outcome.status, this.#log);
     await endRun(this.#db, this.#runId, outcome.ending, this.#log);
     return {
@@ -351,6 +388,7 @@ class RunController {
       replans: this.#memory.replans,
       ...(outcome.error === undefined ? {} : { error: outcome.error }),
       ...(outcome.unplanned === undefined ? {} : { unplannedWork: outcome.unplanned }),
+      ...(outcome.status === 'paused' && this.#pausedFor !== undefined ? { pausedFor: this.#pausedFor } : {}),
     };
   }
 }

@@ -26,9 +26,20 @@ export interface RunSettings {
    * did not cover those commands. On unless commands run under `auto`.
    */
   readonly reviewCommandChanges: boolean;
+  /** An isolated node's merge conflict: a replan appends a node that resolves it, or the run pauses for the user. */
+  readonly onConflict: 'replan' | 'pause';
 }
 
-export const DEFAULT_RUN_SETTINGS: RunSettings = { mode: 'eager', concurrency: 4, maxAttempts: 2, replanThreshold: 0.5, maxReplans: 3, reviewReplans: false, reviewCommandChanges: true };
+export const DEFAULT_RUN_SETTINGS: RunSettings = {
+  mode: 'eager',
+  concurrency: 4,
+  maxAttempts: 2,
+  replanThreshold: 0.5,
+  maxReplans: 3,
+  reviewReplans: false,
+  reviewCommandChanges: true,
+  onConflict: 'replan',
+};
 
 export interface ExecuteRunOptions {
   readonly db: Kysely<Database>;
@@ -108,4 +119,6 @@ export interface RunResult {
   readonly error?: string;
   /** Reports of missed work no plan version took up (the run failed for them; `resume` replans them). */
   readonly unplannedWork?: number;
+  /** Paused for something other than a review: why, and how to go on, in one line. */
+  readonly pausedFor?: string;
 }

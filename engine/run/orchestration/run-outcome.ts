@@ -11,8 +11,10 @@ export interface RunOutcomeInput {
   readonly status: 'succeeded' | 'failed' | 'cancelled';
   readonly plan: Plan;
   readonly nodes: ReadonlyMap<string, { readonly status: NodeStatus; readonly attempts: number; readonly error?: string }>;
-  /** Why the run waits for review, when a replan paused it. */
+  /** Why the run waits for review, when a replan paused it (or, with `pausedForReview: false`, why it paused for the user). */
   readonly paused: string | undefined;
+  /** False when the pause is not a review (a merge conflict): the plan stays approved. */
+  readonly pausedForReview?: boolean;
   readonly unplanned: readonly UnplannedWork[];
   /** Why the run was cancelled, when it was. */
   readonly cancelReason: unknown;
@@ -33,7 +35,7 @@ export function runOutcome(input: RunOutcomeInput): { readonly ending: RunEnding
       : finalStatus === 'failed'
         ? { status: 'failed', error: error ?? 'the run failed' }
         : finalStatus === 'paused'
-          ? { status: 'paused', reason: paused ?? 'paused' }
+          ? { status: 'paused', reason: paused ?? 'paused', ...(input.pausedForReview === false ? { forReview: false } : {}) }
           : { status: 'cancelled', reason: errorMessage(input.cancelReason ?? 'cancelled') };
   return { ending, status: finalStatus, nodes, ...(error === undefined ? {} : { error }), ...(unplanned === undefined ? {} : { unplanned: input.unplanned.length }) };
 }

@@ -12,7 +12,7 @@ export type RunEnding =
   | { readonly status: 'failed'; readonly error: string }
   | { readonly status: 'cancelled'; readonly reason: string }
   /** A replan waits for review: the run stops, awaiting approval, and is not finished. */
-  | { readonly status: 'paused'; readonly reason: string };
+  | { readonly status: 'paused'; readonly reason: string; readonly forReview?: boolean };
 
 /**
  * Ends a run: appends `run/succeeded`, `run/failed`, `run/cancelled` or `run/paused` and moves
@@ -28,7 +28,8 @@ export async function endRun(db: Kysely<Database>, runId: string, ending: RunEnd
         : ending.status === 'cancelled'
           ? { type: 'run/cancelled', payload: { reason: ending.reason } }
           : { type: 'run/paused', payload: { reason: ending.reason } };
-  const next: RunStatus = ending.status === 'paused' ? 'awaiting_approval' : ending.status;
+  // A pause for review waits for approval; any other pause (a merge conflict) keeps the approval, and `resume` goes on.
+  const next: RunStatus = ending.status === 'paused' ? (ending.forReview === false ? 'approved' : 'awaiting_approval') : ending.status;
   await log.append(draft, {
     effects: async (transaction) => {
       const current = await transaction.selectFrom('runs').select('status').where('id', '=', runId).executeTakeFirstOrThrow();

@@ -17,7 +17,8 @@ const TRANSITIONS: Readonly<Record<RunStatus, readonly RunStatus[]>> = {
   planning: ['awaiting_approval', 'approved', 'failed', 'cancelled'],
   awaiting_approval: ['approved', 'rejected', 'awaiting_approval', 'cancelled'],
   approved: ['running', 'awaiting_approval', 'cancelled', 'rejected'],
-  running: ['succeeded', 'failed', 'cancelled', 'awaiting_approval', 'running'],
+  // → approved: a pause that keeps the approval (a merge conflict waits for the user; `resume` goes on).
+  running: ['succeeded', 'failed', 'cancelled', 'awaiting_approval', 'approved', 'running'],
   // → approved: `rerun` stores a plan version the asking approves.
   succeeded: ['awaiting_approval', 'approved'],
   failed: ['running', 'awaiting_approval', 'approved'],

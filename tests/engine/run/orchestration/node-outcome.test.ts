@@ -42,3 +42,13 @@ describe('changedCommandNodes', () => {
     expect(changedCommandNodes(before, before)).toEqual([]);
   });
 });
+
+describe('changedCommandNodes after a merge conflict', () => {
+  it('lets a new node run a command the plan already ran (made again on the merged result), not a new command', () => {
+    const before = rawPlan([node('append', 'command', { command: 'echo x >> a.txt' })]);
+    const again = rawPlan([node('append-remerge', 'command', { command: 'echo x >> a.txt' })]);
+    expect(changedCommandNodes(before, again)).toEqual([]);
+    const other = rawPlan([node('append-remerge', 'command', { command: 'echo y >> a.txt' })]);
+    expect(changedCommandNodes(before, other)).toEqual(['append-remerge']);
+  });
+});

@@ -36,6 +36,11 @@ describe('replanVerdict: the replanning rules for one trigger', () => {
     }
   });
 
+  it('a merge conflict appends a resolving node even with little done (the rest of the plan stands)', () => {
+    const verdict = replanVerdict({ trigger: FAILED_B, statuses: statuses('sfpp'), replansSoFar: 0, settings: LIMITS, hasPlanner: true, conflict: true });
+    expect(verdict).toMatchObject({ kind: 'replan', mode: 'append', reason: "replan (append) after b's merge conflict" });
+  });
+
   it.each([
     { trigger: FAILED_B, nodes: 'ssfp', reason: 'replan (append) after b failed: tests failed' },
     { trigger: MISSED_B, nodes: 'sfpp', reason: 'replan (full): b reported missed work: Update the docs' },
