@@ -152,9 +152,11 @@ describe('nodes in their own workspaces', () => {
 
     const clash = HUNKS.replaceAll('writes: ["f.txt"]', 'writes: []').replace('s/^line 1$/line one/', 's/^line 2$/line two/').replace('s/^line 10$/line ten/', 's/^line 2$/LINE 2/');
     writeFileSync(join(workspace, 'plan.yaml'), clash);
-    const clashed = await cli('plan', '--from', 'plan.yaml', '--yes');
-    expect(clashed.code).toBe(1);
-    expect(clashed.stdout + clashed.stderr).toMatch(/merge conflict: node (top|bottom) changed the same lines/);
+    // The same lines conflict: the node fails with both sides, and (onConflict: replan) its command runs again on the merged result.
+    const clashed = await cli('plan', '--from', 'plan.yaml', '--yes', '--no-dashboard');
+    expect(clashed.code, clashed.stdout + clashed.stderr).toBe(0);
+    expect(clashed.stdout).toMatch(/✗ (top|bottom) failed: merge conflict: node (top|bottom) changed the same lines/);
+    expect(clashed.stdout).toMatch(/⚡ (top|bottom) conflicts with changes merged before it on dagent\/r-[0-9a-z]+: f\.txt:2/);
   }, 60_000);
 
   it('fails a node that writes beyond its declared writes when the plan says strictWrites, and merges nothing of it', async () => {
