@@ -1,4 +1,4 @@
-import { isTerminalRunStatus, type RunView } from '../engine/index.js';
+import { budgetUse, formatBudgetUsd, isTerminalRunStatus, type RunView } from '../engine/index.js';
 import type { Span } from './styled-line.js';
 import { bar, formatClock, formatTokens, formatUsd } from './text-format.js';
 import { estimateTimeLeft } from './time-left.js';
@@ -55,9 +55,20 @@ export function renderHeader(view: RunView, now: number, width: number): Span[][
     [`${formatTokens(totals.input)} in`, 'bold'],
     [` (${Math.round(cacheShare * 100)}% cache hit) · `],
     [`${formatTokens(totals.output)} out`, 'bold'],
-    [` · ${totals.modelCalls} model calls · ${formatUsd(totals.costUsd)} · `],
+    [` · ${totals.modelCalls} model calls · ${formatUsd(totals.costUsd)}${budgetText(view)} · `],
     [`${view.replans.length} replan${view.replans.length === 1 ? '' : 's'}`, view.replans.length > 0 ? 'magenta' : 'plain'],
     ...(view.saved.modelCalls > 0 ? ([[` · saved ${formatTokens(view.saved.tokens.input + view.saved.tokens.output)} tokens ${formatUsd(view.saved.costUsd)}`, 'green']] as Span[]) : []),
   ];
   return [title, progressLine, totalsLine];
+}
+
+/** ` of $0.0500 budget` (and tokens against theirs): the spend beside the run's caps, when it has them. */
+function budgetText(view: RunView): string {
+  const use = budgetUse(view);
+  if (use === undefined) return '';
+  const parts = [
+    ...(use.cost === undefined ? [] : [` of ${formatBudgetUsd(use.cost.cap)} budget`]),
+    ...(use.tokens === undefined ? [] : [` · ${formatTokens(use.tokens.spent)} of ${formatTokens(use.tokens.cap)} tokens budget`]),
+  ];
+  return parts.join('');
 }

@@ -99,6 +99,8 @@ function bottomLines(state: DashboardState): Span[][] {
   } else if (isTerminalRunStatus(view.status)) {
     const took = view.startedAt === null || view.finishedAt === null ? '' : ` in ${formatClock(Date.parse(view.finishedAt) - Date.parse(view.startedAt))}`;
     lines.push([[`■ run ${view.status}${took}${view.error === null ? '' : `: ${view.error}`} · q to exit`, view.status === 'succeeded' ? 'green' : 'red']]);
+  } else if (view.status === 'paused' && view.pausedReason !== null) {
+    lines.push([[`‖ paused: ${view.pausedReason} · \`dagent resume ${view.runId} --max-cost USD\` goes on under a higher cap`, 'yellow']]);
   } else if (view.status === 'awaiting_approval' && view.pausedReason !== null) {
     lines.push([[`‖ paused: ${view.pausedReason} · \`dagent show ${view.runId}\`, then approve and resume`, 'yellow']]);
   } else if (view.cancelRequested) {

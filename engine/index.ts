@@ -140,7 +140,7 @@ export { planTask } from './run/orchestration/plan-task.js';
 export type { AmendInput, CompletedNode, PlanInput, Planner, PlanPatch, ReplanTrigger } from './plan/planner.js';
 export { executeRun } from './run/orchestration/run-controller.js';
 export { prepareRerun, type PreparedRerun } from './run/rerun/rerun-from.js';
-export type { RemoteAttempts, RunFleet, RunResult, RunSettings } from './run/orchestration/run-options.js';
+export type { RemoteAttempts, RunFleet, RunPause, RunResult, RunSettings } from './run/orchestration/run-options.js';
 export { claimRun, RunClaimedError, type RunLease } from './run/ownership/run-lease.js';
 export { deadRunOwner, needsLivingProcess, runOwner, type RunOwner } from './run/ownership/run-owner.js';
 export { RunNotRunningError, cancelRun, requestCancel, type CancelOutcome } from './run/ownership/cancel-run.js';
@@ -160,6 +160,9 @@ export {
   type SavedWork,
 } from './run/views/run-view.js';
 export { waitForRun } from './run/ownership/wait-for-run.js';
+export { effectiveBudget, formatBudgetUsd, hasCaps, type RunBudget } from './run/budget/run-budget.js';
+export { recordedBudget } from './run/budget/recorded-budget.js';
+export { budgetUse, type BudgetUse } from './run/views/budget-use.js';
 
 // Snapshots: per-node file snapshots, diff and revert.
 export { renderFileDiff, type FileDiff, type RunDiff } from './snapshots/file-diff-render.js';

@@ -17,6 +17,8 @@ export { EVENT_TYPES, isEventType, type EventType, type SessionEvent } from './s
 export { readEvents } from './session/event-log.js';
 export { getRun, listRuns, type RunRecord } from './run/storage/run-store.js';
 export { foldRunView, RUN_VIEW_EVENT_TYPES, type NodeView, type RunView } from './run/views/run-view.js';
+export { formatBudgetUsd, type RunBudget } from './run/budget/run-budget.js';
+export { budgetUse, type BudgetUse } from './run/views/budget-use.js';
 export { deadRunOwner, needsLivingProcess, runOwner, type RunOwner } from './run/ownership/run-owner.js';
 export { currentPlan, planVersion } from './run/storage/plan-store.js';
 export { PLAN_LINT_EVENT_TYPES, approvalAllowances, recordedLint } from './run/views/plan-lint-record.js';

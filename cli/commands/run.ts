@@ -1,6 +1,6 @@
 import { DagentError, cancelRun, getRun } from '../../engine/index.js';
 import { resumePausedNodes } from '../running/resume-nodes.js';
-import { integerAtLeast } from '../context/cli-args.js';
+import { integerAtLeast, positiveNumber } from '../context/cli-args.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
 import { ALLOW_LINT_OPTION, checkLintGate } from '../plans/plan-lint.js';
@@ -21,10 +21,14 @@ interface RunArgs {
   'allow-lint'?: string[];
   reuse?: boolean;
   node?: string;
+  'max-cost'?: number;
+  'max-tokens'?: number;
 }
 
 export const DASHBOARD_DESCRIPTION = 'show the live dashboard (the default on a terminal); --no-dashboard prints progress lines';
 export const REUSE_DESCRIPTION = 'after a plan edit, keep the result of each node whose inputs did not change (the default); --no-reuse runs the changed nodes and every node after them again';
+export const MAX_COST_OPTION = { requiresArg: true, coerce: positiveNumber('--max-cost'), describe: "the run's spending cap in USD (config `budget.maxCostUsd`): at it the run pauses, and `resume --max-cost` with a higher one goes on" } as const;
+export const MAX_TOKENS_OPTION = { requiresArg: true, coerce: integerAtLeast('--max-tokens', 1), describe: "the run's cap on model tokens, input + output (config `budget.maxTokens`): at it the run pauses" } as const;
 export const APPROVE_FROM_DASHBOARD_DESCRIPTION = 'approvals wait for an answer from `dagent dashboard` instead of being denied when there is no terminal';
 
 export const runCommand = defineCommand<RunArgs>({
@@ -45,6 +49,8 @@ export const runCommand = defineCommand<RunArgs>({
       .option('dashboard', { type: 'boolean', describe: DASHBOARD_DESCRIPTION })
       .option('approve-from-dashboard', { type: 'boolean', describe: APPROVE_FROM_DASHBOARD_DESCRIPTION })
       .option('reuse', { type: 'boolean', describe: REUSE_DESCRIPTION })
+      .option('max-cost', MAX_COST_OPTION)
+      .option('max-tokens', MAX_TOKENS_OPTION)
       .option('allow-lint', ALLOW_LINT_OPTION),
   async run(context, args) {
     const { db } = await context.store();
@@ -59,6 +65,7 @@ export const runCommand = defineCommand<RunArgs>({
 export const resumeCommand = defineCommand<RunArgs>({
   examples: [
     ['$0 resume r-7f3a', 'finish a failed, cancelled or interrupted run; succeeded nodes are kept'],
+    ['$0 resume r-7f3a --max-cost 2', 'go on with a run that paused at its budget, under a higher one'],
   ],
   builder: (yargs) =>
     yargs
@@ -72,7 +79,9 @@ export const resumeCommand = defineCommand<RunArgs>({
       .option('dashboard', { type: 'boolean', describe: DASHBOARD_DESCRIPTION })
       .option('approve-from-dashboard', { type: 'boolean', describe: APPROVE_FROM_DASHBOARD_DESCRIPTION })
       .option('reuse', { type: 'boolean', describe: REUSE_DESCRIPTION })
-      .option('node', { type: 'string', requiresArg: true, describe: 'let this paused node go on (`dagent pause`); without it, every paused node of a running run' }),
+      .option('node', { type: 'string', requiresArg: true, describe: 'let this paused node go on (`dagent pause`); without it, every paused node of a running run' })
+      .option('max-cost', MAX_COST_OPTION)
+      .option('max-tokens', MAX_TOKENS_OPTION),
   async run(context, args) {
     const { db } = await context.store();
     const run = await getRun(db, args.run);
@@ -120,5 +129,8 @@ function flagsOf(args: RunArgs) {
     ...(args.dashboard === undefined ? {} : { dashboard: args.dashboard }),
     ...(args['approve-from-dashboard'] === undefined ? {} : { approveFromDashboard: args['approve-from-dashboard'] }),
     ...(args.reuse === false ? { reuse: false } : {}),
+    ...(args['max-cost'] === undefined && args['max-tokens'] === undefined
+      ? {}
+      : { budget: { ...(args['max-cost'] === undefined ? {} : { maxCostUsd: args['max-cost'] }), ...(args['max-tokens'] === undefined ? {} : { maxTokens: args['max-tokens'] }) } }),
   };
 }

@@ -1,4 +1,4 @@
-import { RUN_VIEW_EVENT_TYPES, deadRunOwner, foldRunView, getRun, listRuns, needsLivingProcess, readEvents, runOwner, visibleJson, visibleText, type RunOwner, type NodeView, type RunRecord, type RunView } from '../../engine/read-face.js';
+import { RUN_VIEW_EVENT_TYPES, budgetUse, deadRunOwner, formatBudgetUsd, foldRunView, getRun, listRuns, needsLivingProcess, readEvents, runOwner, visibleJson, visibleText, type RunOwner, type NodeView, type RunRecord, type RunView } from '../../engine/read-face.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
 import { durationBetween, formatDuration, formatTokens, formatUsd, renderTable } from '../render/index.js';
@@ -82,6 +82,7 @@ export function statusJson(view: RunView, owner?: RunOwner): unknown {
       // What reuse (and resume) did not pay again.
       saved: view.saved,
     },
+    ...budgetJson(view),
   };
 }
 
@@ -118,8 +119,11 @@ export function renderStatusText(view: RunView, now: Date = new Date(), owner?: 
     '',
     `tokens ${formatTokens(view.totals.input)} in (${Math.round(cacheShare * 100)}% cache hit) · ${formatTokens(view.totals.output)} out · ${view.totals.modelCalls} model calls · ${formatUsd(view.totals.costUsd)}`,
   );
+  const budget = budgetLine(view);
+  if (budget !== undefined) lines.push(budget);
   const saved = savedLine(view);
   if (saved !== undefined) lines.push(saved);
+  if (view.status === 'paused' && view.pausedReason !== null) lines.push(`paused: ${visibleText(view.pausedReason)}; \`dagent resume ${view.runId} --max-cost USD\` (or --max-tokens N) goes on under a higher cap`);
   for (const replan of view.replans) if (replan.outcome !== 'amended' && replan.reason !== undefined) lines.push(`replan after ${replan.trigger} ${replan.outcome}: ${oneLine(replan.reason, 200)}`);
   if (view.error !== null) lines.push(`error: ${visibleText(view.error, { multiline: true })}`);
   if (gone && view.status === 'planning') lines.push(`it has no plan: \`dagent cancel ${view.runId}\` closes it, and \`dagent plan\` plans the task again`);
@@ -132,6 +136,32 @@ function nodeStatusText(node: NodeView): string {
   if (node.reused && node.status === 'succeeded') return 'reused';
   if (node.status === 'running' && node.pause !== null) return node.pause === 'paused' ? 'paused' : 'pausing';
   return node.status;
+}
+
+/** `budget: { maxCostUsd, maxTokens, spentUsd, spentTokens }` when the run has one. */
+function budgetJson(view: RunView): { budget?: unknown } {
+  const use = budgetUse(view);
+  if (use === undefined) return {};
+  return {
+    budget: {
+      ...(use.cost === undefined ? {} : { maxCostUsd: use.cost.cap }),
+      ...(use.tokens === undefined ? {} : { maxTokens: use.tokens.cap }),
+      spentUsd: view.totals.costUsd,
+      spentTokens: view.totals.input + view.totals.output,
+    },
+  };
+}
+
+/** `budget: $0.0412 of $0.0500 (82%) · 41K of 100K tokens (41%)`, when the run has one. */
+export function budgetLine(view: RunView): string | undefined {
+  const use = budgetUse(view);
+  if (use === undefined) return undefined;
+  const share = (spent: number, cap: number): string => `${Math.round((spent / cap) * 100)}%`;
+  const parts = [
+    ...(use.cost === undefined ? [] : [`${formatBudgetUsd(use.cost.spent)} of ${formatBudgetUsd(use.cost.cap)} (${share(use.cost.spent, use.cost.cap)})`]),
+    ...(use.tokens === undefined ? [] : [`${formatTokens(use.tokens.spent)} of ${formatTokens(use.tokens.cap)} tokens (${share(use.tokens.spent, use.tokens.cap)})`]),
+  ];
+  return `budget: ${parts.join(' · ')}`;
 }
 
 /** `saved by reuse: 2 nodes reused · 5 model calls · 48K tokens · $0.01 not paid again`, when anything was. */

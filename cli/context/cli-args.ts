@@ -12,3 +12,13 @@ export function integerAtLeast(flag: string, min: number): (value: unknown) => n
     return number;
   };
 }
+
+/** A coerce for a flag that takes an amount above zero (`--max-cost 0.5`); a clear error for anything else. */
+export function positiveNumber(flag: string): (value: unknown) => number | undefined {
+  return (value) => {
+    if (value === undefined) return undefined;
+    const number = typeof value === 'number' ? value : Number(value);
+    if (!Number.isFinite(number) || number <= 0) throw new ArgumentError(`${flag} must be a number above 0, not "${String(value)}"`);
+    return number;
+  };
+}

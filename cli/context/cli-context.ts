@@ -60,6 +60,9 @@ export class CliContext {
         `dagent: ${join(this.workspace, WORKSPACE_CONFIG_FILE)} would loosen your limits (${resolved.loosenedLimits.join(', ')}); a repository may only tighten them, so yours are kept (allowWorkspaceToLoosenLimits: true in your own config allows it)`,
       );
     }
+    if (resolved.raisedBudget.length > 0) {
+      writeLine(io.stderr, `dagent: ${join(this.workspace, WORKSPACE_CONFIG_FILE)} would raise your budget (${resolved.raisedBudget.join(', ')}); a repository may only lower a budget, so yours is kept`);
+    }
   }
 
   get config(): DagentConfig {

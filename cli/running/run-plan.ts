@@ -2,6 +2,9 @@ import {
   DagentError,
   approvePlan,
   claimRun,
+  effectiveBudget,
+  recordedBudget,
+  runLog,
   currentPlan,
   emptyRunView,
   errorMessage,
@@ -20,6 +23,7 @@ import {
   type RunRecord,
   type RunResult,
   type RunSettings,
+  type RunBudget,
   type SessionEvent,
 } from '../../engine/index.js';
 import { createLogApprover } from '../../tools/index.js';
@@ -53,6 +57,8 @@ export interface RunFlags {
   readonly allowedLint?: readonly string[];
   /** `--no-reuse`: after a plan edit, run the changed nodes and every node after them again without checking their keys. */
   readonly reuse?: boolean;
+  /** `--max-cost` / `--max-tokens`: the run's budget from now on, over the one it recorded and the config's. */
+  readonly budget?: RunBudget;
   /** Changes the run once this process holds it, before it starts (`rerun`: a new plan version, nodes reset). */
   readonly prepare?: (run: RunRecord) => Promise<void>;
 }
@@ -145,6 +151,7 @@ async function executeClaimedRun(context: CliContext, run: RunRecord, flags: Run
     // Commands a replan adds were not approved: they wait for approval unless commands run under auto.
     reviewCommandChanges: tools.policyFor('run_command') !== 'auto',
   };
+  const budget = effectiveBudget(flags.budget ?? {}, await recordedBudget(runLog(db, run.id)), context.config.budget);
   const planner = await createPlanner(context);
   const dispatch = flags.workers === undefined ? undefined : await dispatchToWorkers(context, run, flags.workers);
   const cancelled = new AbortController();
@@ -168,6 +175,7 @@ async function executeClaimedRun(context: CliContext, run: RunRecord, flags: Run
       ...(flags.allowedLint === undefined ? {} : { allowedLint: flags.allowedLint }),
       ...(flags.approvedHash === undefined ? {} : { approvedHash: flags.approvedHash }),
       ...(flags.reuse === false ? { reuse: false } : {}),
+      ...(budget === undefined ? {} : { budget: { caps: budget.budget, source: budget.source } }),
       fleet: {
         ...(dispatch === undefined ? {} : { remote: dispatch.remote }),
         // Workers' reports of missed work, and `dagent cancel` from a host that cannot signal this process.
@@ -182,7 +190,7 @@ async function executeClaimedRun(context: CliContext, run: RunRecord, flags: Run
     await feed.stop();
     await tracing?.finish();
   }
-  if (!context.json) writeLine(context.io.stdout, visibleText(summaryLine(result), { multiline: true }));
+  if (!context.json) writeLine(context.io.stdout, visibleText(summaryLine(result, budget?.budget), { multiline: true }));
   return result.status === 'succeeded' || result.status === 'paused' ? 0 : 1;
 }
 
@@ -243,7 +251,7 @@ function abortion(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
 }
 
-function summaryLine(result: RunResult): string {
+function summaryLine(result: RunResult, budget: RunBudget | undefined): string {
   const done = result.nodes.filter((node) => node.status === 'succeeded').length;
   const base = `run ${result.runId} ${result.status} · plan v${result.planVersion} · ${done}/${result.nodes.length} nodes succeeded${result.replans > 0 ? ` · ${result.replans} replans` : ''}`;
   switch (result.status) {
@@ -257,6 +265,16 @@ function summaryLine(result: RunResult): string {
       return `${base}\nresume with: dagent resume ${result.runId}`;
     case 'paused':
       if (result.pausedFor !== undefined) return `${base}\n${result.pausedFor}`;
+      if (result.pause?.cause === 'budget') return `${base}\nrun ${result.runId} paused: ${result.pause.reason}; resume with a higher cap: ${resumeWithMore(result.runId, budget)}`;
       return `${base}\nreview the replanned plan: dagent show ${result.runId}, then dagent approve ${result.runId} && dagent resume ${result.runId}`;
   }
+}
+
+/** `dagent resume R --max-cost 0.2`: the command that goes on past a budget, with twice the caps (a node's budget is raised by editing the plan). */
+function resumeWithMore(runId: string, budget: RunBudget | undefined): string {
+  const flags = [
+    ...(budget?.maxCostUsd === undefined ? [] : [`--max-cost ${Number((budget.maxCostUsd * 2).toPrecision(3))}`]),
+    ...(budget?.maxTokens === undefined ? [] : [`--max-tokens ${budget.maxTokens * 2}`]),
+  ];
+  return [`dagent resume ${runId}`, ...flags].join(' ');
 }

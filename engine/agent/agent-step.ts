@@ -1,6 +1,6 @@
 import { buildRequest } from '../context/build-request.js';
 import { ImageReferenceError, loadImageData } from '../context/image-references.js';
-import { recordRequest } from '../context/record-request.js';
+import { recordRequest, requestInputTokens } from '../context/record-request.js';
 import { projectRuntimeContext, type StepPosition } from '../context/runtime-context.js';
 import { errorMessage } from '../errors.js';
 import { callModel, type ModelResponse } from '../model/call-model.js';
@@ -13,6 +13,7 @@ import type { AgentTotals } from './agent-totals.js';
 import type { EndReason } from './end-reason.js';
 import { fallbackVerdict, type FallbackReason } from './fallback-verdict.js';
 import { DEFAULT_TOOL_BATCH_TIMEOUT_MS, executeToolCalls } from './execute-tool-calls.js';
+import { EXPECTED_OUTPUT_TOKENS, type GateVerdict, type ModelCallEstimate } from './model-call-gate.js';
 import type { RunAgentOptions } from './run-agent-options.js';
 import { TextStreamCoalescer } from './text-stream-coalescer.js';
 
@@ -47,24 +48,12 @@ export async function agentStep(options: RunAgentOptions, position: StepPosition
     writes.catch(() => undefined); // awaited below; handled here so a failed write cannot go unhandled meanwhile
   };
   const coalescer = options.streamText === false ? undefined : new TextStreamCoalescer(options.streamText);
+  let admitted: GateVerdict | undefined;
   try {
-    const snapshot = await options.prompt.assemble();
-    let injected = await projectRuntimeContext(session, snapshot.context, position);
-    if (options.compactor !== undefined) {
-      await options.compactor.preStep(session, snapshot, signal, options.beforeCompact);
-      // A compaction may have folded the last runtime-context message away: put the state back.
-      injected = (await projectRuntimeContext(session, snapshot.context, position)) ?? injected;
-    }
-    // Words a person sent the node since its last step: part of this step's messages, once.
-    await options.steering?.deliverWords(position);
-    const request = buildRequest({
-      agent: options.agent,
-      model: options.model,
-      snapshot,
-      messages: session.deriveMessages(),
-      sessionId: session.log.runId,
-      ...(options.parameters === undefined ? {} : { parameters: options.parameters }),
-    });
+    const { snapshot, injected, request } = await prepareRequest(options, position);
+    // The budget is asked before anything of the call is recorded: a refused call was never made.
+    admitted = await options.gate?.admit(estimateCall(options, request, requestInputTokens(session, request)));
+    if (admitted?.admitted === false) return { kind: 'stop', reason: 'aborted', detail: admitted.reason };
     await recordRequest(session, {
       provider: options.provider.id,
       request,
@@ -89,6 +78,7 @@ export async function agentStep(options: RunAgentOptions, position: StepPosition
     });
     await writes;
   } catch (error) {
+    if (admitted?.admitted === true) admitted.settle();
     await writes.catch(() => undefined);
     if (error instanceof ImageReferenceError || error instanceof ImagesNotAcceptedError) return { kind: 'stop', reason: 'error', detail: error.message, permanent: true };
     if (signal.aborted) return { kind: 'stop', reason: 'aborted', detail: 'the run was cancelled' };
@@ -99,7 +89,11 @@ export async function agentStep(options: RunAgentOptions, position: StepPosition
 
   const costUsd = options.price?.(response.usage) ?? 0;
   totals.add(response.usage, costUsd);
-  await appendAnswer(options, session, position, response, costUsd);
+  try {
+    await appendAnswer(options, session, position, response, costUsd);
+  } finally {
+    if (admitted?.admitted === true) admitted.settle();
+  }
   const text = response.content;
   if (response.toolCalls.length === 0) return { kind: 'done', text };
 
@@ -115,6 +109,29 @@ export async function agentStep(options: RunAgentOptions, position: StepPosition
   const fatal = results.find((result) => result.payload.meta.fatal === true);
   if (fatal !== undefined) return { kind: 'stop', reason: 'error', detail: `tool ${fatal.payload.name} failed fatally: ${fatal.payload.content}`, text };
   return { kind: 'continue', text };
+}
+
+/** The step's prompt, runtime context (after compaction had its say) and the request built from the log. */
+async function prepareRequest(options: RunAgentOptions, position: StepPosition) {
+  const { session, signal } = options;
+  const snapshot = await options.prompt.assemble();
+  let injected = await projectRuntimeContext(session, snapshot.context, position);
+  if (options.compactor !== undefined) {
+    await options.compactor.preStep(session, snapshot, signal, options.beforeCompact);
+    // A compaction may have folded the last runtime-context message away: put the state back.
+    injected = (await projectRuntimeContext(session, snapshot.context, position)) ?? injected;
+  }
+  // Words a person sent the node since its last step: part of this step's messages, once.
+  await options.steering?.deliverWords(position);
+  const request = buildRequest({
+    agent: options.agent,
+    model: options.model,
+    snapshot,
+    messages: session.deriveMessages(),
+    sessionId: session.log.runId,
+    ...(options.parameters === undefined ? {} : { parameters: options.parameters }),
+  });
+  return { snapshot, injected, request };
 }
 
 async function appendAnswer(options: RunAgentOptions, session: Session, position: StepPosition, response: ModelResponse, costUsd: number): Promise<void> {
@@ -133,6 +150,13 @@ async function appendAnswer(options: RunAgentOptions, session: Session, position
       ...(response.reasoningSignature === undefined ? {} : { reasoningSignature: response.reasoningSignature }),
     },
   });
+}
+
+/** The call as the gate weighs it: the request's input at the cache-miss price, and its maximum output or the expected one. */
+function estimateCall(options: RunAgentOptions, request: ModelRequest, inputTokens: number): ModelCallEstimate {
+  const outputTokens = request.parameters?.maxOutputTokens ?? EXPECTED_OUTPUT_TOKENS;
+  const costUsd = options.price?.({ input: inputTokens, output: outputTokens, cacheHit: 0, reasoning: 0 }) ?? 0;
+  return { nodeId: options.session.nodeId, inputTokens, outputTokens, costUsd };
 }
 
 function statusOf(error: unknown): { status?: number } {

@@ -6,6 +6,7 @@ import type { Session } from '../session/session.js';
 import type { AgentCompactor, BeforeCompaction } from './agent-compactor.js';
 import type { ToolContextBase } from './execute-tool-calls.js';
 import type { NodeSteering } from './node-steering.js';
+import type { ModelCallGate } from './model-call-gate.js';
 import type { AgentLimits } from './stop-conditions.js';
 import type { TextStreamOptions } from './text-stream-coalescer.js';
 import type { ToolRuntime } from './tool-runtime.js';
@@ -71,6 +72,8 @@ export interface RunAgentOptions {
    * heeded at each step boundary; none when omitted.
    */
   readonly steering?: NodeSteering;
+  /** Asked before every model call (the run's budget): a refused call is not sent and the agent stops. */
+  readonly gate?: ModelCallGate;
   /** The conversation turn the agent's events carry (1 for a node). */
   readonly turn?: number;
 }

@@ -76,6 +76,12 @@ export const configSchema = z.strictObject({
   prices: z.record(z.string(), z.record(z.string(), z.number().nonnegative())).optional(),
   maxSteps: z.number().int().positive().optional(),
   tokenBudget: z.number().int().positive().optional(),
+  /**
+   * A run's spending cap over its model calls: `maxCostUsd` (priced by `prices`) and `maxTokens`
+   * (input + output). A run that reaches it pauses; `run`/`resume --max-cost`/`--max-tokens` override
+   * it. A repository's own file may only lower it, trusted or not.
+   */
+  budget: z.strictObject({ maxCostUsd: z.number().positive().optional(), maxTokens: z.number().int().positive().optional() }).optional(),
   nodeRetries: z.number().int().nonnegative().optional(),
   /** Time budget for the tool calls of one model response, run in parallel (default 90 000). */
   toolBatchTimeoutMs: z.number().int().positive().optional(),
@@ -154,6 +160,7 @@ export const WORKSPACE_SAFE_KEYS: readonly (keyof DagentConfig)[] = [
   'prices',
   'maxSteps',
   'tokenBudget',
+  'budget',
   'nodeRetries',
   'toolBatchTimeoutMs',
   'replan',

@@ -22,6 +22,8 @@ export interface ResolvedConfig {
   readonly untrustedKeys: readonly string[];
   /** Limits the workspace's config file tried to loosen, as `name: asked → kept`; the user's (or built-in) limit was kept. */
   readonly loosenedLimits: readonly string[];
+  /** Budget caps the workspace's config file tried to raise, as `budget.maxCostUsd: asked → kept`; the user's cap was kept. */
+  readonly raisedBudget: readonly string[];
 }
 
 /**
@@ -50,7 +52,7 @@ export function resolveConfig(sources: ConfigSources): ResolvedConfig {
   const tightened = tightenOnly(workspace, user);
   const hooks = mergeHooks(user.hooks, tightened.config.hooks);
   const config = { ...user, ...tightened.config, ...configFromEnv(sources.env), ...sources.flags };
-  return { config: hooks === undefined ? config : { ...config, hooks }, untrustedKeys, loosenedLimits: tightened.loosened };
+  return { config: hooks === undefined ? config : { ...config, hooks }, untrustedKeys, loosenedLimits: tightened.loosened, raisedBudget: tightened.raisedBudget };
 }
 
 /** The user's hooks, then a (trusted) repository's, per moment: a repository adds hooks, it never takes the user's away. */

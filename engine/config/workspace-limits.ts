@@ -42,12 +42,19 @@ export interface TightenedConfig {
   readonly config: DagentConfig;
   /** What the repository tried to loosen, each as `name: asked → kept`, for a one-line notice. */
   readonly loosened: readonly string[];
+  /** Budget caps the repository tried to raise, as `budget.maxCostUsd: asked → kept`: never allowed. */
+  readonly raisedBudget: readonly string[];
 }
 
-/** `workspace` with every limit no looser than `user`'s (or the built-in one), unless `user` allows loosening. */
+/**
+ * `workspace` with every limit no looser than `user`'s (or the built-in one), unless `user` allows
+ * loosening. The budget is tightened whatever `user` allows: a repository may lower it, never raise it.
+ */
 export function tightenOnly(workspace: DagentConfig, user: DagentConfig): TightenedConfig {
-  const { allowWorkspaceToLoosenLimits: _ignored, ...rest } = workspace;
-  if (user.allowWorkspaceToLoosenLimits === true) return { config: rest, loosened: [] };
+  const { allowWorkspaceToLoosenLimits: _ignored, ...unbudgeted } = workspace;
+  const budget = lowerBudgetOnly(unbudgeted.budget, user.budget);
+  const rest: DagentConfig = budget.budget === undefined ? withoutBudget(unbudgeted) : { ...unbudgeted, budget: budget.budget };
+  if (user.allowWorkspaceToLoosenLimits === true) return { config: rest, loosened: [], raisedBudget: budget.raised };
   let config: DagentConfig = rest;
   const loosened: string[] = [];
   for (const cap of CAPS) {
@@ -63,7 +70,29 @@ export function tightenOnly(workspace: DagentConfig, user: DagentConfig): Tighte
     const prices = stricterPrices(config.prices, user.prices ?? {}, loosened);
     config = { ...config, prices };
   }
-  return { config, loosened };
+  return { config, loosened, raisedBudget: budget.raised };
+}
+
+type Budget = NonNullable<DagentConfig['budget']>;
+
+/** Each cap of the repository's budget no higher than the user's (no user cap: any repository cap lowers "none"). */
+function lowerBudgetOnly(asked: Budget | undefined, user: Budget | undefined): { budget: Budget | undefined; raised: string[] } {
+  if (asked === undefined) return { budget: undefined, raised: [] };
+  const raised: string[] = [];
+  const budget: { maxCostUsd?: number; maxTokens?: number } = {};
+  for (const key of ['maxCostUsd', 'maxTokens'] as const) {
+    const value = asked[key];
+    if (value === undefined) continue;
+    const limit = user?.[key];
+    if (limit !== undefined && value > limit) raised.push(`budget.${key}: ${value} → ${limit}`);
+    budget[key] = limit === undefined ? value : Math.min(value, limit);
+  }
+  return { budget: { ...user, ...budget }, raised };
+}
+
+function withoutBudget(config: DagentConfig): DagentConfig {
+  const { budget: _budget, ...rest } = config;
+  return rest;
 }
 
 type Prices = NonNullable<DagentConfig['prices']>;

@@ -59,7 +59,7 @@ export async function recordRequest(session: Session, input: RecordRequestInput)
       ...position,
       payload: {
         messageSeqs: request.messages.map((message) => message.seq),
-        estimatedTokens: session.messageTokens() + estimateTextTokens(request.system) + estimateToolTokens(request.tools),
+        estimatedTokens: requestInputTokens(session, request),
         surfaceGeneration: session.replaceGeneration,
         ...(input.compactionThreshold === undefined ? {} : { compactionThresholdTokens: input.compactionThreshold }),
       },
@@ -67,6 +67,11 @@ export async function recordRequest(session: Session, input: RecordRequestInput)
   );
   await session.log.appendMany(drafts);
   recorded.add(key);
+}
+
+/** A request's input tokens as `request/context` records them: the surface's messages, the system prompt, the tools. */
+export function requestInputTokens(session: Session, request: ModelRequest): number {
+  return session.messageTokens() + estimateTextTokens(request.system) + estimateToolTokens(request.tools);
 }
 
 function promptKey(systemHash: string, toolsHash: string): string {

@@ -5,6 +5,8 @@ import type { PlanNode } from '../plan/plan-schema.js';
 import type { CompletedNode } from '../plan/planner.js';
 import { nodeEndHooks, nodeStartHooks } from '../run/orchestration/node-hooks.js';
 import { executePlanNode, type NodeAttemptResult, type NodeRuntime } from '../run/orchestration/execute-plan-node.js';
+import { BudgetGate } from '../run/budget/budget-gate.js';
+import { recordedBudget } from '../run/budget/recorded-budget.js';
 import type { NodeFiles } from '../run/orchestration/node-files.js';
 import { unkeptPromise } from '../run/orchestration/node-outcome.js';
 import type { NodeWaitsFor } from '../scheduler/schedulable-node.js';
@@ -105,7 +107,10 @@ async function runClaimedNode(run: RunRecord, job: NodeJob, claim: NodeClaim, lo
   const node = plan.nodes.find((candidate) => candidate.id === job.nodeId);
   if (node === undefined) return { outcome: 'failed', error: `node ${job.nodeId} is not in the run's approved plan`, retryable: false };
   const workspace = await context.workspaceFor(run);
-  const signal = AbortSignal.any([context.signal, claim.lost, ...(cancelled === undefined ? [] : [cancelled])]);
+  // The run's budget holds here too: the spend is the log's (every process's calls), a refusal stops this node and, heard by the scheduler, pauses the run.
+  const atBudget = new AbortController();
+  const gate = new BudgetGate({ log, budget: await recordedBudget(log), nodeBudget: (id) => plan.nodes.find((candidate) => candidate.id === id)?.budget, onReached: (reason) => atBudget.abort(new Error(reason)) });
+  const signal = AbortSignal.any([context.signal, claim.lost, atBudget.signal, ...(cancelled === undefined ? [] : [cancelled])]);
   try {
     // The same fold of the log as the run controller's: handoffs, patches, boundaries.
     const memory = new RunMemory().add(await readEvents(context.db, run.id, { types: RUN_MEMORY_EVENT_TYPES }));
@@ -126,7 +131,7 @@ async function runClaimedNode(run: RunRecord, job: NodeJob, claim: NodeClaim, lo
     let result: NodeAttemptResult;
     try {
       const hookContext = { hooks: workspace.runtime.hooks, runId: run.id, nodeId: job.nodeId, workspace: workspace.runtime.workspace, attempt: job.attempt, session, signal };
-      result = (await nodeStartHooks(hookContext)) ?? (await executePlanNode(workspace.runtime, {
+      result = (await nodeStartHooks(hookContext)) ?? (await executePlanNode({ ...workspace.runtime, gate }, {
         runId: run.id,
         plan,
         node,

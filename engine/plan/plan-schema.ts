@@ -35,6 +35,8 @@ export interface PlanNode {
   readonly fallbackModels?: readonly string[];
   readonly role?: string;
   readonly maxSteps?: number;
+  /** The node's own spending cap over all its attempts (USD, tokens); reaching it pauses the run like the run's budget. */
+  readonly budget?: { readonly maxCostUsd?: number; readonly maxTokens?: number };
   /** The planner's estimate of the node's total tokens. */
   readonly estimate?: number;
   /** The symbols an edit changes, `src/invoice.ts#Invoice.total`: plan lint checks their users are written too. */
@@ -88,6 +90,7 @@ export const planNodeSchema = z.strictObject({
   fallbackModels: z.array(nonEmpty).optional(),
   role: nonEmpty.optional(),
   maxSteps: z.number().int().positive().optional(),
+  budget: z.strictObject({ maxCostUsd: z.number().positive().optional(), maxTokens: z.number().int().positive().optional() }).optional(),
   estimate: z.number().int().nonnegative().optional(),
   changes: z.array(z.string().regex(/^[^#]+#[^#]+$/, { error: 'must be FILE#SYMBOL, e.g. src/invoice.ts#Invoice.total' })).optional(),
   strictWrites: z.boolean({ error: 'must be true or false' }).optional(),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AGENT_EVENTS } from './agent-events.js';
 import { APPROVAL_EVENTS } from './approval-events.js';
+import { BUDGET_EVENTS } from './budget-events.js';
 import { COMPACTION_EVENTS } from './compaction-events.js';
 import type { EventDefinition } from './define-event.js';
 import { DISPATCH_EVENTS } from './dispatch-events.js';
@@ -20,7 +21,7 @@ import { STEERING_EVENTS } from './steering-events.js';
  * `meta` stays open, for the source details each tool adds (SPEC §1.6). Rows are validated again
  * when read, against the version they were written with (`readStoredPayload`).
  */
-const EVENT_DEFINITIONS = { ...AGENT_EVENTS, ...COMPACTION_EVENTS, ...RUN_EVENTS, ...NODE_EVENTS, ...APPROVAL_EVENTS, ...DISPATCH_EVENTS, ...RERUN_EVENTS, ...HOOK_EVENTS, ...STEERING_EVENTS } as const;
+const EVENT_DEFINITIONS = { ...AGENT_EVENTS, ...COMPACTION_EVENTS, ...RUN_EVENTS, ...NODE_EVENTS, ...APPROVAL_EVENTS, ...DISPATCH_EVENTS, ...RERUN_EVENTS, ...HOOK_EVENTS, ...STEERING_EVENTS, ...BUDGET_EVENTS } as const;
 
 type Definitions = typeof EVENT_DEFINITIONS;
 

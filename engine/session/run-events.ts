@@ -10,7 +10,14 @@ export const RUN_EVENTS = {
   'run/succeeded': defineEvent(1, () => z.strictObject({ result: z.string().optional() })),
   'run/failed': defineEvent(1, () => z.strictObject({ error: z.string() })),
   'run/cancelled': defineEvent(1, () => z.strictObject({ reason: z.string().optional() })),
-  'run/paused': defineEvent(1, () => z.strictObject({ reason: z.string() })),
+  /**
+   * The run stopped, not finished: `review` (v1's only cause), a replanned version waits for
+   * approval; `budget`, the next model call would have crossed the run's or a node's budget
+   * (resumable with a higher one); `conflict`, a node's merge conflict waits for the user.
+   */
+  'run/paused': defineEvent(2, () => z.strictObject({ reason: z.string(), cause: z.enum(['review', 'budget', 'conflict']) }), {
+    1: { payload: () => z.strictObject({ reason: z.string() }), upgrade: (payload) => ({ ...(payload as { reason: string }), cause: 'review' }) },
+  }),
   'run/cancel-requested': defineEvent(1, () => z.strictObject({ by: z.string().optional() })),
   'plan/created': defineEvent(1, () => z.strictObject({ version: z.number().int().positive(), plan: z.unknown(), hash: z.string(), reason: z.string().optional(), lint: z.array(lintFindingSchema).optional() })),
   'plan/approved': defineEvent(1, () => z.strictObject({ version: z.number().int().positive(), hash: z.string(), allowedLint: z.array(z.string()).optional() })),

@@ -3,6 +3,7 @@ import { preCompactHooks } from './node-hooks.js';
 import type { AgentCompactor } from '../../agent/agent-compactor.js';
 import { NodeSteering } from '../../agent/node-steering.js';
 import { runAgent } from '../../agent/run-agent.js';
+import type { ModelCallGate } from '../../agent/model-call-gate.js';
 import type { AgentLimits } from '../../agent/stop-conditions.js';
 import type { Approver, ToolResult, ToolRuntime, WriteScope } from '../../agent/tool-runtime.js';
 import type { ImageSupport } from '../../context/image-references.js';
@@ -56,6 +57,8 @@ export interface NodeRuntime {
   readonly images?: ImageSupport;
   /** Configured hooks: `NodeStart` and `NodeEnd` run around each attempt (the tool runtime runs the tool hooks). */
   readonly hooks?: HookRunner;
+  /** The run's budget, asked before every model call of a node (set by the run, not the composition root). */
+  readonly gate?: ModelCallGate;
 }
 
 export interface NodeAttempt {
@@ -144,6 +147,7 @@ async function runAgentNode(runtime: NodeRuntime, attempt: NodeAttempt): Promise
     ...(model.price === undefined ? {} : { price: model.price }),
     ...(models.fallbacks.length === 0 ? {} : { fallbacks: models.fallbacks.map((id) => ({ id, resolve: () => resolve(id) })) }),
     ...(runtime.onPart === undefined ? {} : { onPart: (part: StreamPart) => runtime.onPart?.(node.id, part) }),
+    ...(runtime.gate === undefined ? {} : { gate: runtime.gate }),
   });
   switch (outcome.reason) {
     case 'done':

@@ -14,6 +14,8 @@ import { followRun, type RunFollower } from '../../session/follow-run.js';
 import { runLog } from '../../session/run-log.js';
 import type { SessionEvent } from '../../session/event-types.js';
 import { createWriteSet } from '../../snapshots/file-write-set.js';
+import { BudgetGate } from '../budget/budget-gate.js';
+import { budgetPauseReason, hasCaps } from '../budget/run-budget.js';
 import { endRun } from '../storage/end-run.js';
 import { runEndHooks } from './node-hooks.js';
 import { ensureNodeRows } from '../storage/node-projection.js';
@@ -28,7 +30,7 @@ import { conflictPauseLine, conflictReplanError, conflictResolutionNode, type No
 import { attemptNode } from './node-attempt.js';
 import { nodesToRecheck, type ReuseSettings } from './node-reuse.js';
 import { changedCommandNodes, replanVerdict, reviewAfterReplan } from './replan-verdict.js';
-import { DEFAULT_RUN_SETTINGS, type ExecuteRunOptions, type NodeResult, type RunResult, type RunSettings } from './run-options.js';
+import { DEFAULT_RUN_SETTINGS, type ExecuteRunOptions, type NodeResult, type RunPause, type RunResult, type RunSettings } from './run-options.js';
 import { runOutcome } from './run-outcome.js';
 import { TransitionStore } from './transition-store.js';
 
@@ -63,11 +65,13 @@ class RunController {
   #plan!: Plan;
   #planVersion = 0;
   #transitions: TransitionStore | undefined;
-  #paused: string | undefined;
+  #paused: RunPause | undefined;
   /** Set when the run pauses on a merge conflict: the one line saying how to go on. */
   #pausedFor: string | undefined;
   /** Each node's merge conflict from its last attempt (`node/conflicted`), until it starts again. */
   readonly #conflicts = new Map<string, NodeConflict>();
+  /** The run's budget and its nodes', asked before every model call a node makes in this process. */
+  #gate: BudgetGate | undefined;
   #handle: ScheduleHandle<NodeResult> | undefined;
   /** The seq of this process's `run/started`: the follower starts after it. */
   #startedSeq = 0;
@@ -104,6 +108,12 @@ class RunController {
     this.#planVersion = stored.version;
     const recovered = await this.#recover();
     await this.#startRun();
+    this.#gate = new BudgetGate({
+      log: this.#log,
+      budget: this.#options.budget?.caps,
+      nodeBudget: (nodeId) => this.#plan.nodes.find((node) => node.id === nodeId)?.budget,
+      onReached: (reason) => this.#pause({ cause: 'budget', reason }),
+    });
     const cancel = (): void => this.#cancel(this.#options.signal.reason);
     this.#options.signal.addEventListener('abort', cancel, { once: true });
     if (this.#options.signal.aborted) cancel();
@@ -191,6 +201,9 @@ class RunController {
     const from = this.#run.status;
     const status = transitionRun(from, 'running');
     const allowedLint = this.#options.allowedLint?.length ? { allowedLint: [...this.#options.allowedLint] } : {};
+    const budget = this.#options.budget;
+    // Workers read the run's budget from the log: the latest `budget/set` holds.
+    if (budget !== undefined && budget.source !== 'recorded' && hasCaps(budget.caps)) await this.#log.append({ type: 'budget/set', payload: { ...budget.caps, source: budget.source } });
     const started = await this.#log.append(
       { type: 'run/started', payload: { pid: process.pid, host: hostname(), planVersion: this.#planVersion, ...allowedLint } },
       {
@@ -220,12 +233,20 @@ class RunController {
     this.#schedule.abort(reason);
   }
 
+  /** Stops the schedule for a pause (review or budget): running nodes are aborted, the run ends paused (the first reason is kept). */
+  #pause(pause: RunPause): void {
+    if (this.#paused !== undefined) return;
+    this.#paused = pause;
+    this.#schedule.abort(new Error(pause.reason));
+  }
+
   #attempt(nodeId: string, execution: NodeExecution): Promise<NodeOutcome<NodeResult>> {
     const remote = this.#options.fleet?.remote;
     if (remote !== undefined) return remote.execute(nodeId, { ...execution, planVersion: this.#planVersion });
     const { runtime, files } = this.#options;
     const { onConflict } = this.#settings;
-    const context = { runId: this.#runId, log: this.#log, runtime, files, memory: this.#memory, plan: () => this.#plan, planVersion: () => this.#planVersion, reuse: this.#reuse, onConflict };
+    const gated = this.#gate === undefined ? runtime : { ...runtime, gate: this.#gate };
+    const context = { runId: this.#runId, log: this.#log, runtime: gated, files, memory: this.#memory, plan: () => this.#plan, planVersion: () => this.#planVersion, reuse: this.#reuse, onConflict };
     return attemptNode(context, nodeId, execution);
   }
 
@@ -233,6 +254,8 @@ class RunController {
   #onControlEvents(events: readonly SessionEvent[]): void {
     for (const event of events) {
       if (event.type === 'run/cancel-requested' && event.seq > this.#cancelAfterSeq) this.#cancel(new Error(`cancel requested${event.payload.by === undefined ? '' : ` by ${event.payload.by}`}`));
+      // A worker's node refused a call at the budget: the whole run pauses.
+      if (event.type === 'budget/reached' && event.seq > this.#startedSeq) this.#pause({ cause: 'budget', reason: budgetPauseReason(event.payload, event.payload.scope === 'node' ? (event.nodeId ?? undefined) : undefined) });
       if (event.type !== 'work/reported' || this.#handle === undefined || this.#reportsHeard.has(event.seq)) continue;
       const report = unplannedReport(event);
       if (report === undefined) continue;
@@ -266,6 +289,9 @@ class RunController {
   }
 
   async #onNodeFailed(failure: NodeFailure, snapshot: ScheduleSnapshot, signal: AbortSignal): Promise<Amendment | undefined> {
+    // A node stopped by a budget (here, or on a worker whose refusal the follower has not brought yet) is no failure to replan.
+    if (this.#paused === undefined) this.#onControlEvents(await this.#log.read({ types: ['budget/reached'], fromSeq: this.#startedSeq + 1 }));
+    if (this.#paused !== undefined) return undefined;
     const conflict = this.#conflicts.get(failure.nodeId);
     if (conflict !== undefined) return this.#onConflict(failure.nodeId, conflict, snapshot, signal);
     if (this.#options.planner === undefined) return undefined;
@@ -281,8 +307,7 @@ class RunController {
   async #onConflict(nodeId: string, conflict: NodeConflict, snapshot: ScheduleSnapshot, signal: AbortSignal): Promise<Amendment | undefined> {
     if (this.#settings.onConflict === 'pause') {
       this.#pausedFor = conflictPauseLine(this.#runId, nodeId, conflict);
-      this.#paused = this.#pausedFor;
-      this.#schedule.abort(new Error(this.#paused));
+      this.#pause({ cause: 'conflict', reason: this.#pausedFor });
       return undefined;
     }
     const trigger: ReplanTrigger = { kind: 'failure', nodeId, error: conflictReplanError(nodeId, conflict) };
@@ -342,8 +367,7 @@ class RunController {
     const version = saved.stored.version;
     await this.#log.append({ type: 'replan/finished', payload: { outcome: 'amended', version } });
     if (review !== undefined) {
-      this.#paused = review(version);
-      this.#schedule.abort(new Error(this.#paused));
+      this.#pause({ cause: 'review', reason: review(version) });
       return {};
     }
     this.#plan = next;
@@ -377,7 +401,7 @@ class RunController {
 
   async #finish(status: 'succeeded' | 'failed' | 'cancelled', nodes: ReadonlyMap<string, { status: NodeStatus; attempts: number; error?: string }>): Promise<RunResult> {
     const unplanned = [...this.#unplanned.values()];
-    const outcome = runOutcome({ status, plan: this.#plan, nodes, paused: this.#paused, pausedForReview: this.#pausedFor === undefined, unplanned, cancelReason: this.#cancelReason ?? this.#options.signal.reason });
+    const outcome = runOutcome({ status, plan: this.#plan, nodes, paused: this.#paused, unplanned, cancelReason: this.#cancelReason ?? this.#options.signal.reason });
     await runEndHooks(this.#options.runtime, this.#runId, outcome.status, this.#log);
     await endRun(this.#db, this.#runId, outcome.ending, this.#log);
     return {
@@ -386,6 +410,7 @@ class RunController {
       planVersion: this.#planVersion,
       nodes: outcome.nodes,
       replans: this.#memory.replans,
+      ...(outcome.status === 'paused' && this.#paused !== undefined ? { pause: this.#paused } : {}),
       ...(outcome.error === undefined ? {} : { error: outcome.error }),
       ...(outcome.unplanned === undefined ? {} : { unplannedWork: outcome.unplanned }),
       ...(outcome.status === 'paused' && this.#pausedFor !== undefined ? { pausedFor: this.#pausedFor } : {}),

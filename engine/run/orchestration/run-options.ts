@@ -7,6 +7,7 @@ import type { ScheduleMode } from '../../scheduler/schedule-options.js';
 import type { NodeExecution, NodeOutcome } from '../../scheduler/schedulable-node.js';
 import type { FollowedStore } from '../../session/follow-run.js';
 import type { SessionEvent } from '../../session/event-types.js';
+import type { RunBudget } from '../budget/run-budget.js';
 import type { RunRecord } from '../storage/run-store.js';
 import type { NodeRuntime } from './execute-plan-node.js';
 import type { NodeFiles } from './node-files.js';
@@ -68,6 +69,11 @@ export interface ExecuteRunOptions {
    * results, files read) are unchanged instead of running it again. Default true; `--no-reuse`: false.
    */
   readonly reuse?: boolean;
+  /**
+   * The run's budget from this start on (`run --max-cost`, the config's, the one recorded before),
+   * recorded as `budget/set` unless it is the recorded one. Node budgets come from the plan.
+   */
+  readonly budget?: { readonly caps: RunBudget; readonly source: 'flags' | 'config' | 'recorded' };
 }
 
 /** What other processes do to a run: only a run shared with them (workers, the lease, another host) needs it. */
@@ -109,10 +115,17 @@ export interface NodeReportLine {
   readonly error?: string;
 }
 
+/** Why a run stopped unfinished: `review`, a replanned version waits for approval; `budget`, a budget is reached; `conflict`, a merge conflict waits for the user. */
+export interface RunPause {
+  readonly cause: 'review' | 'budget' | 'conflict';
+  readonly reason: string;
+}
+
 export interface RunResult {
   readonly runId: string;
-  /** `paused`: a replan waits for review. */
+  /** `paused`: a replan waits for review, or a budget is reached (`pause` says which). */
   readonly status: 'succeeded' | 'failed' | 'cancelled' | 'paused';
+  readonly pause?: RunPause;
   readonly planVersion: number;
   readonly nodes: readonly NodeReportLine[];
   readonly replans: number;

@@ -4,17 +4,15 @@ import type { NodeStatus } from '../../scheduler/node-status.js';
 import type { RunEnding } from '../storage/end-run.js';
 import { unplannedWorkError, type UnplannedWork } from '../views/unplanned-work.js';
 import { firstLine } from './replan-verdict.js';
-import type { NodeReportLine, RunResult } from './run-options.js';
+import type { NodeReportLine, RunPause, RunResult } from './run-options.js';
 
 export interface RunOutcomeInput {
   /** How the schedule ended. */
   readonly status: 'succeeded' | 'failed' | 'cancelled';
   readonly plan: Plan;
   readonly nodes: ReadonlyMap<string, { readonly status: NodeStatus; readonly attempts: number; readonly error?: string }>;
-  /** Why the run waits for review, when a replan paused it (or, with `pausedForReview: false`, why it paused for the user). */
-  readonly paused: string | undefined;
-  /** False when the pause is not a review (a merge conflict): the plan stays approved. */
-  readonly pausedForReview?: boolean;
+  /** Why the run stopped unfinished: a replan waits for review, or a budget is reached. */
+  readonly paused: RunPause | undefined;
   readonly unplanned: readonly UnplannedWork[];
   /** Why the run was cancelled, when it was. */
   readonly cancelReason: unknown;
@@ -35,7 +33,7 @@ export function runOutcome(input: RunOutcomeInput): { readonly ending: RunEnding
       : finalStatus === 'failed'
         ? { status: 'failed', error: error ?? 'the run failed' }
         : finalStatus === 'paused'
-          ? { status: 'paused', reason: paused ?? 'paused', ...(input.pausedForReview === false ? { forReview: false } : {}) }
+          ? { status: 'paused', reason: paused?.reason ?? 'paused', cause: paused?.cause ?? 'review' }
           : { status: 'cancelled', reason: errorMessage(input.cancelReason ?? 'cancelled') };
   return { ending, status: finalStatus, nodes, ...(error === undefined ? {} : { error }), ...(unplanned === undefined ? {} : { unplanned: input.unplanned.length }) };
 }

@@ -11,8 +11,12 @@ export type RunEnding =
   | { readonly status: 'succeeded'; readonly result?: string }
   | { readonly status: 'failed'; readonly error: string }
   | { readonly status: 'cancelled'; readonly reason: string }
-  /** A replan waits for review: the run stops, awaiting approval, and is not finished. */
-  | { readonly status: 'paused'; readonly reason: string; readonly forReview?: boolean };
+  /**
+   * The run stops and is not finished: `review`, a replan waits for review (the run awaits
+   * approval); `budget`, the next model call would cross a budget; `conflict`, a node's merge
+   * conflict waits for the user (`onConflict: pause`; the run is `paused`, `resume` goes on).
+   */
+  | { readonly status: 'paused'; readonly reason: string; readonly cause: 'review' | 'budget' | 'conflict' };
 
 /**
  * Ends a run: appends `run/succeeded`, `run/failed`, `run/cancelled` or `run/paused` and moves
@@ -27,9 +31,9 @@ export async function endRun(db: Kysely<Database>, runId: string, ending: RunEnd
         ? { type: 'run/failed', payload: { error: ending.error } }
         : ending.status === 'cancelled'
           ? { type: 'run/cancelled', payload: { reason: ending.reason } }
-          : { type: 'run/paused', payload: { reason: ending.reason } };
-  // A pause for review waits for approval; any other pause (a merge conflict) keeps the approval, and `resume` goes on.
-  const next: RunStatus = ending.status === 'paused' ? (ending.forReview === false ? 'approved' : 'awaiting_approval') : ending.status;
+          : { type: 'run/paused', payload: { reason: ending.reason, cause: ending.cause } };
+  // A pause for review waits for approval; a budget or a merge conflict keeps the approval, and `resume` goes on.
+  const next: RunStatus = ending.status !== 'paused' ? ending.status : ending.cause === 'review' ? 'awaiting_approval' : 'paused';
   await log.append(draft, {
     effects: async (transaction) => {
       const current = await transaction.selectFrom('runs').select('status').where('id', '=', runId).executeTakeFirstOrThrow();

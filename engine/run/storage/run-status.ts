@@ -6,19 +6,21 @@ export type RunStatus =
   | 'awaiting_approval'
   | 'approved'
   | 'running'
+  /** Stopped at its budget: the plan stays approved; `resume` with a higher budget goes on. */
+  | 'paused'
   | 'succeeded'
   | 'failed'
   | 'cancelled'
   | 'rejected';
 
-export const RUN_STATUSES: readonly RunStatus[] = ['planning', 'awaiting_approval', 'approved', 'running', 'succeeded', 'failed', 'cancelled', 'rejected'];
+export const RUN_STATUSES: readonly RunStatus[] = ['planning', 'awaiting_approval', 'approved', 'running', 'paused', 'succeeded', 'failed', 'cancelled', 'rejected'];
 
 const TRANSITIONS: Readonly<Record<RunStatus, readonly RunStatus[]>> = {
   planning: ['awaiting_approval', 'approved', 'failed', 'cancelled'],
   awaiting_approval: ['approved', 'rejected', 'awaiting_approval', 'cancelled'],
   approved: ['running', 'awaiting_approval', 'cancelled', 'rejected'],
-  // → approved: a pause that keeps the approval (a merge conflict waits for the user; `resume` goes on).
-  running: ['succeeded', 'failed', 'cancelled', 'awaiting_approval', 'approved', 'running'],
+  running: ['succeeded', 'failed', 'cancelled', 'awaiting_approval', 'approved', 'running', 'paused'],
+  paused: ['running', 'awaiting_approval', 'approved', 'cancelled'],
   // → approved: `rerun` stores a plan version the asking approves.
   succeeded: ['awaiting_approval', 'approved'],
   failed: ['running', 'awaiting_approval', 'approved'],

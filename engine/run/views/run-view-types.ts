@@ -1,3 +1,4 @@
+import type { RunBudget } from '../budget/run-budget.js';
 import type { RunStatus } from '../storage/run-status.js';
 import type { ReportedWork } from './reported-work.js';
 
@@ -130,8 +131,10 @@ export interface RunView {
   readonly approvals: readonly PendingApproval[];
   readonly replans: readonly ReplanView[];
   readonly reportedWork: readonly ReportedWork[];
-  /** Why a paused run waits (a replan under review). */
+  /** Why a paused run waits (a replan under review, a budget reached). */
   readonly pausedReason: string | null;
+  /** The run's budget as last recorded (`budget/set`); null: none. Spend is `totals`. */
+  readonly budget: RunBudget | null;
   readonly cancelRequested: boolean;
   readonly startedAt: string | null;
   readonly finishedAt: string | null;

@@ -28,6 +28,7 @@ export function emptyRunView(runId: string): RunView {
     replans: [],
     reportedWork: [],
     pausedReason: null,
+    budget: null,
     cancelRequested: false,
     startedAt: null,
     finishedAt: null,
@@ -45,6 +46,7 @@ export const RUN_VIEW_EVENT_TYPES = [
   'run/failed',
   'run/cancelled',
   'run/paused',
+  'budget/set',
   'plan/created',
   'plan/approved',
   'plan/rejected',
@@ -131,7 +133,11 @@ function reduceRunEvent(view: RunView, event: SessionEvent): RunView {
     case 'run/started':
       return { ...resetUnfinishedNodes(view), status: 'running', startedAt: view.startedAt ?? event.createdAt, finishedAt: null, error: null, pausedReason: null, cancelRequested: false };
     case 'run/paused':
-      return { ...view, status: 'awaiting_approval', pausedReason: event.payload.reason };
+      return { ...view, status: event.payload.cause === 'budget' ? 'paused' : 'awaiting_approval', pausedReason: event.payload.reason };
+    case 'budget/set': {
+      const { source: _source, ...caps } = event.payload;
+      return { ...view, budget: caps };
+    }
     case 'run/cancel-requested':
       return { ...view, cancelRequested: true };
     case 'work/reported':

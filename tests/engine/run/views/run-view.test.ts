@@ -110,7 +110,7 @@ describe('the run view (what status and the dashboard show)', () => {
       event({ type: 'run/cancel-requested', payload: { by: 'dashboard' } }),
     ]);
     expect(view.cancelRequested).toBe(true);
-    const paused = foldRunView('r-1', [event({ type: 'plan/created', payload: { version: 1, plan, hash: 'h' } }), event({ type: 'run/paused', payload: { reason: 'plan v2 waits for review' } })]);
+    const paused = foldRunView('r-1', [event({ type: 'plan/created', payload: { version: 1, plan, hash: 'h' } }), event({ type: 'run/paused', payload: { reason: 'plan v2 waits for review', cause: 'review' } })]);
     expect(paused).toMatchObject({ status: 'awaiting_approval', pausedReason: 'plan v2 waits for review' });
   });
 });

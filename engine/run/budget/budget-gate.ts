@@ -1,0 +1,99 @@
+import type { GateVerdict, ModelCallEstimate, ModelCallGate } from '../../agent/model-call-gate.js';
+import type { EventLog } from '../../session/event-log.js';
+import type { SessionEvent } from '../../session/event-types.js';
+import { NO_SPEND, budgetBreach, budgetPauseReason, hasCaps, type BudgetBreach, type RunBudget, type Spend } from './run-budget.js';
+
+export interface BudgetGateOptions {
+  /** The run's log: the spend is summed from it (every process's calls), the refusal appended to it. */
+  readonly log: EventLog;
+  /** The run's budget; undefined or empty: no run cap. */
+  readonly budget: RunBudget | undefined;
+  /** A node's own budget (its plan node's `budget`), read when the node calls. */
+  readonly nodeBudget: (nodeId: string) => RunBudget | undefined;
+  /** A call was refused (once per gate): the run pauses. The `budget/reached` event is already in the log. */
+  readonly onReached?: (reason: string) => void;
+}
+
+/**
+ * A run's budget, asked before every model call of its nodes. The spend is the sum of the
+ * run's `assistant/message` usage and cost in the log, read again before each call (so calls of
+ * other processes, workers, count), plus the estimates of this process's calls still in flight;
+ * a call that would take it past a cap is refused and recorded as `budget/reached`.
+ * Checks run one at a time, so two nodes of this process cannot both take the last of a budget.
+ */
+export class BudgetGate implements ModelCallGate {
+  readonly #options: BudgetGateOptions;
+  #readUpTo = 0;
+  #run: Spend = NO_SPEND;
+  readonly #nodes = new Map<string, Spend>();
+  /** Estimates of admitted calls whose answers are not in the log yet, by ticket. */
+  readonly #inFlight = new Map<number, { readonly nodeId: string | null; readonly spend: Spend }>();
+  #tickets = 0;
+  #turn: Promise<unknown> = Promise.resolve();
+  #reached: string | undefined;
+
+  constructor(options: BudgetGateOptions) {
+    this.#options = options;
+  }
+
+  admit(call: ModelCallEstimate): Promise<GateVerdict> {
+    const next = this.#turn.then(() => this.#admit(call));
+    this.#turn = next.catch(() => undefined);
+    return next;
+  }
+
+  async #admit(call: ModelCallEstimate): Promise<GateVerdict> {
+    const nodeBudget = call.nodeId === null ? undefined : this.#options.nodeBudget(call.nodeId);
+    if (!hasCaps(this.#options.budget) && !hasCaps(nodeBudget)) return { admitted: true, settle: () => undefined };
+    if (this.#reached !== undefined) return { admitted: false, reason: this.#reached };
+    await this.#catchUp();
+    const estimate = { costUsd: call.costUsd, tokens: call.inputTokens + call.outputTokens };
+    const runBreach = hasCaps(this.#options.budget) ? budgetBreach(this.#spent(null), estimate, this.#options.budget) : undefined;
+    if (runBreach !== undefined) return this.#refuse(runBreach, 'run', call.nodeId);
+    const nodeBreach = call.nodeId !== null && hasCaps(nodeBudget) ? budgetBreach(this.#spent(call.nodeId), estimate, nodeBudget) : undefined;
+    if (nodeBreach !== undefined) return this.#refuse(nodeBreach, 'node', call.nodeId);
+    const ticket = (this.#tickets += 1);
+    this.#inFlight.set(ticket, { nodeId: call.nodeId, spend: estimate });
+    return { admitted: true, settle: () => void this.#inFlight.delete(ticket) };
+  }
+
+  /** Records the refusal (on the node whose call it was; `scope` says whose budget) and tells the run. */
+  async #refuse(breach: BudgetBreach, scope: 'run' | 'node', nodeId: string | null): Promise<GateVerdict> {
+    const reason = budgetPauseReason(breach, scope === 'node' ? (nodeId ?? undefined) : undefined);
+    this.#reached = reason;
+    await this.#options.log.append({
+      type: 'budget/reached',
+      ...(nodeId === null ? {} : { nodeId }),
+      payload: { scope, measure: breach.measure, spent: breach.spent, estimate: breach.estimate, cap: breach.cap },
+    });
+    this.#options.onReached?.(reason);
+    return { admitted: false, reason };
+  }
+
+  /** What the log says was spent (the run's, or one node's), with this process's calls in flight. */
+  #spent(nodeId: string | null): Spend {
+    let spend = nodeId === null ? this.#run : (this.#nodes.get(nodeId) ?? NO_SPEND);
+    for (const flight of this.#inFlight.values()) if (nodeId === null || flight.nodeId === nodeId) spend = plus(spend, flight.spend);
+    return spend;
+  }
+
+  /** Adds the answers appended since the last look, by any process. */
+  async #catchUp(): Promise<void> {
+    const events = await this.#options.log.read({ types: ['assistant/message'], fromSeq: this.#readUpTo + 1 });
+    for (const event of events as SessionEvent<'assistant/message'>[]) {
+      this.#readUpTo = Math.max(this.#readUpTo, event.seq);
+      const spend = spendOf(event);
+      this.#run = plus(this.#run, spend);
+      if (event.nodeId !== null) this.#nodes.set(event.nodeId, plus(this.#nodes.get(event.nodeId) ?? NO_SPEND, spend));
+    }
+  }
+}
+
+function spendOf(event: SessionEvent<'assistant/message'>): Spend {
+  const usage = event.payload.usage;
+  return { costUsd: event.payload.costUsd ?? 0, tokens: usage === undefined ? 0 : usage.input + usage.output };
+}
+
+function plus(a: Spend, b: Spend): Spend {
+  return { costUsd: a.costUsd + b.costUsd, tokens: a.tokens + b.tokens };
+}

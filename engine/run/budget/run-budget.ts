@@ -1,0 +1,78 @@
+/** A spending cap: USD and/or tokens (input + output) over model calls; an absent field is no cap. */
+export interface RunBudget {
+  readonly maxCostUsd?: number;
+  readonly maxTokens?: number;
+}
+
+/** What was spent, or what one call is estimated to spend. */
+export interface Spend {
+  readonly costUsd: number;
+  readonly tokens: number;
+}
+
+export const NO_SPEND: Spend = { costUsd: 0, tokens: 0 };
+
+/** The cap a call would cross: what was spent before it, its estimate, and the cap, in the cap's measure. */
+export interface BudgetBreach {
+  readonly measure: 'cost' | 'tokens';
+  readonly spent: number;
+  readonly estimate: number;
+  readonly cap: number;
+}
+
+export function hasCaps(budget: RunBudget | undefined): budget is RunBudget {
+  return budget !== undefined && (budget.maxCostUsd !== undefined || budget.maxTokens !== undefined);
+}
+
+/**
+ * Whether a call estimated at `estimate`, after `spent`, would cross `budget`. Pure. A call is
+ * refused when spent + estimate exceeds a cap, so what a run spends passes its cap by at most the
+ * error of the estimate that let the last call through. Cost first: it is the cap users set most.
+ */
+export function budgetBreach(spent: Spend, estimate: Spend, budget: RunBudget): BudgetBreach | undefined {
+  if (budget.maxCostUsd !== undefined && spent.costUsd + estimate.costUsd > budget.maxCostUsd) {
+    return { measure: 'cost', spent: spent.costUsd, estimate: estimate.costUsd, cap: budget.maxCostUsd };
+  }
+  if (budget.maxTokens !== undefined && spent.tokens + estimate.tokens > budget.maxTokens) {
+    return { measure: 'tokens', spent: spent.tokens, estimate: estimate.tokens, cap: budget.maxTokens };
+  }
+  return undefined;
+}
+
+/** `$0.0412` below a dollar, `$12.50` above: precise enough to compare a spend with its cap. */
+export function formatBudgetUsd(usd: number): string {
+  return usd < 1 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+}
+
+/** One measure's amount as a budget line says it: `$0.0412` or `41200 tokens`. */
+export function formatBudgetAmount(measure: BudgetBreach['measure'], amount: number): string {
+  return measure === 'cost' ? formatBudgetUsd(amount) : `${Math.round(amount)} tokens`;
+}
+
+/**
+ * Why the run paused, in one line: whose budget, what was spent of it, and the refused call's
+ * estimate. `nodeId` for a node's own plan budget.
+ */
+export function budgetPauseReason(breach: BudgetBreach, nodeId?: string): string {
+  const whose = nodeId === undefined ? "the run's budget" : `node ${nodeId}'s budget`;
+  const spent = formatBudgetAmount(breach.measure, breach.spent);
+  const cap = formatBudgetAmount(breach.measure, breach.cap);
+  return `${whose} is reached: spent ${spent} of ${cap}; the next model call (about ${formatBudgetAmount(breach.measure, breach.estimate)}) would cross it`;
+}
+
+/**
+ * The budget a run goes on with. Per measure: a flag of this command, else the budget the run
+ * recorded before (a resume keeps its cap), else the config's `budget`.
+ */
+export function effectiveBudget(flags: RunBudget, recorded: RunBudget | undefined, config: RunBudget | undefined): { readonly budget: RunBudget; readonly source: 'flags' | 'config' | 'recorded' } | undefined {
+  const base = hasCaps(recorded) ? recorded : config;
+  const budget = { ...pick(base), ...pick(flags) };
+  if (!hasCaps(budget)) return undefined;
+  const source = hasCaps(flags) ? 'flags' : hasCaps(recorded) ? 'recorded' : 'config';
+  return { budget, source };
+}
+
+function pick(budget: RunBudget | undefined): RunBudget {
+  if (budget === undefined) return {};
+  return { ...(budget.maxCostUsd === undefined ? {} : { maxCostUsd: budget.maxCostUsd }), ...(budget.maxTokens === undefined ? {} : { maxTokens: budget.maxTokens }) };
+}
