@@ -24,6 +24,16 @@ function fastScript(into: string): string {
  * Returns the workspace, the run id and the binary's output.
  */
 export async function notifierRun(dir: string, env: NodeJS.ProcessEnv = {}): Promise<{ workspace: string; runId: string; stdout: string; stderr: string }> {
+  const { workspace, script } = notifierWorkspace(dir);
+  const childEnv = { ...process.env, NO_COLOR: '1', ...env };
+  const result = await run(process.execPath, [DAGENT_BIN, '-w', workspace, '--model', `scripted:${script}`, '--approval', 'auto', 'plan', NOTIFIER_TASK, '--yes'], { cwd: dir, env: childEnv, timeout: 120_000 });
+  const status = await run(process.execPath, [DAGENT_BIN, '-w', workspace, '--json', 'status'], { cwd: dir, env: childEnv });
+  const runId = (JSON.parse(status.stdout) as { runs: { id: string }[] }).runs[0]!.id;
+  return { workspace, runId, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** The demo's repository in `dir/repo` (TypeScript linked, a first commit) and its script without pauses. */
+export function notifierWorkspace(dir: string): { workspace: string; script: string } {
   const workspace = join(dir, 'repo');
   cpSync(join(EXAMPLES, 'notifier'), workspace, { recursive: true });
   const typescript = dirname(createRequire(import.meta.url).resolve('typescript/package.json'));
@@ -34,10 +44,5 @@ export async function notifierRun(dir: string, env: NodeJS.ProcessEnv = {}): Pro
   git('init', '-q');
   git('add', '-A');
   git('commit', '-q', '-m', 'before');
-  const script = fastScript(dir);
-  const childEnv = { ...process.env, NO_COLOR: '1', ...env };
-  const result = await run(process.execPath, [DAGENT_BIN, '-w', workspace, '--model', `scripted:${script}`, '--approval', 'auto', 'plan', NOTIFIER_TASK, '--yes'], { cwd: dir, env: childEnv, timeout: 120_000 });
-  const status = await run(process.execPath, [DAGENT_BIN, '-w', workspace, '--json', 'status'], { cwd: dir, env: childEnv });
-  const runId = (JSON.parse(status.stdout) as { runs: { id: string }[] }).runs[0]!.id;
-  return { workspace, runId, stdout: result.stdout, stderr: result.stderr };
+  return { workspace, script: fastScript(dir) };
 }

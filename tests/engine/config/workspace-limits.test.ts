@@ -79,6 +79,21 @@ describe('a repository config', () => {
     expect(resolve().config).toMatchObject({ maxSteps: 10_000, concurrency: 500 });
   });
 
+  it.each([false, true])('may lower the budget but never raise it, even where the user allows loosening (trusted: %s)', (trusted) => {
+    userConfig({ budget: { maxCostUsd: 2, maxTokens: 500_000 }, allowWorkspaceToLoosenLimits: true });
+    repositoryConfig({ budget: { maxCostUsd: 50, maxTokens: 100_000 } }, { trusted });
+
+    const { config, raisedBudget } = resolve();
+
+    expect(config.budget).toEqual({ maxCostUsd: 2, maxTokens: 100_000 });
+    expect(raisedBudget).toEqual(['budget.maxCostUsd: 50 → 2']);
+  });
+
+  it('sets a budget where the user has none: a cap is lower than none', () => {
+    repositoryConfig({ budget: { maxCostUsd: 1.5 } });
+    expect(resolve()).toMatchObject({ config: { budget: { maxCostUsd: 1.5 } }, raisedBudget: [] });
+  });
+
   it('leaves the flags and environment of the user above both', () => {
     repositoryConfig({ concurrency: 500 });
     expect(resolveConfig({ workspace, env: { ...env, DAGENT_CONCURRENCY: '64' }, flags: {} }).config.concurrency).toBe(64);

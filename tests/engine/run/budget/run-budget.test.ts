@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { budgetBreach, budgetPauseReason, effectiveBudget } from '../../../../engine/run/budget/run-budget.js';
+
+/** The budget rules as pure functions: when a call is refused, which cap a run goes on with, and what the pause says. */
+
+describe('budgetBreach', () => {
+  it.each([
+    { name: 'a call that fits', spent: { costUsd: 0.02, tokens: 1_000 }, estimate: { costUsd: 0.01, tokens: 500 }, budget: { maxCostUsd: 0.05 }, breach: undefined },
+    { name: 'a call that lands exactly on the cap', spent: { costUsd: 0.04, tokens: 0 }, estimate: { costUsd: 0.01, tokens: 0 }, budget: { maxCostUsd: 0.05 }, breach: undefined },
+    { name: 'a call that would cross the cost cap', spent: { costUsd: 0.045, tokens: 0 }, estimate: { costUsd: 0.01, tokens: 0 }, budget: { maxCostUsd: 0.05 }, breach: { measure: 'cost', spent: 0.045, estimate: 0.01, cap: 0.05 } },
+    { name: 'a call that would cross the token cap', spent: { costUsd: 0, tokens: 9_000 }, estimate: { costUsd: 0, tokens: 2_000 }, budget: { maxTokens: 10_000 }, breach: { measure: 'tokens', spent: 9_000, estimate: 2_000, cap: 10_000 } },
+    { name: 'both crossed: cost is named', spent: { costUsd: 1, tokens: 9_000 }, estimate: { costUsd: 1, tokens: 2_000 }, budget: { maxCostUsd: 1.5, maxTokens: 10_000 }, breach: { measure: 'cost', spent: 1, estimate: 1, cap: 1.5 } },
+    { name: 'no caps', spent: { costUsd: 100, tokens: 1e9 }, estimate: { costUsd: 1, tokens: 1 }, budget: {}, breach: undefined },
+  ])('$name', ({ spent, estimate, budget, breach }) => {
+    expect(budgetBreach(spent, estimate, budget)).toEqual(breach);
+  });
+});
+
+describe('effectiveBudget', () => {
+  it.each([
+    { name: 'none anywhere', flags: {}, recorded: undefined, config: undefined, expected: undefined },
+    { name: 'the config', flags: {}, recorded: undefined, config: { maxCostUsd: 1 }, expected: { budget: { maxCostUsd: 1 }, source: 'config' } },
+    { name: 'the recorded one over the config (a resume keeps its cap)', flags: {}, recorded: { maxCostUsd: 0.5 }, config: { maxCostUsd: 1 }, expected: { budget: { maxCostUsd: 0.5 }, source: 'recorded' } },
+    { name: 'a flag over both, the other measure kept', flags: { maxCostUsd: 2 }, recorded: { maxCostUsd: 0.5, maxTokens: 10_000 }, config: undefined, expected: { budget: { maxCostUsd: 2, maxTokens: 10_000 }, source: 'flags' } },
+  ])('$name', ({ flags, recorded, config, expected }) => {
+    expect(effectiveBudget(flags, recorded, config)).toEqual(expected);
+  });
+});
+
+describe('budgetPauseReason', () => {
+  it("names whose budget, the spend, the cap and the refused call's estimate", () => {
+    expect(budgetPauseReason({ measure: 'cost', spent: 0.0412, estimate: 0.0123, cap: 0.05 })).toBe("the run's budget is reached: spent $0.0412 of $0.0500; the next model call (about $0.0123) would cross it");
+    expect(budgetPauseReason({ measure: 'tokens', spent: 9_000, estimate: 2_000, cap: 10_000 }, 'edit-a')).toBe("node edit-a's budget is reached: spent 9000 tokens of 10000 tokens; the next model call (about 2000 tokens) would cross it");
+  });
+});
