@@ -73,3 +73,12 @@ function indent(text: string): string {
     .map((line) => `    | ${line}`)
     .join('\n');
 }
+
+/** Merge conflicts, as the log records them: a node's is forgotten when it starts again. */
+export function noteConflicts(conflicts: Map<string, NodeConflict>, events: readonly SessionEvent[]): void {
+  for (const event of events) {
+    if (event.nodeId === null) continue;
+    if (event.type === 'node/conflicted') conflicts.set(event.nodeId, event.payload);
+    else if (event.type === 'node/started') conflicts.delete(event.nodeId);
+  }
+}

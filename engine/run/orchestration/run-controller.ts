@@ -26,7 +26,7 @@ import { RECOVERED_EVENT_TYPES, RunMemory, recoverRun, type RecoveredRun } from 
 import { unplannedReport, type UnplannedWork } from '../views/unplanned-work.js';
 import { applyPlanPatch, missedWorkNode } from './apply-plan-patch.js';
 import { stopEarlierCommands } from './earlier-commands.js';
-import { conflictPauseLine, conflictReplanError, conflictResolutionNode, type NodeConflict } from './merge-conflict-replan.js';
+import { conflictPauseLine, conflictReplanError, conflictResolutionNode, noteConflicts, type NodeConflict } from './merge-conflict-replan.js';
 import { attemptNode } from './node-attempt.js';
 import { nodesToRecheck, type ReuseSettings } from './node-reuse.js';
 import { changedCommandNodes, replanVerdict, reviewAfterReplan } from './replan-verdict.js';
@@ -66,8 +66,6 @@ class RunController {
   #planVersion = 0;
   #transitions: TransitionStore | undefined;
   #paused: RunPause | undefined;
-  /** Set when the run pauses on a merge conflict: the one line saying how to go on. */
-  #pausedFor: string | undefined;
   /** Each node's merge conflict from its last attempt (`node/conflicted`), until it starts again. */
   readonly #conflicts = new Map<string, NodeConflict>();
   /** The run's budget and its nodes', asked before every model call a node makes in this process. */
@@ -122,7 +120,7 @@ class RunController {
     const unsubscribe = this.#log.onAppend((events) => {
       this.#options.onEvents?.(events);
       this.#memory.add(events);
-      this.#noteConflicts(events);
+      noteConflicts(this.#conflicts, events);
       this.#onControlEvents(events);
     });
     let follower: RunFollower | undefined;
@@ -279,15 +277,6 @@ class RunController {
     return report.trigger.files.every((file) => writes.covers(file));
   }
 
-  /** Merge conflicts, as the log records them: a node's is forgotten when it starts again. */
-  #noteConflicts(events: readonly SessionEvent[]): void {
-    for (const event of events) {
-      if (event.nodeId === null) continue;
-      if (event.type === 'node/conflicted') this.#conflicts.set(event.nodeId, event.payload);
-      else if (event.type === 'node/started') this.#conflicts.delete(event.nodeId);
-    }
-  }
-
   async #onNodeFailed(failure: NodeFailure, snapshot: ScheduleSnapshot, signal: AbortSignal): Promise<Amendment | undefined> {
     // A node stopped by a budget (here, or on a worker whose refusal the follower has not brought yet) is no failure to replan.
     if (this.#paused === undefined) this.#onControlEvents(await this.#log.read({ types: ['budget/reached'], fromSeq: this.#startedSeq + 1 }));
@@ -299,15 +288,10 @@ class RunController {
     return (await this.#replan({ kind: 'failure', nodeId: failure.nodeId, error: failure.error, ...waitsFor }, snapshot, signal)).amendment;
   }
 
-  /**
-   * A node's change conflicts with changes merged before it: the run pauses for the user
-   * (`onConflict: pause`), or a replan appends a node that makes the change again on the merged
-   * result, given the hunks (the planner's, else `conflictResolutionNode`).
-   */
+  /** A merge conflict: the run pauses (`onConflict: pause`), or a replan appends a node that redoes the change on the merged result, given the hunks. */
   async #onConflict(nodeId: string, conflict: NodeConflict, snapshot: ScheduleSnapshot, signal: AbortSignal): Promise<Amendment | undefined> {
     if (this.#settings.onConflict === 'pause') {
-      this.#pausedFor = conflictPauseLine(this.#runId, nodeId, conflict);
-      this.#pause({ cause: 'conflict', reason: this.#pausedFor });
+      this.#pause({ cause: 'conflict', reason: conflictPauseLine(this.#runId, nodeId, conflict) });
       return undefined;
     }
     const trigger: ReplanTrigger = { kind: 'failure', nodeId, error: conflictReplanError(nodeId, conflict) };
@@ -322,10 +306,7 @@ class RunController {
     return replanned.amendment;
   }
 
-  /**
-   * Missed work that an earlier process of this run heard but never planned (the replan failed or
-   * gave up, and the run failed for it): replanned before anything is scheduled, as it was then.
-   */
+  /** Missed work an earlier process heard but never planned (the run failed for it): replanned before anything is scheduled. */
   async #replanEarlierReports(recovered: RecoveredRun): Promise<void> {
     for (const report of [...this.#unplanned.values()]) {
       if (this.#schedule.signal.aborted) return;
@@ -413,7 +394,7 @@ class RunController {
       ...(outcome.status === 'paused' && this.#paused !== undefined ? { pause: this.#paused } : {}),
       ...(outcome.error === undefined ? {} : { error: outcome.error }),
       ...(outcome.unplanned === undefined ? {} : { unplannedWork: outcome.unplanned }),
-      ...(outcome.status === 'paused' && this.#pausedFor !== undefined ? { pausedFor: this.#pausedFor } : {}),
+      ...(outcome.status === 'paused' && this.#paused?.cause === 'conflict' ? { pausedFor: this.#paused.reason } : {}),
     };
   }
 }
