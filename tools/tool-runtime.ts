@@ -99,6 +99,10 @@ export class LocalToolRuntime implements ToolRuntime {
       .map((name) => toToolSpec(this.#tools.get(name)!));
   }
 
+  riskOf(name: string): string | undefined {
+    return this.#tools.get(name)?.risk;
+  }
+
   /** The approval policy in force for a tool. */
   policyFor(name: string): ApprovalPolicy {
     const tool = this.#tools.get(name);

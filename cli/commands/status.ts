@@ -72,6 +72,7 @@ export function statusJson(view: RunView, owner?: RunOwner): unknown {
       ...(node.error === null ? {} : { error: node.error }),
       ...(node.status === 'running' && node.pause !== null ? { pause: node.pause } : {}),
       ...(node.reused ? { reused: true } : {}),
+      ...(node.resumedFromStep === null ? {} : { resumedFromStep: node.resumedFromStep }),
       ...(node.savedCostUsd > 0 || node.saved.input + node.saved.output > 0 ? { saved: { tokens: node.saved, costUsd: node.savedCostUsd } } : {}),
     })),
     totals: {
@@ -113,6 +114,7 @@ export function renderStatusText(view: RunView, now: Date = new Date(), owner?: 
     if (paused.length > 0) lines.push(`paused by request: ${paused.join(', ')}; \`dagent resume ${view.runId}\` lets ${paused.length === 1 ? 'it' : 'them'} go on`);
     for (const node of nodes) if (node.status === 'failed' && node.error !== null) lines.push(`${visibleText(node.id)} failed: ${oneLine(node.error, 200)}`);
     for (const node of nodes) for (const change of node.modelSwitches) lines.push(modelSwitchLine(node.id, change));
+    for (const node of nodes) if (node.resumedFromStep !== null) lines.push(`${visibleText(node.id)} resumed from step ${node.resumedFromStep}: its completed steps were not run again`);
   }
   const cacheShare = view.totals.input === 0 ? 0 : view.totals.cacheHit / view.totals.input;
   lines.push(
@@ -127,7 +129,7 @@ export function renderStatusText(view: RunView, now: Date = new Date(), owner?: 
   for (const replan of view.replans) if (replan.outcome !== 'amended' && replan.reason !== undefined) lines.push(`replan after ${replan.trigger} ${replan.outcome}: ${oneLine(replan.reason, 200)}`);
   if (view.error !== null) lines.push(`error: ${visibleText(view.error, { multiline: true })}`);
   if (gone && view.status === 'planning') lines.push(`it has no plan: \`dagent cancel ${view.runId}\` closes it, and \`dagent plan\` plans the task again`);
-  else if (gone) lines.push(`\`dagent resume ${view.runId}\` finishes it: succeeded nodes are not run again, nodes that were running start over from their files as they were; \`dagent cancel ${view.runId}\` closes it`);
+  else if (gone) lines.push(`\`dagent resume ${view.runId}\` finishes it: succeeded nodes are not run again, nodes that were running go on from their last completed step; \`dagent cancel ${view.runId}\` closes it`);
   return lines.join('\n');
 }
 

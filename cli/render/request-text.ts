@@ -11,6 +11,9 @@ export function renderRequestText(request: ReconstructedRequest): string {
     `run ${request.runId} · node ${request.nodeId ?? '-'} · turn ${request.turn} · step ${request.step} · request seq ${request.seq}`,
     `${header.provider}:${header.model} · agent ${header.agent} · parameters ${JSON.stringify(header.parameters)}`,
     `system ${header.systemHash} · tools ${header.toolsHash} · ≈ ${request.estimatedTokens} tokens · runtime context ${header.contextChanged ? 'changed this step' : 'unchanged'}`,
+    ...(request.resumed === undefined
+      ? []
+      : [`attempt ${request.resumed.attempt} resumed from step ${request.resumed.fromStep} (seq ${request.resumed.seq}): the messages of steps 1–${request.resumed.fromStep} come from the log, their model calls were not made again`]),
     '',
     '── system ──',
     request.system,

@@ -1,4 +1,5 @@
 import type { ImageSupport } from '../context/image-references.js';
+import type { StepPosition } from '../context/runtime-context.js';
 import type { SystemPrompt } from '../context/system-prompt.js';
 import type { CallModelOptions } from '../model/call-model.js';
 import type { AgentId, ModelParameters, ModelProvider, StreamPart, Usage } from '../model/model-provider.js';
@@ -76,4 +77,14 @@ export interface RunAgentOptions {
   readonly gate?: ModelCallGate;
   /** The conversation turn the agent's events carry (1 for a node). */
   readonly turn?: number;
+  /**
+   * Called after each step whose tool results are all in the log (a step boundary), before the
+   * next model call: a node checkpoints its files there.
+   */
+  readonly onStepEnd?: (position: StepPosition) => Promise<void>;
+  /**
+   * A surface that goes on after its process stopped: its open tool calls whose ids are in
+   * `rerunCalls` run again at their step; the others are closed with `interruptedContent`.
+   */
+  readonly resume?: { readonly rerunCalls: ReadonlySet<string>; readonly interruptedContent: string };
 }

@@ -4,6 +4,7 @@ import type { ImageAttachment } from '../model/model-message.js';
 import type { Usage } from '../model/model-provider.js';
 import type { Session } from '../session/session.js';
 import { agentStep } from './agent-step.js';
+import { DEFAULT_TOOL_BATCH_TIMEOUT_MS, executeToolCalls } from './execute-tool-calls.js';
 import { spentSoFar } from './agent-totals.js';
 import type { EndReason } from './end-reason.js';
 import { resumedModel, switchModel } from './model-fallback.js';
@@ -42,7 +43,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
     return { reason, answer: lastText, steps, usage: totals.usage, costUsd: totals.costUsd, ...(detail === undefined ? {} : { detail }), ...(permanent === true ? { permanent } : {}) };
   };
 
-  await session.closeInterruptedToolCalls();
+  await settleOpenToolCalls(options);
   if (session.instruction() === undefined) {
     // The instruction's `@image` references are attached once, by reference, with the instruction.
     let images: readonly ImageAttachment[] = [];
@@ -55,6 +56,13 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
     const attached = images.map(({ path, sha256, mediaType, bytes }) => ({ path, sha256, mediaType, bytes }));
     await session.append({ type: 'user/message', turn, step: 0, payload: { content: options.instruction, source: 'instruction', ...(attached.length === 0 ? {} : { images: attached }) } });
     for (const handoff of options.handoffs ?? []) await session.append({ type: 'user/message', turn, step: 0, payload: { content: handoff, source: 'handoff' } });
+  }
+
+  // The surface ends with an answer (its process stopped after it): the agent was done, no call is made again.
+  const answered = lastAnswer(session);
+  if (answered !== undefined) {
+    lastText = answered;
+    return finish('done');
   }
 
   let overflowRetried = false;
@@ -75,6 +83,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
     switch (verdict.kind) {
       case 'continue':
         overflowRetried = false;
+        await current.onStepEnd?.(position);
         continue;
       case 'done':
         return finish('done');
@@ -100,6 +109,43 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
       }
     }
   }
+}
+
+/**
+ * Open tool calls of a surface whose process stopped between a call and its result: by default all
+ * are closed as interrupted; a resumed node runs the ones it names again at their step, and the
+ * step then ends as any step does (`onStepEnd`).
+ */
+async function settleOpenToolCalls(options: RunAgentOptions): Promise<void> {
+  const { session, resume } = options;
+  if (resume === undefined) {
+    await session.closeInterruptedToolCalls();
+    return;
+  }
+  const open = session.openToolCalls();
+  if (open.length === 0) return;
+  const asked = [...session.surface()].reverse().find((event) => event.type === 'assistant/message');
+  const position: StepPosition = { turn: asked?.turn ?? options.turn ?? 1, step: asked?.step ?? session.lastStep };
+  const again = open.filter((call) => resume.rerunCalls.has(call.id));
+  if (again.length > 0) {
+    await executeToolCalls({
+      calls: again,
+      tools: options.tools,
+      session,
+      context: options.toolContext,
+      position,
+      signal: options.signal,
+      batchTimeoutMs: options.toolBatchTimeoutMs ?? DEFAULT_TOOL_BATCH_TIMEOUT_MS,
+    });
+  }
+  await session.closeInterruptedToolCalls(resume.interruptedContent);
+  await options.onStepEnd?.(position);
+}
+
+/** The text of the surface's last message when it is the model's answer without tool calls. */
+function lastAnswer(session: Session): string | undefined {
+  const last = session.deriveMessages().at(-1);
+  return last?.role === 'assistant' && (last.toolCalls ?? []).length === 0 ? last.content : undefined;
 }
 
 /** A background summary prepared for the model left behind was sized for its window: let it go. */

@@ -140,4 +140,6 @@ export interface ToolRuntime {
   specs(allowed?: readonly string[]): ToolSpec[];
   /** Validates, asks for approval, runs, times and truncates one call. Never throws for a tool's own failure. */
   execute(call: ToolCallRequest, context: ToolExecutionContext): Promise<ToolResult>;
+  /** A registered tool's risk (`read`, `write`, `command`, `network`); undefined for an unknown one. A resumed node runs again only `read` calls. */
+  riskOf?(name: string): string | undefined;
 }

@@ -22,6 +22,11 @@ export interface ReconstructedRequest {
   readonly seq: number;
   /** The node's hook runs (`hook/ran`) before this request: what ran around the calls the model sees. */
   readonly hooks: readonly InspectedHook[];
+  /**
+   * When the request belongs to an attempt that went on from its last completed step after its
+   * process stopped (`step/resumed`): that step, and the seq of the event that says so.
+   */
+  readonly resumed?: { readonly fromStep: number; readonly attempt: number; readonly seq: number };
 }
 
 /** One hook run as `inspect` shows it. */
@@ -43,7 +48,7 @@ export async function reconstructRequest(
   nodeId: string | null,
   step?: number,
 ): Promise<ReconstructedRequest> {
-  const requests = await readEvents(db, runId, { nodeId, types: ['request/header', 'request/context'] });
+  const requests = await readEvents(db, runId, { nodeId, types: ['request/header', 'request/context', 'step/resumed', 'node/snapshotted'] });
   const headers = requests.filter((event): event is SessionEvent<'request/header'> => event.type === 'request/header');
   const where = nodeId === null ? 'at run level' : `for node ${nodeId}`;
   if (headers.length === 0) throw new RequestNotFoundError(`run ${runId} has no model request ${where}`);
@@ -62,6 +67,9 @@ export async function reconstructRequest(
   if (prompt === undefined) throw new RequestNotFoundError(`run ${runId}: prompt version ${header.payload.systemHash} is not in the log`);
   const messages = await messagesBySeq(db, runId, context.payload.messageSeqs);
   const hooks = nodeId === null ? [] : await readEvents(db, runId, { nodeId, types: ['hook/ran'], toSeq: header.seq });
+  // The attempt a request belongs to began at its last `node/snapshotted`; a `step/resumed` after it carried it on.
+  const began = requests.findLast((event) => event.type === 'node/snapshotted' && event.seq < header.seq)?.seq ?? 0;
+  const resumed = requests.findLast((event): event is SessionEvent<'step/resumed'> => event.type === 'step/resumed' && event.seq > began && event.seq < header.seq);
   return {
     runId,
     nodeId,
@@ -74,6 +82,7 @@ export async function reconstructRequest(
     estimatedTokens: context.payload.estimatedTokens,
     seq: header.seq,
     hooks: hooks.flatMap((event) => (event.type === 'hook/ran' ? [{ ...event.payload, seq: event.seq, step: event.step }] : [])),
+    ...(resumed === undefined ? {} : { resumed: { fromStep: resumed.payload.fromStep, attempt: resumed.payload.attempt, seq: resumed.seq } }),
   };
 }
 

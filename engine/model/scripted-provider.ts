@@ -33,7 +33,8 @@ export interface ScriptedProvider extends ModelProvider {
  * Each agent (`planner`, `node:<id>`, `summarizer`, `react`) has its own queue, consumed one turn
  * per call in call order. The queue positions and the simulated prefix cache live in this
  * instance only: a new instance (a new process, e.g. after `resume`) starts every queue from its
- * first turn again. An `error` turn fails the call exactly as the HTTP providers would for that
+ * first turn again, except that a node's queue (`node:<id>`) never hands out a turn before the
+ * number of answers its request already holds (a node resumed from its last step goes on). An `error` turn fails the call exactly as the HTTP providers would for that
  * status, headers and message. A turn with `streamMs` streams its text word by word over that
  * time, as a real model's text arrives. Usage not given by the turn is counted with gpt-tokenizer, and the
  * cache hit is the longest prefix shared with an earlier request of the same `sessionId`.
@@ -48,9 +49,12 @@ export function createScriptedProvider(options: ScriptedProviderOptions): Script
   const cache = new PrefixCache();
   const tokenMemo = new WeakMap<ModelMessage, readonly number[]>();
 
-  const nextTurn = (agent: string): { turn: ScriptedTurn; index: number } => {
+  const nextTurn = (agent: string, messages: readonly ModelMessage[]): { turn: ScriptedTurn; index: number } => {
     const queue = script.agents[agent] ?? [];
-    const index = positions.get(agent) ?? 0;
+    // A node's conversation that goes on after its process stopped holds the answers of the turns
+    // it consumed: its queue goes on after them, as a real model answers the conversation it gets.
+    const answered = agent.startsWith('node:') ? messages.filter((message) => message.role === 'assistant').length : 0;
+    const index = Math.max(positions.get(agent) ?? 0, answered);
     const turn = queue[index];
     if (turn === undefined) throw new ScriptExhaustedError(agent, source);
     positions.set(agent, index + 1);
@@ -63,7 +67,7 @@ export function createScriptedProvider(options: ScriptedProviderOptions): Script
     acceptsImages: () => script.images ?? false,
     remaining: (agent) => Math.max(0, (script.agents[agent]?.length ?? 0) - (positions.get(agent) ?? 0)),
     async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<StreamPart> {
-      const { turn, index } = nextTurn(request.agent);
+      const { turn, index } = nextTurn(request.agent, request.messages);
       const latencyMs = turn.latencyMs ?? script.defaults?.latencyMs ?? 0;
       if (latencyMs > 0 || signal.aborted) await sleep(latencyMs, signal);
       if (turn.error !== undefined) {

@@ -27,22 +27,43 @@ export const RERUN_EVENTS = {
   'node/reused': defineEvent(1, () => z.strictObject({ key: z.string(), planVersion: z.number().int().positive(), fromSeq: z.number().int().nonnegative(), modelCalls: z.number().int().nonnegative(), saved: tokens, savedCostUsd: z.number().nonnegative() })),
   /** A node of a new plan version runs again: why its earlier result could not be kept. */
   'reuse/missed': defineEvent(1, () => z.strictObject({ planVersion: z.number().int().positive(), reason: z.string(), key: z.string().optional() })),
-  /** The node's files at the end of a step (a snapshot boundary): a resumed node goes back to them. */
+  /**
+   * The node's files at the end of a step that wrote or ran a command (a snapshot boundary; with
+   * isolated workspaces a commit on the node's own line): a resumed node goes back to them.
+   */
   'step/checkpointed': defineEvent(1, () => z.strictObject({ attempt: z.number().int().positive(), boundary: z.unknown() })),
   /**
    * A node that was running when its process stopped goes on from its last completed step instead
-   * of starting over. `rerun`: what runs again (`model-call` in flight, `tool-calls` in flight by
-   * id, or `none`); `restored`: files put back to the step's checkpoint; `saved`: what its
-   * completed model calls cost, not paid again.
+   * of starting over. `fromStep`: its last completed step; `rerun`: what runs again (`model-call`:
+   * the call of the step after it, `tool-calls`: read-only calls of the interrupted step, by id in
+   * `toolCallIds`, `none`); `interrupted`: calls that had started to write or run a command, told
+   * the model as interrupted (never run again); `restored`: files put back to the checkpoint of
+   * `fromStep`; `saved`: what its completed model calls cost, not paid again.
+   * v2: `interrupted`.
    */
-  'step/resumed': defineEvent(1, () => z.strictObject({
+  'step/resumed': defineEvent(2, () => z.strictObject({
     attempt: z.number().int().positive(),
     fromStep: z.number().int().nonnegative(),
     rerun: z.enum(['model-call', 'tool-calls', 'none']),
     toolCallIds: z.array(z.string()).optional(),
+    interrupted: z.array(z.string()),
     restored: z.array(z.string()),
     modelCalls: z.number().int().nonnegative(),
     saved: tokens,
     savedCostUsd: z.number().nonnegative(),
-  })),
+  }), {
+    1: {
+      payload: () => z.strictObject({
+        attempt: z.number().int().positive(),
+        fromStep: z.number().int().nonnegative(),
+        rerun: z.enum(['model-call', 'tool-calls', 'none']),
+        toolCallIds: z.array(z.string()).optional(),
+        restored: z.array(z.string()),
+        modelCalls: z.number().int().nonnegative(),
+        saved: tokens,
+        savedCostUsd: z.number().nonnegative(),
+      }),
+      upgrade: (payload) => ({ ...(payload as object), interrupted: [] }),
+    },
+  }),
 } as const;

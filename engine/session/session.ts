@@ -143,8 +143,9 @@ export class Session {
   /**
    * Closes every open tool call with a recorded "interrupted" result, so the history is valid
    * for every provider (none accepts a tool call without its result). Returns how many it closed.
+   * `content`: what the model reads (by default, that the call's effect is unknown).
    */
-  async closeInterruptedToolCalls(): Promise<number> {
+  async closeInterruptedToolCalls(content: string = INTERRUPTED_TOOL_RESULT): Promise<number> {
     const open = this.openToolCalls();
     for (const call of open) {
       await this.append({
@@ -152,9 +153,9 @@ export class Session {
         payload: {
           toolCallId: call.id,
           name: call.name,
-          content: INTERRUPTED_TOOL_RESULT,
+          content,
           isError: true,
-          meta: { outcome: 'interrupted', truncated: false, originalLength: INTERRUPTED_TOOL_RESULT.length, args: call.args },
+          meta: { outcome: 'interrupted', truncated: false, originalLength: content.length, args: call.args },
         },
       });
     }

@@ -51,6 +51,9 @@ export interface NodeRestore {
   readonly unrestorable: readonly string[];
 }
 
+/** Where a resumed attempt's files go: a step checkpoint, the node's start, or as the stopped process left them. */
+export type StepFilesTarget = { readonly kind: 'checkpoint'; readonly checkpoint: unknown } | { readonly kind: 'start' } | { readonly kind: 'as-left' };
+
 export interface EndNodeOptions {
   /** The write globs of the run's other nodes: their changes are theirs, not stray. */
   readonly otherWrites?: readonly string[];
@@ -133,6 +136,61 @@ export class FileSnapshots {
     await this.#storeEagerSnapshots(nodeId, [...scan].filter(([, file]) => file.size <= MAX_EAGER_SNAPSHOT_FILE_BYTES).map(([path, file]) => ({ path, size: file.size })));
     const folders = await existingWriteFolders(this.#files.root, writes);
     return { kind: 'scan', writes: [...writes], files: Object.fromEntries([...scan].map(([path, file]) => [path, file.hash])), folders };
+  }
+
+  /**
+   * A step checkpoint: the node's files as they are now, as a boundary (in a git workspace a tree
+   * that holds their content, so a resumed node can go back to it; without git, their hashes only).
+   * Unlike `beginNode` it stores no snapshot: the node's contents before it began stay as they are.
+   */
+  async checkpointNode(_nodeId: string, writes: readonly string[]): Promise<NodeBoundary> {
+    const git = await this.#gitTree();
+    if (git !== undefined) {
+      try {
+        return { ...(await this.#gitBoundary(git, writes)), folders: await existingWriteFolders(this.#files.root, writes) };
+      } catch (error) {
+        if (!(error instanceof FileSnapshotGitError)) throw error;
+      }
+    }
+    const scan = await scanWriteSet(this.#files.root, createWriteSet(writes));
+    return { kind: 'scan', writes: [...writes], files: Object.fromEntries([...scan].map(([path, file]) => [path, file.hash])), folders: await existingWriteFolders(this.#files.root, writes) };
+  }
+
+  /**
+   * Puts the node's files back to a step checkpoint (or, `start`, to where the node began) for an
+   * attempt that goes on after its process stopped; `as-left` changes nothing. The node's stored
+   * contents before it began are kept (its diff still counts from there). A file whose content at
+   * the checkpoint is not held (a workspace without git) is named in `unrestorable`, left as it is.
+   */
+  async resumeNode(nodeId: string, writes: readonly string[], boundaryValue: unknown, target: StepFilesTarget): Promise<NodeRestore> {
+    if (target.kind === 'as-left') return { restored: [], unrestorable: [] };
+    const boundary = parseNodeBoundary(target.kind === 'checkpoint' ? target.checkpoint : boundaryValue);
+    const before = new Map<string, FileState>();
+    if (target.kind === 'start') for (const snapshot of await listSnapshots(this.#db, this.#runId, nodeId)) before.set(snapshot.path, snapshot.before);
+    const changes = await this.#changesSince(boundary, writes);
+    const writeSet = createWriteSet(boundary.writes);
+    const targets = new Map<string, FileState>();
+    for (const path of changes.paths) if (writeSet.covers(path)) targets.set(path, before.get(path) ?? (await changes.beforeOf(path)));
+    const keep = new Set(boundary.folders ?? []);
+    const restored: string[] = [];
+    const unrestorable: string[] = [];
+    for (const [path, state] of [...targets].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      if (sameContent(state, await this.#files.read(path))) continue;
+      if (state.kind === 'unrecorded' || isRedacted(state)) {
+        unrestorable.push(path);
+        continue;
+      }
+      try {
+        if (state.kind === 'absent') await this.#files.remove(path, keep);
+        else await this.#files.write(path, state);
+        restored.push(path);
+      } catch (error) {
+        if (!(error instanceof SnapshotPathThroughLinkError)) throw error;
+        unrestorable.push(path);
+      }
+    }
+    await removeTempLeftovers(this.#files.root, boundary.writes);
+    return { restored, unrestorable };
   }
 
   /**

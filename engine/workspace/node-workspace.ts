@@ -53,6 +53,14 @@ export class NodeWorkspace {
     return { nodeId: this.nodeId, commit, start: this.start, files: await objects.changedPaths(startTree, tree) };
   }
 
+  /**
+   * Commits the workspace as it is now on top of `parent` (a step checkpoint of the node's own line,
+   * never merged): the commit a resumed attempt checks out again.
+   */
+  async checkpoint(parent: string, message: string): Promise<string> {
+    return this.#host.objects.commitTree(await this.#stage(), [parent], message);
+  }
+
   /** Deletes the folder (git forgets the worktree at its next prune; the run prunes when it closes). */
   async remove(): Promise<void> {
     await rm(this.path, { recursive: true, force: true });

@@ -93,14 +93,37 @@ export class RunWorkspaces {
 
   /** A fresh worktree for one node attempt, at the run branch's tip (its dependencies' merged results included). */
   async openNode(nodeId: string, attempt: number): Promise<NodeWorkspace> {
+    return this.#open(nodeId, attempt, await this.head());
+  }
+
+  /**
+   * A fresh worktree for a node attempt that goes on from an earlier one: its files as `checkout`
+   * (a step checkpoint) holds them, its change still counted from `start`, where the node began.
+   */
+  async reopenNode(nodeId: string, attempt: number, start: string, checkout: string): Promise<NodeWorkspace> {
+    return this.#open(nodeId, attempt, start, checkout);
+  }
+
+  /** The worktree an earlier process left at `path` for a node, when its folder is still there. */
+  leftNode(nodeId: string, path: string, start: string): NodeWorkspace | undefined {
+    if (!path.startsWith(`${this.folder}/`) || !existsSync(join(path, '.git'))) return undefined;
+    return new NodeWorkspace({ objects: this.objects, excludesFile: this.#excludesFile }, nodeId, path, start);
+  }
+
+  /** Removes a node worktree an earlier process left, and git's record of it. */
+  async removeLeft(workspace: NodeWorkspace): Promise<void> {
+    await workspace.remove();
+    await this.#prune();
+  }
+
+  async #open(nodeId: string, attempt: number, start: string, checkout: string = start): Promise<NodeWorkspace> {
     const path = join(this.folder, `${nodeId}-${attempt}`);
-    const start = await this.head();
     await this.#worktreeLock.run(async () => {
       if (existsSync(path)) {
         await rm(path, { recursive: true, force: true });
         await this.objects.git(['worktree', 'prune'], { cwd: this.repo });
       }
-      await this.objects.git(['worktree', 'add', '--no-checkout', '--detach', path, start], { cwd: this.repo });
+      await this.objects.git(['worktree', 'add', '--no-checkout', '--detach', path, checkout], { cwd: this.repo });
     });
     // The checkout writes only the worktree's own index and files: checkouts run side by side.
     await this.objects.inWorktree(path, ['read-tree', '-m', '-u', 'HEAD']);

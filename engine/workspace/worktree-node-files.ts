@@ -26,6 +26,15 @@ export interface WorktreeEndOptions {
   readonly strictWrites?: boolean;
 }
 
+/** A step checkpoint of an isolated node: a commit of its workspace on the node's own line (never merged). */
+export interface WorktreeCheckpoint {
+  readonly kind: 'worktree-step';
+  readonly commit: string;
+}
+
+/** Where a resumed attempt's files go: a step checkpoint, the node's start, or as the stopped process left them. */
+export type WorktreeResumeTarget = { readonly kind: 'checkpoint'; readonly checkpoint: unknown } | { readonly kind: 'start' } | { readonly kind: 'as-left' };
+
 /** How a node attempt ended for its files. `merged`: its run-branch commit; `conflict`: why it cannot merge (the hunks). */
 export interface WorktreeNodeEnd {
   readonly filesChanged: readonly string[];
@@ -56,6 +65,8 @@ export interface WorktreeNodeFilesOptions {
 export class WorktreeNodeFiles {
   readonly #options: WorktreeNodeFilesOptions;
   readonly #open = new Map<string, NodeWorkspace>();
+  /** Each open node's last step checkpoint: the parent of its next one. */
+  readonly #lastCheckpoint = new Map<string, string>();
   #attempts = 0;
 
   constructor(options: WorktreeNodeFilesOptions) {
@@ -78,6 +89,46 @@ export class WorktreeNodeFiles {
     const workspace = await this.#options.workspaces.openNode(nodeId, this.#attempts);
     this.#open.set(nodeId, workspace);
     return { kind: 'worktree', path: workspace.path, start: workspace.start };
+  }
+
+  /**
+   * A step checkpoint: the node's workspace as it is, committed on top of its previous checkpoint
+   * (or the commit it began at) and kept reachable by `refs/dagent/<run>/steps/<node>`.
+   */
+  async checkpointNode(nodeId: string): Promise<WorktreeCheckpoint | undefined> {
+    const workspace = this.#open.get(nodeId);
+    if (workspace === undefined) return undefined;
+    const parent = this.#lastCheckpoint.get(nodeId) ?? workspace.start;
+    const commit = await workspace.checkpoint(parent, `dagent: ${nodeId} step checkpoint`);
+    await this.#keep(nodeId, commit);
+    this.#lastCheckpoint.set(nodeId, commit);
+    return { kind: 'worktree-step', commit };
+  }
+
+  /**
+   * A node attempt that goes on after its process stopped: a new workspace whose files are those
+   * of the step checkpoint (or the node's start), or, `as-left`, those of the stopped attempt's
+   * workspace as it was left; its change is still counted from where the node began. Returns the
+   * files that differ from what the stopped attempt left (put back).
+   */
+  async resumeNode(nodeId: string, _writes: readonly string[], boundary: unknown, target: WorktreeResumeTarget): Promise<{ restored: string[]; unrestorable: string[] }> {
+    const began = boundary as WorktreeBoundary;
+    await this.#drop(nodeId);
+    const workspaces = this.#options.workspaces;
+    const left = workspaces.leftNode(nodeId, began.path, began.start);
+    const leftCommit = left === undefined ? undefined : await left.checkpoint(began.start, `dagent: ${nodeId} as its stopped attempt left it`);
+    let checkout: string;
+    if (target.kind === 'checkpoint') checkout = (target.checkpoint as WorktreeCheckpoint).commit;
+    else if (target.kind === 'as-left' && leftCommit !== undefined) checkout = leftCommit;
+    else checkout = began.start;
+    if (left !== undefined) await workspaces.removeLeft(left);
+    this.#attempts += 1;
+    const workspace = await workspaces.reopenNode(nodeId, this.#attempts, began.start, checkout);
+    this.#open.set(nodeId, workspace);
+    this.#lastCheckpoint.set(nodeId, checkout);
+    await this.#keep(nodeId, checkout);
+    const restored = leftCommit === undefined ? [] : await workspaces.objects.changedPaths(leftCommit, checkout);
+    return { restored, unrestorable: [] };
   }
 
   workspaceFor(nodeId: string): string | undefined {
@@ -123,8 +174,14 @@ export class WorktreeNodeFiles {
     await this.#options.workspaces.close();
   }
 
+  /** Keeps a node's step checkpoints reachable (git's garbage collection leaves them). */
+  async #keep(nodeId: string, commit: string): Promise<void> {
+    await this.#options.workspaces.objects.git(['update-ref', '-m', 'dagent', `refs/dagent/${this.#options.runId}/steps/${nodeId}`, commit], { cwd: this.#options.workspaces.repo });
+  }
+
   async #drop(nodeId: string): Promise<void> {
     const workspace = this.#open.get(nodeId);
+    this.#lastCheckpoint.delete(nodeId);
     if (workspace === undefined) return;
     this.#open.delete(nodeId);
     await workspace.remove();

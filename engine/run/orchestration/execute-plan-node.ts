@@ -7,6 +7,7 @@ import type { ModelCallGate } from '../../agent/model-call-gate.js';
 import type { AgentLimits } from '../../agent/stop-conditions.js';
 import type { Approver, ToolResult, ToolRuntime, WriteScope } from '../../agent/tool-runtime.js';
 import type { ImageSupport } from '../../context/image-references.js';
+import type { StepPosition } from '../../context/runtime-context.js';
 import { SystemPrompt, type ContextProvider, type PromptSection } from '../../context/system-prompt.js';
 import { errorMessage } from '../../errors.js';
 import type { ModelProvider, StreamPart, Usage } from '../../model/model-provider.js';
@@ -71,6 +72,10 @@ export interface NodeAttempt {
   readonly handoffs: readonly string[];
   readonly writeScope: WriteScope;
   readonly signal: AbortSignal;
+  /** After each completed step (all tool results in): the node checkpoints its files there. */
+  readonly onStepEnd?: (position: StepPosition) => Promise<void>;
+  /** The surface goes on from an interrupted attempt: which open calls run again, what the others say. */
+  readonly resume?: { readonly rerunCalls: ReadonlySet<string>; readonly interruptedContent: string };
 }
 
 export type NodeAttemptResult =
@@ -148,6 +153,8 @@ async function runAgentNode(runtime: NodeRuntime, attempt: NodeAttempt): Promise
     ...(models.fallbacks.length === 0 ? {} : { fallbacks: models.fallbacks.map((id) => ({ id, resolve: () => resolve(id) })) }),
     ...(runtime.onPart === undefined ? {} : { onPart: (part: StreamPart) => runtime.onPart?.(node.id, part) }),
     ...(runtime.gate === undefined ? {} : { gate: runtime.gate }),
+    ...(attempt.onStepEnd === undefined ? {} : { onStepEnd: attempt.onStepEnd }),
+    ...(attempt.resume === undefined ? {} : { resume: attempt.resume }),
   });
   switch (outcome.reason) {
     case 'done':
@@ -207,6 +214,7 @@ function sharedTools(runtime: NodeRuntime, allowed: readonly string[] | undefine
 function recordingActions(tools: ToolRuntime, actions: NodeAction[]): ToolRuntime {
   return {
     specs: (allowed) => tools.specs(allowed),
+    ...(tools.riskOf === undefined ? {} : { riskOf: (name: string) => tools.riskOf?.(name) }),
     async execute(call, context) {
       const result = await tools.execute(call, context);
       const risk = typeof result.meta.risk === 'string' ? result.meta.risk : undefined;

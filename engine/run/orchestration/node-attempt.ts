@@ -10,6 +10,7 @@ import { nodeEndHooks, nodeStartHooks } from './node-hooks.js';
 import { handoffMessage } from './node-prompt.js';
 import { recordNodeKey, reuseOrRevert, type ReuseContext, type ReuseSettings } from './node-reuse.js';
 import type { NodeResult } from './run-options.js';
+import { resumableAttempt, resumeSteps, stepCheckpointer, type ResumedAttempt, type StepResumeContext } from './step-resume.js';
 
 /** What one node attempt in the run's own process works with. */
 export interface NodeAttemptContext {
@@ -29,7 +30,9 @@ export interface NodeAttemptContext {
 }
 
 /**
- * One attempt: files put back if it ran before, a boundary, a fresh surface, the node itself.
+ * One attempt: files put back if it ran before, a boundary, a fresh surface, the node itself; or,
+ * for an attempt its process left running, the same surface going on from its last completed step
+ * (`resumeSteps`). Each step that may have changed files ends with a checkpoint of them.
  * The workspace snapshot of a first attempt overlaps the write of its `node/started`; nothing
  * that must survive a crash (restoring files, the log, the node's tools) runs before it is stored.
  */
@@ -44,16 +47,18 @@ export async function attemptNode(context: NodeAttemptContext, nodeId: string, e
     const kept = await reuseOrRevert(reuseContext(context), node, context.reuse);
     if (kept !== undefined) return { status: 'succeeded', result: kept };
   }
-  const earlier = memory.boundaries.get(nodeId);
-  if (earlier !== undefined && attempt > 1) {
-    await durable;
-    await files.restoreNode(nodeId, earlier);
-  }
-  const boundary = await files.beginNode(nodeId, node.writes);
-  await durable;
-  // The append reaches the run's memory too (its boundary for a later attempt).
-  const marker = await log.append({ type: 'node/snapshotted', nodeId, turn: 1, payload: { attempt, boundary } });
-  const session = await Session.open(log, nodeId, { fromSeq: marker.seq });
+  const riskOf = (name: string): string | undefined => context.runtime.tools.riskOf?.(name);
+  const steps = { log, files, riskOf };
+  const { boundary, fromSeq, startedByStep, resume } = await beginAttempt(context, node, execution, steps);
+  // Which steps started a call that may change files: those are checkpointed when they end.
+  const unsubscribe = log.onAppend((events) => {
+    for (const event of events) {
+      if (event.nodeId !== nodeId || event.type !== 'tool/call' || event.seq < fromSeq) continue;
+      startedByStep.set(event.step, [...(startedByStep.get(event.step) ?? []), event.payload.name]);
+    }
+  });
+  const onStepEnd = stepCheckpointer(steps, node, attempt, boundary, startedByStep);
+  const session = await Session.open(log, nodeId, { fromSeq });
   try {
     // Past `durable`, every dependency's `node/succeeded` is stored, and so in the run's memory.
     const handoffs = node.dependsOn.flatMap((id) => {
@@ -65,7 +70,20 @@ export async function attemptNode(context: NodeAttemptContext, nodeId: string, e
     const runtime = workspace === undefined ? context.runtime : { ...context.runtime, workspace };
     const hookContext = { hooks: runtime.hooks, runId: context.runId, nodeId, workspace: runtime.workspace, attempt, session, signal };
     const blocked = await nodeStartHooks(hookContext);
-    const worked = blocked ?? (await executePlanNode(runtime, { runId: context.runId, plan: context.plan(), node, attempt, session, handoffs, writeScope: files.writeScopeFor(nodeId, node.writes), signal }));
+    const worked =
+      blocked ??
+      (await executePlanNode(runtime, {
+        runId: context.runId,
+        plan: context.plan(),
+        node,
+        attempt,
+        session,
+        handoffs,
+        writeScope: files.writeScopeFor(nodeId, node.writes),
+        signal,
+        ...(onStepEnd === undefined ? {} : { onStepEnd }),
+        ...(resume === undefined ? {} : { resume }),
+      }));
     const result = await nodeEndHooks(hookContext, worked);
     const otherWrites = context.plan().nodes.filter((other) => other.id !== nodeId).flatMap((other) => other.writes);
     const strictWrites = strictWritesOf(context.plan(), node);
@@ -87,9 +105,10 @@ export async function attemptNode(context: NodeAttemptContext, nodeId: string, e
     if (end.overreach === true) return { status: 'failed', error: overreachError(nodeId, node.writes, strayChanges), retryable: false };
     const unkept = unkeptPromise({ nodeId, kind: node.kind, actions: result.actions ?? [], filesChanged, writes: node.writes });
     if (unkept !== undefined) return { status: 'failed', ...unkept, retryable: false };
-    if (context.reuse !== undefined) await recordNodeKey(reuseContext(context), node, marker.seq);
+    if (context.reuse !== undefined) await recordNodeKey(reuseContext(context), node, fromSeq);
     return { status: 'succeeded', result: { answer: result.answer, filesChanged } };
   } finally {
+    unsubscribe();
     session.close();
   }
 }
@@ -98,6 +117,37 @@ export async function attemptNode(context: NodeAttemptContext, nodeId: string, e
 function overreachError(nodeId: string, writes: readonly string[], stray: readonly string[]): string {
   const declared = writes.length === 0 ? 'no writes' : `writes ${writes.join(', ')}`;
   return `node ${nodeId} changed files outside its declared writes, which strictWrites forbids: ${stray.join(', ')} (it declared ${declared}); its change was not merged\nwiden the node's writes in the plan, or drop strictWrites, and resume`;
+}
+
+/**
+ * Where an attempt's files and surface begin: an attempt its process left running goes on from
+ * its last completed step (`resumeSteps`); any other puts the files back if the node ran before,
+ * takes a boundary and records it (`node/snapshotted`), which starts a fresh surface.
+ */
+async function beginAttempt(
+  context: NodeAttemptContext,
+  node: PlanNode,
+  execution: NodeExecution,
+  steps: StepResumeContext,
+): Promise<{ boundary: unknown; fromSeq: number; startedByStep: Map<number, string[]>; resume?: ResumedAttempt['resume'] }> {
+  const { attempt, durable } = execution;
+  const { files, log, memory } = context;
+  const open = resumableAttempt(memory, files, node);
+  if (open !== undefined) {
+    await durable;
+    const resumed = await resumeSteps(steps, node, attempt, open);
+    if (resumed !== undefined) return resumed;
+  }
+  const earlier = memory.boundaries.get(node.id);
+  if (earlier !== undefined && attempt > 1) {
+    await durable;
+    await files.restoreNode(node.id, earlier);
+  }
+  const boundary = await files.beginNode(node.id, node.writes);
+  await durable;
+  // The append reaches the run's memory too (its boundary for a later attempt).
+  const marker = await log.append({ type: 'node/snapshotted', nodeId: node.id, turn: 1, payload: { attempt, boundary } });
+  return { boundary, fromSeq: marker.seq, startedByStep: new Map() };
 }
 
 /** A node's commit on the run branch: its id and attempt, title, and what it was told to do. */

@@ -47,6 +47,22 @@ export interface NodeFiles {
    * those that could not be (changed since in the same lines; left as they are).
    */
   revertNode?(nodeId: string): Promise<{ readonly reverted: readonly string[]; readonly conflicts: readonly string[] }>;
+  /**
+   * The node's files at a step boundary, as a checkpoint a resumed attempt can go back to (stored in
+   * `step/checkpointed`); undefined when none can be taken. Without it, no step checkpoints are kept.
+   */
+  checkpointNode?(nodeId: string, writes: readonly string[], boundary: unknown): Promise<unknown>;
+  /**
+   * Readies the files of an attempt that goes on where a stopped one left off (`boundary`: where
+   * that attempt began): back to a step checkpoint, to the node's start, or as left. Returns the
+   * files put back and those that could not be. Without it, a stopped attempt always starts over.
+   */
+  resumeNode?(
+    nodeId: string,
+    writes: readonly string[],
+    boundary: unknown,
+    target: { readonly kind: 'checkpoint'; readonly checkpoint: unknown } | { readonly kind: 'start' } | { readonly kind: 'as-left' },
+  ): Promise<{ readonly restored: readonly string[]; readonly unrestorable: readonly string[] }>;
   /** Ends what the snapshots keep running for the run (a workspace watch). */
   close?(): Promise<void>;
 }

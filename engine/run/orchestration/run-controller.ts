@@ -28,6 +28,7 @@ import { applyPlanPatch, missedWorkNode } from './apply-plan-patch.js';
 import { stopEarlierCommands } from './earlier-commands.js';
 import { conflictPauseLine, conflictReplanError, conflictResolutionNode, noteConflicts, type NodeConflict } from './merge-conflict-replan.js';
 import { attemptNode } from './node-attempt.js';
+import { resumableAttempt } from './step-resume.js';
 import { nodesToRecheck, type ReuseSettings } from './node-reuse.js';
 import { changedCommandNodes, replanVerdict, reviewAfterReplan } from './replan-verdict.js';
 import { DEFAULT_RUN_SETTINGS, type ExecuteRunOptions, type NodeResult, type RunPause, type RunResult, type RunSettings } from './run-options.js';
@@ -171,6 +172,8 @@ class RunController {
     for (const node of this.#plan.nodes) {
       const boundary = this.#memory.boundaries.get(node.id);
       if (boundary === undefined || recovered.nodes.get(node.id)?.status === 'succeeded') continue;
+      // A node that goes on from its last completed step puts its files back to that step itself.
+      if (resumableAttempt(this.#memory, this.#options.files, node) !== undefined) continue;
       await this.#options.files.restoreNode(node.id, boundary);
     }
     return recovered;

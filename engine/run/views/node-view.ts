@@ -17,7 +17,7 @@ export function reduceNodeTransition(node: NodeView, event: NodeTransitionEvent)
     case 'node/ready':
       return { ...node, status: 'ready' };
     case 'node/started':
-      return { ...node, status: 'running', attempts: Math.max(node.attempts, event.payload.attempt), startedAt: event.createdAt, finishedAt: null, error: null, streamingText: null, reused: false };
+      return { ...node, status: 'running', attempts: Math.max(node.attempts, event.payload.attempt), startedAt: event.createdAt, finishedAt: null, error: null, streamingText: null, reused: false, resumedFromStep: null };
     case 'node/succeeded':
       return { ...node, status: 'succeeded', finishedAt: event.createdAt, result: event.payload.result, streamingText: null };
     case 'node/failed':
@@ -29,7 +29,7 @@ export function reduceNodeTransition(node: NodeView, event: NodeTransitionEvent)
     case 'node/retried':
       return { ...node, status: 'ready', error: event.payload.error, streamingText: null };
     case 'node/reset':
-      return { ...node, status: 'pending', finishedAt: null, result: null, error: null, streamingText: null, reused: false };
+      return { ...node, status: 'pending', finishedAt: null, result: null, error: null, streamingText: null, reused: false, resumedFromStep: null };
   }
 }
 
@@ -95,6 +95,7 @@ export function newNodeView(id: string): NodeView {
     error: null,
     lastEventSeq: 0,
     reused: false,
+    resumedFromStep: null,
     saved: ZERO_TOKENS,
     savedCostUsd: 0,
   };

@@ -26,6 +26,16 @@ export class RunMemory {
   readonly keyed = new Map<string, KeyedResult>();
   /** The seq of each node's last `node/snapshotted`: where its last attempt began. */
   readonly #attemptSeqs = new Map<string, number>();
+  /** Each node's attempt that began and has not ended (no settling transition yet). */
+  readonly #openAttempts = new Map<string, OpenAttempt>();
+
+  /**
+   * The node's last attempt when it began and never ended: its process stopped while it ran (a
+   * step-level resume can go on from it). Undefined once any transition settled it.
+   */
+  openAttempt(nodeId: string): OpenAttempt | undefined {
+    return this.#openAttempts.get(nodeId);
+  }
 
   add(events: readonly SessionEvent[]): this {
     for (const event of events) this.#add(event);
@@ -39,6 +49,12 @@ export class RunMemory {
     }
     const nodeId = event.nodeId;
     if (nodeId === null) return;
+    if (event.type === 'assistant/message') {
+      const open = this.#openAttempts.get(nodeId);
+      if (open !== undefined) this.#openAttempts.set(nodeId, { ...open, modelCalls: open.modelCalls + 1 });
+      return;
+    }
+    if (ATTEMPT_ENDS.has(event.type)) this.#openAttempts.delete(nodeId);
     if (event.type === 'node/succeeded') {
       const keyed = this.keyed.get(nodeId);
       if (keyed !== undefined && keyed.result === undefined) this.keyed.set(nodeId, { ...keyed, result: { nodeId, result: event.payload.result, filesChanged: event.payload.filesChanged ?? [] }, toSeq: event.seq });
@@ -51,6 +67,7 @@ export class RunMemory {
     else if (event.type === 'node/snapshotted') {
       this.boundaries.set(nodeId, event.payload.boundary);
       this.#attemptSeqs.set(nodeId, event.seq);
+      this.#openAttempts.set(nodeId, { fromSeq: event.seq, attempt: event.payload.attempt, boundary: event.payload.boundary, modelCalls: 0 });
     } else if (event.type === 'node/keyed') {
       const { key, inputs, planVersion } = event.payload;
       this.keyed.set(nodeId, { key, inputs, planVersion, fromSeq: this.#attemptSeqs.get(nodeId) ?? 0 });
@@ -58,6 +75,17 @@ export class RunMemory {
     else if (event.type === 'attempt/finished' && event.payload.patch !== undefined) this.patches.set(nodeId, event.payload.patch);
   }
 }
+
+/** A node attempt that began (`node/snapshotted` at `fromSeq`) and never ended; `modelCalls`: its `assistant/message` events so far. */
+export interface OpenAttempt {
+  readonly fromSeq: number;
+  readonly attempt: number;
+  readonly boundary: unknown;
+  readonly modelCalls: number;
+}
+
+/** Transitions after which a node's attempt is over: nothing of it goes on. */
+const ATTEMPT_ENDS: ReadonlySet<string> = new Set(['node/succeeded', 'node/failed', 'node/retried', 'node/cancelled', 'node/skipped', 'node/reset']);
 
 /** A node's reuse key as its last `node/keyed` recorded it, and the result it keyed. */
 export interface KeyedResult {
@@ -71,7 +99,7 @@ export interface KeyedResult {
 }
 
 /** The events `RunMemory` folds. */
-export const RUN_MEMORY_EVENT_TYPES = ['node/succeeded', 'node/snapshotted', 'attempt/finished', 'replan/finished', 'node/reset', 'node/keyed'] as const;
+export const RUN_MEMORY_EVENT_TYPES = ['node/succeeded', 'node/snapshotted', 'attempt/finished', 'replan/finished', 'node/reset', 'node/keyed', 'node/failed', 'node/retried', 'node/cancelled', 'node/skipped', 'assistant/message'] as const;
 
 /** A run as an earlier process of it left it: where a resumed run carries on from. */
 export interface RecoveredRun {

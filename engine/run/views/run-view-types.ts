@@ -65,6 +65,8 @@ export interface NodeView {
   readonly lastEventSeq: number;
   /** Its result was kept from an earlier plan version (`node/reused`): nothing it depends on changed. */
   readonly reused: boolean;
+  /** The step its current attempt went on from after its process stopped (`step/resumed`); null when it started from its beginning. */
+  readonly resumedFromStep: number | null;
   /** Tokens and cost not paid again: a reused result, or completed steps a resume went on from. */
   readonly saved: TokenTotals;
   readonly savedCostUsd: number;

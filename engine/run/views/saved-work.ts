@@ -23,7 +23,7 @@ export function reduceSavedWork(view: RunView, event: SessionEvent<'node/reused'
   };
   return updateNode(withTotals, event, (node) => ({
     ...node,
-    ...(event.type === 'node/reused' ? { reused: true } : {}),
+    ...(event.type === 'node/reused' ? { reused: true } : { resumedFromStep: event.payload.fromStep }),
     saved: addTokens(node.saved, saved),
     savedCostUsd: node.savedCostUsd + savedCostUsd,
   }));

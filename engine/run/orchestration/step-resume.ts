@@ -1,0 +1,103 @@
+import type { StepPosition } from '../../context/runtime-context.js';
+import { nodeKind } from '../../plan/node-kinds.js';
+import type { PlanNode } from '../../plan/plan-schema.js';
+import type { EventLog } from '../../session/event-log.js';
+import type { OpenAttempt, RunMemory } from '../views/run-recovery.js';
+import type { NodeFiles } from './node-files.js';
+import { isEffectfulStep, planStepResume, STEP_RESUME_EVENT_TYPES, type RiskOf, type StepResumePlan } from './step-resume-plan.js';
+
+/**
+ * The attempt of `node` that was running when its process stopped, when it can go on from its last
+ * completed step: an agent node whose model answered at least once, with files that can be put
+ * back to a step. Otherwise undefined: the node starts over (its files put back to its start).
+ */
+export function resumableAttempt(memory: RunMemory, files: NodeFiles, node: PlanNode): OpenAttempt | undefined {
+  const open = memory.openAttempt(node.id);
+  if (open === undefined || open.modelCalls === 0 || !nodeKind(node.kind).runsModel) return undefined;
+  return files.resumeNode === undefined ? undefined : open;
+}
+
+export interface StepResumeContext {
+  readonly log: EventLog;
+  readonly files: NodeFiles;
+  readonly riskOf: RiskOf;
+}
+
+/** What a resumed attempt runs with: the surface's start, the boundary its files count from, how its open calls settle. */
+export interface ResumedAttempt {
+  readonly fromSeq: number;
+  readonly boundary: unknown;
+  readonly resume: { readonly rerunCalls: ReadonlySet<string>; readonly interruptedContent: string };
+  /** Tool names of calls started so far, by step: which steps are effectful (checkpointed). */
+  readonly startedByStep: Map<number, string[]>;
+}
+
+/**
+ * Readies an interrupted attempt to go on: decides what runs again (`planStepResume`), puts the
+ * files back (to the last completed step's checkpoint), takes a missing checkpoint, and records it
+ * all as `step/resumed`. Undefined when nothing of the attempt is worth keeping (it starts over).
+ */
+export async function resumeSteps(context: StepResumeContext, node: PlanNode, attempt: number, open: OpenAttempt): Promise<ResumedAttempt | undefined> {
+  const { log, files } = context;
+  const events = await log.read({ nodeId: node.id, types: STEP_RESUME_EVENT_TYPES, fromSeq: open.fromSeq });
+  const plan = planStepResume(events, context.riskOf);
+  if (plan.kind === 'restart' || files.resumeNode === undefined) return undefined;
+  const restore = await files.resumeNode(node.id, node.writes, open.boundary, plan.files);
+  if (plan.checkpointNow) await checkpointStep(context, node, attempt, open.boundary, { turn: 1, step: plan.fromStep });
+  await log.append({
+    type: 'step/resumed',
+    nodeId: node.id,
+    turn: 1,
+    step: plan.fromStep,
+    payload: {
+      attempt,
+      fromStep: plan.fromStep,
+      rerun: plan.rerun,
+      ...(plan.rerunCalls.length === 0 ? {} : { toolCallIds: [...plan.rerunCalls] }),
+      interrupted: [...plan.interrupted],
+      restored: [...restore.restored],
+      modelCalls: plan.modelCalls,
+      saved: plan.saved,
+      savedCostUsd: plan.savedCostUsd,
+    },
+  });
+  const startedByStep = new Map<number, string[]>();
+  for (const event of events) if (event.type === 'tool/call') startedByStep.set(event.step, [...(startedByStep.get(event.step) ?? []), event.payload.name]);
+  return { fromSeq: open.fromSeq, boundary: open.boundary, resume: { rerunCalls: new Set(plan.rerunCalls), interruptedContent: interruptedContent(plan, restore.unrestorable) }, startedByStep };
+}
+
+/**
+ * The step-end hook of a node attempt: after a step in which a call started that may change files
+ * (not `read`), the files are checkpointed and `step/checkpointed` is appended. `startedByStep` is
+ * kept current from the log by the caller.
+ */
+export function stepCheckpointer(
+  context: StepResumeContext,
+  node: PlanNode,
+  attempt: number,
+  boundary: unknown,
+  startedByStep: ReadonlyMap<number, readonly string[]>,
+): ((position: StepPosition) => Promise<void>) | undefined {
+  if (context.files.checkpointNode === undefined) return undefined;
+  return async (position) => {
+    if (!isEffectfulStep(startedByStep.get(position.step) ?? [], context.riskOf)) return;
+    await checkpointStep(context, node, attempt, boundary, position);
+  };
+}
+
+async function checkpointStep(context: StepResumeContext, node: PlanNode, attempt: number, boundary: unknown, position: StepPosition): Promise<void> {
+  const checkpoint = await context.files.checkpointNode?.(node.id, node.writes, boundary);
+  if (checkpoint === undefined) return;
+  await context.log.append({ type: 'step/checkpointed', nodeId: node.id, turn: position.turn, step: position.step, payload: { attempt, boundary: checkpoint } });
+}
+
+/** What the model reads for a call that had started to write or run a command when the process stopped. */
+function interruptedContent(plan: Extract<StepResumePlan, { kind: 'resume' }>, unrestorable: readonly string[]): string {
+  const files =
+    plan.files.kind === 'as-left'
+      ? 'Its effect on the files is unknown.'
+      : unrestorable.length > 0
+        ? `The files this node may write were put back to how they were before this step, except ${unrestorable.join(', ')}, whose earlier content was not kept; anything it did outside them is unknown.`
+        : 'The files this node may write were put back to how they were before this step; anything it did outside them is unknown.';
+  return `interrupted: the process stopped while this call ran, and it is not run again. ${files} Check the state, and make the call again if it is still needed.`;
+}
