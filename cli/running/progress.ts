@@ -66,7 +66,7 @@ export function progressLine(event: SessionEvent, view: RunView, approvalsHere =
     case 'reuse/missed':
       return `↺ ${node} not reused: ${event.payload.reason}`;
     case 'step/resumed':
-      return `⏵ ${node} resumed after step ${event.payload.fromStep}${resumedRerun(event.payload.rerun)} · ${event.payload.modelCalls} model calls not repeated`;
+      return `⏵ ${node} resumed after step ${event.payload.fromStep}${resumedRerun(event.payload.rerun)}${event.payload.interrupted.length === 0 ? '' : ` · ${event.payload.interrupted.length} interrupted call${event.payload.interrupted.length === 1 ? '' : 's'} not run again`} · ${event.payload.modelCalls} model calls not repeated`;
     case 'writes/exceeded':
       if (event.payload.enforced === true) return `⚠ ${node} changed files outside its declared writes: ${event.payload.paths.join(', ')} (strictWrites: the node fails, its change is not merged)`;
       return `⚠ ${node} changed files outside its declared writes: ${event.payload.paths.join(', ')} (recorded: \`dagent diff\` shows them, \`dagent revert --node ${node}\` undoes them)`;
@@ -118,5 +118,5 @@ function firstLine(text: string): string {
 }
 
 function resumedRerun(rerun: 'model-call' | 'tool-calls' | 'none'): string {
-  return rerun === 'model-call' ? ' · the model call in flight runs again' : rerun === 'tool-calls' ? ' · the tool calls in flight run again' : '';
+  return rerun === 'model-call' ? ' · the model call in flight runs again' : rerun === 'tool-calls' ? ' · the read-only tool calls in flight run again' : '';
 }

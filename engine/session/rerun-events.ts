@@ -35,9 +35,10 @@ export const RERUN_EVENTS = {
   /**
    * A node that was running when its process stopped goes on from its last completed step instead
    * of starting over. `fromStep`: its last completed step; `rerun`: what runs again (`model-call`:
-   * the call of the step after it, `tool-calls`: read-only calls of the interrupted step, by id in
-   * `toolCallIds`, `none`); `interrupted`: calls that had started to write or run a command, told
-   * the model as interrupted (never run again); `restored`: files put back to the checkpoint of
+   * the call of the step after it, `tool-calls`: calls of the interrupted step (read-only, never
+   * started, or file writes whose files went back), by id in `toolCallIds`, `none`); `interrupted`:
+   * calls that had started and are not safe to run twice (a command), told the model as
+   * interrupted; `restored`: files put back to the checkpoint of
    * `fromStep`; `saved`: what its completed model calls cost, not paid again.
    * v2: `interrupted`.
    */

@@ -26,8 +26,10 @@ export type StepResumePlan =
       /** The last completed step wrote or ran a command and has no checkpoint: take it now (the files are as it left them). */
       readonly checkpointNow: boolean;
       readonly rerun: 'model-call' | 'tool-calls' | 'none';
-      /** Calls of the interrupted step that run again: read-only, or never started. */
+      /** Calls of the interrupted step that run again: read-only, never started, or file writes whose files were put back. */
       readonly rerunCalls: readonly string[];
+      /** Of `rerunCalls`, the file writes: they run again only if every file went back (`settleWrites`). */
+      readonly rerunWrites: readonly string[];
       /** Calls of the interrupted step that had started to write or run a command: the model is told, they do not run again. */
       readonly interrupted: readonly string[];
       readonly modelCalls: number;
@@ -40,12 +42,14 @@ export type StepResumePlan =
  * answers and tool results are kept; what was in flight is decided by the step it belongs to:
  * - the model call after the last completed step: the files go back to that step's checkpoint and
  *   the call is made again (the one call paid twice);
- * - tool calls of a step whose answer is recorded: a call that never started, or a read-only one,
- *   runs again; one that had started to write or run a command is closed as interrupted (its effect
- *   may reach past the files a checkpoint holds, so running it twice is not safe). The files go back
- *   to the previous step's checkpoint when nothing of this step that changes files completed (so a
- *   half-done write or command is undone); otherwise they stay as left, since undoing a completed
- *   call would contradict its recorded result.
+ * - tool calls of a step whose answer is recorded: the files go back to the previous step's
+ *   checkpoint when nothing of this step that changes files completed (so a half-done write or
+ *   command is undone); otherwise they stay as left, since undoing a completed call would
+ *   contradict its recorded result. A call that never started, or a read-only one, runs again; a
+ *   file write (`write` risk: it touches only files the checkpoint holds) runs again once its files
+ *   are back as they were before it, which makes it the same call; a command, a network call or a
+ *   write whose files could not go back is closed as interrupted (its effect may reach past the
+ *   files a checkpoint holds, so running it twice is not safe).
  * A step is "effectful" when one of its calls started (`tool/call`) with a risk other than `read`:
  * exactly the steps the runtime checkpoints (`isEffectfulStep`).
  */
@@ -65,8 +69,10 @@ export function planStepResume(events: readonly StepResumeEvent[], riskOf: RiskO
   const open = last.payload.toolCalls.filter((call) => !results.has(call.id));
   if (open.length > 0) {
     const completedEffect = last.payload.toolCalls.some((call) => results.has(call.id) && effectful(call.id, call.name));
-    const interrupted = open.filter((call) => effectful(call.id, call.name)).map((call) => call.id);
-    const rerunCalls = open.filter((call) => !effectful(call.id, call.name)).map((call) => call.id);
+    const again = (call: { id: string; name: string }): boolean => !effectful(call.id, call.name) || (!completedEffect && riskOf(call.name) === 'write');
+    const interrupted = open.filter((call) => !again(call)).map((call) => call.id);
+    const rerunCalls = open.filter(again).map((call) => call.id);
+    const rerunWrites = open.filter((call) => again(call) && effectful(call.id, call.name)).map((call) => call.id);
     return {
       kind: 'resume',
       fromStep: last.step - 1,
@@ -74,6 +80,7 @@ export function planStepResume(events: readonly StepResumeEvent[], riskOf: RiskO
       checkpointNow: false,
       rerun: rerunCalls.length > 0 ? 'tool-calls' : 'none',
       rerunCalls,
+      rerunWrites,
       interrupted,
       ...totals,
     };
@@ -89,10 +96,25 @@ export function planStepResume(events: readonly StepResumeEvent[], riskOf: RiskO
     checkpointNow,
     rerun: modelCallInFlight ? 'model-call' : 'none',
     rerunCalls: [],
+    rerunWrites: [],
     interrupted: [],
     ...totals,
   };
 }
+
+/**
+ * After the files were put back: when some could not be (their content at the checkpoint is not
+ * held), a write in flight may have been applied already, so it is closed as interrupted instead
+ * of running twice.
+ */
+export function settleWrites(plan: ResumingPlan, unrestorable: readonly string[]): ResumingPlan {
+  if (unrestorable.length === 0 || plan.rerunWrites.length === 0) return plan;
+  const writes = new Set(plan.rerunWrites);
+  const rerunCalls = plan.rerunCalls.filter((id) => !writes.has(id));
+  return { ...plan, rerunCalls, rerunWrites: [], interrupted: [...plan.interrupted, ...plan.rerunWrites], rerun: rerunCalls.length > 0 ? 'tool-calls' : 'none' };
+}
+
+export type ResumingPlan = Extract<StepResumePlan, { kind: 'resume' }>;
 
 /** Whether a step's calls changed (or may have changed) files: one started with a risk other than `read`. */
 export function isEffectfulStep(startedCalls: readonly string[], riskOf: RiskOf): boolean {

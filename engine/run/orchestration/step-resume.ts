@@ -4,7 +4,7 @@ import type { PlanNode } from '../../plan/plan-schema.js';
 import type { EventLog } from '../../session/event-log.js';
 import type { OpenAttempt, RunMemory } from '../views/run-recovery.js';
 import type { NodeFiles } from './node-files.js';
-import { isEffectfulStep, planStepResume, STEP_RESUME_EVENT_TYPES, type RiskOf, type StepResumePlan } from './step-resume-plan.js';
+import { isEffectfulStep, planStepResume, settleWrites, STEP_RESUME_EVENT_TYPES, type ResumingPlan, type RiskOf } from './step-resume-plan.js';
 
 /**
  * The attempt of `node` that was running when its process stopped, when it can go on from its last
@@ -40,9 +40,10 @@ export interface ResumedAttempt {
 export async function resumeSteps(context: StepResumeContext, node: PlanNode, attempt: number, open: OpenAttempt): Promise<ResumedAttempt | undefined> {
   const { log, files } = context;
   const events = await log.read({ nodeId: node.id, types: STEP_RESUME_EVENT_TYPES, fromSeq: open.fromSeq });
-  const plan = planStepResume(events, context.riskOf);
-  if (plan.kind === 'restart' || files.resumeNode === undefined) return undefined;
-  const restore = await files.resumeNode(node.id, node.writes, open.boundary, plan.files);
+  const planned = planStepResume(events, context.riskOf);
+  if (planned.kind === 'restart' || files.resumeNode === undefined) return undefined;
+  const restore = await files.resumeNode(node.id, node.writes, open.boundary, planned.files);
+  const plan = settleWrites(planned, restore.unrestorable);
   if (plan.checkpointNow) await checkpointStep(context, node, attempt, open.boundary, { turn: 1, step: plan.fromStep });
   await log.append({
     type: 'step/resumed',
@@ -92,7 +93,7 @@ async function checkpointStep(context: StepResumeContext, node: PlanNode, attemp
 }
 
 /** What the model reads for a call that had started to write or run a command when the process stopped. */
-function interruptedContent(plan: Extract<StepResumePlan, { kind: 'resume' }>, unrestorable: readonly string[]): string {
+function interruptedContent(plan: ResumingPlan, unrestorable: readonly string[]): string {
   const files =
     plan.files.kind === 'as-left'
       ? 'Its effect on the files is unknown.'

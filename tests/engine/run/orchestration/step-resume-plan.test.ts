@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planStepResume, type StepResumeEvent } from '../../../../engine/run/orchestration/step-resume-plan.js';
+import { planStepResume, settleWrites, type StepResumeEvent } from '../../../../engine/run/orchestration/step-resume-plan.js';
 
 /**
  * How a node attempt that its process left running goes on: which step it keeps, where its files go,
@@ -44,13 +44,14 @@ describe('planStepResume', () => {
     expect(planStepResume(events, riskOf)).toMatchObject({ fromStep: 1, files: { kind: 'as-left' }, checkpointNow: true, rerun: 'none' });
   });
 
-  it('tool calls in flight, nothing of the step that changes files done: back to the step before; reads and unstarted calls run again, a started command is interrupted', () => {
+  it('tool calls in flight, nothing of the step that changes files done: back to the step before; reads, unstarted calls and file writes run again, a started command is interrupted', () => {
     const events = [
       ...twoSteps(),
       request(3),
       answer(3, [['r3', 'grep'], ['c3', 'run_command'], ['w3', 'write_file'], ['g3', 'read_file']]),
       started(3, 'r3', 'grep'),
       started(3, 'c3', 'run_command'),
+      started(3, 'w3', 'write_file'),
       result(3, 'g3', 'read_file'),
     ];
     expect(planStepResume(events, riskOf)).toMatchObject({
@@ -59,14 +60,31 @@ describe('planStepResume', () => {
       files: { kind: 'checkpoint', step: 1 },
       rerun: 'tool-calls',
       rerunCalls: ['r3', 'w3'],
+      rerunWrites: ['w3'],
       interrupted: ['c3'],
       modelCalls: 3,
     });
   });
 
+  it('a write in flight whose files could not all go back (no git) is interrupted instead of running twice', () => {
+    const events = [answer(1, [['w1', 'write_file'], ['r1', 'read_file']]), started(1, 'w1', 'write_file')];
+    const plan = planStepResume(events, riskOf);
+    if (plan.kind !== 'resume') throw new Error('expected a resume');
+    expect(plan).toMatchObject({ files: { kind: 'start' }, rerunCalls: ['w1', 'r1'], interrupted: [] });
+    expect(settleWrites(plan, ['out/a.txt'])).toMatchObject({ rerunCalls: ['r1'], rerunWrites: [], interrupted: ['w1'], rerun: 'tool-calls' });
+    expect(settleWrites(plan, [])).toBe(plan);
+  });
+
   it('a write of the step completed: undoing it would contradict its result, so the files stay as left', () => {
-    const events = [...twoSteps(), answer(3, [['w3', 'write_file'], ['c3', 'run_command']]), started(3, 'w3', 'write_file'), result(3, 'w3', 'write_file'), started(3, 'c3', 'run_command')];
-    expect(planStepResume(events, riskOf)).toMatchObject({ fromStep: 2, files: { kind: 'as-left' }, rerun: 'none', rerunCalls: [], interrupted: ['c3'] });
+    const events = [
+      ...twoSteps(),
+      answer(3, [['w3', 'write_file'], ['c3', 'run_command'], ['w4', 'edit_file']]),
+      started(3, 'w3', 'write_file'),
+      result(3, 'w3', 'write_file'),
+      started(3, 'c3', 'run_command'),
+      started(3, 'w4', 'write_file'),
+    ];
+    expect(planStepResume(events, riskOf)).toMatchObject({ fromStep: 2, files: { kind: 'as-left' }, rerun: 'none', rerunCalls: [], interrupted: ['c3', 'w4'] });
   });
 
   it('a call in flight in the first step goes back to where the node began', () => {
