@@ -44,19 +44,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
   };
 
   await settleOpenToolCalls(options);
-  if (session.instruction() === undefined) {
-    // The instruction's `@image` references are attached once, by reference, with the instruction.
-    let images: readonly ImageAttachment[] = [];
-    try {
-      if (options.images !== undefined) images = await attachImages(options.instruction, options.images);
-    } catch (error) {
-      if (error instanceof ImageReferenceError) return finish('error', error.message, true);
-      throw error;
-    }
-    const attached = images.map(({ path, sha256, mediaType, bytes }) => ({ path, sha256, mediaType, bytes }));
-    await session.append({ type: 'user/message', turn, step: 0, payload: { content: options.instruction, source: 'instruction', ...(attached.length === 0 ? {} : { images: attached }) } });
-    for (const handoff of options.handoffs ?? []) await session.append({ type: 'user/message', turn, step: 0, payload: { content: handoff, source: 'handoff' } });
-  }
+  const refused = await appendInstruction(options, turn);
+  if (refused !== undefined) return finish('error', refused, true);
 
   // The surface ends with an answer (its process stopped after it): the agent was done, no call is made again.
   const answered = lastAnswer(session);
@@ -109,6 +98,24 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
       }
     }
   }
+}
+
+/** The instruction and handoffs, once per surface; an `@image` reference that cannot be attached is why not. */
+async function appendInstruction(options: RunAgentOptions, turn: number): Promise<string | undefined> {
+  const { session } = options;
+  if (session.instruction() !== undefined) return undefined;
+  // The instruction's `@image` references are attached once, by reference, with the instruction.
+  let images: readonly ImageAttachment[] = [];
+  try {
+    if (options.images !== undefined) images = await attachImages(options.instruction, options.images);
+  } catch (error) {
+    if (error instanceof ImageReferenceError) return error.message;
+    throw error;
+  }
+  const attached = images.map(({ path, sha256, mediaType, bytes }) => ({ path, sha256, mediaType, bytes }));
+  await session.append({ type: 'user/message', turn, step: 0, payload: { content: options.instruction, source: 'instruction', ...(attached.length === 0 ? {} : { images: attached }) } });
+  for (const handoff of options.handoffs ?? []) await session.append({ type: 'user/message', turn, step: 0, payload: { content: handoff, source: 'handoff' } });
+  return undefined;
 }
 
 /**

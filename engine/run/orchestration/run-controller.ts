@@ -154,11 +154,7 @@ class RunController {
     }
   }
 
-  /**
-   * What earlier processes of this run left (one fold of the log), their commands stopped, and every
-   * node that started before and did not succeed (it was running when the process died, or it
-   * failed, or was cancelled) put back to the files it found.
-   */
+  /** What earlier processes left (one fold of the log), their commands stopped, every started, unsucceeded node put back to the files it found. */
   async #recover(): Promise<RecoveredRun> {
     const recovered = recoverRun(this.#runId, await this.#log.read({ types: RECOVERED_EVENT_TYPES }));
     this.#memory = recovered.memory;
