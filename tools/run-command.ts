@@ -229,7 +229,7 @@ interface RunningCommand {
  * shell exits, whatever it left running in the background (which would hold the output pipes
  * open). `stopping` holds the kills under way; `dispose` drops the timer and the abort listener.
  */
-function stopWhenDue(subprocess: RunningCommand, timeoutMs: number, signal: AbortSignal) {
+export function stopWhenDue(subprocess: RunningCommand, timeoutMs: number, signal: AbortSignal) {
   let stopped: 'timeout' | 'aborted' | undefined;
   const stopping: Promise<void>[] = [];
   const stop = (why: 'timeout' | 'aborted'): void => {

@@ -172,25 +172,9 @@ export class FileSnapshots {
     const targets = new Map<string, FileState>();
     for (const path of changes.paths) if (writeSet.covers(path)) targets.set(path, before.get(path) ?? (await changes.beforeOf(path)));
     const keep = new Set(boundary.folders ?? []);
-    const restored: string[] = [];
-    const unrestorable: string[] = [];
-    for (const [path, state] of [...targets].sort(([a], [b]) => (a < b ? -1 : 1))) {
-      if (sameContent(state, await this.#files.read(path))) continue;
-      if (state.kind === 'unrecorded' || isRedacted(state)) {
-        unrestorable.push(path);
-        continue;
-      }
-      try {
-        if (state.kind === 'absent') await this.#files.remove(path, keep);
-        else await this.#files.write(path, state);
-        restored.push(path);
-      } catch (error) {
-        if (!(error instanceof SnapshotPathThroughLinkError)) throw error;
-        unrestorable.push(path);
-      }
-    }
+    const restore = await this.#putBack(targets, keep);
     await removeTempLeftovers(this.#files.root, boundary.writes);
-    return { restored, unrestorable };
+    return restore;
   }
 
   /**
@@ -245,11 +229,18 @@ export class FileSnapshots {
       for (const path of changes.paths) if (writeSet.covers(path) && !targets.has(path)) targets.set(path, await changes.beforeOf(path));
     }
     const keep = new Set(boundary?.folders ?? []);
+    const restore = await this.#putBack(targets, keep);
+    if (boundary !== undefined) await removeTempLeftovers(this.#files.root, boundary.writes);
+    await clearSnapshotsAfter(this.#db, this.#runId, nodeId);
+    return restore;
+  }
+
+  /** Writes each file back to its target state, in path order; one whose content is not held, or with a link on its path, is left and named. */
+  async #putBack(targets: ReadonlyMap<string, FileState>, keep: ReadonlySet<string>): Promise<NodeRestore> {
     const restored: string[] = [];
     const unrestorable: string[] = [];
     for (const [path, target] of [...targets].sort(([a], [b]) => (a < b ? -1 : 1))) {
-      const current = await this.#files.read(path);
-      if (sameContent(target, current)) continue;
+      if (sameContent(target, await this.#files.read(path))) continue;
       if (target.kind === 'unrecorded' || isRedacted(target)) {
         unrestorable.push(path);
         continue;
@@ -263,8 +254,6 @@ export class FileSnapshots {
         unrestorable.push(path);
       }
     }
-    if (boundary !== undefined) await removeTempLeftovers(this.#files.root, boundary.writes);
-    await clearSnapshotsAfter(this.#db, this.#runId, nodeId);
     return { restored, unrestorable };
   }
 

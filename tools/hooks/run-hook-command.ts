@@ -2,9 +2,8 @@ import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, type Options } from 'execa';
-import type { CommandConfinement } from '../run-command.js';
+import { stopWhenDue, type CommandConfinement } from '../run-command.js';
 import { OutputCapture } from '../output-capture.js';
-import { killProcessGroup } from '../process-group.js';
 import type { SandboxedCommand } from '../sandbox/index.js';
 
 /** Bytes kept of each stream of a hook, head and tail (the log and the model get at most this). */
@@ -70,24 +69,11 @@ export async function runHookCommand(hook: HookCommand): Promise<HookCommandEnd>
   });
   subprocess.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
   subprocess.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
-  let stopped: 'timeout' | 'aborted' | undefined;
-  const stopping: Promise<void>[] = [];
-  const stop = (why: 'timeout' | 'aborted'): void => {
-    if (stopped !== undefined || subprocess.pid === undefined) return;
-    stopped = why;
-    stopping.push(killProcessGroup(subprocess.pid));
-  };
-  const timer = setTimeout(() => stop('timeout'), hook.timeoutMs);
-  const onAbort = (): void => stop('aborted');
-  if (hook.signal.aborted) onAbort();
-  else hook.signal.addEventListener('abort', onAbort, { once: true });
-  subprocess.once('exit', () => {
-    // Whatever it left running in the background would hold the pipes open.
-    if (subprocess.pid !== undefined && stopped === undefined) stopping.push(killProcessGroup(subprocess.pid));
-  });
+  const stopper = stopWhenDue(subprocess, hook.timeoutMs, hook.signal);
   try {
     const result = await subprocess;
-    await Promise.all(stopping);
+    await Promise.all(stopper.stopping);
+    const stopped = stopper.stopped();
     const base = { stdout: stdout.text(), stderr: stderr.text(), durationMs: elapsed(), sandbox };
     if (stopped !== undefined) {
       return { ...base, exitCode: null, timedOut: stopped === 'timeout', error: stopped === 'timeout' ? `did not finish within ${hook.timeoutMs} ms and was stopped` : 'stopped: the run was cancelled' };
@@ -97,8 +83,7 @@ export async function runHookCommand(hook: HookCommand): Promise<HookCommandEnd>
     }
     return { ...base, exitCode: result.exitCode, timedOut: false };
   } finally {
-    clearTimeout(timer);
-    hook.signal.removeEventListener('abort', onAbort);
+    stopper.dispose();
     wrapped.cleanup();
     input.close();
   }
