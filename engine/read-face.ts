@@ -17,7 +17,7 @@ export { EVENT_TYPES, isEventType, type EventType, type SessionEvent } from './s
 export { readEvents } from './session/event-log.js';
 export { getRun, listRuns, type RunRecord } from './run/storage/run-store.js';
 export { foldRunView, RUN_VIEW_EVENT_TYPES, type NodeView, type RunView } from './run/views/run-view.js';
-export { formatBudgetUsd, type RunBudget } from './run/budget/run-budget.js';
+export { budgetWayOn, formatBudgetUsd, type RunBudget } from './run/budget/run-budget.js';
 export { budgetUse, type BudgetUse } from './run/views/budget-use.js';
 export { deadRunOwner, needsLivingProcess, runOwner, type RunOwner } from './run/ownership/run-owner.js';
 export { currentPlan, planVersion } from './run/storage/plan-store.js';

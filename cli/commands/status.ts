@@ -1,4 +1,4 @@
-import { RUN_VIEW_EVENT_TYPES, budgetUse, deadRunOwner, formatBudgetUsd, foldRunView, getRun, listRuns, needsLivingProcess, readEvents, runOwner, visibleJson, visibleText, type RunOwner, type NodeView, type RunRecord, type RunView } from '../../engine/read-face.js';
+import { RUN_VIEW_EVENT_TYPES, budgetUse, budgetWayOn, deadRunOwner, formatBudgetUsd, foldRunView, getRun, listRuns, needsLivingProcess, readEvents, runOwner, visibleJson, visibleText, type RunOwner, type NodeView, type RunRecord, type RunView } from '../../engine/read-face.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
 import { durationBetween, formatDuration, formatTokens, formatUsd, renderTable } from '../render/index.js';
@@ -125,7 +125,7 @@ export function renderStatusText(view: RunView, now: Date = new Date(), owner?: 
   if (budget !== undefined) lines.push(budget);
   const saved = savedLine(view);
   if (saved !== undefined) lines.push(saved);
-  if (view.status === 'paused' && view.pausedReason !== null) lines.push(`paused: ${visibleText(view.pausedReason)}; \`dagent resume ${view.runId} --max-cost USD\` (or --max-tokens N) goes on under a higher cap`);
+  if (view.status === 'paused' && view.pausedReason !== null) lines.push(`paused: ${visibleText(view.pausedReason)}; ${visibleText(budgetWayOn(view.runId, view.pausedAtNodeBudget))}`);
   for (const replan of view.replans) if (replan.outcome !== 'amended' && replan.reason !== undefined) lines.push(`replan after ${replan.trigger} ${replan.outcome}: ${oneLine(replan.reason, 200)}`);
   if (view.error !== null) lines.push(`error: ${visibleText(view.error, { multiline: true })}`);
   if (gone && view.status === 'planning') lines.push(`it has no plan: \`dagent cancel ${view.runId}\` closes it, and \`dagent plan\` plans the task again`);

@@ -1,6 +1,7 @@
 import {
   DagentError,
   approvePlan,
+  budgetWayOn,
   claimRun,
   effectiveBudget,
   recordedBudget,
@@ -265,7 +266,7 @@ function summaryLine(result: RunResult, budget: RunBudget | undefined): string {
       return `${base}\nresume with: dagent resume ${result.runId}`;
     case 'paused':
       if (result.pausedFor !== undefined) return `${base}\n${result.pausedFor}`;
-      if (result.pause?.cause === 'budget') return `${base}\nrun ${result.runId} paused: ${result.pause.reason}; resume with a higher cap: ${resumeWithMore(result.runId, budget)}`;
+      if (result.pause?.cause === 'budget') return `${base}\nrun ${result.runId} paused: ${result.pause.reason}; ${budgetWayOn(result.runId, result.pause.nodeId, resumeWithMore(result.runId, budget))}`;
       return `${base}\nreview the replanned plan: dagent show ${result.runId}, then dagent approve ${result.runId} && dagent resume ${result.runId}`;
   }
 }

@@ -10,8 +10,11 @@ export interface BudgetGateOptions {
   readonly budget: RunBudget | undefined;
   /** A node's own budget (its plan node's `budget`), read when the node calls. */
   readonly nodeBudget: (nodeId: string) => RunBudget | undefined;
-  /** A call was refused (once per gate): the run pauses. The `budget/reached` event is already in the log. */
-  readonly onReached?: (reason: string) => void;
+  /**
+   * A call was refused (once per gate): the run pauses. The `budget/reached` event is already in the
+   * log. `nodeId`: the node whose own plan budget was reached (undefined: the run's).
+   */
+  readonly onReached?: (reason: string, nodeId?: string) => void;
 }
 
 /**
@@ -66,7 +69,7 @@ export class BudgetGate implements ModelCallGate {
       ...(nodeId === null ? {} : { nodeId }),
       payload: { scope, measure: breach.measure, spent: breach.spent, estimate: breach.estimate, cap: breach.cap },
     });
-    this.#options.onReached?.(reason);
+    this.#options.onReached?.(reason, scope === 'node' ? (nodeId ?? undefined) : undefined);
     return { admitted: false, reason };
   }
 

@@ -60,6 +60,25 @@ export function budgetPauseReason(breach: BudgetBreach, nodeId?: string): string
   return `${whose} is reached: spent ${spent} of ${cap}; the next model call (about ${formatBudgetAmount(breach.measure, breach.estimate)}) would cross it`;
 }
 
+/** The pause a `budget/reached` event stands for: its line, and the node when it was a node's own budget. */
+export function budgetPause(event: { readonly nodeId: string | null; readonly payload: BudgetBreach & { readonly scope: 'run' | 'node' } }): { readonly cause: 'budget'; readonly reason: string; readonly nodeId?: string } {
+  const nodeId = event.payload.scope === 'node' ? (event.nodeId ?? undefined) : undefined;
+  return { cause: 'budget', reason: budgetPauseReason(event.payload, nodeId), ...(nodeId === undefined ? {} : { nodeId }) };
+}
+
+/**
+ * How a run paused at a budget goes on, for `status` and the dashboard. A node's own plan budget
+ * (`nodeId`) is raised in the plan, not by a flag: edit it, approve the new version, resume. The
+ * run's budget is raised by `resume --max-cost`/`--max-tokens` (`resumeCommand`, when known, is the
+ * exact command).
+ */
+export function budgetWayOn(runId: string, nodeId: string | null | undefined, resumeCommand?: string): string {
+  if (nodeId !== null && nodeId !== undefined) {
+    return `raise node ${nodeId}'s \`budget\` in the plan (\`dagent edit ${runId}\`, or export and import), \`dagent approve ${runId}\`, then \`dagent resume ${runId}\``;
+  }
+  return resumeCommand === undefined ? `\`dagent resume ${runId} --max-cost USD\` (or --max-tokens N) goes on under a higher cap` : `resume with a higher cap: ${resumeCommand}`;
+}
+
 /**
  * The budget a run goes on with. Per measure: a flag of this command, else the budget the run
  * recorded before (a resume keeps its cap), else the config's `budget`.

@@ -15,7 +15,7 @@ import { runLog } from '../../session/run-log.js';
 import type { SessionEvent } from '../../session/event-types.js';
 import { createWriteSet } from '../../snapshots/file-write-set.js';
 import { BudgetGate } from '../budget/budget-gate.js';
-import { budgetPauseReason, hasCaps } from '../budget/run-budget.js';
+import { budgetPause, hasCaps } from '../budget/run-budget.js';
 import { endRun } from '../storage/end-run.js';
 import { runEndHooks } from './node-hooks.js';
 import { ensureNodeRows } from '../storage/node-projection.js';
@@ -111,7 +111,7 @@ class RunController {
       log: this.#log,
       budget: this.#options.budget?.caps,
       nodeBudget: (nodeId) => this.#plan.nodes.find((node) => node.id === nodeId)?.budget,
-      onReached: (reason) => this.#pause({ cause: 'budget', reason }),
+      onReached: (reason, nodeId) => this.#pause({ cause: 'budget', reason, ...(nodeId === undefined ? {} : { nodeId }) }),
     });
     const cancel = (): void => this.#cancel(this.#options.signal.reason);
     this.#options.signal.addEventListener('abort', cancel, { once: true });
@@ -252,7 +252,7 @@ class RunController {
     for (const event of events) {
       if (event.type === 'run/cancel-requested' && event.seq > this.#cancelAfterSeq) this.#cancel(new Error(`cancel requested${event.payload.by === undefined ? '' : ` by ${event.payload.by}`}`));
       // A worker's node refused a call at the budget: the whole run pauses.
-      if (event.type === 'budget/reached' && event.seq > this.#startedSeq) this.#pause({ cause: 'budget', reason: budgetPauseReason(event.payload, event.payload.scope === 'node' ? (event.nodeId ?? undefined) : undefined) });
+      if (event.type === 'budget/reached' && event.seq > this.#startedSeq) this.#pause(budgetPause(event));
       if (event.type !== 'work/reported' || this.#handle === undefined || this.#reportsHeard.has(event.seq)) continue;
       const report = unplannedReport(event);
       if (report === undefined) continue;

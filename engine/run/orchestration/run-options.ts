@@ -119,6 +119,8 @@ export interface NodeReportLine {
 export interface RunPause {
   readonly cause: 'review' | 'budget' | 'conflict';
   readonly reason: string;
+  /** A budget pause: the node whose own plan `budget` was reached (absent: the run's budget). */
+  readonly nodeId?: string;
 }
 
 export interface RunResult {

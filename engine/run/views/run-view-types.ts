@@ -135,6 +135,8 @@ export interface RunView {
   readonly reportedWork: readonly ReportedWork[];
   /** Why a paused run waits (a replan under review, a budget reached). */
   readonly pausedReason: string | null;
+  /** The node whose own plan `budget` paused the run (`budget/reached`, scope node); null: none, or the run's budget. */
+  readonly pausedAtNodeBudget: string | null;
   /** The run's budget as last recorded (`budget/set`); null: none. Spend is `totals`. */
   readonly budget: RunBudget | null;
   readonly cancelRequested: boolean;

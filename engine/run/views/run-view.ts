@@ -28,6 +28,7 @@ export function emptyRunView(runId: string): RunView {
     replans: [],
     reportedWork: [],
     pausedReason: null,
+    pausedAtNodeBudget: null,
     budget: null,
     cancelRequested: false,
     startedAt: null,
@@ -47,6 +48,7 @@ export const RUN_VIEW_EVENT_TYPES = [
   'run/cancelled',
   'run/paused',
   'budget/set',
+  'budget/reached',
   'plan/created',
   'plan/approved',
   'plan/rejected',
@@ -131,13 +133,15 @@ function reduceRunEvent(view: RunView, event: SessionEvent): RunView {
     case 'run/created':
       return { ...view, task: event.payload.task };
     case 'run/started':
-      return { ...resetUnfinishedNodes(view), status: 'running', startedAt: view.startedAt ?? event.createdAt, finishedAt: null, error: null, pausedReason: null, cancelRequested: false };
+      return { ...resetUnfinishedNodes(view), status: 'running', startedAt: view.startedAt ?? event.createdAt, finishedAt: null, error: null, pausedReason: null, pausedAtNodeBudget: null, cancelRequested: false };
     case 'run/paused':
       return { ...view, status: event.payload.cause === 'budget' ? 'paused' : 'awaiting_approval', pausedReason: event.payload.reason };
     case 'budget/set': {
       const { source: _source, ...caps } = event.payload;
       return { ...view, budget: caps };
     }
+    case 'budget/reached':
+      return { ...view, pausedAtNodeBudget: event.payload.scope === 'node' ? event.nodeId : null };
     case 'run/cancel-requested':
       return { ...view, cancelRequested: true };
     case 'work/reported':

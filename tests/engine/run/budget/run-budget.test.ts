@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { budgetBreach, budgetPauseReason, effectiveBudget } from '../../../../engine/run/budget/run-budget.js';
+import { budgetBreach, budgetPauseReason, budgetWayOn, effectiveBudget } from '../../../../engine/run/budget/run-budget.js';
 
 /** The budget rules as pure functions: when a call is refused, which cap a run goes on with, and what the pause says. */
 
@@ -31,5 +31,18 @@ describe('budgetPauseReason', () => {
   it("names whose budget, the spend, the cap and the refused call's estimate", () => {
     expect(budgetPauseReason({ measure: 'cost', spent: 0.0412, estimate: 0.0123, cap: 0.05 })).toBe("the run's budget is reached: spent $0.0412 of $0.0500; the next model call (about $0.0123) would cross it");
     expect(budgetPauseReason({ measure: 'tokens', spent: 9_000, estimate: 2_000, cap: 10_000 }, 'edit-a')).toBe("node edit-a's budget is reached: spent 9000 tokens of 10000 tokens; the next model call (about 2000 tokens) would cross it");
+  });
+});
+
+describe('budgetWayOn', () => {
+  it("a node's own budget is raised in the plan, never by --max-cost", () => {
+    const line = budgetWayOn('r-1', 'edit-a');
+    expect(line).toBe("raise node edit-a's `budget` in the plan (`dagent edit r-1`, or export and import), `dagent approve r-1`, then `dagent resume r-1`");
+    expect(line).not.toContain('--max-cost');
+  });
+
+  it("the run's budget is raised by resume with a higher cap, the exact command when known", () => {
+    expect(budgetWayOn('r-1', null)).toBe('`dagent resume r-1 --max-cost USD` (or --max-tokens N) goes on under a higher cap');
+    expect(budgetWayOn('r-1', undefined, 'dagent resume r-1 --max-cost 0.2')).toBe('resume with a higher cap: dagent resume r-1 --max-cost 0.2');
   });
 });
