@@ -44,6 +44,12 @@ export function compactionMarkers(node: NodeView): Span[] {
   ];
 }
 
+/** How the node's result came about without paying for it again: reused after a plan edit, or its attempt resumed after a stop. */
+function resumeMark(node: NodeView): Span[] {
+  if (node.reused) return [[' · reused', 'cyan']];
+  return node.resumedFromStep === null ? [] : [[` · resumed from step ${node.resumedFromStep}`, 'cyan']];
+}
+
 /** The right-hand panel for the selected node: header, gauge, compactions, usage, then its live events or its details. */
 export function nodePanel(view: RunView, node: NodeView | undefined, tail: readonly TailLine[], options: { width: number; height: number; now: number; details: boolean }): Span[][] {
   if (node === undefined) return [[['no node selected', 'dim']]];
@@ -51,7 +57,7 @@ export function nodePanel(view: RunView, node: NodeView | undefined, tail: reado
   const [glyph, style] = paused && node.pause === 'paused' ? PAUSED_GLYPH : NODE_GLYPHS[node.status];
   const elapsed = node.startedAt === null ? '' : ` ${formatClock((node.finishedAt === null ? options.now : Date.parse(node.finishedAt)) - Date.parse(node.startedAt))}`;
   const lines: Span[][] = [
-    [[`${glyph} `, style], [node.id, 'bold'], [` · ${node.kind} · `], [`${paused ? (node.pause === 'paused' ? 'paused' : 'pausing') : node.status}${elapsed}`, style], [node.attempts > 0 ? ` · attempt ${node.attempts}` : '']],
+    [[`${glyph} `, style], [node.id, 'bold'], [` · ${node.kind} · `], [`${paused ? (node.pause === 'paused' ? 'paused' : 'pausing') : node.status}${elapsed}`, style], [node.attempts > 0 ? ` · attempt ${node.attempts}` : ''], ...resumeMark(node)],
     [[node.title]],
     contextGauge(node, options.width),
     compactionMarkers(node),

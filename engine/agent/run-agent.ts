@@ -57,7 +57,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
   let overflowRetried = false;
   for (;;) {
     const stop = checkStopConditions(
-      { stepsTaken: session.lastStep, tokensSpent: totals.usage.input + totals.usage.output, messages: session.deriveMessages(), aborted: signal.aborted },
+      { stepsTaken: session.answeredCalls, tokensSpent: totals.usage.input + totals.usage.output, messages: session.deriveMessages(), aborted: signal.aborted },
       limits,
     );
     if (stop !== undefined) return finish(stop.reason, stop.detail);

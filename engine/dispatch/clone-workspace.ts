@@ -92,6 +92,18 @@ export class CloneWorkspace {
         return { filesChanged: names.split('\0').filter((name) => name !== '') };
       },
       restoreNode: async () => [],
+      // A step's checkpoint is the node's change so far as a patch, kept in the log: a worker that
+      // takes the node over puts its own clone there (prepared, then the patch applied).
+      checkpointNode: async () => ({ patch: await this.patch() }),
+      resumeNode: async (_nodeId, _writes, _boundary, target) => {
+        if (target.kind === 'as-left') throw new Error('a clone cannot go on from files another worker left');
+        const patch = target.kind === 'checkpoint' ? (target.checkpoint as { readonly patch?: unknown }).patch : undefined;
+        if (typeof patch !== 'string' || patch.trim() === '') return { restored: [], unrestorable: [] };
+        await applyNodePatch(this.#dir, patch);
+        await this.#stageAll();
+        const names = await git(this.#dir, ['diff', '--cached', '--name-only', '--no-renames', '-z', this.#start()]);
+        return { restored: names.split('\0').filter((name) => name !== ''), unrestorable: [] };
+      },
     };
   }
 

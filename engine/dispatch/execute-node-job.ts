@@ -8,6 +8,7 @@ import { executePlanNode, type NodeAttemptResult, type NodeRuntime } from '../ru
 import { BudgetGate } from '../run/budget/budget-gate.js';
 import { recordedBudget } from '../run/budget/recorded-budget.js';
 import type { NodeFiles } from '../run/orchestration/node-files.js';
+import { resumableAttempt, resumeSteps, stepCheckpointer, trackStartedCalls, type ResumedAttempt, type StepResumeContext } from '../run/orchestration/step-resume.js';
 import { unkeptPromise } from '../run/orchestration/node-outcome.js';
 import type { NodeWaitsFor } from '../scheduler/schedulable-node.js';
 import { handoffMessage } from '../run/orchestration/node-prompt.js';
@@ -115,18 +116,14 @@ async function runClaimedNode(run: RunRecord, job: NodeJob, claim: NodeClaim, lo
     // The same fold of the log as the run controller's: handoffs, patches, boundaries.
     const memory = new RunMemory().add(await readEvents(context.db, run.id, { types: RUN_MEMORY_EVENT_TYPES }));
     const succeeded = dependencyResults(memory, plan.nodes, node);
-    if (workspace.clone !== undefined) await workspace.clone.prepare(succeeded.flatMap((entry) => (entry.patch === undefined ? [] : [{ nodeId: entry.nodeId, patch: entry.patch }])));
-    else {
-      // A try before this one (a worker that died, a failed attempt) left files: put them back first.
-      const boundary = memory.boundaries.get(job.nodeId);
-      if (boundary !== undefined) await workspace.files.restoreNode(job.nodeId, boundary);
-    }
-    const boundary = await workspace.files.beginNode(job.nodeId, node.writes);
     // Every event of the node (its messages, tool calls, approvals) carries the claim check in its
     // own transaction: once another worker has the node, nothing of this one reaches the log.
     const fenced = log.withEffects((transaction) => claim.assertCurrent(transaction));
-    const marker = await fenced.append({ type: 'node/snapshotted', nodeId: job.nodeId, turn: 1, payload: { attempt: job.attempt, boundary } });
-    const session = await Session.open(fenced, job.nodeId, { fromSeq: marker.seq });
+    const steps: StepResumeContext = { log: fenced, files: workspace.files, riskOf: (name) => workspace.runtime.tools.riskOf?.(name), filesLeftHere: workspace.clone === undefined };
+    const { boundary, fromSeq, startedByStep, resume } = await beginClaimedAttempt(workspace, memory, succeeded, node, job.attempt, steps);
+    const untrack = trackStartedCalls(fenced, job.nodeId, fromSeq, startedByStep);
+    const onStepEnd = stepCheckpointer(steps, node, job.attempt, boundary, startedByStep);
+    const session = await Session.open(fenced, job.nodeId, { fromSeq });
     const scope = workspace.files.writeScopeFor(job.nodeId, node.writes);
     let result: NodeAttemptResult;
     try {
@@ -141,9 +138,12 @@ async function runClaimedNode(run: RunRecord, job: NodeJob, claim: NodeClaim, lo
         // File writes happen under the claim (see `NodeClaim.fence`); commands stop when it runs out.
         writeScope: { check: (path) => scope.check(path), beforeWrite: (path) => scope.beforeWrite(path), claim },
         signal,
+        ...(onStepEnd === undefined ? {} : { onStepEnd }),
+        ...(resume === undefined ? {} : { resume }),
       }));
       result = await nodeEndHooks(hookContext, result);
     } finally {
+      untrack();
       session.close();
     }
     const otherWrites = plan.nodes.filter((other) => other.id !== job.nodeId).flatMap((other) => other.writes);
@@ -162,6 +162,43 @@ async function runClaimedNode(run: RunRecord, job: NodeJob, claim: NodeClaim, lo
     if (error instanceof StaleClaimError || error instanceof ClaimExpiredError) throw error;
     return { outcome: 'failed', error: `on worker ${context.worker}: ${errorMessage(error)}`, retryable: true };
   }
+}
+
+/**
+ * Where a claimed attempt's files and surface begin. The attempt another worker held when it
+ * stopped (its claim ran out) goes on from its last completed step, as a resumed run does
+ * (`resumeSteps`): its answers and tool results are the log's, its files that step's checkpoint.
+ * Any other begins afresh: files at the node's start (the clone prepared from the dependencies'
+ * patches, or a try before this one put back), a boundary recorded as `node/snapshotted`.
+ */
+async function beginClaimedAttempt(
+  workspace: RunWorkspace,
+  memory: RunMemory,
+  succeeded: readonly DependencyResult[],
+  node: PlanNode,
+  attempt: number,
+  steps: StepResumeContext,
+): Promise<{ boundary: unknown; fromSeq: number; startedByStep: Map<number, string[]>; resume?: ResumedAttempt['resume'] }> {
+  const prepare = async (): Promise<void> => workspace.clone?.prepare(succeeded.flatMap((entry) => (entry.patch === undefined ? [] : [{ nodeId: entry.nodeId, patch: entry.patch }])));
+  const open = resumableAttempt(memory, workspace.files, node);
+  let prepared = false;
+  if (open !== undefined && open.attempt === attempt) {
+    await prepare();
+    prepared = true;
+    const resumed = await resumeSteps(steps, node, attempt, open);
+    if (resumed !== undefined) return resumed;
+  }
+  if (workspace.clone !== undefined) {
+    if (!prepared) await prepare();
+  }
+  else {
+    // A try before this one (a worker that died, a failed attempt) left files: put them back first.
+    const earlier = memory.boundaries.get(node.id);
+    if (earlier !== undefined) await workspace.files.restoreNode(node.id, earlier);
+  }
+  const boundary = await workspace.files.beginNode(node.id, node.writes);
+  const marker = await steps.log.append({ type: 'node/snapshotted', nodeId: node.id, turn: 1, payload: { attempt, boundary } });
+  return { boundary, fromSeq: marker.seq, startedByStep: new Map() };
 }
 
 async function dropLeftoverJobs(job: NodeJob, keepJobId: string, context: NodeJobContext): Promise<void> {

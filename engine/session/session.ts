@@ -26,6 +26,7 @@ export class Session {
   #lastSeq = 0;
   #lastStep = 0;
   #lastTurn = 0;
+  #answers = 0;
   #eventCount = 0;
   #rebuilds = 0;
   #messagesDerived = 0;
@@ -71,6 +72,11 @@ export class Session {
   /** The highest step and turn any event of this surface carries; the agent resumes after them. */
   get lastStep(): number {
     return this.#lastStep;
+  }
+
+  /** The model calls of this surface that were answered (`assistant/message`): the steps taken, whatever step numbers unanswered requests used. */
+  get answeredCalls(): number {
+    return this.#answers;
   }
 
   get lastTurn(): number {
@@ -178,6 +184,7 @@ export class Session {
     this.#eventCount += 1;
     if (event.step > this.#lastStep) this.#lastStep = event.step;
     if (event.turn > this.#lastTurn) this.#lastTurn = event.turn;
+    if (event.type === 'assistant/message') this.#answers += 1;
     if (isSurfaceEvent(event) && applyToSurface(this.#surface, event)) this.#replaceGeneration += 1;
   }
 }

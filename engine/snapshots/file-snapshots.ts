@@ -166,11 +166,22 @@ export class FileSnapshots {
     if (target.kind === 'as-left') return { restored: [], unrestorable: [] };
     const boundary = parseNodeBoundary(target.kind === 'checkpoint' ? target.checkpoint : boundaryValue);
     const before = new Map<string, FileState>();
-    if (target.kind === 'start') for (const snapshot of await listSnapshots(this.#db, this.#runId, nodeId)) before.set(snapshot.path, snapshot.before);
+    for (const snapshot of await listSnapshots(this.#db, this.#runId, nodeId)) before.set(snapshot.path, snapshot.before);
     const changes = await this.#changesSince(boundary, writes);
     const writeSet = createWriteSet(boundary.writes);
     const targets = new Map<string, FileState>();
-    for (const path of changes.paths) if (writeSet.covers(path)) targets.set(path, before.get(path) ?? (await changes.beforeOf(path)));
+    for (const path of changes.paths) {
+      if (!writeSet.covers(path)) continue;
+      const start = before.get(path);
+      if (target.kind === 'start' && start !== undefined) {
+        targets.set(path, start);
+        continue;
+      }
+      // A checkpoint that holds only a file's hash (a workspace without git) gets its content from
+      // the node's start when the file was then as it is at the checkpoint.
+      const state = await changes.beforeOf(path);
+      targets.set(path, state.kind === 'unrecorded' && start !== undefined && start.kind !== 'absent' && start.hash === state.hash ? start : state);
+    }
     const keep = new Set(boundary.folders ?? []);
     const restore = await this.#putBack(targets, keep);
     await removeTempLeftovers(this.#files.root, boundary.writes);

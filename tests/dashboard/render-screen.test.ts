@@ -137,6 +137,21 @@ describe('the dashboard screen', () => {
     expect(screen).not.toContain('no model request yet');
   });
 
+  it('says when the selected node went on from a step of an earlier attempt instead of starting over', () => {
+    const resumed = applyEvents(state, [
+      ...events([
+        {
+          type: 'step/resumed',
+          nodeId: 'edit-sms',
+          payload: { attempt: 1, fromStep: 3, rerun: 'none', interrupted: ['t9'], restored: ['src/sms-channel.ts'], modelCalls: 3, saved: usage, savedCostUsd: 0.006 },
+        },
+      ]).map((event) => ({ ...event, seq: middleOfTheDemo.length + 1 })),
+    ]);
+    expect(resumed.selected).toBe('edit-sms');
+    expect(screenOf(resumed, 160, 40).join('\n')).toMatch(/edit-sms · edit · running 0:\d\d · attempt 1 · resumed from step 3/);
+    expect(screenOf(state, 120, 40).join('\n')).not.toContain('resumed from step');
+  });
+
   it('shows what a pending node waits on', () => {
     expect(screenOf(state, 120, 40).join('\n')).toMatch(/· test +command .*⟵ edit-sms,edit-dig/);
   });

@@ -10,7 +10,7 @@ import { nodeEndHooks, nodeStartHooks } from './node-hooks.js';
 import { handoffMessage } from './node-prompt.js';
 import { recordNodeKey, reuseOrRevert, type ReuseContext, type ReuseSettings } from './node-reuse.js';
 import type { NodeResult } from './run-options.js';
-import { resumableAttempt, resumeSteps, stepCheckpointer, type ResumedAttempt, type StepResumeContext } from './step-resume.js';
+import { resumableAttempt, resumeSteps, stepCheckpointer, trackStartedCalls, type ResumedAttempt, type StepResumeContext } from './step-resume.js';
 
 /** What one node attempt in the run's own process works with. */
 export interface NodeAttemptContext {
@@ -51,12 +51,7 @@ export async function attemptNode(context: NodeAttemptContext, nodeId: string, e
   const steps = { log, files, riskOf };
   const { boundary, fromSeq, startedByStep, resume } = await beginAttempt(context, node, execution, steps);
   // Which steps started a call that may change files: those are checkpointed when they end.
-  const unsubscribe = log.onAppend((events) => {
-    for (const event of events) {
-      if (event.nodeId !== nodeId || event.type !== 'tool/call' || event.seq < fromSeq) continue;
-      startedByStep.set(event.step, [...(startedByStep.get(event.step) ?? []), event.payload.name]);
-    }
-  });
+  const unsubscribe = trackStartedCalls(log, nodeId, fromSeq, startedByStep);
   const onStepEnd = stepCheckpointer(steps, node, attempt, boundary, startedByStep);
   const session = await Session.open(log, nodeId, { fromSeq });
   try {

@@ -21,6 +21,12 @@ export interface StepResumeContext {
   readonly log: EventLog;
   readonly files: NodeFiles;
   readonly riskOf: RiskOf;
+  /**
+   * Whether the files an interrupted attempt left are here to go on from (the same workspace);
+   * false on a worker's own clone, where only the logged checkpoints are: an attempt that would go
+   * on from files as the other process left them starts over instead. Default true.
+   */
+  readonly filesLeftHere?: boolean;
 }
 
 /** What a resumed attempt runs with: the surface's start, the boundary its files count from, how its open calls settle. */
@@ -42,6 +48,7 @@ export async function resumeSteps(context: StepResumeContext, node: PlanNode, at
   const events = await log.read({ nodeId: node.id, types: STEP_RESUME_EVENT_TYPES, fromSeq: open.fromSeq });
   const planned = planStepResume(events, context.riskOf);
   if (planned.kind === 'restart' || files.resumeNode === undefined) return undefined;
+  if (planned.files.kind === 'as-left' && context.filesLeftHere === false) return undefined;
   const restore = await files.resumeNode(node.id, node.writes, open.boundary, planned.files);
   const plan = settleWrites(planned, restore.unrestorable);
   if (plan.checkpointNow) await checkpointStep(context, node, attempt, open.boundary, { turn: 1, step: plan.fromStep });
@@ -65,6 +72,19 @@ export async function resumeSteps(context: StepResumeContext, node: PlanNode, at
   const startedByStep = new Map<number, string[]>();
   for (const event of events) if (event.type === 'tool/call') startedByStep.set(event.step, [...(startedByStep.get(event.step) ?? []), event.payload.name]);
   return { fromSeq: open.fromSeq, boundary: open.boundary, resume: { rerunCalls: new Set(plan.rerunCalls), interruptedContent: interruptedContent(plan, restore.unrestorable) }, startedByStep };
+}
+
+/**
+ * Keeps `startedByStep` current from the log: the tool names of the calls the node's attempt
+ * (from `fromSeq`) starts, by step. Returns the unsubscribe.
+ */
+export function trackStartedCalls(log: EventLog, nodeId: string, fromSeq: number, startedByStep: Map<number, string[]>): () => void {
+  return log.onAppend((events) => {
+    for (const event of events) {
+      if (event.nodeId !== nodeId || event.type !== 'tool/call' || event.seq < fromSeq) continue;
+      startedByStep.set(event.step, [...(startedByStep.get(event.step) ?? []), event.payload.name]);
+    }
+  });
 }
 
 /**

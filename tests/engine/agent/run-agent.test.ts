@@ -72,6 +72,17 @@ describe('runAgent', () => {
     expect(outcome.detail).toBe('reached the limit of 3 model calls');
   });
 
+  it('counts answered model calls against the step limit, not a request its process never got an answer to', async () => {
+    const tools = new FakeTools({ grep: () => ok('no match') });
+    // The second request fails (as a killed process leaves it: asked, never answered).
+    const first = await agentWith([{ toolCalls: [{ name: 'grep', args: { pattern: 'a' } }] }, { error: new ModelRequestError('401 invalid api key', { provider: 'fake', status: 401 }) }], tools, { limits: { maxSteps: 2 } });
+    expect(first.outcome.reason).toBe('error');
+    // Going on from the log: one answered call of two allowed, so one more is made.
+    const { outcome, model } = await agentWith([{ text: 'No match anywhere.' }], tools, { session: first.session, limits: { maxSteps: 2 } });
+    expect(model.requests).toHaveLength(1);
+    expect(outcome).toMatchObject({ reason: 'done', answer: 'No match anywhere.' });
+  });
+
   it('stops when the token budget is spent', async () => {
     const tools = new FakeTools({ grep: () => ok('no match') });
     const turns = Array.from({ length: 5 }, (_, index) => ({ toolCalls: [{ name: 'grep', args: { pattern: `p${index}` } }], usage: { input: 600, output: 100 } }));

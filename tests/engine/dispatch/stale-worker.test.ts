@@ -8,28 +8,24 @@ import { approvedSmallRun, describeExit, runEvents, until, type LoggedEvent, typ
 
 /**
  * A worker paused (SIGSTOP) in the middle of a node, past its claim's expiry, while another
- * worker takes the node over and runs it again from the start: when the first one goes on, none
- * of what it still does reaches the shared workspace or the log. Its command, running in its own
- * process group, does not outlive the claim either.
+ * worker takes the node over and goes on from its last completed step: the command that was in
+ * flight is reported interrupted and its effect on the files undone, not run twice. When the first
+ * worker goes on, none of what it still does reaches the shared workspace or the log. Its command,
+ * running in its own process group, does not outlive the claim either.
  */
 
 const postgresUrl = inject('postgresUrl');
 const TIMEOUT_MS = 60_000;
 const CLAIM_TTL_MS = 2_000;
 /**
- * The node's command: the first execution waits (up to 10 s) until the second one has started
- * before it writes its last line, so a first execution that outlives its claim leaves that line
- * in the restarted node's file.
+ * The node's command: it writes a line, then waits (up to 10 s) until the test has seen the node
+ * taken over before it writes its last line, so a command that outlives its worker's claim leaves
+ * that line in the resumed node's file.
  */
 const STEP_SCRIPT = [
   'echo start >> src/cmd.txt',
-  'if [ -e ../stale-first ]; then',
-  '  touch ../stale-second',
-  'else',
-  '  touch ../stale-first',
-  '  i=0',
-  '  while [ ! -e ../stale-second ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done',
-  'fi',
+  'i=0',
+  'while [ ! -e ../taken-over ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done',
   'echo end >> src/cmd.txt',
   '',
 ].join('\n');
@@ -53,7 +49,7 @@ const claimsOf = (log: readonly LoggedEvent[]): LoggedEvent[] => log.filter((eve
 const commandStarts = (log: readonly LoggedEvent[]): LoggedEvent[] => log.filter((event) => event.type === 'command/started' && event.node_id === 'work');
 
 describe.skipIf(postgresUrl === '')('a worker paused past its claim', () => {
-  it('writes nothing into the workspace or the log once another worker has restarted its node', async () => {
+  it('writes nothing into the workspace or the log once another worker has taken its node over from its last step', async () => {
     const plan: Plan = {
       goal: 'Write and run',
       rationale: 'One node that writes a file and runs a command that writes another.',
@@ -77,7 +73,9 @@ describe.skipIf(postgresUrl === '')('a worker paused past its claim', () => {
     const first = workers.find((worker) => worker.child.pid === holder)!;
     const second = workers.find((worker) => worker !== first)!;
     first.child.kill('SIGSTOP');
-    await until('the other worker to take the node over and start the command again', async () => commandStarts(await runEvents(run)).length === 2, TIMEOUT_MS / 2, [...workers, scheduler]);
+    await until('the other worker to take the node over from its last step', async () => (await runEvents(run)).some((event) => event.type === 'step/resumed'), TIMEOUT_MS / 2, [...workers, scheduler]);
+    // A command that outlived its claim would now write its last line.
+    writeFileSync(join(run.workspace, '..', 'taken-over'), '');
     first.child.kill('SIGCONT');
 
     const scheduled = await scheduler.exited;
@@ -88,17 +86,21 @@ describe.skipIf(postgresUrl === '')('a worker paused past its claim', () => {
     expect(secondExit.code, describeExit(secondExit)).toBe(0);
     expect(firstExit.stdout).toMatch(/work \(run \S+\): node work of run \S+: claim token 1 (expired by this worker's clock|is stale)/);
 
-    // The workspace holds one execution of the node: the second worker's.
-    expect(readFileSync(join(run.workspace, 'src/cmd.txt'), 'utf8')).toBe('hello\nstart\nend\n');
+    // The workspace holds the node as resumed: the write of step 1 kept, the interrupted command's line undone, never run again.
+    expect(readFileSync(join(run.workspace, 'src/cmd.txt'), 'utf8')).toBe('hello\n');
     expect(readFileSync(join(run.workspace, 'src/n.txt'), 'utf8')).toBe('written once\nand after the command\n');
 
-    // So does the log: after the takeover, each tool call once, in order, then the one outcome.
+    // So does the log: the command started once; after the takeover, it is closed as interrupted, then the rest runs once.
     const log = await runEvents(run);
+    expect(commandStarts(log)).toHaveLength(1);
     const claims = claimsOf(log);
     expect(claims.map((event) => event.payload.token)).toEqual([1, 2]);
     expect(claims[0]!.payload.worker).not.toBe(claims[1]!.payload.worker);
+    const resumed = log.find((event) => event.type === 'step/resumed')!;
+    expect(resumed.payload).toMatchObject({ attempt: 1, fromStep: 1, interrupted: ['command'], modelCalls: 2 });
     const afterTakeover = log.filter((event) => event.node_id === 'work' && event.seq > claims[1]!.seq);
-    expect(afterTakeover.filter((event) => event.type === 'tool/result').map((event) => event.payload.toolCallId)).toEqual(['write', 'command', 'rewrite']);
+    expect(afterTakeover.filter((event) => event.type === 'tool/result').map((event) => event.payload.toolCallId)).toEqual(['command', 'rewrite']);
+    expect(afterTakeover.filter((event) => event.type === 'assistant/message')).toHaveLength(2);
     expect(log.filter((event) => event.type === 'attempt/finished').map((event) => [event.payload.token, event.payload.outcome])).toEqual([[2, 'succeeded']]);
     expect(log.filter((event) => event.type === 'agent/finished' && event.node_id === 'work')).toHaveLength(1);
   }, TIMEOUT_MS * 2);
