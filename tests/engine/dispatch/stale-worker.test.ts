@@ -69,11 +69,13 @@ describe.skipIf(postgresUrl === '')('a worker paused past its claim', () => {
     await until('a worker to start the command', async () => commandStarts(await runEvents(run)).length === 1, TIMEOUT_MS / 2, [...workers, scheduler]);
 
     // The worker running the node is paused mid-node, its command running in a process group of its own.
-    const holder = claimsOf(await runEvents(run))[0]!.payload.pid;
+    // The claim the command runs under (on a loaded machine a claim may have run out before it).
+    const holding = claimsOf(await runEvents(run)).at(-1)!;
+    const holder = holding.payload.pid;
     const first = workers.find((worker) => worker.child.pid === holder)!;
     const second = workers.find((worker) => worker !== first)!;
     first.child.kill('SIGSTOP');
-    await until('the other worker to take the node over from its last step', async () => (await runEvents(run)).some((event) => event.type === 'step/resumed'), TIMEOUT_MS / 2, [...workers, scheduler]);
+    await until('the other worker to take the node over from its last step', async () => (await runEvents(run)).some((event) => event.type === 'step/resumed' && event.seq > holding.seq), TIMEOUT_MS / 2, [...workers, scheduler]);
     // A command that outlived its claim would now write its last line.
     writeFileSync(join(run.workspace, '..', 'taken-over'), '');
     first.child.kill('SIGCONT');
@@ -84,7 +86,7 @@ describe.skipIf(postgresUrl === '')('a worker paused past its claim', () => {
     const [firstExit, secondExit] = await Promise.all([first.exited, second.exited]);
     expect(firstExit.code, describeExit(firstExit)).toBe(0);
     expect(secondExit.code, describeExit(secondExit)).toBe(0);
-    expect(firstExit.stdout).toMatch(/work \(run \S+\): node work of run \S+: claim token 1 (expired by this worker's clock|is stale)/);
+    expect(firstExit.stdout).toMatch(/work \(run \S+\): node work of run \S+: claim token \d+ (expired by this worker's clock|is stale)/);
 
     // The workspace holds the node as resumed: the write of step 1 kept, the interrupted command's line undone, never run again.
     expect(readFileSync(join(run.workspace, 'src/cmd.txt'), 'utf8')).toBe('hello\n');
@@ -94,14 +96,15 @@ describe.skipIf(postgresUrl === '')('a worker paused past its claim', () => {
     const log = await runEvents(run);
     expect(commandStarts(log)).toHaveLength(1);
     const claims = claimsOf(log);
-    expect(claims.map((event) => event.payload.token)).toEqual([1, 2]);
-    expect(claims[0]!.payload.worker).not.toBe(claims[1]!.payload.worker);
-    const resumed = log.find((event) => event.type === 'step/resumed')!;
+    const takeover = claims.find((event) => event.seq > holding.seq)!;
+    expect(takeover.payload.worker).not.toBe(holding.payload.worker);
+    const resumed = log.find((event) => event.type === 'step/resumed' && event.seq > takeover.seq)!;
     expect(resumed.payload).toMatchObject({ attempt: 1, fromStep: 1, interrupted: ['command'], modelCalls: 2 });
-    const afterTakeover = log.filter((event) => event.node_id === 'work' && event.seq > claims[1]!.seq);
+    const afterTakeover = log.filter((event) => event.node_id === 'work' && event.seq > takeover.seq);
     expect(afterTakeover.filter((event) => event.type === 'tool/result').map((event) => event.payload.toolCallId)).toEqual(['command', 'rewrite']);
     expect(afterTakeover.filter((event) => event.type === 'assistant/message')).toHaveLength(2);
-    expect(log.filter((event) => event.type === 'attempt/finished').map((event) => [event.payload.token, event.payload.outcome])).toEqual([[2, 'succeeded']]);
-    expect(log.filter((event) => event.type === 'agent/finished' && event.node_id === 'work')).toHaveLength(1);
+    expect(log.filter((event) => event.type === 'attempt/finished').map((event) => [event.payload.token, event.payload.outcome])).toEqual([[claims.at(-1)!.payload.token, 'succeeded']]);
+    // No model call was made twice: four answers in all, as the script has.
+    expect(log.filter((event) => event.type === 'assistant/message' && event.node_id === 'work')).toHaveLength(4);
   }, TIMEOUT_MS * 2);
 });
