@@ -6,6 +6,7 @@ const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
   session: async () => (await import('./session.js')).runSessionBench(),
   'read-log': async () => (await import('./read-log.js')).runReadLogBench(),
   scheduler: async () => void (await (await import('./scheduler.js')).runSchedulerBench()),
+  'step-cost': async () => (await import('./step-cost.js')).runStepCostBench(),
   compaction: async () => (await import('./compaction.js')).runCompactionBench(),
   workers: async () => (await import('./workers.js')).runWorkersBench(),
   startup: async () => (await import('./startup.js')).runStartupBench(),

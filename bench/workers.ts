@@ -1,12 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { Logger, makeWorkerUtils, run as runGraphile } from 'graphile-worker';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
-import type { Plan, PlanNode } from '../engine/index.js';
+import type { Plan } from '../engine/index.js';
+import { DAGENT_BIN, dagent, planOf } from './lib/dagent-runs.js';
 import { startBenchPostgres, type BenchPostgres } from './lib/postgres-server.js';
 import { criticalPathMs, w2, w3, type Workload } from './lib/scheduler-workloads.js';
 import { printTable } from './lib/table.js';
@@ -22,7 +22,6 @@ import { printTable } from './lib/table.js';
  *    (a dependency's outcome committed → the dependent claimed by a worker), p50 and p95.
  */
 
-const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'dagent.js');
 const QUEUE_JOBS = 60;
 const QUIET = new Logger(() => () => undefined);
 
@@ -105,28 +104,6 @@ async function pgBossHops(url: string): Promise<number[]> {
   return hops;
 }
 
-/** A workload as a plan document and scripted model: each node is one model turn lasting its latency. */
-function planOf(workload: Workload): { plan: Plan; script: unknown } {
-  const nodes: PlanNode[] = workload.nodes.map((node) => ({
-    id: node.id,
-    kind: node.writes.length > 0 ? 'edit' : 'read',
-    title: `node ${node.id}`,
-    instructions: 'answer',
-    reads: [],
-    writes: [...node.writes],
-    dependsOn: [...node.dependsOn],
-  }));
-  // A node that declares writes must change a file (an edit that changes nothing fails): its one
-  // timed turn writes its file, and a second, instant turn answers.
-  const turnsOf = (node: Workload['nodes'][number]): unknown[] => {
-    const latencyMs = workload.latencyMs.get(node.id) ?? 0;
-    if (node.writes.length === 0) return [{ text: `${node.id} done`, latencyMs }];
-    return [{ toolCalls: [{ id: `${node.id}-write`, name: 'write_file', args: { path: node.writes[0], content: `// ${node.id}\n` } }], latencyMs }, { text: `${node.id} done` }];
-  };
-  const agents = Object.fromEntries(workload.nodes.map((node) => [`node:${node.id}`, turnsOf(node)]));
-  return { plan: { goal: `bench ${workload.name}`, rationale: 'bench', nodes }, script: { description: 'workers bench', contextWindow: 200_000, agents } };
-}
-
 async function dagentRow(server: BenchPostgres, workload: Workload, workerCount: number): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), 'dagent-bench-workers-'));
   const workspace = join(dir, 'ws');
@@ -179,21 +156,10 @@ async function measureFromLog(url: string, runId: string, dispatched: boolean): 
   }
 }
 
-function dagent(args: readonly string[], cwd: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.once('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`dagent ${args[0]} exited ${code}: ${err.slice(-500)}`))));
-  });
-}
-
 /** A worker process, once it says it is ready. */
 function startWorker(args: readonly string[], cwd: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [DAGENT_BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
     child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
     child.stdout.on('data', (chunk: Buffer) => {

@@ -46,6 +46,7 @@ export { PrefixCache } from './model/prefix-cache.js';
 export { DEFAULT_PRICE_TABLE, mergePriceTable, priceOf, type PriceTable } from './model/price-table.js';
 export { PROVIDERS } from './model/provider-catalog.js';
 export { messageText, requestParts, requestText } from './model/request-text.js';
+export { createScriptedProvider } from './model/scripted-provider.js';
 export { requestTokens } from './model/request-tokens.js';
 export { estimateTextTokens } from './model/token-estimate.js';
 
@@ -128,7 +129,7 @@ export { processStartTime } from './run/orchestration/earlier-commands.js';
 export { NO_TERMINAL_DENIAL } from './run/orchestration/node-outcome.js';
 export type { NodeFiles } from './run/orchestration/node-files.js';
 export { endRun } from './run/storage/end-run.js';
-export { DEFAULT_ROLES, type NodeRuntime, type ResolvedModel } from './run/orchestration/execute-plan-node.js';
+export { DEFAULT_ROLES, executePlanNode, type NodeRuntime, type ResolvedModel } from './run/orchestration/execute-plan-node.js';
 export { nodeModels, type NodeModels } from './run/orchestration/node-models.js';
 export { executeReactRun } from './run/orchestration/execute-react-run.js';
 export { appendNodeTransitions } from './run/storage/node-projection.js';

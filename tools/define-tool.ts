@@ -94,6 +94,18 @@ export function defineTool<S extends z.ZodType>(definition: ToolDefinition<S>): 
 
 /** The tool as the model sees it: its arguments as JSON Schema (what the model may send). */
 export function toToolSpec(tool: Tool): ToolSpec {
+  // A tool is immutable once defined: its schema is rendered once, and every step gets the same spec.
+  let spec = toolSpecs.get(tool);
+  if (spec === undefined) {
+    spec = renderToolSpec(tool);
+    toolSpecs.set(tool, spec);
+  }
+  return spec;
+}
+
+const toolSpecs = new WeakMap<Tool, ToolSpec>();
+
+function renderToolSpec(tool: Tool): ToolSpec {
   if (tool.parameters !== undefined) return { name: tool.name, description: tool.description, parameters: tool.parameters };
   const { $schema: _schema, ...parameters } = z.toJSONSchema(tool.args, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   return { name: tool.name, description: tool.description, parameters };

@@ -78,6 +78,7 @@ export class NodeSteering {
   async deliverWords(position: StepPosition): Promise<number> {
     await this.#refresh();
     const words = this.#state.pending;
+    if (words.length === 0) return 0;
     for (const told of words) {
       await this.#session.append({ type: 'user/message', turn: position.turn, step: position.step, sourceEventSeqs: [told.seq], payload: { content: told.payload.content, source: 'user' } });
     }

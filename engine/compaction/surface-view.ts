@@ -1,4 +1,4 @@
-import { estimateMessageTokens, estimateTextTokens, estimateToolTokens, type ModelMessage, type ToolSpec } from '../model/index.js';
+import { estimateMessageTokens, estimateSystemTokens, estimateTextTokens, estimateToolTokens, type ModelMessage, type ToolSpec } from '../model/index.js';
 import type { Session, SurfaceEvent } from '../session/index.js';
 import type { SurfaceRange } from './select-range.js';
 import { groupTurns, type SurfaceLayout } from './turns.js';
@@ -76,5 +76,5 @@ function messageChars(message: ModelMessage): number {
 /** Tokens of a system prompt and tool set. */
 export function promptTokens(prompt: PromptParts | undefined): number {
   if (prompt === undefined) return 0;
-  return estimateTextTokens(prompt.system) + estimateToolTokens(prompt.tools);
+  return estimateSystemTokens(prompt.system) + estimateToolTokens(prompt.tools);
 }

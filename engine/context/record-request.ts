@@ -1,5 +1,5 @@
 import type { ModelRequest } from '../model/model-provider.js';
-import { estimateTextTokens, estimateToolTokens } from '../model/token-estimate.js';
+import { estimateSystemTokens, estimateToolTokens } from '../model/token-estimate.js';
 import type { EventLog } from '../session/event-log.js';
 import type { Session } from '../session/session.js';
 import type { PromptSnapshot } from './system-prompt.js';
@@ -71,7 +71,7 @@ export async function recordRequest(session: Session, input: RecordRequestInput)
 
 /** A request's input tokens as `request/context` records them: the surface's messages, the system prompt, the tools. */
 export function requestInputTokens(session: Session, request: ModelRequest): number {
-  return session.messageTokens() + estimateTextTokens(request.system) + estimateToolTokens(request.tools);
+  return session.messageTokens() + estimateSystemTokens(request.system) + estimateToolTokens(request.tools);
 }
 
 function promptKey(systemHash: string, toolsHash: string): string {

@@ -41,15 +41,21 @@ export class SystemPrompt {
   readonly #toolSources = new Map<string, ToolSource>();
   readonly #variables = new Map<string, string>();
   #registrations = 0;
+  /** The system text and hash, kept until a section or variable changes. */
+  #systemCache: { readonly text: string; readonly hash: string } | undefined;
+  /** The last tool list's hash, reused while the sources return the same spec objects. */
+  #toolsCache: { readonly tools: readonly ToolSpec[]; readonly hash: string } | undefined;
 
   addSection(section: PromptSection): this {
     const previous = this.#sections.get(section.id);
     this.#sections.set(section.id, { section, index: previous?.index ?? this.#registrations++ });
+    this.#systemCache = undefined;
     return this;
   }
 
   removeSection(id: string): this {
     this.#sections.delete(id);
+    this.#systemCache = undefined;
     return this;
   }
 
@@ -76,12 +82,14 @@ export class SystemPrompt {
 
   setVariable(name: string, value: string): this {
     this.#variables.set(name, value);
+    this.#systemCache = undefined;
     return this;
   }
 
   async assemble(): Promise<PromptSnapshot> {
-    const system = this.#renderSystem();
+    const { text: system, hash: systemHash } = this.#system();
     const tools = this.#collectTools();
+    const toolsHash = this.#toolsHash(tools);
     const context: Record<string, unknown> = {};
     for (const provider of this.#contexts.values()) {
       const value = await provider.provide();
@@ -89,11 +97,28 @@ export class SystemPrompt {
     }
     return Object.freeze({
       system,
-      systemHash: contentHash(system),
+      systemHash,
       tools: Object.freeze(tools),
-      toolsHash: contentHash(canonicalJson(tools)),
+      toolsHash,
       context: Object.freeze(context),
     });
+  }
+
+  #system(): { readonly text: string; readonly hash: string } {
+    if (this.#systemCache === undefined) {
+      const text = this.#renderSystem();
+      this.#systemCache = { text, hash: contentHash(text) };
+    }
+    return this.#systemCache;
+  }
+
+  /** Tool specs are immutable values: the same objects in the same order hash the same. */
+  #toolsHash(tools: readonly ToolSpec[]): string {
+    const cached = this.#toolsCache;
+    if (cached !== undefined && cached.tools.length === tools.length && cached.tools.every((tool, index) => tool === tools[index])) return cached.hash;
+    const hash = contentHash(canonicalJson(tools));
+    this.#toolsCache = { tools, hash };
+    return hash;
   }
 
   #renderSystem(): string {

@@ -2,7 +2,7 @@ import type { ToolCall } from './model-message.js';
 import { abortReason, abortableSleep } from './abort-reason.js';
 import type { FinishReason, ModelProvider, ModelRequest, StreamPart, Usage } from './model-provider.js';
 import { DEFAULT_RETRY_POLICY, retryVerdict, type RetryPolicy } from './retry-policy.js';
-import { estimateMessageTokens, estimateTextTokens, estimateToolTokens } from './token-estimate.js';
+import { estimateMessageTokens, estimateSystemTokens, estimateTextTokens, estimateToolTokens } from './token-estimate.js';
 
 /** One model call, collected: what the agent appends as the assistant message. */
 export interface ModelResponse {
@@ -104,7 +104,7 @@ export function estimateUsage(
   request: ModelRequest,
   response: { readonly content: string; readonly reasoning?: string; readonly toolCalls: readonly ToolCall[] },
 ): Usage {
-  let input = estimateTextTokens(request.system) + estimateToolTokens(request.tools);
+  let input = estimateSystemTokens(request.system) + estimateToolTokens(request.tools);
   for (const message of request.messages) input += estimateMessageTokens(message);
   const reasoning = estimateTextTokens(response.reasoning ?? '');
   let output = estimateTextTokens(response.content) + reasoning;

@@ -50,8 +50,33 @@ export function estimateMessageTokens(message: ModelMessage): number {
   }
 }
 
+/** Tool specs are immutable values, the same objects from step to step: each is counted once. */
+const toolTokens = new WeakMap<ToolSpec, number>();
+
 export function estimateToolTokens(tools: readonly ToolSpec[]): number {
   let tokens = 0;
-  for (const tool of tools) tokens += 8 + estimateTextTokens(`${tool.name}\n${tool.description}\n${JSON.stringify(tool.parameters)}`);
+  for (const tool of tools) {
+    let counted = toolTokens.get(tool);
+    if (counted === undefined) {
+      counted = 8 + estimateTextTokens(`${tool.name}\n${tool.description}\n${JSON.stringify(tool.parameters)}`);
+      toolTokens.set(tool, counted);
+    }
+    tokens += counted;
+  }
   return tokens;
+}
+
+/** System prompts counted lately: a node's prompt is the same text at every step. */
+const systemTokens = new Map<string, number>();
+const SYSTEM_TOKENS_KEPT = 32;
+
+/** `estimateTextTokens` of a system prompt, counted once per distinct text (the last few kept). */
+export function estimateSystemTokens(system: string): number {
+  let counted = systemTokens.get(system);
+  if (counted === undefined) {
+    counted = estimateTextTokens(system);
+    if (systemTokens.size >= SYSTEM_TOKENS_KEPT) systemTokens.delete(systemTokens.keys().next().value!);
+    systemTokens.set(system, counted);
+  }
+  return counted;
 }
