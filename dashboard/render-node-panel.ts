@@ -1,7 +1,7 @@
-import { PLAN_NODE_KINDS, nodeKind, type NodeView, type PlanNodeKind, type RunView } from '../engine/index.js';
+import { PLAN_NODE_KINDS, nodeKind, nodeWorkspaceLabel, nodeWorkspaceLine, type NodeView, type PlanNodeKind, type RunView } from '../engine/index.js';
 import type { TailLine } from './event-tail-line.js';
 import { waitsOn } from './node-stages.js';
-import { NODE_GLYPHS, PAUSED_GLYPH } from './render-stage-list.js';
+import { NODE_GLYPHS, PAUSED_GLYPH, workspaceCell } from './render-stage-list.js';
 import type { Span, Style } from './styled-line.js';
 import { bar, formatClock, formatTokens, formatUsd } from './text-format.js';
 
@@ -57,7 +57,7 @@ export function nodePanel(view: RunView, node: NodeView | undefined, tail: reado
   const [glyph, style] = paused && node.pause === 'paused' ? PAUSED_GLYPH : NODE_GLYPHS[node.status];
   const elapsed = node.startedAt === null ? '' : ` ${formatClock((node.finishedAt === null ? options.now : Date.parse(node.finishedAt)) - Date.parse(node.startedAt))}`;
   const lines: Span[][] = [
-    [[`${glyph} `, style], [node.id, 'bold'], [` · ${node.kind} · `], [`${paused ? (node.pause === 'paused' ? 'paused' : 'pausing') : node.status}${elapsed}`, style], [node.attempts > 0 ? ` · attempt ${node.attempts}` : ''], ...resumeMark(node)],
+    [[`${glyph} `, style], [node.id, 'bold'], [` · ${node.kind} · `], [`${paused ? (node.pause === 'paused' ? 'paused' : 'pausing') : node.status}${elapsed}`, style], [node.attempts > 0 ? ` · attempt ${node.attempts}` : ''], ...resumeMark(node), ...workspaceSpans(node)],
     [[node.title]],
     contextGauge(node, options.width),
     compactionMarkers(node),
@@ -71,6 +71,12 @@ export function nodePanel(view: RunView, node: NodeView | undefined, tail: reado
   for (const line of shown) lines.push([[`${line.at.slice(11, 19)} `, 'dim'], [line.text, TAIL_STYLES[line.kind]]]);
   if (shown.length === 0 && streaming.length === 0) lines.push([[node.status === 'pending' ? 'waiting to start' : 'no events yet', 'dim']]);
   return [...lines, ...streaming];
+}
+
+/** ` · merged 2 files` in the panel's first line, for a node in its own workspace. */
+function workspaceSpans(node: NodeView): Span[] {
+  if (node.workspace === null) return [];
+  return [[' · '], [nodeWorkspaceLabel(node.workspace), workspaceCell(node.workspace)[1]]];
 }
 
 /** Lines of the panel that show the response streaming now. */
@@ -98,6 +104,7 @@ function detailLines(view: RunView, node: NodeView, width: number): Span[][] {
     [[`started:    ${node.startedAt ?? '-'}`]],
     [[`finished:   ${node.finishedAt ?? '-'}`]],
     [[`cache hit:  ${formatTokens(node.tokens.cacheHit)} of ${formatTokens(node.tokens.input)} input tokens`]],
+    ...(node.workspace === null ? [] : [[[`workspace:  ${nodeWorkspaceLine(node.workspace)}`, workspaceCell(node.workspace)[1]] as Span]]),
   ];
   const text = node.error ?? node.result;
   if (text !== null) {

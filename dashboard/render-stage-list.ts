@@ -1,4 +1,4 @@
-import type { NodeView, NodeViewStatus, RunView } from '../engine/index.js';
+import type { NodeView, NodeViewStatus, NodeWorkspaceView, RunView } from '../engine/index.js';
 import { nodeStages, waitsOn } from './node-stages.js';
 import type { Span, Style } from './styled-line.js';
 import { cell, formatClock } from './text-format.js';
@@ -34,6 +34,8 @@ export function stageRows(view: RunView, selected: string | null, width: number,
   const stages = nodeStages(view);
   const approvals = new Set(view.approvals.map((approval) => approval.nodeId));
   const idWidth = Math.min(20, Math.max(6, ...view.order.map((id) => id.length)));
+  // Nodes in their own workspaces (isolation: worktree) show where each stands.
+  const isolated = view.order.some((id) => (view.nodes.get(id)?.workspace ?? null) !== null);
   const total = view.order.length;
   const fullRows = stages.reduce((sum, stage) => sum + 1 + stage.nodes.length, 0);
   const collapse = total >= COLLAPSE_FROM_NODES || fullRows > height;
@@ -51,7 +53,7 @@ export function stageRows(view: RunView, selected: string | null, width: number,
     });
     if (folded) continue;
     // A row's text is made when it is read: a 200-node run shows some 35 rows a frame.
-    for (const node of stage.nodes) rows.push(lazyRow(node.id, () => nodeRow(view, node, { idWidth, width, now, asking: approvals.has(node.id), selected: node.id === selected })));
+    for (const node of stage.nodes) rows.push(lazyRow(node.id, () => nodeRow(view, node, { idWidth, width, now, isolated, asking: approvals.has(node.id), selected: node.id === selected })));
   }
   return rows;
 }
@@ -66,11 +68,12 @@ function lazyRow(nodeId: string, render: () => Span[]): StageRow {
   };
 }
 
-function nodeRow(view: RunView, node: NodeView, options: { idWidth: number; width: number; now: number; asking: boolean; selected: boolean }): Span[] {
+function nodeRow(view: RunView, node: NodeView, options: { idWidth: number; width: number; now: number; isolated: boolean; asking: boolean; selected: boolean }): Span[] {
   const [glyph, style] = options.asking ? (['?', 'magenta'] as const) : node.status === 'running' && node.pause === 'paused' ? PAUSED_GLYPH : NODE_GLYPHS[node.status];
   const elapsed = node.startedAt === null ? '' : formatClock((node.finishedAt === null ? options.now : Date.parse(node.finishedAt)) - Date.parse(node.startedAt));
   const waiting = waitsOn(view, node);
-  const rest = Math.max(0, options.width - 2 - options.idWidth - 1 - 8 - 6 - 3 - 6);
+  const workspace = options.isolated ? workspaceCell(node.workspace) : undefined;
+  const rest = Math.max(0, options.width - 2 - options.idWidth - 1 - 8 - 6 - 3 - 6 - (workspace === undefined ? 0 : WORKSPACE_CELL));
   const tail = waiting.length > 0 ? `⟵ ${waiting.join(',')}` : node.title;
   const spans: Span[] = [
     [`${glyph} `, style],
@@ -80,9 +83,30 @@ function nodeRow(view: RunView, node: NodeView, options: { idWidth: number; widt
     [cell(elapsed, 6)],
     [cell(node.attempts > 1 ? `×${node.attempts}` : '', 3), 'yellow'],
     [cell(contextFill(node), 6), node.compactions.length > 0 ? 'yellow' : 'dim'],
+    ...(workspace === undefined ? [] : [[cell(workspace[0], WORKSPACE_CELL), workspace[1]] as Span]),
     [cell(tail, rest), waiting.length > 0 ? 'dim' : 'plain'],
   ];
   return spans;
+}
+
+/** Width of a row's workspace cell. */
+const WORKSPACE_CELL = 12;
+
+/** A row's workspace cell: `clean`, `changed 3`, `merged 2`, `conflict 1`, `dropped 2` (files), blank before it starts. */
+export function workspaceCell(workspace: NodeWorkspaceView | null): readonly [string, Style] {
+  if (workspace === null) return ['', 'dim'];
+  switch (workspace.state) {
+    case 'clean':
+      return ['clean', 'dim'];
+    case 'changed':
+      return [`changed ${workspace.files}`, 'yellow'];
+    case 'merged':
+      return [`merged ${workspace.files}`, 'green'];
+    case 'conflict':
+      return [`conflict ${workspace.files}`, 'red'];
+    case 'discarded':
+      return [`dropped ${workspace.files}`, 'red'];
+  }
 }
 
 /** The row's context gauge: fill of the compaction threshold, `⇣` once it compacted. */

@@ -51,7 +51,7 @@ export { requestTokens } from './model/request-tokens.js';
 export { estimateTextTokens } from './model/token-estimate.js';
 
 // Context: the system prompt and the request a model received.
-export { reconstructRequest, type InspectedHook, type InspectedMessage, type ReconstructedRequest } from './context/reconstruct-request.js';
+export { RequestNotFoundError, reconstructRequest, type InspectedHook, type InspectedMessage, type ReconstructedRequest } from './context/reconstruct-request.js';
 export type { StepPosition } from './context/runtime-context.js';
 export { SystemPrompt, type ContextProvider, type PromptSection } from './context/system-prompt.js';
 
@@ -153,7 +153,14 @@ export {
   foldRunView,
   reduceRunView,
   RUN_VIEW_EVENT_TYPES,
+  NODE_WORKSPACE_FOLD_TYPES,
+  foldNodeWorkspace,
+  nodeWorkspaceLabel,
+  nodeWorkspaceLine,
+  shortCommit,
   type NodePause,
+  type NodeWorkspaceState,
+  type NodeWorkspaceView,
   type NodeView,
   type NodeViewStatus,
   type PendingApproval,

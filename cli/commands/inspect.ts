@@ -1,4 +1,4 @@
-import { getRun, reconstructRequest, visibleJson } from '../../engine/index.js';
+import { NODE_WORKSPACE_FOLD_TYPES, RequestNotFoundError, foldNodeWorkspace, getRun, nodeWorkspaceLine, readEvents, reconstructRequest, visibleJson, visibleText } from '../../engine/index.js';
 import { writeLine } from '../context/cli-io.js';
 import { integerAtLeast } from '../context/cli-args.js';
 import { defineCommand } from '../context/command.js';
@@ -17,8 +17,19 @@ export const inspectCommand = defineCommand<{ run: string; node: string; step?: 
   async run(context, args) {
     const { db } = await context.readStore();
     const run = await getRun(db, args.run);
-    const request = await reconstructRequest(db, run.id, args.node, args.step);
-    writeLine(context.io.stdout, context.json ? visibleJson(JSON.stringify(request)) : renderRequestText(request));
+    // A node in its own workspace (isolation: worktree): where it stands, and its commit on the run branch.
+    const workspace = foldNodeWorkspace(await readEvents(db, run.id, { nodeId: args.node, types: NODE_WORKSPACE_FOLD_TYPES }));
+    let request;
+    try {
+      request = await reconstructRequest(db, run.id, args.node, args.step);
+    } catch (error) {
+      // A command node calls no model: its workspace and commit are what there is to see.
+      if (!(error instanceof RequestNotFoundError) || args.step !== undefined || workspace === null) throw error;
+      const line = `run ${run.id} · node ${args.node} · no model request (the node ran without a model)\nworkspace: ${nodeWorkspaceLine(workspace)}`;
+      writeLine(context.io.stdout, context.json ? visibleJson(JSON.stringify({ runId: run.id, nodeId: args.node, workspace })) : visibleText(line, { multiline: true }));
+      return 0;
+    }
+    writeLine(context.io.stdout, context.json ? visibleJson(JSON.stringify(workspace === null ? request : { ...request, workspace })) : renderRequestText(request, workspace === null ? undefined : nodeWorkspaceLine(workspace)));
     return 0;
   },
 });

@@ -1,4 +1,4 @@
-import { RUN_VIEW_EVENT_TYPES, budgetUse, budgetWayOn, deadRunOwner, formatBudgetUsd, foldRunView, getRun, listRuns, needsLivingProcess, readEvents, runOwner, visibleJson, visibleText, type RunOwner, type NodeView, type RunRecord, type RunView } from '../../engine/read-face.js';
+import { RUN_VIEW_EVENT_TYPES, budgetUse, budgetWayOn, nodeWorkspaceLabel, nodeWorkspaceLine, shortCommit, deadRunOwner, formatBudgetUsd, foldRunView, getRun, listRuns, needsLivingProcess, readEvents, runOwner, visibleJson, visibleText, type RunOwner, type NodeView, type RunRecord, type RunView } from '../../engine/read-face.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
 import { durationBetween, formatDuration, formatTokens, formatUsd, renderTable } from '../render/index.js';
@@ -43,9 +43,8 @@ export const statusCommand = defineCommand<{ run?: string; all?: boolean }>({
     const view = foldRunView(run.id, await readEvents(db, run.id, { types: RUN_VIEW_EVENT_TYPES }));
     const owner = needsLivingProcess(view.status) ? await runOwner(db, run.id) : undefined;
     const undeclared = await undeclaredChangesOf(db, run.id);
-    const merged = await mergedCommitsOf(db, run.id);
-    if (context.json) writeLine(context.io.stdout, visibleJson(JSON.stringify(withMerged(withUndeclared(statusJson(view, owner), undeclared), merged))));
-    else writeLine(context.io.stdout, [renderStatusText(view, new Date(), owner), ...undeclaredLines(undeclared), ...mergedLines(merged)].join('\n'));
+    if (context.json) writeLine(context.io.stdout, visibleJson(JSON.stringify(withUndeclared(statusJson(view, owner), undeclared))));
+    else writeLine(context.io.stdout, [renderStatusText(view, new Date(), owner), ...undeclaredLines(undeclared), ...workspaceLines(view)].join('\n'));
     return 0;
   },
 });
@@ -74,6 +73,8 @@ export function statusJson(view: RunView, owner?: RunOwner): unknown {
       ...(node.reused ? { reused: true } : {}),
       ...(node.resumedFromStep === null ? {} : { resumedFromStep: node.resumedFromStep }),
       ...(node.savedCostUsd > 0 || node.saved.input + node.saved.output > 0 ? { saved: { tokens: node.saved, costUsd: node.savedCostUsd } } : {}),
+      // Its own workspace (isolation: worktree): clean, changed, merged (its commit), conflict or discarded.
+      ...(node.workspace === null ? {} : { workspace: node.workspace }),
     })),
     totals: {
       tokens: { input: view.totals.input, output: view.totals.output, cacheHit: view.totals.cacheHit, reasoning: view.totals.reasoning },
@@ -97,7 +98,9 @@ export function renderStatusText(view: RunView, now: Date = new Date(), owner?: 
   const header = `run ${view.runId} · ${status}${view.planVersion === null ? '' : ` · plan v${view.planVersion}`} · ${done}/${nodes.length} nodes done`;
   const lines = [header, oneLine(view.task, 100)];
   if (nodes.length > 0) {
-    const rows = [['NODE', 'STATUS', 'TRIES', 'TIME', 'TOKENS', 'COST']];
+    // Nodes in their own workspaces (isolation: worktree) show where each stands.
+    const isolated = nodes.some((node) => node.workspace !== null);
+    const rows = [['NODE', 'STATUS', 'TRIES', 'TIME', 'TOKENS', 'COST', ...(isolated ? ['WORKSPACE'] : [])]];
     for (const node of nodes) {
       const duration = durationBetween(node.startedAt, node.finishedAt, clock);
       rows.push([
@@ -107,6 +110,7 @@ export function renderStatusText(view: RunView, now: Date = new Date(), owner?: 
         duration === undefined ? '-' : formatDuration(duration),
         formatTokens(node.tokens.input + node.tokens.output),
         formatUsd(node.costUsd),
+        ...(isolated ? [node.workspace === null ? '-' : nodeWorkspaceLabel(node.workspace)] : []),
       ]);
     }
     lines.push('', renderTable(rows, { rightAlign: [2, 3, 4, 5] }));
@@ -243,32 +247,19 @@ function oneLine(text: string, max: number): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
-interface MergedChange {
-  readonly commit: string;
-  readonly branch: string;
-  readonly files: number;
-  readonly keptYours: readonly string[];
-}
-
-/** Per isolated node, its last change merged onto the run branch (from its `node/merged` events). */
-async function mergedCommitsOf(db: Parameters<typeof readEvents>[0], runId: string): Promise<Map<string, MergedChange>> {
-  const byNode = new Map<string, MergedChange>();
-  for (const event of await readEvents(db, runId, { types: ['node/merged'] })) {
-    if (event.type !== 'node/merged' || event.nodeId === null) continue;
-    byNode.set(event.nodeId, { commit: event.payload.commit, branch: event.payload.branch, files: event.payload.files.length, keptYours: event.payload.keptYours });
-  }
-  return byNode;
-}
-
-/** `workspace: cmd-a merged 2 files as 1a2b3c4 on dagent/r-7f3a`, and the files left as the user edited them. */
-function mergedLines(merged: ReadonlyMap<string, MergedChange>): string[] {
-  return [...merged].flatMap(([node, change]) => [
-    `workspace: ${visibleText(node)} merged ${change.files} file${change.files === 1 ? '' : 's'} as ${change.commit.slice(0, 12)} on ${visibleText(change.branch)}`,
-    ...(change.keptYours.length === 0 ? [] : [`warning: ${visibleText(node)}'s change was not brought into your edited ${visibleText(change.keptYours.join(', '))} (\`git diff ${change.commit.slice(0, 12)}^ ${change.commit.slice(0, 12)}\` shows it)`]),
-  ]);
-}
-
-function withMerged(document: unknown, merged: ReadonlyMap<string, MergedChange>): unknown {
-  const status = document as { nodes: { id: string }[] };
-  return { ...status, nodes: status.nodes.map((node) => (merged.has(node.id) ? { ...node, workspace: { state: 'merged', ...merged.get(node.id) } } : node)) };
+/**
+ * `workspace: cmd-a merged 2 files as 1a2b3c4d5e6f on dagent/r-7f3a` for each node whose commit is
+ * on the run branch, and the files left as the user edited them.
+ */
+function workspaceLines(view: RunView): string[] {
+  return view.order.flatMap((id) => {
+    const workspace = view.nodes.get(id)?.workspace;
+    if (workspace === null || workspace === undefined || workspace.state !== 'merged' || workspace.commit === undefined) return [];
+    const commit = shortCommit(workspace.commit);
+    const kept = workspace.keptYours ?? [];
+    return [
+      `workspace: ${visibleText(id)} ${visibleText(nodeWorkspaceLine(workspace))}`,
+      ...(kept.length === 0 ? [] : [`warning: ${visibleText(id)}'s change was not brought into your edited ${visibleText(kept.join(', '))} (\`git diff ${commit}^ ${commit}\` shows it)`]),
+    ];
+  });
 }

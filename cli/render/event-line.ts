@@ -1,4 +1,4 @@
-import { visibleJson, visibleText } from '../../engine/read-face.js';
+import { shortCommit, visibleJson, visibleText } from '../../engine/read-face.js';
 import type { SessionEvent } from '../../engine/index.js';
 
 const MAX_SUMMARY = 120;
@@ -48,6 +48,14 @@ function summary(event: SessionEvent): string {
       return `${event.payload.compactionId} ${event.payload.trigger} seqs ${event.payload.range.start}-${event.payload.range.end} · ${event.payload.tokensBefore} tokens`;
     case 'compaction/end':
       return `${event.payload.compactionId} ${event.payload.outcome}${event.payload.tokensAfter === undefined ? '' : ` → ${event.payload.tokensAfter} tokens`}`;
+    case 'node/merged': {
+      const { files, commit, branch, keptYours } = event.payload;
+      return `commit ${shortCommit(commit)} on ${branch}: ${files.length} file${files.length === 1 ? '' : 's'} (${files.join(', ')})${keptYours.length === 0 ? '' : ` · kept your edits of ${keptYours.join(', ')}`}`;
+    }
+    case 'node/conflicted':
+      return `not merged onto ${event.payload.branch}: ${event.payload.files.map((file) => (file.hunks.length === 0 ? file.path : `${file.path}:${file.hunks.map((hunk) => hunk.line).join(',')}`)).join(' ')} (onConflict: ${event.payload.onConflict})`;
+    case 'workspace/discarded':
+      return `${event.payload.files.length} file${event.payload.files.length === 1 ? '' : 's'} dropped (${event.payload.reason}): ${event.payload.files.join(', ')}`;
     case 'hook/ran': {
       const { payload } = event;
       const exit = payload.exitCode === null || payload.outcome === 'ok' ? '' : ` (exit ${payload.exitCode})`;

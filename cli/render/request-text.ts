@@ -2,15 +2,17 @@ import { visibleText } from '../../engine/read-face.js';
 import type { InspectedHook, InspectedMessage, ReconstructedRequest } from '../../engine/index.js';
 
 /**
- * `dagent inspect` as text: the header, the exact system prompt, the tools and every message, with
+ * `dagent inspect` as text: the header (and the node's `workspace` line, naming its commit), the exact system prompt, the tools and every message, with
  * control characters and terminal escapes in them made visible (line feeds and tabs kept).
  */
-export function renderRequestText(request: ReconstructedRequest): string {
+export function renderRequestText(request: ReconstructedRequest, workspace?: string): string {
   const header = request.header;
   const lines = [
     `run ${request.runId} · node ${request.nodeId ?? '-'} · turn ${request.turn} · step ${request.step} · request seq ${request.seq}`,
     `${header.provider}:${header.model} · agent ${header.agent} · parameters ${JSON.stringify(header.parameters)}`,
     `system ${header.systemHash} · tools ${header.toolsHash} · ≈ ${request.estimatedTokens} tokens · runtime context ${header.contextChanged ? 'changed this step' : 'unchanged'}`,
+    // The node's workspace (isolation: worktree) and its commit on the run branch.
+    ...(workspace === undefined ? [] : [`workspace: ${workspace}`]),
     ...(request.resumed === undefined
       ? []
       : [`attempt ${request.resumed.attempt} resumed from step ${request.resumed.fromStep} (seq ${request.resumed.seq}): the messages of steps 1–${request.resumed.fromStep} come from the log, their model calls were not made again`]),

@@ -30,6 +30,8 @@ export interface WorktreeEndOptions {
 export interface WorktreeCheckpoint {
   readonly kind: 'worktree-step';
   readonly commit: string;
+  /** How many files differ from where the node began: what status and the dashboard show of a running node. */
+  readonly changedFiles?: number;
 }
 
 /** Where a resumed attempt's files go: a step checkpoint, the node's start, or as the stopped process left them. */
@@ -102,7 +104,8 @@ export class WorktreeNodeFiles {
     const commit = await workspace.checkpoint(parent, `dagent: ${nodeId} step checkpoint`);
     await this.#keep(nodeId, commit);
     this.#lastCheckpoint.set(nodeId, commit);
-    return { kind: 'worktree-step', commit };
+    const changed = await this.#options.workspaces.objects.changedPaths(workspace.start, commit);
+    return { kind: 'worktree-step', commit, changedFiles: changed.length };
   }
 
   /**

@@ -248,6 +248,9 @@ nodes:
       expect(runId, ran.stdout).toBeDefined();
       const pause = /paused: (first|second)'s change conflicts with changes merged before it \(a\.txt line 2; `dagent log r-[0-9a-z]+ --type node\/conflicted` shows both sides\); `dagent resume (r-[0-9a-z]+)` runs \1 again on the merged result/.exec(ran.stdout);
       expect(pause, ran.stdout).not.toBeNull();
+      const paused = await cli('status', runId!);
+      expect(paused.stdout).toMatch(new RegExp(`\\n${pause![1]}\\s+failed\\s.*conflict in 1 file`));
+      expect(paused.stdout).toMatch(/\n(first|second)\s+succeeded\s.*merged 1 file/);
       const resumed = await cli('resume', runId!, '--no-dashboard');
       expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
       expect(resumed.stdout).toContain(`run ${runId} succeeded`);

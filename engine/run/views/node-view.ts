@@ -98,6 +98,7 @@ export function newNodeView(id: string): NodeView {
     resumedFromStep: null,
     saved: ZERO_TOKENS,
     savedCostUsd: 0,
+    workspace: null,
   };
 }
 

@@ -1,5 +1,6 @@
 import type { RunBudget } from '../budget/run-budget.js';
 import type { RunStatus } from '../storage/run-status.js';
+import type { NodeWorkspaceView } from './node-workspace-view.js';
 import type { ReportedWork } from './reported-work.js';
 
 /** The shapes of the run view (`run-view.ts` folds them): a run, its nodes, approvals, replans. */
@@ -70,6 +71,8 @@ export interface NodeView {
   /** Tokens and cost not paid again: a reused result, or completed steps a resume went on from. */
   readonly saved: TokenTotals;
   readonly savedCostUsd: number;
+  /** Its own workspace under `isolation: worktree` (clean, changed, merged, conflict, discarded); null when it has none. */
+  readonly workspace: NodeWorkspaceView | null;
 }
 
 /** What resume and reuse saved over the whole run. */

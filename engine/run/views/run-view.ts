@@ -1,5 +1,6 @@
 import { NODE_TRANSITION_EVENT_TYPES } from '../storage/node-event.js';
 import type { SessionEvent } from '../../session/event-types.js';
+import { NODE_WORKSPACE_EVENT_TYPES, reduceNodeWorkspace } from './node-workspace-view.js';
 import { addUsage, reduceNodeTransition, resetUnfinishedNodes, settleRunningNodes, updateNode, withPlan } from './node-view.js';
 import { reportedWork } from './reported-work.js';
 import { NOTHING_SAVED, ZERO_TOKENS, type PlanChangeView, type RunView } from './run-view-types.js';
@@ -11,6 +12,7 @@ import { reduceSavedWork } from './saved-work.js';
  */
 export type { CompactionView, NodePause, NodeView, NodeViewStatus, PendingApproval, PlanChangeView, ReplanView, RunView, SavedWork, TokenTotals } from './run-view-types.js';
 export type { ReportedWork } from './reported-work.js';
+export { NODE_WORKSPACE_FOLD_TYPES, foldNodeWorkspace, nodeWorkspaceLabel, nodeWorkspaceLine, shortCommit, type NodeWorkspaceState, type NodeWorkspaceView } from './node-workspace-view.js';
 export { newNodeView, reduceNodeTransition } from './node-view.js';
 
 export function emptyRunView(runId: string): RunView {
@@ -73,6 +75,7 @@ export const RUN_VIEW_EVENT_TYPES = [
   'node/pause-requested',
   'node/paused',
   'node/resume-requested',
+  ...NODE_WORKSPACE_EVENT_TYPES,
 ] as const;
 
 export function reduceRunView(view: RunView, event: SessionEvent): RunView {
@@ -97,7 +100,13 @@ function reduceEvent(view: RunView, event: SessionEvent): RunView {
     case 'node/cancelled':
     case 'node/retried':
     case 'node/reset':
-      return updateNode(view, event, (node) => reduceNodeTransition(node, event));
+      return updateNode(view, event, (node) => ({ ...reduceNodeTransition(node, event), workspace: reduceNodeWorkspace(node.workspace, event) }));
+    case 'node/snapshotted':
+    case 'step/checkpointed':
+    case 'node/merged':
+    case 'node/conflicted':
+    case 'workspace/discarded':
+      return updateNode(view, event, (node) => ({ ...node, workspace: reduceNodeWorkspace(node.workspace, event) }));
     case 'node/reused':
     case 'step/resumed':
       return reduceSavedWork(view, event);
