@@ -48,7 +48,7 @@ export { PROVIDERS } from './model/provider-catalog.js';
 export { messageText, requestParts, requestText } from './model/request-text.js';
 export { createScriptedProvider } from './model/scripted-provider.js';
 export { requestTokens } from './model/request-tokens.js';
-export { estimateTextTokens } from './model/token-estimate.js';
+export { estimateTextTokens, loadTokenizer } from './model/token-estimate.js';
 
 // Context: the system prompt and the request a model received.
 export { RequestNotFoundError, reconstructRequest, type InspectedHook, type InspectedMessage, type ReconstructedRequest } from './context/reconstruct-request.js';

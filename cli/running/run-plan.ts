@@ -17,6 +17,7 @@ import {
   nodeKind,
   nodeModels,
   readEvents,
+  loadTokenizer,
   visibleText,
   waitForRun,
   type Approver,
@@ -141,6 +142,9 @@ async function executeClaimedRun(context: CliContext, run: RunRecord, flags: Run
       runtime.resolveModel(models.primary, { fromPlan: models.primary !== undefined && models.fromPlan.has(models.primary) });
     }
   }
+  // Model nodes count tokens from their first step: the tokenizer's tables (about half a second
+  // of CPU) load with the rest of the run's set-up, not while the first nodes wait for them.
+  if (flags.workers === undefined && plan.nodes.some((node) => nodeKind(node.kind).runsModel)) loadTokenizer();
   const settings: Partial<RunSettings> = {
     ...(flags.schedule ?? context.config.schedule ? { mode: flags.schedule ?? context.config.schedule } : {}),
     ...(flags.concurrency ?? context.config.concurrency ? { concurrency: flags.concurrency ?? context.config.concurrency } : flags.workers === undefined ? {} : { concurrency: WORKERS_DEFAULT_CONCURRENCY }),

@@ -3,7 +3,7 @@ export { IMAGE_MEDIA_TYPES } from './model-message.js';
 export type { AssistantModelMessage, ImageAttachment, ImageMediaType, ModelMessage, ToolCall, ToolModelMessage, UserMessageSource, UserModelMessage } from './model-message.js';
 export { FINISH_REASONS } from './model-provider.js';
 export type { AgentId, FinishReason, ModelParameters, ModelProvider, ModelRequest, StreamPart, ToolSpec, Usage } from './model-provider.js';
-export { MESSAGE_OVERHEAD_TOKENS, estimateMessageTokens, estimateTextTokens, estimateSystemTokens, estimateToolTokens } from './token-estimate.js';
+export { MESSAGE_OVERHEAD_TOKENS, estimateMessageTokens, estimateTextTokens, estimateSystemTokens, estimateToolTokens, loadTokenizer } from './token-estimate.js';
 export { PROVIDERS, PROVIDER_NAMES, isProviderName, type ProviderDefaults, type ProviderName, type ProviderProtocol } from './provider-catalog.js';
 export { parseModelId, type ModelId } from './model-id.js';
 export { CONTEXT_WINDOWS, contextWindowOf, type ContextWindowOverrides } from './context-window.js';

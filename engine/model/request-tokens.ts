@@ -12,13 +12,24 @@ export function requestTokens(request: ModelRequest, memo?: WeakMap<ModelMessage
   const { encode } = gptTokenizer();
   const tokens: number[] = [];
   for (const part of requestParts(request)) {
-    // History messages are the same objects from step to step: tokenize each once.
-    let encoded = part.message === undefined ? undefined : memo?.get(part.message);
+    // History messages are the same objects from step to step: tokenize each once. The system
+    // text and tool definitions repeat across steps and nodes: tokenized once per text.
+    let encoded = part.message === undefined ? staticTokens.get(part.text) : memo?.get(part.message);
     if (encoded === undefined) {
       encoded = encode(part.text, PLAIN_TEXT);
       if (part.message !== undefined) memo?.set(part.message, encoded);
+      else rememberStatic(part.text, encoded);
     }
     for (const token of encoded) tokens.push(token);
   }
   return tokens;
+}
+
+/** Tokens of system texts and tool definitions seen lately, by their text. */
+const staticTokens = new Map<string, readonly number[]>();
+const STATIC_TEXTS_KEPT = 512;
+
+function rememberStatic(text: string, tokens: readonly number[]): void {
+  if (staticTokens.size >= STATIC_TEXTS_KEPT) staticTokens.delete(staticTokens.keys().next().value!);
+  staticTokens.set(text, tokens);
 }

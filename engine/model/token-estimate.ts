@@ -25,6 +25,11 @@ export function gptTokenizer(): GptTokenizer {
   return loaded;
 }
 
+/** Loads the tokenizer's tables now, so that the first count does not pay for them. */
+export function loadTokenizer(): void {
+  gptTokenizer();
+}
+
 function tokenizer(): GptTokenizer['countTokens'] {
   return gptTokenizer().countTokens;
 }
