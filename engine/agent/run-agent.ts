@@ -113,8 +113,11 @@ async function appendInstruction(options: RunAgentOptions, turn: number): Promis
     throw error;
   }
   const attached = images.map(({ path, sha256, mediaType, bytes }) => ({ path, sha256, mediaType, bytes }));
-  await session.append({ type: 'user/message', turn, step: 0, payload: { content: options.instruction, source: 'instruction', ...(attached.length === 0 ? {} : { images: attached }) } });
-  for (const handoff of options.handoffs ?? []) await session.append({ type: 'user/message', turn, step: 0, payload: { content: handoff, source: 'handoff' } });
+  // The instruction and its handoffs in one transaction: a surface never holds one without the others.
+  await session.log.appendMany([
+    { type: 'user/message', nodeId: session.nodeId, turn, step: 0, payload: { content: options.instruction, source: 'instruction', ...(attached.length === 0 ? {} : { images: attached }) } },
+    ...(options.handoffs ?? []).map((handoff) => ({ type: 'user/message' as const, nodeId: session.nodeId, turn, step: 0, payload: { content: handoff, source: 'handoff' as const } })),
+  ]);
   return undefined;
 }
 
