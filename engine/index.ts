@@ -108,7 +108,7 @@ export { LINT_LEVELS, lintFindingSchema, type LintFinding, type LintLevel } from
 export { PlanLintBlockedError, lintGateVerdict, type LintGateAllowances, type LintGateVerdict } from './plan/lint-gate.js';
 export { isEmptyPlanDiff } from './plan/plan-diff.js';
 export { PlanInvalidError } from './plan/plan-errors.js';
-export { estimatePlan, type PlanEstimate } from './plan/plan-estimate.js';
+export { estimatePlan, type NodeEstimate, type NodeModelChoice, type PlanEstimate } from './plan/plan-estimate.js';
 export { planEdges } from './plan/plan-graph.js';
 export { formatPlanIssues, type PlanIssue } from './plan/plan-issue.js';
 export { NODE_KINDS, assertNever, isEditingNode, nodeKind, nodeSubject, type NodeKindTools, type NodeKindTraits } from './plan/node-kinds.js';
@@ -130,7 +130,7 @@ export { NO_TERMINAL_DENIAL } from './run/orchestration/node-outcome.js';
 export type { NodeFiles } from './run/orchestration/node-files.js';
 export { endRun } from './run/storage/end-run.js';
 export { DEFAULT_ROLES, executePlanNode, type NodeRuntime, type ResolvedModel } from './run/orchestration/execute-plan-node.js';
-export { nodeModels, type NodeModels } from './run/orchestration/node-models.js';
+export { nodeModels, type ModelRouting, type NodeModels } from './run/orchestration/node-models.js';
 export { executeReactRun } from './run/orchestration/execute-react-run.js';
 export { appendNodeTransitions } from './run/storage/node-projection.js';
 export { planChangeSummary } from './run/views/plan-change-summary.js';

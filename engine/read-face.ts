@@ -25,7 +25,7 @@ export { PLAN_LINT_EVENT_TYPES, approvalAllowances, recordedLint } from './run/v
 export type { Plan } from './plan/plan-schema.js';
 export { PlanLintBlockedError, lintGateVerdict } from './plan/lint-gate.js';
 export { analyzePlan, type PlanAnalysis } from './plan/plan-analysis.js';
-export { estimatePlan, type PlanEstimate } from './plan/plan-estimate.js';
+export { estimatePlan, type NodeModelChoice, type PlanEstimate } from './plan/plan-estimate.js';
 export { planEdges } from './plan/plan-graph.js';
 export { planStages } from './plan/plan-stages.js';
 export { DEFAULT_PRICE_TABLE, mergePriceTable, priceOf, type PriceTable } from './model/price-table.js';

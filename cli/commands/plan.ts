@@ -7,7 +7,7 @@ import { ALLOW_LINT_OPTION, lintForReview, versionLint } from '../plans/plan-lin
 import { analyzeForReview, printPlan } from '../plans/plan-review.js';
 import { planWithModel, recordedModels } from '../plans/planning.js';
 import { approveAndRun, type RunFlags } from '../running/run-plan.js';
-import { APPROVE_FROM_DASHBOARD_DESCRIPTION, DASHBOARD_DESCRIPTION } from './run.js';
+import { APPROVE_FROM_DASHBOARD_DESCRIPTION, DASHBOARD_DESCRIPTION, ROUTING_DESCRIPTION } from './run.js';
 
 interface PlanArgs {
   task?: string[];
@@ -16,6 +16,7 @@ interface PlanArgs {
   dashboard?: boolean;
   'approve-from-dashboard'?: boolean;
   'allow-lint'?: string[];
+  routing?: boolean;
 }
 
 export const planCommand = defineCommand<PlanArgs>({
@@ -32,7 +33,8 @@ export const planCommand = defineCommand<PlanArgs>({
       .option('allow-lint', ALLOW_LINT_OPTION)
       // With --yes the plan runs here, as `run` would: the same display and approval options.
       .option('dashboard', { type: 'boolean', describe: `with --yes: ${DASHBOARD_DESCRIPTION}` })
-      .option('approve-from-dashboard', { type: 'boolean', describe: `with --yes: ${APPROVE_FROM_DASHBOARD_DESCRIPTION}` }),
+      .option('approve-from-dashboard', { type: 'boolean', describe: `with --yes: ${APPROVE_FROM_DASHBOARD_DESCRIPTION}` })
+      .option('routing', { type: 'boolean', describe: `${ROUTING_DESCRIPTION} (the printed models and estimate too)` }),
   async run(context, args) {
     const task = (args.task ?? []).join(' ').trim();
     if (args.from === undefined && task === '') throw new ConfigError('name a task (`dagent plan "rename X to Y"`) or a plan document (`dagent plan --from plan.json`)');
@@ -47,7 +49,7 @@ export const planCommand = defineCommand<PlanArgs>({
     } else {
       runId = await planWithModel(context, task);
     }
-    return args.yes ? approveAndRun(context, runId, runFlagsOf(args)) : showNewPlan(context, runId);
+    return args.yes ? approveAndRun(context, runId, runFlagsOf(args)) : showNewPlan(context, runId, args.routing !== false);
   },
 });
 
@@ -56,15 +58,16 @@ function runFlagsOf(args: PlanArgs): RunFlags {
     ...(args['allow-lint'] === undefined ? {} : { allowLint: args['allow-lint'] }),
     ...(args.dashboard === undefined ? {} : { dashboard: args.dashboard }),
     ...(args['approve-from-dashboard'] === undefined ? {} : { approveFromDashboard: args['approve-from-dashboard'] }),
+    ...(args.routing === false ? { routing: false } : {}),
   };
 }
 
-async function showNewPlan(context: CliContext, runId: string): Promise<number> {
+async function showNewPlan(context: CliContext, runId: string, routing: boolean): Promise<number> {
   const { db } = await context.store();
   const { currentPlan } = await import('../../engine/index.js');
   const stored = await currentPlan(db, runId);
   const lint = await versionLint(context, runId, stored.version, stored.plan);
-  const analysis = await analyzeForReview(context, stored.plan, lint);
+  const analysis = await analyzeForReview(context, stored.plan, lint, { routing });
   printPlan(context, stored, analysis, 'text', 'plan');
   if (!context.json) writeLine(context.io.stdout, nextStep(runId, lint));
   return 0;

@@ -20,6 +20,7 @@ interface RunArgs {
   'approve-from-dashboard'?: boolean;
   'allow-lint'?: string[];
   reuse?: boolean;
+  routing?: boolean;
   node?: string;
   'max-cost'?: number;
   'max-tokens'?: number;
@@ -29,6 +30,7 @@ export const DASHBOARD_DESCRIPTION = 'show the live dashboard (the default on a 
 export const REUSE_DESCRIPTION = 'after a plan edit, keep the result of each node whose inputs did not change (the default); --no-reuse runs the changed nodes and every node after them again';
 export const MAX_COST_OPTION = { requiresArg: true, coerce: positiveNumber('--max-cost'), describe: "the run's spending cap in USD (config `budget.maxCostUsd`): at it the run pauses, and `resume --max-cost` with a higher one goes on" } as const;
 export const MAX_TOKENS_OPTION = { requiresArg: true, coerce: integerAtLeast('--max-tokens', 1), describe: "the run's cap on model tokens, input + output (config `budget.maxTokens`): at it the run pauses" } as const;
+export const ROUTING_DESCRIPTION = "with config `smallModel`, nodes the plan marks simple and compaction summaries run on the small model (the default); --no-routing runs them on the run's model";
 export const APPROVE_FROM_DASHBOARD_DESCRIPTION = 'approvals wait for an answer from `dagent dashboard` instead of being denied when there is no terminal';
 
 export const runCommand = defineCommand<RunArgs>({
@@ -49,6 +51,7 @@ export const runCommand = defineCommand<RunArgs>({
       .option('dashboard', { type: 'boolean', describe: DASHBOARD_DESCRIPTION })
       .option('approve-from-dashboard', { type: 'boolean', describe: APPROVE_FROM_DASHBOARD_DESCRIPTION })
       .option('reuse', { type: 'boolean', describe: REUSE_DESCRIPTION })
+      .option('routing', { type: 'boolean', describe: ROUTING_DESCRIPTION })
       .option('max-cost', MAX_COST_OPTION)
       .option('max-tokens', MAX_TOKENS_OPTION)
       .option('allow-lint', ALLOW_LINT_OPTION),
@@ -79,6 +82,7 @@ export const resumeCommand = defineCommand<RunArgs>({
       .option('dashboard', { type: 'boolean', describe: DASHBOARD_DESCRIPTION })
       .option('approve-from-dashboard', { type: 'boolean', describe: APPROVE_FROM_DASHBOARD_DESCRIPTION })
       .option('reuse', { type: 'boolean', describe: REUSE_DESCRIPTION })
+      .option('routing', { type: 'boolean', describe: ROUTING_DESCRIPTION })
       .option('node', { type: 'string', requiresArg: true, describe: 'let this paused node go on (`dagent pause`); without it, every paused node of a running run' })
       .option('max-cost', MAX_COST_OPTION)
       .option('max-tokens', MAX_TOKENS_OPTION),
@@ -129,6 +133,7 @@ function flagsOf(args: RunArgs) {
     ...(args.dashboard === undefined ? {} : { dashboard: args.dashboard }),
     ...(args['approve-from-dashboard'] === undefined ? {} : { approveFromDashboard: args['approve-from-dashboard'] }),
     ...(args.reuse === false ? { reuse: false } : {}),
+    ...(args.routing === false ? { routing: false } : {}),
     ...(args['max-cost'] === undefined && args['max-tokens'] === undefined
       ? {}
       : { budget: { ...(args['max-cost'] === undefined ? {} : { maxCostUsd: args['max-cost'] }), ...(args['max-tokens'] === undefined ? {} : { maxTokens: args['max-tokens'] }) } }),

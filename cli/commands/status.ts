@@ -1,4 +1,5 @@
 import { RUN_VIEW_EVENT_TYPES, budgetUse, budgetWayOn, nodeWorkspaceLabel, nodeWorkspaceLine, shortCommit, deadRunOwner, formatBudgetUsd, foldRunView, getRun, listRuns, needsLivingProcess, readEvents, runOwner, visibleJson, visibleText, type RunOwner, type NodeView, type RunRecord, type RunView } from '../../engine/read-face.js';
+import { basename } from 'node:path';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
 import { durationBetween, formatDuration, formatTokens, formatUsd, renderTable } from '../render/index.js';
@@ -67,6 +68,8 @@ export function statusJson(view: RunView, owner?: RunOwner): unknown {
       costUsd: node.costUsd,
       contextTokens: node.contextTokens,
       compactions: node.compactions,
+      ...(node.model === null ? {} : { model: node.model }),
+      ...(node.routedTo === null ? {} : { routedTo: node.routedTo }),
       ...(node.modelSwitches.length === 0 ? {} : { modelSwitches: node.modelSwitches.map(({ from, to, reason, error }) => ({ from, to, reason, error })) }),
       ...(node.error === null ? {} : { error: node.error }),
       ...(node.status === 'running' && node.pause !== null ? { pause: node.pause } : {}),
@@ -100,7 +103,7 @@ export function renderStatusText(view: RunView, now: Date = new Date(), owner?: 
   if (nodes.length > 0) {
     // Nodes in their own workspaces (isolation: worktree) show where each stands.
     const isolated = nodes.some((node) => node.workspace !== null);
-    const rows = [['NODE', 'STATUS', 'TRIES', 'TIME', 'TOKENS', 'COST', ...(isolated ? ['WORKSPACE'] : [])]];
+    const rows = [['NODE', 'STATUS', 'TRIES', 'TIME', 'TOKENS', 'COST', ...(isolated ? ['WORKSPACE'] : []), 'MODEL']];
     for (const node of nodes) {
       const duration = durationBetween(node.startedAt, node.finishedAt, clock);
       rows.push([
@@ -111,6 +114,7 @@ export function renderStatusText(view: RunView, now: Date = new Date(), owner?: 
         formatTokens(node.tokens.input + node.tokens.output),
         formatUsd(node.costUsd),
         ...(isolated ? [node.workspace === null ? '-' : nodeWorkspaceLabel(node.workspace)] : []),
+        modelLabel(node),
       ]);
     }
     lines.push('', renderTable(rows, { rightAlign: [2, 3, 4, 5] }));
@@ -180,6 +184,20 @@ export function savedLine(view: RunView): string | undefined {
     `${saved.modelCalls} model calls · ${formatTokens(saved.tokens.input + saved.tokens.output)} tokens · ${formatUsd(saved.costUsd)} not paid again`,
   ];
   return `saved: ${parts.join(' · ')}`;
+}
+
+/**
+ * The model a node ran with (its last answer's), `-` before any; a scripted model by its file's
+ * name; `(small)` when routing sent it to the small model and it stayed there.
+ */
+function modelLabel(node: NodeView): string {
+  if (node.model === null) return node.routedTo === null ? '-' : `${visibleText(shortModel(node.routedTo))} (small)`;
+  const small = node.routedTo !== null && node.modelSwitches.length === 0;
+  return `${visibleText(shortModel(node.model))}${small ? ' (small)' : ''}`;
+}
+
+function shortModel(model: string): string {
+  return model.startsWith('scripted:') ? `scripted:${basename(model.slice('scripted:'.length))}` : model;
 }
 
 /** `edit-a: model openai:gpt-4.1 gave way to deepseek:deepseek-chat (retries exhausted: openai 503: …)`. */

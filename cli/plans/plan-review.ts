@@ -6,6 +6,7 @@ import type { Plan, PlanAnalysis, LintFinding, StoredPlan } from '../../engine/i
 import type { CliContext } from '../context/cli-context.js';
 import { writeLine } from '../context/cli-io.js';
 import { estimatePrice } from '../runtime/model-prices.js';
+import { modelRouting, nodeModelChoice } from '../runtime/model-routing.js';
 import { planShowJson, renderPlanDot, renderPlanMermaid, renderPlanText } from '../render/index.js';
 
 export type PlanFormat = 'text' | 'json' | 'mermaid' | 'dot';
@@ -28,10 +29,22 @@ export async function planFileSizes(workspace: string, plan: Plan): Promise<Map<
   return sizes;
 }
 
-/** Stages, critical path, width, estimate and lint: everything review shows besides the plan. */
-export async function analyzeForReview(context: CliContext, plan: Plan, lint: readonly LintFinding[] = []): Promise<PlanAnalysis> {
+/**
+ * Stages, critical path, width, estimate and lint: everything review shows besides the plan. Each
+ * model node's estimate names the model it will run on (small-model routing included, unless
+ * `routing: false`) and is priced with that model.
+ */
+export async function analyzeForReview(context: CliContext, plan: Plan, lint: readonly LintFinding[] = [], options: { readonly routing?: boolean } = {}): Promise<PlanAnalysis> {
   const fileSizes = await planFileSizes(context.workspace, plan);
-  const estimate = estimatePlan(plan, { fileSizes, price: estimatePrice(context, context.config.model) });
+  const prices = new Map<string | undefined, (input: number, output: number) => number>();
+  const price = (input: number, output: number, model?: string): number => {
+    const id = model ?? context.config.model;
+    let priced = prices.get(id);
+    if (priced === undefined) prices.set(id, (priced = estimatePrice(context, id)));
+    return priced(input, output);
+  };
+  const modelOf = nodeModelChoice(context, modelRouting(context.config, options.routing ?? true));
+  const estimate = estimatePlan(plan, { fileSizes, price, modelOf });
   return analyzePlan(plan, { estimate, lint });
 }
 

@@ -1,5 +1,5 @@
 import { visibleText } from '../../engine/read-face.js';
-import { nodeKind, nodeSubject, type Plan, type PlanAnalysis, type PlanNode, type PlanStatus } from '../../engine/index.js';
+import { nodeKind, nodeSubject, type Plan, type NodeEstimate, type PlanAnalysis, type PlanNode, type PlanStatus } from '../../engine/index.js';
 import { formatTokens, formatUsd } from './format-estimate.js';
 
 export interface PlanTextOptions {
@@ -120,7 +120,7 @@ function detailLines(analysis: PlanAnalysis, nodeOf: (id: string) => PlanNode): 
       ['after', node.dependsOn.length > 0 ? node.dependsOn.join(', ') : undefined],
       ['command', node.command],
       ['role', node.role],
-      ['model', modelsText(node)],
+      ['model', modelsText(node) ?? chosenModelText(estimate)],
       ['tools', node.tools?.join(', ')],
       ['steps', node.maxSteps === undefined ? undefined : `at most ${node.maxSteps}`],
       ['cost', estimate === undefined || !nodeKind(node.kind).runsModel ? undefined : `≈ ${formatTokens(estimate.tokens)} tokens ≈ ${formatUsd(estimate.costUsd)}`],
@@ -132,6 +132,12 @@ function detailLines(analysis: PlanAnalysis, nodeOf: (id: string) => PlanNode): 
 
 function missingNode(id: string): never {
   throw new Error(`renderPlanText: the analysis names node "${id}", which the plan does not have`);
+}
+
+/** A node that names no model: the one it will run on, and why (`x (small model: simple work)`, `y (the run's model)`). */
+function chosenModelText(estimate: NodeEstimate | undefined): string | undefined {
+  if (estimate?.model === undefined) return undefined;
+  return `${estimate.model} (${estimate.routed === true ? 'small model: the plan marks it simple' : "the run's model"})`;
 }
 
 /** `a`, or `a, then b, c` when the node lists models to fall back to. */

@@ -59,6 +59,8 @@ export interface RunFlags {
   readonly allowedLint?: readonly string[];
   /** `--no-reuse`: after a plan edit, run the changed nodes and every node after them again without checking their keys. */
   readonly reuse?: boolean;
+  /** `--no-routing`: no node runs on config `smallModel` (nodes marked simple take the run's model), nor do compaction summaries. */
+  readonly routing?: boolean;
   /** `--max-cost` / `--max-tokens`: the run's budget from now on, over the one it recorded and the config's. */
   readonly budget?: RunBudget;
   /** Changes the run once this process holds it, before it starts (`rerun`: a new plan version, nodes reset). */
@@ -131,14 +133,14 @@ async function executeClaimedRun(context: CliContext, run: RunRecord, flags: Run
   const tools = await createTools(context);
   const dashboardOn = wantsDashboard(context, flags);
   const approver: Approver = dashboardOn || flags.approveFromDashboard === true ? createLogApprover(store) : createApprover(context);
-  const runtime = await createNodeRuntime(context, { tools, approver });
+  const runtime = await createNodeRuntime(context, { tools, approver, ...(flags.routing === false ? { routing: false } : {}) });
   // Every model the plan needs is built now: a missing key or provider is refused before a node starts.
   const { plan, status } = await currentPlan(db, run);
   // Fallback models are built when a node needs one: a fallback without a key only fails then.
   if (status === 'approved') {
     for (const node of plan.nodes) {
       if (!nodeKind(node.kind).runsModel) continue;
-      const models = nodeModels(node, node.role === undefined ? undefined : context.config.roles?.[node.role]);
+      const models = nodeModels(node, node.role === undefined ? undefined : context.config.roles?.[node.role], [], runtime.routing);
       runtime.resolveModel(models.primary, { fromPlan: models.primary !== undefined && models.fromPlan.has(models.primary) });
     }
   }

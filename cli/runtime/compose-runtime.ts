@@ -27,6 +27,7 @@ import type { CliContext } from '../context/cli-context.js';
 import { createConfinement } from './confinement.js';
 import { keyFactsToMemory } from './key-facts-to-memory.js';
 import { chooseModel, modelIdFor } from './models.js';
+import { modelRouting } from './model-routing.js';
 import { createImageSupport } from './task-images.js';
 import { holdingOutput } from '../context/output-hold.js';
 import { createWebTools, startMcpTools } from './outside-tools.js';
@@ -86,9 +87,13 @@ export async function projectMemorySections(context: CliContext): Promise<Prompt
   return section === undefined ? [] : [section];
 }
 
-/** Compaction for a node's model: threshold from its window, summaries by the summarizer model. */
-export function createNodeCompactor(context: CliContext, provider: ModelProvider, model: string, memory?: MemoryBank): AgentCompactor {
-  const summarizerId = context.config.summarizerModel;
+/**
+ * Compaction for a node's model: threshold from its window, summaries by the summarizer model
+ * (config `summarizerModel`), else by the small model when routing is on (`smallModel`), else by
+ * the node's own model.
+ */
+export function createNodeCompactor(context: CliContext, provider: ModelProvider, model: string, memory?: MemoryBank, options: { readonly smallModel?: string } = {}): AgentCompactor {
+  const summarizerId = context.config.summarizerModel ?? options.smallModel;
   const summarizer = summarizerId === undefined ? { provider, model } : (() => {
     const chosen = chooseModel(context, summarizerId);
     return { provider: chosen.provider as ModelProvider, model: chosen.provider.model };
@@ -114,8 +119,9 @@ export function createNodeCompactor(context: CliContext, provider: ModelProvider
 /** Everything a node needs besides its own data: tools, approver, models (cached per id), memory. */
 export async function createNodeRuntime(
   context: CliContext,
-  options: { tools: LocalToolRuntime; approver: Approver; onPart?: (nodeId: string, part: StreamPart) => void },
+  options: { tools: LocalToolRuntime; approver: Approver; onPart?: (nodeId: string, part: StreamPart) => void; routing?: boolean },
 ): Promise<NodeRuntime> {
+  const routing = modelRouting(context.config, options.routing ?? true);
   const models = new Map<string, ResolvedModel>();
   const memory = await createMemoryStore(context);
   const sections = await projectMemorySections(context);
@@ -133,12 +139,13 @@ export async function createNodeRuntime(
       let resolved = models.get(key);
       if (resolved === undefined) {
         const chosen = chooseModel(context, id, { fromPlan });
-        resolved = { provider: chosen.provider, model: chosen.provider.model, price: chosen.price, compactor: createNodeCompactor(context, chosen.provider, chosen.provider.model, memory) };
+        resolved = { provider: chosen.provider, model: chosen.provider.model, price: chosen.price, compactor: createNodeCompactor(context, chosen.provider, chosen.provider.model, memory, routing === undefined ? {} : { smallModel: routing.smallModel }) };
         models.set(key, resolved);
       }
       return resolved;
     },
     ...(context.config.fallbackModels === undefined ? {} : { fallbackModels: context.config.fallbackModels }),
+    ...(routing === undefined ? {} : { routing }),
     defaultTools: (kind) => defaultToolsFor(kind, options.tools),
     ...(context.config.toolBatchTimeoutMs === undefined ? {} : { toolBatchTimeoutMs: context.config.toolBatchTimeoutMs }),
     ...(context.config.roles === undefined ? {} : { roles: context.config.roles }),

@@ -65,6 +65,11 @@ export const configSchema = z.strictObject({
   model: z.string().optional(),
   plannerModel: z.string().optional(),
   summarizerModel: z.string().optional(),
+  /**
+   * Small-model routing: plan nodes marked `simple` that name no model, and compaction summaries
+   * (when `summarizerModel` is unset), run on this model; `run`/`resume --no-routing` turns it off.
+   */
+  smallModel: z.string().optional(),
   baseUrl: z.string().optional(),
   db: z.string().optional(),
   approval: approvalPolicy.optional(),

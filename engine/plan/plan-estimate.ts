@@ -10,13 +10,21 @@ export const NODE_OVERHEAD_TOKENS = 3_000;
 /** A node agent's final answer and reasoning around its tool calls. */
 export const NODE_ANSWER_TOKENS = 300;
 
-/** USD for one model call's tokens (from the price table of the node's model). */
-export type PriceFunction = (inputTokens: number, outputTokens: number) => number;
+/** USD for one model call's tokens, from the price table of `model` (the node's, when `modelOf` names it). */
+export type PriceFunction = (inputTokens: number, outputTokens: number, model?: string) => number;
+
+/** The model a node will run on (`provider:model`), and whether small-model routing chose it. */
+export interface NodeModelChoice {
+  readonly model: string;
+  readonly routed: boolean;
+}
 
 export interface PlanEstimateOptions {
   /** Workspace-relative path → size in bytes, for the files the plan's globs may match. */
   readonly fileSizes: ReadonlyMap<string, number>;
   readonly price: PriceFunction;
+  /** The model a model node will run on, when known: its estimate names it and is priced with it. */
+  readonly modelOf?: (node: PlanNode) => NodeModelChoice | undefined;
   /** Tokens of a file; default `ceil(bytes / BYTES_PER_TOKEN)`. */
   readonly countTokens?: (bytes: number, path: string) => number;
   readonly nodeOverheadTokens?: number;
@@ -31,6 +39,10 @@ export interface NodeEstimate {
   readonly outputTokens: number;
   readonly tokens: number;
   readonly costUsd: number;
+  /** The model the node will run on (`modelOf`), when known. */
+  readonly model?: string;
+  /** Small-model routing sends it to `model` (the plan marks it simple). */
+  readonly routed?: boolean;
 }
 
 export interface PlanEstimate {
@@ -74,7 +86,16 @@ function estimateNode(node: PlanNode, options: PlanEstimateOptions, tokensOf: (p
     inputTokens = node.estimate - outputTokens;
   }
   const tokens = inputTokens + outputTokens;
-  return { nodeId: node.id, files, inputTokens, outputTokens, tokens, costUsd: options.price(inputTokens, outputTokens) };
+  const choice = options.modelOf?.(node);
+  return {
+    nodeId: node.id,
+    files,
+    inputTokens,
+    outputTokens,
+    tokens,
+    costUsd: options.price(inputTokens, outputTokens, choice?.model),
+    ...(choice === undefined ? {} : { model: choice.model, ...(choice.routed ? { routed: true } : {}) }),
+  };
 }
 
 /** Known files a list of paths and globs covers; a literal path counts even if it is new. */

@@ -18,6 +18,7 @@ export type PlanIssueCode =
   | 'self-dependency'
   | 'cycle'
   | 'missing-command'
+  | 'simple-without-model'
   | 'write-conflict'
   | 'protected-write'
   | 'unknown-node';

@@ -39,6 +39,11 @@ export interface PlanNode {
   readonly budget?: { readonly maxCostUsd?: number; readonly maxTokens?: number };
   /** The planner's estimate of the node's total tokens. */
   readonly estimate?: number;
+  /**
+   * Simple work a small model does well (a read, a summary, a mechanical edit of one file): with
+   * config `smallModel` set, the node runs on it unless it (or its role) names its own model.
+   */
+  readonly simple?: boolean;
   /** The symbols an edit changes, `src/invoice.ts#Invoice.total`: plan lint checks their users are written too. */
   readonly changes?: readonly string[];
   /**
@@ -92,6 +97,7 @@ export const planNodeSchema = z.strictObject({
   maxSteps: z.number().int().positive().optional(),
   budget: z.strictObject({ maxCostUsd: z.number().positive().optional(), maxTokens: z.number().int().positive().optional() }).optional(),
   estimate: z.number().int().nonnegative().optional(),
+  simple: z.boolean({ error: 'must be true or false' }).optional(),
   changes: z.array(z.string().regex(/^[^#]+#[^#]+$/, { error: 'must be FILE#SYMBOL, e.g. src/invoice.ts#Invoice.total' })).optional(),
   strictWrites: z.boolean({ error: 'must be true or false' }).optional(),
 });

@@ -69,6 +69,12 @@ function missingCommandIssues(plan: Plan): PlanIssue[] {
         nodeId: node.id,
         message: `${nodeLocation(index, node.id)}.command: a command node needs the command to run (e.g. "npm test")`,
       });
+    if (node.simple === true && !nodeKind(node.kind).runsModel)
+      issues.push({
+        code: 'simple-without-model',
+        nodeId: node.id,
+        message: `${nodeLocation(index, node.id)}.simple: marks work for the small model (config \`smallModel\`), and a ${node.kind} node runs no model; remove it`,
+      });
   });
   return issues;
 }

@@ -17,7 +17,7 @@ import type { Session } from '../../session/session.js';
 import { commandFailure } from './command-failure.js';
 import { NODE_SYSTEM_SECTIONS, nodeInstruction } from './node-prompt.js';
 import type { NodeAction } from './node-outcome.js';
-import { nodeModels, type RoleModels } from './node-models.js';
+import { nodeModels, type ModelRouting, type RoleModels } from './node-models.js';
 
 export interface ResolvedModel {
   readonly provider: ModelProvider;
@@ -42,6 +42,8 @@ export interface NodeRuntime {
   resolveModel(modelId: string | undefined, options?: { readonly fromPlan?: boolean }): ResolvedModel;
   /** Models that take over when a node's model fails, for nodes and roles that list none (config `fallbackModels`). */
   readonly fallbackModels?: readonly string[];
+  /** Small-model routing: nodes the plan marks `simple` that name no model run on `smallModel` (config; off with `--no-routing`). */
+  readonly routing?: ModelRouting;
   readonly roles?: Readonly<Record<string, RolePrompt>>;
   /** More static sections for every node (e.g. project memory files). Shared byte for byte. */
   readonly sections?: readonly PromptSection[];
@@ -101,13 +103,16 @@ async function runAgentNode(runtime: NodeRuntime, attempt: NodeAttempt): Promise
   if (node.role !== undefined && role === undefined) {
     return { status: 'failed', error: `node ${node.id} names role "${node.role}", which is not configured (known: ${Object.keys(roles).join(', ')})`, retryable: false };
   }
-  const models = nodeModels(node, role, runtime.fallbackModels);
+  const models = nodeModels(node, role, runtime.fallbackModels, runtime.routing);
   const resolve = (id: string | undefined): ResolvedModel => runtime.resolveModel(id, { fromPlan: id !== undefined && models.fromPlan.has(id) });
   let model: ResolvedModel;
   try {
     model = resolve(models.primary);
   } catch (error) {
     return { status: 'failed', error: errorMessage(error), retryable: false };
+  }
+  if (models.routed && runtime.routing !== undefined && attempt.resume === undefined) {
+    await attempt.session.append({ type: 'model/routed', turn: 1, step: 0, payload: { model: runtime.routing.smallModel, instead: runtime.routing.runModel, reason: 'simple' } });
   }
   const allowed = node.tools ?? runtime.defaultTools(node.kind);
   // The system prompt and the leading tools are the same for every node of the run, whatever its

@@ -67,7 +67,7 @@ function ancestorChanges(context: NodeInputsContext, node: PlanNode): string[] {
 function modelOf(runtime: NodeRuntime, node: PlanNode): string | null {
   if (!nodeKind(node.kind).runsModel) return null;
   const roles = { ...DEFAULT_ROLES, ...runtime.roles };
-  const models = nodeModels(node, node.role === undefined ? undefined : roles[node.role], runtime.fallbackModels);
+  const models = nodeModels(node, node.role === undefined ? undefined : roles[node.role], runtime.fallbackModels, runtime.routing);
   if (models.primary === undefined) return RUN_MODEL;
   try {
     const resolved = runtime.resolveModel(models.primary, { fromPlan: models.primary !== undefined && models.fromPlan.has(models.primary) });

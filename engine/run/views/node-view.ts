@@ -88,6 +88,8 @@ export function newNodeView(id: string): NodeView {
     contextTokens: 0,
     compactionThreshold: null,
     compactions: [],
+    model: null,
+    routedTo: null,
     modelSwitches: [],
     pause: null,
     streamingText: null,
@@ -141,6 +143,7 @@ export function addUsage(view: RunView, event: SessionEvent<'assistant/message'>
     },
     costUsd: node.costUsd + cost,
     modelCalls: node.modelCalls + 1,
+    model: `${event.payload.provider}:${event.payload.model}`,
     streamingText: null,
   }));
 }

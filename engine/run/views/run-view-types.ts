@@ -52,6 +52,10 @@ export interface NodeView {
   /** The token count at which the node compacts (from its last request), when it has a compactor. */
   readonly compactionThreshold: number | null;
   readonly compactions: readonly CompactionView[];
+  /** The model (`provider:model`) of the node's last answer; null before its first. */
+  readonly model: string | null;
+  /** Small-model routing sent the node to this model (`model/routed`); null: it was not routed. */
+  readonly routedTo: string | null;
   /** Each time the node's model gave way to a fallback, in order: the last `to` is the model it runs on. */
   readonly modelSwitches: readonly ModelSwitchView[];
   /**

@@ -60,6 +60,7 @@ export const RUN_VIEW_EVENT_TYPES = [
   'text/streamed',
   'model/retried',
   'model/switched',
+  'model/routed',
   'request/context',
   'compaction/start',
   'compaction/end',
@@ -131,6 +132,8 @@ function reduceEvent(view: RunView, event: SessionEvent): RunView {
       return updateNode(view, event, (node) => ({ ...node, pause: node.pause === null ? null : 'paused' }));
     case 'node/resume-requested':
       return updateNode(view, event, (node) => ({ ...node, pause: null }));
+    case 'model/routed':
+      return updateNode(view, event, (node) => ({ ...node, routedTo: event.payload.model }));
     default:
       return reduceRunEvent(view, event);
   }

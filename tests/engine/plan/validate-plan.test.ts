@@ -36,6 +36,11 @@ describe('validatePlan', () => {
       issues: [{ code: 'missing-command', nodeId: 'test', message: 'nodes[0] (test).command: a command node needs the command to run (e.g. "npm test")' }],
     },
     {
+      name: 'a command node marked simple (it runs no model to route)',
+      nodes: [node('test', 'command', { command: 'npm test', simple: true })],
+      issues: [{ code: 'simple-without-model', nodeId: 'test', message: 'nodes[0] (test).simple: marks work for the small model (config `smallModel`), and a command node runs no model; remove it' }],
+    },
+    {
       name: 'a two-node cycle',
       nodes: [node('a', 'edit', { dependsOn: ['b'] }), node('b', 'edit', { dependsOn: ['a'] })],
       issues: [{ code: 'cycle', nodeId: 'a', message: 'dependency cycle a → b → a: each node waits for the one before it, so none can start; remove one of these dependencies' }],
