@@ -134,6 +134,10 @@ export { nodeModels, type ModelRouting, type NodeModels } from './run/orchestrat
 export { executeReactRun } from './run/orchestration/execute-react-run.js';
 export { appendNodeTransitions } from './run/storage/node-projection.js';
 export { planChangeSummary } from './run/views/plan-change-summary.js';
+export { DEFAULT_TEAM_LIMITS, TEAM_TOOL_NAMES, type TeamLimits } from './run/team/team-limits.js';
+export { LEAD_INSTRUCTIONS, LEAD_NODE_ID, teamLeadPlan } from './run/team/lead-plan.js';
+export { awaitDelegation, awaitNodes, type NodeEnding } from './run/team/team-waits.js';
+export { delegationVerdict, type DelegationVerdict } from './run/team/delegation-verdict.js';
 export type { PlanLinter } from './plan/plan-linter.js';
 export { PLAN_LINT_EVENT_TYPES, approvalAllowances, recordedLint } from './run/views/plan-lint-record.js';
 export { approvePlan, currentPlan, planVersion, rejectPlan, savePlan, type StoredPlan } from './run/storage/plan-store.js';

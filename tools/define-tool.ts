@@ -50,6 +50,8 @@ export interface Tool<A = unknown> {
   readonly risk: ToolRisk;
   /** Only meaningful in a planned run (it reports to the plan): left out of `react`'s tools. */
   readonly planOnly?: boolean;
+  /** A team lead's tool (`delegate`, `await_nodes`): in no kind's default set; a node has it only when its `tools` name it. */
+  readonly teamOnly?: boolean;
   /** Who produces this tool's content (`typescript` for the language service); `dagent` when absent. A result's own `meta.provider` wins. */
   readonly provider?: string;
   /** The JSON Schema the model sees when `args` cannot say it (MCP tools validate against their own schema); derived from `args` when absent. */
@@ -70,6 +72,7 @@ export interface ToolDefinition<S extends z.ZodType> {
   readonly args: S;
   readonly risk: ToolRisk;
   readonly planOnly?: boolean;
+  readonly teamOnly?: boolean;
   readonly provider?: string;
   readonly parameters?: Readonly<Record<string, unknown>>;
   readonly timeoutMs?: number | ((args: z.output<S>) => number);

@@ -27,6 +27,8 @@ export { killProcessGroup, KILL_GRACE_MS } from './process-group.js';
 export * from './command-check/index.js';
 export { recallHistoryTool, renderEvent, MAX_RECALLED_EVENTS, type RecallHistoryArgs } from './recall-history.js';
 export { reportMissingWorkTool } from './report-missing-work.js';
+export { delegateTool } from './delegate.js';
+export { awaitNodesTool, MAX_AWAIT_MS } from './await-nodes.js';
 export { createRememberTool } from './remember.js';
 
 export * from './web/index.js';

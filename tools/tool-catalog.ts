@@ -29,7 +29,7 @@ export function isReadOnlyTool(tool: Pick<Tool, 'risk'>): boolean {
 /** The registered tools a set is drawn from (a `LocalToolRuntime`). */
 export interface ToolSource {
   names(): string[];
-  get(name: string): Pick<Tool, 'name' | 'risk' | 'planOnly'> | undefined;
+  get(name: string): Pick<Tool, 'name' | 'risk' | 'planOnly' | 'teamOnly'> | undefined;
 }
 
 export interface ToolSetOptions {
@@ -39,12 +39,12 @@ export interface ToolSetOptions {
 
 /**
  * The names of a node kind's default tool set among the registered tools, sorted:
- * `read-only` the tools of risk `read`, `all` every tool, `none` no tool.
+ * `read-only` the tools of risk `read`, `all` every tool, `none` no tool. A team lead's tools (`teamOnly`) are in none.
  */
 export function toolSet(source: ToolSource, set: NodeKindTools, options: ToolSetOptions = {}): string[] {
   const tools = source.names().flatMap((name) => {
     const tool = source.get(name);
-    return tool === undefined || (options.planned === false && tool.planOnly === true) ? [] : [tool];
+    return tool === undefined || tool.teamOnly === true || (options.planned === false && tool.planOnly === true) ? [] : [tool];
   });
   switch (set) {
     case 'none':

@@ -30,6 +30,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   entry('say <run> [text..]', 'tell a running node something (--node ID): it reads it as a user message at its next step', async () => (await import('./steer.js')).sayCommand),
   entry('pause <run>', 'stop a running node (--node ID) at its next step, the other nodes go on, until `dagent resume --node`', async () => (await import('./steer.js')).pauseCommand),
   entry('worker', 'run nodes of `run --workers` runs from the PostgreSQL job queue (--db postgres://…); Ctrl-C or SIGTERM drains', async () => (await import('./worker.js')).workerCommand),
+  entry('team <task..>', 'team mode: a lead agent delegates the task to nodes it adds to the plan as it learns (each a new plan version, run at once), gathers their results and finishes', async () => (await import('./team.js')).teamCommand),
   entry('react <task..>', 'one ReAct agent, no plan: for short tasks', async () => (await import('./react.js')).reactCommand),
   entry('tool <name> [args]', "run one tool in the workspace under the same guards and approvals (args: a JSON object, e.g. '{\"path\":\"src/a.ts\"}')", async () => (await import('./tool.js')).toolCommand),
   entry('scan', 'the repository map: files, import graph, importers of a symbol', async () => (await import('./scan.js')).scanCommand),

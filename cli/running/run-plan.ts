@@ -1,5 +1,6 @@
 import {
   DagentError,
+  DEFAULT_TEAM_LIMITS,
   approvePlan,
   budgetWayOn,
   claimRun,
@@ -154,6 +155,7 @@ async function executeClaimedRun(context: CliContext, run: RunRecord, flags: Run
     ...(context.config.replan?.threshold === undefined ? {} : { replanThreshold: context.config.replan.threshold }),
     ...(context.config.replan?.maxReplans === undefined ? {} : { maxReplans: context.config.replan.maxReplans }),
     ...(context.config.onConflict === undefined ? {} : { onConflict: context.config.onConflict }),
+    ...(context.config.team === undefined ? {} : { team: { ...DEFAULT_TEAM_LIMITS, ...context.config.team } }),
     ...((flags.reviewReplans ?? context.config.replan?.review) === undefined ? {} : { reviewReplans: flags.reviewReplans ?? context.config.replan?.review ?? false }),
     // Commands a replan adds were not approved: they wait for approval unless commands run under auto.
     reviewCommandChanges: tools.policyFor('run_command') !== 'auto',

@@ -22,7 +22,7 @@ import {
   type ResolvedModel,
   type StreamPart,
 } from '../../engine/index.js';
-import { createHookRunner, createNonInteractiveApprover, createSymbolTools, createRememberTool, createTerminalApprover, createToolRuntime, reportMissingWorkTool, toolSet, type LocalToolRuntime } from '../../tools/index.js';
+import { createHookRunner, createNonInteractiveApprover, createSymbolTools, createRememberTool, createTerminalApprover, createToolRuntime, reportMissingWorkTool, delegateTool, awaitNodesTool, toolSet, type LocalToolRuntime } from '../../tools/index.js';
 import type { CliContext } from '../context/cli-context.js';
 import { createConfinement } from './confinement.js';
 import { keyFactsToMemory } from './key-facts-to-memory.js';
@@ -68,7 +68,7 @@ export async function createTools(context: CliContext, options: { mcp?: boolean 
   const allowEnv = context.config.sandbox?.env;
   const hooks = context.config.hooks === undefined ? undefined : createHookRunner({ hooks: context.config.hooks, confinement: () => confinement, env: context.io.env, ...(allowEnv === undefined ? {} : { allowEnv }) });
   return createToolRuntime({
-    tools: [reportMissingWorkTool, createRememberTool(await createMemoryStore(context)), ...createWebTools(context), ...createSymbolTools(() => workspaceLanguageService(context)), ...mcpTools],
+    tools: [reportMissingWorkTool, delegateTool, awaitNodesTool, createRememberTool(await createMemoryStore(context)), ...createWebTools(context), ...createSymbolTools(() => workspaceLanguageService(context)), ...mcpTools],
     runCommand: { env: context.io.env, confinement, ...(allowEnv === undefined ? {} : { allowEnv }) },
     ...(hooks === undefined ? {} : { hooks }),
     ...(context.config.approval === undefined ? {} : { approval: context.config.approval }),

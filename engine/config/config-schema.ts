@@ -145,6 +145,8 @@ export const configSchema = z.strictObject({
   hooks: hooksConfig.optional(),
   /** An isolated node whose change conflicts with changes merged before it: `replan` appends a node that resolves it (the default), `pause` stops the run for the user. */
   onConflict: z.enum(['replan', 'pause']).optional(),
+  /** Team mode (`dagent team`): at most `maxNodes` delegated nodes per run, `maxWidth` of them not yet ended at once, hand-offs `maxDepth` deep. */
+  team: z.strictObject({ maxNodes: z.number().int().positive().optional(), maxWidth: z.number().int().positive().optional(), maxDepth: z.number().int().positive().optional() }).optional(),
   /** OpenTelemetry traces (configured by the OTEL_* variables): `includeContent` adds model answers, tool arguments and tool results to the spans. */
   telemetry: z.strictObject({ includeContent: z.boolean().optional() }).optional(),
 });
@@ -171,6 +173,7 @@ export const WORKSPACE_SAFE_KEYS: readonly (keyof DagentConfig)[] = [
   'replan',
   'lint',
   'compaction',
+  'team',
 ];
 
 /** Checks raw settings against the schema; `source` names them in the one-line error. */

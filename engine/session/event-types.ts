@@ -11,6 +11,7 @@ import { RERUN_EVENTS } from './rerun-events.js';
 import { ROUTING_EVENTS } from './routing-events.js';
 import { RUN_EVENTS } from './run-events.js';
 import { STEERING_EVENTS } from './steering-events.js';
+import { TEAM_EVENTS } from './team-events.js';
 
 /**
  * Every event type of the session log, each defined once (in the file of its concern): its name,
@@ -22,7 +23,7 @@ import { STEERING_EVENTS } from './steering-events.js';
  * `meta` stays open, for the source details each tool adds (SPEC §1.6). Rows are validated again
  * when read, against the version they were written with (`readStoredPayload`).
  */
-const EVENT_DEFINITIONS = { ...AGENT_EVENTS, ...COMPACTION_EVENTS, ...RUN_EVENTS, ...NODE_EVENTS, ...APPROVAL_EVENTS, ...DISPATCH_EVENTS, ...RERUN_EVENTS, ...HOOK_EVENTS, ...STEERING_EVENTS, ...BUDGET_EVENTS, ...ROUTING_EVENTS } as const;
+const EVENT_DEFINITIONS = { ...AGENT_EVENTS, ...COMPACTION_EVENTS, ...RUN_EVENTS, ...NODE_EVENTS, ...APPROVAL_EVENTS, ...DISPATCH_EVENTS, ...RERUN_EVENTS, ...HOOK_EVENTS, ...STEERING_EVENTS, ...BUDGET_EVENTS, ...ROUTING_EVENTS, ...TEAM_EVENTS } as const;
 
 type Definitions = typeof EVENT_DEFINITIONS;
 

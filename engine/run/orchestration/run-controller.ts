@@ -2,7 +2,6 @@ import { hostname } from 'node:os';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
 import { errorMessage } from '../../errors.js';
-import type { LintFinding } from '../../plan/lint-finding.js';
 import type { Plan } from '../../plan/plan-schema.js';
 import type { PlanPatch, ReplanTrigger } from '../../plan/planner.js';
 import type { NodeStatus } from '../../scheduler/node-status.js';
@@ -33,6 +32,8 @@ import { nodesToRecheck, type ReuseSettings } from './node-reuse.js';
 import { changedCommandNodes, replanVerdict, reviewAfterReplan } from './replan-verdict.js';
 import { DEFAULT_RUN_SETTINGS, type ExecuteRunOptions, type NodeResult, type RunPause, type RunResult, type RunSettings } from './run-options.js';
 import { runOutcome } from './run-outcome.js';
+import { planLintFindings } from '../../plan/plan-lint-findings.js';
+import { Delegations } from '../team/delegations.js';
 import { TransitionStore } from './transition-store.js';
 
 /**
@@ -118,11 +119,13 @@ class RunController {
     if (this.#options.signal.aborted) cancel();
     const transitions = new TransitionStore(this.#log, this.#planVersion, recovered.usage);
     this.#transitions = transitions;
+    const team = new Delegations({ db: this.#db, log: this.#log, runId: this.#runId, limits: this.#settings.team, ...(this.#options.linter === undefined ? {} : { linter: this.#options.linter }), defaultTools: (kind) => this.#options.runtime.defaultTools(kind), plan: () => this.#plan, adopt: (plan, version) => this.#adopt(plan, version) });
     const unsubscribe = this.#log.onAppend((events) => {
       this.#options.onEvents?.(events);
       this.#memory.add(events);
       noteConflicts(this.#conflicts, events);
       this.#onControlEvents(events);
+      for (const event of events) team.hear(event, this.#handle, this.#amendments);
     });
     let follower: RunFollower | undefined;
     try {
@@ -340,7 +343,7 @@ class RunController {
       return { unplanned: `the replan failed: ${errorMessage(error)}` };
     }
     const newCommands = changedCommandNodes(this.#plan, next);
-    const lint = await this.#lint(next, signal);
+    const lint = await planLintFindings(this.#options.linter, next, signal);
     const review = reviewAfterReplan({ settings: this.#settings, newCommands, lintErrors: lint.filter((finding) => finding.level === 'error').map((finding) => finding.message) });
     const status = review === undefined ? 'approved' : 'awaiting_approval';
     const saved = await savePlan(this.#db, this.#runId, { plan: next, reason: verdict.reason, status, runStatus: 'running', log: this.#log, ...(this.#options.linter === undefined ? {} : { lint }) });
@@ -350,21 +353,15 @@ class RunController {
       this.#pause({ cause: 'review', reason: review(version) });
       return {};
     }
-    this.#plan = next;
-    this.#planVersion = version;
-    if (this.#transitions !== undefined) this.#transitions.planVersion = version;
-    await this.#db.transaction().execute((transaction) => ensureNodeRows(transaction, this.#runId, version, next.nodes));
+    await this.#adopt(next, version);
     return { amendment: { nodes: next.nodes, restart: [] } };
   }
 
-  /** The linter's findings; a linter that fails records nothing rather than failing the run. */
-  async #lint(plan: Plan, signal: AbortSignal): Promise<readonly LintFinding[]> {
-    if (this.#options.linter === undefined) return [];
-    try {
-      return await this.#options.linter(plan, signal);
-    } catch {
-      return [];
-    }
+  /** Goes on with plan `version` (a replan's, a delegation's): its node rows, and transitions recorded under it. */
+  async #adopt(next: Plan, version: number): Promise<void> {
+    [this.#plan, this.#planVersion] = [next, version];
+    if (this.#transitions !== undefined) this.#transitions.planVersion = version;
+    await this.#db.transaction().execute((transaction) => ensureNodeRows(transaction, this.#runId, version, next.nodes));
   }
 
   async #askPlanner(trigger: ReplanTrigger, mode: 'full' | 'append', signal: AbortSignal, conflict?: NodeConflict): Promise<PlanPatch> {

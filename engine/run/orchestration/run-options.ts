@@ -1,3 +1,4 @@
+import { DEFAULT_TEAM_LIMITS, type TeamLimits } from '../team/team-limits.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
 import type { PlanLinter } from '../../plan/plan-linter.js';
@@ -29,6 +30,8 @@ export interface RunSettings {
   readonly reviewCommandChanges: boolean;
   /** An isolated node's merge conflict: a replan appends a node that resolves it, or the run pauses for the user. */
   readonly onConflict: 'replan' | 'pause';
+  /** Team mode's bounds on delegated nodes (`team.*`). */
+  readonly team: TeamLimits;
 }
 
 export const DEFAULT_RUN_SETTINGS: RunSettings = {
@@ -40,6 +43,7 @@ export const DEFAULT_RUN_SETTINGS: RunSettings = {
   reviewReplans: false,
   reviewCommandChanges: true,
   onConflict: 'replan',
+  team: DEFAULT_TEAM_LIMITS,
 };
 
 export interface ExecuteRunOptions {
