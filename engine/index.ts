@@ -138,6 +138,7 @@ export { DEFAULT_TEAM_LIMITS, TEAM_TOOL_NAMES, type TeamLimits } from './run/tea
 export { LEAD_INSTRUCTIONS, LEAD_NODE_ID, teamLeadPlan } from './run/team/lead-plan.js';
 export { awaitDelegation, awaitNodes, type NodeEnding } from './run/team/team-waits.js';
 export { delegationVerdict, type DelegationVerdict } from './run/team/delegation-verdict.js';
+export { delegatedBy } from './run/team/delegations.js';
 export type { PlanLinter } from './plan/plan-linter.js';
 export { PLAN_LINT_EVENT_TYPES, approvalAllowances, recordedLint } from './run/views/plan-lint-record.js';
 export { approvePlan, currentPlan, planVersion, rejectPlan, savePlan, type StoredPlan } from './run/storage/plan-store.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { awaitNodes, type NodeEnding } from '../engine/index.js';
+import { awaitNodes, delegatedBy, type NodeEnding } from '../engine/index.js';
 import { defineTool, loadToolDescription } from './define-tool.js';
 import { ToolError } from './tool-errors/index.js';
 
@@ -23,8 +23,11 @@ export const awaitNodesTool = defineTool({
   summarize: (args) => `await ${args.ids.join(', ')}`,
   async execute(args, context) {
     if (context.nodeId === null) throw new ToolError('await_nodes is for the lead of a team run (`dagent team`)');
-    const wait = AbortSignal.any([context.signal, AbortSignal.timeout(args.timeout_ms ?? MAX_AWAIT_MS)]);
     const ids = [...new Set(args.ids)];
+    const delegated = await delegatedBy(context.session.log);
+    const unknown = ids.filter((id) => !delegated.has(id));
+    if (unknown.length > 0) throw new ToolError(`not delegated in this run: ${unknown.join(', ')} (a refused delegation adds no node); await only the ids delegate answered with`);
+    const wait = AbortSignal.any([context.signal, AbortSignal.timeout(args.timeout_ms ?? MAX_AWAIT_MS)]);
     let endings: readonly NodeEnding[];
     try {
       endings = await awaitNodes(context.session.log, ids, wait);
