@@ -58,6 +58,7 @@ export { SystemPrompt, type ContextProvider, type PromptSection } from './contex
 // Agent: the ReAct loop and the tool runtime and approval interfaces it calls.
 export type { AgentCompactor } from './agent/agent-compactor.js';
 export type { EndReason } from './agent/end-reason.js';
+export type { ModelCallGate } from './agent/model-call-gate.js';
 export { runAgent } from './agent/run-agent.js';
 export type { AgentLimits } from './agent/stop-conditions.js';
 export type {

@@ -8,6 +8,7 @@ import {
   type Approver,
   type CallModelOptions,
   type Database,
+  type ModelCallGate,
   type ModelParameters,
   type ModelProvider,
   type PlanIssue,
@@ -49,6 +50,8 @@ export interface PlannerTurn<T> {
   readonly shape: 'plan' | 'append';
   check(answer: string): AnswerCheck<T>;
   readonly signal: AbortSignal;
+  /** The run's budget, asked before each model call of the turn (a replan during a run under one). */
+  readonly gate?: ModelCallGate;
 }
 
 /**
@@ -92,6 +95,7 @@ export async function runPlannerTurn<T>(agent: PlannerAgent, turn: PlannerTurn<T
         ...(agent.price === undefined ? {} : { price: agent.price }),
         ...(agent.onPart === undefined ? {} : { onPart: agent.onPart }),
         ...(agent.callOptions === undefined ? {} : { callOptions: agent.callOptions }),
+        ...(turn.gate === undefined ? {} : { gate: turn.gate }),
       });
       if (outcome.reason !== 'done') {
         signal.throwIfAborted();

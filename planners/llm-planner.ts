@@ -130,6 +130,7 @@ export function createLlmPlanner(options: LlmPlannerOptions): Planner {
           shape: input.mode === 'append' ? 'append' : 'plan',
           check: (answer) => (input.mode === 'append' ? checkAppendAnswer(answer, context) : checkReplaceAnswer(answer, context)),
           signal: input.signal,
+          ...(input.gate === undefined ? {} : { gate: input.gate }),
         });
       }),
   };

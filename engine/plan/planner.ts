@@ -1,6 +1,14 @@
 import type { NodeWaitsFor } from '../scheduler/schedulable-node.js';
 import type { Plan, PlanNode } from './plan-schema.js';
 
+/**
+ * The run's budget as a planner asks it: engine/agent's `ModelCallGate`, spelled out here so plans
+ * do not depend on the agent folder (the two are the same shape).
+ */
+export interface PlannerCallGate {
+  admit(call: { readonly nodeId: string | null; readonly inputTokens: number; readonly outputTokens: number; readonly costUsd: number }): Promise<{ readonly admitted: true; settle(): void } | { readonly admitted: false; readonly reason: string }>;
+}
+
 /** What a finished node handed over. */
 export interface CompletedNode {
   readonly nodeId: string;
@@ -32,6 +40,8 @@ export interface AmendInput {
   readonly trigger: ReplanTrigger;
   readonly completed: readonly CompletedNode[];
   readonly signal: AbortSignal;
+  /** The run's budget: asked before each of the planner's model calls, like a node's; a refused call stops the amendment. */
+  readonly gate?: PlannerCallGate;
 }
 
 /** An amendment from a planner: nodes to append (the engine rewires), or a whole new plan. */

@@ -373,7 +373,7 @@ class RunController {
       throw new Error('no planner is configured to replan a failed node');
     }
     const { task, workspace } = this.#run;
-    return planner.amend({ runId: this.#runId, task, workspace, plan: this.#plan, mode, trigger, completed: [...this.#memory.completed.values()], signal });
+    return planner.amend({ runId: this.#runId, task, workspace, plan: this.#plan, mode, trigger, completed: [...this.#memory.completed.values()], signal, ...(this.#gate === undefined ? {} : { gate: this.#gate }) });
   }
 
   async #finish(status: 'succeeded' | 'failed' | 'cancelled', nodes: ReadonlyMap<string, { status: NodeStatus; attempts: number; error?: string }>): Promise<RunResult> {

@@ -1,0 +1,61 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../helpers/cli-harness.js';
+import { tempDir } from '../../helpers/temp-store.js';
+
+/**
+ * Under a budget the planner's calls are weighed before they are sent, like a node's: a replan
+ * whose first call would cross the cap is never sent, and the run pauses at its budget.
+ */
+
+let temp: { dir: string; cleanup: () => void };
+let workspace: string;
+let env: NodeJS.ProcessEnv;
+
+// Each node answer reports 2 000 tokens: two of them leave 3 800 of a 7 800-token cap, less than
+// the planner's first request (about 3 000 tokens in, 1 000 out) is estimated at.
+const USAGE = { input: 1_990, output: 10, cacheHit: 0, reasoning: 0 };
+const CAP_TOKENS = 7_800;
+
+beforeEach(() => {
+  temp = tempDir('dagent-planner-budget-');
+  workspace = join(temp.dir, 'workspace');
+  mkdirSync(join(workspace, 'src'), { recursive: true });
+  writeFileSync(join(workspace, 'src', 'a.txt'), 'old\n');
+  writeFileSync(join(workspace, 'plan.json'), JSON.stringify({ goal: 'Change a', nodes: [{ id: 'edit-a', kind: 'edit', title: 'Change a', writes: ['src/a.txt'] }] }));
+  const script = join(temp.dir, 'model.json');
+  const report = { name: 'report_missing_work', args: { title: 'Change b too', files: ['src/b.txt'], reason: 'b uses a' } };
+  writeFileSync(script, JSON.stringify({ agents: { 'node:edit-a': [{ toolCalls: [report], usage: USAGE }, { text: 'Reported.', usage: USAGE }], planner: [{ text: '{ "nodes": [] }' }] } }));
+  mkdirSync(join(temp.dir, 'home'));
+  env = { HOME: join(temp.dir, 'home'), XDG_CONFIG_HOME: join(temp.dir, 'config'), PATH: process.env.PATH, DAGENT_MODEL: `scripted:${script}` };
+});
+
+afterEach(() => temp.cleanup());
+
+const cli = (args: string[]) => runCli(args, { cwd: workspace, env });
+
+describe("the planner's calls under a budget", () => {
+  it('a replan whose call would cross the cap is refused before it is sent, and the run pauses', { timeout: 60_000 }, async () => {
+    const planned = await cli(['plan', '--from', 'plan.json']);
+    expect(planned.code, planned.stderr).toBe(0);
+    const runId = /run (\S+) /.exec(planned.stdout)![1]!;
+    expect((await cli(['approve', runId])).code).toBe(0);
+
+    const run = await cli(['run', runId, '--no-dashboard', '--approval', 'auto', '--max-tokens', String(CAP_TOKENS)]);
+
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(new RegExp(`run ${runId} paused: the run's budget is reached: spent 4000 tokens of ${CAP_TOKENS} tokens; the next model call \\(about \\d+ tokens\\) would cross it`));
+    const reached = (await cli(['log', runId, '--type', 'budget/reached', '--json'])).stdout.trim().split('\n').map((line) => JSON.parse(line) as { nodeId: string; payload: { scope: string; spent: number; estimate: number; cap: number } });
+    expect(reached).toHaveLength(1);
+    expect(reached[0]!.nodeId).toBe('planner');
+    expect(reached[0]!.payload).toMatchObject({ scope: 'run', spent: 4_000, cap: CAP_TOKENS });
+    expect(reached[0]!.payload.spent + reached[0]!.payload.estimate).toBeGreaterThan(CAP_TOKENS);
+    // The planner's request was never sent: no answer of its, and the spend stayed under the cap.
+    const answers = (await cli(['log', runId, '--type', 'assistant/message', '--json'])).stdout.trim().split('\n').map((line) => JSON.parse(line) as { nodeId: string });
+    expect(answers.map((answer) => answer.nodeId)).toEqual(['edit-a', 'edit-a']);
+    const status = JSON.parse((await cli(['status', runId, '--json'])).stdout) as { run: { status: string }; budget?: { spentTokens: number } };
+    expect(status.run.status).toBe('paused');
+    expect(status.budget?.spentTokens).toBeLessThanOrEqual(CAP_TOKENS);
+  });
+});
