@@ -1,14 +1,20 @@
-import { FileSnapshots, RunWorkspaces, WorktreeNodeFiles, chooseIsolation, type IsolationChoice, type NodeFiles, type RunRecord } from '../../engine/index.js';
+import { FileSnapshots, RunWorkspaces, WorktreeNodeFiles, chooseIsolation, describeIsolation, type IsolationChoice, type NodeFiles, type RunRecord } from '../../engine/index.js';
 import type { CliContext } from '../context/cli-context.js';
 
 /**
  * How a run's nodes get their files: isolated (a worktree each, merged onto `dagent/<run>`) or
  * shared (snapshots of the one working copy), as `isolation` says and the workspace allows.
- * Runs spread over workers share the working copy.
+ * Runs spread over workers share the working copy (or each worker's clone): where `isolation`
+ * would have given worktrees, `notice` is the one line that says so.
  */
-export async function runNodeFiles(context: CliContext, run: RunRecord, options: { readonly workers: boolean }): Promise<{ files: NodeFiles; isolation: IsolationChoice }> {
+export async function runNodeFiles(context: CliContext, run: RunRecord, options: { readonly workers: boolean }): Promise<{ files: NodeFiles; isolation: IsolationChoice; notice?: string }> {
   const { db } = await context.store();
-  const isolation: IsolationChoice = options.workers ? { mode: 'shared', reason: 'nodes run on workers' } : await chooseIsolation(context.config.isolation, run.workspace);
+  const chosen = await chooseIsolation(context.config.isolation, run.workspace);
+  if (options.workers && chosen.mode === 'worktree') {
+    const isolation: IsolationChoice = { mode: 'shared', reason: `nodes run on workers; ${chosen.reason}, but worktrees are made only for runs without --workers` };
+    return { files: new FileSnapshots({ db, runId: run.id, workspace: run.workspace }), isolation, notice: describeIsolation(isolation, run.id) };
+  }
+  const isolation: IsolationChoice = options.workers ? { mode: 'shared', reason: 'nodes run on workers' } : chosen;
   if (isolation.mode === 'shared') return { files: new FileSnapshots({ db, runId: run.id, workspace: run.workspace }), isolation };
   const workspaces = await RunWorkspaces.open({ repo: run.workspace, runId: run.id });
   return { files: new WorktreeNodeFiles({ db, runId: run.id, workspaces }), isolation };

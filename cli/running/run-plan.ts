@@ -171,12 +171,14 @@ async function executeClaimedRun(context: CliContext, run: RunRecord, flags: Run
   const tracing = await startRunTracing(context, run.id);
   let result: RunResult;
   try {
+    const nodeFiles = await runNodeFiles(context, run, { workers: flags.workers !== undefined });
+    if (nodeFiles.notice !== undefined) writeLine(context.io.stderr, nodeFiles.notice);
     result = await executeRun({
       db,
       runId: run.id,
       run,
       runtime,
-      files: (await runNodeFiles(context, run, { workers: flags.workers !== undefined })).files,
+      files: nodeFiles.files,
       settings,
       signal: AbortSignal.any([context.io.interrupt, lease.lost, cancelled.signal]),
       ...(planner === undefined ? {} : { planner }),
