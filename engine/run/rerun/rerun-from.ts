@@ -9,6 +9,7 @@ import { runLog } from '../../session/run-log.js';
 import { revertRun, type RevertConflict, type RevertedFile } from '../../snapshots/file-revert.js';
 import { listSnapshots } from '../../snapshots/file-snapshot-rows.js';
 import { currentPlan, savePlan } from '../storage/plan-store.js';
+import { revertOnRunBranch } from '../../workspace/run-branch-revert.js';
 import { getRun } from '../storage/run-store.js';
 import { nodeStatesFromEvents } from '../views/node-states.js';
 import { NODE_TRANSITION_EVENT_TYPES } from '../storage/node-event.js';
@@ -72,6 +73,10 @@ export async function prepareRerun(db: Kysely<Database>, runId: string, input: R
   }
   const reverted: RevertedFile[] = [];
   for (const nodeId of order) reverted.push(...(await revertRun(db, run.id, input.workspace, { nodeId, log, force: input.force === true })).restored);
+  // With a workspace per node, the run branch gives the next attempts their start: their earlier changes leave it too.
+  const mergedCommits = new Map((await log.read({ types: ['node/merged'] })).map((event) => [event.nodeId ?? '', event.payload.commit]));
+  const onBranch = order.flatMap((nodeId) => (mergedCommits.has(nodeId) ? [{ nodeId, commit: mergedCommits.get(nodeId)! }] : []));
+  if (onBranch.length > 0) await revertOnRunBranch(input.workspace, run.id, onBranch, `rerun from ${input.from}`);
   const next = input.instruction === undefined ? plan : withInstruction(plan, input.from, input.instruction);
   const reason = `rerun from ${input.from}${input.instruction === undefined ? '' : ' with an instruction'}`;
   const saved = await savePlan(db, run.id, { plan: next, reason, status: 'approved', runStatus: 'approved', log });
