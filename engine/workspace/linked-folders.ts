@@ -8,7 +8,7 @@ export const LINKED_FOLDERS_FILE = '.linked-folders';
 const NODE_WORKTREE = /^(.+)\/\.dagent\/worktrees\/[^/]+\/[^/]+$/;
 
 /**
- * The repository folders a node workspace links to (node_modules, build caches), as absolute
+ * The repository folders a node workspace links to (node_modules, a virtualenv), as absolute
  * paths: what a command's sandbox must keep visible, read-only, for the links to lead somewhere.
  * Empty for any folder that is not a node workspace.
  */

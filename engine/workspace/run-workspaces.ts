@@ -24,6 +24,13 @@ export type MergeOutcome =
 
 /** At most this many ignored folders are linked into each node workspace. */
 const MAX_LINKED_FOLDERS = 200;
+/**
+ * The ignored folders linked into node workspaces, by name: installed dependencies, which commands
+ * read and no node makes. Other ignored folders (build output such as build/ or dist/) are not
+ * linked: a node that builds makes its own in its workspace, where a read-only link would refuse
+ * the build's writes.
+ */
+const DEPENDENCY_FOLDERS: ReadonlySet<string> = new Set(['node_modules', '.venv', 'venv', 'vendor', '.yarn', 'bower_components', 'jspm_packages', '.bundle']);
 
 /** The run branch's name for a run. */
 export function runBranch(runId: string): string {
@@ -36,7 +43,7 @@ export function runBranch(runId: string): string {
  * worktree of the branch (`openNode`), and its change, committed (`NodeWorkspace.commit`), is
  * merged three-way onto the branch in the order nodes finish (`merge`): one commit per node.
  * Worktrees are added one at a time (git's own lock files never race); the checkouts run side by
- * side. Folders git ignores (node_modules, build caches) are linked in, not copied.
+ * side. Installed dependencies git ignores (node_modules) are linked in, not copied.
  */
 export class RunWorkspaces {
   readonly runId: string;
@@ -198,13 +205,14 @@ async function startingCommit(objects: GitObjects, options: RunWorkspacesOptions
   }
 }
 
-/** The folders git ignores (node_modules, build output), top-most only, `.dagent` left out. */
+/** The dependency folders git ignores (node_modules, a virtualenv), top-most only, `.dagent` left out. */
 async function ignoredFolders(objects: GitObjects): Promise<string[]> {
   const output = (await objects.git(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--no-empty-directory'], { cwd: objects.repo })).toString('utf8');
   return output
     .split('\0')
     .filter((path) => path.endsWith('/') && path !== '.dagent/' && !path.startsWith('.dagent/'))
     .map((path) => path.slice(0, -1))
+    .filter((path) => DEPENDENCY_FOLDERS.has(path.split('/').at(-1) ?? ''))
     .slice(0, MAX_LINKED_FOLDERS);
 }
 
