@@ -179,23 +179,16 @@ async function beginClaimedAttempt(
   attempt: number,
   steps: StepResumeContext,
 ): Promise<{ boundary: unknown; fromSeq: number; startedByStep: Map<number, string[]>; resume?: ResumedAttempt['resume'] }> {
-  const prepare = async (): Promise<void> => workspace.clone?.prepare(succeeded.flatMap((entry) => (entry.patch === undefined ? [] : [{ nodeId: entry.nodeId, patch: entry.patch }])));
+  // A clone starts from the run's base and the dependencies' patches, whether the node goes on or begins.
+  await workspace.clone?.prepare(succeeded.flatMap((entry) => (entry.patch === undefined ? [] : [{ nodeId: entry.nodeId, patch: entry.patch }])));
   const open = resumableAttempt(memory, workspace.files, node);
-  let prepared = false;
   if (open !== undefined && open.attempt === attempt) {
-    await prepare();
-    prepared = true;
     const resumed = await resumeSteps(steps, node, attempt, open);
     if (resumed !== undefined) return resumed;
   }
-  if (workspace.clone !== undefined) {
-    if (!prepared) await prepare();
-  }
-  else {
-    // A try before this one (a worker that died, a failed attempt) left files: put them back first.
-    const earlier = memory.boundaries.get(node.id);
-    if (earlier !== undefined) await workspace.files.restoreNode(node.id, earlier);
-  }
+  // In the shared workspace, a try before this one (a worker that died, a failed attempt) left files: put them back first.
+  const earlier = workspace.clone === undefined ? memory.boundaries.get(node.id) : undefined;
+  if (earlier !== undefined) await workspace.files.restoreNode(node.id, earlier);
   const boundary = await workspace.files.beginNode(node.id, node.writes);
   const marker = await steps.log.append({ type: 'node/snapshotted', nodeId: node.id, turn: 1, payload: { attempt, boundary } });
   return { boundary, fromSeq: marker.seq, startedByStep: new Map() };

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GitObjects } from './git-objects.js';
@@ -45,7 +45,7 @@ export async function revertOnRunBranch(workspace: string, runId: string, merged
       await objects.moveRef(ref, reverted, tip);
       made.push(reverted);
     } finally {
-      rmSync(index, { force: true });
+      await rm(index, { force: true });
     }
   }
   return made;
