@@ -3,7 +3,7 @@ import { dialectOf } from '../../migrations/index.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import type { Database } from '../db/database.js';
 import { InvalidEventError } from '../errors.js';
-import { eventFromDraftRow, eventFromRow } from './event-row.js';
+import { EVENT_READ_COLUMNS, eventFromDraftRow, eventFromRow } from './event-row.js';
 import { EVENT_PAYLOADS, EVENT_VERSIONS, isEventType, type EventDraft, type EventType, type SessionEvent } from './event-types.js';
 
 export interface EventQuery<T extends EventType = EventType> {
@@ -310,7 +310,7 @@ const INSERT_NEXT_EVENT = new PreparedQuery<RowField>((db, param) =>
 );
 
 export async function readEvents<T extends EventType = EventType>(db: Kysely<Database>, runId: string, query: EventQuery<T> = {}): Promise<SessionEvent<T>[]> {
-  let select = db.selectFrom('events').selectAll().where('run_id', '=', runId);
+  let select = db.selectFrom('events').select(EVENT_READ_COLUMNS).where('run_id', '=', runId);
   if (query.nodeId === null) select = select.where('node_id', 'is', null);
   else if (query.nodeId !== undefined) select = select.where('node_id', '=', query.nodeId);
   if (query.types !== undefined && query.types.length > 0) select = select.where('type', 'in', [...query.types]);
@@ -320,5 +320,5 @@ export async function readEvents<T extends EventType = EventType>(db: Kysely<Dat
   if (query.limit !== undefined) select = select.limit(query.limit);
   const rows = await select.execute();
   // The `type` filter above is what makes every row one of `T`.
-  return rows.map(eventFromRow) as SessionEvent<T>[];
+  return rows.map((row) => eventFromRow(runId, row)) as SessionEvent<T>[];
 }

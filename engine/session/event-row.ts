@@ -3,19 +3,26 @@ import type { EventsTable } from '../db/database.js';
 import type { SessionEvent, SurfaceOp } from './event-types.js';
 import { readStoredPayload } from './stored-payload.js';
 
+/** The columns an event is read back from: all but `run_id`, which the reader asked for and knows. */
+export const EVENT_READ_COLUMNS = ['seq', 'node_id', 'turn', 'step', 'type', 'payload', 'surface_op', 'source_event_seqs', 'created_at', 'version'] as const;
+
+/** A row as read back: `EVENT_READ_COLUMNS`. */
+export type EventReadRow = Pick<Selectable<EventsTable>, (typeof EVENT_READ_COLUMNS)[number]>;
+
 /**
- * A stored row back into an event, its payload validated against the version it was written with
- * (`readStoredPayload`: a row that does not match is a `StoredEventError` naming run, seq and type).
+ * A stored row of run `runId` back into an event, its payload validated against the version it was
+ * written with (`readStoredPayload`: a row that does not match is a `StoredEventError` naming run,
+ * seq and type).
  */
-export function eventFromRow(row: Selectable<EventsTable>): SessionEvent {
+export function eventFromRow(runId: string, row: EventReadRow): SessionEvent {
   const event: EventFields = {
     seq: Number(row.seq),
-    runId: row.run_id,
+    runId,
     nodeId: row.node_id,
     turn: Number(row.turn),
     step: Number(row.step),
     type: row.type,
-    payload: readStoredPayload(row),
+    payload: readStoredPayload(runId, row),
     createdAt: row.created_at,
   };
   return withOptionalFields(event, row);

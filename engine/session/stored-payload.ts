@@ -2,9 +2,8 @@ import { errorMessage, StoredEventError } from '../errors.js';
 import type { EventDefinition } from './define-event.js';
 import { eventDefinition } from './event-types.js';
 
-/** The parts of a stored row its payload is read from. */
+/** The parts of a stored row (of the run being read) its payload is read from. */
 export interface StoredPayloadRow {
-  readonly run_id: string;
   readonly seq: number | string;
   readonly type: string;
   readonly payload: string;
@@ -27,10 +26,10 @@ export type EventDefinitionLookup = (type: string) => EventDefinition | undefine
  * process spends ~100 ms on 20 000 rows warming the validator up). Rows of earlier versions, and
  * rows from before versions were recorded (no version), are validated and upgraded.
  */
-export function readStoredPayload(row: StoredPayloadRow, lookup: EventDefinitionLookup = eventDefinition): unknown {
+export function readStoredPayload(runId: string, row: StoredPayloadRow, lookup: EventDefinitionLookup = eventDefinition): unknown {
   const version = row.version ?? 1;
   const fail = (issues: string): never => {
-    throw new StoredEventError(row.run_id, Number(row.seq), row.type, version, issues);
+    throw new StoredEventError(runId, Number(row.seq), row.type, version, issues);
   };
   const definition = lookup(row.type);
   if (definition === undefined) return fail('unknown event type (written by a newer dagent?)');

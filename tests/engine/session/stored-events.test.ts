@@ -114,7 +114,7 @@ describe('reading a payload of an earlier version', () => {
     ['version 1, upgraded', 1, { text: 'a\nb' }, { lines: ['a', 'b'] }],
     ['no version (version 1), upgraded', null, { text: 'c' }, { lines: ['c'] }],
   ])('reads %s', (_case, version, payload, expected) => {
-    expect(readStoredPayload(row(version, payload), lookup)).toEqual(expected);
+    expect(readStoredPayload('r1', row(version, payload), lookup)).toEqual(expected);
   });
 
   it.each<[string, ReturnType<typeof row>, RegExp]>([
@@ -123,7 +123,7 @@ describe('reading a payload of an earlier version', () => {
     ['a type it does not know', { ...row(1, {}), type: 'note/removed' }, /note\/removed, version 1\) cannot be read: unknown event type/],
     ['a payload that is not JSON', { ...row(2, {}), payload: '{"lines":' }, /the payload is not JSON/],
   ])('refuses %s with a StoredEventError', (_case, stored, message) => {
-    expect(() => readStoredPayload(stored, lookup)).toThrow(StoredEventError);
-    expect(() => readStoredPayload(stored, lookup)).toThrow(message);
+    expect(() => readStoredPayload('r1', stored, lookup)).toThrow(StoredEventError);
+    expect(() => readStoredPayload('r1', stored, lookup)).toThrow(message);
   });
 });
