@@ -2,7 +2,7 @@
 export { defineTool, loadToolDescription, toToolSpec, type Assessment, type Tool, type ToolContext, type ToolDefinition, type ToolOutput, type ToolRisk } from './define-tool.js';
 export { LocalToolRuntime, DEFAULT_TOOL_TIMEOUT_MS, MAX_CONCURRENT_COMMANDS, TOOL_CLEANUP_GRACE_MS, type ToolRuntimeOptions } from './tool-runtime.js';
 export { createToolRuntime, type CreateToolRuntimeOptions } from './create-tool-runtime.js';
-export { createDefaultTools, isReadOnlyTool, toolSet, type DefaultToolsOptions, type ToolSetOptions, type ToolSource } from './tool-catalog.js';
+export { createDefaultTools, PLAN_TOOLS, isReadOnlyTool, toolSet, type DefaultToolsOptions, type ToolSetOptions, type ToolSource } from './tool-catalog.js';
 export { parseToolArgs, describeArgsShape, type ParsedToolArgs } from './parse-tool-args.js';
 export { truncateOutput, DEFAULT_MAX_OUTPUT_CHARS, DEFAULT_MAX_OUTPUT_LINES, type TruncatedOutput, type TruncationLimits } from './truncate-output.js';
 export { toolResultToJson, type ToolResultJson } from './tool-result-json.js';

@@ -1,10 +1,13 @@
 import { assertNever, type NodeKindTools } from '../engine/index.js';
 import type { Tool } from './define-tool.js';
+import { awaitNodesTool } from './await-nodes.js';
+import { delegateTool } from './delegate.js';
 import { editFileTool } from './edit-file.js';
 import { grepTool } from './grep.js';
 import { listFilesTool } from './list-files.js';
 import { readFileTool } from './read-file.js';
 import { recallHistoryTool } from './recall-history.js';
+import { reportMissingWorkTool } from './report-missing-work.js';
 import { createRunCommandTool, type RunCommandToolOptions } from './run-command.js';
 import { writeFileTool } from './write-file.js';
 
@@ -14,12 +17,19 @@ export interface DefaultToolsOptions {
 
 /**
  * The built-in tools: the file, command and history tools. A new built-in tool is its file and one
- * line here; tools bound to the invocation (memory, web, symbols, MCP) are added by the composition
- * root. Which node gets which tool follows from each tool's `risk` (`toolSet`), never from a list of names.
+ * line here (or in `PLAN_TOOLS`); tools bound to the invocation (memory, web, symbols, MCP) are added
+ * by the composition root. Which node gets which tool follows from each tool's `risk` (`toolSet`),
+ * never from a list of names.
  */
 export function createDefaultTools(options: DefaultToolsOptions = {}): Tool[] {
   return [listFilesTool, readFileTool, grepTool, writeFileTool, editFileTool, createRunCommandTool(options.runCommand), recallHistoryTool] as Tool[];
 }
+
+/**
+ * The tools that speak to the plan of a run (`planOnly`: left out of `react`) or lead a team
+ * (`teamOnly`): registered by every CLI invocation that runs nodes, beside the built-ins.
+ */
+export const PLAN_TOOLS: readonly Tool[] = [reportMissingWorkTool, delegateTool, awaitNodesTool] as Tool[];
 
 /** A tool that reads only: decided by its risk alone. */
 export function isReadOnlyTool(tool: Pick<Tool, 'risk'>): boolean {

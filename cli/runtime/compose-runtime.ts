@@ -22,7 +22,7 @@ import {
   type ResolvedModel,
   type StreamPart,
 } from '../../engine/index.js';
-import { createHookRunner, createNonInteractiveApprover, createSymbolTools, createRememberTool, createTerminalApprover, createToolRuntime, reportMissingWorkTool, delegateTool, awaitNodesTool, toolSet, type LocalToolRuntime } from '../../tools/index.js';
+import { createHookRunner, createNonInteractiveApprover, createSymbolTools, createRememberTool, createTerminalApprover, createToolRuntime, PLAN_TOOLS, toolSet, type LocalToolRuntime } from '../../tools/index.js';
 import type { CliContext } from '../context/cli-context.js';
 import { createConfinement } from './confinement.js';
 import { keyFactsToMemory } from './key-facts-to-memory.js';
@@ -58,7 +58,7 @@ export async function createMemoryStore(context: CliContext): Promise<ScopedMemo
 }
 
 /**
- * The default tools, `report_missing_work`, `remember` into the workspace's memory store, the web
+ * The default tools, the plan and team tools (`PLAN_TOOLS`), `remember` into the workspace's memory store, the web
  * tools, and (unless `mcp: false`) the tools of the configured MCP servers, started now for this
  * invocation's run and stopped when it ends.
  */
@@ -68,7 +68,7 @@ export async function createTools(context: CliContext, options: { mcp?: boolean 
   const allowEnv = context.config.sandbox?.env;
   const hooks = context.config.hooks === undefined ? undefined : createHookRunner({ hooks: context.config.hooks, confinement: () => confinement, env: context.io.env, ...(allowEnv === undefined ? {} : { allowEnv }) });
   return createToolRuntime({
-    tools: [reportMissingWorkTool, delegateTool, awaitNodesTool, createRememberTool(await createMemoryStore(context)), ...createWebTools(context), ...createSymbolTools(() => workspaceLanguageService(context)), ...mcpTools],
+    tools: [...PLAN_TOOLS, createRememberTool(await createMemoryStore(context)), ...createWebTools(context), ...createSymbolTools(() => workspaceLanguageService(context)), ...mcpTools],
     runCommand: { env: context.io.env, confinement, ...(allowEnv === undefined ? {} : { allowEnv }) },
     ...(hooks === undefined ? {} : { hooks }),
     ...(context.config.approval === undefined ? {} : { approval: context.config.approval }),

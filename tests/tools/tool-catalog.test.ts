@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createToolRuntime, defineTool, isReadOnlyTool, reportMissingWorkTool, toolSet, type ToolRisk } from '../../tools/index.js';
+import { createToolRuntime, defineTool, isReadOnlyTool, PLAN_TOOLS, reportMissingWorkTool, toolSet, type ToolRisk } from '../../tools/index.js';
 
 function toolOfRisk(name: string, risk: ToolRisk) {
   return defineTool({ name, description: `a ${risk} tool`, args: z.object({}), risk, execute: async () => ({ content: 'ok' }) });
@@ -32,5 +32,14 @@ describe('the tool catalog', () => {
 
     expect(toolSet(runtime, 'read-only')).toContain('report_missing_work');
     expect(toolSet(runtime, 'all', { planned: false })).not.toContain('report_missing_work');
+  });
+
+  it('registers the plan and team tools from one catalog list: a node gets report_missing_work by its risk, never a team lead’s tools', () => {
+    const runtime = createToolRuntime({ tools: [...PLAN_TOOLS] });
+
+    expect(runtime.names()).toEqual(expect.arrayContaining(['await_nodes', 'delegate', 'report_missing_work']));
+    expect(toolSet(runtime, 'all')).toContain('report_missing_work');
+    expect(toolSet(runtime, 'all')).not.toContain('delegate');
+    expect(toolSet(runtime, 'all')).not.toContain('await_nodes');
   });
 });
