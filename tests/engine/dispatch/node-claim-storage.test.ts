@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EventLog, createRun, readEvents, type Store } from '../../../engine/index.js';
 import { ClaimExpiredError, NodeClaim, StaleClaimError, claimNode, readNodeClaim } from '../../../engine/dispatch/node-claim.js';
@@ -17,6 +18,20 @@ for (const backend of contractStores()) {
       return claim;
     }
 
+    /** Every claim runs out now, without waiting for the clock. */
+    async function expireClaims(): Promise<void> {
+      await store.db.updateTable('node_claims').set({ expires_at: new Date(0).toISOString() }).execute();
+    }
+
+    /** Resolves once another session of the server waits on a row lock (the takeover, held off by the fence). */
+    async function aSessionWaitsOnALock(): Promise<void> {
+      for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((resolve) => setImmediate(resolve))) {
+        const { rows } = await sql<{ waiting: number }>`select count(*)::int as waiting from pg_stat_activity where wait_event_type = 'Lock'`.execute(store.db);
+        if (rows[0]!.waiting > 0) return;
+      }
+      throw new Error('no session ever waited on the fence');
+    }
+
     it('a live claim is not taken; an expired one is, with the next token', async () => {
       const run = await createRun(store.db, { task: 'fencing', workspace: '/repo', mode: 'plan' });
       const first = await claimed(run.id, 'host-a/1/aa');
@@ -33,7 +48,7 @@ for (const backend of contractStores()) {
       const run = await createRun(store.db, { task: 'fencing', workspace: '/repo', mode: 'plan' });
       const log = new EventLog(store.db, run.id);
       const slow = await claimed(run.id, 'host-a/1/aa', 1);
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await expireClaims();
       const current = await claimed(run.id, 'host-b/2/bb');
       const commit = (claim: NodeClaim) =>
         log.append({ type: 'attempt/finished', nodeId: 'edit-a', payload: { attempt: 1, token: claim.token, worker: 'w', outcome: 'succeeded', answer: 'done' } }, { effects: (transaction) => claim.assertCurrent(transaction) });
@@ -57,7 +72,7 @@ for (const backend of contractStores()) {
       const run = await createRun(store.db, { task: 'fencing', workspace: '/repo', mode: 'plan' });
       const log = new EventLog(store.db, run.id);
       const stale = await claimed(run.id, 'host-a/1/aa', 1);
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await expireClaims();
       const current = await claimed(run.id, 'host-b/2/bb');
       const staleLog = log.withEffects((transaction) => stale.assertCurrent(transaction));
       const writes: string[] = [];
@@ -88,6 +103,8 @@ for (const backend of contractStores()) {
       await started;
       // The next worker's claim waits for the write, also once the claim has expired meanwhile.
       const takeover = claimed(run.id, 'host-b/2/bb').then((claim) => order.push(`claimed ${claim.token}`));
+      // The claim (300 ms) runs out on the server's clock while the write holds the takeover off.
+      await aSessionWaitsOnALock();
       await new Promise((resolve) => setTimeout(resolve, 400));
       expect(order).toEqual([]);
       finish();
