@@ -37,7 +37,7 @@ export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number
       approver: createApprover(context),
       sections: await projectMemorySections(context),
       contexts: [recallMemories(memory, { query: task })],
-      compactor: createNodeCompactor(context, chosen.provider, chosen.provider.model, memory),
+      compactor: createNodeCompactor(context, chosen.provider, chosen.provider.model, memory, { price: chosen.price }),
       price: chosen.price,
       limits,
       signal: context.io.interrupt,

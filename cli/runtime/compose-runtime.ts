@@ -21,6 +21,7 @@ import {
   type PromptSection,
   type ResolvedModel,
   type StreamPart,
+  type Usage,
 } from '../../engine/index.js';
 import { createHookRunner, createNonInteractiveApprover, createSymbolTools, createRememberTool, createTerminalApprover, createToolRuntime, PLAN_TOOLS, toolSet, type LocalToolRuntime } from '../../tools/index.js';
 import type { CliContext } from '../context/cli-context.js';
@@ -90,13 +91,14 @@ export async function projectMemorySections(context: CliContext): Promise<Prompt
 /**
  * Compaction for a node's model: threshold from its window, summaries by the summarizer model
  * (config `summarizerModel`), else by the small model when routing is on (`smallModel`), else by
- * the node's own model.
+ * the node's own model (`price`: its row of the price table), each summary priced with the model
+ * that writes it.
  */
-export function createNodeCompactor(context: CliContext, provider: ModelProvider, model: string, memory?: MemoryBank, options: { readonly smallModel?: string } = {}): AgentCompactor {
+export function createNodeCompactor(context: CliContext, provider: ModelProvider, model: string, memory?: MemoryBank, options: { readonly smallModel?: string; readonly price?: (usage: Usage) => number } = {}): AgentCompactor {
   const summarizerId = context.config.summarizerModel ?? options.smallModel;
-  const summarizer = summarizerId === undefined ? { provider, model } : (() => {
+  const summarizer = summarizerId === undefined ? { provider, model, price: options.price } : (() => {
     const chosen = chooseModel(context, summarizerId);
-    return { provider: chosen.provider as ModelProvider, model: chosen.provider.model };
+    return { provider: chosen.provider as ModelProvider, model: chosen.provider.model, price: chosen.price };
   })();
   const compaction = context.config.compaction;
   const keyFacts = keyFactsToMemory(context, memory);
@@ -104,6 +106,7 @@ export function createNodeCompactor(context: CliContext, provider: ModelProvider
     ...(keyFacts === undefined ? {} : { keyFacts }),
     window: provider.contextWindow(model),
     model: summarizer.model,
+    ...(summarizer.price === undefined ? {} : { price: summarizer.price }),
     summarize: async (request, signal) => {
       const response = await callModel(summarizer.provider, request, { signal });
       return { text: response.content, usage: response.usage };
@@ -139,7 +142,7 @@ export async function createNodeRuntime(
       let resolved = models.get(key);
       if (resolved === undefined) {
         const chosen = chooseModel(context, id, { fromPlan });
-        resolved = { provider: chosen.provider, model: chosen.provider.model, price: chosen.price, compactor: createNodeCompactor(context, chosen.provider, chosen.provider.model, memory, routing === undefined ? {} : { smallModel: routing.smallModel }) };
+        resolved = { provider: chosen.provider, model: chosen.provider.model, price: chosen.price, compactor: createNodeCompactor(context, chosen.provider, chosen.provider.model, memory, { price: chosen.price, ...(routing === undefined ? {} : { smallModel: routing.smallModel }) }) };
         models.set(key, resolved);
       }
       return resolved;

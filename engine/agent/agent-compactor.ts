@@ -1,5 +1,6 @@
 import type { PromptSnapshot } from '../context/system-prompt.js';
 import type { Session } from '../session/session.js';
+import type { ModelCallGate } from './model-call-gate.js';
 
 /**
  * What the agent loop needs from compaction: a pressure check before each model call, and a
@@ -12,9 +13,10 @@ export type BeforeCompaction = (trigger: 'threshold' | 'overflow') => Promise<vo
 export interface AgentCompactor {
   /** Tokens at which it compacts, when known: recorded with each request for the context gauge. */
   readonly threshold?: number;
-  preStep(session: Session, snapshot: PromptSnapshot, signal: AbortSignal, before?: BeforeCompaction): Promise<unknown>;
+  /** `gate`: the run's budget, asked before each summary call as before the node's own calls. */
+  preStep(session: Session, snapshot: PromptSnapshot, signal: AbortSignal, before?: BeforeCompaction, gate?: ModelCallGate): Promise<unknown>;
   /** Resolves true when the surface got smaller, so the call may be retried once. */
-  onContextOverflow(session: Session, snapshot: PromptSnapshot, signal: AbortSignal, before?: BeforeCompaction): Promise<boolean>;
+  onContextOverflow(session: Session, snapshot: PromptSnapshot, signal: AbortSignal, before?: BeforeCompaction, gate?: ModelCallGate): Promise<boolean>;
   /** Called once when the agent ends: settles any background work for this surface. */
   release?(session: Session): Promise<void>;
 }

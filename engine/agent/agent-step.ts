@@ -117,7 +117,7 @@ async function prepareRequest(options: RunAgentOptions, position: StepPosition) 
   const snapshot = await options.prompt.assemble();
   let injected = await projectRuntimeContext(session, snapshot.context, position);
   if (options.compactor !== undefined) {
-    await options.compactor.preStep(session, snapshot, signal, options.beforeCompact);
+    await options.compactor.preStep(session, snapshot, signal, options.beforeCompact, options.gate);
     // A compaction may have folded the last runtime-context message away: put the state back.
     injected = (await projectRuntimeContext(session, snapshot.context, position)) ?? injected;
   }

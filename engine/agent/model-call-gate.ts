@@ -11,6 +11,8 @@ export interface ModelCallEstimate {
   readonly outputTokens: number;
   /** USD of those tokens at the model's price, input at the cache-miss rate. */
   readonly costUsd: number;
+  /** `summary`: a compaction summary of the node's context (absent: the agent's own call). */
+  readonly call?: 'summary';
 }
 
 /** Admitted: the call may go; `settle` once its answer is in the log (or it failed). Refused: why. */

@@ -87,7 +87,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
         // Compact once and try the step again; a second overflow in a row goes to the next model, or ends the agent.
         if (!overflowRetried && current.compactor !== undefined) {
           overflowRetried = true;
-          if (await current.compactor.onContextOverflow(session, await current.prompt.assemble(), signal, current.beforeCompact).catch(() => false)) continue;
+          if (await current.compactor.onContextOverflow(session, await current.prompt.assemble(), signal, current.beforeCompact, current.gate).catch(() => false)) continue;
         }
         const next = await switchModel(active, options, 'context-overflow', verdict.detail, position);
         if (next === undefined) return finish('context_overflow', verdict.detail);

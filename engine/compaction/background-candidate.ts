@@ -6,6 +6,7 @@ import { resolveCompactionSettings, type CompactionSettings } from './compaction
 import { commitSummary } from './commit-summary.js';
 import { selectRegion, skipReasonOf } from './select-region.js';
 import { summarizeRegion, type RegionSummary } from './summarize-region.js';
+import type { SummaryCallGate } from './summarizer.js';
 import { promptTokens, viewSurface, type PromptParts } from './surface-view.js';
 
 export type CandidateStatus = 'computing' | 'ready' | 'failed' | 'closed';
@@ -22,6 +23,8 @@ export interface CandidateOptions extends CompactionSettings {
   /** Aborts the candidate's summarizer call when the node stops. */
   readonly signal: AbortSignal;
   readonly prompt?: PromptParts;
+  /** The run's budget, asked before each summary call. */
+  readonly gate?: SummaryCallGate;
 }
 
 export type CandidateStart =
@@ -152,6 +155,7 @@ export function startBackgroundCandidate(session: Session, options: CandidateOpt
         settings,
         signal,
         ...(options.prompt === undefined ? {} : { prompt: options.prompt }),
+        ...(options.gate === undefined ? {} : { gate: options.gate }),
       }),
     options.signal,
   );

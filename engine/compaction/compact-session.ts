@@ -8,6 +8,7 @@ import { planPrune, type PrunePlan } from './prune.js';
 import { compactableSpan } from './select-range.js';
 import { selectRegion, skipReasonOf } from './select-region.js';
 import { summarizeRegion } from './summarize-region.js';
+import type { SummaryCallGate } from './summarizer.js';
 import { promptTokens, viewSurface, type PromptParts } from './surface-view.js';
 
 export interface CompactSessionOptions extends CompactionSettings {
@@ -18,6 +19,8 @@ export interface CompactSessionOptions extends CompactionSettings {
    * in for the prompt of the region's time when the log has no earlier request.
    */
   readonly prompt?: PromptParts;
+  /** The run's budget, asked before each summary call. */
+  readonly gate?: SummaryCallGate;
 }
 
 /**
@@ -82,6 +85,7 @@ async function compactLocked(
     settings,
     signal,
     ...(options.prompt === undefined ? {} : { prompt: options.prompt }),
+    ...(options.gate === undefined ? {} : { gate: options.gate }),
   });
   if (!summarized.ok) return summarized.result;
   const committed = await commitSummary(session, summarized.summary, overheadTokens);

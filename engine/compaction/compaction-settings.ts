@@ -1,4 +1,4 @@
-import type { ModelParameters } from '../model/index.js';
+import type { ModelParameters, Usage } from '../model/index.js';
 import { createCompactionId } from './compaction-id.js';
 import { COMPACTION_SUMMARY_RESERVE_TOKENS, compactionThresholds, type ThresholdOverrides } from './compaction-threshold.js';
 import { PRUNE_MIN_TOKENS } from './prune.js';
@@ -17,6 +17,8 @@ export interface CompactionSettings {
   readonly summarize: Summarizer;
   /** Model named in the summarizer's request; the node's last request's model when omitted. */
   readonly model?: string;
+  /** USD of the summarizer model's usage (the price table's row for it); summaries cost nothing without. */
+  readonly price?: (usage: Usage) => number;
   readonly thresholds?: ThresholdOverrides;
   /** Most recent turns kept verbatim; 3 by default. */
   readonly keepTurns?: number;
@@ -35,6 +37,7 @@ export interface ResolvedCompactionSettings {
   readonly window: number;
   readonly summarize: Summarizer;
   readonly model: string | undefined;
+  readonly price: ((usage: Usage) => number) | undefined;
   readonly threshold: number;
   readonly softWatermark: number;
   readonly targetTokens: number;
@@ -53,6 +56,7 @@ export function resolveCompactionSettings(settings: CompactionSettings): Resolve
     window: settings.window,
     summarize: settings.summarize,
     model: settings.model,
+    price: settings.price,
     threshold,
     softWatermark,
     targetTokens: settings.targetTokens ?? Math.floor(threshold * DEFAULT_PRUNE_TARGET_RATIO),

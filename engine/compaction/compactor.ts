@@ -6,6 +6,7 @@ import { isCompacted, type CompactionResult, type CompactionTrigger } from './co
 import { resolveCompactionSettings, type CompactionSettings } from './compaction-settings.js';
 import { compactSession } from './compact-session.js';
 import { extractKeyFacts, type KeyFactSink } from './key-facts.js';
+import type { SummaryCallGate } from './summarizer.js';
 import { promptTokens, type PromptParts } from './surface-view.js';
 
 /** Called just before a compaction at the threshold or after an overflow runs (the agent's `PreCompact` hooks). */
@@ -61,9 +62,9 @@ export interface Compactor {
   /** The verdict for the next request, without acting on it. */
   check(session: Session, prompt: StepPrompt): Promise<CompactionCheck>;
   /** Checks pressure and acts: compacts at the threshold (committing a ready candidate first), starts a candidate at the soft watermark. */
-  preStep(session: Session, prompt: StepPrompt, signal: AbortSignal, before?: BeforeCompaction): Promise<PreStepResult>;
+  preStep(session: Session, prompt: StepPrompt, signal: AbortSignal, before?: BeforeCompaction, gate?: SummaryCallGate): Promise<PreStepResult>;
   /** Compacts after the provider refused the request as too long; true when the surface got smaller, so the call may be retried once. */
-  onContextOverflow(session: Session, prompt: StepPrompt, signal: AbortSignal, before?: BeforeCompaction): Promise<boolean>;
+  onContextOverflow(session: Session, prompt: StepPrompt, signal: AbortSignal, before?: BeforeCompaction, gate?: SummaryCallGate): Promise<boolean>;
   /** Compacts now, whatever the pressure (a ready candidate is committed first), and says how it went. */
   compact(session: Session, prompt: StepPrompt, signal: AbortSignal, trigger?: CompactionTrigger): Promise<CompactionResult>;
   /** Discards a pending candidate and forgets the surface. */
@@ -113,9 +114,9 @@ export function createCompactor(options: CompactorOptions): Compactor {
     return { verdict, tokens, threshold, softWatermark };
   };
 
-  const compactNow = async (session: Session, prompt: StepPrompt, signal: AbortSignal, trigger: CompactionTrigger, before?: BeforeCompaction): Promise<CompactionResult> => {
+  const compactNow = async (session: Session, prompt: StepPrompt, signal: AbortSignal, trigger: CompactionTrigger, before?: BeforeCompaction, gate?: SummaryCallGate): Promise<CompactionResult> => {
     if (before !== undefined && (trigger === 'threshold' || trigger === 'overflow')) await before(trigger);
-    const result = await compactSurface(await stateOf(session), threshold, () => compactSession(session, { ...options, trigger, signal, prompt }), signal);
+    const result = await compactSurface(await stateOf(session), threshold, () => compactSession(session, { ...options, trigger, signal, prompt, ...(gate === undefined ? {} : { gate }) }), signal);
     if (options.keyFacts !== undefined && result.outcome === 'committed') await proposeKeyFacts(session, result, options.keyFacts, signal);
     return result;
   };
@@ -124,17 +125,17 @@ export function createCompactor(options: CompactorOptions): Compactor {
     threshold,
     softWatermark,
     check,
-    async preStep(session, prompt, signal, before) {
+    async preStep(session, prompt, signal, before, gate) {
       const pressure = await check(session, prompt);
       if (pressure.verdict === 'none') return pressure;
-      if (pressure.verdict === 'now') return { ...pressure, result: await compactNow(session, prompt, signal, 'threshold', before) };
-      const start = startBackgroundCandidate(session, { ...options, signal, prompt });
+      if (pressure.verdict === 'now') return { ...pressure, result: await compactNow(session, prompt, signal, 'threshold', before, gate) };
+      const start = startBackgroundCandidate(session, { ...options, signal, prompt, ...(gate === undefined ? {} : { gate }) });
       if (!start.started) return pressure;
       adoptCandidate(await stateOf(session), start.candidate, pressure.tokens);
       return { ...pressure, candidate: start.candidate };
     },
-    async onContextOverflow(session, prompt, signal, before) {
-      return isCompacted(await compactNow(session, prompt, signal, 'overflow', before));
+    async onContextOverflow(session, prompt, signal, before, gate) {
+      return isCompacted(await compactNow(session, prompt, signal, 'overflow', before, gate));
     },
     compact(session, prompt, signal, trigger = 'manual') {
       return compactNow(session, prompt, signal, trigger);

@@ -8,6 +8,23 @@ export interface SummarizerReply {
   readonly usage?: Usage;
 }
 
+/** A summary call about to be sent, as a run's budget weighs it (the agent's `ModelCallEstimate`). */
+export interface SummaryCallEstimate {
+  readonly nodeId: string | null;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly costUsd: number;
+  readonly call?: 'summary';
+}
+
+/**
+ * A run's budget as compaction asks it before each summary call: engine/agent's `ModelCallGate`,
+ * spelled out here so compaction does not depend on the agent folder (the two are the same shape).
+ */
+export interface SummaryCallGate {
+  admit(call: SummaryCallEstimate): Promise<{ readonly admitted: true; settle(): void } | { readonly admitted: false; readonly reason: string }>;
+}
+
 /**
  * The model call that writes a summary, injected so the agent can plug in its own model call
  * (`callModel(provider, request, { signal })` → `{ text: content, usage }`). It may throw; the
@@ -29,7 +46,7 @@ export type SummaryAttempts =
       /** What the last attempt still lost: appended to `text` as a list. */
       readonly appendedFacts: readonly SurvivalFact[];
     }
-  | { readonly ok: false; readonly error: string; readonly attempts: number; readonly usage?: Usage };
+  | { readonly ok: false; readonly error: string; readonly attempts: number; readonly usage?: Usage; readonly refused?: true };
 
 export interface RunSummarizerInput {
   readonly summarize: Summarizer;
@@ -39,12 +56,15 @@ export interface RunSummarizerInput {
   readonly facts: readonly SurvivalFact[];
   /** The request of an attempt; `missing` is non-empty on a retry after a lossy summary. */
   readonly request: (missing: readonly SurvivalFact[]) => ModelRequest;
+  /** Asked before each call (a run's budget): a reason when the call may not be sent, and no call is. */
+  readonly admit?: (request: ModelRequest) => Promise<string | undefined>;
 }
 
 /**
  * Asks for a summary at most `maxAttempts` times. A failed call is retried as is; a summary that
  * loses facts is retried once with the lost facts named; if the last summary still loses some,
- * they are appended to it as a list. Returns the accepted text or the last error.
+ * they are appended to it as a list. A call `admit` refuses is not sent: the best summary so far
+ * stands, or the summary fails as refused. Returns the accepted text or the last error.
  */
 export async function runSummarizer(input: RunSummarizerInput): Promise<SummaryAttempts> {
   const maxAttempts = Math.max(1, input.maxAttempts ?? DEFAULT_MAX_SUMMARY_ATTEMPTS);
@@ -55,10 +75,16 @@ export async function runSummarizer(input: RunSummarizerInput): Promise<SummaryA
   let attempts = 0;
   while (attempts < maxAttempts) {
     if (input.signal.aborted) return { ok: false, error: abortMessage(input.signal), attempts, ...(usage === undefined ? {} : { usage }) };
+    const request = input.request(best?.lost ?? []);
+    const refusal = await input.admit?.(request);
+    if (refusal !== undefined) {
+      if (best !== undefined) break;
+      return { ok: false, error: refusal, attempts, refused: true, ...(usage === undefined ? {} : { usage }) };
+    }
     attempts += 1;
     let text: string;
     try {
-      const reply = await input.summarize(input.request(best?.lost ?? []), input.signal);
+      const reply = await input.summarize(request, input.signal);
       usage = addUsage(usage, reply.usage);
       text = reply.text.trim();
     } catch (error) {

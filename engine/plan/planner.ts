@@ -6,7 +6,7 @@ import type { Plan, PlanNode } from './plan-schema.js';
  * do not depend on the agent folder (the two are the same shape).
  */
 export interface PlannerCallGate {
-  admit(call: { readonly nodeId: string | null; readonly inputTokens: number; readonly outputTokens: number; readonly costUsd: number }): Promise<{ readonly admitted: true; settle(): void } | { readonly admitted: false; readonly reason: string }>;
+  admit(call: { readonly nodeId: string | null; readonly inputTokens: number; readonly outputTokens: number; readonly costUsd: number; readonly call?: 'summary' }): Promise<{ readonly admitted: true; settle(): void } | { readonly admitted: false; readonly reason: string }>;
 }
 
 /** What a finished node handed over. */

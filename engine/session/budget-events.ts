@@ -9,6 +9,15 @@ const caps = {
   maxTokens: z.number().int().positive().optional(),
 };
 
+const reachedV1 = () =>
+  z.strictObject({
+    scope: z.enum(['run', 'node']),
+    measure: z.enum(['cost', 'tokens']),
+    spent: z.number().nonnegative(),
+    estimate: z.number().nonnegative(),
+    cap: z.number().positive(),
+  });
+
 /** The events of a run's spending cap: the budget a process runs under, and the call it refused. */
 export const BUDGET_EVENTS = {
   /**
@@ -19,12 +28,10 @@ export const BUDGET_EVENTS = {
   /**
    * A model call was refused before it was sent: what was spent, the call's estimate, and the cap
    * the two together would cross. `scope` `node`: the node's own plan budget (the event's node).
+   * v2 adds `call`: `summary` when the refused call was a compaction summary of the node's context
+   * (absent: the node's or the planner's own call).
    */
-  'budget/reached': defineEvent(1, () => z.strictObject({
-    scope: z.enum(['run', 'node']),
-    measure: z.enum(['cost', 'tokens']),
-    spent: z.number().nonnegative(),
-    estimate: z.number().nonnegative(),
-    cap: z.number().positive(),
-  })),
+  'budget/reached': defineEvent(2, () => reachedV1().extend({ call: z.enum(['summary']).optional() }), {
+    1: { payload: reachedV1, upgrade: (payload) => payload },
+  }),
 } as const;

@@ -6,6 +6,16 @@ import { COMPACTION_STAGES, COMPACTION_TRIGGERS } from './event-values.js';
 const seqRange = z.strictObject({ start: z.number().int(), end: z.number().int() });
 const survivalFact = z.strictObject({ kind: z.enum(['path', 'identifier', 'failing-test']), value: z.string() });
 
+const summaryV1 = () =>
+  z.strictObject({
+    compactionId: z.string(),
+    summary: z.string(),
+    usage: usage.optional(),
+    attempts: z.number().int().positive().optional(),
+    missingAfterFirst: z.array(survivalFact).optional(),
+    appendedFacts: z.array(survivalFact).optional(),
+  });
+
 /** The events of a compaction of a node's context: its start, its summary, its end. */
 export const COMPACTION_EVENTS = {
   'compaction/start': defineEvent(1, () => z.strictObject({
@@ -27,14 +37,14 @@ export const COMPACTION_EVENTS = {
       })
       .optional(),
   })),
-  'compaction/summary': defineEvent(1, () => z.strictObject({
-    compactionId: z.string(),
-    summary: z.string(),
-    usage: usage.optional(),
-    attempts: z.number().int().positive().optional(),
-    missingAfterFirst: z.array(survivalFact).optional(),
-    appendedFacts: z.array(survivalFact).optional(),
-  })),
+  /**
+   * The summary a compaction wrote. v2 adds what its calls cost: `model`, the model that wrote it
+   * (the node's, the small model or `summarizerModel`), and `costUsd`, its `usage` priced with that
+   * model. A run's budget sums them with the answers' (v1 rows count their usage, at no cost).
+   */
+  'compaction/summary': defineEvent(2, () => summaryV1().extend({ model: z.string().optional(), costUsd: z.number().nonnegative().optional() }), {
+    1: { payload: summaryV1, upgrade: (payload) => payload },
+  }),
   'compaction/end': defineEvent(1, () => z.strictObject({
     compactionId: z.string(),
     outcome: z.enum(['committed', 'failed', 'discarded']),

@@ -1,6 +1,6 @@
 import type { GateVerdict, ModelCallEstimate, ModelCallGate } from '../../agent/model-call-gate.js';
 import type { EventLog } from '../../session/event-log.js';
-import type { SessionEvent } from '../../session/event-types.js';
+import { SPEND_EVENT_TYPES, spendOf, type SpendEvent } from './spend-events.js';
 import { NO_SPEND, budgetBreach, budgetPauseReason, hasCaps, type BudgetBreach, type RunBudget, type Spend } from './run-budget.js';
 
 export interface BudgetGateOptions {
@@ -18,8 +18,9 @@ export interface BudgetGateOptions {
 }
 
 /**
- * A run's budget, asked before every model call of its nodes. The spend is the sum of the
- * run's `assistant/message` usage and cost in the log, read again before each call (so calls of
+ * A run's budget, asked before every model call of its nodes, its planner and its compaction
+ * summaries. The spend is the sum of the run's `assistant/message` and `compaction/summary` usage
+ * and cost in the log, read again before each call (so calls of
  * other processes, workers, count), plus the estimates of this process's calls still in flight;
  * a call that would take it past a cap is refused and recorded as `budget/reached`.
  * Checks run one at a time, so two nodes of this process cannot both take the last of a budget.
@@ -52,22 +53,23 @@ export class BudgetGate implements ModelCallGate {
     await this.#catchUp();
     const estimate = { costUsd: call.costUsd, tokens: call.inputTokens + call.outputTokens };
     const runBreach = hasCaps(this.#options.budget) ? budgetBreach(this.#spent(null), estimate, this.#options.budget) : undefined;
-    if (runBreach !== undefined) return this.#refuse(runBreach, 'run', call.nodeId);
+    if (runBreach !== undefined) return this.#refuse(runBreach, 'run', call);
     const nodeBreach = call.nodeId !== null && hasCaps(nodeBudget) ? budgetBreach(this.#spent(call.nodeId), estimate, nodeBudget) : undefined;
-    if (nodeBreach !== undefined) return this.#refuse(nodeBreach, 'node', call.nodeId);
+    if (nodeBreach !== undefined) return this.#refuse(nodeBreach, 'node', call);
     const ticket = (this.#tickets += 1);
     this.#inFlight.set(ticket, { nodeId: call.nodeId, spend: estimate });
     return { admitted: true, settle: () => void this.#inFlight.delete(ticket) };
   }
 
   /** Records the refusal (on the node whose call it was; `scope` says whose budget) and tells the run. */
-  async #refuse(breach: BudgetBreach, scope: 'run' | 'node', nodeId: string | null): Promise<GateVerdict> {
-    const reason = budgetPauseReason(breach, scope === 'node' ? (nodeId ?? undefined) : undefined);
+  async #refuse(breach: BudgetBreach, scope: 'run' | 'node', call: ModelCallEstimate): Promise<GateVerdict> {
+    const { nodeId } = call;
+    const reason = budgetPauseReason(breach, scope === 'node' ? (nodeId ?? undefined) : undefined, call.call === undefined ? undefined : { kind: call.call, summaryOf: nodeId });
     this.#reached = reason;
     await this.#options.log.append({
       type: 'budget/reached',
       ...(nodeId === null ? {} : { nodeId }),
-      payload: { scope, measure: breach.measure, spent: breach.spent, estimate: breach.estimate, cap: breach.cap },
+      payload: { scope, measure: breach.measure, spent: breach.spent, estimate: breach.estimate, cap: breach.cap, ...(call.call === undefined ? {} : { call: call.call }) },
     });
     this.#options.onReached?.(reason, scope === 'node' ? (nodeId ?? undefined) : undefined);
     return { admitted: false, reason };
@@ -82,19 +84,14 @@ export class BudgetGate implements ModelCallGate {
 
   /** Adds the answers appended since the last look, by any process. */
   async #catchUp(): Promise<void> {
-    const events = await this.#options.log.read({ types: ['assistant/message'], fromSeq: this.#readUpTo + 1 });
-    for (const event of events as SessionEvent<'assistant/message'>[]) {
+    const events = await this.#options.log.read({ types: [...SPEND_EVENT_TYPES], fromSeq: this.#readUpTo + 1 });
+    for (const event of events as SpendEvent[]) {
       this.#readUpTo = Math.max(this.#readUpTo, event.seq);
       const spend = spendOf(event);
       this.#run = plus(this.#run, spend);
       if (event.nodeId !== null) this.#nodes.set(event.nodeId, plus(this.#nodes.get(event.nodeId) ?? NO_SPEND, spend));
     }
   }
-}
-
-function spendOf(event: SessionEvent<'assistant/message'>): Spend {
-  const usage = event.payload.usage;
-  return { costUsd: event.payload.costUsd ?? 0, tokens: usage === undefined ? 0 : usage.input + usage.output };
 }
 
 function plus(a: Spend, b: Spend): Spend {

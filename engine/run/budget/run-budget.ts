@@ -51,19 +51,22 @@ export function formatBudgetAmount(measure: BudgetBreach['measure'], amount: num
 
 /**
  * Why the run paused, in one line: whose budget, what was spent of it, and the refused call's
- * estimate. `nodeId` for a node's own plan budget.
+ * estimate. `nodeId` for a node's own plan budget; `call` `summary` when the refused call was a
+ * compaction summary (of `summaryOf`'s context).
  */
-export function budgetPauseReason(breach: BudgetBreach, nodeId?: string): string {
+export function budgetPauseReason(breach: BudgetBreach, nodeId?: string, call?: { readonly kind: 'summary'; readonly summaryOf: string | null }): string {
   const whose = nodeId === undefined ? "the run's budget" : `node ${nodeId}'s budget`;
   const spent = formatBudgetAmount(breach.measure, breach.spent);
   const cap = formatBudgetAmount(breach.measure, breach.cap);
-  return `${whose} is reached: spent ${spent} of ${cap}; the next model call (about ${formatBudgetAmount(breach.measure, breach.estimate)}) would cross it`;
+  const what = call === undefined ? '' : `a summary compacting ${call.summaryOf === null ? 'the context' : `node ${call.summaryOf}'s context`}, `;
+  return `${whose} is reached: spent ${spent} of ${cap}; the next model call (${what}about ${formatBudgetAmount(breach.measure, breach.estimate)}) would cross it`;
 }
 
 /** The pause a `budget/reached` event stands for: its line, and the node when it was a node's own budget. */
-export function budgetPause(event: { readonly nodeId: string | null; readonly payload: BudgetBreach & { readonly scope: 'run' | 'node' } }): { readonly cause: 'budget'; readonly reason: string; readonly nodeId?: string } {
+export function budgetPause(event: { readonly nodeId: string | null; readonly payload: BudgetBreach & { readonly scope: 'run' | 'node'; readonly call?: 'summary' } }): { readonly cause: 'budget'; readonly reason: string; readonly nodeId?: string } {
   const nodeId = event.payload.scope === 'node' ? (event.nodeId ?? undefined) : undefined;
-  return { cause: 'budget', reason: budgetPauseReason(event.payload, nodeId), ...(nodeId === undefined ? {} : { nodeId }) };
+  const call = event.payload.call === undefined ? undefined : { kind: event.payload.call, summaryOf: event.nodeId };
+  return { cause: 'budget', reason: budgetPauseReason(event.payload, nodeId, call), ...(nodeId === undefined ? {} : { nodeId }) };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { NodeTransition } from '../../scheduler/node-transition.js';
 import type { EventLog } from '../../session/event-log.js';
 import { appendNodeTransitions, type NodeTotals } from '../storage/node-projection.js';
+import { isSpendEvent } from '../budget/spend-events.js';
 import { reduceRunView } from '../views/run-view.js';
 import type { RunView } from '../views/run-view-types.js';
 import type { NodeResult } from './run-options.js';
@@ -24,7 +25,7 @@ export class TransitionStore {
     this.planVersion = planVersion;
     this.#usage = usage;
     this.#unsubscribe = log.onAppend((events) => {
-      for (const event of events) if (event.type === 'assistant/message') this.#usage = reduceRunView(this.#usage, event);
+      for (const event of events) if (isSpendEvent(event)) this.#usage = reduceRunView(this.#usage, event);
     });
   }
 

@@ -120,16 +120,22 @@ export function updateNode(view: RunView, event: SessionEvent, update: (node: No
   return { ...view, nodes, order };
 }
 
-export function addUsage(view: RunView, event: SessionEvent<'assistant/message'>): RunView {
+/**
+ * A model call's spend in the totals and its node's: an answer (`assistant/message`, which also
+ * names the node's model) or a compaction summary (`compaction/summary`, its calls priced with
+ * the summarizer's model).
+ */
+export function addUsage(view: RunView, event: SessionEvent<'assistant/message'> | SessionEvent<'compaction/summary'>): RunView {
   const usage = event.payload.usage ?? ZERO_TOKENS;
   const cost = event.payload.costUsd ?? 0;
+  const calls = event.type === 'compaction/summary' ? (event.payload.attempts ?? 1) : 1;
   const totals = {
     input: view.totals.input + usage.input,
     output: view.totals.output + usage.output,
     cacheHit: view.totals.cacheHit + usage.cacheHit,
     reasoning: view.totals.reasoning + usage.reasoning,
     costUsd: view.totals.costUsd + cost,
-    modelCalls: view.totals.modelCalls + 1,
+    modelCalls: view.totals.modelCalls + calls,
   };
   const withTotals = { ...view, totals };
   if (event.nodeId === null) return withTotals;
@@ -142,8 +148,7 @@ export function addUsage(view: RunView, event: SessionEvent<'assistant/message'>
       reasoning: node.tokens.reasoning + usage.reasoning,
     },
     costUsd: node.costUsd + cost,
-    modelCalls: node.modelCalls + 1,
-    model: `${event.payload.provider}:${event.payload.model}`,
-    streamingText: null,
+    modelCalls: node.modelCalls + calls,
+    ...(event.type === 'assistant/message' ? { model: `${event.payload.provider}:${event.payload.model}`, streamingText: null } : {}),
   }));
 }

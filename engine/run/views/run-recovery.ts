@@ -4,6 +4,7 @@ import type { NodeInputs } from './reuse-key.js';
 import { NODE_TRANSITION_EVENT_TYPES } from '../storage/node-event.js';
 import { nodeStatesFromEvents, type FoldedNodeState } from './node-states.js';
 import { emptyRunView, reduceRunView } from './run-view.js';
+import { SPEND_EVENT_TYPES, isSpendEvent } from '../budget/spend-events.js';
 import type { RunView } from './run-view-types.js';
 import { UNPLANNED_WORK_EVENT_TYPES, unplannedWork, type UnplannedWork } from './unplanned-work.js';
 
@@ -113,11 +114,11 @@ export interface RecoveredRun {
 }
 
 /** The events `recoverRun` reads. */
-export const RECOVERED_EVENT_TYPES = [...new Set([...NODE_TRANSITION_EVENT_TYPES, ...UNPLANNED_WORK_EVENT_TYPES, ...RUN_MEMORY_EVENT_TYPES, 'assistant/message'] as const)];
+export const RECOVERED_EVENT_TYPES = [...new Set([...NODE_TRANSITION_EVENT_TYPES, ...UNPLANNED_WORK_EVENT_TYPES, ...RUN_MEMORY_EVENT_TYPES, ...SPEND_EVENT_TYPES] as const)];
 
 /** The one fold of a run's log on resume: node states, handoffs and boundaries, replans, unplanned work, usage. */
 export function recoverRun(runId: string, events: readonly SessionEvent[]): RecoveredRun {
   let usage = emptyRunView(runId);
-  for (const event of events) if (event.type === 'assistant/message') usage = reduceRunView(usage, event);
+  for (const event of events) if (isSpendEvent(event)) usage = reduceRunView(usage, event);
   return { nodes: nodeStatesFromEvents(events), memory: new RunMemory().add(events), unplanned: unplannedWork(events), usage };
 }

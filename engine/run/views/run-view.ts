@@ -57,6 +57,7 @@ export const RUN_VIEW_EVENT_TYPES = [
   'plan/amended',
   ...NODE_TRANSITION_EVENT_TYPES,
   'assistant/message',
+  'compaction/summary',
   'text/streamed',
   'model/retried',
   'model/switched',
@@ -112,6 +113,7 @@ function reduceEvent(view: RunView, event: SessionEvent): RunView {
     case 'step/resumed':
       return reduceSavedWork(view, event);
     case 'assistant/message':
+    case 'compaction/summary':
       return addUsage(view, event);
     case 'text/streamed':
     case 'model/retried':
