@@ -34,6 +34,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   entry('react <task..>', 'one ReAct agent, no plan: for short tasks', async () => (await import('./react.js')).reactCommand),
   entry('tool <name> [args]', "run one tool in the workspace under the same guards and approvals (args: a JSON object, e.g. '{\"path\":\"src/a.ts\"}')", async () => (await import('./tool.js')).toolCommand),
   entry('scan', 'the repository map: files, import graph, importers of a symbol', async () => (await import('./scan.js')).scanCommand),
+  entry('language-service', 'the warm TypeScript service that member queries (scan, plan lint) start in the background: whether it runs, --stop', async () => (await import('./language-service.js')).languageServiceCommand),
   entry('memory <action> [text..]', 'long-term memory: add TEXT | list | search QUERY | rm ID', async () => (await import('./memory.js')).memoryCommand),
   entry('mcp <action>', 'MCP servers: list (each configured server, its state and its tools)', async () => (await import('./mcp.js')).mcpCommand),
   entry('demo', 'the offline demo: plan, review and run a TypeScript refactor of examples/notifier with the scripted model (a replan and a compaction on the way)', async () => (await import('./demo.js')).demoCommand),

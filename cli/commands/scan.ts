@@ -2,7 +2,7 @@ import { visibleJson, visibleText } from '../../engine/index.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
 import { loadPlanners } from '../runtime/load-planners.js';
-import { workspaceLanguageService } from '../runtime/workspace-language-service.js';
+import { warmLanguageService } from '../runtime/language-daemon/warm-language-service.js';
 import { workspaceRepoMap } from '../runtime/workspace-repo-map.js';
 
 export const scanCommand = defineCommand<{ importers?: string; tsconfig?: string }>({
@@ -20,7 +20,7 @@ export const scanCommand = defineCommand<{ importers?: string; tsconfig?: string
   async run(context, args) {
     const { findSymbolReferences, renderScanText, scanJson } = await loadPlanners();
     const map = await workspaceRepoMap(context, args.tsconfig);
-    const languageService = await workspaceLanguageService(context, args.tsconfig);
+    const languageService = await warmLanguageService(context, args.tsconfig);
     // Throws UnknownSymbolError (exit 2, one line) for a file, name or member the scan does not know.
     const importers = args.importers === undefined ? undefined : await findSymbolReferences(map, args.importers, () => languageService);
     if (context.json) {

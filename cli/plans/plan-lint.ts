@@ -11,6 +11,7 @@ import {
 import type { Plan, PlanLinter, LintFinding, RunRecord } from '../../engine/index.js';
 import type { CliContext } from '../context/cli-context.js';
 import { loadPlanners } from '../runtime/load-planners.js';
+import { warmLanguageService } from '../runtime/language-daemon/warm-language-service.js';
 import { workspaceLanguageService } from '../runtime/workspace-language-service.js';
 import { replaceWorkspaceRepoMap, workspaceRepoMap } from '../runtime/workspace-repo-map.js';
 import { lintBasisHolds, rememberLintBasis } from './lint-basis.js';
@@ -26,7 +27,8 @@ export async function lintForReview(context: CliContext, plan: Plan): Promise<Li
     workspace: context.workspace,
     plan,
     scan: () => workspaceRepoMap(context),
-    languageService: () => workspaceLanguageService(context),
+    // A review (plan, show, approve) is one short command: the workspace's warm service answers member changes.
+    languageService: () => warmLanguageService(context),
     options: lintOptions(context.config.lint?.errors, planners.LINT_CODES),
     signal: context.io.interrupt,
   });

@@ -70,6 +70,11 @@ export const configSchema = z.strictObject({
    * (when `summarizerModel` is unset), run on this model; `run`/`resume --no-routing` turns it off.
    */
   smallModel: z.string().optional(),
+  /**
+   * Minutes the warm language service (member queries of `scan` and the plan lint) stays without a
+   * query before it exits; 0 never starts one (each command loads TypeScript itself). Default 10.
+   */
+  languageServiceIdleMinutes: z.number().nonnegative().max(1_440).optional(),
   baseUrl: z.string().optional(),
   db: z.string().optional(),
   approval: approvalPolicy.optional(),
@@ -174,6 +179,7 @@ export const WORKSPACE_SAFE_KEYS: readonly (keyof DagentConfig)[] = [
   'lint',
   'compaction',
   'team',
+  'languageServiceIdleMinutes',
 ];
 
 /** Checks raw settings against the schema; `source` names them in the one-line error. */

@@ -60,6 +60,22 @@ export function createLanguageService(options: LanguageServiceOptions): Workspac
   };
 }
 
+/**
+ * The answer `referencingFiles` would give from `.dagent/cache/member-references/`, or undefined
+ * when it would have to be computed (not a symbol key, no answer kept, or a file it depends on
+ * changed in a way that matters). Loads no compiler: a process that hands the computing to a warm
+ * service elsewhere asks here first.
+ */
+export async function cachedReferencingFiles(options: LanguageServiceOptions, target: CodeTarget): Promise<ReferencingFile[] | undefined> {
+  if (options.cache === false) return undefined;
+  const freshMap = options.repoMap ?? (() => scanRepository(options.workspace, options.tsconfig === undefined ? {} : { tsconfig: options.tsconfig }));
+  let map: Promise<RepoMap> | undefined;
+  const input = cacheInput(options, target, () => (map ??= freshMap()));
+  if (input === undefined) return undefined;
+  const cached = await cachedReferences(input).catch(() => undefined);
+  return cached === undefined ? undefined : [...cached];
+}
+
 /** What the cache keys a query by: a well-formed symbol key, its path normalised. */
 function cacheInput(options: LanguageServiceOptions, target: CodeTarget, loadMap: () => Promise<RepoMap>): MemberCacheInput | undefined {
   if (!('symbol' in target)) return undefined;

@@ -1,4 +1,4 @@
-export { createLanguageService } from './create-language-service.js';
+export { cachedReferencingFiles, createLanguageService } from './create-language-service.js';
 export type {
   CallHierarchy,
   CallHierarchyCall,
