@@ -34,14 +34,58 @@ interface Sample {
  * edit that adds a use of the member (the answer is computed again). Wall and CPU time of each.
  */
 export async function runMemberRefsBench(): Promise<void> {
+  const load = loadavg()[0] ?? 0;
+  const warm = await measureSequence('warm');
+  const inProcess = await measureSequence('in-process');
+  const seconds = (sample: Sample): string => `${(sample.wall / 1000).toFixed(2)} / ${(sample.cpu / 1000).toFixed(2)} s`;
+  const rows = MEASURES.map(([name, goal], index) => [name, seconds(warm.samples[index]!), seconds(inProcess.samples[index]!), `≤ ${goal} s`, verdict(warm.samples[index]!.wall <= goal * 1000)]);
+  printTable(
+    `member references, each a new CLI process: ${warm.fileCount} files, ${MEMBER}; wall / CPU (the CLI's and the warm service's), with the warm language service beside languageServiceIdleMinutes: 0 (load average ${load.toFixed(1)} at the start, ${(loadavg()[0] ?? 0).toFixed(1)} at the end)`,
+    ['measure', 'warm service', 'in process', 'goal (wall)', 'verdict'],
+    rows,
+  );
+  printTable('member references, the answers', ['check', 'warm service', 'in process', 'goal', 'verdict'], [
+    ['cold, repeat and after the body edit name the same files (scan and lint)', String(warm.same), String(inProcess.same), 'true', verdict(warm.same && inProcess.same)],
+    ['the added use is in the next answer (scan and lint)', String(warm.seen), String(inProcess.seen), 'true', verdict(warm.seen && inProcess.seen)],
+    ['both ways give the same answers', warm.answers === inProcess.answers ? 'same' : 'different', '', 'same', verdict(warm.answers === inProcess.answers)],
+  ]);
+}
+
+const MEASURES: readonly (readonly [string, number])[] = [
+  ['scan --importers, cold (no cache)', 15],
+  ['scan --importers, unchanged repeat', 1],
+  ['scan --importers, one file edited (a typed method body the answer loaded)', 3],
+  ['scan --importers, one file edited to add a use (computed again)', 3],
+  ['plan lint of the member change, cold (no cache)', 15],
+  ['plan lint, unchanged repeat', 1],
+  ['plan lint, one file edited (a typed method body the answer loaded)', 3],
+  ['plan lint, one file edited to add a use (computed again)', 3],
+];
+
+interface Sequence {
+  readonly fileCount: number;
+  readonly samples: readonly Sample[];
+  readonly same: boolean;
+  readonly seen: boolean;
+  /** Every answer, for comparing the two ways. */
+  readonly answers: string;
+}
+
+/** The eight measures on a fresh copy of the generated repository, with the warm service or without it. */
+async function measureSequence(mode: 'warm' | 'in-process'): Promise<Sequence> {
   const root = mkdtempSync(join(tmpdir(), 'dagent-bench-member-'));
+  const plan = join(root, '..', `${root.split('/').at(-1) ?? 'plan'}-plan.json`);
   try {
     const files = generateScanRepo({ modules: MODULES, seed: 7 });
     for (const [path, content] of Object.entries(files)) {
       mkdirSync(dirname(join(root, path)), { recursive: true });
       writeFileSync(join(root, path), content);
     }
-    const plan = join(root, '..', `${root.split('/').at(-1) ?? 'plan'}-plan.json`);
+    const configure = (): void => {
+      mkdirSync(join(root, '.dagent'), { recursive: true });
+      writeFileSync(join(root, '.dagent', 'config.json'), JSON.stringify({ languageServiceIdleMinutes: mode === 'warm' ? 10 : 0 }));
+    };
+    configure();
     writeFileSync(
       plan,
       JSON.stringify({
@@ -53,7 +97,6 @@ export async function runMemberRefsBench(): Promise<void> {
     const lint = (): Promise<Sample> => cli(root, ['plan', '--from', plan]);
     const users = (sample: Sample): string => (JSON.parse(sample.stdout) as { importers: { file: string }[] }).importers.map((importer) => importer.file).join(' ');
     const linted = (sample: Sample): string => [...sample.stdout.matchAll(/lint error: (\S+?):\d+ uses Item60\.total60/g)].map((match) => match[1]).join(' ');
-    const load = loadavg()[0] ?? 0;
 
     const scanCold = await scan();
     const scanRepeat = await scan();
@@ -62,49 +105,59 @@ export async function runMemberRefsBench(): Promise<void> {
     addUse(root, USE_ADDED[0]);
     const scanUse = await scan();
 
+    // The lint starts cold too: no answers kept, no service running.
+    await cli(root, ['language-service', '--stop']);
     rmSync(join(root, '.dagent'), { recursive: true, force: true });
+    configure();
     const lintCold = await lint();
     const lintRepeat = await lint();
     editBody(root);
     const lintBody = await lint();
     addUse(root, USE_ADDED[1]);
     const lintUse = await lint();
+    await cli(root, ['language-service', '--stop']);
 
-    const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
-    const row = (name: string, sample: Sample, goal: number): string[] => [name, seconds(sample.wall), seconds(sample.cpu), `≤ ${goal} s`, verdict(sample.wall <= goal * 1000)];
-    printTable(
-      `member references, each a new CLI process: ${Object.keys(files).length} files, ${MEMBER} (load average ${load.toFixed(1)} at the start, ${(loadavg()[0] ?? 0).toFixed(1)} at the end)`,
-      ['measure', 'wall', 'CPU', 'goal', 'verdict'],
-      [
-        row('scan --importers, cold (no cache)', scanCold, 15),
-        row('scan --importers, unchanged repeat', scanRepeat, 1),
-        row('scan --importers, one file edited (a typed method body the answer loaded)', scanBody, 3),
-        row('scan --importers, one file edited to add a use (computed again)', scanUse, 3),
-        row('plan lint of the member change, cold (no cache)', lintCold, 15),
-        row('plan lint, unchanged repeat', lintRepeat, 1),
-        row('plan lint, one file edited (a typed method body the answer loaded)', lintBody, 3),
-        row('plan lint, one file edited to add a use (computed again)', lintUse, 3),
-      ],
-    );
     const same = users(scanCold) === users(scanRepeat) && users(scanRepeat) === users(scanBody) && linted(lintCold) === linted(lintRepeat) && linted(lintRepeat) === linted(lintBody);
     const seen = users(scanUse).includes(USE_ADDED[0]) && !users(scanBody).includes(USE_ADDED[0]) && linted(lintUse).includes(USE_ADDED[1]) && !linted(lintBody).includes(USE_ADDED[1]);
-    printTable('member references, the answers', ['check', 'result', 'goal', 'verdict'], [
-      ['cold, repeat and after the body edit name the same files (scan and lint)', `${users(scanCold)} | ${linted(lintCold)}`, 'same', verdict(same)],
-      ['the added use is in the next answer (scan and lint)', `${users(scanUse)} | ${linted(lintUse)}`, 'named', verdict(seen)],
-    ]);
+    const samples = [scanCold, scanRepeat, scanBody, scanUse, lintCold, lintRepeat, lintBody, lintUse];
+    return { fileCount: Object.keys(files).length, samples, same, seen, answers: [users(scanCold), users(scanUse), linted(lintCold), linted(lintUse)].join(' | ') };
   } finally {
     rmSync(root, { recursive: true, force: true });
-    rmSync(join(root, '..', `${root.split('/').at(-1) ?? 'plan'}-plan.json`), { force: true });
+    rmSync(plan, { force: true });
   }
 }
 
-/** Runs the CLI in the workspace; the process reports its own CPU time on exit (on a shared machine, wall time is mostly waiting). */
+/**
+ * Runs the CLI in the workspace; the process reports its own CPU time on exit (on a shared machine,
+ * wall time is mostly waiting), and the warm service's CPU over the command is added from /proc.
+ */
 async function cli(cwd: string, args: readonly string[]): Promise<Sample> {
   const cpuReport = `data:text/javascript,${encodeURIComponent("process.on('exit', () => { const u = process.cpuUsage(); process.stderr.write('\\ncpu-ms ' + Math.round((u.user + u.system) / 1000) + '\\n'); });")}`;
+  const serviceBefore = await serviceCpuMs(cwd);
   const start = performance.now();
   const { stdout, stderr } = await run(process.execPath, ['--import', cpuReport, BIN, ...args], { cwd, maxBuffer: 64 * 1024 * 1024 });
-  return { wall: performance.now() - start, cpu: Number(/cpu-ms (\d+)/.exec(stderr)?.[1] ?? Number.NaN), stdout };
+  const wall = performance.now() - start;
+  const serviceAfter = args[0] === 'language-service' ? undefined : await serviceCpuMs(cwd);
+  const serviceCpu = serviceAfter === undefined ? 0 : serviceAfter.pid === serviceBefore?.pid ? serviceAfter.ms - serviceBefore.ms : serviceAfter.ms;
+  return { wall, cpu: Number(/cpu-ms (\d+)/.exec(stderr)?.[1] ?? Number.NaN) + serviceCpu, stdout };
 }
+
+/** The warm service's pid and CPU time so far (user + system, from /proc), or undefined when none runs. */
+async function serviceCpuMs(cwd: string): Promise<{ pid: number; ms: number } | undefined> {
+  const { stdout } = await run(process.execPath, [BIN, 'language-service', '--json'], { cwd });
+  const pid = (JSON.parse(stdout) as { service?: { pid: number } }).service?.pid;
+  if (pid === undefined) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return { pid, ms: (ticks * 1000) / CLOCK_TICKS_PER_SECOND };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Linux's USER_HZ. */
+const CLOCK_TICKS_PER_SECOND = 100;
 
 /** Changes what a typed method returns: nothing another file sees. */
 function editBody(root: string): void {
