@@ -1,4 +1,5 @@
 import type { TestProject } from 'vitest/node';
+import { stopTemporaryLanguageServices } from './helpers/language-services.js';
 import { startPostgres, type PostgresServer } from './helpers/postgres-server.js';
 
 let server: PostgresServer | undefined;
@@ -19,6 +20,8 @@ export async function setup(project: TestProject): Promise<void> {
 
 export function teardown(): void {
   server?.stop();
+  // Member queries in tests start warm language services for their temporary workspaces.
+  stopTemporaryLanguageServices();
 }
 
 declare module 'vitest' {
