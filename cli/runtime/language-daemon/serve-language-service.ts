@@ -27,7 +27,11 @@ export async function serveLanguageService(options: ServeOptions): Promise<boole
   const planners = await loadPlanners();
   const service = planners.createLanguageService({ workspace: options.workspace, ...(options.tsconfig === undefined ? {} : { tsconfig: options.tsconfig }) });
   const server = createServer();
-  if (!(await listen(server, path))) {
+  // Only this user may connect: the socket is made without permissions for group and others.
+  const umask = process.umask(0o077);
+  const listening = await listen(server, path);
+  process.umask(umask);
+  if (!listening) {
     service.dispose();
     return false;
   }

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { lstatSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { WorkspaceLanguageService } from '../../../planners/index.js';
@@ -91,6 +92,7 @@ function startDaemon(key: LanguageDaemonKey, idleMinutes: number, env: NodeJS.Pr
 
 /** A connection to the service listening at the socket, or undefined when none does. */
 export async function connectDaemon(path: string): Promise<DaemonConnection | undefined> {
+  if (!ownSocket(path)) return undefined;
   const socket = await new Promise<Socket | undefined>((resolve) => {
     const attempt = createConnection(path);
     attempt.once('connect', () => resolve(attempt));
@@ -122,6 +124,16 @@ export async function connectDaemon(path: string): Promise<DaemonConnection | un
     },
     close: () => socket.destroy(),
   };
+}
+
+/** Whether the socket exists and is this user's: a socket another user put at the name is never asked (the temporary folder is shared). */
+function ownSocket(path: string): boolean {
+  try {
+    const stats = lstatSync(path);
+    return stats.isSocket() && (typeof process.getuid !== 'function' || stats.uid === process.getuid());
+  } catch {
+    return false;
+  }
 }
 
 /** The status of the workspace's warm service, or undefined when none runs. */
