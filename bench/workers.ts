@@ -34,14 +34,14 @@ export async function runWorkersBench(): Promise<void> {
     const rows: string[][] = [];
     for (const workload of [w2(), w3()]) {
       for (const workers of [0, 1, 2, 4]) {
-        const row = await dagentRow(server, workload, workers).catch((error: unknown) => [workload.name, `${workers} workers`, `failed: ${(error as Error).message.split('\n')[0]}`, '', '', '', '']);
+        const row = await dagentRow(server, workload, workers).catch((error: unknown) => [workload.name, `${workers} workers`, `failed: ${(error as Error).message.split('\n')[0]}`, '', '', '', '', '']);
         process.stdout.write(`  measured: ${row.join(' · ')}\n`);
         rows.push(row);
       }
     }
     printTable(
       'W2 and W3 as dagent runs: in-process scheduler vs `run --workers` with N worker processes (one run each, a shared 2-core machine)',
-      ['workload', 'engine', 'wall ms', 'critical path ms', 'wall / bound', 'hop p50 ms', 'hop p95 ms'],
+      ['workload', 'engine', 'wall ms', 'critical path ms', 'wall / bound', 'hop p50 ms', 'hop p95 ms', 'hop p50: noticed · started · claimed ms'],
       rows,
     );
   } finally {
@@ -126,7 +126,7 @@ async function dagentRow(server: BenchPostgres, workload: Workload, workerCount:
     }
     const measured = await measureFromLog(url, runId, workerCount > 0);
     const bound = criticalPathMs(workload.nodes, workload.latencyMs);
-    return [workload.name, workerCount === 0 ? 'in-process scheduler' : `--workers, ${workerCount} worker process${workerCount > 1 ? 'es' : ''}`, fixed(measured.wallMs), fixed(bound), `${(measured.wallMs / bound).toFixed(2)}×`, fixed(percentile(measured.hops, 0.5)), fixed(percentile(measured.hops, 0.95))];
+    return [workload.name, workerCount === 0 ? 'in-process scheduler' : `--workers, ${workerCount} worker process${workerCount > 1 ? 'es' : ''}`, fixed(measured.wallMs), fixed(bound), `${(measured.wallMs / bound).toFixed(2)}×`, fixed(percentile(measured.hops, 0.5)), fixed(percentile(measured.hops, 0.95)), partsOf(measured.parts)];
   } finally {
     for (const child of processes) child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
@@ -134,7 +134,7 @@ async function dagentRow(server: BenchPostgres, workload: Workload, workerCount:
 }
 
 /** Wall time from the run's last `run/started` to its `run/succeeded`, and each dependent's hop, from the log's timestamps. */
-async function measureFromLog(url: string, runId: string, dispatched: boolean): Promise<{ wallMs: number; hops: number[] }> {
+async function measureFromLog(url: string, runId: string, dispatched: boolean): Promise<{ wallMs: number; hops: number[]; parts: (readonly [number, number, number])[] }> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -149,8 +149,19 @@ async function measureFromLog(url: string, runId: string, dispatched: boolean): 
     const begun = new Map(rows.filter((row) => row.type === startedType).map((row) => [row.node_id!, at(row)]));
     const { rows: planRows } = await client.query<{ body: string }>('SELECT body FROM plans WHERE run_id = $1 ORDER BY version DESC LIMIT 1', [runId]);
     const plan = JSON.parse(planRows[0]!.body) as Plan;
-    const hops = plan.nodes.filter((node) => node.dependsOn.length > 0).map((node) => begun.get(node.id)! - Math.max(...node.dependsOn.map((id) => finished.get(id)!)));
-    return { wallMs: at(ended) - at(started), hops };
+    const dependents = plan.nodes.filter((node) => node.dependsOn.length > 0);
+    const hops = dependents.map((node) => begun.get(node.id)! - Math.max(...node.dependsOn.map((id) => finished.get(id)!)));
+    if (!dispatched) return { wallMs: at(ended) - at(started), hops, parts: [] };
+    // The hop's three parts: the scheduler notices the outcome (recorded as the dependency's
+    // `node/succeeded`), it starts the dependent (`node/started`), a worker claims it.
+    const recorded = new Map(rows.filter((row) => row.type === 'node/succeeded').map((row) => [row.node_id!, at(row)]));
+    const nodeStarted = new Map(rows.filter((row) => row.type === 'node/started').map((row) => [row.node_id!, at(row)]));
+    const parts = dependents.map((node) => {
+      const last = node.dependsOn.reduce((a, b) => (finished.get(a)! >= finished.get(b)! ? a : b));
+      const allRecorded = Math.max(...node.dependsOn.map((id) => recorded.get(id)!));
+      return [recorded.get(last)! - finished.get(last)!, nodeStarted.get(node.id)! - allRecorded, begun.get(node.id)! - nodeStarted.get(node.id)!] as const;
+    });
+    return { wallMs: at(ended) - at(started), hops, parts };
   } finally {
     await client.end();
   }
@@ -167,6 +178,12 @@ function startWorker(args: readonly string[], cwd: string): Promise<ChildProcess
     });
     child.once('close', (code) => reject(new Error(`dagent worker exited ${code}: ${err.slice(-500)}`)));
   });
+}
+
+/** The hop's parts at their medians: outcome → the scheduler records it, → it starts the dependent, → a worker claims it. */
+function partsOf(parts: readonly (readonly [number, number, number])[]): string {
+  if (parts.length === 0) return '-';
+  return [0, 1, 2].map((index) => fixed(percentile(parts.map((part) => part[index]!), 0.5))).join(' · ');
 }
 
 function percentile(values: readonly number[], share: number): number {

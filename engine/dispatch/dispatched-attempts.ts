@@ -122,6 +122,7 @@ export class DispatchedAttempts implements RemoteAttempts {
     const jobs = await queue.lockedSince(queued);
     const claims = await readNodeClaims(db, runId, nodeIds);
     await this.#refresh();
+    const enqueued: Promise<void>[] = [];
     for (const nodeId of nodeIds) {
       const waiter = this.#waiting.get(nodeId);
       if (waiter === undefined) continue;
@@ -140,8 +141,10 @@ export class DispatchedAttempts implements RemoteAttempts {
       waiter.dispatches += 1;
       waiter.dispatchedAtToken = token;
       waiter.dispatchKey = `${nodeJobKeyPrefix(runId, nodeId)}${waiter.attempt}:${token}:${waiter.dispatches}`;
-      await queue.enqueueNode({ runId, nodeId, attempt: waiter.attempt, dispatchKey: waiter.dispatchKey });
+      enqueued.push(queue.enqueueNode({ runId, nodeId, attempt: waiter.attempt, dispatchKey: waiter.dispatchKey }));
     }
+    // The nodes of one pass go on the queue at once (a wide stage is not queued one by one).
+    await Promise.all(enqueued);
   }
 
   /**

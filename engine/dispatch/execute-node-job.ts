@@ -66,8 +66,9 @@ export type NodeJobOutcome = 'committed' | 'skipped' | 'stale';
  */
 export async function executeNodeJob(job: NodeJob, context: NodeJobContext, queued?: { readonly id: string }): Promise<NodeJobOutcome> {
   const { db, runId, nodeId } = { db: context.db, ...job };
-  const run = await getRun(db, runId);
-  if (run.status !== 'running' || !(await isCurrentAttempt(db, job))) return 'skipped';
+  // Both reads at once: a job of a run that is not running, or of an attempt already settled, is skipped.
+  const [run, current] = await Promise.all([getRun(db, runId), isCurrentAttempt(db, job)]);
+  if (run.status !== 'running' || !current) return 'skipped';
   const claimed = await claimNode(db, runId, nodeId, { worker: context.worker, ...(context.claimTtlMs === undefined ? {} : { ttlMs: context.claimTtlMs }) });
   if (!(claimed instanceof NodeClaim)) return 'skipped';
   const claim = claimed.keepAlive();
@@ -75,17 +76,21 @@ export async function executeNodeJob(job: NodeJob, context: NodeJobContext, queu
   try {
     // Another worker may have committed between the check above and this claim.
     if (!(await isCurrentAttempt(db, job))) return 'skipped';
-    // Jobs of the node a dead process still holds locked (it lost the node, or never claimed it) are dropped, not left behind.
-    if (queued !== undefined) await dropLeftoverJobs(job, queued.id, context);
+    // Jobs of the node a dead process still holds locked (it lost the node, or never claimed it) are dropped, not left behind (beside the claim's event).
+    const dropping = queued === undefined ? undefined : dropLeftoverJobs(job, queued.id, context);
     const log = runLog(db, runId);
-    await log.append({ type: 'attempt/claimed', nodeId, payload: { attempt: job.attempt, token: claim.token, worker: context.worker, pid: process.pid, host: claimHost(context.worker) } }, { effects: (transaction) => claim.assertCurrent(transaction) });
+    try {
+      await log.append({ type: 'attempt/claimed', nodeId, payload: { attempt: job.attempt, token: claim.token, worker: context.worker, pid: process.pid, host: claimHost(context.worker) } }, { fence: claim.appendFence() });
+    } finally {
+      await dropping;
+    }
     context.report?.(`${nodeId} (run ${runId}, attempt ${job.attempt}, token ${claim.token}) started`);
     watch = await context.watchRun?.(runId);
     const outcome = await runClaimedNode(run, job, claim, log, context, watch?.signal);
-    await log.append({ type: 'attempt/finished', nodeId, payload: { attempt: job.attempt, token: claim.token, worker: context.worker, ...outcome } }, { effects: (transaction) => claim.assertCurrent(transaction) });
+    await log.append({ type: 'attempt/finished', nodeId, payload: { attempt: job.attempt, token: claim.token, worker: context.worker, ...outcome } }, { fence: claim.appendFence() });
     context.report?.(`${nodeId} (run ${runId}) ${outcome.outcome}`);
-    await claim.release();
-    await context.queue.wakeScheduler(runId);
+    // The outcome is committed: the scheduler finds it whether or not the claim is released yet.
+    await Promise.all([claim.release(), context.queue.wakeScheduler(runId)]);
     return 'committed';
   } catch (error) {
     if (error instanceof StaleClaimError || error instanceof ClaimExpiredError) {
@@ -116,9 +121,9 @@ async function runClaimedNode(run: RunRecord, job: NodeJob, claim: NodeClaim, lo
     // The same fold of the log as the run controller's: handoffs, patches, boundaries.
     const memory = new RunMemory().add(await readEvents(context.db, run.id, { types: RUN_MEMORY_EVENT_TYPES }));
     const succeeded = dependencyResults(memory, plan.nodes, node);
-    // Every event of the node (its messages, tool calls, approvals) carries the claim check in its
-    // own transaction: once another worker has the node, nothing of this one reaches the log.
-    const fenced = log.withEffects((transaction) => claim.assertCurrent(transaction));
+    // Every event of the node (its messages, tool calls, approvals) carries the claim check in the
+    // statement that stores it: once another worker has the node, nothing of this one reaches the log.
+    const fenced = log.withFence(claim.appendFence());
     const steps: StepResumeContext = { log: fenced, files: workspace.files, riskOf: (name) => workspace.runtime.tools.riskOf?.(name), filesLeftHere: workspace.clone === undefined };
     const { boundary, fromSeq, startedByStep, resume } = await beginClaimedAttempt(workspace, memory, succeeded, node, job.attempt, steps);
     const untrack = trackStartedCalls(fenced, job.nodeId, fromSeq, startedByStep);

@@ -7,6 +7,7 @@ import type { Database, NodeClaimsTable } from '../db/database.js';
 import { DagentError } from '../errors.js';
 import { immediateTransaction } from '../run/storage/immediate-transaction.js';
 import { isHolderAlive } from '../run/ownership/lease-holder.js';
+import type { AppendFence } from '../session/event-log.js';
 
 /** A worker renews its claim of a node every quarter of this; an unrenewed claim is lost after it. */
 export const DEFAULT_NODE_CLAIM_TTL_MS = 15_000;
@@ -217,6 +218,11 @@ export class NodeClaim implements ClaimFence {
     const row = await select.executeTakeFirst();
     const current = row === undefined ? 0 : Number(row.token);
     if (current !== this.token || row?.released_at !== null) throw new StaleClaimError(this.runId, this.nodeId, this.token, current);
+  }
+
+  /** This claim as the fence of an event append (`AppendOptions.fence`). */
+  appendFence(): AppendFence {
+    return { nodeId: this.nodeId, token: this.token, check: (transaction) => this.assertCurrent(transaction) };
   }
 
   async release(): Promise<void> {

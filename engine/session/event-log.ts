@@ -4,6 +4,7 @@ import { PreparedQuery } from '../db/prepared-query.js';
 import type { Database } from '../db/database.js';
 import { InvalidEventError } from '../errors.js';
 import { EVENT_READ_COLUMNS, eventFromDraftRow, eventFromRow } from './event-row.js';
+import { appendInOneStatement, type ClaimCondition, type OneStatementResult } from './one-statement-append.js';
 import { EVENT_PAYLOADS, EVENT_VERSIONS, isEventType, type EventDraft, type EventType, type SessionEvent } from './event-types.js';
 
 export interface EventQuery<T extends EventType = EventType> {
@@ -23,8 +24,22 @@ export type AppendListener = (events: readonly SessionEvent[]) => void;
 /** Work done in the same transaction as an append, e.g. updating the `nodes` projection. */
 export type AppendEffects = (transaction: Transaction<Database>, events: readonly SessionEvent[]) => Promise<void>;
 
+/**
+ * A worker's claim that must be current for an append to commit: the node and token of its row in
+ * `node_claims`, and the check that throws the claim's own error when it is not.
+ */
+export interface AppendFence extends ClaimCondition {
+  check(transaction: Transaction<Database>): Promise<void>;
+}
+
 export interface AppendOptions {
   readonly effects?: AppendEffects;
+  /**
+   * Checked with the insert: on PostgreSQL in the same statement (or, with effects, before the
+   * run's append lock is taken); on SQLite after the insert, under the write lock. The claim's
+   * row stays locked until the commit.
+   */
+  readonly fence?: AppendFence;
 }
 
 /**
@@ -39,6 +54,8 @@ export class EventLog {
   #listeners = new Set<AppendListener>();
   /** Run inside every append's transaction (`withEffects`), before the caller's own effects. */
   #effects: AppendEffects | undefined;
+  /** Checked in every append's transaction (`withFence`), as `AppendOptions.fence`. */
+  #fence: AppendFence | undefined;
   readonly #now: () => Date;
   readonly runId: string;
   /** PostgreSQL: appends of one run take a lock on the run first, so concurrent writers never race for a seq. */
@@ -63,6 +80,19 @@ export class EventLog {
     const view = new EventLog(this.#db, this.runId, { now: this.#now });
     view.#listeners = this.#listeners;
     view.#effects = bothEffects(this.#effects, effects);
+    view.#fence = this.#fence;
+    return view;
+  }
+
+  /**
+   * This log with `fence` checked with every append made through it (a worker's claim, so a
+   * stale worker's events are refused), as `AppendOptions.fence`; listeners are this log's.
+   */
+  withFence(fence: AppendFence): EventLog {
+    const view = new EventLog(this.#db, this.runId, { now: this.#now });
+    view.#listeners = this.#listeners;
+    view.#effects = this.#effects;
+    view.#fence = fence;
     return view;
   }
 
@@ -78,25 +108,50 @@ export class EventLog {
     const createdAt = this.#now().toISOString();
     const rows = drafts.map((draft) => this.#validate(draft, createdAt));
     const effects = bothEffects(this.#effects, options.effects);
-    let stored: SessionEvent[];
-    if (rows.length === 1 && effects === undefined && !this.#serialises) {
+    const fence = options.fence ?? this.#fence;
+    let stored: SessionEvent[] | undefined;
+    if (rows.length === 1 && effects === undefined && fence === undefined && !this.#serialises) {
       stored = [await insertEvent(this.#db, rows[0]!)];
     } else {
-      stored = await this.#appendInTransaction(rows, effects === undefined ? {} : { effects });
+      // PostgreSQL, nothing else to write with the events: one statement, no lock held between round trips.
+      if (this.#serialises && effects === undefined && !this.#db.isTransaction) stored = await this.#appendInOneStatement(rows, fence);
+      stored ??= await this.#appendInTransaction(rows, { ...(effects === undefined ? {} : { effects }), ...(fence === undefined ? {} : { fence }) });
     }
     for (const listener of this.#listeners) listener(stored);
     return stored;
+  }
+
+  /** `undefined` when other writers of the run took the seqs it tried too often: the caller takes the run's lock instead. */
+  async #appendInOneStatement(rows: readonly PendingRow[], fence: AppendFence | undefined): Promise<SessionEvent[] | undefined> {
+    for (let attempt = 0; attempt < ONE_STATEMENT_TRIES; attempt += 1) {
+      let result: OneStatementResult;
+      try {
+        result = await appendInOneStatement(this.#db, rows, fence);
+      } catch (error) {
+        if (isUniqueViolation(error)) continue;
+        throw error;
+      }
+      if (result.refused) {
+        // The claim is not current: its own check says why (and throws); one that holds again is tried again.
+        await this.#db.transaction().execute((transaction) => fence!.check(transaction));
+        continue;
+      }
+      return result.stored.map((inserted, index) => eventFromDraftRow(asStored(rows[index]!, inserted.payload), inserted.seq));
+    }
+    return undefined;
   }
 
   async #appendInTransaction(rows: readonly PendingRow[], options: AppendOptions): Promise<SessionEvent[]> {
     for (let attempt = 0; ; attempt += 1) {
       try {
         const work = async (transaction: Kysely<Database>): Promise<SessionEvent[]> => {
+          if (this.#serialises && options.fence !== undefined) await options.fence.check(transaction as Transaction<Database>);
           if (this.#serialises) await lockRunAppends(transaction, this.runId);
           // The first insert takes the write lock and the next seq; the rest follow it in one statement.
           const first = await insertEvent(transaction, rows[0]!);
           const rest = await insertFollowing(transaction, rows.slice(1), first.seq);
           const inserted = [first, ...rest];
+          if (!this.#serialises && options.fence !== undefined) await options.fence.check(transaction as Transaction<Database>);
           if (options.effects !== undefined) await options.effects(transaction as Transaction<Database>, inserted);
           return inserted;
         };
@@ -171,6 +226,8 @@ interface PendingRow {
 }
 
 const MAX_SEQ_CONFLICT_RETRIES = 20;
+/** One-statement appends tried before an append waits for the run's lock instead (PostgreSQL). */
+const ONE_STATEMENT_TRIES = 8;
 
 /**
  * PostgreSQL has no single writer: two transactions appending to one run would both read the same

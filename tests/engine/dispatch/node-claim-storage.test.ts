@@ -51,7 +51,7 @@ for (const backend of contractStores()) {
       await expireClaims();
       const current = await claimed(run.id, 'host-b/2/bb');
       const commit = (claim: NodeClaim) =>
-        log.append({ type: 'attempt/finished', nodeId: 'edit-a', payload: { attempt: 1, token: claim.token, worker: 'w', outcome: 'succeeded', answer: 'done' } }, { effects: (transaction) => claim.assertCurrent(transaction) });
+        log.append({ type: 'attempt/finished', nodeId: 'edit-a', payload: { attempt: 1, token: claim.token, worker: 'w', outcome: 'succeeded', answer: 'done' } }, { fence: claim.appendFence() });
 
       await expect(commit(slow)).rejects.toBeInstanceOf(StaleClaimError);
       expect(await readEvents(store.db, run.id, { types: ['attempt/finished'] })).toHaveLength(0);
@@ -66,6 +66,22 @@ for (const backend of contractStores()) {
       const claim = await claimed(run.id, 'host-a/1/aa');
       await claim.release();
       await expect(store.db.transaction().execute((transaction) => claim.assertCurrent(transaction))).rejects.toBeInstanceOf(StaleClaimError);
+      await expect(new EventLog(store.db, run.id).withFence(claim.appendFence()).appendMany([{ type: 'user/message', nodeId: 'edit-a', payload: { content: 'after the release', source: 'instruction' } }, { type: 'user/message', nodeId: 'edit-a', payload: { content: 'and more', source: 'instruction' } }])).rejects.toBeInstanceOf(StaleClaimError);
+      expect(await readEvents(store.db, run.id, { types: ['user/message'] })).toHaveLength(0);
+    });
+
+    it('workers appending to one run at once, under their claims, get gap-free seqs in one order', async () => {
+      const run = await createRun(store.db, { task: 'fencing', workspace: '/repo', mode: 'plan' });
+      const claims = await Promise.all(['edit-a', 'edit-b', 'edit-c', 'edit-d'].map(async (nodeId, index) => {
+        const claim = await claimNode(store.db, run.id, nodeId, { worker: `host/${index}/aa`, ttlMs: 60_000 });
+        if (!(claim instanceof NodeClaim)) throw new Error('expected the claim');
+        return claim;
+      }));
+      const logs = claims.map((claim) => new EventLog(store.db, run.id).withFence(claim.appendFence()));
+      await Promise.all(logs.flatMap((log, index) => Array.from({ length: 10 }, (_, turn) => log.appendMany(Array.from({ length: 1 + (turn % 3) }, () => ({ type: 'user/message' as const, nodeId: claims[index]!.nodeId, payload: { content: `turn ${turn}`, source: 'instruction' as const } }))))));
+      const events = await readEvents(store.db, run.id);
+      expect(events.map((event) => event.seq)).toEqual(Array.from({ length: events.length }, (_, index) => index + 1));
+      expect(events.filter((event) => event.type === 'user/message')).toHaveLength(4 * 19);
     });
 
     it("a node's session events and file writes go through its claim: refused once another worker holds the node", async () => {
@@ -74,13 +90,13 @@ for (const backend of contractStores()) {
       const stale = await claimed(run.id, 'host-a/1/aa', 1);
       await expireClaims();
       const current = await claimed(run.id, 'host-b/2/bb');
-      const staleLog = log.withEffects((transaction) => stale.assertCurrent(transaction));
+      const staleLog = log.withFence(stale.appendFence());
       const writes: string[] = [];
 
       await expect(staleLog.append({ type: 'user/message', nodeId: 'edit-a', payload: { content: 'still here', source: 'instruction' } })).rejects.toBeInstanceOf(StaleClaimError);
       await expect(stale.fence(async () => writes.push('stale'))).rejects.toBeInstanceOf(ClaimExpiredError);
       expect(stale.remainingMs()).toBe(0);
-      await log.withEffects((transaction) => current.assertCurrent(transaction)).append({ type: 'user/message', nodeId: 'edit-a', payload: { content: 'the current holder', source: 'instruction' } });
+      await log.withFence(current.appendFence()).append({ type: 'user/message', nodeId: 'edit-a', payload: { content: 'the current holder', source: 'instruction' } });
       await current.fence(async () => writes.push('current'));
 
       expect((await readEvents(store.db, run.id, { types: ['user/message'] })).map((event) => event.payload.content)).toEqual(['the current holder']);
