@@ -11,6 +11,7 @@ import {
   type PlanIssue,
   type PlanNode,
   type PlanPatch,
+  type PlanRules,
   type ReplanTrigger,
 } from '../engine/index.js';
 
@@ -26,6 +27,8 @@ export interface AmendContext {
   readonly trigger: ReplanTrigger;
   /** Ids of the nodes that already succeeded. */
   readonly completed: readonly string[];
+  /** The rules the amended plan is checked by (the run's isolation). */
+  readonly rules?: PlanRules | undefined;
 }
 
 const NO_JSON: AnswerCheck<never> = {
@@ -101,10 +104,10 @@ function readJson(answer: string): AnswerCheck<unknown> {
 }
 
 /** A whole plan: JSON, the schema, the graph rules (`validatePlan`), no node named `planner`. Pure. */
-export function checkPlanAnswer(answer: string): AnswerCheck<Plan> {
+export function checkPlanAnswer(answer: string, rules?: PlanRules): AnswerCheck<Plan> {
   const read = readJson(answer);
   if (!read.ok) return read;
-  const check = checkPlan(read.value);
+  const check = checkPlan(read.value, rules);
   if (!check.ok) return { ok: false, issues: check.issues };
   const reserved = reservedIdIssues(check.plan.nodes);
   return reserved.length > 0 ? { ok: false, issues: reserved } : { ok: true, value: check.plan };
@@ -115,7 +118,7 @@ export function checkPlanAnswer(answer: string): AnswerCheck<Plan> {
  * already succeeded (as `applyPlanPatch` does). Pure.
  */
 export function checkReplaceAnswer(answer: string, context: AmendContext): AnswerCheck<PlanPatch> {
-  const check = checkPlanAnswer(answer);
+  const check = checkPlanAnswer(answer, context.rules);
   if (!check.ok) return check;
   const patch: PlanPatch = { kind: 'replace', plan: check.value };
   const applied = issuesOfApplying(patch, context);
@@ -179,7 +182,7 @@ function patchIdIssues(nodes: readonly PlanNode[], plan: Plan): PlanIssue[] {
 function issuesOfApplying(patch: PlanPatch, context: AmendContext): readonly PlanIssue[] {
   const completed = new Set(context.completed);
   try {
-    applyPlanPatch(context.plan, patch, context.trigger, { frozenNodeIds: completed, completedNodeIds: completed });
+    applyPlanPatch(context.plan, patch, context.trigger, { frozenNodeIds: completed, completedNodeIds: completed, rules: context.rules });
     return [];
   } catch (error) {
     if (error instanceof PlanInvalidError) return error.issues;

@@ -113,7 +113,7 @@ export function createLlmPlanner(options: LlmPlannerOptions): Planner {
           operation: 'plan',
           instruction: planInstruction({ task: input.task, paths: input.paths, map, tools: tools !== undefined }),
           shape: 'plan',
-          check: checkPlanAnswer,
+          check: (answer) => checkPlanAnswer(answer, input.rules),
           signal: input.signal,
         });
       }),
@@ -121,7 +121,7 @@ export function createLlmPlanner(options: LlmPlannerOptions): Planner {
       serialize(async () => {
         const trigger = input.trigger;
         const map = await mapText(input.workspace, `${input.task}\n${triggerFocus(trigger)}`, trigger.kind === 'missed-work' ? trigger.files : [], input.signal);
-        const context = { plan: input.plan, trigger, completed: input.completed.map((node) => node.nodeId) };
+        const context = { plan: input.plan, trigger, completed: input.completed.map((node) => node.nodeId), rules: input.rules };
         return runPlannerTurn(agent, {
           runId: input.runId,
           workspace: input.workspace,

@@ -7,6 +7,7 @@ import { integerAtLeast } from '../context/cli-args.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
 import { planDocumentText, readPlanFile } from '../plans/plan-document.js';
+import { planRulesFor } from '../plans/plan-rules.js';
 import { lintForReview } from '../plans/plan-lint.js';
 import { analyzeForReview, printPlan } from '../plans/plan-review.js';
 
@@ -41,7 +42,7 @@ export const importCommand = defineCommand<{ run: string; file: string }>({
   ],
   builder: (yargs) => yargs.positional('run', { type: 'string', demandOption: true }).positional('file', { type: 'string', demandOption: true, describe: 'plan document (JSON or YAML)' }),
   async run(context, args) {
-    const plan = readPlanFile(context.io.cwd, args.file);
+    const plan = readPlanFile(context.io.cwd, args.file, await planRulesFor(context));
     return storeEditedPlan(context, args.run, plan, `imported from ${args.file}`);
   },
 });
@@ -75,7 +76,7 @@ export const editCommand = defineCommand<{ run: string; discard?: boolean }>({
     if (result.status !== 0) throw new ConfigError(`the editor (${editor}) exited with ${result.status ?? result.signal}; your edits are kept in ${file} (${discard})`);
     let plan: Plan;
     try {
-      plan = parsePlanDocument(readFileSync(file, 'utf8'), { source: file });
+      plan = parsePlanDocument(readFileSync(file, 'utf8'), { source: file, rules: await planRulesFor(context) });
     } catch (error) {
       throw new ConfigError(`${(error as Error).message}\nyour edits are kept in ${file}: \`dagent edit ${stored.runId}\` reopens them, or fix the file and \`dagent import ${stored.runId} ${file}\`; ${discard}`);
     }

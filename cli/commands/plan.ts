@@ -3,6 +3,7 @@ import { writeLine } from '../context/cli-io.js';
 import type { CliContext } from '../context/cli-context.js';
 import { defineCommand } from '../context/command.js';
 import { readPlanFile } from '../plans/plan-document.js';
+import { planRulesFor } from '../plans/plan-rules.js';
 import { ALLOW_LINT_OPTION, lintForReview, versionLint } from '../plans/plan-lint.js';
 import { analyzeForReview, printPlan } from '../plans/plan-review.js';
 import { planWithModel, recordedModels } from '../plans/planning.js';
@@ -41,7 +42,7 @@ export const planCommand = defineCommand<PlanArgs>({
     const { db } = await context.store();
     let runId: string;
     if (args.from !== undefined) {
-      const plan: Plan = readPlanFile(context.io.cwd, args.from);
+      const plan: Plan = readPlanFile(context.io.cwd, args.from, await planRulesFor(context));
       // The model named now (`-m`, config) is checked and recorded: `dagent run` uses it unless told otherwise.
       const run = await createRun(db, { task: task || plan.goal, workspace: context.workspace, mode: 'plan', config: recordedModels(context) });
       await savePlan(db, run.id, { plan, reason: `imported from ${args.from}`, lint: await lintForReview(context, plan) });

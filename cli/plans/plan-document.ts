@@ -1,12 +1,12 @@
 import { readFileSync, statSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
-import { ConfigError, parsePlanDocument, type Plan } from '../../engine/index.js';
+import { ConfigError, parsePlanDocument, type Plan, type PlanRules } from '../../engine/index.js';
 
 /** The largest plan document read (4 MiB): a plan names work to do; content belongs in files. */
 export const MAX_PLAN_FILE_BYTES = 4 * 1024 * 1024;
 
-/** Reads a plan document (JSON, or YAML by extension) given by the user; errors name the file, node and field. */
-export function readPlanFile(cwd: string, file: string): Plan {
+/** Reads a plan document (JSON, or YAML by extension) given by the user, checked by `rules`; errors name the file, node and field. */
+export function readPlanFile(cwd: string, file: string, rules: PlanRules): Plan {
   const path = resolve(cwd, file);
   let text: string;
   try {
@@ -20,7 +20,7 @@ export function readPlanFile(cwd: string, file: string): Plan {
     throw new ConfigError(`cannot read plan file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   const format = ['.yaml', '.yml'].includes(extname(path).toLowerCase()) ? 'yaml' : 'json';
-  return parsePlanDocument(text, { format, source: file });
+  return parsePlanDocument(text, { format, source: file, rules });
 }
 
 /** The document `export` writes and `import` reads. */

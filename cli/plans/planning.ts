@@ -6,6 +6,7 @@ import { NO_MODEL_CONFIGURED, chooseModel, modelIdFor } from '../runtime/models.
 import { loadPlanners } from '../runtime/load-planners.js';
 import { checkTaskImages, createImageSupport } from '../runtime/task-images.js';
 import { planLinter } from './plan-lint.js';
+import { planRulesFor } from './plan-rules.js';
 
 /**
  * The LLM planner with the planner's model (`plannerModel`, else `model`), or undefined when no
@@ -49,6 +50,7 @@ export async function planWithModel(context: CliContext, task: string): Promise<
     workspace: context.workspace,
     paths: references.paths,
     signal: context.io.interrupt,
+    rules: await planRulesFor(context),
     linter: planLinter(context),
     onStart: (runId) => {
       if (!context.json) context.io.stderr.write(`run ${runId} · planning…\n`);

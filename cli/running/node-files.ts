@@ -4,15 +4,18 @@ import type { CliContext } from '../context/cli-context.js';
 /**
  * How a run's nodes get their files: isolated (a worktree each, merged onto `dagent/<run>`) or
  * shared (snapshots of the one working copy), as `isolation` says and the workspace allows.
- * Runs spread over workers share the working copy (or each worker's clone): where `isolation`
- * would have given worktrees, `notice` is the one line that says so.
+ * Runs spread over workers share the working copy (or each worker's clone). `notice`, the one line
+ * that says so, is given only when the user set `isolation: worktree`: worktrees by default are
+ * not something a user who set nothing asked for, so `--workers` alone runs quietly (its
+ * isolation is still said by `show`).
  */
 export async function runNodeFiles(context: CliContext, run: RunRecord, options: { readonly workers: boolean }): Promise<{ files: NodeFiles; isolation: IsolationChoice; notice?: string }> {
   const { db } = await context.store();
   const chosen = await chooseIsolation(context.config.isolation, run.workspace);
   if (options.workers && chosen.mode === 'worktree') {
     const isolation: IsolationChoice = { mode: 'shared', reason: `nodes run on workers; ${chosen.reason}, but worktrees are made only for runs without --workers` };
-    return { files: new FileSnapshots({ db, runId: run.id, workspace: run.workspace }), isolation, notice: describeIsolation(isolation, run.id) };
+    const notice = context.config.isolation === 'worktree' ? describeIsolation(isolation, run.id) : undefined;
+    return { files: new FileSnapshots({ db, runId: run.id, workspace: run.workspace }), isolation, ...(notice === undefined ? {} : { notice }) };
   }
   const isolation: IsolationChoice = options.workers ? { mode: 'shared', reason: 'nodes run on workers' } : chosen;
   if (isolation.mode === 'shared') return { files: new FileSnapshots({ db, runId: run.id, workspace: run.workspace }), isolation };

@@ -32,7 +32,7 @@ import { modelRouting } from './model-routing.js';
 import { createImageSupport } from './task-images.js';
 import { holdingOutput } from '../context/output-hold.js';
 import { createWebTools, startMcpTools } from './outside-tools.js';
-import { workspaceLanguageService } from './workspace-language-service.js';
+import { nodeLanguageService } from './workspace-language-service.js';
 
 /**
  * The approver for this invocation: a terminal prompt when a human is at stdin (and not in
@@ -69,7 +69,7 @@ export async function createTools(context: CliContext, options: { mcp?: boolean 
   const allowEnv = context.config.sandbox?.env;
   const hooks = context.config.hooks === undefined ? undefined : createHookRunner({ hooks: context.config.hooks, confinement: () => confinement, env: context.io.env, ...(allowEnv === undefined ? {} : { allowEnv }) });
   return createToolRuntime({
-    tools: [...PLAN_TOOLS, createRememberTool(await createMemoryStore(context)), ...createWebTools(context), ...createSymbolTools(() => workspaceLanguageService(context)), ...mcpTools],
+    tools: [...PLAN_TOOLS, createRememberTool(await createMemoryStore(context)), ...createWebTools(context), ...createSymbolTools((root) => nodeLanguageService(context, root)), ...mcpTools],
     runCommand: { env: context.io.env, confinement, ...(allowEnv === undefined ? {} : { allowEnv }) },
     ...(hooks === undefined ? {} : { hooks }),
     ...(context.config.approval === undefined ? {} : { approval: context.config.approval }),

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { WorkspaceLanguageService } from '../../planners/index.js';
 import type { CliContext } from '../context/cli-context.js';
 import { loadPlanners } from './load-planners.js';
@@ -21,6 +22,46 @@ export function workspaceLanguageService(context: CliContext, tsconfig?: string)
     services.set(tsconfig ?? '', service);
     const created = service;
     context.onClose(async () => (await created).dispose());
+  }
+  return service;
+}
+
+/** Most language services over node worktrees kept at once; the least recently asked is disposed for a new one. */
+export const MAX_NODE_LANGUAGE_SERVICES = 4;
+
+const NODE_SERVICES = new WeakMap<CliContext, Map<string, Promise<WorkspaceLanguageService>>>();
+
+/**
+ * The language service the symbol tools of a node use: over `root`, the node's own workspace (its
+ * worktree under `isolation: worktree`, so a node finds its own edits), or the working copy's
+ * shared service when that is where the node runs. A worktree's service takes the working copy's
+ * scan as its import graph (the worktrees are checkouts of the same files) and is started only when
+ * a node asks; at most `MAX_NODE_LANGUAGE_SERVICES` are kept, the least recently asked disposed
+ * (asked again, it starts afresh).
+ */
+export function nodeLanguageService(context: CliContext, root: string): Promise<WorkspaceLanguageService> {
+  if (resolve(root) === resolve(context.workspace)) return workspaceLanguageService(context);
+  const services = NODE_SERVICES.get(context) ?? new Map<string, Promise<WorkspaceLanguageService>>();
+  if (!NODE_SERVICES.has(context)) {
+    NODE_SERVICES.set(context, services);
+    context.onClose(async () => {
+      await Promise.all([...services.values()].map(async (service) => (await service).dispose()));
+      services.clear();
+    });
+  }
+  let service = services.get(root);
+  if (service !== undefined) {
+    // The most recently asked goes last.
+    services.delete(root);
+    services.set(root, service);
+    return service;
+  }
+  service = loadPlanners().then((planners) => planners.createLanguageService({ workspace: root, repoMap: () => workspaceRepoMap(context), cache: false }));
+  services.set(root, service);
+  for (const [oldest, old] of services) {
+    if (services.size <= MAX_NODE_LANGUAGE_SERVICES) break;
+    services.delete(oldest);
+    void old.then((dropped) => dropped.dispose()).catch(() => undefined);
   }
   return service;
 }

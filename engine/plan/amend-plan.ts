@@ -1,6 +1,7 @@
 import { parsePlan } from './check-plan.js';
 import { PlanInvalidError } from './plan-errors.js';
 import { createReachability } from './reachability.js';
+import type { PlanRules } from './plan-rules.js';
 import type { Plan, PlanNode } from './plan-schema.js';
 
 export interface AppendAndRewire {
@@ -10,6 +11,8 @@ export interface AppendAndRewire {
   readonly affectedNodeId: string;
   /** Nodes that already succeeded: never changed. */
   readonly completedNodeIds: Iterable<string>;
+  /** The rules the amended plan is checked by (the run's isolation). */
+  readonly rules?: PlanRules | undefined;
 }
 
 export interface PlanAmendment {
@@ -44,6 +47,6 @@ export function amendPlan(plan: Plan, patch: AppendAndRewire): PlanAmendment {
     rewiredNodeIds.push(node.id);
     return { ...node, dependsOn: [...node.dependsOn, ...added] };
   });
-  const next = parsePlan({ ...plan, nodes: [...nodes, ...newNodes] }, { source: 'amended plan' });
+  const next = parsePlan({ ...plan, nodes: [...nodes, ...newNodes] }, { source: 'amended plan', rules: patch.rules });
   return { plan: next, addedNodeIds: newIds, rewiredNodeIds };
 }

@@ -1,6 +1,7 @@
 import { lenientPlan } from './lenient-plan.js';
 import { PlanInvalidError } from './plan-errors.js';
 import type { PlanIssue } from './plan-issue.js';
+import type { PlanRules } from './plan-rules.js';
 import { planSchema, type Plan } from './plan-schema.js';
 import { schemaIssues } from './schema-issues.js';
 import { validatePlan } from './validate-plan.js';
@@ -12,21 +13,22 @@ export type PlanCheck = { readonly ok: true; readonly plan: Plan } | { readonly 
  * The schema's issues, then the graph checks of `validatePlan` (duplicate ids, unknown
  * dependencies, cycles, write conflicts…), in one listing: when the schema refuses the document,
  * the graph checks still run on what can be read of its nodes (`lenientPlan`). For a value
- * already parsed from JSON: a stored body, a planner's output.
+ * already parsed from JSON: a stored body, a planner's output. `rules`: as the run's isolation
+ * allows (unordered nodes writing one file are refused unless they are `merge`d).
  */
-export function checkPlan(value: unknown): PlanCheck {
+export function checkPlan(value: unknown, rules?: PlanRules): PlanCheck {
   const parsed = planSchema.safeParse(value);
   if (!parsed.success) {
     const readable = lenientPlan(value);
-    return { ok: false, issues: [...schemaIssues(parsed.error, value), ...(readable === undefined ? [] : validatePlan(readable))] };
+    return { ok: false, issues: [...schemaIssues(parsed.error, value), ...(readable === undefined ? [] : validatePlan(readable, rules))] };
   }
-  const issues = validatePlan(parsed.data);
+  const issues = validatePlan(parsed.data, rules);
   return issues.length === 0 ? { ok: true, plan: parsed.data } : { ok: false, issues };
 }
 
 /** `checkPlan` that throws `PlanInvalidError` (naming `source`, e.g. the file) on any issue. */
-export function parsePlan(value: unknown, options: { readonly source?: string } = {}): Plan {
-  const check = checkPlan(value);
+export function parsePlan(value: unknown, options: { readonly source?: string; readonly rules?: PlanRules | undefined } = {}): Plan {
+  const check = checkPlan(value, options.rules);
   if (!check.ok) throw new PlanInvalidError(check.issues, options.source);
   return check.plan;
 }

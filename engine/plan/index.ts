@@ -4,6 +4,7 @@ export { NODE_KINDS, assertNever, isEditingNode, nodeKind, nodeSubject, type Nod
 export { formatPlanIssues, type PlanIssue, type PlanIssueCode } from './plan-issue.js';
 export { GraphCycleError, PlanInvalidError } from './plan-errors.js';
 export { checkPlan, parsePlan, type PlanCheck } from './check-plan.js';
+export { ISOLATED_PLAN_RULES, SHARED_PLAN_RULES, type PlanRules } from './plan-rules.js';
 export { lenientPlan } from './lenient-plan.js';
 export { checkPlanDocument, parsePlanDocument, type PlanDocumentFormat, type PlanDocumentOptions } from './parse-plan-document.js';
 export { nodesById, planEdges, planGraph, type PlanEdge, type PlanGraph, type PlanNodeAttributes } from './plan-graph.js';

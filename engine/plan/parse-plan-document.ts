@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
 import { checkPlan, type PlanCheck } from './check-plan.js';
 import { PlanInvalidError } from './plan-errors.js';
+import type { PlanRules } from './plan-rules.js';
 import type { Plan } from './plan-schema.js';
 
 export type PlanDocumentFormat = 'json' | 'yaml';
@@ -11,6 +12,8 @@ export interface PlanDocumentOptions {
   readonly format?: PlanDocumentFormat;
   /** Where the text came from, e.g. the file name: the prefix of error messages. */
   readonly source?: string;
+  /** The rules of the run's isolation (default: nodes share the working copy). */
+  readonly rules?: PlanRules;
 }
 
 /** A plan document's text (JSON, or YAML on import) checked against the schema and the graph rules. */
@@ -18,7 +21,7 @@ export function checkPlanDocument(text: string, options: PlanDocumentOptions = {
   const format = options.format ?? guessFormat(text, options.source);
   const read = format === 'json' ? readJson(text) : readYaml(text);
   if (!read.ok) return { ok: false, issues: [{ code: 'syntax', message: read.message }] };
-  return checkPlan(read.value);
+  return checkPlan(read.value, options.rules);
 }
 
 /** `checkPlanDocument` that throws `PlanInvalidError`, every issue in its message. */

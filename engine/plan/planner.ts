@@ -1,4 +1,5 @@
 import type { NodeWaitsFor } from '../scheduler/schedulable-node.js';
+import type { PlanRules } from './plan-rules.js';
 import type { Plan, PlanNode } from './plan-schema.js';
 
 /**
@@ -28,6 +29,8 @@ export interface PlanInput {
   /** Workspace-relative paths the task named with `@path`, to be read with tools. */
   readonly paths: readonly string[];
   readonly signal: AbortSignal;
+  /** The rules the plan is checked by, as the run's isolation allows (default: nodes share the working copy). */
+  readonly rules?: PlanRules | undefined;
 }
 
 export interface AmendInput {
@@ -42,6 +45,8 @@ export interface AmendInput {
   readonly signal: AbortSignal;
   /** The run's budget: asked before each of the planner's model calls, like a node's; a refused call stops the amendment. */
   readonly gate?: PlannerCallGate;
+  /** The rules the amended plan is checked by, as the run's isolation allows. */
+  readonly rules?: PlanRules | undefined;
 }
 
 /** An amendment from a planner: nodes to append (the engine rewires), or a whole new plan. */

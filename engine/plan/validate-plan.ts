@@ -4,6 +4,7 @@ import { PlanInvalidError } from './plan-errors.js';
 import { planGraph, type PlanGraph } from './plan-graph.js';
 import { nodeKind } from './node-kinds.js';
 import { nodeLocation, type PlanIssue } from './plan-issue.js';
+import { SHARED_PLAN_RULES, type PlanRules } from './plan-rules.js';
 import type { Plan, PlanNode } from './plan-schema.js';
 import { createReachability } from './reachability.js';
 import { literalPrefix, writesOverlap, type WriteOverlap } from './writes-overlap.js';
@@ -11,9 +12,11 @@ import { literalPrefix, writesOverlap, type WriteOverlap } from './writes-overla
 /**
  * Every problem of a schema-valid plan at once, in a stable order: duplicate ids, dependencies
  * (unknown, self), command nodes without a command, cycles, then write-write conflicts between
- * nodes that no path of dependencies orders. An empty list means the plan can run.
+ * nodes that no path of dependencies orders (only under `rules` that refuse them: with
+ * `parallelWrites: 'merge'` each node has its own workspace and their changes merge in plan order).
+ * An empty list means the plan can run.
  */
-export function validatePlan(plan: Plan): readonly PlanIssue[] {
+export function validatePlan(plan: Plan, rules: PlanRules = SHARED_PLAN_RULES): readonly PlanIssue[] {
   const graph = planGraph(plan);
   return [
     ...duplicateIdIssues(plan),
@@ -21,13 +24,13 @@ export function validatePlan(plan: Plan): readonly PlanIssue[] {
     ...missingCommandIssues(plan),
     ...protectedWriteIssues(plan),
     ...cycleIssues(graph),
-    ...writeConflictIssues(plan, graph),
+    ...(rules.parallelWrites === 'refuse' ? writeConflictIssues(plan, graph) : []),
   ];
 }
 
 /** The plan, or a `PlanInvalidError` with every issue. */
-export function assertValidPlan(plan: Plan, source?: string): Plan {
-  const issues = validatePlan(plan);
+export function assertValidPlan(plan: Plan, source?: string, rules?: PlanRules): Plan {
+  const issues = validatePlan(plan, rules);
   if (issues.length > 0) throw new PlanInvalidError(issues, source);
   return plan;
 }

@@ -10,17 +10,20 @@ import { WriteLocks } from './write-locks.js';
 export class LockGate<R> {
   readonly #locks = new WriteLocks();
   readonly #runner: ScheduleRunner<R, Ticket<R>>;
+  /** `false`: every ticket goes straight to the runner (nodes in their own workspaces hold no locks). */
+  readonly #lockWrites: boolean;
   #waiting: Ticket<R>[] = [];
   #freed = false;
 
-  constructor(runner: ScheduleRunner<R, Ticket<R>>) {
+  constructor(runner: ScheduleRunner<R, Ticket<R>>, lockWrites = true) {
     this.#runner = runner;
+    this.#lockWrites = lockWrites;
   }
 
   /** Queues the ticket in the runner once the node's write locks are free; it runs only when its start is granted. */
   enqueue(ticket: Ticket<R>): void {
     const { node } = ticket.state;
-    if (this.#locks.tryAcquire(node.id, node.writes)) this.#runner.enqueue(node.id, ticket);
+    if (this.#locks.tryAcquire(node.id, this.#lockWrites ? node.writes : [])) this.#runner.enqueue(node.id, ticket);
     else this.#waiting.push(ticket);
   }
 

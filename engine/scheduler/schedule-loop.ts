@@ -84,7 +84,7 @@ export class ScheduleLoop<R> {
       onBug: (error) => this.#post({ kind: 'fatal', error }),
     });
     this.#runner.pause();
-    this.#gate = new LockGate(this.#runner);
+    this.#gate = new LockGate(this.#runner, options.lockWrites ?? true);
     this.#amends = new AmendQueue<R>({ stopping: () => this.#stopping, snapshot: () => this.snapshot(), signal: this.#abort.signal, post: (input) => this.#post(input) });
     this.#states = initialNodeStates<R>(graph, options.initialStatus, options.initialAttempts);
     this.#byId = new Map(this.#states.map((state) => [state.node.id, state]));

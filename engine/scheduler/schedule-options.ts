@@ -46,6 +46,11 @@ export interface ScheduleOptions<R = unknown> {
   readonly mode?: ScheduleMode;
   /** Most node attempts running at once. */
   readonly concurrency: number;
+  /**
+   * Whether unordered nodes whose writes overlap wait for each other (default `true`, for nodes
+   * sharing one working copy); `false` where each node has its own workspace and their changes merge.
+   */
+  readonly lockWrites?: boolean;
   /** Cancels the schedule: running attempts are aborted and become cancelled, pending nodes stay pending. */
   readonly signal?: AbortSignal;
   readonly execute: ExecuteNode<R>;

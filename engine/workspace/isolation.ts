@@ -9,16 +9,16 @@ export interface IsolationChoice {
   readonly reason: string;
 }
 
-/** What a run gets when `isolation` is not set. */
-export const DEFAULT_ISOLATION: IsolationSetting = 'shared';
+/** What a run gets when `isolation` is not set and the workspace is the top of a git repository; elsewhere it is `shared`. */
+export const DEFAULT_ISOLATION: IsolationSetting = 'worktree';
 
 /** The isolation a run gets: what was asked (`DEFAULT_ISOLATION` when nothing was), `shared` where a worktree cannot be made (no git repository at the workspace's top). */
 export async function chooseIsolation(setting: IsolationSetting | undefined, workspace: string, git?: GitRunner): Promise<IsolationChoice> {
-  if (setting === 'shared' || (setting === undefined && DEFAULT_ISOLATION === 'shared')) {
-    return { mode: 'shared', reason: setting === undefined ? 'the default; isolation: worktree gives each node its own git worktree' : 'isolation: shared is set' };
-  }
+  if (setting === 'shared') return { mode: 'shared', reason: 'isolation: shared is set' };
   const repository = await GitWorkingTree.detect(workspace, git);
-  if (repository === undefined) return { mode: 'shared', reason: 'the workspace is not the top of a git repository' };
+  if (repository === undefined) {
+    return { mode: 'shared', reason: setting === undefined ? 'the fallback: the workspace is not the top of a git repository' : 'isolation: worktree is set, but the workspace is not the top of a git repository' };
+  }
   repository.close();
   return { mode: 'worktree', reason: setting === 'worktree' ? 'isolation: worktree is set' : 'the default in a git repository' };
 }

@@ -1,7 +1,8 @@
-import { existsSync } from 'node:fs';
-import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { constants, existsSync } from 'node:fs';
+import { cp, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { GitWorkingTree, runGit, type GitRunner } from '../snapshots/file-git.js';
+import { literalPrefix } from '../plan/writes-overlap.js';
 import { GitObjects } from './git-objects.js';
 import { LINKED_FOLDERS_FILE } from './linked-folders.js';
 import { conflictHunks, type MergeConflict } from './merge-conflicts.js';
@@ -98,17 +99,21 @@ export class RunWorkspaces {
     return head;
   }
 
-  /** A fresh worktree for one node attempt, at the run branch's tip (its dependencies' merged results included). */
-  async openNode(nodeId: string, attempt: number): Promise<NodeWorkspace> {
-    return this.#open(nodeId, attempt, await this.head());
+  /**
+   * A fresh worktree for one node attempt, at the run branch's tip (its dependencies' merged
+   * results included). Dependency folders are linked in read-only, except those the node's
+   * `writes` reach into (`node_modules/.cache/**`): those are copied, its own to write.
+   */
+  async openNode(nodeId: string, attempt: number, writes: readonly string[] = []): Promise<NodeWorkspace> {
+    return this.#open(nodeId, attempt, await this.head(), undefined, writes);
   }
 
   /**
    * A fresh worktree for a node attempt that goes on from an earlier one: its files as `checkout`
    * (a step checkpoint) holds them, its change still counted from `start`, where the node began.
    */
-  async reopenNode(nodeId: string, attempt: number, start: string, checkout: string): Promise<NodeWorkspace> {
-    return this.#open(nodeId, attempt, start, checkout);
+  async reopenNode(nodeId: string, attempt: number, start: string, checkout: string, writes: readonly string[] = []): Promise<NodeWorkspace> {
+    return this.#open(nodeId, attempt, start, checkout, writes);
   }
 
   /** The worktree an earlier process left at `path` for a node, when its folder is still there. */
@@ -123,7 +128,7 @@ export class RunWorkspaces {
     await this.#prune();
   }
 
-  async #open(nodeId: string, attempt: number, start: string, checkout: string = start): Promise<NodeWorkspace> {
+  async #open(nodeId: string, attempt: number, start: string, checkout: string = start, writes: readonly string[] = []): Promise<NodeWorkspace> {
     const path = join(this.folder, `${nodeId}-${attempt}`);
     await this.#worktreeLock.run(async () => {
       if (existsSync(path)) {
@@ -134,7 +139,8 @@ export class RunWorkspaces {
     });
     // The checkout writes only the worktree's own index and files: checkouts run side by side.
     await this.objects.inWorktree(path, ['read-tree', '-m', '-u', 'HEAD']);
-    await Promise.all(this.#linked.map((folder) => linkFolder(this.repo, path, folder)));
+    const writable = writableFolders(this.#linked, writes);
+    await Promise.all(this.#linked.map((folder) => (writable.has(folder) ? copyFolder(this.repo, path, folder) : linkFolder(this.repo, path, folder))));
     return new NodeWorkspace({ objects: this.objects, excludesFile: this.#excludesFile }, nodeId, path, start);
   }
 
@@ -214,6 +220,23 @@ async function ignoredFolders(objects: GitObjects): Promise<string[]> {
     .map((path) => path.slice(0, -1))
     .filter((path) => DEPENDENCY_FOLDERS.has(path.split('/').at(-1) ?? ''))
     .slice(0, MAX_LINKED_FOLDERS);
+}
+
+/** The linked folders a node's writes reach into: a write pattern whose literal start is the folder or lies under it (a bare `**` reaches none). */
+export function writableFolders(linked: readonly string[], writes: readonly string[]): Set<string> {
+  const prefixes = writes.filter((write) => !write.startsWith('!')).map((write) => literalPrefix(write.replace(/^\.\//, '')));
+  return new Set(linked.filter((folder) => prefixes.some((prefix) => prefix === folder || prefix.startsWith(`${folder}/`))));
+}
+
+/**
+ * Copies an ignored folder of the repository into a node workspace, for a node that writes it. A
+ * copy (a copy-on-write clone where the file system has them), never hard links: a hard-linked file
+ * is the user's own file, and a command that writes it in place would change the working copy's.
+ */
+async function copyFolder(repo: string, workspace: string, folder: string): Promise<void> {
+  const target = join(workspace, folder);
+  if (!existsSync(dirname(target)) || existsSync(target)) return;
+  await cp(join(repo, folder), target, { recursive: true, verbatimSymlinks: true, mode: constants.COPYFILE_FICLONE });
 }
 
 /** Links an ignored folder of the repository into a node workspace (where its parent folder exists). */

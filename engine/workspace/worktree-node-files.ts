@@ -1,8 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { WriteScope } from '../agent/tool-runtime.js';
 import type { Database } from '../db/database.js';
+import { ISOLATED_PLAN_RULES, type PlanRules } from '../plan/plan-rules.js';
 import { insertSnapshotIfAbsent, listSnapshots, recordSnapshotAfter } from '../snapshots/file-snapshot-rows.js';
 import { createWriteSet, writeSetRefusal } from '../snapshots/file-write-set.js';
+import { revertNodeChange } from '../snapshots/file-node-change.js';
+import { createWorkspaceFiles } from '../snapshots/file-workspace.js';
+import { runLog } from '../session/run-log.js';
+import { revertOnRunBranch } from './run-branch-revert.js';
 import { describeConflicts, type MergeConflict } from './merge-conflicts.js';
 import type { NodeWorkspace } from './node-workspace.js';
 import type { RunWorkspaces } from './run-workspaces.js';
@@ -66,6 +71,8 @@ export interface WorktreeNodeFilesOptions {
  */
 export class WorktreeNodeFiles {
   readonly #options: WorktreeNodeFilesOptions;
+  /** Each node in its own workspace: unordered nodes may write one file, their changes merged in plan order. */
+  readonly planRules: PlanRules = ISOLATED_PLAN_RULES;
   readonly #open = new Map<string, NodeWorkspace>();
   /** Each open node's last step checkpoint: the parent of its next one. */
   readonly #lastCheckpoint = new Map<string, string>();
@@ -85,10 +92,11 @@ export class WorktreeNodeFiles {
     return { check: (path) => writeSetRefusal(path, writeSet), beforeWrite: async () => undefined };
   }
 
-  async beginNode(nodeId: string): Promise<WorktreeBoundary> {
+  /** `writes`: a dependency folder they reach into (`node_modules/…`) is the node's own writable copy. */
+  async beginNode(nodeId: string, writes: readonly string[] = []): Promise<WorktreeBoundary> {
     this.#attempts += 1;
     await this.#drop(nodeId);
-    const workspace = await this.#options.workspaces.openNode(nodeId, this.#attempts);
+    const workspace = await this.#options.workspaces.openNode(nodeId, this.#attempts, writes);
     this.#open.set(nodeId, workspace);
     return { kind: 'worktree', path: workspace.path, start: workspace.start };
   }
@@ -114,7 +122,7 @@ export class WorktreeNodeFiles {
    * workspace as it was left; its change is still counted from where the node began. Returns the
    * files that differ from what the stopped attempt left (put back).
    */
-  async resumeNode(nodeId: string, _writes: readonly string[], boundary: unknown, target: WorktreeResumeTarget): Promise<{ restored: string[]; unrestorable: string[] }> {
+  async resumeNode(nodeId: string, writes: readonly string[], boundary: unknown, target: WorktreeResumeTarget): Promise<{ restored: string[]; unrestorable: string[] }> {
     const began = boundary as WorktreeBoundary;
     await this.#drop(nodeId);
     const workspaces = this.#options.workspaces;
@@ -126,7 +134,7 @@ export class WorktreeNodeFiles {
     else checkout = began.start;
     if (left !== undefined) await workspaces.removeLeft(left);
     this.#attempts += 1;
-    const workspace = await workspaces.reopenNode(nodeId, this.#attempts, began.start, checkout);
+    const workspace = await workspaces.reopenNode(nodeId, this.#attempts, began.start, checkout, writes);
     this.#open.set(nodeId, workspace);
     this.#lastCheckpoint.set(nodeId, checkout);
     await this.#keep(nodeId, checkout);
@@ -167,6 +175,20 @@ export class WorktreeNodeFiles {
   }
 
   /** A new attempt starts in a new workspace: the old one is dropped, nothing in the user's working copy needs putting back. */
+  /**
+   * A succeeded node that runs again (its plan edited): its change leaves the working copy, as
+   * under shared isolation (kept where edited since in the same lines), and its commit leaves the
+   * run branch, so its next workspace starts without the change (else an edit node finds its edit
+   * already made).
+   */
+  async revertNode(nodeId: string): Promise<{ reverted: string[]; conflicts: string[] }> {
+    const { db, runId, workspaces } = this.#options;
+    const undone = await revertNodeChange(db, runId, nodeId, createWorkspaceFiles(workspaces.repo));
+    const merged = (await runLog(db, runId).read({ nodeId, types: ['node/merged'] })).at(-1);
+    if (merged?.type === 'node/merged') await revertOnRunBranch(workspaces.repo, runId, [{ nodeId, commit: merged.payload.commit }], 'it runs again');
+    return undone;
+  }
+
   async restoreNode(nodeId: string): Promise<readonly string[]> {
     await this.#drop(nodeId);
     return [];

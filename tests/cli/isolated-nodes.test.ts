@@ -144,13 +144,13 @@ describe('nodes in their own workspaces', () => {
     writeFileSync(join(workspace, 'f.txt'), Array.from({ length: 10 }, (_, index) => `line ${index + 1}`).join('\n') + '\n');
     git('add', 'f.txt');
     git('-c', 'user.name=Test', '-c', 'user.email=test@example.com', 'commit', '-qm', 'ten lines');
-    // Plan lint refuses two unordered writers of one file: each declares nothing and writes it anyway.
-    writeFileSync(join(workspace, 'plan.yaml'), HUNKS.replaceAll('writes: ["f.txt"]', 'writes: []'));
+    // Each in its own workspace, two unordered nodes may both declare f.txt: their changes merge.
+    writeFileSync(join(workspace, 'plan.yaml'), HUNKS);
     const ran = await cli('plan', '--from', 'plan.yaml', '--yes');
     expect(ran.code, ran.stderr).toBe(0);
     expect(read('f.txt')).toBe('line one\nline 2\nline 3\nline 4\nline 5\nline 6\nline 7\nline 8\nline 9\nline ten\n');
 
-    const clash = HUNKS.replaceAll('writes: ["f.txt"]', 'writes: []').replace('s/^line 1$/line one/', 's/^line 2$/line two/').replace('s/^line 10$/line ten/', 's/^line 2$/LINE 2/');
+    const clash = HUNKS.replace('s/^line 1$/line one/', 's/^line 2$/line two/').replace('s/^line 10$/line ten/', 's/^line 2$/LINE 2/');
     writeFileSync(join(workspace, 'plan.yaml'), clash);
     // The same lines conflict: the node fails with both sides, and (onConflict: replan) its command runs again on the merged result.
     const clashed = await cli('plan', '--from', 'plan.yaml', '--yes', '--no-dashboard');
@@ -158,6 +158,14 @@ describe('nodes in their own workspaces', () => {
     expect(clashed.stdout).toMatch(/✗ (top|bottom) failed: merge conflict: node (top|bottom) changed the same lines/);
     expect(clashed.stdout).toMatch(/⚡ (top|bottom) conflicts with changes merged before it on dagent\/r-[0-9a-z]+: f\.txt:2/);
   }, 60_000);
+
+  it('refuses the same two unordered writers of one file where nodes share the working copy (isolation: shared)', async () => {
+    writeFileSync(join(workspace, '.dagent', 'config.json'), JSON.stringify({ isolation: 'shared' }));
+    writeFileSync(join(workspace, 'plan.yaml'), HUNKS);
+    const refused = await cli('plan', '--from', 'plan.yaml', '--yes');
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('write conflict: top and bottom both write f.txt and no dependency orders them; make one depend on the other');
+  });
 
   it('fails a node that writes beyond its declared writes when the plan says strictWrites, and merges nothing of it', async () => {
     writeFileSync(

@@ -10,9 +10,10 @@ import { tempDir } from '../helpers/temp-store.js';
 /**
  * The isolation story end to end, through the built binary, on a copy of examples/billing made a
  * git repository in a temporary folder: a 12-wide stage of commands that each write files they
- * did not declare, and beside them two edits of different hunks of one file, each node in its own
- * worktree. Every file lands in the commit of the node that wrote it, the edits merge cleanly,
- * and the example's own tests (`node --test`) pass on the merged result.
+ * did not declare, and beside them two edit nodes (the scripted model's `edit_file`) that both
+ * declare one file and change different hunks of it, each node in its own worktree — the isolation
+ * a git repository gets by default. Every file lands in the commit of the node that wrote it, the
+ * edits merge cleanly, and the example's own tests (`node --test`) pass on the merged result.
  */
 
 const BILLING = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'examples', 'billing');
@@ -26,12 +27,25 @@ function node(fields: Pick<PlanNode, 'id' | 'kind' | 'title'> & Partial<PlanNode
 const generators = Array.from({ length: WIDTH }, (_, index) =>
   node({ id: `gen-${index}`, kind: 'command', title: `Write note and data ${index}`, command: `mkdir -p notes data && echo "note ${index}" > notes/gen-${index}.md && echo '{"n":${index}}' > data/gen-${index}.json` }),
 );
-// Two edits of one file side by side: plan validation refuses two unordered nodes declaring one
-// file, so, like the generators, they declare nothing and their workspaces' diffs say what they did.
+// Two edit nodes side by side, both declaring one file: under worktree isolation the plan may
+// leave them unordered, since each edits its own workspace and the changes merge in plan order.
 const edits = [
-  node({ id: 'edit-top', kind: 'command', title: 'Say where invoices go', command: `sed -i 's|@property {string} email$|@property {string} email  where invoices and reminders go|' ${INVOICE}` }),
-  node({ id: 'edit-bottom', kind: 'command', title: 'Say that due today is not overdue', command: `sed -i 's|(ISO dates compare as strings)\\.|(ISO dates compare as strings); due today is not overdue.|' ${INVOICE}` }),
+  node({ id: 'edit-top', kind: 'edit', title: 'Say where invoices go', writes: [INVOICE] }),
+  node({ id: 'edit-bottom', kind: 'edit', title: 'Say that due today is not overdue', writes: [INVOICE] }),
 ];
+/** The scripted model's answers: each edit node changes its hunk with `edit_file`, then says so. */
+const SCRIPT = {
+  agents: {
+    'node:edit-top': [
+      { toolCalls: [{ name: 'edit_file', args: { path: INVOICE, old_string: '@property {string} email\n', new_string: '@property {string} email  where invoices and reminders go\n' } }] },
+      { text: 'Said where invoices go.' },
+    ],
+    'node:edit-bottom': [
+      { toolCalls: [{ name: 'edit_file', args: { path: INVOICE, old_string: '(ISO dates compare as strings).', new_string: '(ISO dates compare as strings); due today is not overdue.' } }] },
+      { text: 'Said that due today is not overdue.' },
+    ],
+  },
+};
 const PLAN: Plan = {
   goal: 'Notes and data beside two edits of one file, then the tests',
   rationale: 'A wide stage of commands with undeclared writes, and two edits of different hunks of one file, each node in its own worktree.',
@@ -58,8 +72,10 @@ beforeAll(() => {
   git('commit', '-qm', 'billing');
   mkdirSync(join(workspace, '.dagent'), { recursive: true });
   writeFileSync(join(workspace, '.dagent', '.gitignore'), '*\n');
-  writeFileSync(join(workspace, '.dagent', 'config.json'), JSON.stringify({ isolation: 'worktree', concurrency: WIDTH + 2 }));
+  // No isolation key: a git repository's nodes get their own worktrees by default.
+  writeFileSync(join(workspace, '.dagent', 'config.json'), JSON.stringify({ concurrency: WIDTH + 2 }));
   writeFileSync(join(workspace, '.dagent', 'plan.json'), JSON.stringify(PLAN));
+  writeFileSync(join(workspace, '.dagent', 'script.json'), JSON.stringify(SCRIPT));
 });
 
 afterAll(() => {
@@ -83,7 +99,7 @@ function filesByNodeCommit(branch: string): Map<string, string[]> {
 
 describe('a 12-wide stage of undeclared writes and two edits of one file, each node in its own worktree', () => {
   it('attributes every file to the node that wrote it, merges the edits cleanly, and the example’s tests pass', { timeout: 180_000 }, async () => {
-    const ran = await cli('--approval', 'auto', 'plan', '--from', join(workspace, '.dagent', 'plan.json'), '--yes', '--no-dashboard');
+    const ran = await cli('--approval', 'auto', 'plan', '--from', join(workspace, '.dagent', 'plan.json'), '-m', `scripted:${join(workspace, '.dagent', 'script.json')}`, '--yes', '--no-dashboard');
     expect(ran.code, ran.stdout + ran.stderr).toBe(0);
     const runId = /run (r-[0-9a-z]+) succeeded/.exec(ran.stdout)?.[1];
     expect(runId, ran.stdout).toBeDefined();

@@ -32,7 +32,7 @@ export function createCallHierarchyTool(service: SymbolServiceSource): Tool<z.ou
       let truncated = false;
       let item: SymbolCallItem | undefined;
       for (const direction of directions) {
-        const hierarchy: SymbolCallHierarchy | undefined = await (await service()).callHierarchy(target, direction);
+        const hierarchy: SymbolCallHierarchy | undefined = await (await service(context.workspace.root)).callHierarchy(target, direction);
         if (hierarchy === undefined) return { content: `${label} is not a function or method TypeScript can follow calls of`, meta: { path: args.path, count: 0 } };
         item = hierarchy.item;
         for (const file of filesOf(hierarchy.calls)) files.add(file);

@@ -29,7 +29,7 @@ export function createDiagnosticsTool(service: SymbolServiceSource): Tool<z.outp
       const files: string[] = [];
       for (const path of args.paths ?? []) files.push((await context.workspace.resolve(path, 'read')).relative);
       const scope = files.length === 0 ? 'the project' : files.join(', ');
-      const found = await (await service()).diagnostics(files.length === 0 ? undefined : files);
+      const found = await (await service(context.workspace.root)).diagnostics(files.length === 0 ? undefined : files);
       const errors = found.filter((diagnostic) => diagnostic.severity === 'error').length;
       const meta = { errors, warnings: found.length - errors, files: filesOf(found) };
       if (found.length === 0) return { content: `no errors or warnings in ${scope}`, meta: { ...meta, truncated: false } };

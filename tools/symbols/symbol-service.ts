@@ -57,8 +57,11 @@ export interface SymbolCallHierarchy {
   readonly calls: readonly (SymbolCallItem & { readonly sites: readonly SymbolLocation[] })[];
 }
 
-/** The service for this run, created on first use (it loads the compiler) and shared by every call. */
-export type SymbolServiceSource = () => Promise<SymbolService>;
+/**
+ * The service over the workspace at `root` (the working copy, or a node's own worktree: a node reads
+ * its own files), created on first use (it loads the compiler) and shared by every call there.
+ */
+export type SymbolServiceSource = (root: string) => Promise<SymbolService>;
 
 /** The `provider` of the symbol tools' results: the TypeScript language service answers them. */
 export const LANGUAGE_SERVICE_PROVIDER = 'typescript';

@@ -16,8 +16,8 @@ export const SYMBOL_TOOL_NAMES = ['find_definition', 'find_references', 'workspa
 
 /**
  * `find_definition`, `find_references`, `workspace_symbols`, `hover`, `diagnostics` and `call_hierarchy` over the workspace's
- * TypeScript / JavaScript language service (`service`, started on first use and shared by every
- * call of the run). Read-only: they need no approval. Each answer lists paths, 1-based lines and
+ * TypeScript / JavaScript language service (`service`, over the calling node's workspace: its own
+ * worktree under `isolation: worktree`, started on first use and shared by every call there). Read-only: they need no approval. Each answer lists paths, 1-based lines and
  * columns and the line's text, capped with a note and `meta.truncated`.
  */
 export function createSymbolTools(service: SymbolServiceSource): Tool[] {
@@ -30,7 +30,7 @@ export function createSymbolTools(service: SymbolServiceSource): Tool[] {
     summarize: (args) => `find_definition ${args.path} ${args.symbol ?? `line ${args.line}`}`,
     async execute(args, context) {
       const { target, label } = await resolveSymbolTarget(args, context);
-      const found = await (await service()).definition(target);
+      const found = await (await service(context.workspace.root)).definition(target);
       if (found.length === 0) return { content: `no definition found for ${label}`, meta: { path: args.path, count: 0 } };
       const shown = capLines(found.map((location) => formatLocation(location)), MAX_DEFINITIONS, 'definitions');
       return { content: `${found.length === 1 ? 'definition' : `${found.length} definitions`} of ${label}:\n${shown.text}`, meta: { path: args.path, count: found.length, files: filesOf(found), truncated: shown.truncated } };
@@ -46,7 +46,7 @@ export function createSymbolTools(service: SymbolServiceSource): Tool[] {
     summarize: (args) => `find_references ${args.path} ${args.symbol ?? `line ${args.line}`}`,
     async execute(args, context) {
       const { target, label } = await resolveSymbolTarget(args, context);
-      const found = await (await service()).references(target);
+      const found = await (await service(context.workspace.root)).references(target);
       if (found.length === 0) return { content: `no references found for ${label}`, meta: { path: args.path, count: 0 } };
       const lines = found.map((location) => formatLocation(location, `${location.isDefinition ? ' [def]' : ''}${location.isWrite && !location.isDefinition ? ' [write]' : ''}`));
       const shown = capLines(lines, MAX_REFERENCES, 'references');
@@ -65,8 +65,8 @@ export function createSymbolTools(service: SymbolServiceSource): Tool[] {
     risk: 'read',
     provider: LANGUAGE_SERVICE_PROVIDER,
     summarize: (args) => `workspace_symbols ${JSON.stringify(args.query)}`,
-    async execute(args) {
-      const found = await (await service()).workspaceSymbols(args.query, MAX_WORKSPACE_SYMBOLS + 1);
+    async execute(args, context) {
+      const found = await (await service(context.workspace.root)).workspaceSymbols(args.query, MAX_WORKSPACE_SYMBOLS + 1);
       if (found.length === 0) return { content: `no symbols match "${args.query}"`, meta: { count: 0 } };
       const lines = found.map((symbol) => `${symbol.kind} ${symbol.container === '' ? '' : `${symbol.container}.`}${symbol.name}  ${formatLocation(symbol)}`);
       const shown = capLines(lines, MAX_WORKSPACE_SYMBOLS, 'symbols');
@@ -83,7 +83,7 @@ export function createSymbolTools(service: SymbolServiceSource): Tool[] {
     summarize: (args) => `hover ${args.path} ${args.symbol ?? `line ${args.line}`}`,
     async execute(args, context) {
       const { target, label } = await resolveSymbolTarget(args, context);
-      const info = await (await service()).hover(target);
+      const info = await (await service(context.workspace.root)).hover(target);
       if (info === undefined || info.signature === '') return { content: `no type information for ${label}`, meta: { path: args.path } };
       const documentation = info.documentation.trim() === '' ? '' : `\n\n${info.documentation.trim()}`;
       return { content: `${info.signature}${documentation}\n\nat ${formatLocation(info)}`, meta: { path: args.path, file: info.file, line: info.line } };

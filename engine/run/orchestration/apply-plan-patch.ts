@@ -1,5 +1,6 @@
 import { amendPlan } from '../../plan/amend-plan.js';
 import { parsePlan } from '../../plan/check-plan.js';
+import type { PlanRules } from '../../plan/plan-rules.js';
 import type { Plan, PlanNode } from '../../plan/plan-schema.js';
 import type { PlanPatch, ReplanTrigger } from '../../plan/planner.js';
 
@@ -7,6 +8,8 @@ export interface PatchContext {
   /** Nodes that succeeded or are running now: a replan never changes them. */
   readonly frozenNodeIds: ReadonlySet<string>;
   readonly completedNodeIds: ReadonlySet<string>;
+  /** The rules the next plan is checked by (the run's isolation); default: nodes share the working copy. */
+  readonly rules?: PlanRules | undefined;
 }
 
 /**
@@ -18,27 +21,27 @@ export interface PatchContext {
  * - replace: the planner's whole new plan, with every frozen node kept exactly as it was.
  */
 export function applyPlanPatch(plan: Plan, patch: PlanPatch, trigger: ReplanTrigger, context: PatchContext): Plan {
-  if (patch.kind === 'replace') return keepFrozen(plan, patch.plan, context.frozenNodeIds);
+  if (patch.kind === 'replace') return keepFrozen(plan, patch.plan, context.frozenNodeIds, context.rules);
   const taken = new Set(plan.nodes.map((node) => node.id));
   const newNodes = patch.nodes.map((node) => ({ ...node, id: uniqueId(node.id, taken) }));
   if (trigger.kind === 'missed-work') {
-    return amendPlan(plan, { newNodes, affectedNodeId: trigger.nodeId, completedNodeIds: context.completedNodeIds }).plan;
+    return amendPlan(plan, { newNodes, affectedNodeId: trigger.nodeId, completedNodeIds: context.completedNodeIds, rules: context.rules }).plan;
   }
-  return replaceFailedNode(plan, trigger.nodeId, newNodes);
+  return replaceFailedNode(plan, trigger.nodeId, newNodes, context.rules);
 }
 
 /**
  * The failed node leaves the plan; the new nodes inherit its dependencies, and every node that
  * waited for it waits for the new nodes (their sinks) instead.
  */
-function replaceFailedNode(plan: Plan, failedId: string, newNodes: readonly PlanNode[]): Plan {
+function replaceFailedNode(plan: Plan, failedId: string, newNodes: readonly PlanNode[], rules: PlanRules | undefined): Plan {
   const failed = plan.nodes.find((node) => node.id === failedId);
   const inherited = failed?.dependsOn ?? [];
   const rooted = newNodes.map((node) => ({ ...node, dependsOn: withoutId(node.dependsOn, failedId, inherited) }));
   const dependedOn = new Set(rooted.flatMap((node) => node.dependsOn));
   const sinks = rooted.map((node) => node.id).filter((id) => !dependedOn.has(id));
   const nodes = plan.nodes.filter((node) => node.id !== failedId).map((node) => (node.dependsOn.includes(failedId) ? { ...node, dependsOn: withoutId(node.dependsOn, failedId, sinks) } : node));
-  return parsePlan({ ...plan, nodes: [...nodes, ...rooted] }, { source: 'amended plan' });
+  return parsePlan({ ...plan, nodes: [...nodes, ...rooted] }, { source: 'amended plan', rules });
 }
 
 /** A deterministic patch when no planner is configured: one edit node for the reported files. */
@@ -59,12 +62,12 @@ export function missedWorkNode(trigger: Extract<ReplanTrigger, { kind: 'missed-w
   };
 }
 
-function keepFrozen(previous: Plan, next: Plan, frozen: ReadonlySet<string>): Plan {
+function keepFrozen(previous: Plan, next: Plan, frozen: ReadonlySet<string>, rules: PlanRules | undefined): Plan {
   const old = new Map(previous.nodes.map((node) => [node.id, node]));
   const nodes = next.nodes.map((node) => (frozen.has(node.id) ? old.get(node.id) ?? node : node));
   const present = new Set(nodes.map((node) => node.id));
   for (const id of frozen) if (!present.has(id) && old.has(id)) nodes.unshift(old.get(id)!);
-  return parsePlan({ ...next, nodes }, { source: 'replanned plan' });
+  return parsePlan({ ...next, nodes }, { source: 'replanned plan', rules });
 }
 
 function uniqueId(id: string, taken: Set<string>): string {

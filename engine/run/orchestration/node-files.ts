@@ -1,4 +1,5 @@
 import type { WriteScope } from '../../agent/tool-runtime.js';
+import type { PlanRules } from '../../plan/plan-rules.js';
 
 /**
  * What the run controller needs from file snapshots: a write scope per node, a boundary taken
@@ -6,6 +7,12 @@ import type { WriteScope } from '../../agent/tool-runtime.js';
  * it ends, and putting a node's files back before it runs again.
  */
 export interface NodeFiles {
+  /**
+   * The rules replans and delegations are checked by: where each node has its own workspace,
+   * unordered nodes may write one file (merged in plan order) and no write locks hold them apart.
+   * Default: nodes share the working copy.
+   */
+  readonly planRules?: PlanRules;
   writeScopeFor(nodeId: string, writes: readonly string[]): WriteScope;
   beginNode(nodeId: string, writes: readonly string[]): Promise<unknown>;
   /** `otherWrites`: the other nodes' write globs, so a sibling's change is not taken for this node's. */

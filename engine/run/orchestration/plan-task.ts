@@ -6,6 +6,7 @@ import { endRun } from '../storage/end-run.js';
 import { savePlan } from '../storage/plan-store.js';
 import type { PlanLinter } from '../../plan/plan-linter.js';
 import type { Planner } from '../../plan/planner.js';
+import type { PlanRules } from '../../plan/plan-rules.js';
 import { createRun } from '../storage/run-store.js';
 
 export interface PlanTaskOptions {
@@ -16,6 +17,8 @@ export interface PlanTaskOptions {
   /** Workspace-relative paths the task named, already checked inside the workspace. */
   readonly paths: readonly string[];
   readonly signal: AbortSignal;
+  /** The rules the plan is checked by, as the run's isolation allows. */
+  readonly rules?: PlanRules | undefined;
   /** Recorded with the run (`RunRecord.config`): the settings it was planned with, e.g. its models. */
   readonly config?: Readonly<Record<string, unknown>>;
   /** Told the run id as soon as the run exists, before the planner runs. */
@@ -36,7 +39,7 @@ export async function planTask(options: PlanTaskOptions): Promise<string> {
   const lease = (await claimRun(options.db, run.id)).keepAlive();
   options.onStart?.(run.id);
   try {
-    const plan = await options.planner.plan({ runId: run.id, task: options.task, workspace: options.workspace, paths: options.paths, signal: options.signal });
+    const plan = await options.planner.plan({ runId: run.id, task: options.task, workspace: options.workspace, paths: options.paths, signal: options.signal, rules: options.rules });
     const lint = options.linter === undefined ? undefined : await options.linter(plan, options.signal);
     await savePlan(options.db, run.id, { plan, reason: 'planned', ...(lint === undefined ? {} : { lint }) });
     return run.id;

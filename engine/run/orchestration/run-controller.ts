@@ -35,6 +35,7 @@ import { runOutcome } from './run-outcome.js';
 import { planLintFindings } from '../../plan/plan-lint-findings.js';
 import { Delegations } from '../team/delegations.js';
 import { TransitionStore } from './transition-store.js';
+import { onAbort } from './on-abort.js';
 
 /**
  * Runs a run's approved plan to its end (SPEC §2.4–2.5): durable node transitions, files
@@ -114,12 +115,10 @@ class RunController {
       nodeBudget: (nodeId) => this.#plan.nodes.find((node) => node.id === nodeId)?.budget,
       onReached: (reason, nodeId) => this.#pause({ cause: 'budget', reason, ...(nodeId === undefined ? {} : { nodeId }) }),
     });
-    const cancel = (): void => this.#cancel(this.#options.signal.reason);
-    this.#options.signal.addEventListener('abort', cancel, { once: true });
-    if (this.#options.signal.aborted) cancel();
+    const stopListening = onAbort(this.#options.signal, () => this.#cancel(this.#options.signal.reason));
     const transitions = new TransitionStore(this.#log, this.#planVersion, recovered.usage);
     this.#transitions = transitions;
-    const team = new Delegations({ db: this.#db, log: this.#log, runId: this.#runId, limits: this.#settings.team, ...(this.#options.linter === undefined ? {} : { linter: this.#options.linter }), defaultTools: (kind) => this.#options.runtime.defaultTools(kind), plan: () => this.#plan, adopt: (plan, version) => this.#adopt(plan, version) });
+    const team = new Delegations({ db: this.#db, log: this.#log, runId: this.#runId, limits: this.#settings.team, rules: this.#options.files.planRules, ...(this.#options.linter === undefined ? {} : { linter: this.#options.linter }), defaultTools: (kind) => this.#options.runtime.defaultTools(kind), plan: () => this.#plan, adopt: (plan, version) => this.#adopt(plan, version) });
     const unsubscribe = this.#log.onAppend((events) => {
       this.#options.onEvents?.(events);
       this.#memory.add(events);
@@ -136,6 +135,7 @@ class RunController {
         nodes: this.#plan.nodes,
         mode: this.#settings.mode,
         concurrency: this.#settings.concurrency,
+        lockWrites: this.#options.files.planRules?.parallelWrites !== 'merge',
         signal: this.#schedule.signal,
         retry: { maxAttempts: this.#settings.maxAttempts },
         initialStatus: new Map([...recovered.nodes].map(([id, state]) => [id, recheck.has(id) ? 'pending' : state.status])),
@@ -153,7 +153,7 @@ class RunController {
       unsubscribe();
       transitions.close();
       await follower?.stop();
-      this.#options.signal.removeEventListener('abort', cancel);
+      stopListening();
     }
   }
 
@@ -337,7 +337,7 @@ class RunController {
     let next: Plan;
     try {
       const patch = await this.#askPlanner(trigger, verdict.mode, signal, conflict);
-      next = applyPlanPatch(this.#plan, patch, trigger, { frozenNodeIds: verdict.frozen, completedNodeIds: verdict.completed });
+      next = applyPlanPatch(this.#plan, patch, trigger, { frozenNodeIds: verdict.frozen, completedNodeIds: verdict.completed, rules: this.#options.files.planRules });
     } catch (error) {
       await this.#log.append({ type: 'replan/finished', payload: { outcome: 'failed', error: errorMessage(error) } });
       return { unplanned: `the replan failed: ${errorMessage(error)}` };
@@ -373,7 +373,7 @@ class RunController {
       throw new Error('no planner is configured to replan a failed node');
     }
     const { task, workspace } = this.#run;
-    return planner.amend({ runId: this.#runId, task, workspace, plan: this.#plan, mode, trigger, completed: [...this.#memory.completed.values()], signal, ...(this.#gate === undefined ? {} : { gate: this.#gate }) });
+    return planner.amend({ runId: this.#runId, task, workspace, plan: this.#plan, mode, trigger, completed: [...this.#memory.completed.values()], signal, rules: this.#options.files.planRules, ...(this.#gate === undefined ? {} : { gate: this.#gate }) });
   }
 
   async #finish(status: 'succeeded' | 'failed' | 'cancelled', nodes: ReadonlyMap<string, { status: NodeStatus; attempts: number; error?: string }>): Promise<RunResult> {

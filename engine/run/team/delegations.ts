@@ -3,6 +3,7 @@ import type { Database } from '../../db/database.js';
 import { errorMessage } from '../../errors.js';
 import { checkPlan } from '../../plan/check-plan.js';
 import type { PlanLinter } from '../../plan/plan-linter.js';
+import type { PlanRules } from '../../plan/plan-rules.js';
 import type { Plan, PlanNode } from '../../plan/plan-schema.js';
 import type { Amendment, ScheduleSnapshot } from '../../scheduler/schedule-options.js';
 import type { ScheduleHandle } from '../../scheduler/scheduler.js';
@@ -18,6 +19,8 @@ export interface DelegationsContext {
   readonly log: EventLog;
   readonly runId: string;
   readonly limits: TeamLimits;
+  /** The rules the plan with a delegated node is checked by (the run's isolation). */
+  readonly rules?: PlanRules | undefined;
   readonly linter?: PlanLinter;
   /** A kind's default tools (a node that may delegate in turn gets them and the team tools). */
   readonly defaultTools: (kind: PlanNode['kind']) => readonly string[] | undefined;
@@ -62,7 +65,7 @@ export class Delegations {
     if (verdict.kind === 'present') return void (await this.#answer(event, { outcome: 'added', planVersion: (await log.read({ types: ['plan/amended'] })).at(-1)?.payload.version }));
     const mayDelegate = verdict.depth < this.#context.limits.maxDepth;
     const node = mayDelegate ? { ...verdict.node, tools: [...(this.#context.defaultTools(verdict.node.kind) ?? []), ...TEAM_TOOL_NAMES] } : verdict.node;
-    const check = checkPlan({ ...plan, nodes: [...plan.nodes, node] });
+    const check = checkPlan({ ...plan, nodes: [...plan.nodes, node] }, this.#context.rules);
     if (!check.ok) return void (await this.#answer(event, { outcome: 'refused', reason: check.issues.map((issue) => issue.message).join('; ') }));
     const lint = await planLintFindings(this.#context.linter, check.plan, signal);
     const reason = `node ${event.nodeId ?? 'run'} delegated "${node.title}" (${node.id})`;

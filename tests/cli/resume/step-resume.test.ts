@@ -58,6 +58,12 @@ function gitInit(): void {
   git('commit', '-q', '-m', 'before the run');
 }
 
+/** The nodes share the working copy (`isolation: shared`), which a git repository does not get by default. */
+function shareWorkingCopy(): void {
+  mkdirSync(join(workspace, '.dagent'), { recursive: true });
+  writeFileSync(join(workspace, '.dagent', 'config.json'), JSON.stringify({ isolation: 'shared' }));
+}
+
 function writeScript(turns: readonly unknown[]): void {
   writeFileSync(scriptFile, JSON.stringify({ agents: { 'node:steps': turns } }));
 }
@@ -135,6 +141,7 @@ function expectOnlyRemainingCalls(): void {
 describe('dagent resume of a node killed after step 2 of 4', () => {
   it('goes on from step 2 in a shared git workspace: only the remaining model calls, the files right', async () => {
     gitInit();
+    shareWorkingCopy();
     const { resume, id } = await killDuringThirdModelCall();
     expect(resume.code, describeExit(resume)).toBe(0);
     expect(resume.stdout).toContain('⏵ steps resumed after step 2');
@@ -167,7 +174,11 @@ describe('dagent resume of a node killed after step 2 of 4', () => {
 
   for (const kind of ['git', 'plain'] as const) {
     it(`reports a command killed mid-run as interrupted, puts its files back, and never runs it again (${kind} workspace)`, async () => {
-      if (kind === 'git') gitInit();
+      // Git-backed snapshots of the shared working copy (a git repository's default is a worktree per node).
+      if (kind === 'git') {
+        gitInit();
+        shareWorkingCopy();
+      }
       const command = 'echo started > out/partial.txt && sleep 60 && echo done > out/late.txt';
       writeScript([
         write('out/one.txt', 'one\n', 'w1'),

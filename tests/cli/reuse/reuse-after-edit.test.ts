@@ -106,5 +106,6 @@ describe('running an edited plan', () => {
       ['test', 'reuse is off (--no-reuse)'],
     ]);
     expect(fresh.filter((event) => event.type === 'node/reused')).toEqual([]);
-  });
+    // A whole run, each node in its own worktree (the default in a git repository).
+  }, 120_000);
 });

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RunWorkspaces } from '../../../engine/workspace/index.js';
@@ -96,6 +96,30 @@ describe('node workspaces on a run branch', () => {
     expect(await node.commit('n')).toBeUndefined();
     await node.remove();
     expect(existsSync(node.path)).toBe(false);
+    await workspaces.close();
+  });
+
+  it('gives a node whose writes reach into node_modules its own writable copy of it; the user\'s stays as it was and others still link it', async () => {
+    const repo = repository({ '.gitignore': 'node_modules/\n', 'index.js': 'x\n' });
+    mkdirSync(join(repo, 'node_modules', 'lib'), { recursive: true });
+    writeFileSync(join(repo, 'node_modules', 'lib', 'index.js'), 'module.exports = 1;\n');
+    const workspaces = await RunWorkspaces.open({ repo, runId: 'r-5' });
+    const [patcher, reader, everything] = await Promise.all([
+      workspaces.openNode('patch-lib', 1, ['node_modules/lib/index.js']),
+      workspaces.openNode('read', 1, ['index.js']),
+      workspaces.openNode('all', 1, ['**']),
+    ]);
+    expect(lstatSync(join(patcher.path, 'node_modules')).isDirectory()).toBe(true);
+    expect(lstatSync(join(reader.path, 'node_modules')).isSymbolicLink()).toBe(true);
+    expect(lstatSync(join(everything.path, 'node_modules')).isSymbolicLink()).toBe(true);
+    const copied = join(patcher.path, 'node_modules', 'lib', 'index.js');
+    // A copy, not a hard link: writing the file in place leaves the user's file alone.
+    expect(lstatSync(copied).ino).not.toBe(lstatSync(join(repo, 'node_modules', 'lib', 'index.js')).ino);
+    appendFileSync(copied, 'module.exports.patched = true;\n');
+    expect(readFileSync(join(repo, 'node_modules', 'lib', 'index.js'), 'utf8')).toBe('module.exports = 1;\n');
+    expect(readFileSync(join(reader.path, 'node_modules', 'lib', 'index.js'), 'utf8')).toBe('module.exports = 1;\n');
+    // Still an ignored folder: the copy is no part of the node's change.
+    expect(await patcher.commit('patch-lib')).toBeUndefined();
     await workspaces.close();
   });
 

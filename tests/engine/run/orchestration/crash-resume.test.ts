@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +15,7 @@ import { tempDir } from '../../../helpers/temp-store.js';
  * scripted plan against a real SQLite file and is killed at random moments (a random event count
  * of its log, plus a random few ms, so kills land mid-turn, mid-tool and between nodes); `resume`
  * (itself killed once in some cases) finishes the run. Half the cases run in a git workspace
- * (boundaries are git trees), half in a plain folder (boundaries are write-set scans).
+ * shared by the nodes (boundaries are git trees), half in a plain folder (boundaries are write-set scans).
  *
  * The kill moments come from one seed, printed with every failure; `DAGENT_CRASH_SEED=N` repeats
  * them. `DAGENT_BIN` points the test at another build of `bin/dagent.js`.
@@ -65,6 +65,9 @@ function newWorkspace(name: string, kind: WorkspaceKind): string {
     git('init', '-q');
     git('add', '-A');
     git('commit', '-q', '-m', 'before the run');
+    // Git trees as the shared working copy's boundaries: `isolation: shared`, since a git repository's default is a worktree per node.
+    mkdirSync(join(workspace, '.dagent'), { recursive: true });
+    writeFileSync(join(workspace, '.dagent', 'config.json'), JSON.stringify({ isolation: 'shared' }));
   }
   return workspace;
 }
