@@ -59,7 +59,7 @@ function runFlagsOf(args: PlanArgs): RunFlags {
     ...(args['allow-lint'] === undefined ? {} : { allowLint: args['allow-lint'] }),
     ...(args.dashboard === undefined ? {} : { dashboard: args.dashboard }),
     ...(args['approve-from-dashboard'] === undefined ? {} : { approveFromDashboard: args['approve-from-dashboard'] }),
-    ...(args.routing === false ? { routing: false } : {}),
+    ...(args.routing === undefined ? {} : { routing: args.routing }),
   };
 }
 

@@ -133,7 +133,7 @@ function flagsOf(args: RunArgs) {
     ...(args.dashboard === undefined ? {} : { dashboard: args.dashboard }),
     ...(args['approve-from-dashboard'] === undefined ? {} : { approveFromDashboard: args['approve-from-dashboard'] }),
     ...(args.reuse === false ? { reuse: false } : {}),
-    ...(args.routing === false ? { routing: false } : {}),
+    ...(args.routing === undefined ? {} : { routing: args.routing }),
     ...(args['max-cost'] === undefined && args['max-tokens'] === undefined
       ? {}
       : { budget: { ...(args['max-cost'] === undefined ? {} : { maxCostUsd: args['max-cost'] }), ...(args['max-tokens'] === undefined ? {} : { maxTokens: args['max-tokens'] }) } }),

@@ -7,6 +7,7 @@ import {
   createGraphileJobQueue,
   errorMessage,
   readEvents,
+  runLog,
   startNodeWorker,
   visibleText,
   type RunRecord,
@@ -17,6 +18,7 @@ import { CliContext } from '../context/cli-context.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
 import { createApprover, createNodeRuntime, createTools } from '../runtime/compose-runtime.js';
+import { recordedRouting } from '../runtime/model-routing.js';
 import { runApprovedPlan } from '../running/run-plan.js';
 
 interface WorkerArgs {
@@ -106,7 +108,10 @@ async function runWorkspace(context: CliContext, run: RunRecord, clone: string |
     ...(context.config.sandbox?.enabled === false ? { sandbox: false } : {}),
   });
   try {
-    const runtime = await createNodeRuntime(runContext, { tools: await createTools(runContext), approver: createApprover(runContext) });
+    // The run's routing, as its `run` recorded it: not this worker's own config.
+    const routing = await recordedRouting(runLog(db, run.id));
+    const runRouting = routing === undefined ? {} : { routing: routing.enabled && routing.smallModel !== undefined, ...(routing.smallModel === undefined ? {} : { smallModel: routing.smallModel }) };
+    const runtime = await createNodeRuntime(runContext, { tools: await createTools(runContext), approver: createApprover(runContext), ...runRouting });
     if (clone === undefined) {
       const files = new FileSnapshots({ db, runId: run.id, workspace });
       return { runtime, files, close: async () => void (await Promise.all([files.close(), runContext.close()])) };

@@ -33,6 +33,7 @@ import { createLogApprover } from '../../tools/index.js';
 import type { CliContext } from '../context/cli-context.js';
 import { writeLine } from '../context/cli-io.js';
 import { createApprover, createNodeRuntime, createTools } from '../runtime/compose-runtime.js';
+import { settleRunRouting } from '../runtime/model-routing.js';
 import { dispatchToWorkers, type WorkspaceMode } from './dispatch-run.js';
 import { checkLintGate, planLinter } from '../plans/plan-lint.js';
 import { createPlanner } from '../plans/planning.js';
@@ -60,7 +61,10 @@ export interface RunFlags {
   readonly allowedLint?: readonly string[];
   /** `--no-reuse`: after a plan edit, run the changed nodes and every node after them again without checking their keys. */
   readonly reuse?: boolean;
-  /** `--no-routing`: no node runs on config `smallModel` (nodes marked simple take the run's model), nor do compaction summaries. */
+  /**
+   * `--no-routing`: no node runs on config `smallModel` (nodes marked simple take the run's model),
+   * nor do compaction summaries; `--routing` turns it back on; unset, the run keeps what it recorded.
+   */
   readonly routing?: boolean;
   /** `--max-cost` / `--max-tokens`: the run's budget from now on, over the one it recorded and the config's. */
   readonly budget?: RunBudget;
@@ -134,7 +138,9 @@ async function executeClaimedRun(context: CliContext, run: RunRecord, flags: Run
   const tools = await createTools(context);
   const dashboardOn = wantsDashboard(context, flags);
   const approver: Approver = dashboardOn || flags.approveFromDashboard === true ? createLogApprover(store) : createApprover(context);
-  const runtime = await createNodeRuntime(context, { tools, approver, ...(flags.routing === false ? { routing: false } : {}) });
+  // The run's routing is in its log: its workers route as it does.
+  const routing = await settleRunRouting(runLog(db, run.id), flags.routing, context.config);
+  const runtime = await createNodeRuntime(context, { tools, approver, routing: routing.enabled });
   // Every model the plan needs is built now: a missing key or provider is refused before a node starts.
   const { plan, status } = await currentPlan(db, run);
   // Fallback models are built when a node needs one: a fallback without a key only fails then.

@@ -122,9 +122,10 @@ export function createNodeCompactor(context: CliContext, provider: ModelProvider
 /** Everything a node needs besides its own data: tools, approver, models (cached per id), memory. */
 export async function createNodeRuntime(
   context: CliContext,
-  options: { tools: LocalToolRuntime; approver: Approver; onPart?: (nodeId: string, part: StreamPart) => void; routing?: boolean },
+  options: { tools: LocalToolRuntime; approver: Approver; onPart?: (nodeId: string, part: StreamPart) => void; routing?: boolean; smallModel?: string },
 ): Promise<NodeRuntime> {
-  const routing = modelRouting(context.config, options.routing ?? true);
+  // `smallModel`: the one the run recorded (a worker routes as the run decided), over this process's config.
+  const routing = modelRouting(options.smallModel === undefined ? context.config : { ...context.config, smallModel: options.smallModel }, options.routing ?? true);
   const models = new Map<string, ResolvedModel>();
   const memory = await createMemoryStore(context);
   const sections = await projectMemorySections(context);

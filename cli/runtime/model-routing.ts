@@ -1,4 +1,4 @@
-import { nodeKind, nodeModels, type DagentConfig, type ModelRouting, type NodeModelChoice, type PlanNode } from '../../engine/index.js';
+import { nodeKind, nodeModels, type DagentConfig, type EventLog, type ModelRouting, type NodeModelChoice, type PlanNode } from '../../engine/index.js';
 import type { CliContext } from '../context/cli-context.js';
 
 /**
@@ -23,4 +23,30 @@ export function nodeModelChoice(context: CliContext, routing: ModelRouting | und
     const model = models.primary ?? context.config.model;
     return model === undefined ? undefined : { model, routed: models.routed };
   };
+}
+
+/** A run's routing as its log records it (`routing/set`): off, or on with the small model it routes to. */
+export interface RunRouting {
+  readonly enabled: boolean;
+  readonly smallModel?: string;
+}
+
+/** The routing the run last recorded, or undefined when no process recorded one (a run from before). */
+export async function recordedRouting(log: EventLog): Promise<RunRouting | undefined> {
+  const latest = (await log.read({ types: ['routing/set'] })).at(-1);
+  return latest?.type === 'routing/set' ? latest.payload : undefined;
+}
+
+/**
+ * The routing a `run` or `resume` goes on with, recorded in the run's log when it changes, so the
+ * run's workers route as it does: `--routing`/`--no-routing` of this command, else the routing the
+ * run recorded before (a resume keeps it), else on; the small model is this process's `smallModel`.
+ */
+export async function settleRunRouting(log: EventLog, flag: boolean | undefined, config: Pick<DagentConfig, 'model' | 'smallModel'>): Promise<RunRouting> {
+  const recorded = await recordedRouting(log);
+  const enabled = flag ?? recorded?.enabled ?? true;
+  const smallModel = modelRouting(config, enabled)?.smallModel;
+  const routing: RunRouting = { enabled, ...(smallModel === undefined ? {} : { smallModel }) };
+  if (recorded?.enabled !== routing.enabled || recorded.smallModel !== routing.smallModel) await log.append({ type: 'routing/set', payload: routing });
+  return routing;
 }
