@@ -115,6 +115,7 @@ export function createLlmPlanner(options: LlmPlannerOptions): Planner {
           shape: 'plan',
           check: (answer) => checkPlanAnswer(answer, input.rules),
           signal: input.signal,
+          ...(input.gate === undefined ? {} : { gate: input.gate }),
         });
       }),
     amend: (input: AmendInput) =>

@@ -8,7 +8,7 @@ import { ALLOW_LINT_OPTION, lintForReview, versionLint } from '../plans/plan-lin
 import { analyzeForReview, printPlan } from '../plans/plan-review.js';
 import { planWithModel, recordedModels } from '../plans/planning.js';
 import { approveAndRun, type RunFlags } from '../running/run-plan.js';
-import { APPROVE_FROM_DASHBOARD_DESCRIPTION, DASHBOARD_DESCRIPTION, ROUTING_DESCRIPTION } from './run.js';
+import { APPROVE_FROM_DASHBOARD_DESCRIPTION, DASHBOARD_DESCRIPTION, MAX_COST_OPTION, MAX_TOKENS_OPTION, ROUTING_DESCRIPTION } from './run.js';
 
 interface PlanArgs {
   task?: string[];
@@ -18,6 +18,8 @@ interface PlanArgs {
   'approve-from-dashboard'?: boolean;
   'allow-lint'?: string[];
   routing?: boolean;
+  'max-cost'?: number;
+  'max-tokens'?: number;
 }
 
 export const planCommand = defineCommand<PlanArgs>({
@@ -35,7 +37,9 @@ export const planCommand = defineCommand<PlanArgs>({
       // With --yes the plan runs here, as `run` would: the same display and approval options.
       .option('dashboard', { type: 'boolean', describe: `with --yes: ${DASHBOARD_DESCRIPTION}` })
       .option('approve-from-dashboard', { type: 'boolean', describe: `with --yes: ${APPROVE_FROM_DASHBOARD_DESCRIPTION}` })
-      .option('routing', { type: 'boolean', describe: `${ROUTING_DESCRIPTION} (the printed models and estimate too)` }),
+      .option('routing', { type: 'boolean', describe: `${ROUTING_DESCRIPTION} (the printed models and estimate too)` })
+      .option('max-cost', { ...MAX_COST_OPTION, describe: `${MAX_COST_OPTION.describe}; it holds from the planner's first call` })
+      .option('max-tokens', { ...MAX_TOKENS_OPTION, describe: `${MAX_TOKENS_OPTION.describe}; it holds from the planner's first call` }),
   async run(context, args) {
     const task = (args.task ?? []).join(' ').trim();
     if (args.from === undefined && task === '') throw new ConfigError('name a task (`dagent plan "rename X to Y"`) or a plan document (`dagent plan --from plan.json`)');
@@ -48,7 +52,7 @@ export const planCommand = defineCommand<PlanArgs>({
       await savePlan(db, run.id, { plan, reason: `imported from ${args.from}`, lint: await lintForReview(context, plan) });
       runId = run.id;
     } else {
-      runId = await planWithModel(context, task);
+      runId = await planWithModel(context, task, budgetFlagsOf(args));
     }
     return args.yes ? approveAndRun(context, runId, runFlagsOf(args)) : showNewPlan(context, runId, args.routing !== false);
   },
@@ -60,7 +64,12 @@ function runFlagsOf(args: PlanArgs): RunFlags {
     ...(args.dashboard === undefined ? {} : { dashboard: args.dashboard }),
     ...(args['approve-from-dashboard'] === undefined ? {} : { approveFromDashboard: args['approve-from-dashboard'] }),
     ...(args.routing === undefined ? {} : { routing: args.routing }),
+    ...(args['max-cost'] === undefined && args['max-tokens'] === undefined ? {} : { budget: budgetFlagsOf(args) }),
   };
+}
+
+function budgetFlagsOf(args: PlanArgs): { maxCostUsd?: number; maxTokens?: number } {
+  return { ...(args['max-cost'] === undefined ? {} : { maxCostUsd: args['max-cost'] }), ...(args['max-tokens'] === undefined ? {} : { maxTokens: args['max-tokens'] }) };
 }
 
 async function showNewPlan(context: CliContext, runId: string, routing: boolean): Promise<number> {

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { ConfigError, planTask, type Planner } from '../../engine/index.js';
+import { ConfigError, effectiveBudget, planTask, type Planner, type RunBudget } from '../../engine/index.js';
 import type { CliContext } from '../context/cli-context.js';
 import { createApprover, createTools } from '../runtime/compose-runtime.js';
 import { NO_MODEL_CONFIGURED, chooseModel, modelIdFor } from '../runtime/models.js';
@@ -32,7 +32,7 @@ export async function createPlanner(context: CliContext): Promise<Planner | unde
  * Plans a task with the model: `@path` references are checked before any model call, then the
  * run is created and planned (see `planTask`).
  */
-export async function planWithModel(context: CliContext, task: string): Promise<string> {
+export async function planWithModel(context: CliContext, task: string, budgetFlags: RunBudget = {}): Promise<string> {
   const { extractTaskReferences } = await loadPlanners();
   const references = await extractTaskReferences(task, context.workspace);
   const planner = await createPlanner(context);
@@ -42,7 +42,10 @@ export async function planWithModel(context: CliContext, task: string): Promise<
   // A missing key or an unknown provider is refused here, before a run exists to fail.
   const models = recordedModels(context);
   const { db } = await context.store();
+  // A budget given now (flags, else config) holds from the planner's first call.
+  const budget = effectiveBudget(budgetFlags, undefined, context.config.budget);
   return planTask({
+    ...(budget === undefined ? {} : { budget: { caps: budget.budget, source: budget.source === 'flags' ? 'flags' : 'config' } }),
     db,
     config: models,
     planner,

@@ -31,6 +31,8 @@ export interface PlanInput {
   readonly signal: AbortSignal;
   /** The rules the plan is checked by, as the run's isolation allows (default: nodes share the working copy). */
   readonly rules?: PlanRules | undefined;
+  /** The run's budget (`plan --max-cost`, config `budget`): asked before each of the planner's model calls; a refused call stops the planning. */
+  readonly gate?: PlannerCallGate;
 }
 
 export interface AmendInput {

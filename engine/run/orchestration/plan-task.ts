@@ -1,6 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
-import { errorMessage } from '../../errors.js';
+import { DagentError, errorMessage } from '../../errors.js';
+import { BudgetGate } from '../budget/budget-gate.js';
+import { hasCaps, type RunBudget } from '../budget/run-budget.js';
+import { runLog } from '../../session/run-log.js';
 import { claimRun } from '../ownership/run-lease.js';
 import { endRun } from '../storage/end-run.js';
 import { savePlan } from '../storage/plan-store.js';
@@ -25,6 +28,11 @@ export interface PlanTaskOptions {
   readonly onStart?: (runId: string) => void;
   /** Lints the plan; the findings are recorded with `plan/created`. */
   readonly linter?: PlanLinter;
+  /**
+   * The run's budget while it is planned (`plan --max-cost`/`--max-tokens`, config `budget`):
+   * recorded as `budget/set`, and the planner's calls are weighed against it before they are sent.
+   */
+  readonly budget?: { readonly caps: RunBudget; readonly source: 'flags' | 'config' };
 }
 
 /**
@@ -38,12 +46,20 @@ export async function planTask(options: PlanTaskOptions): Promise<string> {
   const run = await createRun(options.db, { task: options.task, workspace: options.workspace, mode: 'plan', ...(options.config === undefined ? {} : { config: options.config }) });
   const lease = (await claimRun(options.db, run.id)).keepAlive();
   options.onStart?.(run.id);
+  let reached: string | undefined;
   try {
-    const plan = await options.planner.plan({ runId: run.id, task: options.task, workspace: options.workspace, paths: options.paths, signal: options.signal, rules: options.rules });
+    const gate = await planningGate(options, run.id, (reason) => (reached = reason));
+    const plan = await options.planner.plan({ runId: run.id, task: options.task, workspace: options.workspace, paths: options.paths, signal: options.signal, rules: options.rules, ...(gate === undefined ? {} : { gate }) });
     const lint = options.linter === undefined ? undefined : await options.linter(plan, options.signal);
     await savePlan(options.db, run.id, { plan, reason: 'planned', ...(lint === undefined ? {} : { lint }) });
     return run.id;
   } catch (error) {
+    if (reached !== undefined) {
+      // The planner's call was never sent: the run keeps its task, its log and its budget.
+      const line = `planning stopped: ${reached}; nothing more was sent. Plan again under a higher cap (--max-cost USD or --max-tokens N)`;
+      await endRun(options.db, run.id, { status: 'failed', error: line });
+      throw new DagentError(`run ${run.id} ${line}`, { exitCode: 1 });
+    }
     const message = errorMessage(error);
     if (options.signal.aborted) {
       await endRun(options.db, run.id, { status: 'cancelled', reason: `planning stopped: ${errorMessage(options.signal.reason)}` });
@@ -54,4 +70,13 @@ export async function planTask(options: PlanTaskOptions): Promise<string> {
   } finally {
     await lease.release();
   }
+}
+
+/** The budget's gate for the planner's first calls, with the budget recorded in the run's log; none without caps. */
+async function planningGate(options: PlanTaskOptions, runId: string, onReached: (reason: string) => void): Promise<BudgetGate | undefined> {
+  const budget = options.budget;
+  if (budget === undefined || !hasCaps(budget.caps)) return undefined;
+  const log = runLog(options.db, runId);
+  await log.append({ type: 'budget/set', payload: { ...budget.caps, source: budget.source } });
+  return new BudgetGate({ log, budget: budget.caps, nodeBudget: () => undefined, onReached });
 }

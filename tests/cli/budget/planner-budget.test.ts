@@ -58,4 +58,29 @@ describe("the planner's calls under a budget", () => {
     expect(status.run.status).toBe('paused');
     expect(status.budget?.spentTokens).toBeLessThanOrEqual(CAP_TOKENS);
   });
+
+  it("a first planning whose call would cross the cap (plan --max-tokens) is not sent: one line says so, and the run keeps its task and budget", { timeout: 60_000 }, async () => {
+    const planned = await cli(['plan', 'Change a and b', '--max-tokens', '100']);
+
+    expect(planned.code).toBe(1);
+    const lines = planned.stderr.trim().split('\n');
+    const line = lines.at(-1)!;
+    expect(line).toMatch(/^dagent: run (r-\S+) planning stopped: the run's budget is reached: spent 0 tokens of 100 tokens; the next model call \(about \d+ tokens\) would cross it; nothing more was sent\. Plan again under a higher cap \(--max-cost USD or --max-tokens N\)$/);
+    const runId = /run (r-\S+) planning stopped/.exec(line)![1]!;
+    expect((await cli(['log', runId, '--type', 'assistant/message', '--json'])).stdout.trim()).toBe('');
+    const events = (await cli(['log', runId, '--json'])).stdout.trim().split('\n').map((entry) => JSON.parse(entry) as { type: string; nodeId: string | null; payload: Record<string, unknown> });
+    expect(events.find((event) => event.type === 'budget/set')?.payload).toEqual({ maxTokens: 100, source: 'flags' });
+    expect(events.find((event) => event.type === 'budget/reached')).toMatchObject({ nodeId: 'planner', payload: { scope: 'run', spent: 0, cap: 100 } });
+    const status = JSON.parse((await cli(['status', runId, '--json'])).stdout) as { run: { status: string; task: string } };
+    expect(status.run).toMatchObject({ status: 'failed', task: 'Change a and b' });
+  });
+
+  it('a budget in config holds for the first planning too', { timeout: 60_000 }, async () => {
+    mkdirSync(join(temp.dir, 'config', 'dagent'), { recursive: true });
+    writeFileSync(join(temp.dir, 'config', 'dagent', 'config.json'), JSON.stringify({ budget: { maxTokens: 100 } }));
+    const planned = await cli(['plan', 'Change a and b']);
+    expect(planned.code).toBe(1);
+    expect(planned.stderr).toMatch(/planning stopped: the run's budget is reached: spent 0 tokens of 100 tokens/);
+    expect(planned.stderr.trim().split('\n').filter((entry) => entry.startsWith('dagent:'))).toHaveLength(1);
+  });
 });
