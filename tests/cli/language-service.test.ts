@@ -98,8 +98,13 @@ describe('the warm language service', () => {
   it('exits by itself after languageServiceIdleMinutes without a query', async () => {
     configure({ languageServiceIdleMinutes: 0.02 });
     await importers();
+    const pid = (await serviceStatus()).service!.pid;
+    // Asking for the status is not a query: polling it does not keep the service alive.
+    const polled = await serviceStatus();
 
-    await eventually(async () => !(await serviceStatus()).running, 'the idle exit');
+    await eventually(() => !isAlive(pid), 'the idle exit');
+    expect(polled.service?.pid).toBe(pid);
+    expect((await serviceStatus()).running).toBe(false);
   }, CASE_TIME_LIMIT_MS);
 
   it('is never started with languageServiceIdleMinutes: 0, and the answer is the same', async () => {

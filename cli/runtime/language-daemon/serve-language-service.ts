@@ -59,12 +59,14 @@ export async function serveLanguageService(options: ServeOptions): Promise<boole
   server.on('connection', (socket: Socket) => {
     readLines(socket, (message) => {
       const request = message as DaemonRequest;
-      clearTimeout(idle);
+      // Only a query is use: asking for the status (a script polling it) does not keep the service alive.
+      const query = request.method !== 'status' && request.method !== 'stop';
+      if (query) clearTimeout(idle);
       queue = queue.then(async () => {
         const response = await answer(service, request, status);
         if (!socket.destroyed) writeLine(socket, response);
         if (request.method === 'stop') stop();
-        else restartIdle();
+        else if (query) restartIdle();
       });
     });
     socket.on('error', () => socket.destroy());
