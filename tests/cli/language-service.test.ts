@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { killRunningClis, spawnCli } from '../helpers/crash-process.js';
+import { isRunning } from '../helpers/process-alive.js';
 import { copyFixtureRepo } from '../planners/fixture-repo.js';
 
 /**
@@ -45,15 +46,6 @@ async function serviceStatus(): Promise<ServiceStatus> {
   const exit = await dagent(['language-service', '--json']);
   expect(exit.code).toBe(0);
   return JSON.parse(exit.stdout) as ServiceStatus;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Waits (polling a process we do not control) until the condition holds. */
@@ -102,7 +94,7 @@ describe('the warm language service', () => {
     // Asking for the status is not a query: polling it does not keep the service alive.
     const polled = await serviceStatus();
 
-    await eventually(() => !isAlive(pid), 'the idle exit');
+    await eventually(() => !isRunning(pid), 'the idle exit');
     expect(polled.service?.pid).toBe(pid);
     expect((await serviceStatus()).running).toBe(false);
   }, CASE_TIME_LIMIT_MS);
@@ -128,7 +120,7 @@ describe('the warm language service', () => {
     await importers();
     const first = (await serviceStatus()).service!.pid;
     process.kill(first, 'SIGKILL');
-    await eventually(() => !isAlive(first), 'the kill');
+    await eventually(() => !isRunning(first), 'the kill');
     writeFileSync(join(root, 'src/report.ts'), readFileSync(join(root, 'src/report.ts'), 'utf8').replace('archive.first().total()', '0'));
 
     const found = await importers();
@@ -143,6 +135,6 @@ describe('the warm language service', () => {
 
     rmSync(root, { recursive: true, force: true });
 
-    await eventually(() => !isAlive(pid), 'the exit');
+    await eventually(() => !isRunning(pid), 'the exit');
   }, CASE_TIME_LIMIT_MS);
 });

@@ -137,23 +137,21 @@ function ownSocket(path: string): boolean {
 }
 
 /** The status of the workspace's warm service, or undefined when none runs. */
-export async function daemonStatus(key: LanguageDaemonKey): Promise<DaemonStatus | undefined> {
-  const connection = await connectDaemon(daemonSocketPath(key));
-  if (connection === undefined) return undefined;
-  try {
-    const response = await connection.request('status');
-    return response.ok ? (response.result as DaemonStatus) : undefined;
-  } finally {
-    connection.close();
-  }
+export function daemonStatus(key: LanguageDaemonKey): Promise<DaemonStatus | undefined> {
+  return askDaemon(key, 'status');
 }
 
 /** Stops the workspace's warm service; its status as it stopped, or undefined when none ran. */
-export async function stopDaemon(key: LanguageDaemonKey): Promise<DaemonStatus | undefined> {
+export function stopDaemon(key: LanguageDaemonKey): Promise<DaemonStatus | undefined> {
+  return askDaemon(key, 'stop');
+}
+
+/** One `status` or `stop` request to the workspace's warm service; undefined when none answers. */
+async function askDaemon(key: LanguageDaemonKey, method: 'status' | 'stop'): Promise<DaemonStatus | undefined> {
   const connection = await connectDaemon(daemonSocketPath(key));
   if (connection === undefined) return undefined;
   try {
-    const response = await connection.request('stop');
+    const response = await connection.request(method);
     return response.ok ? (response.result as DaemonStatus) : undefined;
   } catch {
     return undefined;
