@@ -81,11 +81,12 @@ function referencesOf(context: LintContext, symbol: string): readonly SymbolImpo
  * broken in between. One finding per pair of nodes.
  */
 export function unorderedEdits(context: LintContext): RuleFinding[] {
-  const dependencies = fileDependencies(context.map);
+  const written = new Map(context.plan.nodes.filter(isEditingNode).map((node) => [node, writtenFiles(node, context)] as const));
+  const dependencies = fileDependencies(context.map, new Set([...written.values()].flat()));
   const findings: RuleFinding[] = [];
   const reported = new Set<string>();
-  for (const node of context.plan.nodes.filter(isEditingNode)) {
-    for (const file of writtenFiles(node, context)) {
+  for (const [node, files] of written) {
+    for (const file of files) {
       for (const imported of dependencies.get(file) ?? []) {
         for (const other of context.writtenBy.get(imported) ?? []) {
           if (other.id === node.id || !isEditingNode(other)) continue;
@@ -158,11 +159,11 @@ export function untestedEdits(context: LintContext): RuleFinding[] {
     }));
 }
 
-/** Each file to the files it depends on: its import edges and the declaring files of the symbols it uses. */
-function fileDependencies(map: RepoMap): Map<string, Set<string>> {
+/** Each of `files` to the files it depends on: its import edges and the declaring files of the symbols it uses. */
+function fileDependencies(map: RepoMap, files: ReadonlySet<string>): Map<string, Set<string>> {
   const dependencies = new Map<string, Set<string>>();
   const add = (from: string, to: string): void => {
-    if (from !== to) dependencies.set(from, (dependencies.get(from) ?? new Set()).add(to));
+    if (from !== to && files.has(from)) dependencies.set(from, (dependencies.get(from) ?? new Set()).add(to));
   };
   for (const edge of map.imports) add(edge.from, edge.to);
   for (const list of Object.values(map.importers)) for (const entry of list) add(entry.file, declaringFile(entry));

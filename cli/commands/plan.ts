@@ -6,9 +6,9 @@ import { readPlanFile } from '../plans/plan-document.js';
 import { planRulesFor } from '../plans/plan-rules.js';
 import { ALLOW_LINT_OPTION, lintForReview, versionLint } from '../plans/plan-lint.js';
 import { analyzeForReview, printPlan } from '../plans/plan-review.js';
-import { planWithModel, recordedModels } from '../plans/planning.js';
-import { approveAndRun, type RunFlags } from '../running/run-plan.js';
-import { APPROVE_FROM_DASHBOARD_DESCRIPTION, DASHBOARD_DESCRIPTION, MAX_COST_OPTION, MAX_TOKENS_OPTION, ROUTING_DESCRIPTION } from './run.js';
+import { recordedModels } from '../plans/recorded-models.js';
+import type { RunFlags } from '../running/run-plan.js';
+import { APPROVE_FROM_DASHBOARD_DESCRIPTION, DASHBOARD_DESCRIPTION, MAX_COST_OPTION, MAX_TOKENS_OPTION, ROUTING_DESCRIPTION } from './run-options.js';
 
 interface PlanArgs {
   task?: string[];
@@ -52,9 +52,10 @@ export const planCommand = defineCommand<PlanArgs>({
       await savePlan(db, run.id, { plan, reason: `imported from ${args.from}`, lint: await lintForReview(context, plan) });
       runId = run.id;
     } else {
-      runId = await planWithModel(context, task, budgetFlagsOf(args));
+      runId = await (await import('../plans/planning.js')).planWithModel(context, task, budgetFlagsOf(args));
     }
-    return args.yes ? approveAndRun(context, runId, runFlagsOf(args)) : showNewPlan(context, runId, args.routing !== false);
+    // The run machinery (and the dashboard) loads only when the plan runs.
+    return args.yes ? (await import('../running/run-plan.js')).approveAndRun(context, runId, runFlagsOf(args)) : showNewPlan(context, runId, args.routing !== false);
   },
 });
 

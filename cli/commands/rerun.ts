@@ -4,7 +4,7 @@ import type { CliContext } from '../context/cli-context.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
 import { runApprovedPlan } from '../running/run-plan.js';
-import { APPROVE_FROM_DASHBOARD_DESCRIPTION, DASHBOARD_DESCRIPTION } from './run.js';
+import { APPROVE_FROM_DASHBOARD_DESCRIPTION, DASHBOARD_DESCRIPTION } from './run-options.js';
 
 interface RerunArgs {
   run: string;

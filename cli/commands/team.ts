@@ -2,10 +2,10 @@ import { ConfigError, createRun, savePlan, teamLeadPlan } from '../../engine/ind
 import { toolSet } from '../../tools/index.js';
 import { defineCommand } from '../context/command.js';
 import { lintForReview } from '../plans/plan-lint.js';
-import { recordedModels } from '../plans/planning.js';
+import { recordedModels } from '../plans/recorded-models.js';
 import { createTools } from '../runtime/compose-runtime.js';
 import { approveAndRun } from '../running/run-plan.js';
-import { APPROVE_FROM_DASHBOARD_DESCRIPTION, DASHBOARD_DESCRIPTION } from './run.js';
+import { APPROVE_FROM_DASHBOARD_DESCRIPTION, DASHBOARD_DESCRIPTION } from './run-options.js';
 
 interface TeamArgs {
   task?: string[];

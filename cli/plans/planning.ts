@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import { ConfigError, effectiveBudget, planTask, type Planner, type RunBudget } from '../../engine/index.js';
 import type { CliContext } from '../context/cli-context.js';
 import { createApprover, createTools } from '../runtime/compose-runtime.js';
@@ -7,6 +6,7 @@ import { loadPlanners } from '../runtime/load-planners.js';
 import { checkTaskImages, createImageSupport } from '../runtime/task-images.js';
 import { planLinter } from './plan-lint.js';
 import { planRulesFor } from './plan-rules.js';
+import { recordedModels } from './recorded-models.js';
 
 /**
  * The LLM planner with the planner's model (`plannerModel`, else `model`), or undefined when no
@@ -59,22 +59,4 @@ export async function planWithModel(context: CliContext, task: string, budgetFla
       if (!context.json) context.io.stderr.write(`run ${runId} · planning…\n`);
     },
   });
-}
-
-/**
- * The models a plan is made with, checked (provider known, key present) and recorded with the
- * run, so `dagent run` uses them unless it is told otherwise. A scripted model is recorded by its
- * absolute path: the run may start from another folder.
- */
-export function recordedModels(context: CliContext): Record<string, string> {
-  const models: Record<string, string> = {};
-  // A plan document needs no model to be made: then only a model the user named is recorded.
-  if (context.config.model === undefined && context.config.plannerModel === undefined) return models;
-  for (const role of ['planner', 'node'] as const) {
-    const id = role === 'planner' ? modelIdFor(context, 'planner') : context.config.model;
-    if (id === undefined) continue;
-    const chosen = chooseModel(context, id);
-    models[role === 'planner' ? 'plannerModel' : 'model'] = chosen.provider.modelId.provider === 'scripted' ? `scripted:${resolve(context.io.cwd, chosen.provider.model)}` : id;
-  }
-  return models;
 }

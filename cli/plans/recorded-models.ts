@@ -1,0 +1,21 @@
+import { resolve } from 'node:path';
+import type { CliContext } from '../context/cli-context.js';
+import { chooseModel, modelIdFor } from '../runtime/models.js';
+
+/**
+ * The models a plan is made with, checked (provider known, key present) and recorded with the
+ * run, so `dagent run` uses them unless it is told otherwise. A scripted model is recorded by its
+ * absolute path: the run may start from another folder.
+ */
+export function recordedModels(context: CliContext): Record<string, string> {
+  const models: Record<string, string> = {};
+  // A plan document needs no model to be made: then only a model the user named is recorded.
+  if (context.config.model === undefined && context.config.plannerModel === undefined) return models;
+  for (const role of ['planner', 'node'] as const) {
+    const id = role === 'planner' ? modelIdFor(context, 'planner') : context.config.model;
+    if (id === undefined) continue;
+    const chosen = chooseModel(context, id);
+    models[role === 'planner' ? 'plannerModel' : 'model'] = chosen.provider.modelId.provider === 'scripted' ? `scripted:${resolve(context.io.cwd, chosen.provider.model)}` : id;
+  }
+  return models;
+}
