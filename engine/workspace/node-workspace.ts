@@ -1,4 +1,3 @@
-import { rm } from 'node:fs/promises';
 import { DAGENT_TEMP_FILE_GLOB } from '../snapshots/temp-file-name.js';
 import type { GitObjects } from './git-objects.js';
 
@@ -16,6 +15,8 @@ export interface NodeWorkspaceHost {
   readonly objects: GitObjects;
   /** A file of exclude patterns for the folders linked in read-only (they are not the node's change). */
   readonly excludesFile: string;
+  /** Takes back a worktree its node is done with (kept for the run's next node, or deleted). */
+  release(path: string): Promise<void>;
 }
 
 /**
@@ -61,9 +62,12 @@ export class NodeWorkspace {
     return this.#host.objects.commitTree(await this.#stage(), [parent], message);
   }
 
-  /** Deletes the folder (git forgets the worktree at its next prune; the run prunes when it closes). */
+  /**
+   * The node is done with its workspace: the run keeps the worktree for its next node (which gets
+   * it reset: none of this node's files, tracked, untracked or ignored, go on), or deletes it.
+   */
   async remove(): Promise<void> {
-    await rm(this.path, { recursive: true, force: true });
+    await this.#host.release(this.path);
   }
 
   async #stage(): Promise<string> {

@@ -6,8 +6,9 @@ import { literalPrefix } from '../plan/writes-overlap.js';
 import { GitObjects } from './git-objects.js';
 import { LINKED_FOLDERS_FILE } from './linked-folders.js';
 import { conflictHunks, type MergeConflict } from './merge-conflicts.js';
-import { NodeWorkspace, type NodeCommit } from './node-workspace.js';
+import { NodeWorkspace, type NodeCommit, type NodeWorkspaceHost } from './node-workspace.js';
 import { SerialLock } from './serial-lock.js';
+import { resetWorktree, worktreeGitFile } from './worktree-reuse.js';
 
 export interface RunWorkspacesOptions {
   /** The user's workspace: the top of a git repository. */
@@ -44,7 +45,10 @@ export function runBranch(runId: string): string {
  * worktree of the branch (`openNode`), and its change, committed (`NodeWorkspace.commit`), is
  * merged three-way onto the branch in the order nodes finish (`merge`): one commit per node.
  * Worktrees are added one at a time (git's own lock files never race); the checkouts run side by
- * side. Installed dependencies git ignores (node_modules) are linked in, not copied.
+ * side. Installed dependencies git ignores (node_modules) are linked in, not copied. A node's
+ * worktree, once it is done with (`NodeWorkspace.remove`), is kept for the run's next node, which
+ * gets it moved to its own folder and brought to its commit (only the files that differ are
+ * written): checking out and deleting a whole repository per node is what costs.
  */
 export class RunWorkspaces {
   readonly runId: string;
@@ -59,6 +63,11 @@ export class RunWorkspaces {
   readonly #linked: readonly string[];
   readonly #worktreeLock = new SerialLock();
   readonly #mergeLock = new SerialLock();
+  /** Worktrees nodes are done with (`<run folder>/.spare-<n>`): the next nodes', reset. */
+  readonly #spares: string[] = [];
+  #spareCount = 0;
+  /** The `.git` file git wrote for each worktree this process made, by its folder: a reused one must still have it. */
+  readonly #gitFiles = new Map<string, string>();
 
   private constructor(options: RunWorkspacesOptions, objects: GitObjects, base: string, baseHoldsUncommitted: boolean, linked: readonly string[]) {
     this.runId = options.runId;
@@ -119,7 +128,7 @@ export class RunWorkspaces {
   /** The worktree an earlier process left at `path` for a node, when its folder is still there. */
   leftNode(nodeId: string, path: string, start: string): NodeWorkspace | undefined {
     if (!path.startsWith(`${this.folder}/`) || !existsSync(join(path, '.git'))) return undefined;
-    return new NodeWorkspace({ objects: this.objects, excludesFile: this.#excludesFile }, nodeId, path, start);
+    return new NodeWorkspace(this.#host, nodeId, path, start);
   }
 
   /** Removes a node worktree an earlier process left, and git's record of it. */
@@ -130,18 +139,75 @@ export class RunWorkspaces {
 
   async #open(nodeId: string, attempt: number, start: string, checkout: string = start, writes: readonly string[] = []): Promise<NodeWorkspace> {
     const path = join(this.folder, `${nodeId}-${attempt}`);
+    const spare = this.#spares.pop();
+    if (spare === undefined || !(await this.#reuse(spare, path, checkout))) await this.#fresh(path, checkout);
+    const writable = writableFolders(this.#linked, writes);
+    await Promise.all(this.#linked.map((folder) => (writable.has(folder) ? copyFolder(this.repo, path, folder) : linkFolder(this.repo, path, folder))));
+    return new NodeWorkspace(this.#host, nodeId, path, start);
+  }
+
+  /** A new worktree at `path`, checked out at `checkout`. */
+  async #fresh(path: string, checkout: string): Promise<void> {
     await this.#worktreeLock.run(async () => {
-      if (existsSync(path)) {
-        await rm(path, { recursive: true, force: true });
-        await this.objects.git(['worktree', 'prune'], { cwd: this.repo });
-      }
+      await this.#clear(path);
       await this.objects.git(['worktree', 'add', '--no-checkout', '--detach', path, checkout], { cwd: this.repo });
     });
     // The checkout writes only the worktree's own index and files: checkouts run side by side.
     await this.objects.inWorktree(path, ['read-tree', '-m', '-u', 'HEAD']);
-    const writable = writableFolders(this.#linked, writes);
-    await Promise.all(this.#linked.map((folder) => (writable.has(folder) ? copyFolder(this.repo, path, folder) : linkFolder(this.repo, path, folder))));
-    return new NodeWorkspace({ objects: this.objects, excludesFile: this.#excludesFile }, nodeId, path, start);
+    this.#gitFiles.set(path, await worktreeGitFile(path));
+  }
+
+  /**
+   * A spare worktree moved to `path` (`git worktree move`, behind the lock) and reset to
+   * `checkout`; false, the spare deleted, when that fails.
+   */
+  async #reuse(spare: string, path: string, checkout: string): Promise<boolean> {
+    const gitFile = this.#gitFiles.get(spare);
+    this.#gitFiles.delete(spare);
+    try {
+      if (gitFile === undefined || (await worktreeGitFile(spare)) !== gitFile) throw new Error(`${spare}: not a worktree of this run as git made it`);
+      await this.#worktreeLock.run(async () => {
+        await this.#clear(path);
+        await this.objects.git(['worktree', 'move', spare, path], { cwd: this.repo });
+      });
+      const moved = await worktreeGitFile(path);
+      await resetWorktree(this.objects, path, moved, checkout);
+      this.#gitFiles.set(path, moved);
+      return true;
+    } catch {
+      await Promise.all([rm(spare, { recursive: true, force: true }), rm(path, { recursive: true, force: true })]);
+      await this.#prune();
+      return false;
+    }
+  }
+
+  /** Removes what is left at a node's folder (an earlier process's worktree), and git's record of it. */
+  async #clear(path: string): Promise<void> {
+    if (!existsSync(path)) return;
+    await rm(path, { recursive: true, force: true });
+    await this.objects.git(['worktree', 'prune'], { cwd: this.repo });
+  }
+
+  /**
+   * A node's worktree it is done with: moved out of the node's folder to a spare one, kept for the
+   * next node, when this process made it (and its `.git` file is as git wrote it); else deleted.
+   */
+  async #release(path: string): Promise<void> {
+    const gitFile = this.#gitFiles.get(path);
+    this.#gitFiles.delete(path);
+    const spare = join(this.folder, `.spare-${(this.#spareCount += 1)}`);
+    try {
+      if (gitFile === undefined || (await worktreeGitFile(path)) !== gitFile) throw new Error(`${path}: not a worktree of this run as git made it`);
+      await this.#worktreeLock.run(() => this.objects.git(['worktree', 'move', path, spare], { cwd: this.repo }));
+      this.#gitFiles.set(spare, await worktreeGitFile(spare));
+      this.#spares.push(spare);
+    } catch {
+      await Promise.all([rm(path, { recursive: true, force: true }), rm(spare, { recursive: true, force: true })]);
+    }
+  }
+
+  get #host(): NodeWorkspaceHost {
+    return { objects: this.objects, excludesFile: this.#excludesFile, release: (path) => this.#release(path) };
   }
 
   /**
@@ -173,6 +239,8 @@ export class RunWorkspaces {
 
   /** Removes every node worktree of the run that is left (their commits stay). */
   async close(): Promise<void> {
+    this.#spares.splice(0);
+    this.#gitFiles.clear();
     await rm(this.folder, { recursive: true, force: true });
     await this.#prune();
   }

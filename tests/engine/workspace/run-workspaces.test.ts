@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RunWorkspaces } from '../../../engine/workspace/index.js';
@@ -130,4 +130,97 @@ describe('node workspaces on a run branch', () => {
     expect(opened.filter((node) => existsSync(join(node.path, 'a.txt')))).toHaveLength(32);
     await workspaces.close();
   }, 30_000);
+
+  it("hands a node's worktree on to the next node with none of its files: tracked, untracked or ignored", async () => {
+    const repo = repository({ '.gitignore': 'node_modules/\nbuild/\n', 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    mkdirSync(join(repo, 'node_modules', 'lib'), { recursive: true });
+    writeFileSync(join(repo, 'node_modules', 'lib', 'index.js'), 'module.exports = 1;\n');
+    const workspaces = await RunWorkspaces.open({ repo, runId: 'r-6' });
+    const failed = await workspaces.openNode('failed', 1);
+    writeFileSync(join(failed.path, 'a.txt'), 'a\nby the failed node\n');
+    writeFileSync(join(failed.path, 'notes.txt'), 'left by the failed node\n');
+    mkdirSync(join(failed.path, 'build'));
+    writeFileSync(join(failed.path, 'build', 'out.js'), 'built by the failed node\n');
+    git(failed.path, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-am', 'a commit of its own');
+    await failed.remove();
+
+    const next = await workspaces.openNode('next', 2);
+    expect(next.path).toBe(join(workspaces.folder, 'next-2'));
+    expect(existsSync(failed.path)).toBe(false);
+    // The same worktree, moved: no new one was added.
+    expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(2);
+    expect(git(next.path, 'rev-parse', 'HEAD')).toBe(await workspaces.head());
+    expect(readFileSync(join(next.path, 'a.txt'), 'utf8')).toBe('a\n');
+    expect(existsSync(join(next.path, 'notes.txt'))).toBe(false);
+    expect(existsSync(join(next.path, 'build'))).toBe(false);
+    // Only the linked dependency folder, as in a fresh worktree.
+    expect(git(next.path, 'status', '--porcelain', '--ignored').split('\n').filter((line) => !line.endsWith(' node_modules'))).toEqual([]);
+    expect(readFileSync(join(next.path, 'node_modules', 'lib', 'index.js'), 'utf8')).toBe('module.exports = 1;\n');
+    writeFileSync(join(next.path, 'b.txt'), 'b\nby next\n');
+    const committed = await next.commit('next');
+    expect(committed?.files).toEqual(['b.txt']);
+    expect(await workspaces.merge(committed!, 'next')).toMatchObject({ status: 'merged', files: ['b.txt'] });
+    await workspaces.close();
+    expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(1);
+  });
+
+  it("gives a reused worktree the run branch's merged results, and a writable dependency copy only to the node whose writes reach into it", async () => {
+    const repo = repository({ '.gitignore': 'node_modules/\n', 'a.txt': 'a\n' });
+    mkdirSync(join(repo, 'node_modules', 'lib'), { recursive: true });
+    writeFileSync(join(repo, 'node_modules', 'lib', 'index.js'), 'module.exports = 1;\n');
+    const workspaces = await RunWorkspaces.open({ repo, runId: 'r-7' });
+    const patcher = await workspaces.openNode('patch-lib', 1, ['node_modules/lib/**']);
+    writeFileSync(join(patcher.path, 'node_modules', 'lib', 'index.js'), 'module.exports = 2;\n');
+    writeFileSync(join(patcher.path, 'a.txt'), 'a\npatched\n');
+    await workspaces.merge((await patcher.commit('patch-lib'))!, 'patch-lib');
+    await patcher.remove();
+
+    const reader = await workspaces.openNode('reader', 2);
+    expect(readFileSync(join(reader.path, 'a.txt'), 'utf8')).toBe('a\npatched\n');
+    expect(lstatSync(join(reader.path, 'node_modules')).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(reader.path, 'node_modules', 'lib', 'index.js'), 'utf8')).toBe('module.exports = 1;\n');
+    await reader.remove();
+
+    const again = await workspaces.openNode('patch-again', 3, ['node_modules/lib/**']);
+    expect(lstatSync(join(again.path, 'node_modules')).isDirectory()).toBe(true);
+    expect(readFileSync(join(again.path, 'node_modules', 'lib', 'index.js'), 'utf8')).toBe('module.exports = 1;\n');
+    expect(readFileSync(join(repo, 'node_modules', 'lib', 'index.js'), 'utf8')).toBe('module.exports = 1;\n');
+    await workspaces.close();
+  });
+
+  it('clears git state a node left in its worktree, and makes a fresh worktree when a node has tampered with its .git file', async () => {
+    const repo = repository({ 'a.txt': 'a\n' });
+    const workspaces = await RunWorkspaces.open({ repo, runId: 'r-8' });
+    const merging = await workspaces.openNode('merging', 1);
+    writeFileSync(join(merging.path, 'a.txt'), 'a\nmerging\n');
+    git(merging.path, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-am', 'theirs');
+    git(merging.path, 'update-ref', 'MERGE_HEAD', 'HEAD');
+    await merging.remove();
+    const next = await workspaces.openNode('next', 2);
+    expect(git(next.path, 'status', '--porcelain')).toBe('');
+    expect(existsSync(join(git(next.path, 'rev-parse', '--absolute-git-dir'), 'MERGE_HEAD'))).toBe(false);
+    expect(git(next.path, 'reflog', '--format=%s')).not.toContain('theirs');
+
+    writeFileSync(join(next.path, '.git'), 'gitdir: /nowhere\n');
+    await next.remove();
+    const fresh = await workspaces.openNode('fresh', 3);
+    expect(git(fresh.path, 'status', '--porcelain')).toBe('');
+    expect(readFileSync(join(fresh.path, '.git'), 'utf8')).not.toContain('/nowhere');
+    expect(existsSync(next.path)).toBe(false);
+    await workspaces.close();
+    expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(1);
+  });
+
+  it('opens 32 workspaces at once again from the worktrees the first 32 left', async () => {
+    const repo = repository({ 'a.txt': 'a\n' });
+    const workspaces = await RunWorkspaces.open({ repo, runId: 'r-9' });
+    const first = await Promise.all(Array.from({ length: 32 }, (_, index) => workspaces.openNode(`n${index}`, 1)));
+    first.forEach((node, index) => writeFileSync(join(node.path, `left-${index}.txt`), 'left\n'));
+    await Promise.all(first.map((node) => node.remove()));
+    const second = await Promise.all(Array.from({ length: 32 }, (_, index) => workspaces.openNode(`m${index}`, 2)));
+    expect(new Set(second.map((node) => node.path)).size).toBe(32);
+    expect(second.filter((node) => existsSync(join(node.path, 'a.txt')) && !readdirSync(node.path).some((name) => name.startsWith('left-')))).toHaveLength(32);
+    expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(33);
+    await workspaces.close();
+  }, 60_000);
 });
