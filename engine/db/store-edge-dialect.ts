@@ -3,6 +3,7 @@ import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type
 import type { SecretRedactor } from '../secret-redactor.js';
 import { isWholeBase64 } from '../secret-scan.js';
 import { isBusyError, type BusyBackoff } from './busy-backoff.js';
+import { createRedactionMemo } from './redaction-memo.js';
 
 /** A lock another program holds on the store: `waiting` when dagent starts waiting it out, `resumed` when it got through. */
 export interface BusyNotice {
@@ -39,7 +40,7 @@ export interface StoreEdge {
 export function storeEdgeDialect(dialect: Dialect, edge: StoreEdge): Dialect {
   return {
     createAdapter: () => dialect.createAdapter(),
-    createDriver: () => new StoreEdgeDriver(dialect.createDriver(), edge),
+    createDriver: () => new StoreEdgeDriver(dialect.createDriver(), edge, createRedactionMemo((value) => redactString(edge.redactor, value))),
     createQueryCompiler: () => dialect.createQueryCompiler(),
     createIntrospector: (db) => dialect.createIntrospector(db),
   };
@@ -53,6 +54,7 @@ class StoreEdgeConnection implements DatabaseConnection {
   constructor(
     readonly inner: DatabaseConnection,
     readonly edge: StoreEdge,
+    readonly redactString: (value: string) => string,
   ) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
@@ -96,22 +98,29 @@ class StoreEdgeConnection implements DatabaseConnection {
   #redactValue(value: unknown): unknown {
     if (Buffer.isBuffer(value)) return this.edge.redactor.redactBytes(value);
     if (typeof value !== 'string') return value;
-    if (value.length >= MIN_BASE64_CHARS && isWholeBase64(value)) {
-      const bytes = Buffer.from(value, 'base64');
-      const redacted = this.edge.redactor.redactBytes(bytes);
-      return redacted === bytes ? value : redacted.toString('base64');
-    }
-    return this.edge.redactor.redactText(value);
+    return this.redactString(value);
   }
+}
+
+/** A string written to the store with its secrets removed; base64 is looked into (see `storeEdgeDialect`). */
+function redactString(redactor: SecretRedactor, value: string): string {
+  if (value.length >= MIN_BASE64_CHARS && isWholeBase64(value)) {
+    const bytes = Buffer.from(value, 'base64');
+    const redacted = redactor.redactBytes(bytes);
+    return redacted === bytes ? value : redacted.toString('base64');
+  }
+  return redactor.redactText(value);
 }
 
 class StoreEdgeDriver implements Driver {
   readonly #inner: Driver;
   readonly #edge: StoreEdge;
+  readonly #redactString: (value: string) => string;
 
-  constructor(inner: Driver, edge: StoreEdge) {
+  constructor(inner: Driver, edge: StoreEdge, redactString: (value: string) => string) {
     this.#inner = inner;
     this.#edge = edge;
+    this.#redactString = redactString;
     // Savepoints are optional in a driver; offer them only when the wrapped one does.
     if (inner.savepoint !== undefined) this.savepoint = (connection, name, compile) => inner.savepoint!(unwrap(connection), name, compile);
     if (inner.rollbackToSavepoint !== undefined) this.rollbackToSavepoint = (connection, name, compile) => inner.rollbackToSavepoint!(unwrap(connection), name, compile);
@@ -127,7 +136,7 @@ class StoreEdgeDriver implements Driver {
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    return new StoreEdgeConnection(await this.#inner.acquireConnection(), this.#edge);
+    return new StoreEdgeConnection(await this.#inner.acquireConnection(), this.#edge, this.#redactString);
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
