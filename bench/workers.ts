@@ -30,10 +30,13 @@ export async function runWorkersBench(): Promise<void> {
   // Child processes and pools keep the loop alive; this makes sure a lost promise cannot end the bench silently.
   const keepAlive = setInterval(() => undefined, 1_000);
   try {
-    await queueLatency(server);
+    if (process.env.BENCH_WORKERS_ROWS === undefined) await queueLatency(server);
     const rows: string[][] = [];
+    // BENCH_WORKERS_ROWS=W2:1,W3:4 measures only those rows (workload:worker processes, 0 = in process), and skips the queue table.
+    const only = process.env.BENCH_WORKERS_ROWS?.split(',');
     for (const workload of [w2(), w3()]) {
       for (const workers of [0, 1, 2, 4]) {
+        if (only !== undefined && !only.includes(`${workload.name}:${workers}`)) continue;
         const row = await dagentRow(server, workload, workers).catch((error: unknown) => [workload.name, `${workers} workers`, `failed: ${(error as Error).message.split('\n')[0]}`, '', '', '', '', '']);
         process.stdout.write(`  measured: ${row.join(' · ')}\n`);
         rows.push(row);

@@ -4,7 +4,7 @@ import type { NodeResult, RemoteAttempts } from '../run/orchestration/run-option
 import type { NodeExecution, NodeOutcome } from '../scheduler/schedulable-node.js';
 import { readEvents } from '../session/event-log.js';
 import type { SessionEvent } from '../session/event-types.js';
-import { nodeJobKeyPrefix, type JobQueue } from './job-queue.js';
+import { nodeJobKeyPrefix, type JobQueue, type NodeJob } from './job-queue.js';
 import { DEFAULT_NODE_CLAIM_TTL_MS, readNodeClaims } from './node-claim.js';
 import { PENDING_RESULT_EVENT_TYPES, PendingResults } from './pending-results.js';
 
@@ -122,7 +122,7 @@ export class DispatchedAttempts implements RemoteAttempts {
     const jobs = await queue.lockedSince(queued);
     const claims = await readNodeClaims(db, runId, nodeIds);
     await this.#refresh();
-    const enqueued: Promise<void>[] = [];
+    const enqueued: NodeJob[] = [];
     for (const nodeId of nodeIds) {
       const waiter = this.#waiting.get(nodeId);
       if (waiter === undefined) continue;
@@ -141,10 +141,10 @@ export class DispatchedAttempts implements RemoteAttempts {
       waiter.dispatches += 1;
       waiter.dispatchedAtToken = token;
       waiter.dispatchKey = `${nodeJobKeyPrefix(runId, nodeId)}${waiter.attempt}:${token}:${waiter.dispatches}`;
-      enqueued.push(queue.enqueueNode({ runId, nodeId, attempt: waiter.attempt, dispatchKey: waiter.dispatchKey }));
+      enqueued.push({ runId, nodeId, attempt: waiter.attempt, dispatchKey: waiter.dispatchKey });
     }
-    // The nodes of one pass go on the queue at once (a wide stage is not queued one by one).
-    await Promise.all(enqueued);
+    // The nodes of one pass go on the queue in one write (a wide stage is not queued one by one).
+    await queue.enqueueNodes(enqueued);
   }
 
   /**

@@ -66,16 +66,16 @@ export type NodeJobOutcome = 'committed' | 'skipped' | 'stale';
  */
 export async function executeNodeJob(job: NodeJob, context: NodeJobContext, queued?: { readonly id: string }): Promise<NodeJobOutcome> {
   const { db, runId, nodeId } = { db: context.db, ...job };
-  // Both reads at once: a job of a run that is not running, or of an attempt already settled, is skipped.
-  const [run, current] = await Promise.all([getRun(db, runId), isCurrentAttempt(db, job)]);
-  if (run.status !== 'running' || !current) return 'skipped';
+  // The claim first (one statement), then the checks: once the node is ours, an attempt found
+  // current (started, no outcome committed) stays current until this worker commits one.
   const claimed = await claimNode(db, runId, nodeId, { worker: context.worker, ...(context.claimTtlMs === undefined ? {} : { ttlMs: context.claimTtlMs }) });
   if (!(claimed instanceof NodeClaim)) return 'skipped';
   const claim = claimed.keepAlive();
   let watch: RunWatch | undefined;
   try {
-    // Another worker may have committed between the check above and this claim.
-    if (!(await isCurrentAttempt(db, job))) return 'skipped';
+    // A job of a run that is not running, or of an attempt already settled, is skipped.
+    const [run, current] = await Promise.all([getRun(db, runId), isCurrentAttempt(db, job)]);
+    if (run.status !== 'running' || !current) return 'skipped';
     // Jobs of the node a dead process still holds locked (it lost the node, or never claimed it) are dropped, not left behind (beside the claim's event).
     const dropping = queued === undefined ? undefined : dropLeftoverJobs(job, queued.id, context);
     const log = runLog(db, runId);

@@ -25,10 +25,15 @@ export async function createGraphileJobQueue(connectionString: string): Promise<
   // under the lock that the store's migrations take too.
   const utils: WorkerUtils = await underSchemaChangeLock(connectionString, () => makeWorkerUtils({ connectionString, logger: quiet }));
   return {
-    async enqueueNode(job: NodeJob) {
+    async enqueueNodes(jobs: readonly NodeJob[]) {
+      if (jobs.length === 0) return;
       // One try: a node that fails is the scheduler's to retry (with its own attempt count), and a
       // worker that dies is noticed through its claim, not through the queue's 4-hour lock timeout.
-      await utils.addJob(NODE_TASK, job, { jobKey: job.dispatchKey, maxAttempts: 1 });
+      // All in one statement (graphile-worker's `add_jobs`, one notification): a wide stage reaches the workers at once.
+      const specs = jobs.map((job) => ({ identifier: NODE_TASK, payload: job, job_key: job.dispatchKey, max_attempts: 1 }));
+      await utils.withPgClient((client) =>
+        client.query('SELECT id FROM graphile_worker.add_jobs((SELECT array_agg(spec) FROM json_populate_recordset(NULL::graphile_worker.job_spec, $1::json) AS spec))', [JSON.stringify(specs)]),
+      );
     },
     async wakeScheduler(runId: string) {
       await utils.addJob(wakeTaskOf(runId), {}, { jobKey: `wake:${runId}`, jobKeyMode: 'replace', maxAttempts: 1 });

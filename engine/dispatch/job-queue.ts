@@ -12,7 +12,8 @@ export interface NodeJob {
  * attempt's outcome is in the log.
  */
 export interface JobQueue {
-  enqueueNode(job: NodeJob): Promise<void>;
+  /** Puts node attempts on the queue, all in one write. */
+  enqueueNodes(jobs: readonly NodeJob[]): Promise<void>;
   wakeScheduler(runId: string): Promise<void>;
   /**
    * When the worker that took each of these node jobs (by `dispatchKey`) locked it; null while it

@@ -53,25 +53,62 @@ export async function readNodeClaims(db: Kysely<Database>, runId: string, nodeId
 }
 
 /**
- * Claims a node for one worker in one write transaction (as `claimRun` does for a run): the next
- * fencing token, or the live holder when another worker still has it.
+ * Claims a node for one worker: the next fencing token, or the live holder when another worker
+ * still has it. One statement (an upsert that takes the row only when it is free: never claimed,
+ * released or expired) in the usual case; a claim that looks held is decided in one write
+ * transaction (as `claimRun` does for a run), which also sees a holder of this host whose process
+ * is gone, or one whose write under the fence held this statement off until its claim ran out.
  */
 export async function claimNode(db: Kysely<Database>, runId: string, nodeId: string, options: ClaimNodeOptions): Promise<NodeClaim | NodeClaimHolder> {
   const ttlMs = options.ttlMs ?? DEFAULT_NODE_CLAIM_TTL_MS;
-  const pid = options.pid ?? process.pid;
-  const host = options.host ?? hostname();
-  // By this process's monotonic clock, the claim surely lasts `ttlMs` from before its transaction.
+  const holder = { worker: options.worker, pid: options.pid ?? process.pid, host: options.host ?? hostname() };
+  for (;;) {
+    const claimed = await claimOnce(db, runId, nodeId, holder, ttlMs);
+    // Undefined: the row was deleted between the two statements (its run was reset); try again.
+    if (claimed !== undefined) return claimed;
+  }
+}
+
+async function claimOnce(db: Kysely<Database>, runId: string, nodeId: string, holder: Claimant, ttlMs: number): Promise<NodeClaim | NodeClaimHolder | undefined> {
+  // By this process's monotonic clock, the claim surely lasts `ttlMs` from before its statement.
   const startedAt = performance.now();
-  const claimed = await immediateTransaction(db, async (transaction) => {
-    const now = new Date();
-    await transaction
-      .insertInto('node_claims')
-      .values({ run_id: runId, node_id: nodeId, token: 0, worker: '', pid: 0, host: '', expires_at: now.toISOString(), released_at: now.toISOString() })
-      .onConflict((conflict) => conflict.columns(['run_id', 'node_id']).doNothing())
-      .execute();
+  const now = new Date();
+  const taken = await db
+    .insertInto('node_claims')
+    .values({ run_id: runId, node_id: nodeId, token: 1, ...holder, expires_at: new Date(now.getTime() + ttlMs).toISOString(), released_at: null })
+    .onConflict((conflict) =>
+      conflict
+        .columns(['run_id', 'node_id'])
+        .doUpdateSet((eb) => ({
+          token: eb('node_claims.token', '+', 1),
+          worker: eb.ref('excluded.worker'),
+          pid: eb.ref('excluded.pid'),
+          host: eb.ref('excluded.host'),
+          expires_at: eb.ref('excluded.expires_at'),
+          released_at: null,
+        }))
+        .where((eb) => eb.or([eb('node_claims.released_at', 'is not', null), eb('node_claims.expires_at', '<=', now.toISOString())])),
+    )
+    .returning('token')
+    .executeTakeFirst();
+  if (taken !== undefined) return new NodeClaim(db, runId, nodeId, Number(taken.token), ttlMs, startedAt);
+  const claimed = await claimHeldNode(db, runId, nodeId, holder, ttlMs);
+  return typeof claimed === 'number' ? new NodeClaim(db, runId, nodeId, claimed, ttlMs, startedAt) : claimed;
+}
+
+interface Claimant {
+  readonly worker: string;
+  readonly pid: number;
+  readonly host: string;
+}
+
+/** The claim of a node whose row says it is held, in one write transaction: the holder's, unless it is gone. */
+async function claimHeldNode(db: Kysely<Database>, runId: string, nodeId: string, claimant: Claimant, ttlMs: number): Promise<number | NodeClaimHolder | undefined> {
+  return immediateTransaction(db, async (transaction) => {
     let select = transaction.selectFrom('node_claims').selectAll().where('run_id', '=', runId).where('node_id', '=', nodeId);
     if (dialectOf(db as Kysely<unknown>) === 'postgres') select = select.forUpdate();
-    const row = await select.executeTakeFirstOrThrow();
+    const row = await select.executeTakeFirst();
+    if (row === undefined) return undefined;
     // The time once the row is ours: the lock may have been waited for (a holder's write under its fence).
     const at = new Date();
     const holder = holderOf(row, at);
@@ -79,14 +116,13 @@ export async function claimNode(db: Kysely<Database>, runId: string, nodeId: str
     const token = holder.token + 1;
     await transaction
       .updateTable('node_claims')
-      .set({ token, worker: options.worker, pid, host, expires_at: new Date(at.getTime() + ttlMs).toISOString(), released_at: null })
+      .set({ token, ...claimant, expires_at: new Date(at.getTime() + ttlMs).toISOString(), released_at: null })
       .where('run_id', '=', runId)
       .where('node_id', '=', nodeId)
       .where('token', '=', holder.token)
       .execute();
     return token;
   });
-  return typeof claimed === 'number' ? new NodeClaim(db, runId, nodeId, claimed, ttlMs, startedAt) : claimed;
 }
 
 /** Why a worker's claim ran out by its own clock (it could not renew in time, or the process was paused). */

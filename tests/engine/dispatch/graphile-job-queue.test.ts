@@ -62,7 +62,7 @@ describe.skipIf(postgresUrl === '')('node jobs left locked by a killed worker', 
     const queue = await createGraphileJobQueue(url);
     try {
       for (const [nodeId, dispatchKey] of [['edit-a', 'r-1:edit-a:1:0:1'], ['edit-a', 'r-1:edit-a:1:1:2'], ['edit-ab', 'r-1:edit-ab:1:0:1']] as const) {
-        await queue.enqueueNode({ runId: 'r-1', nodeId, attempt: 1, dispatchKey });
+        await queue.enqueueNodes([{ runId: 'r-1', nodeId, attempt: 1, dispatchKey }]);
       }
       await lockAsDead(url, 'r-1:edit-a:1:0:1');
       await lockAsDead(url, 'r-1:edit-ab:1:0:1');
