@@ -17,6 +17,11 @@ export interface Reclassification<R> {
  */
 export function reclassifyNodes<R>(states: readonly NodeState<R>[]): Reclassification<R> {
   const unready = states.filter((state) => state.status === 'ready' && state.dependencies.some((dependency) => dependency.status !== 'succeeded'));
+  // Only a failed or cancelled node blocks (skipped and unready ones count as pending below); with
+  // none, nothing is skipped and every skipped node comes back. A run's first step is this case.
+  if (!states.some((state) => state.status === 'failed' || state.status === 'cancelled')) {
+    return { unready, unskip: states.filter((state) => state.status === 'skipped'), skip: [] };
+  }
   const unreadySet = new Set(unready);
   const statuses = new Map<string, NodeStatus>(
     states.map((state) => [state.node.id, state.status === 'skipped' || unreadySet.has(state) ? 'pending' : state.status]),
