@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { EventLog, FileSnapshots, RunWorkspaces, createRun, openDatabase } from '../engine/index.js';
+import { EventLog, FileSnapshots, RunWorkspaces, createRun, openDatabase, type NodeWorkspace } from '../engine/index.js';
 import { generateRepository } from './snapshots.js';
 import { median, printTable, verdict } from './lib/table.js';
 
@@ -14,10 +14,13 @@ const READY_GOAL_MS = 1000;
 const MERGE_GOAL_MS = 500;
 
 /**
- * Node workspaces on a 20 000-file git repository: (a) a node's workspace ready (worktree added
- * and checked out, ignored folders linked), its change committed, and merged onto the run branch
- * after another node's merge (a real three-way merge), beside what `shared` pays per node (the
- * snapshot boundary before and the change found after); (b) 32 workspaces asked for at once.
+ * Node workspaces on a 20 000-file git repository: (a) a node's workspace ready, cold (a fresh
+ * worktree: added, checked out, ignored folders linked) and reused (a worktree an earlier node of
+ * the run left, moved to the node's folder and reset to its commit: only the files that differ are
+ * written), its change committed, and merged onto the run branch after another node's merge (a
+ * real three-way merge), beside what `shared` pays per node (the snapshot boundary before and the
+ * change found after); (b) 32 workspaces asked for at once, cold, then again from the worktrees
+ * the first 32 left.
  */
 export async function runWorktreeBench(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'dagent-bench-worktree-'));
@@ -26,48 +29,64 @@ export async function runWorktreeBench(): Promise<void> {
     generateRepository(repository, FILES);
     const isolated = await measureIsolated(repository);
     const shared = await measureShared(repository);
+    const perNode = (ready: number): string => (ready + isolated.commit + isolated.merge).toFixed(0);
+    const met = (ready: number): string => verdict(ready <= READY_GOAL_MS && isolated.merge <= MERGE_GOAL_MS);
     printTable(
-      `(a) per node on ${FILES.toLocaleString('en-US')} files (ms, p50 of ${SAMPLES})`,
+      `(a) per node on ${FILES.toLocaleString('en-US')} files (ms, p50 of ${SAMPLES}; commit and merge over both kinds)`,
       ['isolation', 'workspace ready', 'commit', 'merge', 'per node in all', 'goal', ''],
       [
-        ['worktree', isolated.ready.toFixed(0), isolated.commit.toFixed(0), isolated.merge.toFixed(0), (isolated.ready + isolated.commit + isolated.merge).toFixed(0), `ready ≤ ${READY_GOAL_MS}, merge ≤ ${MERGE_GOAL_MS}`, verdict(isolated.ready <= READY_GOAL_MS && isolated.merge <= MERGE_GOAL_MS)],
+        ['worktree, cold (a fresh worktree)', isolated.cold.toFixed(0), isolated.commit.toFixed(0), isolated.merge.toFixed(0), perNode(isolated.cold), `ready ≤ ${READY_GOAL_MS}, merge ≤ ${MERGE_GOAL_MS}`, met(isolated.cold)],
+        ['worktree, reused (an earlier node\'s)', isolated.reused.toFixed(0), isolated.commit.toFixed(0), isolated.merge.toFixed(0), perNode(isolated.reused), `ready ≤ ${READY_GOAL_MS}, merge ≤ ${MERGE_GOAL_MS}`, met(isolated.reused)],
         ['shared', shared.begin.toFixed(0), shared.end.toFixed(0), '—', (shared.begin + shared.end).toFixed(0), '', ''],
       ],
     );
     const atOnce = await measureAtOnce(repository);
-    printTable(`(b) ${AT_ONCE} workspaces asked for at once`, ['ready', 'wall time', ''], [[`${atOnce.ready}/${AT_ONCE}`, `${(atOnce.ms / 1000).toFixed(1)} s`, verdict(atOnce.ready === AT_ONCE)]]);
+    printTable(
+      `(b) ${AT_ONCE} workspaces asked for at once`,
+      ['worktrees', 'ready', 'wall time', ''],
+      atOnce.map((round) => [round.kind, `${round.ready}/${AT_ONCE}`, `${(round.ms / 1000).toFixed(1)} s`, verdict(round.ready === AT_ONCE)]),
+    );
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
 }
 
-async function measureIsolated(repository: string): Promise<{ ready: number; commit: number; merge: number }> {
+/**
+ * `SAMPLES` pairs of nodes from fresh worktrees (kept open, so the next pair finds none to
+ * reuse), then, all of them released, `SAMPLES` pairs from those worktrees. Each pair starts from
+ * the same tip: the second node merges after the first, three-way.
+ */
+async function measureIsolated(repository: string): Promise<{ cold: number; reused: number; commit: number; merge: number }> {
   const workspaces = await RunWorkspaces.open({ repo: repository, runId: 'r-bench' });
-  const ready: number[] = [];
+  const ready = { cold: [] as number[], reused: [] as number[] };
   const commit: number[] = [];
   const merge: number[] = [];
+  const left: NodeWorkspace[] = [];
   try {
-    for (let sample = 0; sample < SAMPLES; sample += 1) {
-      // Two nodes from the same tip: the second merges after the first, three-way.
-      let started = performance.now();
-      const [first, second] = [await workspaces.openNode(`a${sample}`, 1), await workspaces.openNode(`b${sample}`, 1)];
-      ready.push((performance.now() - started) / 2);
-      writeFileSync(join(first.path, `src/d0/s0/f${sample}.ts`), `export const first = ${sample};\n`);
-      writeFileSync(join(second.path, `src/d1/s0/f${1000 + sample}.ts`), `export const second = ${sample};\n`);
-      await workspaces.merge((await first.commit(`a${sample}`))!, `a${sample}`);
-      started = performance.now();
-      const committed = (await second.commit(`b${sample}`))!;
-      commit.push(performance.now() - started);
-      started = performance.now();
-      const outcome = await workspaces.merge(committed, `b${sample}`);
-      merge.push(performance.now() - started);
-      if (outcome.status !== 'merged') throw new Error(`bench merge ${sample}: ${outcome.status}`);
-      await Promise.all([first.remove(), second.remove()]);
+    for (const kind of ['cold', 'reused'] as const) {
+      if (kind === 'reused') await Promise.all(left.splice(0).map((node) => node.remove()));
+      for (let sample = 0; sample < SAMPLES; sample += 1) {
+        let started = performance.now();
+        const [first, second] = [await workspaces.openNode(`${kind}-a${sample}`, 1), await workspaces.openNode(`${kind}-b${sample}`, 1)];
+        ready[kind].push((performance.now() - started) / 2);
+        writeFileSync(join(first.path, `src/d0/s0/f-${kind}-${sample}.ts`), `export const first = ${sample};\n`);
+        writeFileSync(join(second.path, `src/d1/s0/f-${kind}-${sample}.ts`), `export const second = ${sample};\n`);
+        await workspaces.merge((await first.commit(`a${sample}`))!, `a${sample}`);
+        started = performance.now();
+        const committed = (await second.commit(`b${sample}`))!;
+        commit.push(performance.now() - started);
+        started = performance.now();
+        const outcome = await workspaces.merge(committed, `b${sample}`);
+        merge.push(performance.now() - started);
+        if (outcome.status !== 'merged') throw new Error(`bench merge ${kind} ${sample}: ${outcome.status}`);
+        if (kind === 'cold') left.push(first, second);
+        else await Promise.all([first.remove(), second.remove()]);
+      }
     }
   } finally {
     await workspaces.close();
   }
-  return { ready: median(ready), commit: median(commit), merge: median(merge) };
+  return { cold: median(ready.cold), reused: median(ready.reused), commit: median(commit), merge: median(merge) };
 }
 
 async function measureShared(repository: string): Promise<{ begin: number; end: number }> {
@@ -97,13 +116,18 @@ async function measureShared(repository: string): Promise<{ begin: number; end: 
   return { begin: median(begin), end: median(end) };
 }
 
-async function measureAtOnce(repository: string): Promise<{ ready: number; ms: number }> {
+async function measureAtOnce(repository: string): Promise<{ kind: string; ready: number; ms: number }[]> {
   const workspaces = await RunWorkspaces.open({ repo: repository, runId: 'r-bench-32' });
+  const rounds: { kind: string; ready: number; ms: number }[] = [];
   try {
-    const started = performance.now();
-    const outcomes = await Promise.allSettled(Array.from({ length: AT_ONCE }, (_, index) => workspaces.openNode(`n${index}`, 1)));
-    return { ready: outcomes.filter((outcome) => outcome.status === 'fulfilled').length, ms: performance.now() - started };
+    for (const kind of ['cold (fresh)', 'reused (the first 32 released)']) {
+      const started = performance.now();
+      const outcomes = await Promise.allSettled(Array.from({ length: AT_ONCE }, (_, index) => workspaces.openNode(`n${index}`, rounds.length + 1)));
+      rounds.push({ kind, ready: outcomes.filter((outcome) => outcome.status === 'fulfilled').length, ms: performance.now() - started });
+      await Promise.all(outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.remove() : undefined)));
+    }
   } finally {
     await workspaces.close();
   }
+  return rounds;
 }

@@ -194,8 +194,10 @@ export class WorktreeNodeFiles {
     return [];
   }
 
+  /** Every workspace goes with the run's worktrees folder: none is kept for a next node. */
   async close(): Promise<void> {
-    await Promise.all([...this.#open.keys()].map((nodeId) => this.#drop(nodeId)));
+    this.#open.clear();
+    this.#lastCheckpoint.clear();
     await this.#options.workspaces.close();
   }
 
