@@ -345,23 +345,23 @@ const INSERT_NEXT_EVENT = new PreparedQuery<RowField>((db, param) =>
   db
     .insertInto('events')
     .columns(['run_id', 'seq', 'node_id', 'turn', 'step', 'type', 'payload', 'surface_op', 'source_event_seqs', 'created_at', 'version'])
-    .expression((eb) =>
-      eb
-        .selectFrom('events')
-        .where('run_id', '=', param('run_id'))
-        .select([
-          sql<string>`cast(${param('run_id')} as text)`.as('run_id'),
-          sql<number>`coalesce(max(seq), 0) + 1`.as('seq'),
-          sql<string | null>`cast(${param('node_id')} as text)`.as('node_id'),
-          sql<number>`cast(${param('turn')} as integer)`.as('turn'),
-          sql<number>`cast(${param('step')} as integer)`.as('step'),
-          sql<string>`cast(${param('type')} as text)`.as('type'),
-          sql<string>`cast(${param('payload')} as text)`.as('payload'),
-          sql<string | null>`cast(${param('surface_op')} as text)`.as('surface_op'),
-          sql<string | null>`cast(${param('source_event_seqs')} as text)`.as('source_event_seqs'),
-          sql<string>`cast(${param('created_at')} as text)`.as('created_at'),
-          sql<number>`cast(${param('version')} as integer)`.as('version'),
-        ]),
+    .expression(
+      // The run's last seq from a scalar subquery: SQLite finds that max in the primary key at
+      // once, where an aggregate over the events themselves (beside the other columns) read every
+      // event of the run, 25 µs per append at 20 000 events and growing.
+      db.selectNoFrom([
+        sql<string>`cast(${param('run_id')} as text)`.as('run_id'),
+        sql<number>`coalesce((select max(seq) from events where run_id = ${param('run_id')}), 0) + 1`.as('seq'),
+        sql<string | null>`cast(${param('node_id')} as text)`.as('node_id'),
+        sql<number>`cast(${param('turn')} as integer)`.as('turn'),
+        sql<number>`cast(${param('step')} as integer)`.as('step'),
+        sql<string>`cast(${param('type')} as text)`.as('type'),
+        sql<string>`cast(${param('payload')} as text)`.as('payload'),
+        sql<string | null>`cast(${param('surface_op')} as text)`.as('surface_op'),
+        sql<string | null>`cast(${param('source_event_seqs')} as text)`.as('source_event_seqs'),
+        sql<string>`cast(${param('created_at')} as text)`.as('created_at'),
+        sql<number>`cast(${param('version')} as integer)`.as('version'),
+      ]),
     )
     .returning(['seq', 'payload']),
 );
