@@ -9,10 +9,13 @@ import { SECRET_SHAPES, type ScanMemo, type SecretShape, type SecretSpan } from 
 interface CompiledShapes {
   readonly expression: RegExp;
   readonly shapes: readonly SecretShape[];
+  /** A copy of `expression` no scan is using now: copying costs more than scanning a short text. */
+  idle: RegExp | undefined;
 }
 
 function compile(shapes: readonly SecretShape[], flags: string): CompiledShapes {
-  return { expression: new RegExp(shapes.map((shape) => `(${shape.start})`).join('|'), flags), shapes };
+  const expression = new RegExp(shapes.map((shape) => `(${shape.start})`).join('|'), flags);
+  return { expression, shapes, idle: new RegExp(expression) };
 }
 
 const CASE_SENSITIVE = compile(
@@ -33,15 +36,22 @@ export function shapeSpans(text: string): SecretSpan[] {
 }
 
 function collect(text: string, compiled: CompiledShapes, spans: SecretSpan[]): void {
-  // A copy, so that concurrent scans (a redaction inside a completion) never share `lastIndex`.
-  const expression = new RegExp(compiled.expression);
-  const memo = createScanMemo(text);
-  for (let match = expression.exec(text); match !== null; match = expression.exec(text)) {
-    const shape = compiled.shapes[match.findIndex((group, index) => index > 0 && group !== undefined) - 1]!;
-    const outcome = shape.complete(text, match.index, match.index + match[0].length, memo);
-    const next = 'resumeAt' in outcome ? outcome.resumeAt : (outcome.next ?? outcome.to);
-    if (!('resumeAt' in outcome) && outcome.to > outcome.from) spans.push({ from: outcome.from, to: outcome.to });
-    expression.lastIndex = Math.max(next, match.index + 1);
+  // A scan holds its own copy, so that nested scans (a redaction inside a completion) never share
+  // `lastIndex`; the copy is handed back for the next scan when this one ends.
+  const expression = compiled.idle ?? new RegExp(compiled.expression);
+  compiled.idle = undefined;
+  expression.lastIndex = 0;
+  try {
+    const memo = createScanMemo(text);
+    for (let match = expression.exec(text); match !== null; match = expression.exec(text)) {
+      const shape = compiled.shapes[match.findIndex((group, index) => index > 0 && group !== undefined) - 1]!;
+      const outcome = shape.complete(text, match.index, match.index + match[0].length, memo);
+      const next = 'resumeAt' in outcome ? outcome.resumeAt : (outcome.next ?? outcome.to);
+      if (!('resumeAt' in outcome) && outcome.to > outcome.from) spans.push({ from: outcome.from, to: outcome.to });
+      expression.lastIndex = Math.max(next, match.index + 1);
+    }
+  } finally {
+    compiled.idle = expression;
   }
 }
 
