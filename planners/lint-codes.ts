@@ -6,10 +6,12 @@ import type { LintLevel } from '../engine/index.js';
  * - `missing-file`: a read or write names files that neither exist nor are created by a node.
  * - `read-before-create`: a node reads a file only a node it does not depend on creates.
  * - `untested-edit`: an edit runs with no command node (tests) after it.
+ * - `unordered-writers`: two nodes no dependency orders write one file, where each runs in its own
+ *   worktree (allowed: their changes merge three-way; a note of it, since the same lines conflict).
  */
-export type LintCode = 'unwritten-importer' | 'unordered-edits' | 'missing-file' | 'read-before-create' | 'untested-edit';
+export type LintCode = 'unwritten-importer' | 'unordered-edits' | 'missing-file' | 'read-before-create' | 'untested-edit' | 'unordered-writers';
 
-export const LINT_CODES: readonly LintCode[] = ['unwritten-importer', 'unordered-edits', 'missing-file', 'read-before-create', 'untested-edit'];
+export const LINT_CODES: readonly LintCode[] = ['unwritten-importer', 'unordered-edits', 'missing-file', 'read-before-create', 'untested-edit', 'unordered-writers'];
 
 
 /**
@@ -24,4 +26,5 @@ export const DEFAULT_LINT_LEVELS: Readonly<Record<LintCode, LintLevel>> = {
   'missing-file': 'error',
   'read-before-create': 'error',
   'untested-edit': 'warning',
+  'unordered-writers': 'warning',
 };

@@ -13,8 +13,8 @@ export interface LintForReviewInput {
   readonly scan: () => Promise<RepoMap>;
   /** The language service that finds the users of changed members; asked for only once the scan succeeded. */
   readonly languageService: () => Promise<WorkspaceLanguageService>;
-  /** Which codes are errors (the config's `lint.errors`). */
-  readonly options?: Pick<LintOptions, 'errors'>;
+  /** Which codes are errors (the config's `lint.errors`), and how unordered writers of one file are taken (the plan rules'). */
+  readonly options?: Pick<LintOptions, 'errors' | 'parallelWrites'>;
   /** When it has aborted, a failed scan is the abort: its error is thrown instead of falling back. */
   readonly signal: AbortSignal;
   /** The listing lint falls back on when the scan fails (default `listedFilesMap`). */

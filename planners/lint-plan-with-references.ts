@@ -28,7 +28,12 @@ export async function lintPlanWithReferences(
       references.set(change.symbol, []);
     }
   }
-  return lintPlan(plan, map, { ...(options.errors === undefined ? {} : { errors: options.errors }), changed, references });
+  return lintPlan(plan, map, {
+    ...(options.errors === undefined ? {} : { errors: options.errors }),
+    ...(options.parallelWrites === undefined ? {} : { parallelWrites: options.parallelWrites }),
+    changed,
+    references,
+  });
 }
 
 function missingService(): WorkspaceLanguageService {

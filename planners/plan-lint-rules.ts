@@ -108,6 +108,33 @@ export function unorderedEdits(context: LintContext): RuleFinding[] {
 }
 
 /**
+ * Two nodes that write one existing file with no dependency between them, where each node runs in
+ * its own worktree: allowed (their changes merge three-way, in the order they finish), noted
+ * because edits of the same lines conflict. One finding per pair of nodes, naming the first file.
+ */
+export function unorderedWriters(context: LintContext): RuleFinding[] {
+  const findings: RuleFinding[] = [];
+  const reported = new Set<string>();
+  for (const [file, writers] of context.writtenBy) {
+    writers.forEach((first, index) => {
+      for (const second of writers.slice(index + 1)) {
+        if (context.reachability.reaches(first.id, second.id) || context.reachability.reaches(second.id, first.id)) continue;
+        const pair = [first.id, second.id].sort().join('\0');
+        if (reported.has(pair)) continue;
+        reported.add(pair);
+        findings.push({
+          code: 'unordered-writers',
+          message: `${first.id} and ${second.id} both write ${file} and neither depends on the other: each runs in its own worktree and their changes merge three-way, but edits of the same lines conflict (onConflict decides); make one depend on the other to order them`,
+          nodeId: second.id,
+          file,
+        });
+      }
+    });
+  }
+  return findings;
+}
+
+/**
  * (c) Reads of files that are not in the scan and that no node creates, and write globs that
  * match nothing. A literal write of a new path creates it; a node reading a file created by a
  * node it does not depend on is reported as `read-before-create`.

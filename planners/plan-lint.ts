@@ -2,7 +2,7 @@ import type { RepoMap, SymbolImporter } from './repo-scan/index.js';
 import { changedSymbols, type ChangedSymbol } from './plan-lint-changes.js';
 import { matchFiles } from './plan-lint-files.js';
 import { planReachability } from './plan-lint-graph.js';
-import { missingFiles, unorderedEdits, untestedEdits, unwrittenImporters, type LintContext, type RuleFinding } from './plan-lint-rules.js';
+import { missingFiles, unorderedEdits, unorderedWriters, untestedEdits, unwrittenImporters, type LintContext, type RuleFinding } from './plan-lint-rules.js';
 import type { LintFinding } from '../engine/index.js';
 import { DEFAULT_LINT_LEVELS, type LintCode } from './lint-codes.js';
 import type { LintablePlan, LintPlanNode } from './lintable-plan.js';
@@ -18,6 +18,8 @@ export interface LintOptions {
   readonly references?: ReadonlyMap<string, readonly SymbolImporter[]>;
   /** The changed symbols, when already worked out (`changedSymbols`). */
   readonly changed?: readonly ChangedSymbol[];
+  /** How the run treats unordered nodes writing one file (the plan rules' `parallelWrites`): `merge` notes each pair (`unordered-writers`). */
+  readonly parallelWrites?: 'refuse' | 'merge';
 }
 
 /**
@@ -29,7 +31,13 @@ export interface LintOptions {
  */
 export function lintPlan(plan: LintablePlan, map: RepoMap, options: LintOptions = {}): LintFinding[] {
   const context = lintContext(plan, map, options);
-  const findings: RuleFinding[] = [...unwrittenImporters(context), ...unorderedEdits(context), ...missingFiles(context), ...untestedEdits(context)];
+  const findings: RuleFinding[] = [
+    ...unwrittenImporters(context),
+    ...unorderedEdits(context),
+    ...(options.parallelWrites === 'merge' ? unorderedWriters(context) : []),
+    ...missingFiles(context),
+    ...untestedEdits(context),
+  ];
   const errors = options.errors ?? [];
   return findings.map(({ declared, ...finding }) => ({
     level: errors === 'all' || errors.includes(finding.code) || declared === true ? 'error' : DEFAULT_LINT_LEVELS[finding.code],

@@ -15,6 +15,7 @@ import { warmLanguageService } from '../runtime/language-daemon/warm-language-se
 import { workspaceLanguageService } from '../runtime/workspace-language-service.js';
 import { replaceWorkspaceRepoMap, workspaceRepoMap } from '../runtime/workspace-repo-map.js';
 import { lintBasisHolds, rememberLintBasis } from './lint-basis.js';
+import { planRulesFor } from './plan-rules.js';
 
 /**
  * Plan lint for review (planners' `lintForReview`, its `scan-failed` fallback included) wired to
@@ -29,7 +30,7 @@ export async function lintForReview(context: CliContext, plan: Plan): Promise<Li
     scan: () => workspaceRepoMap(context),
     // A review (plan, show, approve) is one short command: the workspace's warm service answers member changes.
     languageService: () => warmLanguageService(context),
-    options: lintOptions(context.config.lint?.errors, planners.LINT_CODES),
+    options: { ...lintOptions(context.config.lint?.errors, planners.LINT_CODES), parallelWrites: (await planRulesFor(context)).parallelWrites },
     signal: context.io.interrupt,
   });
   await rememberLintBasis(context.workspace, plan, findings, fingerprint);
@@ -51,7 +52,7 @@ export function planLinter(context: CliContext): PlanLinter {
       plan,
       scan: () => Promise.resolve(map),
       languageService: () => workspaceLanguageService(context),
-      options: lintOptions(context.config.lint?.errors, planners.LINT_CODES),
+      options: { ...lintOptions(context.config.lint?.errors, planners.LINT_CODES), parallelWrites: (await planRulesFor(context)).parallelWrites },
       signal,
     });
     await rememberLintBasis(context.workspace, plan, findings, map.fingerprint);

@@ -148,6 +148,8 @@ describe('nodes in their own workspaces', () => {
     writeFileSync(join(workspace, 'plan.yaml'), HUNKS);
     const ran = await cli('plan', '--from', 'plan.yaml', '--yes');
     expect(ran.code, ran.stderr).toBe(0);
+    // Lint notes the pair: allowed, but the same lines would conflict.
+    expect((await cli('show', runIdOf(ran.stdout))).stdout).toContain('lint: top and bottom both write f.txt and neither depends on the other: each runs in its own worktree and their changes merge three-way');
     expect(read('f.txt')).toBe('line one\nline 2\nline 3\nline 4\nline 5\nline 6\nline 7\nline 8\nline 9\nline ten\n');
 
     const clash = HUNKS.replace('s/^line 1$/line one/', 's/^line 2$/line two/').replace('s/^line 10$/line ten/', 's/^line 2$/LINE 2/');

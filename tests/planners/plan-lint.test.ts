@@ -141,6 +141,36 @@ describe('lintPlan', () => {
     });
   });
 
+  describe('unordered-writers', () => {
+    const twoWriters: LintablePlan = {
+      nodes: [
+        node('edit-total', 'edit', { writes: ['src/models/invoice.ts'], instructions: 'Round the total.' }),
+        node('edit-models', 'edit', { writes: ['src/models/*.ts'], instructions: 'Add a doc comment to each model.' }),
+        node('test', 'command', { command: 'npm test', dependsOn: ['edit-total', 'edit-models'] }),
+      ],
+    };
+
+    it('notes two unordered nodes writing one file where each runs in its own worktree, as a warning', () => {
+      const notes = lintPlan(twoWriters, map, { parallelWrites: 'merge' }).filter((finding) => finding.code === 'unordered-writers');
+      expect(notes).toEqual([
+        {
+          level: 'warning',
+          code: 'unordered-writers',
+          nodeId: 'edit-models',
+          file: 'src/models/invoice.ts',
+          message:
+            'edit-total and edit-models both write src/models/invoice.ts and neither depends on the other: each runs in its own worktree and their changes merge three-way, but edits of the same lines conflict (onConflict decides); make one depend on the other to order them',
+        },
+      ]);
+    });
+
+    it('says nothing once a dependency orders them, nor where the plan rules refuse them (a shared working copy)', () => {
+      const ordered = replaceNode(twoWriters, node('edit-models', 'edit', { writes: ['src/models/*.ts'], dependsOn: ['edit-total'], instructions: 'Add a doc comment to each model.' }));
+      expect(lintPlan(ordered, map, { parallelWrites: 'merge' }).filter((finding) => finding.code === 'unordered-writers')).toEqual([]);
+      expect(lintPlan(twoWriters, map).filter((finding) => finding.code === 'unordered-writers')).toEqual([]);
+    });
+  });
+
   describe('missing-file and read-before-create', () => {
     it.each([
       [node('r', 'read', { reads: ['src/models/missing.ts'] }), 'r reads src/models/missing.ts, which is not in the repository scan (missing, or hidden by .gitignore) and no node creates'],
