@@ -56,7 +56,7 @@ interface RunMeasure {
 }
 
 const RATIO_GOAL = 1.01;
-const OVERHEAD_GOAL_US = 100;
+const OVERHEAD_GOAL_US = 50;
 
 /** Our scheduler; `durable: false` is a reference row without any store, to show the storage share. */
 function dagentEngine(mode: ScheduleMode, durable = true): Engine {
