@@ -211,5 +211,4 @@ export { applyNodePatch, CloneWorkspace, git } from './dispatch/clone-workspace.
 export { DispatchedAttempts, outcomeOf } from './dispatch/dispatched-attempts.js';
 export type { RunWorkspace } from './dispatch/execute-node-job.js';
 export { createGraphileJobQueue, runQueueTasks } from './dispatch/graphile-job-queue.js';
-export { wakeTaskOf } from './dispatch/job-queue.js';
 export { startNodeWorker } from './dispatch/node-worker.js';

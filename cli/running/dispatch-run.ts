@@ -9,8 +9,6 @@ import {
   git,
   outcomeOf,
   readEvents,
-  runQueueTasks,
-  wakeTaskOf,
   type RemoteAttempts,
   type RunRecord,
   type SessionEvent,
@@ -47,6 +45,8 @@ export async function dispatchToWorkers(context: CliContext, run: RunRecord, req
     db,
     runId: run.id,
     queue,
+    // The workers' outcomes are heard as they commit (LISTEN on the run's appends).
+    listenUrl: store.url,
     ...(mode === 'clone'
       ? {
           accept: async (nodeId: string, finished: SessionEvent<'attempt/finished'>) => {
@@ -62,13 +62,11 @@ export async function dispatchToWorkers(context: CliContext, run: RunRecord, req
         }
       : {}),
   }).open();
-  const wakeups = await runQueueTasks(store.url, { [wakeTaskOf(run.id)]: async () => attempts.wake() }, 1);
   return {
     remote: attempts,
     mode,
     async close() {
-      attempts.close();
-      await wakeups.stop();
+      await attempts.close();
       await queue.close();
       // Its workspace watch (a git workspace) would keep the process alive after the run.
       await files.close();

@@ -7,6 +7,7 @@ import type { SessionEvent } from '../session/event-types.js';
 import { nodeJobKeyPrefix, type JobQueue, type NodeJob } from './job-queue.js';
 import { DEFAULT_NODE_CLAIM_TTL_MS, readNodeClaims } from './node-claim.js';
 import { PENDING_RESULT_EVENT_TYPES, PendingResults } from './pending-results.js';
+import { listenForRunEvents } from './run-events-listener.js';
 
 export interface DispatchedAttemptsOptions {
   readonly db: Kysely<Database>;
@@ -14,6 +15,11 @@ export interface DispatchedAttemptsOptions {
   readonly queue: JobQueue;
   /** How often the log and the claims are looked at when no wake-up came (ms). */
   readonly pollMs?: number;
+  /**
+   * The PostgreSQL store's URL: the run's appends are listened for (`LISTEN dagent_events`), so
+   * a worker's committed outcome is read as it commits, not at the next poll.
+   */
+  readonly listenUrl?: string;
   /**
    * A worker's success, before the scheduler records it (clone mode: apply the node's patch to the
    * user's workspace). Returns the outcome to record.
@@ -40,8 +46,10 @@ export class DispatchedAttempts implements RemoteAttempts {
   readonly #waiting = new Map<string, Waiter>();
   #nextSeq = 1;
   #timer: NodeJS.Timeout | undefined;
+  #stopListening: (() => Promise<void>) | undefined;
   #passing = false;
-  #again = false;
+  /** What a wake-up during a pass asks for after it: nothing, the log only, or a whole pass. */
+  #again: 'none' | 'log' | 'all' = 'none';
 
   constructor(options: DispatchedAttemptsOptions) {
     this.#options = options;
@@ -50,33 +58,39 @@ export class DispatchedAttempts implements RemoteAttempts {
   /** Reads what earlier schedulers left (results not yet recorded) and starts watching. */
   async open(): Promise<this> {
     await this.#refresh();
+    if (this.#options.listenUrl !== undefined) this.#stopListening = await listenForRunEvents(this.#options.listenUrl, this.#options.runId, () => this.#schedule('log'));
     this.#timer = setInterval(() => this.wake(), this.#options.pollMs ?? DEFAULT_POLL_MS);
     this.#timer.unref();
     return this;
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (this.#timer !== undefined) clearInterval(this.#timer);
+    await this.#stopListening?.();
   }
 
-  /** A worker committed something (its wake-up job), or the poll timer ticked: one pass over every waiting node. */
+  /** The poll timer ticked, or a node was handed over: one pass over every waiting node. */
   wake(): void {
+    this.#schedule('all');
+  }
+
+  /** One pass at a time: `log` reads the new outcomes only (the run's log was appended to), `all` the queue and the claims too. */
+  #schedule(what: 'log' | 'all'): void {
     if (this.#passing) {
-      this.#again = true;
+      if (this.#again !== 'all') this.#again = what;
       return;
     }
     this.#passing = true;
-    void this.#pass()
+    void (what === 'all' ? this.#pass() : this.#settle())
       .catch((error: unknown) => {
         for (const waiter of this.#waiting.values()) waiter.fail(error);
         this.#waiting.clear();
       })
       .finally(() => {
         this.#passing = false;
-        if (this.#again) {
-          this.#again = false;
-          this.wake();
-        }
+        const again = this.#again;
+        this.#again = 'none';
+        if (again !== 'none') this.#schedule(again);
       });
   }
 
@@ -121,19 +135,11 @@ export class DispatchedAttempts implements RemoteAttempts {
     const queued = [...this.#waiting.values()].flatMap((waiter) => (waiter.dispatchKey === undefined ? [] : [waiter.dispatchKey]));
     const jobs = await queue.lockedSince(queued);
     const claims = await readNodeClaims(db, runId, nodeIds);
-    await this.#refresh();
+    await this.#settle();
     const enqueued: NodeJob[] = [];
     for (const nodeId of nodeIds) {
       const waiter = this.#waiting.get(nodeId);
       if (waiter === undefined) continue;
-      const finished = this.#pending.get(nodeId);
-      if (finished !== undefined) {
-        this.#pending.delete(nodeId);
-        this.#waiting.delete(nodeId);
-        if (this.#options.accept === undefined) waiter.done(outcomeOf(finished));
-        else this.#options.accept(nodeId, finished).then(waiter.done, waiter.fail);
-        continue;
-      }
       const claim = claims.get(nodeId);
       const token = claim?.token ?? 0;
       const inQueue = waiter.dispatchedAtToken !== undefined && token === waiter.dispatchedAtToken && this.#stillQueued(waiter, jobs);
@@ -145,6 +151,19 @@ export class DispatchedAttempts implements RemoteAttempts {
     }
     // The nodes of one pass go on the queue in one write (a wide stage is not queued one by one).
     await queue.enqueueNodes(enqueued);
+  }
+
+  /** Reads the new outcomes, and hands each waiting node its own. */
+  async #settle(): Promise<void> {
+    await this.#refresh();
+    for (const [nodeId, waiter] of this.#waiting) {
+      const finished = this.#pending.get(nodeId);
+      if (finished === undefined) continue;
+      this.#pending.delete(nodeId);
+      this.#waiting.delete(nodeId);
+      if (this.#options.accept === undefined) waiter.done(outcomeOf(finished));
+      else this.#options.accept(nodeId, finished).then(waiter.done, waiter.fail);
+    }
   }
 
   /**

@@ -89,8 +89,8 @@ export async function executeNodeJob(job: NodeJob, context: NodeJobContext, queu
     const outcome = await runClaimedNode(run, job, claim, log, context, watch?.signal);
     await log.append({ type: 'attempt/finished', nodeId, payload: { attempt: job.attempt, token: claim.token, worker: context.worker, ...outcome } }, { fence: claim.appendFence() });
     context.report?.(`${nodeId} (run ${runId}) ${outcome.outcome}`);
-    // The outcome is committed: the scheduler finds it whether or not the claim is released yet.
-    await Promise.all([claim.release(), context.queue.wakeScheduler(runId)]);
+    // The outcome is committed (its scheduler hears the append): the scheduler finds it whether or not the claim is released yet.
+    await claim.release();
     return 'committed';
   } catch (error) {
     if (error instanceof StaleClaimError || error instanceof ClaimExpiredError) {

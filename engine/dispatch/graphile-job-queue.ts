@@ -1,7 +1,7 @@
 import type * as GraphileWorker from 'graphile-worker';
 import type { Logger, Runner, Task, WorkerUtils } from 'graphile-worker';
 import { underSchemaChangeLock } from '../db/schema-change-lock.js';
-import { NODE_TASK, nodeJobKeyPrefix, wakeTaskOf, type JobQueue, type NodeJob } from './job-queue.js';
+import { NODE_TASK, nodeJobKeyPrefix, type JobQueue, type NodeJob } from './job-queue.js';
 
 /**
  * graphile-worker (with pg and its config loader) is loaded by the first queue or runner: every
@@ -34,9 +34,6 @@ export async function createGraphileJobQueue(connectionString: string): Promise<
       await utils.withPgClient((client) =>
         client.query('SELECT id FROM graphile_worker.add_jobs((SELECT array_agg(spec) FROM json_populate_recordset(NULL::graphile_worker.job_spec, $1::json) AS spec))', [JSON.stringify(specs)]),
       );
-    },
-    async wakeScheduler(runId: string) {
-      await utils.addJob(wakeTaskOf(runId), {}, { jobKey: `wake:${runId}`, jobKeyMode: 'replace', maxAttempts: 1 });
     },
     async lockedSince(dispatchKeys) {
       if (dispatchKeys.length === 0) return new Map();

@@ -8,13 +8,12 @@ export interface NodeJob {
 
 /**
  * What dispatch needs of a PostgreSQL job queue (graphile-worker behind it, see
- * `createGraphileJobQueue`): put a node attempt on the queue, and wake a run's scheduler when an
- * attempt's outcome is in the log.
+ * `createGraphileJobQueue`): put node attempts on the queue, and see what became of their jobs. (A
+ * run's scheduler hears a worker's outcome from the log itself: `DispatchedAttemptsOptions.listenUrl`.)
  */
 export interface JobQueue {
   /** Puts node attempts on the queue, all in one write. */
   enqueueNodes(jobs: readonly NodeJob[]): Promise<void>;
-  wakeScheduler(runId: string): Promise<void>;
   /**
    * When the worker that took each of these node jobs (by `dispatchKey`) locked it; null while it
    * waits in the queue; absent once it is gone (done, or dropped).
@@ -32,6 +31,5 @@ export interface JobQueue {
 /** The key prefix every dispatch of one node shares (node ids have no colon). */
 export const nodeJobKeyPrefix = (runId: string, nodeId: string): string => `${runId}:${nodeId}:`;
 
-/** The task names on the queue: every worker takes node jobs; only a run's scheduler takes its wake-ups. */
+/** The task of node jobs on the queue: every worker takes them. */
 export const NODE_TASK = 'dagent-node';
-export const wakeTaskOf = (runId: string): string => `dagent-wake:${runId}`;

@@ -97,7 +97,7 @@ describe.skipIf(postgresUrl === '')('node jobs left locked by a killed worker', 
       await runLog(store.db, run.id).append({ type: 'attempt/finished', nodeId: 'edit-a', payload: { attempt: 1, token: 1, worker: 'w', outcome: 'succeeded', answer: 'done' } });
       await expect(outcome).resolves.toMatchObject({ status: 'succeeded' });
     } finally {
-      attempts.close();
+      await attempts.close();
       await queue.close();
       await store.close();
     }
