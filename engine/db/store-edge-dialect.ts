@@ -4,6 +4,7 @@ import type { SecretRedactor } from '../secret-redactor.js';
 import { isWholeBase64 } from '../secret-scan.js';
 import { isBusyError, type BusyBackoff } from './busy-backoff.js';
 import { createRedactionMemo } from './redaction-memo.js';
+import { recordWrittenParameters } from './written-parameters.js';
 
 /** A lock another program holds on the store: `waiting` when dagent starts waiting it out, `resumed` when it got through. */
 export interface BusyNotice {
@@ -92,7 +93,9 @@ class StoreEdgeConnection implements DatabaseConnection {
       if (redacted !== parameter) changed = true;
       return redacted;
     });
-    return changed ? { ...query, parameters } : query;
+    if (!changed) return query;
+    recordWrittenParameters(query.parameters, parameters);
+    return { ...query, parameters };
   }
 
   #redactValue(value: unknown): unknown {

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { dialectOf } from '../../migrations/index.js';
 import { PreparedQuery } from '../db/prepared-query.js';
+import { parametersAsWritten } from '../db/written-parameters.js';
 import type { Database } from '../db/database.js';
 import { InvalidEventError } from '../errors.js';
 import { EVENT_READ_COLUMNS, eventFromDraftRow, eventFromRow } from './event-row.js';
@@ -292,12 +293,13 @@ async function insertFollowing(db: Kysely<Database>, rows: readonly PendingRow[]
       const seq = previousSeq + index + offset + 1;
       parameters.push(row.run_id, seq, row.node_id, row.turn, row.step, row.type, row.payload, row.surface_op, row.source_event_seqs, row.created_at, row.version);
     }
-    const stored = await insertEvents(size).executeInOrder<StoredPayload>(db, parameters);
-    const payloads = new Map(stored.rows.map((inserted) => [Number(inserted.seq), inserted.payload]));
+    await insertEvents(size).executeInOrder(db, parameters);
+    // No RETURNING: the payloads as stored are the parameters as the store's edge wrote them.
+    const written = parametersAsWritten(parameters);
     for (let offset = 0; offset < size; offset += 1) {
       const row = rows[index + offset]!;
       const seq = previousSeq + index + offset + 1;
-      events.push(eventFromDraftRow(asStored(row, payloads.get(seq) ?? row.payload), seq));
+      events.push(eventFromDraftRow(asStored(row, written[offset * EVENT_FIELD_COUNT + PAYLOAD_FIELD] as string), seq));
     }
     index += size;
   }
@@ -306,6 +308,8 @@ async function insertFollowing(db: Kysely<Database>, rows: readonly PendingRow[]
 
 const INSERT_SIZES = [64, 16, 4, 1] as const;
 const EVENT_FIELD_COUNT = 11;
+/** Where a row's payload is among its fields. */
+const PAYLOAD_FIELD = 6;
 const insertStatements = new Map<number, PreparedQuery<string>>();
 
 /** A prepared insert of `size` events with known seqs; its parameters go row by row, in the column order above. */
@@ -323,15 +327,14 @@ function insertEvents(size: number): PreparedQuery<string> {
             turn: sql<number>`cast(${at(3)} as integer)`,
             step: sql<number>`cast(${at(4)} as integer)`,
             type: at(5),
-            payload: at(6),
+            payload: at(PAYLOAD_FIELD),
             surface_op: at(7),
             source_event_seqs: at(8),
             created_at: at(9),
             version: sql<number>`cast(${at(10)} as integer)`,
           };
         }),
-      )
-      .returning(['seq', 'payload']),
+      ),
     );
     insertStatements.set(size, statement);
   }
