@@ -245,14 +245,16 @@ export function hiddenPaths(homes: readonly string[]): HiddenPath[] {
     for (const relative of CREDENTIAL_PATHS) {
       const path = join(home, relative);
       try {
-        const stat = lstatSync(path);
+        // Most stores are absent: asked without an exception, which costs twice the call (~30 per command).
+        const stat = lstatSync(path, { throwIfNoEntry: false });
+        if (stat === undefined) continue;
         // A symlinked store is hidden where the link points too: the real path is what a reader opens.
         const real = stat.isSymbolicLink() ? realpathSync(path) : path;
         const kind = lstatSync(real).isDirectory() ? 'directory' : 'file';
         hidden.push({ path, kind });
         if (real !== path) hidden.push({ path: real, kind });
       } catch {
-        // absent: nothing to hide
+        // unreadable, under a file, or a dangling link: nothing to hide
       }
     }
   }
