@@ -21,6 +21,8 @@ export interface RunWatchesOptions {
 }
 
 const RUN_END_EVENT_TYPES: ReadonlySet<string> = new Set(['run/succeeded', 'run/failed', 'run/cancelled', 'run/paused']);
+/** What a watch reads of its run: the rest (the nodes' messages, tool calls, every worker's appends) is not shipped to it. */
+const WATCHED_EVENT_TYPES = ['run/cancel-requested', 'run/succeeded', 'run/failed', 'run/cancelled', 'run/paused'] as const;
 
 interface WatchedRun {
   readonly runId: string;
@@ -84,7 +86,7 @@ export class RunWatches {
     try {
       const last = await db.selectFrom('events').select((eb) => eb.fn.max('seq').as('seq')).where('run_id', '=', run.runId).executeTakeFirst();
       const afterSeq = Number(last?.seq ?? 0);
-      const follower = await followRun(this.#options.store, run.runId, { afterSeq, signal: run.stopFollowing.signal, onEvents: (events) => this.#onEvents(run, events) });
+      const follower = await followRun(this.#options.store, run.runId, { afterSeq, types: WATCHED_EVENT_TYPES, signal: run.stopFollowing.signal, onEvents: (events) => this.#onEvents(run, events) });
       const control = await readEvents(db, run.runId, { types: ['run/started', 'run/cancel-requested'], toSeq: afterSeq });
       const latest = control.at(-1);
       if (latest?.type === 'run/cancel-requested') this.#onEvents(run, [latest]);

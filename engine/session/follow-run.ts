@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import { readEvents } from './event-log.js';
-import type { SessionEvent } from './event-types.js';
+import type { EventType, SessionEvent } from './event-types.js';
 import { runLog } from './run-log.js';
 
 /** The store a follower reads: the database, its dialect, and its URL (PostgreSQL listens on its own connection). */
@@ -19,6 +19,11 @@ export interface FollowRunOptions {
   readonly signal: AbortSignal;
   /** How often SQLite's `data_version` is checked; PostgreSQL's safety poll is ten times slower. */
   readonly pollMs?: number;
+  /**
+   * Only events of these types (a watch of a run's control events): each read ships only them,
+   * still in seq order and each once; the seqs between them are other types'.
+   */
+  readonly types?: readonly EventType[];
 }
 
 export interface RunFollower {
@@ -46,6 +51,7 @@ const NOTIFY_COALESCE_MS = 40;
 export async function followRun(store: FollowedStore, runId: string, options: FollowRunOptions): Promise<RunFollower> {
   const pollMs = options.pollMs ?? DEFAULT_FOLLOW_POLL_MS;
   let lastSeq = options.afterSeq;
+  const types = options.types === undefined ? undefined : new Set<string>(options.types);
   let reading: Promise<void> | undefined;
   let again = false;
   let stopped = false;
@@ -53,7 +59,8 @@ export async function followRun(store: FollowedStore, runId: string, options: Fo
   const deliver = (events: readonly SessionEvent[]): boolean => {
     const fresh = events.filter((event) => event.seq > lastSeq);
     if (fresh.length === 0) return true;
-    if (fresh[0]!.seq !== lastSeq + 1) return false;
+    // A filtered read has gaps by design: it is the store's seq order that makes it whole (a seq commits only after the ones before it).
+    if (types === undefined && fresh[0]!.seq !== lastSeq + 1) return false;
     lastSeq = fresh.at(-1)!.seq;
     options.onEvents(fresh);
     return true;
@@ -61,7 +68,7 @@ export async function followRun(store: FollowedStore, runId: string, options: Fo
 
   const readNew = async (): Promise<void> => {
     for (;;) {
-      const events = await readEvents(store.db, runId, { fromSeq: lastSeq + 1, limit: READ_BATCH });
+      const events = await readEvents(store.db, runId, { fromSeq: lastSeq + 1, limit: READ_BATCH, ...(options.types === undefined ? {} : { types: options.types }) });
       if (stopped) return;
       deliver(events);
       if (events.length < READ_BATCH) return;
@@ -91,6 +98,8 @@ export async function followRun(store: FollowedStore, runId: string, options: Fo
   const soon = coalesced(pullQuietly, NOTIFY_COALESCE_MS, () => stopped);
 
   const unsubscribe = runLog(store.db, runId).onAppend((events) => {
+    // Filtered: this process's append says nothing of the other processes' events of those types before it, so the store is read.
+    if (types !== undefined) return void (events.some((event) => types.has(event.type)) && pullQuietly());
     if (reading !== undefined || !deliver(events)) pullQuietly();
   });
   const stopListening = store.dialect === 'postgres' ? await listenPostgres(store.url, runId, soon.request) : undefined;

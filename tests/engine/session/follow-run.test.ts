@@ -29,6 +29,32 @@ describe.each(contractStores())('following a run by seq ($name)', (factory) => {
     }
   });
 
+  it.skipIf(!factory.available)('of chosen types, gets only those, from this process and from others, once, in order', async () => {
+    const { store, cleanup } = await factory.open();
+    const writer = await openDatabase(store.url);
+    try {
+      const run = await createRun(store.db, { task: 'watch for a cancel', workspace: '/w', mode: 'plan' });
+      const seen: SessionEvent[] = [];
+      const stop = new AbortController();
+      const follower = await followRun(store, run.id, { afterSeq: 1, types: ['run/cancel-requested', 'run/cancelled'], signal: stop.signal, pollMs: factory.name === 'postgres' ? 60_000 : 20, onEvents: (events) => seen.push(...events) });
+
+      const theirs = runLog(writer.db, run.id);
+      for (let index = 1; index <= 5; index += 1) await theirs.append({ type: 'node/started', nodeId: `n${index}`, payload: { attempt: 1 } });
+      await theirs.append({ type: 'run/cancel-requested', payload: { by: 'another host' } });
+      await runLog(store.db, run.id).append({ type: 'node/succeeded', nodeId: 'n1', payload: { result: 'ok' } });
+      await runLog(store.db, run.id).append({ type: 'run/cancelled', payload: {} });
+
+      await vi.waitFor(() => expect(seen.map((event) => event.type)).toEqual(['run/cancel-requested', 'run/cancelled']), { timeout: 5_000, interval: 20 });
+      expect(seen.map((event) => event.seq)).toEqual([7, 9]);
+      expect(follower.lastSeq).toBe(9);
+      stop.abort();
+      await follower.stop();
+    } finally {
+      await writer.close();
+      await cleanup();
+    }
+  });
+
   it.skipIf(!factory.available)("hands over this process's appends as they commit, from the run's one live log", async () => {
     const { store, cleanup } = await factory.open();
     try {
