@@ -23,6 +23,7 @@ import { Session } from '../session/session.js';
 import type { JobQueue, NodeJob } from './job-queue.js';
 import { ClaimExpiredError, NodeClaim, StaleClaimError, claimNode } from './node-claim.js';
 import { PendingResults } from './pending-results.js';
+import type { ClaimsFirst } from './claims-first.js';
 import type { RunWatch } from './run-watches.js';
 
 /** What a worker brings to the runs it works on: its runtime (tools, models) and files per run. */
@@ -53,6 +54,8 @@ export interface NodeJobContext {
   /** Holds the run's watch while the node runs: its signal aborts the node when the run is asked to cancel from anywhere. */
   readonly watchRun?: (runId: string) => Promise<RunWatch>;
   readonly report?: (line: string) => void;
+  /** The worker's claims go ahead of its nodes' work (`ClaimsFirst`). */
+  readonly claimsFirst?: ClaimsFirst;
 }
 
 /** What a job came to: run (and committed), skipped (not current, or another worker has it), or stale (its commit was refused). */
@@ -66,13 +69,16 @@ export type NodeJobOutcome = 'committed' | 'skipped' | 'stale';
  */
 export async function executeNodeJob(job: NodeJob, context: NodeJobContext, queued?: { readonly id: string }): Promise<NodeJobOutcome> {
   const { db, runId, nodeId } = { db: context.db, ...job };
-  // The claim first (one statement), then the checks: once the node is ours, an attempt found
-  // current (started, no outcome committed) stays current until this worker commits one.
-  const claimed = await claimNode(db, runId, nodeId, { worker: context.worker, ...(context.claimTtlMs === undefined ? {} : { ttlMs: context.claimTtlMs }) });
-  if (!(claimed instanceof NodeClaim)) return 'skipped';
-  const claim = claimed.keepAlive();
+  // Until this job has claimed its node, the nodes this worker took after it wait to start their work.
+  const claiming = context.claimsFirst?.begin();
+  let claim: NodeClaim | undefined;
   let watch: RunWatch | undefined;
   try {
+    // The claim first (one statement), then the checks: once the node is ours, an attempt found
+    // current (started, no outcome committed) stays current until this worker commits one.
+    const claimed = await claimNode(db, runId, nodeId, { worker: context.worker, ...(context.claimTtlMs === undefined ? {} : { ttlMs: context.claimTtlMs }) });
+    if (!(claimed instanceof NodeClaim)) return 'skipped';
+    claim = claimed.keepAlive();
     // A job of a run that is not running, or of an attempt already settled, is skipped.
     const [run, current] = await Promise.all([getRun(db, runId), isCurrentAttempt(db, job)]);
     if (run.status !== 'running' || !current) return 'skipped';
@@ -82,9 +88,11 @@ export async function executeNodeJob(job: NodeJob, context: NodeJobContext, queu
     try {
       await log.append({ type: 'attempt/claimed', nodeId, payload: { attempt: job.attempt, token: claim.token, worker: context.worker, pid: process.pid, host: claimHost(context.worker) } }, { fence: claim.appendFence() });
     } finally {
+      claiming?.();
       await dropping;
     }
     context.report?.(`${nodeId} (run ${runId}, attempt ${job.attempt}, token ${claim.token}) started`);
+    await context.claimsFirst?.settled();
     watch = await context.watchRun?.(runId);
     const outcome = await runClaimedNode(run, job, claim, log, context, watch?.signal);
     await log.append({ type: 'attempt/finished', nodeId, payload: { attempt: job.attempt, token: claim.token, worker: context.worker, ...outcome } }, { fence: claim.appendFence() });
@@ -99,7 +107,8 @@ export async function executeNodeJob(job: NodeJob, context: NodeJobContext, queu
     }
     throw error;
   } finally {
-    await claim.release();
+    claiming?.();
+    await claim?.release();
     watch?.leave();
   }
 }

@@ -5,6 +5,7 @@ import { runQueueTasks, type QueueRunner } from './graphile-job-queue.js';
 import { executeNodeJob, type NodeJobContext } from './execute-node-job.js';
 import { NODE_TASK, type NodeJob } from './job-queue.js';
 import { findOrphanedRuns } from './orphaned-runs.js';
+import { ClaimsFirst } from './claims-first.js';
 import { RunWatches } from './run-watches.js';
 
 export interface NodeWorkerOptions extends Omit<NodeJobContext, 'worker' | 'signal'> {
@@ -40,7 +41,7 @@ export async function startNodeWorker(options: NodeWorkerOptions): Promise<NodeW
     ...(options.onRunEnded === undefined ? {} : { onRunEnded: options.onRunEnded }),
     ...(options.report === undefined ? {} : { report: options.report }),
   });
-  const context: NodeJobContext = { ...options, worker: id, signal: abort.signal, watchRun: (runId) => watches.enter(runId) };
+  const context: NodeJobContext = { ...options, worker: id, signal: abort.signal, watchRun: (runId) => watches.enter(runId), claimsFirst: new ClaimsFirst() };
   const runner: QueueRunner = await runQueueTasks(
     options.connectionString,
     {
