@@ -48,6 +48,7 @@ export class DispatchedAttempts implements RemoteAttempts {
   #timer: NodeJS.Timeout | undefined;
   #stopListening: (() => Promise<void>) | undefined;
   #passing = false;
+  #wakeQueued = false;
   /** What a wake-up during a pass asks for after it: nothing, the log only, or a whole pass. */
   #again: 'none' | 'log' | 'all' = 'none';
 
@@ -72,6 +73,20 @@ export class DispatchedAttempts implements RemoteAttempts {
   /** The poll timer ticked, or a node was handed over: one pass over every waiting node. */
   wake(): void {
     this.#schedule('all');
+  }
+
+  /**
+   * The nodes a step starts are handed over together (their \`durable\` resolves at once): one pass
+   * once they all are, which puts them on the queue in one write. A pass that began with the first
+   * would queue it alone, and the rest only after another pass.
+   */
+  #wakeOnceHandedOver(): void {
+    if (this.#wakeQueued) return;
+    this.#wakeQueued = true;
+    setImmediate(() => {
+      this.#wakeQueued = false;
+      this.wake();
+    });
   }
 
   /** One pass at a time: `log` reads the new outcomes only (the run's log was appended to), `all` the queue and the claims too. */
@@ -117,7 +132,7 @@ export class DispatchedAttempts implements RemoteAttempts {
       };
       this.#waiting.set(nodeId, waiter);
       execution.signal.addEventListener('abort', onAbort, { once: true });
-      this.wake();
+      this.#wakeOnceHandedOver();
     });
   }
 
