@@ -7,6 +7,7 @@ const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
   'read-log': async () => (await import('./read-log.js')).runReadLogBench(),
   scheduler: async () => void (await (await import('./scheduler.js')).runSchedulerBench()),
   'step-cost': async () => (await import('./step-cost.js')).runStepCostBench(),
+  'real-runs': async () => (await import('./real-runs.js')).runRealRunsBench(),
   compaction: async () => (await import('./compaction.js')).runCompactionBench(),
   workers: async () => (await import('./workers.js')).runWorkersBench(),
   startup: async () => (await import('./startup.js')).runStartupBench(),

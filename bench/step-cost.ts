@@ -1,5 +1,5 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { pathToFileURL } from 'node:url';
@@ -21,7 +21,7 @@ import {
 } from '../engine/index.js';
 import { createNonInteractiveApprover } from '../tools/index.js';
 import { median, printTable, verdict } from './lib/table.js';
-import { REAL_RUN_WORKLOADS, realRun } from './real-runs.js';
+import { runRealRunsBench } from './real-runs.js';
 
 const HISTORY_TOKENS = 30_000;
 const MEASURED_STEPS = 60;
@@ -55,8 +55,8 @@ const profiler = stepProfiler(process.env.STEP_PROFILE);
  * first reads files until its history holds about 30 000 tokens, then takes 60 more steps, each
  * one small `read_file`. For each of those steps, the process CPU time (user + system, every
  * thread) from one model call to the next, less the CPU spent inside the provider's stream.
- * Then W2 and W3 of the scheduler bench as real `dagent run`s on SQLite (`bench/real-runs.ts`):
- * wall time over the critical path.
+ * Then W2 and W3 of the scheduler bench as real `dagent run`s on SQLite and PostgreSQL
+ * (`bench/real-runs.ts`): wall time over the critical path, and the run's CPU per node.
  */
 export async function runStepCostBench(): Promise<void> {
   const measured = await measureSteps();
@@ -70,21 +70,8 @@ export async function runStepCostBench(): Promise<void> {
       ['CPU ms inside the scripted provider (excluded)', ms(median(measured.providerCpuMs)), ms(pct(measured.providerCpuMs, 0.95)), ms(Math.max(...measured.providerCpuMs)), '', ''],
     ],
   );
-  const rows: string[][] = [];
-  for (const workload of REAL_RUN_WORKLOADS.map((make) => make())) {
-    const run = await realRun(workload);
-    const ratio = run.wallMs / run.boundMs;
-    rows.push([run.workload, String(workload.nodes.length), run.wallMs.toFixed(0), run.boundMs.toFixed(0), ratio.toFixed(3), run.measuredBoundMs.toFixed(0), (run.wallMs / run.measuredBoundMs).toFixed(3), run.hopP50Ms.toFixed(0), `≤ ${REAL_RUN_GOAL} × critical path`, verdict(ratio <= REAL_RUN_GOAL)]);
-  }
-  printTable(
-    `W2 and W3 as real \`dagent run\`s on SQLite, in-process scheduler (scripted model, each node's turn its latency; load average ${loadavg()[0]!.toFixed(1)})`,
-    ['workload', 'nodes', 'wall ms', 'critical path ms', 'ratio', 'bound* ms', 'ratio*', 'hop p50 ms', 'goal', ''],
-    rows,
-  );
-  process.stdout.write('wall: run/started → run/succeeded in the log. bound*: the critical path by the time each node\'s model turns really took (first request to last answer; late timers included).\n');
+  await runRealRunsBench();
 }
-
-const REAL_RUN_GOAL = 1.1;
 
 export interface StepCost {
   readonly prefixChars: number;

@@ -28,10 +28,17 @@ export function planOf(workload: Workload): { plan: Plan; script: unknown } {
   return { plan: { goal: `bench ${workload.name}`, rationale: 'bench', nodes }, script: { description: 'workers bench', contextWindow: 200_000, agents } };
 }
 
+/** How the `dagent` child runs: node's own flags before the script (`--import`, `--cpu-prof`), and more environment. */
+export interface DagentProcessOptions {
+  readonly nodeArgs?: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+}
+
 /** Runs `dagent ARGS` in `cwd`; resolves to its stdout, rejects with the end of its stderr. */
-export function dagent(args: readonly string[], cwd: string): Promise<string> {
+export function dagent(args: readonly string[], cwd: string, options: DagentProcessOptions = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [DAGENT_BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = options.env === undefined ? process.env : { ...process.env, ...options.env };
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), DAGENT_BIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
