@@ -9,7 +9,7 @@ export interface AgentTotals {
 }
 
 /** Tokens and cost this surface's agent already spent: a resumed agent keeps counting from there. */
-export async function spentSoFar(session: Session): Promise<AgentTotals> {
+export function spentSoFar(session: Session): AgentTotals {
   const usage = { input: 0, output: 0, cacheHit: 0, reasoning: 0 };
   let costUsd = 0;
   const add = (next: Usage, cost: number): void => {
@@ -19,7 +19,8 @@ export async function spentSoFar(session: Session): Promise<AgentTotals> {
     usage.reasoning += next.reasoning;
     costUsd += cost;
   };
-  for (const event of await session.log.read({ nodeId: session.nodeId, types: ['assistant/message'], fromSeq: session.fromSeq })) {
+  // The surface holds every answer since its start (it read them when it opened, and mirrors each append).
+  for (const event of session.answers()) {
     if (event.payload.usage !== undefined) add(event.payload.usage, event.payload.costUsd ?? 0);
   }
   return {

@@ -32,7 +32,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
   const { session, signal } = options;
   const limits = { ...DEFAULT_AGENT_LIMITS, ...options.limits };
   const turn = options.turn ?? 1;
-  const totals = await spentSoFar(session);
+  const totals = spentSoFar(session);
   let lastText = '';
 
   let active = await resumedModel(options);

@@ -26,7 +26,7 @@ export class Session {
   #lastSeq = 0;
   #lastStep = 0;
   #lastTurn = 0;
-  #answers = 0;
+  readonly #answers: SessionEvent<'assistant/message'>[] = [];
   #eventCount = 0;
   #rebuilds = 0;
   #messagesDerived = 0;
@@ -56,6 +56,17 @@ export class Session {
     return session;
   }
 
+  /**
+   * A fresh surface that begins at `first`, the event of its node the caller has just appended
+   * through `log` (an attempt's `node/snapshotted`): nothing before it belongs to the surface and
+   * nothing of the node came after it, so the log is not read back.
+   */
+  static startingAt(log: EventLog, first: SessionEvent): Session {
+    const session = new Session(log, first.nodeId, first.seq);
+    session.#apply(first);
+    return session;
+  }
+
   /** Appends an event of this node; turn and step default to the latest seen. */
   async append<T extends EventType>(draft: EventDraft<T>): Promise<SessionEvent<T>> {
     return this.log.append({ turn: this.#lastTurn, step: this.#lastStep, ...draft, nodeId: this.nodeId } as EventDraft<T>);
@@ -76,6 +87,11 @@ export class Session {
 
   /** The model calls of this surface that were answered (`assistant/message`): the steps taken, whatever step numbers unanswered requests used. */
   get answeredCalls(): number {
+    return this.#answers.length;
+  }
+
+  /** Every answer of this surface's model since `fromSeq`, in order, also those a compaction folded away. */
+  answers(): readonly SessionEvent<'assistant/message'>[] {
     return this.#answers;
   }
 
@@ -184,7 +200,7 @@ export class Session {
     this.#eventCount += 1;
     if (event.step > this.#lastStep) this.#lastStep = event.step;
     if (event.turn > this.#lastTurn) this.#lastTurn = event.turn;
-    if (event.type === 'assistant/message') this.#answers += 1;
+    if (event.type === 'assistant/message') this.#answers.push(event);
     if (isSurfaceEvent(event) && applyToSurface(this.#surface, event)) this.#replaceGeneration += 1;
   }
 }

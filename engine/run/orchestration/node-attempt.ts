@@ -1,6 +1,7 @@
 import { strictWritesOf, type Plan, type PlanNode } from '../../plan/plan-schema.js';
 import type { NodeExecution, NodeOutcome } from '../../scheduler/schedulable-node.js';
 import type { EventLog } from '../../session/event-log.js';
+import type { SessionEvent } from '../../session/event-types.js';
 import { Session } from '../../session/session.js';
 import type { RunMemory } from '../views/run-recovery.js';
 import { executePlanNode, type NodeRuntime } from './execute-plan-node.js';
@@ -49,11 +50,12 @@ export async function attemptNode(context: NodeAttemptContext, nodeId: string, e
   }
   const riskOf = (name: string): string | undefined => context.runtime.tools.riskOf?.(name);
   const steps = { log, files, riskOf };
-  const { boundary, fromSeq, startedByStep, resume } = await beginAttempt(context, node, execution, steps);
+  const { boundary, fromSeq, startedByStep, resume, marker } = await beginAttempt(context, node, execution, steps);
   // Which steps started a call that may change files: those are checkpointed when they end.
   const unsubscribe = trackStartedCalls(log, nodeId, fromSeq, startedByStep);
   const onStepEnd = stepCheckpointer(steps, node, attempt, boundary, startedByStep);
-  const session = await Session.open(log, nodeId, { fromSeq });
+  // A fresh attempt's surface is its marker alone; one that goes on reads what its earlier steps left.
+  const session = marker === undefined ? await Session.open(log, nodeId, { fromSeq }) : Session.startingAt(log, marker);
   try {
     // Past `durable`, every dependency's `node/succeeded` is stored, and so in the run's memory.
     const handoffs = node.dependsOn.flatMap((id) => {
@@ -100,7 +102,7 @@ export async function attemptNode(context: NodeAttemptContext, nodeId: string, e
     if (end.overreach === true) return { status: 'failed', error: overreachError(nodeId, node.writes, strayChanges), retryable: false };
     const unkept = unkeptPromise({ nodeId, kind: node.kind, actions: result.actions ?? [], filesChanged, writes: node.writes });
     if (unkept !== undefined) return { status: 'failed', ...unkept, retryable: false };
-    if (context.reuse !== undefined) await recordNodeKey(reuseContext(context), node, fromSeq);
+    if (context.reuse !== undefined) await recordNodeKey(reuseContext(context), node, session.answers());
     return { status: 'succeeded', result: { answer: result.answer, filesChanged } };
   } finally {
     unsubscribe();
@@ -124,7 +126,7 @@ async function beginAttempt(
   node: PlanNode,
   execution: NodeExecution,
   steps: StepResumeContext,
-): Promise<{ boundary: unknown; fromSeq: number; startedByStep: Map<number, string[]>; resume?: ResumedAttempt['resume'] }> {
+): Promise<{ boundary: unknown; fromSeq: number; startedByStep: Map<number, string[]>; resume?: ResumedAttempt['resume']; marker?: SessionEvent }> {
   const { attempt, durable } = execution;
   const { files, log, memory } = context;
   const open = resumableAttempt(memory, files, node);
@@ -142,7 +144,7 @@ async function beginAttempt(
   await durable;
   // The append reaches the run's memory too (its boundary for a later attempt).
   const marker = await log.append({ type: 'node/snapshotted', nodeId: node.id, turn: 1, payload: { attempt, boundary } });
-  return { boundary, fromSeq: marker.seq, startedByStep: new Map() };
+  return { boundary, fromSeq: marker.seq, startedByStep: new Map(), marker };
 }
 
 /** A node's commit on the run branch: its id and attempt, title, and what it was told to do. */

@@ -33,7 +33,8 @@ export async function nodeInputs(context: NodeInputsContext, node: PlanNode, pat
     const completed = context.memory.completed.get(id);
     dependencies[id] = completed === undefined ? 'not done' : resultHash(completed);
   }
-  const files = context.files.inputHashes === undefined ? {} : await context.files.inputHashes(node.id, paths);
+  // No path read, nothing to hash: the snapshot store (the run's node starts and snapshots) is not asked.
+  const files = context.files.inputHashes === undefined || paths.length === 0 ? {} : await context.files.inputHashes(node.id, paths);
   return { spec: specHash(context.plan, node), model: modelOf(context.runtime, node), dependencies, files: { ...files } };
 }
 

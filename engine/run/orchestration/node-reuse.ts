@@ -2,6 +2,7 @@ import type { PlanNode } from '../../plan/plan-schema.js';
 import { planStages } from '../../plan/plan-stages.js';
 import type { NodeStatus } from '../../scheduler/node-status.js';
 import type { EventLog } from '../../session/event-log.js';
+import type { SessionEvent } from '../../session/event-types.js';
 import type { RunMemory } from '../views/run-recovery.js';
 import { inputsDifference, reuseKey } from '../views/reuse-key.js';
 import { nodeInputs, pathsRead, type NodeInputsContext } from './node-inputs.js';
@@ -19,10 +20,12 @@ export interface ReuseContext extends NodeInputsContext {
   readonly planVersion: number;
 }
 
-/** After a node succeeds: what its result depends on, as `node/keyed` (read back when a later plan version asks). */
-export async function recordNodeKey(context: ReuseContext, node: PlanNode, attemptFromSeq: number): Promise<void> {
-  const events = await context.log.read({ nodeId: node.id, fromSeq: attemptFromSeq, types: ['assistant/message'] });
-  const inputs = await nodeInputs(context, node, pathsRead(context, node, events));
+/**
+ * After a node succeeds: what its result depends on, as `node/keyed` (read back when a later plan
+ * version asks). `answers`: the attempt's `assistant/message` events (its surface has them all).
+ */
+export async function recordNodeKey(context: ReuseContext, node: PlanNode, answers: readonly SessionEvent[]): Promise<void> {
+  const inputs = await nodeInputs(context, node, pathsRead(context, node, answers));
   await context.log.append({ type: 'node/keyed', nodeId: node.id, payload: { key: reuseKey(inputs), planVersion: context.planVersion, inputs } });
 }
 
