@@ -5,6 +5,7 @@ import { parametersAsWritten } from '../db/written-parameters.js';
 import type { Database } from '../db/database.js';
 import { InvalidEventError } from '../errors.js';
 import { EVENT_READ_COLUMNS, eventFromDraftRow, eventFromRow } from './event-row.js';
+import { GroupedAppends } from './grouped-appends.js';
 import { appendInOneStatement, type ClaimCondition, type OneStatementResult } from './one-statement-append.js';
 import { EVENT_PAYLOADS, EVENT_VERSIONS, isEventType, type EventDraft, type EventType, type SessionEvent } from './event-types.js';
 
@@ -61,6 +62,11 @@ export class EventLog {
   readonly runId: string;
   /** PostgreSQL: appends of one run take a lock on the run first, so concurrent writers never race for a seq. */
   readonly #serialises: boolean;
+  /**
+   * PostgreSQL: this process's plain appends, grouped while one is in flight. The nodes of a run
+   * append at once; one by one they took a round trip each and met each other on the seqs.
+   */
+  readonly #grouped = new GroupedAppends<PendingRow, SessionEvent>(async (rows) => (await this.#appendInOneStatement(rows, undefined)) ?? (await this.#appendInTransaction(rows, {})));
 
   constructor(db: Kysely<Database>, runId: string, options: { now?: () => Date } = {}) {
     this.#db = db;
@@ -115,7 +121,7 @@ export class EventLog {
       stored = [await insertEvent(this.#db, rows[0]!)];
     } else {
       // PostgreSQL, nothing else to write with the events: one statement, no lock held between round trips.
-      if (this.#serialises && effects === undefined && !this.#db.isTransaction) stored = await this.#appendInOneStatement(rows, fence);
+      if (this.#serialises && effects === undefined && !this.#db.isTransaction) stored = fence === undefined ? await this.#grouped.add(rows) : await this.#appendInOneStatement(rows, fence);
       stored ??= await this.#appendInTransaction(rows, { ...(effects === undefined ? {} : { effects }), ...(fence === undefined ? {} : { fence }) });
     }
     for (const listener of this.#listeners) listener(stored);
