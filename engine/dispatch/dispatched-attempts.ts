@@ -76,9 +76,9 @@ export class DispatchedAttempts implements RemoteAttempts {
   }
 
   /**
-   * The nodes a step starts are handed over together (their \`durable\` resolves at once): one pass
-   * once they all are, which puts them on the queue in one write. A pass that began with the first
-   * would queue it alone, and the rest only after another pass.
+   * The nodes a step starts are handed over together: one pass once they all are, which puts them
+   * on the queue in one write. A pass that began with the first would queue it alone, and the rest
+   * only after another pass.
    */
   #wakeOnceHandedOver(): void {
     if (this.#wakeQueued) return;
@@ -110,20 +110,23 @@ export class DispatchedAttempts implements RemoteAttempts {
   }
 
   async execute(nodeId: string, execution: NodeExecution & { readonly planVersion: number }): Promise<NodeOutcome<NodeResult>> {
-    await execution.durable;
-    return new Promise<NodeOutcome<NodeResult>>((resolve, reject) => {
+    // The node goes on the queue while its `node/started` is being stored, not after: a worker
+    // that claims it before that write commits waits for it (`executeNodeJob`), and its outcome
+    // can only come after.
+    let waiter: Waiter | undefined;
+    const outcome = new Promise<NodeOutcome<NodeResult>>((resolve, reject) => {
       const onAbort = (): void => {
         if (this.#waiting.get(nodeId) !== waiter) return;
         this.#waiting.delete(nodeId);
         resolve({ status: 'failed', error: 'cancelled while a worker ran it', retryable: false });
       };
-      const waiter: Waiter = {
+      waiter = {
         attempt: execution.attempt,
         dispatchedAtToken: undefined,
         dispatches: 0,
-        done: (outcome) => {
+        done: (result) => {
           execution.signal.removeEventListener('abort', onAbort);
-          resolve(outcome);
+          resolve(result);
         },
         fail: (error) => {
           execution.signal.removeEventListener('abort', onAbort);
@@ -134,6 +137,16 @@ export class DispatchedAttempts implements RemoteAttempts {
       execution.signal.addEventListener('abort', onAbort, { once: true });
       this.#wakeOnceHandedOver();
     });
+    // Failed while the write is awaited: the caller hears it from `outcome`, after the write.
+    outcome.catch(() => undefined);
+    try {
+      await execution.durable;
+    } catch (error) {
+      // Not stored: the attempt never began (a worker that took its job finds no `node/started` for it, and skips it).
+      if (this.#waiting.get(nodeId) === waiter) this.#waiting.delete(nodeId);
+      throw error;
+    }
+    return outcome;
   }
 
   /**

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import { errorMessage } from '../errors.js';
@@ -217,11 +218,26 @@ async function dropLeftoverJobs(job: NodeJob, keepJobId: string, context: NodeJo
   }
 }
 
-/** The job's attempt is the node's current one: started, not yet settled, no outcome committed for it. */
+/**
+ * How long a worker that claimed a node waits for the job's attempt to be recorded: the scheduler
+ * queues a node while it stores its `node/started` (ms).
+ */
+const STARTED_WAIT_MS = 2_000;
+
+/**
+ * The job's attempt is the node's current one: started, not yet settled, no outcome committed for
+ * it. An attempt not recorded yet is waited for (`STARTED_WAIT_MS`), then taken as never begun.
+ */
 async function isCurrentAttempt(db: Kysely<Database>, job: NodeJob): Promise<boolean> {
-  const events = await readEvents(db, job.runId, { nodeId: job.nodeId, types: [...NODE_TRANSITION_EVENT_TYPES, 'attempt/finished'] });
-  const state = nodeStatesFromEvents(events).get(job.nodeId);
-  return state?.status === 'running' && state.attempts === job.attempt && !new PendingResults().fold(events).has(job.nodeId);
+  const startedBy = performance.now() + STARTED_WAIT_MS;
+  for (let pause = 2; ; pause = Math.min(pause * 2, 100)) {
+    const events = await readEvents(db, job.runId, { nodeId: job.nodeId, types: [...NODE_TRANSITION_EVENT_TYPES, 'attempt/finished'] });
+    const state = nodeStatesFromEvents(events).get(job.nodeId);
+    if ((state?.attempts ?? 0) >= job.attempt || performance.now() >= startedBy) {
+      return state?.status === 'running' && state.attempts === job.attempt && !new PendingResults().fold(events).has(job.nodeId);
+    }
+    await sleep(pause);
+  }
 }
 
 interface DependencyResult extends CompletedNode {

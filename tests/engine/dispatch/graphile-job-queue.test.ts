@@ -103,3 +103,28 @@ describe.skipIf(postgresUrl === '')('node jobs left locked by a killed worker', 
     }
   });
 });
+
+describe.skipIf(postgresUrl === '')('a node the scheduler starts', () => {
+  it("goes on the queue while its start is being stored, and fails with the store's error when that write fails", async () => {
+    const url = await createDatabase(postgresUrl);
+    const store = await openDatabase(url);
+    const queue = await createGraphileJobQueue(url);
+    const run = await createRun(store.db, { task: 'dispatch', workspace: '/repo', mode: 'plan' });
+    const attempts = await new DispatchedAttempts({ db: store.db, runId: run.id, queue, pollMs: 30 }).open();
+    try {
+      let failWrite!: (error: Error) => void;
+      const durable = new Promise<void>((_resolve, reject) => (failWrite = reject));
+      const outcome = attempts.execute('edit-a', { attempt: 1, signal: new AbortController().signal, durable, planVersion: 1 });
+      const jobKeys = async (): Promise<string[]> => (await query<{ key: string }>(url, 'SELECT key FROM graphile_worker.jobs ORDER BY id', [])).map((row) => row.key);
+
+      await until('the node on the queue before its start is stored', async () => (await jobKeys()).length === 1, 10_000, []);
+      failWrite(new Error('the disk is full'));
+
+      await expect(outcome).rejects.toThrow('the disk is full');
+    } finally {
+      await attempts.close();
+      await queue.close();
+      await store.close();
+    }
+  });
+});
