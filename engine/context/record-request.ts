@@ -29,7 +29,11 @@ export async function recordRequest(session: Session, input: RecordRequestInput)
   const key = promptKey(snapshot.systemHash, snapshot.toolsHash);
   const recorded = await recordedPromptKeys(session.log);
   const drafts = [];
-  if (!recorded.has(key)) {
+  // Taken before the append, so the run's other nodes asking at the same moment do not record it
+  // again: their requests are appended after this one, which carries it (given back if it fails).
+  const first = !recorded.has(key);
+  if (first) {
+    recorded.add(key);
     drafts.push({
       type: 'prompt/recorded' as const,
       nodeId: session.nodeId,
@@ -65,8 +69,12 @@ export async function recordRequest(session: Session, input: RecordRequestInput)
       },
     },
   );
-  await session.log.appendMany(drafts);
-  recorded.add(key);
+  try {
+    await session.log.appendMany(drafts);
+  } catch (error) {
+    if (first) recorded.delete(key);
+    throw error;
+  }
 }
 
 /** A request's input tokens as `request/context` records them: the surface's messages, the system prompt, the tools. */
