@@ -5,6 +5,12 @@ import type { Session } from '../session/session.js';
 /** How often a paused node looks in the log for a resume written by another process. */
 export const STEERING_POLL_MS = 500;
 
+/**
+ * A step's words are those in the log when its boundary looked, unless preparing the step took
+ * longer than this (a compaction): then it looks again before the request is built.
+ */
+export const STEERING_FRESH_MS = 50;
+
 const STEERING_EVENT_TYPES = ['node/told', 'node/pause-requested', 'node/resume-requested', 'node/paused', 'user/message'] as const;
 
 type SteeringEvent = SessionEvent<(typeof STEERING_EVENT_TYPES)[number]>;
@@ -54,6 +60,8 @@ export class NodeSteering {
   readonly #pollMs: number;
   #state: SteeringState = NO_STEERING;
   #checkedSeq = 0;
+  /** When the log was last looked at (`performance.now()`). */
+  #checkedAt = Number.NEGATIVE_INFINITY;
 
   constructor(session: Session, options: { readonly pollMs?: number } = {}) {
     this.#session = session;
@@ -76,7 +84,7 @@ export class NodeSteering {
 
   /** Appends each word told since the last step as a user message of the step at `position`; returns how many. */
   async deliverWords(position: StepPosition): Promise<number> {
-    await this.#refresh();
+    if (performance.now() - this.#checkedAt > STEERING_FRESH_MS) await this.#refresh();
     const words = this.#state.pending;
     if (words.length === 0) return 0;
     for (const told of words) {
@@ -87,6 +95,7 @@ export class NodeSteering {
   }
 
   async #refresh(): Promise<void> {
+    this.#checkedAt = performance.now();
     const events = await this.#session.log.read({ nodeId: this.#session.nodeId, types: STEERING_EVENT_TYPES, fromSeq: this.#checkedSeq + 1 });
     for (const event of events) {
       this.#state = reduceSteering(this.#state, event);
