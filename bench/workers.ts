@@ -19,7 +19,10 @@ import { printTable } from './lib/table.js';
  * 2. W2 and W3 of the scheduler bench as real dagent runs (each node one scripted model turn that
  *    takes the node's latency), by the in-process scheduler and by `run --workers` with 1, 2 and
  *    4 `dagent worker` processes: wall time over the critical-path bound, and the dispatch hop
- *    (a dependency's outcome committed → the dependent claimed by a worker), p50 and p95.
+ *    (a dependency's outcome committed → the dependent claimed by a worker), p50 and p95. The
+ *    workers share the workload's concurrency (each runs width / N at a time): a slot beyond the
+ *    stage's width is not free, since every idle slot of every worker asks the queue for a job
+ *    when jobs are added.
  */
 
 const QUEUE_JOBS = 60;
@@ -124,7 +127,8 @@ async function dagentRow(server: BenchPostgres, workload: Workload, workerCount:
     if (workerCount === 0) {
       await dagent(['run', runId, '--concurrency', String(workload.concurrency), ...flags], workspace);
     } else {
-      for (let index = 0; index < workerCount; index += 1) processes.push(await startWorker(['worker', '--concurrency', String(workload.concurrency), ...flags], workspace));
+      const slots = String(Math.ceil(workload.concurrency / workerCount));
+      for (let index = 0; index < workerCount; index += 1) processes.push(await startWorker(['worker', '--concurrency', slots, ...flags], workspace));
       await dagent(['run', runId, '--workers', ...flags], workspace);
     }
     const measured = await measureFromLog(url, runId, workerCount > 0);
