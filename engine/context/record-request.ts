@@ -16,8 +16,8 @@ export interface RecordRequestInput {
   readonly compactionThreshold?: number;
 }
 
-/** Prompt versions already recorded, per log: recovered from the log on first use. */
-const recordedPrompts = new WeakMap<EventLog, Set<string>>();
+/** Prompt versions already recorded, per log: recovered from the log on first use (one read, however many nodes ask at once). */
+const recordedPrompts = new WeakMap<EventLog, Promise<Set<string>>>();
 
 /**
  * Records a request before it is sent (SPEC §1.5): the system prompt and tool set once per
@@ -86,14 +86,21 @@ function promptKey(systemHash: string, toolsHash: string): string {
   return `${systemHash}:${toolsHash}`;
 }
 
-async function recordedPromptKeys(log: EventLog): Promise<Set<string>> {
+function recordedPromptKeys(log: EventLog): Promise<Set<string>> {
   let keys = recordedPrompts.get(log);
   if (keys === undefined) {
-    keys = new Set();
-    for (const event of await log.read({ types: ['prompt/recorded'] })) {
-      if (event.type === 'prompt/recorded') keys.add(promptKey(event.payload.systemHash, event.payload.toolsHash));
-    }
+    keys = readPromptKeys(log);
     recordedPrompts.set(log, keys);
+    // A failed read is not kept: the next request reads again.
+    keys.catch(() => recordedPrompts.delete(log));
+  }
+  return keys;
+}
+
+async function readPromptKeys(log: EventLog): Promise<Set<string>> {
+  const keys = new Set<string>();
+  for (const event of await log.read({ types: ['prompt/recorded'] })) {
+    if (event.type === 'prompt/recorded') keys.add(promptKey(event.payload.systemHash, event.payload.toolsHash));
   }
   return keys;
 }
