@@ -191,11 +191,16 @@ function upsertStatements(columns: readonly (readonly [keyof NodesTable, Cast])[
 
 /** A `nodes` row for each node (pending, nothing spent) that has none, and the plan version on every one: when a run starts and after a replan. */
 export async function ensureNodeRows(transaction: Transaction<Database>, runId: string, planVersion: number, nodes: readonly { readonly id: string }[]): Promise<void> {
-  for (const node of nodes) {
+  // A few multi-row statements: one built and compiled per node cost ~16 ms for 100 nodes, after `run/started`.
+  for (let start = 0; start < nodes.length; start += NODE_ROWS_PER_STATEMENT) {
+    const rows = nodes.slice(start, start + NODE_ROWS_PER_STATEMENT).map((node) => ({ run_id: runId, node_id: node.id, plan_version: planVersion, status: 'pending', attempts: 0, started_at: null, finished_at: null, result: null, error: null, input_tokens: 0, output_tokens: 0, cache_hit_tokens: 0, reasoning_tokens: 0, cost_usd: 0 }));
     await transaction
       .insertInto('nodes')
-      .values({ run_id: runId, node_id: node.id, plan_version: planVersion, status: 'pending', attempts: 0, started_at: null, finished_at: null, result: null, error: null, input_tokens: 0, output_tokens: 0, cache_hit_tokens: 0, reasoning_tokens: 0, cost_usd: 0 })
+      .values(rows)
       .onConflict((conflict) => conflict.columns(['run_id', 'node_id']).doUpdateSet({ plan_version: planVersion }))
       .execute();
   }
 }
+
+/** 14 parameters a row: well under SQLite's 32 766 and PostgreSQL's 65 535. */
+const NODE_ROWS_PER_STATEMENT = 500;
