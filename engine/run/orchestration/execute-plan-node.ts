@@ -11,6 +11,7 @@ import type { StepPosition } from '../../context/runtime-context.js';
 import { SystemPrompt, type ContextProvider, type PromptSection } from '../../context/system-prompt.js';
 import { errorMessage } from '../../errors.js';
 import type { ModelProvider, StreamPart, Usage } from '../../model/model-provider.js';
+import { estimateSystemTokens, estimateToolTokens } from '../../model/token-estimate.js';
 import { nodeKind } from '../../plan/node-kinds.js';
 import type { Plan, PlanNode, PlanNodeKind } from '../../plan/plan-schema.js';
 import type { Session } from '../../session/session.js';
@@ -118,14 +119,10 @@ async function runAgentNode(runtime: NodeRuntime, attempt: NodeAttempt): Promise
   // The system prompt and the leading tools are the same for every node of the run, whatever its
   // role and kind: the prefix siblings share in the provider's cache. Node-specific parts (role,
   // instruction, handoffs, runtime context) all come after it, in the history.
-  const prompt = new SystemPrompt();
-  for (const section of [...NODE_SYSTEM_SECTIONS, ...(runtime.sections ?? [])]) prompt.addSection(section);
+  const prompt = nodeSystemPrompt(runtime, allowed);
   const task = nodeInstruction(attempt.plan, node);
   const instruction = role === undefined ? task : nodeInstruction(attempt.plan, node, role.prompt);
   for (const context of [...(runtime.contexts ?? []), ...(runtime.contextsFor?.(node, task) ?? [])]) prompt.addContext(context);
-  const shared = sharedTools(runtime, allowed);
-  if (shared.length > 0) prompt.addTools('shared', () => runtime.tools.specs(shared));
-  prompt.addTools('node', () => runtime.tools.specs(allowed));
 
   const actions: NodeAction[] = [];
   const tools = recordingActions(runtime.tools, actions);
@@ -203,6 +200,39 @@ async function runCommandNode(runtime: NodeRuntime, attempt: NodeAttempt): Promi
   if (!result.isError) return { status: 'succeeded', answer: result.content };
   const retryable = result.meta.outcome === 'timeout' || result.meta.outcome === 'error';
   return { status: 'failed', error: commandFailure(command, result, runtime.workspace), retryable: retryable && result.meta.exitCode === undefined };
+}
+
+/** A node's system prompt and tools, before its dynamic contexts: the same for every node with these tools. */
+function nodeSystemPrompt(runtime: NodeRuntime, allowed: readonly string[] | undefined): SystemPrompt {
+  const prompt = new SystemPrompt();
+  for (const section of [...NODE_SYSTEM_SECTIONS, ...(runtime.sections ?? [])]) prompt.addSection(section);
+  const shared = sharedTools(runtime, allowed);
+  if (shared.length > 0) prompt.addTools('shared', () => runtime.tools.specs(shared));
+  prompt.addTools('node', () => runtime.tools.specs(allowed));
+  return prompt;
+}
+
+/**
+ * Counts the tokens of the static prefix (system text, tool definitions) each model node of `plan`
+ * will send, before the run starts: the counts are kept, and the first nodes no longer each wait
+ * at their first step for the ~30 ms they take. Best effort: a failure is left for the node to meet.
+ */
+export async function warmNodePrompts(runtime: NodeRuntime, plan: Plan): Promise<void> {
+  const seen = new Set<string>();
+  for (const node of plan.nodes) {
+    if (!nodeKind(node.kind).runsModel) continue;
+    const allowed = node.tools ?? runtime.defaultTools(node.kind);
+    const key = allowed === undefined ? '*' : allowed.join(',');
+    if (seen.has(key)) continue;
+    seen.add(key);
+    try {
+      const snapshot = await nodeSystemPrompt(runtime, allowed).assemble();
+      estimateSystemTokens(snapshot.system);
+      estimateToolTokens(snapshot.tools);
+    } catch {
+      // The node's own first step assembles its prompt and reports what is wrong.
+    }
+  }
 }
 
 /**

@@ -27,6 +27,7 @@ import { applyPlanPatch, missedWorkNode } from './apply-plan-patch.js';
 import { stopEarlierCommands } from './earlier-commands.js';
 import { conflictPauseLine, conflictReplanError, conflictResolutionNode, noteConflicts, type NodeConflict } from './merge-conflict-replan.js';
 import { attemptNode } from './node-attempt.js';
+import { warmNodePrompts } from './execute-plan-node.js';
 import { resumableAttempt } from './step-resume.js';
 import { nodesToRecheck, type ReuseSettings } from './node-reuse.js';
 import { changedCommandNodes, replanVerdict, reviewAfterReplan } from './replan-verdict.js';
@@ -108,6 +109,8 @@ class RunController {
     this.#plan = stored.plan;
     this.#planVersion = stored.version;
     const recovered = await this.#recover();
+    // Set-up a node's first step would otherwise pay for, on the critical path, before the run starts.
+    if (this.#options.fleet?.remote === undefined) await warmNodePrompts(this.#options.runtime, this.#plan);
     await this.#startRun();
     this.#gate = new BudgetGate({
       log: this.#log,
