@@ -51,6 +51,8 @@ export const workerCommand = defineCommand<WorkerArgs>({
       workspaces.delete(runId);
       await (await workspace?.catch(() => undefined))?.close?.();
     };
+    // A stage's jobs reach the worker at once: their claims find the store's connections open (two per slot, up to its pool's size).
+    await store.keepConnections(concurrency * 2);
     // Its first node would load the tokenizer's tables (about 0.4 s of this one thread, in the middle of a stage's claims): they load before it takes jobs.
     loadTokenizer();
     const queue = await createGraphileJobQueue(store.url);

@@ -44,6 +44,11 @@ export interface Store {
   readonly url: string;
   /** A SQLite file's background checkpointer (see `WalCheckpointer`); absent for PostgreSQL and `:memory:`. */
   readonly checkpointer?: WalCheckpointer;
+  /**
+   * PostgreSQL: opens this many connections now and keeps them open while idle (a worker: a wide
+   * stage's claims find them ready instead of opening them in the burst). Nothing on SQLite.
+   */
+  keepConnections(count: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -63,8 +68,8 @@ const CHECKPOINT_BUSY_TIMEOUT_MS = 5_000;
 export async function openDatabase(url: string, options: OpenDatabaseOptions = {}): Promise<Store> {
   const isPostgres = /^postgres(ql)?:\/\//.test(url);
   const dialect: SqlDialectName = isPostgres ? 'postgres' : 'sqlite';
-  const opened = isPostgres ? { dialect: await postgresDialect(url), checkpointer: undefined } : sqliteDialect(url, options);
-  const { checkpointer } = opened;
+  const opened = isPostgres ? await postgresDialect(url) : { ...sqliteDialect(url, options), keepConnections: async () => undefined };
+  const { checkpointer, keepConnections } = opened;
   const edge = {
     redactor: createSecretRedactor(options.secrets),
     backoff: busyBackoff(options.busyBackoff),
@@ -84,7 +89,7 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
     await close().catch(() => undefined);
     throw isPostgres ? describePostgresError(error, url) : error;
   }
-  return { db, dialect, url, ...(checkpointer === undefined ? {} : { checkpointer }), close };
+  return { db, dialect, url, ...(checkpointer === undefined ? {} : { checkpointer }), keepConnections, close };
 }
 
 function sqliteDialect(url: string, options: OpenDatabaseOptions): { dialect: Dialect; checkpointer: WalCheckpointer | undefined } {
@@ -124,15 +129,24 @@ const SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES = 1_000;
 /** How much of the database file SQLite maps into memory for reads (address space, not memory used). */
 const SQLITE_MMAP_BYTES = 256 * 1024 * 1024;
 
-async function postgresDialect(url: string): Promise<Dialect> {
+async function postgresDialect(url: string): Promise<{ dialect: Dialect; checkpointer: undefined; keepConnections: (count: number) => Promise<void> }> {
   const pg = await import('pg');
-  const pool = new pg.default.Pool({ connectionString: url, max: 10 });
+  const pool = new pg.default.Pool({ connectionString: url, max: POSTGRES_POOL_SIZE });
   // An idle connection that the server drops (a restart, a terminated backend) is an event on
   // the pool, not a failure of any query: the next query opens a new connection. Unheard, it
   // would crash the process.
   pool.on('error', () => undefined);
-  return new PostgresDialect({ pool });
+  const keepConnections = async (count: number): Promise<void> => {
+    // pg's pool closes idle connections above `min` (read when a connection goes idle).
+    pool.options.min = Math.min(count, POSTGRES_POOL_SIZE);
+    const opened = await Promise.all(Array.from({ length: pool.options.min }, () => pool.connect()));
+    for (const client of opened) client.release();
+  };
+  return { dialect: new PostgresDialect({ pool }), checkpointer: undefined, keepConnections };
 }
+
+/** Connections of one process's PostgreSQL pool: more made a wide stage on one worker slower (docs/benchmarks.md#workers). */
+const POSTGRES_POOL_SIZE = 10;
 
 /** How often, and how long apart, a SQLite migration that met another process's is tried again. */
 const MIGRATION_RACE_RETRIES = 20;
