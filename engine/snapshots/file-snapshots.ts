@@ -201,12 +201,17 @@ export class FileSnapshots {
     const writeSet = createWriteSet(writes);
     const otherWrites = options.otherWrites === undefined ? undefined : createWriteSet(options.otherWrites);
     const { attributed, stray } = attributeChanges(changes.paths, writeSet, otherWrites);
-    const known = new Set((await listSnapshots(this.#db, this.#runId, nodeId)).map((snapshot) => snapshot.path));
+    const recorded = await listSnapshots(this.#db, this.#runId, nodeId);
+    const known = new Set(recorded.map((snapshot) => snapshot.path));
+    let added = false;
     for (const path of [...attributed, ...stray]) {
-      if (!known.has(path)) await insertSnapshotIfAbsent(this.#db, this.#key(nodeId, path), await changes.beforeOf(path), this.#timestamp());
+      if (known.has(path)) continue;
+      await insertSnapshotIfAbsent(this.#db, this.#key(nodeId, path), await changes.beforeOf(path), this.#timestamp());
+      added = true;
     }
     const filesChanged: string[] = [];
-    for (const snapshot of await listSnapshots(this.#db, this.#runId, nodeId)) {
+    // Read again only when rows were added: most nodes end with the snapshots they had.
+    for (const snapshot of added ? await listSnapshots(this.#db, this.#runId, nodeId) : recorded) {
       const current = await this.#files.read(snapshot.path);
       if (sameContent(snapshot.before, current)) {
         await deleteSnapshot(this.#db, snapshot);
