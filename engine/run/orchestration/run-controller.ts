@@ -226,7 +226,8 @@ class RunController {
   async #follow(): Promise<RunFollower | undefined> {
     const followed = this.#options.fleet?.follow;
     if (followed === undefined) return undefined;
-    return followRun(followed, this.#runId, { afterSeq: this.#startedSeq, signal: new AbortController().signal, onEvents: (events) => this.#onControlEvents(events) });
+    // Only what `#onControlEvents` looks at: not every event the workers append.
+    return followRun(followed, this.#runId, { afterSeq: this.#startedSeq, types: ['run/cancel-requested', 'budget/reached', 'work/reported'], signal: new AbortController().signal, onEvents: (events) => this.#onControlEvents(events) });
   }
 
   /** Stops the schedule: running nodes are aborted, the run ends cancelled (once; the first reason is kept). */
