@@ -35,7 +35,7 @@ const editTurns = (id: string, path: string): unknown[] => [
 
 function startWorker(run: SmallRun): CliProcess {
   // Unconfined, so the MCP server's pid is this machine's.
-  return spawnCli(['worker', '--no-sandbox', '--claim-ttl', '3000', ...run.flags], run.workspace, { timeLimitMs: 120_000, env: { XDG_CONFIG_HOME: configHome } });
+  return spawnCli(['worker', '--no-sandbox', ...run.flags], run.workspace, { timeLimitMs: 120_000, env: { XDG_CONFIG_HOME: configHome } });
 }
 
 async function stopWorker(worker: CliProcess): Promise<void> {
