@@ -116,7 +116,7 @@ export class SystemPrompt {
   #toolsHash(tools: readonly ToolSpec[]): string {
     const cached = this.#toolsCache;
     if (cached !== undefined && cached.tools.length === tools.length && cached.tools.every((tool, index) => tool === tools[index])) return cached.hash;
-    const hash = contentHash(canonicalJson(tools));
+    const hash = contentHash(`[${tools.map(specJson).join(',')}]`);
     this.#toolsCache = { tools, hash };
     return hash;
   }
@@ -155,3 +155,19 @@ export class SystemPrompt {
     return [...byName.values()];
   }
 }
+
+/**
+ * A tool spec's canonical JSON, kept per spec: specs are immutable values that every node's prompt
+ * shares, so a run's nodes do not each re-serialise the same tool definitions to hash their set.
+ * The set's text is the same as `canonicalJson(tools)`.
+ */
+function specJson(spec: ToolSpec): string {
+  let json = specJsons.get(spec);
+  if (json === undefined) {
+    json = canonicalJson(spec);
+    specJsons.set(spec, json);
+  }
+  return json;
+}
+
+const specJsons = new WeakMap<ToolSpec, string>();

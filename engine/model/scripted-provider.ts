@@ -68,6 +68,10 @@ export function createScriptedProvider(options: ScriptedProviderOptions): Script
     remaining: (agent) => Math.max(0, (script.agents[agent]?.length ?? 0) - (positions.get(agent) ?? 0)),
     async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<StreamPart> {
       const { turn, index } = nextTurn(request.agent, request.messages);
+      // Counted before the turn's latency, as a provider counts while the answer is on its way:
+      // the answer arrives after the latency, not after the latency and this count. A failing turn
+      // counts nothing (its request is not a prefix the cache has seen).
+      const usage = turn.error === undefined ? scriptedUsage(request, turn, cache, tokenMemo) : undefined;
       const latencyMs = turn.latencyMs ?? script.defaults?.latencyMs ?? 0;
       if (latencyMs > 0 || signal.aborted) await sleep(latencyMs, signal);
       if (turn.error !== undefined) {
@@ -96,7 +100,7 @@ export function createScriptedProvider(options: ScriptedProviderOptions): Script
         ...(call.argsText !== undefined ? parseToolArgs(call.argsText) : { args: call.args ?? {} }),
       }));
       yield* toolCalls;
-      yield { type: 'usage', usage: scriptedUsage(request, turn, cache, tokenMemo) };
+      if (usage !== undefined) yield { type: 'usage', usage };
       yield { type: 'finish', reason: turn.finishReason ?? (toolCalls.length > 0 ? 'tool-calls' : 'stop') };
     },
   };

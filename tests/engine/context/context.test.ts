@@ -3,6 +3,7 @@ import { EventLog, Session, SystemPrompt, createRun, openDatabase, reconstructRe
 import { buildRequest } from '../../../engine/context/build-request.js';
 import { recordRequest } from '../../../engine/context/record-request.js';
 import { projectRuntimeContext, renderRuntimeContext } from '../../../engine/context/runtime-context.js';
+import { canonicalJson, contentHash } from '../../../engine/canonical-json.js';
 import { openTempStore } from '../../helpers/temp-store.js';
 
 const READ_FILE: ToolSpec = { name: 'read_file', description: 'Read a file.', parameters: { type: 'object', properties: { path: { type: 'string' } } } };
@@ -51,6 +52,15 @@ describe('SystemPrompt', () => {
     expect(before.tools).toHaveLength(1);
     expect(after.tools).toHaveLength(2);
     expect(after.toolsHash).not.toBe(before.toolsHash);
+  });
+
+  it("gives every node's prompt with the same tools the same tools hash: the canonical JSON of the set, as stored logs have it", async () => {
+    const first = await new SystemPrompt().addTools('fs', () => [READ_FILE, GREP]).assemble();
+    const second = await new SystemPrompt().addTools('fs', () => [GREP, READ_FILE]).assemble();
+    const copied = await new SystemPrompt().addTools('fs', () => [structuredClone(GREP), structuredClone(READ_FILE)]).assemble();
+    expect(second.toolsHash).toBe(first.toolsHash);
+    expect(copied.toolsHash).toBe(first.toolsHash);
+    expect(first.toolsHash).toBe(contentHash(canonicalJson([GREP, READ_FILE])));
   });
 
   it('fails clearly on an undefined template variable', async () => {
