@@ -1,11 +1,10 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { dialectOf } from '../../migrations/index.js';
-import { PreparedQuery } from '../db/prepared-query.js';
-import { parametersAsWritten } from '../db/written-parameters.js';
 import type { Database } from '../db/database.js';
 import { InvalidEventError } from '../errors.js';
+import { asStored, insertEvent, insertFollowing, isUniqueViolation, MAX_SEQ_CONFLICT_RETRIES, type PendingRow } from './event-inserts.js';
 import { EVENT_READ_COLUMNS, eventFromDraftRow, eventFromRow } from './event-row.js';
-import { GroupedAppends } from './grouped-appends.js';
+import { GroupedAppends, type GroupedAppend } from './grouped-appends.js';
 import { appendInOneStatement, type ClaimCondition, type OneStatementResult } from './one-statement-append.js';
 import { EVENT_PAYLOADS, EVENT_VERSIONS, isEventType, type EventDraft, type EventType, type SessionEvent } from './event-types.js';
 
@@ -63,14 +62,17 @@ export class EventLog {
   /** PostgreSQL: appends of one run take a lock on the run first, so concurrent writers never race for a seq. */
   readonly #serialises: boolean;
   /**
-   * PostgreSQL: this process's plain appends, grouped while one is in flight. The nodes of a run
-   * append at once; one by one they took a round trip each and met each other on the seqs.
+   * This process's appends to the run that no claim fences, grouped while one is in flight (a group
+   * commit): the nodes of a run append at once, and one transaction each cost SQLite a commit and
+   * PostgreSQL a round trip, and met each other on the seqs.
    */
-  readonly #grouped = new GroupedAppends<PendingRow, SessionEvent>(async (rows) => (await this.#appendInOneStatement(rows, undefined)) ?? (await this.#appendInTransaction(rows, {})));
+  readonly #grouped: GroupedAppends<EffectfulAppend, SessionEvent>;
 
   constructor(db: Kysely<Database>, runId: string, options: { now?: () => Date } = {}) {
     this.#db = db;
     this.#serialises = dialectOf(db as Kysely<unknown>) === 'postgres';
+    // SQLite's sends finish at once: its appends gather for the current turn of the event loop.
+    this.#grouped = new GroupedAppends((appends) => this.#sendGroup(appends), { gather: !this.#serialises });
     this.runId = runId;
     this.#now = options.now ?? (() => new Date());
   }
@@ -117,12 +119,11 @@ export class EventLog {
     const effects = bothEffects(this.#effects, options.effects);
     const fence = options.fence ?? this.#fence;
     let stored: SessionEvent[] | undefined;
-    if (rows.length === 1 && effects === undefined && fence === undefined && !this.#serialises) {
-      stored = [await insertEvent(this.#db, rows[0]!)];
-    } else {
+    if (fence === undefined && !this.#db.isTransaction) stored = await this.#grouped.add({ rows, ...(effects === undefined ? {} : { effects }) });
+    else {
       // PostgreSQL, nothing else to write with the events: one statement, no lock held between round trips.
-      if (this.#serialises && effects === undefined && !this.#db.isTransaction) stored = fence === undefined ? await this.#grouped.add(rows) : await this.#appendInOneStatement(rows, fence);
-      stored ??= await this.#appendInTransaction(rows, { ...(effects === undefined ? {} : { effects }), ...(fence === undefined ? {} : { fence }) });
+      if (this.#serialises && effects === undefined && !this.#db.isTransaction) stored = await this.#appendInOneStatement(rows, fence);
+      stored ??= await this.#appendInTransaction([{ rows, ...(effects === undefined ? {} : { effects }) }], fence);
     }
     for (const listener of this.#listeners) listener(stored);
     return stored;
@@ -148,18 +149,32 @@ export class EventLog {
     return undefined;
   }
 
-  async #appendInTransaction(rows: readonly PendingRow[], options: AppendOptions): Promise<SessionEvent[]> {
+  /** One group's appends: one statement, or one transaction when one of them has effects (one insert alone needs neither). */
+  async #sendGroup(appends: readonly EffectfulAppend[]): Promise<SessionEvent[]> {
+    if (appends.some((append) => append.effects !== undefined)) return this.#appendInTransaction(appends, undefined);
+    const rows = appends.flatMap((append) => append.rows);
+    if (this.#serialises) return (await this.#appendInOneStatement(rows, undefined)) ?? (await this.#appendInTransaction(appends, undefined));
+    if (rows.length === 1) return [await insertEvent(this.#db, rows[0]!)];
+    return this.#appendInTransaction(appends, undefined);
+  }
+
+  /** The appends' rows in order in one transaction, each append's effects run with its own events; `fence` checked in it. */
+  async #appendInTransaction(appends: readonly EffectfulAppend[], fence: AppendFence | undefined): Promise<SessionEvent[]> {
+    const rows = appends.flatMap((append) => append.rows);
     for (let attempt = 0; ; attempt += 1) {
       try {
         const work = async (transaction: Kysely<Database>): Promise<SessionEvent[]> => {
-          if (this.#serialises && options.fence !== undefined) await options.fence.check(transaction as Transaction<Database>);
+          if (this.#serialises && fence !== undefined) await fence.check(transaction as Transaction<Database>);
           if (this.#serialises) await lockRunAppends(transaction, this.runId);
           // The first insert takes the write lock and the next seq; the rest follow it in one statement.
           const first = await insertEvent(transaction, rows[0]!);
-          const rest = await insertFollowing(transaction, rows.slice(1), first.seq);
-          const inserted = [first, ...rest];
-          if (!this.#serialises && options.fence !== undefined) await options.fence.check(transaction as Transaction<Database>);
-          if (options.effects !== undefined) await options.effects(transaction as Transaction<Database>, inserted);
+          const inserted = [first, ...(await insertFollowing(transaction, rows.slice(1), first.seq))];
+          if (!this.#serialises && fence !== undefined) await fence.check(transaction as Transaction<Database>);
+          let offset = 0;
+          for (const { rows: own, effects } of appends) {
+            if (effects !== undefined) await effects(transaction as Transaction<Database>, inserted.slice(offset, offset + own.length));
+            offset += own.length;
+          }
           return inserted;
         };
         // Inside the caller's transaction, the work joins it (and that transaction retries on a conflict).
@@ -218,21 +233,12 @@ function bothEffects(first: AppendEffects | undefined, second: AppendEffects | u
   };
 }
 
-interface PendingRow {
-  parsedPayload: unknown;
-  run_id: string;
-  node_id: string | null;
-  turn: number;
-  step: number;
-  type: string;
-  payload: string;
-  surface_op: string | null;
-  source_event_seqs: string | null;
-  created_at: string;
-  version: number;
+
+/** An append's rows and what its transaction also writes. */
+interface EffectfulAppend extends GroupedAppend<PendingRow> {
+  readonly effects?: AppendEffects;
 }
 
-const MAX_SEQ_CONFLICT_RETRIES = 20;
 /** One-statement appends tried before an append waits for the run's lock instead (PostgreSQL). */
 const ONE_STATEMENT_TRIES = 8;
 
@@ -245,135 +251,6 @@ async function lockRunAppends(db: Kysely<Database>, runId: string): Promise<void
   await sql`select pg_advisory_xact_lock(hashtext(${`dagent events ${runId}`}))`.execute(db);
 }
 
-/**
- * INSERT … SELECT max(seq) + 1: the seq is taken under the write lock, in one statement. SQLite
- * has one writer, so it cannot collide; two PostgreSQL writers of one run can, and the loser
- * retries with the next seq (outside a transaction; inside one the caller's transaction retries).
- */
-async function insertEvent(db: Kysely<Database>, row: PendingRow): Promise<SessionEvent> {
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      return await insertEventOnce(db, row);
-    } catch (error) {
-      const canRetry = !db.isTransaction && attempt < MAX_SEQ_CONFLICT_RETRIES && isUniqueViolation(error);
-      if (!canRetry) throw error;
-    }
-  }
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: unknown }).code === '23505';
-}
-
-async function insertEventOnce(db: Kysely<Database>, row: PendingRow): Promise<SessionEvent> {
-  const result = await INSERT_NEXT_EVENT.execute<StoredPayload>(db, row);
-  const stored = result.rows[0]!;
-  return eventFromDraftRow(asStored(row, stored.payload), Number(stored.seq));
-}
-
-/** What an insert returns: the seq, and the payload as the store wrote it. */
-interface StoredPayload {
-  readonly seq: number | string;
-  readonly payload: string;
-}
-
-/** `row` with the payload the store kept: the same row unless the store redacted a secret from it. */
-function asStored(row: PendingRow, payload: string): PendingRow {
-  if (payload === row.payload) return row;
-  return { ...row, payload, parsedPayload: JSON.parse(payload) as unknown };
-}
-
-/**
- * Rows after the first of a transaction: the write lock is held, so their seqs follow directly.
- * They go in as multi-row inserts of prepared sizes (64, 16, 4, 1): a group of node transitions
- * becomes a handful of statements instead of one per event.
- */
-async function insertFollowing(db: Kysely<Database>, rows: readonly PendingRow[], previousSeq: number): Promise<SessionEvent[]> {
-  const events: SessionEvent[] = [];
-  let index = 0;
-  while (index < rows.length) {
-    const size = INSERT_SIZES.find((candidate) => candidate <= rows.length - index)!;
-    const parameters: unknown[] = [];
-    for (let offset = 0; offset < size; offset += 1) {
-      const row = rows[index + offset]!;
-      const seq = previousSeq + index + offset + 1;
-      parameters.push(row.run_id, seq, row.node_id, row.turn, row.step, row.type, row.payload, row.surface_op, row.source_event_seqs, row.created_at, row.version);
-    }
-    await insertEvents(size).executeInOrder(db, parameters);
-    // No RETURNING: the payloads as stored are the parameters as the store's edge wrote them.
-    const written = parametersAsWritten(parameters);
-    for (let offset = 0; offset < size; offset += 1) {
-      const row = rows[index + offset]!;
-      const seq = previousSeq + index + offset + 1;
-      events.push(eventFromDraftRow(asStored(row, written[offset * EVENT_FIELD_COUNT + PAYLOAD_FIELD] as string), seq));
-    }
-    index += size;
-  }
-  return events;
-}
-
-const INSERT_SIZES = [64, 16, 4, 1] as const;
-const EVENT_FIELD_COUNT = 11;
-/** Where a row's payload is among its fields. */
-const PAYLOAD_FIELD = 6;
-const insertStatements = new Map<number, PreparedQuery<string>>();
-
-/** A prepared insert of `size` events with known seqs; its parameters go row by row, in the column order above. */
-function insertEvents(size: number): PreparedQuery<string> {
-  let statement = insertStatements.get(size);
-  if (statement === undefined) {
-    statement = new PreparedQuery<string>((db, param) =>
-      db.insertInto('events').values(
-        Array.from({ length: size }, (_, offset) => {
-          const at = (field: number): string => param(String(offset * EVENT_FIELD_COUNT + field));
-          return {
-            run_id: at(0),
-            seq: sql<number>`cast(${at(1)} as integer)`,
-            node_id: at(2),
-            turn: sql<number>`cast(${at(3)} as integer)`,
-            step: sql<number>`cast(${at(4)} as integer)`,
-            type: at(5),
-            payload: at(PAYLOAD_FIELD),
-            surface_op: at(7),
-            source_event_seqs: at(8),
-            created_at: at(9),
-            version: sql<number>`cast(${at(10)} as integer)`,
-          };
-        }),
-      ),
-    );
-    insertStatements.set(size, statement);
-  }
-  return statement;
-}
-
-type RowField = Exclude<keyof PendingRow, 'parsedPayload'>;
-
-/** The next seq of the run, taken in the same statement that inserts the event. */
-const INSERT_NEXT_EVENT = new PreparedQuery<RowField>((db, param) =>
-  db
-    .insertInto('events')
-    .columns(['run_id', 'seq', 'node_id', 'turn', 'step', 'type', 'payload', 'surface_op', 'source_event_seqs', 'created_at', 'version'])
-    .expression(
-      // The run's last seq from a scalar subquery: SQLite finds that max in the primary key at
-      // once, where an aggregate over the events themselves (beside the other columns) read every
-      // event of the run, 25 µs per append at 20 000 events and growing.
-      db.selectNoFrom([
-        sql<string>`cast(${param('run_id')} as text)`.as('run_id'),
-        sql<number>`coalesce((select max(seq) from events where run_id = ${param('run_id')}), 0) + 1`.as('seq'),
-        sql<string | null>`cast(${param('node_id')} as text)`.as('node_id'),
-        sql<number>`cast(${param('turn')} as integer)`.as('turn'),
-        sql<number>`cast(${param('step')} as integer)`.as('step'),
-        sql<string>`cast(${param('type')} as text)`.as('type'),
-        sql<string>`cast(${param('payload')} as text)`.as('payload'),
-        sql<string | null>`cast(${param('surface_op')} as text)`.as('surface_op'),
-        sql<string | null>`cast(${param('source_event_seqs')} as text)`.as('source_event_seqs'),
-        sql<string>`cast(${param('created_at')} as text)`.as('created_at'),
-        sql<number>`cast(${param('version')} as integer)`.as('version'),
-      ]),
-    )
-    .returning(['seq', 'payload']),
-);
 
 export async function readEvents<T extends EventType = EventType>(db: Kysely<Database>, runId: string, query: EventQuery<T> = {}): Promise<SessionEvent<T>[]> {
   let select = db.selectFrom('events').select(EVENT_READ_COLUMNS).where('run_id', '=', runId);
