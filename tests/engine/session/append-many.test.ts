@@ -38,5 +38,28 @@ for (const backend of contractStores()) {
         expect(seqs).toEqual([seqs[0], seqs[0]! + 1, seqs[0]! + 2]);
       }
     });
+
+    it("stores the appends of many nodes made at once, each with its own effects; one whose effects refuse fails alone, its events not stored", async () => {
+      const run = await createRun(store.db, { task: 't', workspace: '/w', mode: 'plan' });
+      const log = new EventLog(store.db, run.id);
+      const effectsSaw: string[][] = [];
+      const appends = Array.from({ length: 6 }, (_, index) =>
+        log.appendMany([{ type: 'node/started', nodeId: `n${index}`, payload: { attempt: 1 } }], {
+          effects: async (_transaction, events) => {
+            effectsSaw.push(events.map((event) => event.nodeId!));
+            if (index === 3) throw new Error('n3 refused by its effects');
+          },
+        }));
+
+      const outcomes = await Promise.allSettled(appends);
+
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+      expect(String((outcomes[3] as PromiseRejectedResult).reason)).toContain('n3 refused by its effects');
+      const stored = await readEvents(store.db, run.id, { types: ['node/started'] });
+      expect(stored.map((event) => event.nodeId)).toEqual(['n0', 'n1', 'n2', 'n4', 'n5']);
+      expect(stored.map((event) => event.seq)).toEqual([2, 3, 4, 5, 6]);
+      // Every effect ran with its own append's events only.
+      expect(effectsSaw.every((nodes) => nodes.length === 1)).toBe(true);
+    });
   });
 }
