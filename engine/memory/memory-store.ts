@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/index.js';
 import { ConfigError, errorMessage } from '../errors.js';
 import { memoryContentHash, normalizeMemoryContent } from './content-hash.js';
@@ -84,6 +84,7 @@ export class MemoryStore {
       .onConflict((conflict) => conflict.column('content_hash').doNothing())
       .returning('id')
       .executeTakeFirst();
+    knownEmpty.delete(this.#db);
     const row = await this.#db.selectFrom('memories').selectAll().where('content_hash', '=', contentHash).executeTakeFirstOrThrow();
     return { memory: memoryFromRow(row), created: inserted !== undefined };
   }
@@ -108,6 +109,7 @@ export class MemoryStore {
   async remove(id: number, signal?: AbortSignal): Promise<boolean> {
     signal?.throwIfAborted();
     const result = await this.#db.deleteFrom('memories').where('id', '=', id).executeTakeFirst();
+    knownEmpty.delete(this.#db);
     return result.numDeletedRows > 0n;
   }
 
@@ -116,6 +118,7 @@ export class MemoryStore {
     signal?.throwIfAborted();
     const keywords = extractKeywords(query);
     const searchOptions: MemorySearchOptions = { ...options, limit: options.limit ?? DEFAULT_RECALL_LIMIT };
+    if (keywords.length === 0 || (this.#fts && (await this.#isEmpty()))) return [];
     if (this.#fts) {
       try {
         return await ftsSearch(this.#db, keywords, searchOptions);
@@ -126,4 +129,23 @@ export class MemoryStore {
     }
     return keywordSearch(this.#db, keywords, searchOptions);
   }
+
+  /**
+   * SQLite: whether the store holds no memory, asked once until it may have changed — a memory
+   * added or removed through this database handle (any `MemoryStore` on it), or anything another
+   * connection committed (`PRAGMA data_version`). A run's nodes search at every step; a project
+   * with no memories answered each search through the full-text index.
+   */
+  async #isEmpty(): Promise<boolean> {
+    const { rows } = await sql<{ data_version: number }>`PRAGMA data_version`.execute(this.#db);
+    const version = Number(rows[0]?.data_version);
+    if (knownEmpty.get(this.#db) === version) return true;
+    const any = await this.#db.selectFrom('memories').select('id').limit(1).executeTakeFirst();
+    if (any === undefined) knownEmpty.set(this.#db, version);
+    else knownEmpty.delete(this.#db);
+    return any === undefined;
+  }
 }
+
+/** Database handles whose memories table was empty, by the `data_version` it was seen empty at. */
+const knownEmpty = new WeakMap<Kysely<Database>, number>();

@@ -132,6 +132,25 @@ describe('the portable search on SQLite', () => {
     expect(await keywordSearch(store.db, ['get%area'], { limit: 5 })).toEqual([]);
   });
 
+  it('finds a memory in a project that had none, whether another store on the handle or another process added it', async () => {
+    const { store: project, path, cleanup: done } = await openTempStore();
+    const recall = new MemoryStore(project);
+    const tool = new MemoryStore(project);
+    expect(await recall.search('indentation tabs')).toEqual([]);
+    expect(await recall.search('indentation tabs')).toEqual([]);
+
+    const mine = await tool.add({ content: 'Use tabs for indentation.' });
+    expect((await recall.search('indentation tabs')).map((r) => r.memory.id)).toEqual([mine.memory.id]);
+
+    await tool.remove(mine.memory.id);
+    expect(await recall.search('indentation tabs')).toEqual([]);
+    const other = await openDatabase(path);
+    const theirs = await new MemoryStore(other).add({ content: 'Indentation is two spaces in YAML.' });
+    await other.close();
+    expect((await recall.search('indentation')).map((r) => r.memory.id)).toEqual([theirs.memory.id]);
+    await done();
+  });
+
   it('falls back by itself when the FTS5 index is missing', async () => {
     const { store: bare, cleanup: done } = await openTempStore();
     const { sql } = await import('kysely');
