@@ -1,3 +1,5 @@
+import { setImmediate } from 'node:timers';
+
 /** One caller's append: its rows, stored together and in order, and whatever else the send needs of it. */
 export interface GroupedAppend<Row> {
   readonly rows: readonly Row[];

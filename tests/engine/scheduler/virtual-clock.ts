@@ -42,11 +42,11 @@ export class VirtualClock {
       () => (settled = true),
     );
     for (let steps = 0; steps < (options.maxSteps ?? 100_000); steps += 1) {
-      await nextMacrotask();
+      await settleWork();
       if (settled) return promise;
       options.onIdle?.(this.now);
       if (this.#timers.length === 0) {
-        await nextMacrotask();
+        await settleWork();
         if (settled) return promise;
         throw new Error(`stalled at t=${this.now}: nothing scheduled and the promise is pending`);
       }
@@ -64,3 +64,13 @@ export class VirtualClock {
     for (const timer of due) timer.resolve();
   }
 }
+
+/**
+ * Turns of the event loop that let pending work settle before time moves: a log append on SQLite
+ * waits for the turn it was made in to end (its group commit), and a node's steps chain several.
+ */
+async function settleWork(): Promise<void> {
+  for (let turn = 0; turn < SETTLING_TURNS; turn += 1) await nextMacrotask();
+}
+
+const SETTLING_TURNS = 30;
