@@ -9,8 +9,17 @@ import { PLAIN_TEXT, gptTokenizer } from './token-estimate.js';
  * real prefix cache requires.
  */
 export function requestTokens(request: ModelRequest, memo?: WeakMap<ModelMessage, readonly number[]>): number[] {
+  return requestTokenParts(request, memo).flat();
+}
+
+/**
+ * `requestTokens` as the tokens of each part, in order: the same arrays from request to request
+ * for what did not change (a history message, the system text, the tools), so a prefix cache can
+ * tell a shared part by identity without comparing its tokens.
+ */
+export function requestTokenParts(request: ModelRequest, memo?: WeakMap<ModelMessage, readonly number[]>): (readonly number[])[] {
   const { encode } = gptTokenizer();
-  const tokens: number[] = [];
+  const parts: (readonly number[])[] = [];
   for (const part of requestParts(request)) {
     // History messages are the same objects from step to step: tokenize each once. The system
     // text and tool definitions repeat across steps and nodes: tokenized once per text.
@@ -20,9 +29,9 @@ export function requestTokens(request: ModelRequest, memo?: WeakMap<ModelMessage
       if (part.message !== undefined) memo?.set(part.message, encoded);
       else rememberStatic(part.text, encoded);
     }
-    for (const token of encoded) tokens.push(token);
+    parts.push(encoded);
   }
-  return tokens;
+  return parts;
 }
 
 /** Tokens of system texts and tool definitions seen lately, by their text. */

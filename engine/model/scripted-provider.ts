@@ -4,7 +4,7 @@ import { modelErrorFromHttp } from './http-error.js';
 import { ScriptExhaustedError, ScriptFileError } from './model-errors.js';
 import type { ModelProvider, ModelRequest, StreamPart, Usage } from './model-provider.js';
 import { PrefixCache } from './prefix-cache.js';
-import { requestTokens } from './request-tokens.js';
+import { requestTokenParts } from './request-tokens.js';
 import { headersFrom } from './retry-after.js';
 import { parseScript, readScriptFile, type ScriptedModelScript, type ScriptedTurn } from './scripted-script.js';
 import { parseToolArgs } from './tool-args.js';
@@ -107,14 +107,14 @@ export function createScriptedProvider(options: ScriptedProviderOptions): Script
 }
 
 function scriptedUsage(request: ModelRequest, turn: ScriptedTurn, cache: PrefixCache, tokenMemo: WeakMap<ModelMessage, readonly number[]>): Usage {
-  const tokens = requestTokens(request, tokenMemo);
-  const cacheHit = cache.lookupAndStore(request.sessionId, tokens);
+  const parts = requestTokenParts(request, tokenMemo);
+  const cacheHit = cache.lookupAndStoreParts(request.sessionId, parts);
   const given = turn.usage ?? {};
   let output = estimateTextTokens(turn.text ?? '') + estimateTextTokens(turn.reasoning ?? '');
   for (const call of turn.toolCalls ?? []) output += estimateTextTokens(`${call.name} ${call.argsText ?? JSON.stringify(call.args ?? {})}`);
   const estimated = given.input === undefined || given.output === undefined;
   return {
-    input: given.input ?? tokens.length,
+    input: given.input ?? parts.reduce((count, part) => count + part.length, 0),
     output: given.output ?? output,
     cacheHit: given.cacheHit ?? cacheHit,
     reasoning: given.reasoning ?? estimateTextTokens(turn.reasoning ?? ''),

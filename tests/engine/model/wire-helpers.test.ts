@@ -87,4 +87,19 @@ describe('PrefixCache', () => {
     cache.lookupAndStore('s', tokens(256, 5000));
     expect(cache.lookupAndStore('s', [...tokens(128), ...tokens(64, 9000)])).toBe(128);
   });
+
+  it('gives a request in parts the hits of the same request in one piece, whether its parts are shared arrays or equal copies', () => {
+    const whole = new PrefixCache();
+    const inParts = new PrefixCache();
+    const system = tokens(150);
+    const history = tokens(70, 1000);
+    const requests = [
+      [system, history],
+      [system, history, tokens(90, 2000)],
+      [[...system], [...history], tokens(90, 2000), tokens(5, 3000)],
+      [system, tokens(70, 1000).map((token, index) => (index === 40 ? 7 : token))],
+      [tokens(100), tokens(50, 100), history],
+    ];
+    for (const parts of requests) expect(inParts.lookupAndStoreParts('s', parts)).toBe(whole.lookupAndStore('s', parts.flat()));
+  });
 });
