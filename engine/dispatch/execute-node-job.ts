@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import { errorMessage } from '../errors.js';
@@ -14,16 +13,14 @@ import { unkeptPromise } from '../run/orchestration/node-outcome.js';
 import type { NodeWaitsFor } from '../scheduler/schedulable-node.js';
 import { handoffMessage } from '../run/orchestration/node-prompt.js';
 import { executablePlan } from '../run/storage/plan-store.js';
-import { getRun, type RunRecord } from '../run/storage/run-store.js';
-import { NODE_TRANSITION_EVENT_TYPES } from '../run/storage/node-event.js';
-import { nodeStatesFromEvents } from '../run/views/node-states.js';
+import type { RunRecord } from '../run/storage/run-store.js';
 import { RUN_MEMORY_EVENT_TYPES, RunMemory } from '../run/views/run-recovery.js';
 import { readEvents, type EventLog } from '../session/event-log.js';
 import { runLog } from '../session/run-log.js';
 import { Session } from '../session/session.js';
 import type { JobQueue, NodeJob } from './job-queue.js';
-import { ClaimExpiredError, NodeClaim, StaleClaimError, claimNode } from './node-claim.js';
-import { PendingResults } from './pending-results.js';
+import { ClaimExpiredError, StaleClaimError, type NodeClaim } from './node-claim.js';
+import { JobClaims } from './job-claims.js';
 import type { ClaimsFirst } from './claims-first.js';
 import type { RunWatch } from './run-watches.js';
 
@@ -57,6 +54,8 @@ export interface NodeJobContext {
   readonly report?: (line: string) => void;
   /** The worker's claims go ahead of its nodes' work (`ClaimsFirst`). */
   readonly claimsFirst?: ClaimsFirst;
+  /** The worker's jobs are claimed in rounds (`JobClaims`); without it each job claims alone. */
+  readonly claims?: JobClaims;
 }
 
 /** What a job came to: run (and committed), skipped (not current, or another worker has it), or stale (its commit was refused). */
@@ -69,33 +68,21 @@ export type NodeJobOutcome = 'committed' | 'skipped' | 'stale';
  * failure: that is a committed `failed` outcome.
  */
 export async function executeNodeJob(job: NodeJob, context: NodeJobContext, queued?: { readonly id: string }): Promise<NodeJobOutcome> {
-  const { db, runId, nodeId } = { db: context.db, ...job };
+  const { runId, nodeId } = job;
   // Until this job has claimed its node, the nodes this worker took after it wait to start their work.
   const claiming = context.claimsFirst?.begin();
   let claim: NodeClaim | undefined;
   let watch: RunWatch | undefined;
   try {
-    // The claim first (one statement), then the checks: once the node is ours, an attempt found
-    // current (started, no outcome committed) stays current until this worker commits one.
-    const claimed = await claimNode(db, runId, nodeId, { worker: context.worker, ...(context.claimTtlMs === undefined ? {} : { ttlMs: context.claimTtlMs }) });
-    if (!(claimed instanceof NodeClaim)) return 'skipped';
-    claim = claimed.keepAlive();
-    // A job of a run that is not running, or of an attempt already settled, is skipped.
-    const [run, current] = await Promise.all([getRun(db, runId), isCurrentAttempt(db, job)]);
-    if (run.status !== 'running' || !current) return 'skipped';
-    // Jobs of the node a dead process still holds locked (it lost the node, or never claimed it) are dropped, not left behind (beside the claim's event).
-    const dropping = queued === undefined ? undefined : dropLeftoverJobs(job, queued.id, context);
-    const log = runLog(db, runId);
-    try {
-      await log.append({ type: 'attempt/claimed', nodeId, payload: { attempt: job.attempt, token: claim.token, worker: context.worker, pid: process.pid, host: claimHost(context.worker) } }, { fence: claim.appendFence() });
-    } finally {
-      claiming?.();
-      await dropping;
-    }
+    // With the jobs this worker took meanwhile: the claim, the checks, `attempt/claimed` (`JobClaims`).
+    const taken = await (context.claims ?? new JobClaims(context)).take(job, queued?.id).finally(() => claiming?.());
+    if (taken === undefined) return 'skipped';
+    ({ claim } = taken);
     context.report?.(`${nodeId} (run ${runId}, attempt ${job.attempt}, token ${claim.token}) started`);
-    await context.claimsFirst?.settled();
+    await Promise.all([context.claimsFirst?.settled(), taken.leftoversDropped]);
     watch = await context.watchRun?.(runId);
-    const outcome = await runClaimedNode(run, job, claim, log, context, watch?.signal);
+    const log = runLog(context.db, runId);
+    const outcome = await runClaimedNode(taken.run, job, claim, log, context, watch?.signal);
     await log.append({ type: 'attempt/finished', nodeId, payload: { attempt: job.attempt, token: claim.token, worker: context.worker, ...outcome } }, { fence: claim.appendFence() });
     context.report?.(`${nodeId} (run ${runId}) ${outcome.outcome}`);
     // The outcome is committed (its scheduler hears the append): the scheduler finds it whether or not the claim is released yet.
@@ -209,37 +196,6 @@ async function beginClaimedAttempt(
   return { boundary, fromSeq: marker.seq, startedByStep: new Map() };
 }
 
-async function dropLeftoverJobs(job: NodeJob, keepJobId: string, context: NodeJobContext): Promise<void> {
-  try {
-    const dropped = await context.queue.dropLeftoverNodeJobs(job.runId, job.nodeId, keepJobId);
-    if (dropped > 0) context.report?.(`${job.nodeId} (run ${job.runId}): dropped ${dropped} job(s) of it left locked by a worker that lost the node`);
-  } catch (error) {
-    context.report?.(`${job.nodeId} (run ${job.runId}): leftover jobs not dropped: ${errorMessage(error)}`);
-  }
-}
-
-/**
- * How long a worker that claimed a node waits for the job's attempt to be recorded: the scheduler
- * queues a node while it stores its `node/started` (ms).
- */
-const STARTED_WAIT_MS = 2_000;
-
-/**
- * The job's attempt is the node's current one: started, not yet settled, no outcome committed for
- * it. An attempt not recorded yet is waited for (`STARTED_WAIT_MS`), then taken as never begun.
- */
-async function isCurrentAttempt(db: Kysely<Database>, job: NodeJob): Promise<boolean> {
-  const startedBy = performance.now() + STARTED_WAIT_MS;
-  for (let pause = 2; ; pause = Math.min(pause * 2, 100)) {
-    const events = await readEvents(db, job.runId, { nodeId: job.nodeId, types: [...NODE_TRANSITION_EVENT_TYPES, 'attempt/finished'] });
-    const state = nodeStatesFromEvents(events).get(job.nodeId);
-    if ((state?.attempts ?? 0) >= job.attempt || performance.now() >= startedBy) {
-      return state?.status === 'running' && state.attempts === job.attempt && !new PendingResults().fold(events).has(job.nodeId);
-    }
-    await sleep(pause);
-  }
-}
-
 interface DependencyResult extends CompletedNode {
   readonly patch?: string;
 }
@@ -270,8 +226,4 @@ function ancestorsOf(nodes: readonly PlanNode[], node: PlanNode): Set<string> {
     stack.push(...(byId.get(id)?.dependsOn ?? []));
   }
   return seen;
-}
-
-function claimHost(worker: string): string {
-  return worker.split('/')[0] ?? worker;
 }

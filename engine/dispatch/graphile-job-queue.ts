@@ -46,20 +46,28 @@ export async function createGraphileJobQueue(connectionString: string): Promise<
       );
       return new Map(rows.map((row) => [row.key, row.locked_at]));
     },
-    async dropLeftoverNodeJobs(runId, nodeId, keepJobId) {
-      const prefix = nodeJobKeyPrefix(runId, nodeId);
+    async dropLeftoverNodeJobs(runId, kept) {
+      const dropped = new Map<string, number>();
+      if (kept.length === 0) return dropped;
+      const prefixes = kept.map((job) => nodeJobKeyPrefix(runId, job.nodeId));
+      // The jobs of all these nodes in one look-up (a worker's jobs taken together).
       const { rows } = await utils.withPgClient((client) =>
-        client.query<{ id: string; locked_by: string }>(
-          'SELECT id, locked_by FROM graphile_worker.jobs WHERE task_identifier = $1 AND left(key, length($2)) = $2 AND locked_by IS NOT NULL AND id <> $3::bigint',
-          [NODE_TASK, prefix, keepJobId],
+        client.query<{ id: string; key: string; locked_by: string }>(
+          'SELECT id, key, locked_by FROM graphile_worker.jobs WHERE task_identifier = $1 AND locked_by IS NOT NULL AND NOT (id = ANY($3::bigint[])) AND EXISTS (SELECT 1 FROM unnest($2::text[]) AS prefix WHERE left(key, length(prefix)) = prefix)',
+          [NODE_TASK, prefixes, kept.map((job) => job.jobId)],
         ),
       );
-      if (rows.length === 0) return 0;
+      if (rows.length === 0) return dropped;
       // graphile-worker deletes only unlocked jobs: unlock those of the workers that held them first.
-      // Its other jobs are unaffected in effect: node jobs have one try, so an unlocked one never runs again.
+      // Their other jobs are unaffected in effect: node jobs have one try, so an unlocked one never runs again.
       await utils.forceUnlockWorkers([...new Set(rows.map((row) => row.locked_by))]);
-      const dropped = await utils.completeJobs(rows.map((row) => row.id));
-      return dropped.length;
+      const completed = new Set((await utils.completeJobs(rows.map((row) => row.id))).map((job) => String(job.id)));
+      for (const row of rows) {
+        if (!completed.has(String(row.id))) continue;
+        const nodeId = kept[prefixes.findIndex((prefix) => row.key.startsWith(prefix))]!.nodeId;
+        dropped.set(nodeId, (dropped.get(nodeId) ?? 0) + 1);
+      }
+      return dropped;
     },
     close: async () => {
       await utils.release();

@@ -20,11 +20,11 @@ export interface JobQueue {
    */
   lockedSince(dispatchKeys: readonly string[]): Promise<Map<string, Date | null>>;
   /**
-   * Drops the jobs of a node still locked by a worker other than the one running job `keepJobId`:
-   * left by a process that died holding them (the node's claim has been taken over since).
-   * Returns how many were dropped.
+   * Drops the jobs of these nodes of a run still locked by a worker other than the one running the
+   * node's job `jobId`: left by a process that died holding them (the node's claim has been taken
+   * over since). Returns how many were dropped, by node.
    */
-  dropLeftoverNodeJobs(runId: string, nodeId: string, keepJobId: string): Promise<number>;
+  dropLeftoverNodeJobs(runId: string, kept: readonly { readonly nodeId: string; readonly jobId: string }[]): Promise<Map<string, number>>;
   close(): Promise<void>;
 }
 

@@ -72,10 +72,35 @@ export async function claimNode(db: Kysely<Database>, runId: string, nodeId: str
 async function claimOnce(db: Kysely<Database>, runId: string, nodeId: string, holder: Claimant, ttlMs: number): Promise<NodeClaim | NodeClaimHolder | undefined> {
   // By this process's monotonic clock, the claim surely lasts `ttlMs` from before its statement.
   const startedAt = performance.now();
+  const [taken] = await takeFreeClaims(db, runId, [nodeId], holder, ttlMs);
+  if (taken !== undefined) return new NodeClaim(db, runId, nodeId, taken.token, ttlMs, startedAt);
+  const claimed = await claimHeldNode(db, runId, nodeId, holder, ttlMs);
+  return typeof claimed === 'number' ? new NodeClaim(db, runId, nodeId, claimed, ttlMs, startedAt) : claimed;
+}
+
+/**
+ * Claims several nodes of a run for one worker (the jobs it took together): the free ones in one
+ * statement, each held one by one as `claimNode` does. Each node once; a failed statement fails all.
+ */
+export async function claimNodes(db: Kysely<Database>, runId: string, nodeIds: readonly string[], options: ClaimNodeOptions): Promise<Map<string, NodeClaim | NodeClaimHolder>> {
+  const ttlMs = options.ttlMs ?? DEFAULT_NODE_CLAIM_TTL_MS;
+  const holder = { worker: options.worker, pid: options.pid ?? process.pid, host: options.host ?? hostname() };
+  const startedAt = performance.now();
+  // In node order: two workers taking overlapping sets lock the rows in the same order.
+  const unique = [...new Set(nodeIds)].sort();
+  const claims = new Map<string, NodeClaim | NodeClaimHolder>();
+  for (const taken of await takeFreeClaims(db, runId, unique, holder, ttlMs)) claims.set(taken.nodeId, new NodeClaim(db, runId, taken.nodeId, taken.token, ttlMs, startedAt));
+  for (const nodeId of unique) if (!claims.has(nodeId)) claims.set(nodeId, await claimNode(db, runId, nodeId, options));
+  return claims;
+}
+
+/** One upsert: the next token of each node whose row is free (never claimed, released or expired); held rows are left as they are. */
+async function takeFreeClaims(db: Kysely<Database>, runId: string, nodeIds: readonly string[], holder: Claimant, ttlMs: number): Promise<{ readonly nodeId: string; readonly token: number }[]> {
   const now = new Date();
-  const taken = await db
+  const expiresAt = new Date(now.getTime() + ttlMs).toISOString();
+  const rows = await db
     .insertInto('node_claims')
-    .values({ run_id: runId, node_id: nodeId, token: 1, ...holder, expires_at: new Date(now.getTime() + ttlMs).toISOString(), released_at: null })
+    .values(nodeIds.map((nodeId) => ({ run_id: runId, node_id: nodeId, token: 1, ...holder, expires_at: expiresAt, released_at: null })))
     .onConflict((conflict) =>
       conflict
         .columns(['run_id', 'node_id'])
@@ -89,11 +114,9 @@ async function claimOnce(db: Kysely<Database>, runId: string, nodeId: string, ho
         }))
         .where((eb) => eb.or([eb('node_claims.released_at', 'is not', null), eb('node_claims.expires_at', '<=', now.toISOString())])),
     )
-    .returning('token')
-    .executeTakeFirst();
-  if (taken !== undefined) return new NodeClaim(db, runId, nodeId, Number(taken.token), ttlMs, startedAt);
-  const claimed = await claimHeldNode(db, runId, nodeId, holder, ttlMs);
-  return typeof claimed === 'number' ? new NodeClaim(db, runId, nodeId, claimed, ttlMs, startedAt) : claimed;
+    .returning(['node_id', 'token'])
+    .execute();
+  return rows.map((row) => ({ nodeId: row.node_id, token: Number(row.token) }));
 }
 
 interface Claimant {
@@ -258,7 +281,7 @@ export class NodeClaim implements ClaimFence {
 
   /** This claim as the fence of an event append (`AppendOptions.fence`). */
   appendFence(): AppendFence {
-    return { nodeId: this.nodeId, token: this.token, check: (transaction) => this.assertCurrent(transaction) };
+    return { claims: [{ nodeId: this.nodeId, token: this.token }], check: (transaction) => this.assertCurrent(transaction) };
   }
 
   async release(): Promise<void> {
@@ -276,6 +299,16 @@ export class NodeClaim implements ClaimFence {
       .where('released_at', 'is', null)
       .execute();
   }
+}
+
+/** Several claims as the fence of one append: it commits only if every one is current, and a refusal is the first stale one's error. */
+export function allClaimsFence(claims: readonly NodeClaim[]): AppendFence {
+  return {
+    claims: claims.map((claim) => ({ nodeId: claim.nodeId, token: claim.token })),
+    check: async (transaction) => {
+      for (const claim of claims) await claim.assertCurrent(transaction);
+    },
+  };
 }
 
 function holderOf(row: NodeClaimsTable, now: Date): NodeClaimHolder {

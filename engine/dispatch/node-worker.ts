@@ -6,6 +6,7 @@ import { executeNodeJob, type NodeJobContext } from './execute-node-job.js';
 import { NODE_TASK, type NodeJob } from './job-queue.js';
 import { findOrphanedRuns } from './orphaned-runs.js';
 import { ClaimsFirst } from './claims-first.js';
+import { JobClaims } from './job-claims.js';
 import { RunWatches } from './run-watches.js';
 
 export interface NodeWorkerOptions extends Omit<NodeJobContext, 'worker' | 'signal'> {
@@ -41,7 +42,8 @@ export async function startNodeWorker(options: NodeWorkerOptions): Promise<NodeW
     ...(options.onRunEnded === undefined ? {} : { onRunEnded: options.onRunEnded }),
     ...(options.report === undefined ? {} : { report: options.report }),
   });
-  const context: NodeJobContext = { ...options, worker: id, signal: abort.signal, watchRun: (runId) => watches.enter(runId), claimsFirst: new ClaimsFirst() };
+  const base = { ...options, worker: id, signal: abort.signal, watchRun: (runId: string) => watches.enter(runId), claimsFirst: new ClaimsFirst() };
+  const context: NodeJobContext = { ...base, claims: new JobClaims(base) };
   const runner: QueueRunner = await runQueueTasks(
     options.connectionString,
     {

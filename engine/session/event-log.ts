@@ -5,7 +5,7 @@ import { InvalidEventError } from '../errors.js';
 import { asStored, insertEvent, insertFollowing, isUniqueViolation, MAX_SEQ_CONFLICT_RETRIES, type PendingRow } from './event-inserts.js';
 import { EVENT_READ_COLUMNS, eventFromDraftRow, eventFromRow } from './event-row.js';
 import { GroupedAppends, type GroupedAppend } from './grouped-appends.js';
-import { appendInOneStatement, type ClaimCondition, type OneStatementResult } from './one-statement-append.js';
+import { appendInOneStatement, type ClaimConditions, type OneStatementResult } from './one-statement-append.js';
 import { EVENT_PAYLOADS, EVENT_VERSIONS, isEventType, type EventDraft, type EventType, type SessionEvent } from './event-types.js';
 
 export interface EventQuery<T extends EventType = EventType> {
@@ -26,10 +26,10 @@ export type AppendListener = (events: readonly SessionEvent[]) => void;
 export type AppendEffects = (transaction: Transaction<Database>, events: readonly SessionEvent[]) => Promise<void>;
 
 /**
- * A worker's claim that must be current for an append to commit: the node and token of its row in
- * `node_claims`, and the check that throws the claim's own error when it is not.
+ * A worker's claims that must be current for an append to commit: the node and token of each one's
+ * row in `node_claims`, and the check that throws the claim's own error when one is not.
  */
-export interface AppendFence extends ClaimCondition {
+export interface AppendFence extends ClaimConditions {
   check(transaction: Transaction<Database>): Promise<void>;
 }
 

@@ -21,19 +21,24 @@ export interface ClaimCondition {
   readonly token: number;
 }
 
-/** What one statement stored: each row's seq and payload as the store wrote it, in order; or `refused` when the claim was not current. */
+/** Claims that must all be current for the rows to go in (a worker's appends for several nodes it claimed together). */
+export interface ClaimConditions {
+  readonly claims: readonly ClaimCondition[];
+}
+
+/** What one statement stored: each row's seq and payload as the store wrote it, in order; or `refused` when a claim was not current. */
 export type OneStatementResult = { readonly refused: true } | { readonly refused: false; readonly stored: readonly { readonly seq: number; readonly payload: string }[] };
 
 /**
  * PostgreSQL: appends `rows` (all of one run) in one autocommitted statement, taking the next seqs
  * as `max(seq) + 1…` of the rows it sees: no transaction, no lock held across round trips, so the
- * run's other writers never wait on this process. With `claim`, the statement locks the claim's
- * row (`FOR UPDATE`, to its commit) and inserts nothing unless the claim is still current — the
- * same fence as a transaction that checks it. Two statements that take the same seq meet on the
+ * run's other writers never wait on this process. With `fence`, the statement locks its claims'
+ * rows (`FOR UPDATE`, to its commit) and inserts nothing unless every claim is still current —
+ * the same fence as a transaction that checks them. Two statements that take the same seq meet on the
  * primary key: the later one fails with a unique violation (the caller tries again), so a seq
  * becomes visible only after every seq before it has committed.
  */
-export async function appendInOneStatement(db: Kysely<Database>, rows: readonly AppendRow[], claim?: ClaimCondition): Promise<OneStatementResult> {
+export async function appendInOneStatement(db: Kysely<Database>, rows: readonly AppendRow[], fence?: ClaimConditions): Promise<OneStatementResult> {
   const runId = rows[0]!.run_id;
   const values = sql.join(
     rows.map(
@@ -41,16 +46,17 @@ export async function appendInOneStatement(db: Kysely<Database>, rows: readonly 
         sql`(${index}::integer, ${row.node_id}::text, ${row.turn}::integer, ${row.step}::integer, ${row.type}::text, ${row.payload}::text, ${row.surface_op}::text, ${row.source_event_seqs}::text, ${row.created_at}::text, ${row.version}::integer)`,
     ),
   );
-  const fence =
-    claim === undefined
+  const claims = fence?.claims ?? [];
+  const held =
+    claims.length === 0
       ? sql``
-      : sql`, fence as (select 1 from node_claims where run_id = ${runId} and node_id = ${claim.nodeId} and token = ${claim.token} and released_at is null for update)`;
+      : sql`, fence as (select 1 from node_claims where run_id = ${runId} and (${sql.join(claims.map((claim) => sql`(node_id = ${claim.nodeId} and token = ${claim.token})`), sql` or `)}) and released_at is null for update)`;
   const result = await sql<{ seq: number | string; payload: string }>`
-    with next as (select coalesce(max(seq), 0) as seq from events where run_id = ${runId})${fence}
+    with next as (select coalesce(max(seq), 0) as seq from events where run_id = ${runId})${held}
     insert into events (run_id, seq, node_id, turn, step, type, payload, surface_op, source_event_seqs, created_at, version)
     select ${runId}::text, next.seq + 1 + v.ord, v.node_id, v.turn, v.step, v.type, v.payload, v.surface_op, v.source_event_seqs, v.created_at, v.version
     from (values ${values}) as v(ord, node_id, turn, step, type, payload, surface_op, source_event_seqs, created_at, version)
-    cross join next${claim === undefined ? sql`` : sql` cross join fence`}
+    cross join next${claims.length === 0 ? sql`` : sql` where (select count(*) from fence) = ${claims.length}`}
     returning seq, payload`.execute(db);
   if (result.rows.length === 0) return { refused: true };
   const stored = result.rows.map((row) => ({ seq: Number(row.seq), payload: row.payload })).sort((a, b) => a.seq - b.seq);

@@ -68,10 +68,30 @@ describe.skipIf(postgresUrl === '')('node jobs left locked by a killed worker', 
       await lockAsDead(url, 'r-1:edit-ab:1:0:1');
       const [taker] = await query<{ id: string }>(url, 'SELECT id FROM graphile_worker.jobs WHERE key = $1', ['r-1:edit-a:1:1:2']);
 
-      expect(await queue.dropLeftoverNodeJobs('r-1', 'edit-a', taker!.id)).toBe(1);
+      expect(await queue.dropLeftoverNodeJobs('r-1', [{ nodeId: 'edit-a', jobId: taker!.id }])).toEqual(new Map([['edit-a', 1]]));
 
       const left = await query<{ key: string }>(url, 'SELECT key FROM graphile_worker.jobs ORDER BY key', []);
       expect(left.map((row) => row.key)).toEqual(['r-1:edit-a:1:1:2', 'r-1:edit-ab:1:0:1']);
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it('are dropped for several nodes taken together in one look-up, the kept jobs stay', async () => {
+    const url = await createDatabase(postgresUrl);
+    const queue = await createGraphileJobQueue(url);
+    try {
+      for (const [nodeId, dispatchKey] of [['edit-a', 'r-1:edit-a:1:0:1'], ['edit-a', 'r-1:edit-a:1:1:2'], ['edit-b', 'r-1:edit-b:1:0:1'], ['edit-b', 'r-1:edit-b:1:1:2'], ['edit-c', 'r-1:edit-c:1:0:1']] as const) {
+        await queue.enqueueNodes([{ runId: 'r-1', nodeId, attempt: 1, dispatchKey }]);
+      }
+      for (const key of ['r-1:edit-a:1:0:1', 'r-1:edit-b:1:0:1', 'r-1:edit-c:1:0:1']) await lockAsDead(url, key);
+      const takers = await query<{ id: string; key: string }>(url, 'SELECT id, key FROM graphile_worker.jobs WHERE key = ANY($1::text[]) ORDER BY key', [['r-1:edit-a:1:1:2', 'r-1:edit-b:1:1:2']]);
+
+      const dropped = await queue.dropLeftoverNodeJobs('r-1', takers.map((taker) => ({ nodeId: taker.key.split(':')[1]!, jobId: taker.id })));
+
+      expect(dropped).toEqual(new Map([['edit-a', 1], ['edit-b', 1]]));
+      const left = await query<{ key: string }>(url, 'SELECT key FROM graphile_worker.jobs ORDER BY key', []);
+      expect(left.map((row) => row.key)).toEqual(['r-1:edit-a:1:1:2', 'r-1:edit-b:1:1:2', 'r-1:edit-c:1:0:1']);
     } finally {
       await queue.close();
     }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EventLog, createRun, readEvents, type Store } from '../../../engine/index.js';
-import { ClaimExpiredError, NodeClaim, StaleClaimError, claimNode, readNodeClaim } from '../../../engine/dispatch/node-claim.js';
+import { ClaimExpiredError, NodeClaim, StaleClaimError, allClaimsFence, claimNode, claimNodes, readNodeClaim } from '../../../engine/dispatch/node-claim.js';
 import { contractStores } from '../../helpers/contract-stores.js';
 
 /** Fencing: a worker commits a node's outcome only while its claim's token is the node's current one. */
@@ -42,6 +42,33 @@ for (const backend of contractStores()) {
       const second = await claimed(run.id, 'host-b/2/bb');
       expect(second.token).toBe(first.token + 1);
       expect(await readNodeClaim(store.db, run.id, 'edit-a')).toMatchObject({ worker: 'host-b/2/bb', token: second.token });
+    });
+
+    it('several nodes claimed at once: the free and the expired are taken, a live one is left to its holder', async () => {
+      const run = await createRun(store.db, { task: 'fencing', workspace: '/repo', mode: 'plan' });
+      await claimed(run.id, 'host-b/2/bb');
+      expect(await claimNode(store.db, run.id, 'edit-b', { worker: 'host-b/2/bb', ttlMs: 1 })).toBeInstanceOf(NodeClaim);
+      await store.db.updateTable('node_claims').set({ expires_at: new Date(0).toISOString() }).where('node_id', '=', 'edit-b').execute();
+
+      const claims = await claimNodes(store.db, run.id, ['edit-c', 'edit-a', 'edit-b'], { worker: 'host-a/1/aa', ttlMs: 60_000 });
+
+      expect(claims.get('edit-a')).toMatchObject({ worker: 'host-b/2/bb', alive: true });
+      expect([claims.get('edit-b'), claims.get('edit-c')].map((claim) => (claim instanceof NodeClaim ? claim.token : undefined))).toEqual([2, 1]);
+      expect(await readNodeClaim(store.db, run.id, 'edit-b')).toMatchObject({ worker: 'host-a/1/aa', token: 2 });
+    });
+
+    it('an append fenced by several claims stores nothing unless every one is current', async () => {
+      const run = await createRun(store.db, { task: 'fencing', workspace: '/repo', mode: 'plan' });
+      const log = new EventLog(store.db, run.id);
+      const both = await claimNodes(store.db, run.id, ['edit-a', 'edit-b'], { worker: 'host-a/1/aa', ttlMs: 60_000 });
+      const [a, b] = [both.get('edit-a'), both.get('edit-b')] as NodeClaim[];
+      const message = (nodeId: string) => ({ type: 'user/message' as const, nodeId, payload: { content: `to ${nodeId}`, source: 'instruction' as const } });
+
+      await log.appendMany([message('edit-a'), message('edit-b')], { fence: allClaimsFence([a!, b!]) });
+      await b!.release();
+      await expect(log.appendMany([message('edit-a'), message('edit-b')], { fence: allClaimsFence([a!, b!]) })).rejects.toBeInstanceOf(StaleClaimError);
+
+      expect((await readEvents(store.db, run.id, { types: ['user/message'] })).map((event) => event.nodeId)).toEqual(['edit-a', 'edit-b']);
     });
 
     it('a commit with a stale token is refused and leaves no event; the current holder commits', async () => {

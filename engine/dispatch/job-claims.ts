@@ -1,0 +1,247 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/database.js';
+import { errorMessage } from '../errors.js';
+import { getRun, type RunRecord } from '../run/storage/run-store.js';
+import { NODE_TRANSITION_EVENT_TYPES } from '../run/storage/node-event.js';
+import { nodeStatesFromEvents } from '../run/views/node-states.js';
+import { EVENT_READ_COLUMNS, eventFromRow } from '../session/event-row.js';
+import type { EventDraft, SessionEvent } from '../session/event-types.js';
+import { runLog } from '../session/run-log.js';
+import type { JobQueue, NodeJob } from './job-queue.js';
+import { NodeClaim, allClaimsFence, claimNodes } from './node-claim.js';
+import { PendingResults } from './pending-results.js';
+
+/** What a job's claim came to: its node is this worker's, the run running and the attempt current, `attempt/claimed` stored. */
+export interface ClaimedJob {
+  readonly claim: NodeClaim;
+  readonly run: RunRecord;
+  /** Settles once the jobs of the node left locked by a dead process are dropped (never rejects). */
+  readonly leftoversDropped: Promise<void>;
+}
+
+export interface JobClaimsContext {
+  readonly db: Kysely<Database>;
+  readonly queue: JobQueue;
+  readonly worker: string;
+  readonly claimTtlMs?: number;
+  readonly report?: (line: string) => void;
+}
+
+interface Taking {
+  readonly job: NodeJob;
+  readonly queuedId: string | undefined;
+  resolve(claimed: ClaimedJob | undefined): void;
+  reject(error: unknown): void;
+}
+
+interface Claimed {
+  readonly taking: Taking;
+  readonly claim: NodeClaim;
+}
+
+interface CheckedRound {
+  readonly run: RunRecord;
+  readonly going: readonly Claimed[];
+}
+
+/** A claim not handed to its job: released (its renewals stop), then the job hears it was skipped (`undefined`) or why it failed. */
+function letGo({ taking, claim }: Claimed, error: unknown): void {
+  void claim
+    .release()
+    .catch(() => undefined)
+    .then(() => (error === undefined ? taking.resolve(undefined) : taking.reject(error)));
+}
+
+/**
+ * A worker's claims of the jobs it takes, in rounds. A wide stage reaches a worker as many jobs
+ * within a few milliseconds; one by one, each took a claim statement, two reads, a look-up of
+ * leftover jobs and a fenced append, some 150 statements for 30 nodes on the store's pool, the
+ * appends racing for the run's next seq. A job taken while no round is in flight starts one at
+ * once; the jobs taken meanwhile go together in the next: per run, one claim statement, one read
+ * of the run and one of the nodes' transitions, one look-up of leftover jobs, and one append of
+ * their `attempt/claimed` fenced by all their claims (one by one, each with its own fence, only if
+ * that one is refused). Every guarantee of a single claim holds per node: claimed first, then
+ * checked; a stale claim stores nothing.
+ */
+export class JobClaims {
+  readonly #context: JobClaimsContext;
+  #waiting: Taking[] = [];
+  #claiming = false;
+  /** The last round's append: the next one goes after it. */
+  #appending: Promise<void> = Promise.resolve();
+
+  constructor(context: JobClaimsContext) {
+    this.#context = context;
+  }
+
+  /**
+   * Claims the job's node and records `attempt/claimed`; undefined when the job is not to run (its
+   * node is another live worker's, the run is not running, the attempt is not current). Throws
+   * the fence's error when the claim was lost before its event was stored.
+   */
+  take(job: NodeJob, queuedId?: string): Promise<ClaimedJob | undefined> {
+    const claimed = new Promise<ClaimedJob | undefined>((resolve, reject) => this.#waiting.push({ job, queuedId, resolve, reject }));
+    if (!this.#claiming) void this.#claimWaiting();
+    return claimed;
+  }
+
+  async #claimWaiting(): Promise<void> {
+    this.#claiming = true;
+    try {
+      while (this.#waiting.length > 0) {
+        const round = takeRound(this.#waiting);
+        const runIds = [...new Set(round.map((taking) => taking.job.runId))];
+        await Promise.all(
+          runIds.map(async (runId) => {
+            const checked = await this.#claimAndCheck(runId, round.filter((taking) => taking.job.runId === runId));
+            // The round's append goes after the previous round's (not racing it for the run's next seq); the next round claims meanwhile.
+            if (checked !== undefined) this.#appending = this.#appending.then(() => this.#appendRound(runId, checked));
+          }),
+        );
+      }
+    } finally {
+      this.#claiming = false;
+    }
+  }
+
+  /** The round's claims, then its checks: the nodes that go on to their `attempt/claimed`; every other job is settled here. */
+  async #claimAndCheck(runId: string, takings: readonly Taking[]): Promise<CheckedRound | undefined> {
+    const { db, worker, claimTtlMs } = this.#context;
+    const claimed: Claimed[] = [];
+    try {
+      const claims = await claimNodes(db, runId, takings.map((taking) => taking.job.nodeId), { worker, ...(claimTtlMs === undefined ? {} : { ttlMs: claimTtlMs }) });
+      for (const taking of takings) {
+        const claim = claims.get(taking.job.nodeId);
+        if (claim instanceof NodeClaim) claimed.push({ taking, claim: claim.keepAlive() });
+        else taking.resolve(undefined);
+      }
+      if (claimed.length === 0) return undefined;
+      // The claims first, then the checks: once the node is ours, an attempt found current (started, no outcome committed) stays current until this worker commits one.
+      const [run, current] = await Promise.all([getRun(db, runId), currentAttempts(db, runId, claimed.map((entry) => entry.taking.job))]);
+      const going = claimed.filter((entry) => run.status === 'running' && current.has(entry.taking.job.nodeId));
+      for (const entry of claimed) if (!going.includes(entry)) letGo(entry, undefined);
+      return going.length === 0 ? undefined : { run, going };
+    } catch (error) {
+      const held = new Set(claimed.map((entry) => entry.taking));
+      for (const taking of takings) if (!held.has(taking)) taking.reject(error);
+      for (const entry of claimed) letGo(entry, error);
+      return undefined;
+    }
+  }
+
+  /** Drops the nodes' leftover jobs and appends their `attempt/claimed`; hands each stored one its claim. Never rejects. */
+  async #appendRound(runId: string, { run, going }: CheckedRound): Promise<void> {
+    // Jobs of these nodes that a dead process still holds locked (it lost the node, or never
+    // claimed it) are dropped, not left behind: beside the append, not holding up the next round;
+    // each job waits for it before its work.
+    const leftoversDropped = this.#dropLeftoverJobs(runId, going.map((entry) => entry.taking));
+    const { stored, refused } = await this.#appendClaimed(runId, going);
+    for (const { taking, claim } of stored) taking.resolve({ claim, run, leftoversDropped });
+    for (const [entry, error] of refused) letGo(entry, error);
+  }
+
+  /**
+   * The `attempt/claimed` of every node in one append fenced by all their claims; when it is
+   * refused, one by one, each with its own fence: a node whose claim was lost fails alone.
+   */
+  async #appendClaimed(runId: string, going: readonly Claimed[]): Promise<{ stored: Claimed[]; refused: Map<Claimed, unknown> }> {
+    const log = runLog(this.#context.db, runId);
+    const { worker } = this.#context;
+    const draft = ({ taking, claim }: Claimed): EventDraft<'attempt/claimed'> => ({
+      type: 'attempt/claimed',
+      nodeId: taking.job.nodeId,
+      payload: { attempt: taking.job.attempt, token: claim.token, worker, pid: process.pid, host: worker.split('/')[0] ?? worker },
+    });
+    const refused = new Map<Claimed, unknown>();
+    if (going.length > 1) {
+      const together = await log.appendMany(going.map(draft), { fence: allClaimsFence(going.map((entry) => entry.claim)) }).then(
+        () => true,
+        () => false,
+      );
+      if (together) return { stored: [...going], refused };
+    }
+    const stored: Claimed[] = [];
+    await Promise.all(
+      going.map(async (entry) => {
+        try {
+          await log.append(draft(entry), { fence: entry.claim.appendFence() });
+          stored.push(entry);
+        } catch (error) {
+          refused.set(entry, error);
+        }
+      }),
+    );
+    return { stored, refused };
+  }
+
+  async #dropLeftoverJobs(runId: string, takings: readonly Taking[]): Promise<void> {
+    const kept = takings.flatMap((taking) => (taking.queuedId === undefined ? [] : [{ nodeId: taking.job.nodeId, jobId: taking.queuedId }]));
+    if (kept.length === 0) return;
+    try {
+      const dropped = await this.#context.queue.dropLeftoverNodeJobs(runId, kept);
+      for (const [nodeId, count] of dropped) this.#context.report?.(`${nodeId} (run ${runId}): dropped ${count} job(s) of it left locked by a worker that lost the node`);
+    } catch (error) {
+      this.#context.report?.(`run ${runId}: leftover jobs not dropped: ${errorMessage(error)}`);
+    }
+  }
+}
+
+/** The waiting jobs the next round takes, oldest first: each node once (a second job of a node waits for the next round). */
+function takeRound(waiting: Taking[]): Taking[] {
+  const seen = new Set<string>();
+  const round: Taking[] = [];
+  const later: Taking[] = [];
+  for (const taking of waiting.splice(0)) {
+    const key = `${taking.job.runId}\u0000${taking.job.nodeId}`;
+    (seen.has(key) ? later : round).push(taking);
+    seen.add(key);
+  }
+  waiting.push(...later);
+  return round;
+}
+
+/**
+ * How long a worker that claimed a node waits for the job's attempt to be recorded: the scheduler
+ * queues a node while it stores its `node/started` (ms).
+ */
+const STARTED_WAIT_MS = 2_000;
+const CURRENT_ATTEMPT_EVENT_TYPES = [...NODE_TRANSITION_EVENT_TYPES, 'attempt/finished'] as const;
+
+/**
+ * The nodes whose job's attempt is the node's current one: started, not yet settled, no outcome
+ * committed for it. An attempt not recorded yet is waited for (`STARTED_WAIT_MS`), then taken as
+ * never begun. One read of all the nodes' transitions per look.
+ */
+async function currentAttempts(db: Kysely<Database>, runId: string, jobs: readonly NodeJob[]): Promise<Set<string>> {
+  const current = new Set<string>();
+  const startedBy = performance.now() + STARTED_WAIT_MS;
+  let open = jobs;
+  for (let pause = 2; open.length > 0; pause = Math.min(pause * 2, 100)) {
+    const events = await readNodesEvents(db, runId, open.map((job) => job.nodeId));
+    const states = nodeStatesFromEvents(events);
+    const pending = new PendingResults().fold(events);
+    const late = performance.now() >= startedBy;
+    open = open.filter((job) => {
+      const state = states.get(job.nodeId);
+      if ((state?.attempts ?? 0) < job.attempt && !late) return true;
+      if (state?.status === 'running' && state.attempts === job.attempt && !pending.has(job.nodeId)) current.add(job.nodeId);
+      return false;
+    });
+    if (open.length > 0) await sleep(pause);
+  }
+  return current;
+}
+
+/** The transitions and committed outcomes of these nodes, in seq order. */
+async function readNodesEvents(db: Kysely<Database>, runId: string, nodeIds: readonly string[]): Promise<SessionEvent[]> {
+  const rows = await db
+    .selectFrom('events')
+    .select(EVENT_READ_COLUMNS)
+    .where('run_id', '=', runId)
+    .where('node_id', 'in', [...nodeIds])
+    .where('type', 'in', [...CURRENT_ATTEMPT_EVENT_TYPES])
+    .orderBy('seq')
+    .execute();
+  return rows.map((row) => eventFromRow(runId, row));
+}

@@ -1,0 +1,94 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EventLog, createRun, readEvents, type Store } from '../../../engine/index.js';
+import { JobClaims } from '../../../engine/dispatch/job-claims.js';
+import type { JobQueue, NodeJob } from '../../../engine/dispatch/job-queue.js';
+import { NodeClaim, StaleClaimError, claimNode, readNodeClaim } from '../../../engine/dispatch/node-claim.js';
+import { contractStores } from '../../helpers/contract-stores.js';
+
+/** A worker's jobs taken together are claimed together: one round of statements, every claim's guarantees per node. */
+for (const backend of contractStores()) {
+  describe.skipIf(!backend.available)(`jobs claimed in rounds on ${backend.name}`, () => {
+    let store: Store;
+    let cleanup: () => Promise<void>;
+    beforeEach(async () => ({ store, cleanup } = await backend.open()));
+    afterEach(async () => cleanup());
+
+    /** The queue's side: only the look-up of leftover jobs is used, and recorded. */
+    function recordingQueue(): JobQueue & { dropLookUps: string[][] } {
+      const dropLookUps: string[][] = [];
+      return {
+        dropLookUps,
+        enqueueNodes: async () => undefined,
+        lockedSince: async () => new Map(),
+        dropLeftoverNodeJobs: async (_runId, kept) => {
+          dropLookUps.push(kept.map((job) => job.nodeId));
+          return new Map();
+        },
+        close: async () => undefined,
+      };
+    }
+
+    async function runningRun(started: readonly string[]): Promise<{ runId: string; log: EventLog }> {
+      const run = await createRun(store.db, { task: 'claims', workspace: '/repo', mode: 'plan' });
+      await store.db.updateTable('runs').set({ status: 'running' }).where('id', '=', run.id).execute();
+      const log = new EventLog(store.db, run.id);
+      await log.appendMany(started.map((nodeId) => ({ type: 'node/started', nodeId, payload: { attempt: 1 } })));
+      return { runId: run.id, log };
+    }
+
+    const job = (runId: string, nodeId: string, attempt = 1): NodeJob => ({ runId, nodeId, attempt, dispatchKey: `${runId}:${nodeId}:${attempt}:0:1` });
+
+    it('a stage taken at once: each current node claimed and its attempt/claimed stored together; the rest skipped, their claims let go', async () => {
+      const { runId, log } = await runningRun(['read-a', 'read-b', 'read-c', 'held', 'old']);
+      await log.append({ type: 'node/started', nodeId: 'old', payload: { attempt: 2 } });
+      const other = await claimNode(store.db, runId, 'held', { worker: 'host-b/2/bb', ttlMs: 60_000 });
+      expect(other).toBeInstanceOf(NodeClaim);
+      const queue = recordingQueue();
+      const claims = new JobClaims({ db: store.db, queue, worker: 'host-a/1/aa', claimTtlMs: 60_000 });
+
+      const taken = await Promise.all([
+        claims.take(job(runId, 'read-a'), '11'),
+        claims.take(job(runId, 'read-b'), '12'),
+        claims.take(job(runId, 'read-c'), '13'),
+        claims.take(job(runId, 'held'), '14'),
+        // A job of the node's first attempt, when its second has started: not current.
+        claims.take(job(runId, 'old', 1), '15'),
+      ]);
+
+      expect(taken.map((claimed) => claimed?.claim.nodeId)).toEqual(['read-a', 'read-b', 'read-c', undefined, undefined]);
+      const claimedEvents = await readEvents(store.db, runId, { types: ['attempt/claimed'] });
+      expect(claimedEvents.map((event) => event.nodeId).sort()).toEqual(['read-a', 'read-b', 'read-c']);
+      // The first job went alone; the ones taken while it was in flight went in one append.
+      expect(claimedEvents.at(-1)!.seq - claimedEvents.at(-2)!.seq).toBe(1);
+      expect(claimedEvents.map((event) => event.payload.token)).toEqual([1, 1, 1]);
+      expect(await readNodeClaim(store.db, runId, 'held')).toMatchObject({ worker: 'host-b/2/bb', alive: true });
+      expect(await readNodeClaim(store.db, runId, 'old')).toMatchObject({ worker: 'host-a/1/aa', alive: false });
+      expect(queue.dropLookUps.flat().sort()).toEqual(['read-a', 'read-b', 'read-c']);
+      expect(queue.dropLookUps.length).toBeLessThan(3);
+      for (const claimed of taken) await claimed?.claim.release();
+    });
+
+    it('a node whose claim is lost before its attempt/claimed is stored fails alone; the others of its round are stored', async () => {
+      const { runId, log } = await runningRun(['edit-a', 'edit-b']);
+      const claims = new JobClaims({ db: store.db, queue: recordingQueue(), worker: 'host-a/1/aa', claimTtlMs: 60_000 });
+      // `late`'s attempt is not stored yet: the round waits for it in its checks, holding all three claims.
+      const taking = [job(runId, 'edit-a'), job(runId, 'edit-b'), job(runId, 'late')].map((each) => claims.take(each).then((claimed) => claimed, (error: unknown) => error));
+      for (const deadline = Date.now() + 5_000; (await readNodeClaim(store.db, runId, 'late'))?.worker !== 'host-a/1/aa'; ) {
+        if (Date.now() > deadline) throw new Error('the round never claimed its nodes');
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      // Meanwhile edit-b's claim runs out and another worker takes the node.
+      await store.db.updateTable('node_claims').set({ expires_at: new Date(0).toISOString() }).where('node_id', '=', 'edit-b').execute();
+      expect(await claimNode(store.db, runId, 'edit-b', { worker: 'host-b/2/bb', ttlMs: 60_000 })).toBeInstanceOf(NodeClaim);
+      await log.append({ type: 'node/started', nodeId: 'late', payload: { attempt: 1 } });
+
+      const [a, b, late] = await Promise.all(taking);
+
+      expect(b).toBeInstanceOf(StaleClaimError);
+      expect([a, late].map((claimed) => (claimed as { claim: NodeClaim }).claim.nodeId)).toEqual(['edit-a', 'late']);
+      const claimedEvents = await readEvents(store.db, runId, { types: ['attempt/claimed'] });
+      expect(claimedEvents.map((event) => event.nodeId).sort()).toEqual(['edit-a', 'late']);
+      for (const claimed of [a, late]) await (claimed as { claim: NodeClaim }).claim.release();
+    });
+  });
+}
