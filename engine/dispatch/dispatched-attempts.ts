@@ -158,9 +158,15 @@ export class DispatchedAttempts implements RemoteAttempts {
   async #pass(): Promise<void> {
     if (this.#waiting.size === 0) return;
     const { db, runId, queue } = this.#options;
-    const nodeIds = [...this.#waiting.keys()];
+    // Nodes just handed over go on the queue at once, before the reads below: no worker can have
+    // claimed them yet (a worker that takes one checks the attempt itself), and their claim's
+    // token is learnt from the worker that claims them, if it dies.
+    const fresh = [...this.#waiting].filter(([nodeId, waiter]) => waiter.dispatches === 0 && !this.#pending.has(nodeId));
+    await queue.enqueueNodes(fresh.map(([nodeId, waiter]) => this.#dispatch(nodeId, waiter, undefined)));
+    const nodeIds = [...this.#waiting.keys()].filter((nodeId) => !fresh.some(([freshId]) => freshId === nodeId));
+    if (nodeIds.length === 0) return;
     // The queue before the claims: a job gone or locked here was claimed, if at all, before the claims are read.
-    const queued = [...this.#waiting.values()].flatMap((waiter) => (waiter.dispatchKey === undefined ? [] : [waiter.dispatchKey]));
+    const queued = nodeIds.flatMap((nodeId) => this.#waiting.get(nodeId)?.dispatchKey ?? []);
     const jobs = await queue.lockedSince(queued);
     const claims = await readNodeClaims(db, runId, nodeIds);
     await this.#settle();
@@ -170,15 +176,23 @@ export class DispatchedAttempts implements RemoteAttempts {
       if (waiter === undefined) continue;
       const claim = claims.get(nodeId);
       const token = claim?.token ?? 0;
-      const inQueue = waiter.dispatchedAtToken !== undefined && token === waiter.dispatchedAtToken && this.#stillQueued(waiter, jobs);
+      // Its last job still stands for it unless a worker claimed the node since (a higher token: that worker died, its claim not alive).
+      const unclaimedSince = waiter.dispatchedAtToken === undefined || token === waiter.dispatchedAtToken;
+      const inQueue = unclaimedSince && this.#stillQueued(waiter, jobs);
       if (claim?.alive === true || inQueue) continue;
-      waiter.dispatches += 1;
-      waiter.dispatchedAtToken = token;
-      waiter.dispatchKey = `${nodeJobKeyPrefix(runId, nodeId)}${waiter.attempt}:${token}:${waiter.dispatches}`;
-      enqueued.push({ runId, nodeId, attempt: waiter.attempt, dispatchKey: waiter.dispatchKey });
+      enqueued.push(this.#dispatch(nodeId, waiter, token));
     }
     // The nodes of one pass go on the queue in one write (a wide stage is not queued one by one).
     await queue.enqueueNodes(enqueued);
+  }
+
+  /** The node's next job; `token`: its claim's token now, when known. */
+  #dispatch(nodeId: string, waiter: Waiter, token: number | undefined): NodeJob {
+    const { runId } = this.#options;
+    waiter.dispatches += 1;
+    waiter.dispatchedAtToken = token;
+    waiter.dispatchKey = `${nodeJobKeyPrefix(runId, nodeId)}${waiter.attempt}:${token ?? 'new'}:${waiter.dispatches}`;
+    return { runId, nodeId, attempt: waiter.attempt, dispatchKey: waiter.dispatchKey };
   }
 
   /** Reads the new outcomes, and hands each waiting node its own. */
@@ -215,7 +229,10 @@ export class DispatchedAttempts implements RemoteAttempts {
 
 interface Waiter {
   readonly attempt: number;
-  /** The node's claim token when it was last put on the queue: a higher dead token means the worker that took it died. */
+  /**
+   * The node's claim token when it was last put on the queue (undefined when not read: put on the
+   * queue as it was handed over): a higher dead token means the worker that took it died.
+   */
   dispatchedAtToken: number | undefined;
   /** The key of its last job on the queue. */
   dispatchKey?: string;

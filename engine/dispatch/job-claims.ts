@@ -206,6 +206,8 @@ function takeRound(waiting: Taking[]): Taking[] {
  * queues a node while it stores its `node/started` (ms).
  */
 const STARTED_WAIT_MS = 2_000;
+/** The longest pause between two looks for it (ms). */
+const RECHECK_PAUSE_MS = 10;
 const CURRENT_ATTEMPT_EVENT_TYPES = [...NODE_TRANSITION_EVENT_TYPES, 'attempt/finished'] as const;
 
 /**
@@ -217,7 +219,8 @@ async function currentAttempts(db: Kysely<Database>, runId: string, jobs: readon
   const current = new Set<string>();
   const startedBy = performance.now() + STARTED_WAIT_MS;
   let open = jobs;
-  for (let pause = 2; open.length > 0; pause = Math.min(pause * 2, 100)) {
+  // Short pauses: the scheduler's write is usually tens of milliseconds away, and the node's hop waits for every one.
+  for (let pause = 2; open.length > 0; pause = Math.min(pause * 2, RECHECK_PAUSE_MS)) {
     const events = await readNodesEvents(db, runId, open.map((job) => job.nodeId));
     const states = nodeStatesFromEvents(events);
     const pending = new PendingResults().fold(events);

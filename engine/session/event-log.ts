@@ -166,9 +166,7 @@ export class EventLog {
         const work = async (transaction: Kysely<Database>): Promise<SessionEvent[]> => {
           if (this.#serialises && fence !== undefined) await fence.check(transaction as Transaction<Database>);
           if (this.#serialises) await lockRunAppends(transaction, this.runId);
-          // The first insert takes the write lock and the next seq; the rest follow it in one statement.
-          const first = await insertEvent(transaction, rows[0]!);
-          const inserted = [first, ...(await insertFollowing(transaction, rows.slice(1), first.seq))];
+          const inserted = this.#serialises ? await insertAllPostgres(transaction, rows) : await insertAllSqlite(transaction, rows);
           if (!this.#serialises && fence !== undefined) await fence.check(transaction as Transaction<Database>);
           let offset = 0;
           for (const { rows: own, effects } of appends) {
@@ -222,6 +220,19 @@ export class EventLog {
       version: EVENT_VERSIONS[draft.type],
     };
   }
+}
+
+/** SQLite: the first insert takes the write lock and the next seq; the rest follow it in a few multi-row statements. */
+async function insertAllSqlite(db: Kysely<Database>, rows: readonly PendingRow[]): Promise<SessionEvent[]> {
+  const first = await insertEvent(db, rows[0]!);
+  return [first, ...(await insertFollowing(db, rows.slice(1), first.seq))];
+}
+
+/** PostgreSQL, under the run's append lock: every row in one statement (a wide stage's starts were six). */
+async function insertAllPostgres(db: Kysely<Database>, rows: readonly PendingRow[]): Promise<SessionEvent[]> {
+  const result = await appendInOneStatement(db, rows);
+  if (result.refused) throw new Error('an append without a fence was refused');
+  return result.stored.map((inserted, index) => eventFromDraftRow(asStored(rows[index]!, inserted.payload), inserted.seq));
 }
 
 /** `first`, then `second`, in one transaction (either may be absent). */

@@ -49,6 +49,15 @@ export interface ProjectionContext<R> {
  * projection, in one transaction (what a schedule's `onTransitions` does).
  */
 export async function appendNodeTransitions<R>(log: EventLog, changes: readonly NodeTransition<R>[], context: ProjectionContext<R>): Promise<void> {
+  if (!changes.some((change) => SETTLING_KINDS.has(change.kind))) {
+    // Starts, readies, retries and resets write no row: their events alone, without a transaction
+    // (PostgreSQL: one statement, grouped with the process's other appends). A wide stage's
+    // starts were a transaction of some ten round trips that its workers waited for.
+    const drafts = nodeTransitionDrafts(changes, context.describe);
+    const events = drafts.length === 0 ? [] : await log.appendMany(drafts);
+    await writeNodeProjection(log.db, log.runId, changes, { ...context, at: events.at(-1)?.createdAt ?? new Date().toISOString() });
+    return;
+  }
   await log.appendMany(nodeTransitionDrafts(changes, context.describe), {
     effects: (transaction, events) => writeNodeProjection(transaction, log.runId, changes, { ...context, at: events.at(-1)?.createdAt ?? new Date().toISOString() }),
   });
@@ -106,6 +115,9 @@ export async function writeNodeProjection<R>(
   // one statement may not touch a row twice, so these go one by one, in order.
   for (const { upsert, row } of inOrder) await upsert(1).executeInOrder(db, row);
 }
+
+/** The transitions that write a `nodes` row (`writeNodeProjection`). */
+const SETTLING_KINDS: ReadonlySet<NodeTransition<unknown>['kind']> = new Set(['succeeded', 'failed', 'cancelled', 'skipped']);
 
 const ZERO_TOTALS: NodeTotals = { input: 0, output: 0, cacheHit: 0, reasoning: 0, costUsd: 0 };
 

@@ -1,0 +1,64 @@
+import type { KyselyPlugin } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DispatchedAttempts } from '../../../engine/dispatch/dispatched-attempts.js';
+import type { JobQueue, NodeJob } from '../../../engine/dispatch/job-queue.js';
+import { createRun, type Store } from '../../../engine/index.js';
+import { openTempStore } from '../../helpers/temp-store.js';
+import { until } from './fleet-harness.js';
+
+/** The scheduler's side of dispatch: when a started node goes on the queue, and when it goes again. */
+describe('dispatched attempts', () => {
+  let store: Store;
+  let cleanup: () => Promise<void>;
+  beforeEach(async () => ({ store, cleanup } = await openTempStore()));
+  afterEach(async () => cleanup());
+
+  it('a node handed over goes on the queue before anything is read; again only once its job is gone and no worker holds it', async () => {
+    const statements: string[] = [];
+    const recording: KyselyPlugin = {
+      transformQuery: ({ node }) => {
+        statements.push(node.kind);
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    };
+    const db = store.db.withPlugin(recording);
+    const run = await createRun(db, { task: 'dispatch', workspace: '/repo', mode: 'plan' });
+    const enqueued: { jobs: NodeJob[]; statementsBefore: number }[] = [];
+    let waitingJobs = new Map<string, Date | null>();
+    const queue: JobQueue = {
+      enqueueNodes: async (jobs) => {
+        if (jobs.length > 0) enqueued.push({ jobs: [...jobs], statementsBefore: statements.length });
+      },
+      lockedSince: async (keys) => new Map([...waitingJobs].filter(([key]) => keys.includes(key))),
+      dropLeftoverNodeJobs: async () => new Map(),
+      close: async () => undefined,
+    };
+    // No poll in this story: each pass is asked for.
+    const attempts = await new DispatchedAttempts({ db, runId: run.id, queue, pollMs: 600_000 }).open();
+    try {
+      const handedOverAt = statements.length;
+      void attempts.execute('edit-a', { attempt: 1, signal: new AbortController().signal, durable: Promise.resolve(), planVersion: 1 });
+      await until('the node on the queue', async () => enqueued.length === 1, 5_000, []);
+      expect(enqueued[0]!.statementsBefore).toBe(handedOverAt);
+      const firstKey = enqueued[0]!.jobs[0]!.dispatchKey;
+
+      // Its job waits in the queue: a pass leaves it there.
+      waitingJobs = new Map([[firstKey, null]]);
+      const beforePass = statements.length;
+      attempts.wake();
+      await until('a pass over the waiting node', async () => statements.length > beforePass + 1, 5_000, []);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(enqueued).toHaveLength(1);
+
+      // The job is gone (its worker failed before claiming), and no claim holds the node: queued again, under a new key.
+      waitingJobs = new Map();
+      attempts.wake();
+      await until('the node queued again', async () => enqueued.length === 2, 5_000, []);
+      expect(enqueued[1]!.jobs[0]).toMatchObject({ nodeId: 'edit-a', attempt: 1 });
+      expect(enqueued[1]!.jobs[0]!.dispatchKey).not.toBe(firstKey);
+    } finally {
+      await attempts.close();
+    }
+  });
+});
