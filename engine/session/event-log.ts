@@ -3,7 +3,8 @@ import { dialectOf } from '../../migrations/index.js';
 import type { Database } from '../db/database.js';
 import { InvalidEventError } from '../errors.js';
 import { asStored, insertEvent, insertFollowing, isUniqueViolation, MAX_SEQ_CONFLICT_RETRIES, type PendingRow } from './event-inserts.js';
-import { EVENT_READ_COLUMNS, eventFromDraftRow, eventFromRow } from './event-row.js';
+import { EVENT_READ_COLUMNS, eventFromDraftRow, eventFromRow, type EventReadRow } from './event-row.js';
+import { PreparedQuery } from '../db/prepared-query.js';
 import { GroupedAppends, type GroupedAppend } from './grouped-appends.js';
 import { appendInOneStatement, type ClaimConditions, type OneStatementResult } from './one-statement-append.js';
 import { EVENT_PAYLOADS, EVENT_VERSIONS, isEventType, type EventDraft, type EventType, type SessionEvent } from './event-types.js';
@@ -264,15 +265,38 @@ async function lockRunAppends(db: Kysely<Database>, runId: string): Promise<void
 
 
 export async function readEvents<T extends EventType = EventType>(db: Kysely<Database>, runId: string, query: EventQuery<T> = {}): Promise<SessionEvent<T>[]> {
-  let select = db.selectFrom('events').select(EVENT_READ_COLUMNS).where('run_id', '=', runId);
-  if (query.nodeId === null) select = select.where('node_id', 'is', null);
-  else if (query.nodeId !== undefined) select = select.where('node_id', '=', query.nodeId);
-  if (query.types !== undefined && query.types.length > 0) select = select.where('type', 'in', [...query.types]);
-  if (query.fromSeq !== undefined) select = select.where('seq', '>=', query.fromSeq);
-  if (query.toSeq !== undefined) select = select.where('seq', '<=', query.toSeq);
-  select = select.orderBy('seq');
-  if (query.limit !== undefined) select = select.limit(query.limit);
-  const rows = await select.execute();
-  // The `type` filter above is what makes every row one of `T`.
+  const types = query.types ?? [];
+  const values: Record<string, unknown> = { run: runId, node: query.nodeId, from: query.fromSeq, to: query.toSeq, limit: query.limit };
+  for (const [index, type] of types.entries()) values[`type${index}`] = type;
+  const { rows } = await readQuery(query, types.length).execute<EventReadRow>(db, values);
+  // The `type` filter is what makes every row one of `T`.
   return rows.map((row) => eventFromRow(runId, row)) as SessionEvent<T>[];
 }
+
+/**
+ * The read of one shape of query (which filters it has, how many types), built once: a run's
+ * nodes read their steering and compaction state at every step, and building the same select
+ * each time cost as much as running it.
+ */
+function readQuery(query: EventQuery, typeCount: number): PreparedQuery<string> {
+  const node = query.nodeId === null ? 'null' : query.nodeId === undefined ? 'any' : 'one';
+  const shape = `${node}:${typeCount}:${query.fromSeq !== undefined}:${query.toSeq !== undefined}:${query.limit !== undefined}`;
+  let prepared = readQueries.get(shape);
+  if (prepared === undefined) {
+    prepared = new PreparedQuery<string>((db, param) => {
+      let select = db.selectFrom('events').select(EVENT_READ_COLUMNS).where('run_id', '=', param('run'));
+      if (node === 'null') select = select.where('node_id', 'is', null);
+      else if (node === 'one') select = select.where('node_id', '=', param('node'));
+      if (typeCount > 0) select = select.where('type', 'in', Array.from({ length: typeCount }, (_, index) => param(`type${index}`)));
+      if (query.fromSeq !== undefined) select = select.where('seq', '>=', param('from') as unknown as number);
+      if (query.toSeq !== undefined) select = select.where('seq', '<=', param('to') as unknown as number);
+      select = select.orderBy('seq');
+      if (query.limit !== undefined) select = select.limit(param('limit') as unknown as number);
+      return select;
+    });
+    readQueries.set(shape, prepared);
+  }
+  return prepared;
+}
+
+const readQueries = new Map<string, PreparedQuery<string>>();
