@@ -1,5 +1,6 @@
 import { NODE_TRANSITION_EVENT_TYPES } from '../storage/node-event.js';
 import type { SessionEvent } from '../../session/event-types.js';
+import { LayeredMap } from './layered-map.js';
 import { ZERO_TOKENS, type NodeView, type RunView } from './run-view-types.js';
 
 /** The run view's nodes: each node's transitions, usage and plan entry, folded one event at a time. */
@@ -114,8 +115,7 @@ export function updateNode(view: RunView, event: SessionEvent, update: (node: No
   const existing = view.nodes.get(event.nodeId);
   // A surface that is not a node of the plan (the planner during a replan) counts in the totals only.
   if (existing === undefined && view.planVersion !== null && !transition) return view;
-  const nodes = new Map(view.nodes);
-  nodes.set(event.nodeId, { ...update(existing ?? newNodeView(event.nodeId)), lastEventSeq: event.seq });
+  const nodes = LayeredMap.from(view.nodes).with(event.nodeId, { ...update(existing ?? newNodeView(event.nodeId)), lastEventSeq: event.seq });
   const order = existing === undefined ? [...view.order, event.nodeId] : view.order;
   return { ...view, nodes, order };
 }
