@@ -3,21 +3,12 @@ import { PreparedQuery } from '../db/prepared-query.js';
 import { parametersAsWritten } from '../db/written-parameters.js';
 import type { Database } from '../db/database.js';
 import { eventFromDraftRow } from './event-row.js';
+import type { AppendRow } from './one-statement-append.js';
 import type { SessionEvent } from './event-types.js';
 
-/** An event validated and serialised for the store, before it has a seq. */
-export interface PendingRow {
-  parsedPayload: unknown;
-  run_id: string;
-  node_id: string | null;
-  turn: number;
-  step: number;
-  type: string;
-  payload: string;
-  surface_op: string | null;
-  source_event_seqs: string | null;
-  created_at: string;
-  version: number;
+/** An event validated and serialised for the store, before it has a seq: the row, and its payload as parsed. */
+export interface PendingRow extends AppendRow {
+  readonly parsedPayload: unknown;
 }
 
 /** Unique-violation retries of an insert that took a seq another writer took first (PostgreSQL). */
@@ -56,7 +47,7 @@ interface StoredPayload {
 }
 
 /** `row` with the payload the store kept: the same row unless the store redacted a secret from it. */
-export function asStored(row: PendingRow, payload: string): PendingRow {
+function asStored(row: PendingRow, payload: string): PendingRow {
   if (payload === row.payload) return row;
   return { ...row, payload, parsedPayload: JSON.parse(payload) as unknown };
 }
@@ -152,3 +143,8 @@ const INSERT_NEXT_EVENT = new PreparedQuery<RowField>((db, param) =>
     )
     .returning(['seq', 'payload']),
 );
+
+/** The events a one-statement append stored: each row with its seq and the payload as the store wrote it. */
+export function storedEvents(rows: readonly PendingRow[], stored: readonly { readonly seq: number; readonly payload: string }[]): SessionEvent[] {
+  return stored.map((inserted, index) => eventFromDraftRow(asStored(rows[index]!, inserted.payload), inserted.seq));
+}

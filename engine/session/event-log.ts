@@ -2,8 +2,8 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { dialectOf } from '../../migrations/index.js';
 import type { Database } from '../db/database.js';
 import { InvalidEventError } from '../errors.js';
-import { asStored, insertEvent, insertFollowing, isUniqueViolation, MAX_SEQ_CONFLICT_RETRIES, type PendingRow } from './event-inserts.js';
-import { EVENT_READ_COLUMNS, eventFromDraftRow, eventFromRow, type EventReadRow } from './event-row.js';
+import { insertEvent, insertFollowing, isUniqueViolation, MAX_SEQ_CONFLICT_RETRIES, storedEvents, type PendingRow } from './event-inserts.js';
+import { EVENT_READ_COLUMNS, eventFromRow, type EventReadRow } from './event-row.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import { GroupedAppends, type GroupedAppend } from './grouped-appends.js';
 import { appendInOneStatement, type ClaimConditions, type OneStatementResult } from './one-statement-append.js';
@@ -122,7 +122,7 @@ export class EventLog {
     let stored: SessionEvent[] | undefined;
     if (fence === undefined && !this.#db.isTransaction) stored = await this.#grouped.add({ rows, ...(effects === undefined ? {} : { effects }) });
     else {
-      // PostgreSQL, nothing else to write with the events: one statement, no lock held between round trips.
+      // A fenced append on PostgreSQL with nothing else to write: one statement, no lock held between round trips.
       if (this.#serialises && effects === undefined && !this.#db.isTransaction) stored = await this.#appendInOneStatement(rows, fence);
       stored ??= await this.#appendInTransaction([{ rows, ...(effects === undefined ? {} : { effects }) }], fence);
     }
@@ -145,7 +145,7 @@ export class EventLog {
         await this.#db.transaction().execute((transaction) => fence!.check(transaction));
         continue;
       }
-      return result.stored.map((inserted, index) => eventFromDraftRow(asStored(rows[index]!, inserted.payload), inserted.seq));
+      return storedEvents(rows, result.stored);
     }
     return undefined;
   }
@@ -233,7 +233,7 @@ async function insertAllSqlite(db: Kysely<Database>, rows: readonly PendingRow[]
 async function insertAllPostgres(db: Kysely<Database>, rows: readonly PendingRow[]): Promise<SessionEvent[]> {
   const result = await appendInOneStatement(db, rows);
   if (result.refused) throw new Error('an append without a fence was refused');
-  return result.stored.map((inserted, index) => eventFromDraftRow(asStored(rows[index]!, inserted.payload), inserted.seq));
+  return storedEvents(rows, result.stored);
 }
 
 /** `first`, then `second`, in one transaction (either may be absent). */
@@ -244,7 +244,6 @@ function bothEffects(first: AppendEffects | undefined, second: AppendEffects | u
     await second(transaction, events);
   };
 }
-
 
 /** An append's rows and what its transaction also writes. */
 interface EffectfulAppend extends GroupedAppend<PendingRow> {
