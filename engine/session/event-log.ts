@@ -7,6 +7,7 @@ import { EVENT_READ_COLUMNS, eventFromRow, type EventReadRow } from './event-row
 import { PreparedQuery } from '../db/prepared-query.js';
 import { GroupedAppends, type GroupedAppend } from './grouped-appends.js';
 import { appendInOneStatement, type ClaimConditions, type OneStatementResult } from './one-statement-append.js';
+import { upsertedRowKeys, type RowUpsert } from './row-upsert.js';
 import { EVENT_PAYLOADS, EVENT_VERSIONS, isEventType, type EventDraft, type EventType, type SessionEvent } from './event-types.js';
 
 export interface EventQuery<T extends EventType = EventType> {
@@ -36,6 +37,14 @@ export interface AppendFence extends ClaimConditions {
 
 export interface AppendOptions {
   readonly effects?: AppendEffects;
+  /**
+   * Everything `effects` writes, as rows to upsert, given the append's `createdAt`: with them an
+   * append with effects is, on PostgreSQL, one autocommitted statement that inserts its events and
+   * upserts the rows when all of them went in (no transaction: no begin, lock or commit round
+   * trips). SQLite, a statement other writers kept refusing, and a transaction run `effects`;
+   * so do the effects of an append whose `upserts` gives `undefined`.
+   */
+  readonly upserts?: (createdAt: string) => readonly RowUpsert[] | undefined;
   /**
    * Checked with the insert: on PostgreSQL in the same statement (or, with effects, before the
    * run's append lock is taken); on SQLite after the insert, under the write lock. The claim's
@@ -119,23 +128,27 @@ export class EventLog {
     const rows = drafts.map((draft) => this.#validate(draft, createdAt));
     const effects = bothEffects(this.#effects, options.effects);
     const fence = options.fence ?? this.#fence;
+    // The rows stand for all the effects only when this log adds none of its own.
+    const upserts = this.#serialises && this.#effects === undefined && options.effects !== undefined ? options.upserts?.(createdAt) : undefined;
+    const append: EffectfulAppend = { rows, ...(effects === undefined ? {} : { effects }), ...(upserts === undefined ? {} : { upserts }) };
     let stored: SessionEvent[] | undefined;
-    if (fence === undefined && !this.#db.isTransaction) stored = await this.#grouped.add({ rows, ...(effects === undefined ? {} : { effects }) });
+    if (fence === undefined && !this.#db.isTransaction) stored = await this.#grouped.add(append);
     else {
-      // A fenced append on PostgreSQL with nothing else to write: one statement, no lock held between round trips.
-      if (this.#serialises && effects === undefined && !this.#db.isTransaction) stored = await this.#appendInOneStatement(rows, fence);
-      stored ??= await this.#appendInTransaction([{ rows, ...(effects === undefined ? {} : { effects }) }], fence);
+      // A fenced append on PostgreSQL whose writes fit in the statement: one statement, no lock held between round trips.
+      const statementUpserts = this.#db.isTransaction ? undefined : upsertsInOneStatement([append]);
+      if (this.#serialises && statementUpserts !== undefined) stored = await this.#appendInOneStatement(rows, fence, statementUpserts);
+      stored ??= await this.#appendInTransaction([append], fence);
     }
     for (const listener of this.#listeners) listener(stored);
     return stored;
   }
 
   /** `undefined` when other writers of the run took the seqs it tried too often: the caller takes the run's lock instead. */
-  async #appendInOneStatement(rows: readonly PendingRow[], fence: AppendFence | undefined): Promise<SessionEvent[] | undefined> {
+  async #appendInOneStatement(rows: readonly PendingRow[], fence: AppendFence | undefined, upserts: readonly RowUpsert[] = []): Promise<SessionEvent[] | undefined> {
     for (let attempt = 0; attempt < ONE_STATEMENT_TRIES; attempt += 1) {
       let result: OneStatementResult;
       try {
-        result = await appendInOneStatement(this.#db, rows, fence);
+        result = await appendInOneStatement(this.#db, rows, fence, upserts);
       } catch (error) {
         if (isUniqueViolation(error)) continue;
         throw error;
@@ -150,11 +163,18 @@ export class EventLog {
     return undefined;
   }
 
-  /** One group's appends: one statement, or one transaction when one of them has effects (one insert alone needs neither). */
+  /**
+   * One group's appends: one statement (PostgreSQL: with the rows of their effects, when those
+   * are all rows), or one transaction when one of them has effects (one insert alone needs neither).
+   */
   async #sendGroup(appends: readonly EffectfulAppend[]): Promise<SessionEvent[]> {
-    if (appends.some((append) => append.effects !== undefined)) return this.#appendInTransaction(appends, undefined);
     const rows = appends.flatMap((append) => append.rows);
-    if (this.#serialises) return (await this.#appendInOneStatement(rows, undefined)) ?? (await this.#appendInTransaction(appends, undefined));
+    if (this.#serialises) {
+      const upserts = upsertsInOneStatement(appends);
+      if (upserts === undefined) return this.#appendInTransaction(appends, undefined);
+      return (await this.#appendInOneStatement(rows, undefined, upserts)) ?? (await this.#appendInTransaction(appends, undefined));
+    }
+    if (appends.some((append) => append.effects !== undefined)) return this.#appendInTransaction(appends, undefined);
     if (rows.length === 1) return [await insertEvent(this.#db, rows[0]!)];
     return this.#appendInTransaction(appends, undefined);
   }
@@ -245,9 +265,26 @@ function bothEffects(first: AppendEffects | undefined, second: AppendEffects | u
   };
 }
 
-/** An append's rows and what its transaction also writes. */
+/** An append's rows and what its transaction also writes (and, when they are all rows, those rows). */
 interface EffectfulAppend extends GroupedAppend<PendingRow> {
   readonly effects?: AppendEffects;
+  readonly upserts?: readonly RowUpsert[];
+}
+
+/**
+ * The upserts that store the effects of `appends` in the statement of their events, or
+ * `undefined` when they need a transaction: an append's effects are not all rows, or two of
+ * the appends write one row (one statement may not change a row twice).
+ */
+function upsertsInOneStatement(appends: readonly EffectfulAppend[]): RowUpsert[] | undefined {
+  const upserts: RowUpsert[] = [];
+  for (const append of appends) {
+    if (append.effects === undefined) continue;
+    if (append.upserts === undefined) return undefined;
+    upserts.push(...append.upserts);
+  }
+  const keys = upsertedRowKeys(upserts);
+  return new Set(keys).size === keys.length ? upserts : undefined;
 }
 
 /** One-statement appends tried before an append waits for the run's lock instead (PostgreSQL). */

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
+import { upsertAfterInsert, type RowUpsert } from './row-upsert.js';
 
 /** A row as `EventLog` inserts it (its seq comes from the store). */
 export interface AppendRow {
@@ -36,9 +37,10 @@ export type OneStatementResult = { readonly refused: true } | { readonly refused
  * rows (`FOR UPDATE`, to its commit) and inserts nothing unless every claim is still current —
  * the same fence as a transaction that checks them. Two statements that take the same seq meet on the
  * primary key: the later one fails with a unique violation (the caller tries again), so a seq
- * becomes visible only after every seq before it has committed.
+ * becomes visible only after every seq before it has committed. `upserts` go in with the rows, in
+ * the same statement, only when every row went in (`upsertAfterInsert`).
  */
-export async function appendInOneStatement(db: Kysely<Database>, rows: readonly AppendRow[], fence?: ClaimConditions): Promise<OneStatementResult> {
+export async function appendInOneStatement(db: Kysely<Database>, rows: readonly AppendRow[], fence?: ClaimConditions, upserts: readonly RowUpsert[] = []): Promise<OneStatementResult> {
   const runId = rows[0]!.run_id;
   const values = sql.join(
     rows.map(
@@ -51,14 +53,23 @@ export async function appendInOneStatement(db: Kysely<Database>, rows: readonly 
     claims.length === 0
       ? sql``
       : sql`, fence as (select 1 from node_claims where run_id = ${runId} and (${sql.join(claims.map((claim) => sql`(node_id = ${claim.nodeId} and token = ${claim.token})`), sql` or `)}) and released_at is null for update)`;
-  const result = await sql<{ seq: number | string; payload: string }>`
-    with next as (select coalesce(max(seq), 0) as seq from events where run_id = ${runId})${held}
-    insert into events (run_id, seq, node_id, turn, step, type, payload, surface_op, source_event_seqs, created_at, version)
+  const insert = sql`insert into events (run_id, seq, node_id, turn, step, type, payload, surface_op, source_event_seqs, created_at, version)
     select ${runId}::text, next.seq + 1 + v.ord, v.node_id, v.turn, v.step, v.type, v.payload, v.surface_op, v.source_event_seqs, v.created_at, v.version
     from (values ${values}) as v(ord, node_id, turn, step, type, payload, surface_op, source_event_seqs, created_at, version)
     cross join next${claims.length === 0 ? sql`` : sql` where (select count(*) from fence) = ${claims.length}`}
-    returning seq, payload`.execute(db);
+    returning seq, payload`;
+  const next = sql`with next as (select coalesce(max(seq), 0) as seq from events where run_id = ${runId})${held}`;
+  const statement =
+    upserts.length === 0
+      ? sql<StoredRow>`${next} ${insert}`
+      : sql<StoredRow>`${next}, inserted as (${insert})${sql.join(upserts.map((upsert, index) => sql`, ${sql.id(`upserted_${index}`)} as (${upsertAfterInsert(upsert, rows.length)})`), sql``)} select seq, payload from inserted`;
+  const result = await statement.execute(db);
   if (result.rows.length === 0) return { refused: true };
   const stored = result.rows.map((row) => ({ seq: Number(row.seq), payload: row.payload })).sort((a, b) => a.seq - b.seq);
   return { refused: false, stored };
+}
+
+interface StoredRow {
+  readonly seq: number | string;
+  readonly payload: string;
 }

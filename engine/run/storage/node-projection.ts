@@ -5,6 +5,7 @@ import { nodeEventDraft } from './node-event.js';
 import type { NodeTransition } from '../../scheduler/node-transition.js';
 import type { EventLog } from '../../session/event-log.js';
 import type { EventDraft } from '../../session/event-types.js';
+import type { RowUpsert, UpsertCast } from '../../session/row-upsert.js';
 
 export interface NodeTotals {
   readonly input: number;
@@ -60,7 +61,33 @@ export async function appendNodeTransitions<R>(log: EventLog, changes: readonly 
   }
   await log.appendMany(nodeTransitionDrafts(changes, context.describe), {
     effects: (transaction, events) => writeNodeProjection(transaction, log.runId, changes, { ...context, at: events.at(-1)?.createdAt ?? new Date().toISOString() }),
+    // PostgreSQL: the rows go in the statement of the events (an append's events share its `createdAt`).
+    upserts: (createdAt) => nodeProjectionUpserts(log.runId, changes, { ...context, at: createdAt }),
   });
+}
+
+/**
+ * The `nodes` rows `writeNodeProjection` writes for a group, as upserts that can join the
+ * statement of the group's events; `undefined` for a group that settles one node twice (those
+ * rows go one by one, in order).
+ */
+export function nodeProjectionUpserts<R>(runId: string, changes: readonly NodeTransition<R>[], context: ProjectionContext<R> & { readonly at: string }): RowUpsert[] | undefined {
+  const { finished, skipped, repeated } = projectionRows(runId, changes, context);
+  if (repeated) return undefined;
+  return [
+    ...(finished.length === 0 ? [] : [nodesUpsert(FINISHED_COLUMNS, finished)]),
+    ...(skipped.length === 0 ? [] : [nodesUpsert(SKIPPED_COLUMNS, skipped)]),
+  ];
+}
+
+function nodesUpsert(columns: readonly (readonly [keyof NodesTable, Cast])[], rows: readonly unknown[][]): RowUpsert {
+  return {
+    table: 'nodes',
+    columns: columns.map(([column, cast]) => [column, cast ?? 'text'] as const),
+    key: ['run_id', 'node_id'],
+    updated: updatedColumns(columns),
+    rows,
+  };
 }
 
 /**
@@ -76,10 +103,32 @@ export async function writeNodeProjection<R>(
   changes: readonly NodeTransition<R>[],
   context: ProjectionContext<R> & { readonly at: string },
 ): Promise<void> {
+  const { finished, skipped, inOrder, repeated } = projectionRows(runId, changes, context);
+  if (!repeated) {
+    await upsertRows(db, finished, upsertFinished);
+    await upsertRows(db, skipped, upsertSkipped);
+    return;
+  }
+  // A node that settled twice in one group (settled, restarted by an amendment, settled again):
+  // one statement may not touch a row twice, so these go one by one, in order.
+  for (const { upsert, row } of inOrder) await upsert(1).executeInOrder(db, row);
+}
+
+interface ProjectionRows {
+  /** Parameters of the settled rows, in `FINISHED_COLUMNS` order. */
+  readonly finished: unknown[][];
+  /** Parameters of the skipped rows, in `SKIPPED_COLUMNS` order. */
+  readonly skipped: unknown[][];
+  /** Every settled row in order, for the rare group that settles one node twice. */
+  readonly inOrder: { readonly upsert: (size: number) => PreparedQuery<string>; readonly row: unknown[] }[];
+  readonly repeated: boolean;
+}
+
+/** The `nodes` rows of a group of transitions; `started` transitions are noted in `context.started`. */
+function projectionRows<R>(runId: string, changes: readonly NodeTransition<R>[], context: ProjectionContext<R> & { readonly at: string }): ProjectionRows {
   const finished: unknown[][] = [];
   const skipped: unknown[][] = [];
-  /** Every settled row in order, for the rare group that settles one node twice. */
-  const inOrder: { readonly upsert: (size: number) => PreparedQuery<string>; readonly row: unknown[] }[] = [];
+  const inOrder: ProjectionRows['inOrder'] = [];
   const settledNodes = new Set<string>();
   let repeated = false;
   for (const change of changes) {
@@ -106,14 +155,7 @@ export async function writeNodeProjection<R>(
     if (settledNodes.has(nodeId)) repeated = true;
     settledNodes.add(nodeId);
   }
-  if (!repeated) {
-    await upsertRows(db, finished, upsertFinished);
-    await upsertRows(db, skipped, upsertSkipped);
-    return;
-  }
-  // A node that settled twice in one group (settled, restarted by an amendment, settled again):
-  // one statement may not touch a row twice, so these go one by one, in order.
-  for (const { upsert, row } of inOrder) await upsert(1).executeInOrder(db, row);
+  return { finished, skipped, inOrder, repeated };
 }
 
 /** The transitions that write a `nodes` row (`writeNodeProjection`). */
@@ -135,7 +177,12 @@ async function upsertRows(db: Kysely<Database>, rows: readonly unknown[][], stat
 
 const UPSERT_SIZES = [16, 4, 1] as const;
 
-type Cast = 'integer' | 'double precision' | undefined;
+type Cast = Exclude<UpsertCast, 'text'> | undefined;
+
+/** What an upsert of `columns` changes in a row that exists: every column but the key and the plan version. */
+function updatedColumns(columns: readonly (readonly [keyof NodesTable, Cast])[]): (keyof NodesTable)[] {
+  return columns.map(([column]) => column).filter((column) => column !== 'run_id' && column !== 'node_id' && column !== 'plan_version');
+}
 
 /** The columns of a settled row, in parameter order, with the casts PostgreSQL needs for numbers. */
 const FINISHED_COLUMNS: readonly (readonly [keyof NodesTable, Cast])[] = [
@@ -174,7 +221,7 @@ const upsertSkipped = upsertStatements(SKIPPED_COLUMNS);
  */
 function upsertStatements(columns: readonly (readonly [keyof NodesTable, Cast])[]): (size: number) => PreparedQuery<string> {
   const bySize = new Map<number, PreparedQuery<string>>();
-  const updated = columns.map(([column]) => column).filter((column) => column !== 'run_id' && column !== 'node_id' && column !== 'plan_version');
+  const updated = updatedColumns(columns);
   return (size) => {
     let statement = bySize.get(size);
     if (statement === undefined) {

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRun, type NodeTransition, type Store } from '../../../../engine/index.js';
-import { writeNodeProjection, type NodeTotals } from '../../../../engine/run/storage/node-projection.js';
+import type { KyselyPlugin } from 'kysely';
+import { EventLog, createRun, readEvents, type NodeTransition, type Store } from '../../../../engine/index.js';
+import { appendNodeTransitions, writeNodeProjection, type NodeTotals } from '../../../../engine/run/storage/node-projection.js';
 import { contractStores } from '../../../helpers/contract-stores.js';
 
 const describeResult = (result: string) => ({ result });
@@ -75,6 +76,47 @@ for (const backend of contractStores()) {
         { ...context, at: '2026-11-30T11:00:00.000Z' },
       );
       expect((await rows()).get('edit')).toMatchObject({ status: 'skipped', error: 'dependency "read" failed', finished_at: '2026-11-30T10:00:00.000Z', input_tokens: 500 });
+    });
+
+    it('stores a settling group with its events, the rows as the log has them (PostgreSQL: all in one statement)', async () => {
+      await pendingRows(['edit', 'test']);
+      let statements = 0;
+      // Counted as they answer: the builder's queries and the prepared ones (not a transaction's begin and commit).
+      const counting: KyselyPlugin = { transformQuery: ({ node }) => node, transformResult: async ({ result }) => ((statements += 1), result) };
+      const log = new EventLog(store.db.withPlugin(counting), runId, { now: () => new Date('2026-11-30T10:00:05.000Z') });
+      const started = new Map([['edit', '2026-11-30T10:00:00.000Z']]);
+
+      await appendNodeTransitions(
+        log,
+        [succeeded('edit'), { kind: 'skipped', to: 'skipped', from: 'pending', nodeId: 'test', attempts: 0, blockedBy: 'edit', reason: 'not needed' }],
+        { planVersion: 1, describe: describeResult, started, totals: () => ({ input: 10, output: 2, cacheHit: 0, reasoning: 0, costUsd: 0.5 }) },
+      );
+
+      if (backend.name === 'postgres') expect(statements).toBe(1);
+      const events = await readEvents(store.db, runId, { types: ['node/succeeded', 'node/skipped'] });
+      expect(events.map((event) => [event.type, event.nodeId, event.createdAt])).toEqual([
+        ['node/succeeded', 'edit', '2026-11-30T10:00:05.000Z'],
+        ['node/skipped', 'test', '2026-11-30T10:00:05.000Z'],
+      ]);
+      const after = await rows();
+      expect(after.get('edit')).toMatchObject({ status: 'succeeded', started_at: '2026-11-30T10:00:00.000Z', finished_at: '2026-11-30T10:00:05.000Z', result: 'edit done', input_tokens: 10, plan_version: 1 });
+      expect(Number(after.get('edit')!.cost_usd)).toBeCloseTo(0.5, 6);
+      expect(after.get('test')).toMatchObject({ status: 'skipped', error: 'not needed', finished_at: null });
+    });
+
+    it('settles many nodes from several writers at once: every row as its last event says, the seqs gap-free', async () => {
+      const ids = Array.from({ length: 40 }, (_, index) => `n${index}`);
+      await pendingRows(ids);
+      const writers = Array.from({ length: 4 }, () => new EventLog(store.db, runId));
+      const context = { planVersion: 1, describe: describeResult };
+      // Each node succeeds, then the same node is skipped by another writer: both settle the row, in the order of their events.
+      await Promise.all(ids.map((id, index) => appendNodeTransitions(writers[index % 4]!, [succeeded(id)], context)));
+      await Promise.all(ids.map((id, index) => appendNodeTransitions(writers[(index + 1) % 4]!, [{ kind: 'skipped', to: 'skipped', from: 'succeeded', nodeId: id, attempts: 1, blockedBy: 'x', reason: `again ${id}` }], context)));
+
+      const events = await readEvents(store.db, runId);
+      expect(events.map((event) => event.seq)).toEqual(Array.from({ length: 1 + 80 }, (_, index) => index + 1));
+      const after = await rows();
+      for (const id of ids) expect(after.get(id)).toMatchObject({ status: 'skipped', error: `again ${id}`, result: `${id} done` });
     });
 
     it('ends a node that settled twice in one group in its last state', async () => {
