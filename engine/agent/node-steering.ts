@@ -51,8 +51,11 @@ export function reduceSteering(state: SteeringState, event: SteeringEvent): Stee
 /**
  * What a person says to a running node and when they stop it, heeded at its step boundaries.
  * The requests come through the run's shared log from any process (`dagent say`, `dagent pause`,
- * a dashboard), so each boundary reads the node's new steering events from the database: one
- * indexed query from the last seq it saw. A word becomes exactly one `user/message` (source
+ * a dashboard), so a boundary reads the node's new steering events from the database: one
+ * indexed query from the last seq it saw. It skips that read when nothing of the kind can have
+ * been written since the last one (the log's `KnownWrites`: this process's own appends, and the
+ * other processes' inserts a follower heard), unless that read is older than the poll interval
+ * (a notification lost with its connection costs at most that long). A word becomes exactly one `user/message` (source
  * `user`) naming its `node/told` in `sourceEventSeqs`, so a resumed node never hears it twice.
  */
 export class NodeSteering {
@@ -62,6 +65,9 @@ export class NodeSteering {
   #checkedSeq = 0;
   /** When the log was last looked at (`performance.now()`). */
   #checkedAt = Number.NEGATIVE_INFINITY;
+  /** When the store was last read, and the log's change mark before that read. */
+  #readAt = Number.NEGATIVE_INFINITY;
+  #readMark: number | undefined;
 
   constructor(session: Session, options: { readonly pollMs?: number } = {}) {
     this.#session = session;
@@ -95,7 +101,12 @@ export class NodeSteering {
   }
 
   async #refresh(): Promise<void> {
-    this.#checkedAt = performance.now();
+    const now = performance.now();
+    this.#checkedAt = now;
+    const mark = this.#session.log.writes.mark(STEERING_EVENT_TYPES);
+    if (mark !== undefined && mark === this.#readMark && now - this.#readAt < this.#pollMs) return;
+    this.#readMark = mark;
+    this.#readAt = now;
     const events = await this.#session.log.read({ nodeId: this.#session.nodeId, types: STEERING_EVENT_TYPES, fromSeq: this.#checkedSeq + 1 });
     for (const event of events) {
       this.#state = reduceSteering(this.#state, event);

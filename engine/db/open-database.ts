@@ -49,6 +49,11 @@ export interface Store {
    * stage's claims find them ready instead of opening them in the burst). Nothing on SQLite.
    */
   keepConnections(count: number): Promise<void>;
+  /**
+   * PostgreSQL: the backend process ids of this store's open connections, as a notification names
+   * its sender: a follower tells this process's own inserts from other processes' by them.
+   */
+  readonly ownBackends?: ReadonlySet<number>;
   close(): Promise<void>;
 }
 
@@ -68,8 +73,8 @@ const CHECKPOINT_BUSY_TIMEOUT_MS = 5_000;
 export async function openDatabase(url: string, options: OpenDatabaseOptions = {}): Promise<Store> {
   const isPostgres = /^postgres(ql)?:\/\//.test(url);
   const dialect: SqlDialectName = isPostgres ? 'postgres' : 'sqlite';
-  const opened = isPostgres ? await postgresDialect(url) : { ...sqliteDialect(url, options), keepConnections: async () => undefined };
-  const { checkpointer, keepConnections } = opened;
+  const opened = isPostgres ? await postgresDialect(url) : { ...sqliteDialect(url, options), keepConnections: async () => undefined, ownBackends: undefined };
+  const { checkpointer, keepConnections, ownBackends } = opened;
   const edge = {
     redactor: createSecretRedactor(options.secrets),
     backoff: busyBackoff(options.busyBackoff),
@@ -89,7 +94,7 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
     await close().catch(() => undefined);
     throw isPostgres ? describePostgresError(error, url) : error;
   }
-  return { db, dialect, url, ...(checkpointer === undefined ? {} : { checkpointer }), keepConnections, close };
+  return { db, dialect, url, ...(checkpointer === undefined ? {} : { checkpointer }), ...(ownBackends === undefined ? {} : { ownBackends }), keepConnections, close };
 }
 
 function sqliteDialect(url: string, options: OpenDatabaseOptions): { dialect: Dialect; checkpointer: WalCheckpointer | undefined } {
@@ -129,9 +134,20 @@ const SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES = 1_000;
 /** How much of the database file SQLite maps into memory for reads (address space, not memory used). */
 const SQLITE_MMAP_BYTES = 256 * 1024 * 1024;
 
-async function postgresDialect(url: string): Promise<{ dialect: Dialect; checkpointer: undefined; keepConnections: (count: number) => Promise<void> }> {
+async function postgresDialect(url: string): Promise<{ dialect: Dialect; checkpointer: undefined; keepConnections: (count: number) => Promise<void>; ownBackends: ReadonlySet<number> }> {
   const pg = await import('pg');
   const pool = new pg.default.Pool({ connectionString: url, max: POSTGRES_POOL_SIZE });
+  const ownBackends = new Set<number>();
+  // pg's client learns its backend's process id while it connects; a closed connection's id may later be another process's.
+  const backendOf = (client: unknown): number | undefined => (client as { processID?: number | null }).processID ?? undefined;
+  pool.on('connect', (client) => {
+    const id = backendOf(client);
+    if (id !== undefined) ownBackends.add(id);
+  });
+  pool.on('remove', (client) => {
+    const id = backendOf(client);
+    if (id !== undefined) ownBackends.delete(id);
+  });
   // An idle connection that the server drops (a restart, a terminated backend) is an event on
   // the pool, not a failure of any query: the next query opens a new connection. Unheard, it
   // would crash the process.
@@ -142,7 +158,7 @@ async function postgresDialect(url: string): Promise<{ dialect: Dialect; checkpo
     const opened = await Promise.all(Array.from({ length: pool.options.min }, () => pool.connect()));
     for (const client of opened) client.release();
   };
-  return { dialect: new PostgresDialect({ pool }), checkpointer: undefined, keepConnections };
+  return { dialect: new PostgresDialect({ pool }), checkpointer: undefined, keepConnections, ownBackends };
 }
 
 /** Connections of one process's PostgreSQL pool: more made a wide stage on one worker slower (docs/benchmarks.md#workers). */

@@ -8,6 +8,7 @@ import { PreparedQuery } from '../db/prepared-query.js';
 import { GroupedAppends, type GroupedAppend } from './grouped-appends.js';
 import { appendInOneStatement, type ClaimConditions, type OneStatementResult } from './one-statement-append.js';
 import { upsertedRowKeys, type RowUpsert } from './row-upsert.js';
+import { KnownWrites } from './known-writes.js';
 import { EVENT_PAYLOADS, EVENT_VERSIONS, isEventType, type EventDraft, type EventType, type SessionEvent } from './event-types.js';
 
 export interface EventQuery<T extends EventType = EventType> {
@@ -63,6 +64,8 @@ export interface AppendOptions {
 export class EventLog {
   readonly #db: Kysely<Database>;
   #listeners = new Set<AppendListener>();
+  /** What this process knows of the run's writes, shared with this log's views. */
+  #writes = new KnownWrites();
   /** Run inside every append's transaction (`withEffects`), before the caller's own effects. */
   #effects: AppendEffects | undefined;
   /** Checked in every append's transaction (`withFence`), as `AppendOptions.fence`. */
@@ -98,6 +101,7 @@ export class EventLog {
   withEffects(effects: AppendEffects): EventLog {
     const view = new EventLog(this.#db, this.runId, { now: this.#now });
     view.#listeners = this.#listeners;
+    view.#writes = this.#writes;
     view.#effects = bothEffects(this.#effects, effects);
     view.#fence = this.#fence;
     return view;
@@ -110,6 +114,7 @@ export class EventLog {
   withFence(fence: AppendFence): EventLog {
     const view = new EventLog(this.#db, this.runId, { now: this.#now });
     view.#listeners = this.#listeners;
+    view.#writes = this.#writes;
     view.#effects = this.#effects;
     view.#fence = fence;
     return view;
@@ -139,8 +144,14 @@ export class EventLog {
       if (this.#serialises && statementUpserts !== undefined) stored = await this.#appendInOneStatement(rows, fence, statementUpserts);
       stored ??= await this.#appendInTransaction([append], fence);
     }
+    this.#writes.noteAppended(stored);
     for (const listener of this.#listeners) listener(stored);
     return stored;
+  }
+
+  /** What this process knows of the writes to the run: its own appends through this log, and other processes' as heard. */
+  get writes(): KnownWrites {
+    return this.#writes;
   }
 
   /** `undefined` when other writers of the run took the seqs it tried too often: the caller takes the run's lock instead. */

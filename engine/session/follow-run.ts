@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
-import { readEvents } from './event-log.js';
+import { readEvents, type EventLog } from './event-log.js';
 import type { EventType, SessionEvent } from './event-types.js';
 import { runLog } from './run-log.js';
 
@@ -9,6 +9,8 @@ export interface FollowedStore {
   readonly db: Kysely<Database>;
   readonly dialect: 'sqlite' | 'postgres';
   readonly url: string;
+  /** PostgreSQL: the backends of this process's connections (`Store.ownBackends`); their inserts come through the run's live log. */
+  readonly ownBackends?: ReadonlySet<number>;
 }
 
 export interface FollowRunOptions {
@@ -46,7 +48,9 @@ const NOTIFY_COALESCE_MS = 40;
  * arrive from the run's one `EventLog` (`runLog`) as they commit; appends from other processes
  * are noticed by SQLite's `PRAGMA data_version` (it changes when another connection commits) or
  * by PostgreSQL `LISTEN` (a trigger notifies per insert statement), then read as `seq > last`.
- * Either way every event is delivered once, in order, with no gap.
+ * Either way every event is delivered once, in order, with no gap. A notification of this
+ * process's own insert is not read for (its events came from the live log); what another process
+ * inserted is noted on the run's live log (`KnownWrites`) as it is heard.
  */
 export async function followRun(store: FollowedStore, runId: string, options: FollowRunOptions): Promise<RunFollower> {
   const pollMs = options.pollMs ?? DEFAULT_FOLLOW_POLL_MS;
@@ -97,12 +101,13 @@ export async function followRun(store: FollowedStore, runId: string, options: Fo
   const pullQuietly = (): void => void pull().catch(() => undefined);
   const soon = coalesced(pullQuietly, NOTIFY_COALESCE_MS, () => stopped);
 
-  const unsubscribe = runLog(store.db, runId).onAppend((events) => {
+  const log = runLog(store.db, runId);
+  const unsubscribe = log.onAppend((events) => {
     // Filtered: this process's append says nothing of the other processes' events of those types before it, so the store is read.
     if (types !== undefined) return void (events.some((event) => types.has(event.type)) && pullQuietly());
     if (reading !== undefined || !deliver(events)) pullQuietly();
   });
-  const stopListening = store.dialect === 'postgres' ? await listenPostgres(store.url, runId, soon.request) : undefined;
+  const stopListening = await listenForOtherWriters(store, log, soon.request);
   const timer = await pollForCommits(store, pollMs, pullQuietly);
 
   const stop = async (): Promise<void> => {
@@ -175,18 +180,40 @@ async function sqliteDataVersion(db: Kysely<Database>): Promise<() => Promise<bo
   };
 }
 
-/** `LISTEN dagent_events` on a connection of its own; `onNotify` runs when this run's events are inserted. */
-async function listenPostgres(url: string, runId: string, onNotify: () => void): Promise<() => Promise<void>> {
+/**
+ * PostgreSQL: hears the run's inserts. Another process's are noted on the run's live log and read
+ * for (`request`); this process's own are not, their events came from the live log.
+ */
+async function listenForOtherWriters(store: FollowedStore, log: EventLog, request: () => void): Promise<(() => Promise<void>) | undefined> {
+  if (store.dialect !== 'postgres') return undefined;
+  const onInsert = (sender: number): void => {
+    if (store.ownBackends?.has(sender) === true) return;
+    log.writes.noteOtherWrites();
+    request();
+  };
+  return listenPostgres(store.url, log.runId, onInsert, () => log.writes.watchOthers());
+}
+
+/**
+ * `LISTEN dagent_events` on a connection of its own; `onInsert` runs with the inserting backend's
+ * process id when this run's events are inserted. `watch` is called once the listening starts and
+ * its returned function when it ends (stopped, or the connection dropped).
+ */
+async function listenPostgres(url: string, runId: string, onInsert: (sender: number) => void, watch: () => () => void): Promise<() => Promise<void>> {
   const pg = await import('pg');
   const client = new pg.default.Client({ connectionString: url });
-  // A dropped listening connection only slows the follower to its safety poll.
-  client.on('error', () => undefined);
+  let unwatch: (() => void) | undefined;
+  // A dropped listening connection only slows the follower to its safety poll; nothing is heard any more.
+  client.on('error', () => unwatch?.());
+  client.on('end', () => unwatch?.());
   await client.connect();
   client.on('notification', (message) => {
-    if (message.channel === EVENTS_NOTIFY_CHANNEL && message.payload === runId) onNotify();
+    if (message.channel === EVENTS_NOTIFY_CHANNEL && message.payload === runId) onInsert(message.processId);
   });
   await client.query(`LISTEN ${EVENTS_NOTIFY_CHANNEL}`);
+  unwatch = watch();
   return async () => {
+    unwatch?.();
     await client.end().catch(() => undefined);
   };
 }

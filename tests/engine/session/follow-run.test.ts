@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { KyselyPlugin } from 'kysely';
 import { describe, expect, it, vi } from 'vitest';
 import { createRun, followRun, openDatabase, runLog, type SessionEvent } from '../../../engine/index.js';
 import { contractStores } from '../../helpers/contract-stores.js';
@@ -70,6 +72,34 @@ describe.each(contractStores())('following a run by seq ($name)', (factory) => {
       await runLog(store.db, run.id).append({ type: 'node/succeeded', nodeId: 'a', payload: { result: 'ok' } });
       expect(seen).toEqual([2, 3]);
     } finally {
+      await cleanup();
+    }
+  });
+
+  it.skipIf(!factory.available || factory.name !== 'postgres')("reads the store after another process's insert, not after the notification of its own (PostgreSQL)", async () => {
+    const { store, cleanup } = await factory.open();
+    const writer = await openDatabase(store.url);
+    try {
+      let statements = 0;
+      const counting: KyselyPlugin = { transformQuery: ({ node }) => node, transformResult: async ({ result }) => ((statements += 1), result) };
+      const db = store.db.withPlugin(counting);
+      const run = await createRun(db, { task: 'live', workspace: '/w', mode: 'plan' });
+      const seen: number[] = [];
+      const stop = new AbortController();
+      const follower = await followRun({ db, dialect: 'postgres', url: store.url, ...(store.ownBackends === undefined ? {} : { ownBackends: store.ownBackends }) }, run.id, { afterSeq: 1, signal: stop.signal, pollMs: 3_600_000, onEvents: (events) => seen.push(...events.map((event) => event.seq)) });
+      const ours = statements;
+      await runLog(db, run.id).append({ type: 'run/started', payload: {} });
+      // Longer than the follower waits for more notifications before it reads.
+      await sleep(200);
+      expect(seen).toEqual([2]);
+      expect(statements).toBe(ours + 1);
+
+      await runLog(writer.db, run.id).append({ type: 'node/started', nodeId: 'a', payload: { attempt: 1 } });
+      await vi.waitFor(() => expect(seen).toEqual([2, 3]), { timeout: 2_000, interval: 10 });
+      expect(statements).toBe(ours + 2);
+      await follower.stop();
+    } finally {
+      await writer.close();
       await cleanup();
     }
   });

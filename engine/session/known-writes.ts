@@ -1,0 +1,44 @@
+import type { EventType, SessionEvent } from './event-types.js';
+
+/**
+ * What one process knows of the writes to a run's log: the events it appended through the run's
+ * live log, by type, and how often a follower listening for the run's inserts heard another
+ * process write. A reader that keeps a mark reads the store again only when the mark moved.
+ */
+export class KnownWrites {
+  #watchers = 0;
+  #otherWrites = 0;
+  readonly #appendedByType = new Map<string, number>();
+
+  /**
+   * A number that changes whenever an event of `types` may have been written to the run since it
+   * was taken: by this process, or by another one (as a follower heard it). `undefined` while no
+   * follower listens: then only the store can say.
+   */
+  mark(types: readonly EventType[]): number | undefined {
+    if (this.#watchers === 0) return undefined;
+    let mark = this.#otherWrites;
+    for (const type of types) mark += this.#appendedByType.get(type) ?? 0;
+    return mark;
+  }
+
+  /** Events this process stored. */
+  noteAppended(events: readonly SessionEvent[]): void {
+    for (const event of events) this.#appendedByType.set(event.type, (this.#appendedByType.get(event.type) ?? 0) + 1);
+  }
+
+  /** A follower listens for other processes' inserts into the run until the returned function is called. */
+  watchOthers(): () => void {
+    this.#watchers += 1;
+    let watching = true;
+    return () => {
+      if (watching) this.#watchers -= 1;
+      watching = false;
+    };
+  }
+
+  /** Another process inserted events into the run (a listening follower heard it). */
+  noteOtherWrites(): void {
+    this.#otherWrites += 1;
+  }
+}

@@ -1,0 +1,92 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { KyselyPlugin } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { NodeSteering, STEERING_FRESH_MS } from '../../../engine/agent/node-steering.js';
+import { createRun, followRun, openDatabase, readEvents, runLog, tellNode, type RunFollower, type SessionEvent, type Store } from '../../../engine/index.js';
+import { Session } from '../../../engine/session/session.js';
+import { contractStores } from '../../helpers/contract-stores.js';
+
+/** Waits (polling) until `check` holds, at most five seconds. */
+async function until(what: string, check: () => boolean): Promise<void> {
+  for (let waited = 0; !check(); waited += 10) {
+    if (waited > 5_000) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+/**
+ * A running node heeds the words told to it from another process at its next step boundary. Two
+ * handles of one store stand for two processes: the node's, and the one `dagent say` runs in.
+ */
+for (const backend of contractStores()) {
+  describe.skipIf(!backend.available)(`node steering: ${backend.name}`, () => {
+    let store: Store;
+    let other: Store;
+    let cleanup: () => Promise<void>;
+    let statements: number;
+    let runId: string;
+    let session: Session;
+    beforeEach(async () => {
+      ({ store, cleanup } = await backend.open());
+      other = await openDatabase(store.url);
+      statements = 0;
+      // The node's process, its statements counted as they answer (prepared reads and appends too).
+      const counting: KyselyPlugin = { transformQuery: ({ node }) => node, transformResult: async ({ result }) => ((statements += 1), result) };
+      const db = store.db.withPlugin(counting);
+      runId = (await createRun(db, { task: 'steer', workspace: '/repo', mode: 'plan' })).id;
+      const started = await runLog(db, runId).append({ type: 'node/started', nodeId: 'edit', payload: { attempt: 1 } });
+      session = Session.startingAt(runLog(db, runId), started);
+    });
+    afterEach(async () => {
+      await other.close();
+      await cleanup();
+    });
+
+    /** The next step boundary, after the last one's look at the log has gone stale. */
+    async function nextStep(step: number): Promise<number> {
+      await sleep(STEERING_FRESH_MS + 10);
+      return steering.deliverWords({ turn: 1, step });
+    }
+    let steering: NodeSteering;
+
+    it('a word told from another process reaches the node at its next step', async () => {
+      steering = new NodeSteering(session);
+      expect(await nextStep(1)).toBe(0);
+
+      const told = await tellNode(other.db, runId, 'edit', 'use tabs', 'ana');
+
+      expect(await nextStep(2)).toBe(1);
+      const delivered = await readEvents(store.db, runId, { nodeId: 'edit', types: ['user/message'] });
+      expect(delivered.map((event) => [event.payload.content, event.sourceEventSeqs])).toEqual([['use tabs', [told.seq]]]);
+      expect(await nextStep(3)).toBe(0);
+    });
+
+    it.skipIf(backend.name !== 'postgres')('while a follower listens, a step reads the log only after a write it may need to see (PostgreSQL)', async () => {
+      const heard: SessionEvent[] = [];
+      const stopping = new AbortController();
+      const follower: RunFollower = await followRun({ db: session.log.db, dialect: 'postgres', url: store.url, ...(store.ownBackends === undefined ? {} : { ownBackends: store.ownBackends }) }, runId, {
+        afterSeq: 0,
+        signal: stopping.signal,
+        onEvents: (events) => heard.push(...events),
+      });
+      try {
+        steering = new NodeSteering(session);
+        expect(await nextStep(1)).toBe(0);
+        // This process's own appends of other kinds, and nothing from elsewhere: no read.
+        await session.append({ type: 'assistant/message', payload: { content: 'thinking', toolCalls: [], finishReason: 'stop', provider: 'scripted', model: 'steer' } });
+        const quiet = statements;
+        expect(await nextStep(2)).toBe(0);
+        expect(statements).toBe(quiet);
+
+        const told = await tellNode(other.db, runId, 'edit', 'use tabs', 'ana');
+        // The node hears of the insert by its notification (the follower's read of it shows it came).
+        await until('the word heard', () => heard.some((event) => event.seq === told.seq));
+
+        expect(await nextStep(3)).toBe(1);
+        expect((await readEvents(store.db, runId, { nodeId: 'edit', types: ['user/message'] })).map((event) => event.sourceEventSeqs)).toEqual([[told.seq]]);
+      } finally {
+        await follower.stop();
+      }
+    });
+  });
+}
