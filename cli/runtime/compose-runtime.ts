@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import {
   MemoryStore,
   ScopedMemoryStore,
@@ -46,7 +47,8 @@ export function createApprover(context: CliContext): Approver {
 /**
  * The memories of this invocation: `project` ones in the workspace's store, `user` ones in the
  * user's own database (`$XDG_DATA_HOME/dagent/memories.db`, else `~/.local/share/dagent/`),
- * opened on first use and closed with the invocation.
+ * opened on first use and closed with the invocation; until a user memory is added it is not created
+ * (a search of a user folder with no database finds nothing without making one).
  */
 export async function createMemoryStore(context: CliContext): Promise<ScopedMemoryStore> {
   const path = userMemoryDatabasePath(context.io.env);
@@ -55,7 +57,7 @@ export async function createMemoryStore(context: CliContext): Promise<ScopedMemo
     context.onClose(() => store.close());
     return new MemoryStore(store);
   };
-  return new ScopedMemoryStore({ project: new MemoryStore(await context.store()), ...(path === undefined ? {} : { user: openUser }) });
+  return new ScopedMemoryStore({ project: new MemoryStore(await context.store()), ...(path === undefined ? {} : { user: openUser, userExists: () => existsSync(path) }) });
 }
 
 /**

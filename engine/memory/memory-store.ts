@@ -116,9 +116,11 @@ export class MemoryStore {
   /** The memories that best match the keywords of `query`, best first; none for a query of only stop words. */
   async search(query: string, options: SearchMemoriesOptions = {}, signal?: AbortSignal): Promise<RecalledMemory[]> {
     signal?.throwIfAborted();
+    // An empty store answers before the query is read for keywords (every step of every node searches).
+    if (this.#fts && (await this.#isEmpty())) return [];
     const keywords = extractKeywords(query);
     const searchOptions: MemorySearchOptions = { ...options, limit: options.limit ?? DEFAULT_RECALL_LIMIT };
-    if (keywords.length === 0 || (this.#fts && (await this.#isEmpty()))) return [];
+    if (keywords.length === 0) return [];
     if (this.#fts) {
       try {
         return await ftsSearch(this.#db, keywords, searchOptions);

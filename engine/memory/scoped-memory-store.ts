@@ -14,6 +14,11 @@ export interface ScopedMemoryStoreOptions {
   readonly project: MemoryStore;
   /** The user's own store, shared by every workspace; opened on first use; undefined when there is no user folder. */
   readonly user?: () => Promise<MemoryStore>;
+  /**
+   * Whether the user's store exists yet. Reads (list, search, remove) of a store that does not
+   * exist find nothing without creating it; only `add` with `scope: 'user'` creates it.
+   */
+  readonly userExists?: () => boolean;
 }
 
 /** A memory id is ambiguous or unknown; the message names the next step. */
@@ -27,11 +32,13 @@ export class MemoryIdError extends ConfigError {}
 export class ScopedMemoryStore implements MemoryBank {
   readonly #project: MemoryStore;
   readonly #openUser: (() => Promise<MemoryStore>) | undefined;
+  readonly #userExists: (() => boolean) | undefined;
   #user: Promise<MemoryStore> | undefined;
 
   constructor(options: ScopedMemoryStoreOptions) {
     this.#project = options.project;
     this.#openUser = options.user;
+    this.#userExists = options.userExists;
   }
 
   async add(input: AddMemoryInput, signal?: AbortSignal): Promise<AddMemoryResult> {
@@ -59,7 +66,7 @@ export class ScopedMemoryStore implements MemoryBank {
    * store has it; refuses when both do. False when neither has it.
    */
   async remove(id: number, scope?: MemoryScope, signal?: AbortSignal): Promise<boolean> {
-    const user = scope === 'project' ? undefined : await this.#userStore();
+    const user = scope === 'project' ? undefined : await this.#userStore('read');
     if (scope === 'user') return user === undefined ? false : user.remove(id, signal);
     const inProject = scope === 'project' || (await this.#project.get(id, signal)) !== undefined;
     const inUser = user !== undefined && (await user.get(id, signal)) !== undefined;
@@ -70,12 +77,14 @@ export class ScopedMemoryStore implements MemoryBank {
 
   /** The stores a scope is read from: a `user` list also reads the project's older user memories. */
   async #stores(scope: MemoryScope | undefined): Promise<MemoryStore[]> {
-    const user = scope === 'project' ? undefined : await this.#userStore();
+    const user = scope === 'project' ? undefined : await this.#userStore('read');
     return user === undefined ? [this.#project] : [this.#project, user];
   }
 
-  async #userStore(): Promise<MemoryStore | undefined> {
+  /** The user's store, opened on first use; to `read`, undefined while it does not exist (it is not created to find nothing). */
+  async #userStore(use: 'read' | 'write' = 'write'): Promise<MemoryStore | undefined> {
     if (this.#openUser === undefined) return undefined;
+    if (this.#user === undefined && use === 'read' && this.#userExists?.() === false) return undefined;
     this.#user ??= this.#openUser();
     return this.#user;
   }

@@ -38,6 +38,19 @@ describe('user memories', () => {
     expect((await dagent('shop', 'memory', 'list')).stdout).toBe('- [project fact #1] Prices are integer cents  (added with dagent memory add)\n');
   }, 60_000);
 
+  it('are not a database until one is added: listing and searching a user folder without one creates nothing', async () => {
+    const userDb = join(dir, 'home', '.local', 'share', 'dagent', 'memories.db');
+    await dagent('shop', 'memory', 'add', 'Prices are integer cents');
+    expect((await dagent('shop', 'memory', 'search', 'prices')).stdout).toContain('[project fact #1]');
+    expect((await dagent('shop', 'memory', 'list')).stdout).toBe('- [project fact #1] Prices are integer cents  (added with dagent memory add)\n');
+    expect((await dagent('shop', 'memory', 'rm', '--scope', 'user', '1')).code).not.toBe(0);
+    expect(existsSync(userDb)).toBe(false);
+
+    await dagent('shop', 'memory', 'add', '--scope', 'user', 'I prefer small commits');
+    expect(existsSync(userDb)).toBe(true);
+    expect((await dagent('blog', 'memory', 'search', 'commits')).stdout).toContain('[user fact #1]');
+  }, 60_000);
+
   it('follow XDG_DATA_HOME when it is set', async () => {
     env = { ...env, XDG_DATA_HOME: join(dir, 'data') };
     await dagent('shop', 'memory', 'add', '--scope', 'user', 'Answer in British English');
