@@ -20,15 +20,18 @@ export function createProgressPrinter(io: CliIo, options: { json: boolean; initi
   // A question on the terminal stays in one piece: lines wait while it is open.
   const hold = outputHold(io);
   const print = (events: readonly SessionEvent[]): void => {
+    const lines: string[] = [];
     for (const event of events) {
       view = reduceRunView(view, event);
       if (options.json) {
-        hold.writeLine(io.stdout, eventJson(event));
+        lines.push(eventJson(event));
         continue;
       }
       const line = progressLine(event, view, options.approvalsHere === true);
-      if (line !== undefined) hold.writeLine(io.stdout, `${event.createdAt.slice(11, 19)}  ${visibleText(line)}`);
+      if (line !== undefined) lines.push(`${event.createdAt.slice(11, 19)}  ${visibleText(line)}`);
     }
+    // The lines of one delivery go out in one write: a wide stage starts with one line per node.
+    if (lines.length > 0) hold.writeLine(io.stdout, lines.join('\n'));
   };
   return Object.assign(print, { view: () => view });
 }
