@@ -24,10 +24,19 @@ export function specHash(plan: Plan, node: PlanNode): string {
   return contentHash(canonicalJson({ goal: plan.goal, dependsOn: [...dependsOn].sort(), ...spec }));
 }
 
-/** A dependency's result as a hash: its answer and the files it changed. */
-export function resultHash(result: { readonly result: string; readonly filesChanged: readonly string[] }): string {
-  return contentHash(canonicalJson({ answer: result.result, filesChanged: [...result.filesChanged].sort() }));
+type NodeResultRecord = { readonly result: string; readonly filesChanged: readonly string[] };
+
+/** A dependency's result as a hash: its answer and the files it changed. Kept per record: every dependent of a node hashes the same one. */
+export function resultHash(result: NodeResultRecord): string {
+  const known = resultHashes.get(result);
+  if (known !== undefined && known.answer === result.result && known.filesChanged === result.filesChanged) return known.hash;
+  const hash = contentHash(canonicalJson({ answer: result.result, filesChanged: [...result.filesChanged].sort() }));
+  resultHashes.set(result, { answer: result.result, filesChanged: result.filesChanged, hash });
+  return hash;
 }
+
+/** Each record's hash with the fields it was taken of (a record given other fields is hashed again). */
+const resultHashes = new WeakMap<NodeResultRecord, { readonly answer: string; readonly filesChanged: readonly string[]; readonly hash: string }>();
 
 /** Why two sets of inputs differ, the first difference in words; undefined when they are the same. Pure. */
 export function inputsDifference(recorded: NodeInputs, now: NodeInputs): string | undefined {

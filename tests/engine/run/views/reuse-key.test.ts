@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inputsDifference, reuseKey, specHash, type NodeInputs } from '../../../../engine/run/views/reuse-key.js';
+import { inputsDifference, resultHash, reuseKey, specHash, type NodeInputs } from '../../../../engine/run/views/reuse-key.js';
 import type { Plan } from '../../../../engine/index.js';
 
 const base: NodeInputs = { spec: 's1', model: 'scripted:m', dependencies: { a: 'ra' }, files: { 'src/a.ts': 'h1' } };
@@ -27,5 +27,16 @@ describe('the reuse key of a node', () => {
     expect(specHash(plan, { ...node, estimate: 5 })).toBe(specHash(plan, node));
     expect(specHash({ ...plan, goal: 'other' }, node)).not.toBe(specHash(plan, node));
     expect(specHash(plan, { ...node, instructions: 'do more' })).not.toBe(specHash(plan, node));
+  });
+
+  it("hashes a dependency's result by its answer and files, the same record again as before, a changed one anew", () => {
+    const record: { result: string; filesChanged: readonly string[] } = { result: 'done', filesChanged: ['b.ts', 'a.ts'] };
+    const first = resultHash(record);
+    expect(resultHash(record)).toBe(first);
+    expect(resultHash({ result: 'done', filesChanged: ['a.ts', 'b.ts'] })).toBe(first);
+    record.result = 'done differently';
+    expect(resultHash(record)).not.toBe(first);
+    record.filesChanged = ['a.ts'];
+    expect(resultHash(record)).toBe(resultHash({ result: 'done differently', filesChanged: ['a.ts'] }));
   });
 });
