@@ -9,7 +9,7 @@ import type { NodeFiles } from './node-files.js';
 import { unkeptPromise } from './node-outcome.js';
 import { nodeEndHooks, nodeStartHooks } from './node-hooks.js';
 import { handoffMessage } from './node-prompt.js';
-import { recordNodeKey, reuseOrRevert, type ReuseContext, type ReuseSettings } from './node-reuse.js';
+import { nodeKeyDraft, reuseOrRevert, type ReuseContext, type ReuseSettings } from './node-reuse.js';
 import type { NodeResult } from './run-options.js';
 import { resumableAttempt, resumeSteps, stepCheckpointer, trackStartedCalls, type ResumedAttempt, type StepResumeContext } from './step-resume.js';
 
@@ -102,8 +102,8 @@ export async function attemptNode(context: NodeAttemptContext, nodeId: string, e
     if (end.overreach === true) return { status: 'failed', error: overreachError(nodeId, node.writes, strayChanges), retryable: false };
     const unkept = unkeptPromise({ nodeId, kind: node.kind, actions: result.actions ?? [], filesChanged, writes: node.writes });
     if (unkept !== undefined) return { status: 'failed', ...unkept, retryable: false };
-    if (context.reuse !== undefined) await recordNodeKey(reuseContext(context), node, session.answers());
-    return { status: 'succeeded', result: { answer: result.answer, filesChanged } };
+    const keyed = context.reuse === undefined ? undefined : await nodeKeyDraft(reuseContext(context), node, session.answers());
+    return { status: 'succeeded', result: { answer: result.answer, filesChanged, ...(keyed === undefined ? {} : { keyed }) } };
   } finally {
     unsubscribe();
     session.close();

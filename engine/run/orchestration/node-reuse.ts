@@ -2,7 +2,7 @@ import type { PlanNode } from '../../plan/plan-schema.js';
 import { planStages } from '../../plan/plan-stages.js';
 import type { NodeStatus } from '../../scheduler/node-status.js';
 import type { EventLog } from '../../session/event-log.js';
-import type { SessionEvent } from '../../session/event-types.js';
+import type { EventDraft, SessionEvent } from '../../session/event-types.js';
 import type { RunMemory } from '../views/run-recovery.js';
 import { inputsDifference, reuseKey } from '../views/reuse-key.js';
 import { nodeInputs, pathsRead, type NodeInputsContext } from './node-inputs.js';
@@ -21,12 +21,13 @@ export interface ReuseContext extends NodeInputsContext {
 }
 
 /**
- * After a node succeeds: what its result depends on, as `node/keyed` (read back when a later plan
- * version asks). `answers`: the attempt's `assistant/message` events (its surface has them all).
+ * After a node succeeds: what its result depends on, as the `node/keyed` event that goes in with
+ * its `node/succeeded`, just before it (read back when a later plan version asks). `answers`: the
+ * attempt's `assistant/message` events (its surface has them all).
  */
-export async function recordNodeKey(context: ReuseContext, node: PlanNode, answers: readonly SessionEvent[]): Promise<void> {
+export async function nodeKeyDraft(context: NodeInputsContext & { readonly planVersion: number }, node: PlanNode, answers: readonly SessionEvent[]): Promise<EventDraft<'node/keyed'>> {
   const inputs = await nodeInputs(context, node, pathsRead(context, node, answers));
-  await context.log.append({ type: 'node/keyed', nodeId: node.id, payload: { key: reuseKey(inputs), planVersion: context.planVersion, inputs } });
+  return { type: 'node/keyed', nodeId: node.id, payload: { key: reuseKey(inputs), planVersion: context.planVersion, inputs } };
 }
 
 /**

@@ -7,7 +7,7 @@ import type { NodeStatus } from '../../scheduler/node-status.js';
 import type { ScheduleMode } from '../../scheduler/schedule-options.js';
 import type { NodeExecution, NodeOutcome } from '../../scheduler/schedulable-node.js';
 import type { FollowedStore } from '../../session/follow-run.js';
-import type { SessionEvent } from '../../session/event-types.js';
+import type { EventDraft, SessionEvent } from '../../session/event-types.js';
 import type { RunBudget } from '../budget/run-budget.js';
 import type { RunRecord } from '../storage/run-store.js';
 import type { NodeRuntime } from './execute-plan-node.js';
@@ -109,6 +109,8 @@ export interface RemoteAttempts {
 export interface NodeResult {
   readonly answer: string;
   readonly filesChanged: readonly string[];
+  /** What the result depends on (reuse on): stored with the node's `node/succeeded`, in the same append, just before it. */
+  readonly keyed?: EventDraft<'node/keyed'>;
 }
 
 /** A node's line in a run's outcome. */

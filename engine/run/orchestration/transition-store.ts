@@ -1,6 +1,6 @@
 import type { NodeTransition } from '../../scheduler/node-transition.js';
 import type { EventLog } from '../../session/event-log.js';
-import { appendNodeTransitions, type NodeTotals } from '../storage/node-projection.js';
+import { appendNodeTransitions, type DescribedResult, type NodeTotals } from '../storage/node-projection.js';
 import { isSpendEvent } from '../budget/spend-events.js';
 import { reduceRunView } from '../views/run-view.js';
 import type { RunView } from '../views/run-view-types.js';
@@ -43,6 +43,6 @@ export class TransitionStore {
   }
 }
 
-function describeResult(result: NodeResult): { result: string; filesChanged: readonly string[] } {
-  return { result: result.answer, filesChanged: result.filesChanged };
+function describeResult(result: NodeResult): DescribedResult {
+  return { result: result.answer, filesChanged: result.filesChanged, ...(result.keyed === undefined ? {} : { before: [result.keyed] }) };
 }

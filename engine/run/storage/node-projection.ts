@@ -18,6 +18,8 @@ export interface NodeTotals {
 export interface DescribedResult {
   readonly result: string;
   readonly filesChanged?: readonly string[];
+  /** Events of the node that go in with its `node/succeeded`, in the same append, just before it (its `node/keyed`). */
+  readonly before?: readonly EventDraft[];
 }
 
 /**
@@ -30,6 +32,7 @@ export function nodeTransitionDrafts<R>(changes: readonly NodeTransition<R>[], d
   const drafts: EventDraft[] = [];
   for (const change of changes) {
     if (change.kind === 'ready' && startedNow.has(change.nodeId)) continue;
+    if (change.kind === 'succeeded') drafts.push(...(describe(change.result).before ?? []));
     const draft = nodeEventDraft(change, describe);
     if (draft !== undefined) drafts.push(draft);
   }

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { KyselyPlugin } from 'kysely';
-import { EventLog, createRun, readEvents, type NodeTransition, type Store } from '../../../../engine/index.js';
+import { EventLog, createRun, readEvents, runLog, type EventDraft, type NodeTransition, type Store } from '../../../../engine/index.js';
 import { appendNodeTransitions, writeNodeProjection, type NodeTotals } from '../../../../engine/run/storage/node-projection.js';
 import { contractStores } from '../../../helpers/contract-stores.js';
 
@@ -33,6 +33,22 @@ for (const backend of contractStores()) {
       const all = await store.db.selectFrom('nodes').selectAll().where('run_id', '=', runId).orderBy('node_id').execute();
       return new Map(all.map((row) => [row.node_id, row]));
     }
+
+    it("stores a node's key in the same append as its success, just before it, with its dependent's start", async () => {
+      await pendingRows(['read', 'edit']);
+      const log = runLog(store.db, runId);
+      const deliveries: string[][] = [];
+      log.onAppend((events) => deliveries.push(events.map((event) => `${event.type} ${event.nodeId}`)));
+      const keyed: EventDraft = { type: 'node/keyed', nodeId: 'read', payload: { key: 'k1', planVersion: 1, inputs: { spec: 's', model: 'scripted:m', dependencies: {}, files: {} } } };
+      const describe = (result: string) => ({ result, ...(result === 'read done' ? { before: [keyed] } : {}) });
+      await appendNodeTransitions(log, [succeeded('read'), { kind: 'started', to: 'running', from: 'ready', nodeId: 'edit', attempts: 1 }], { planVersion: 1, describe });
+
+      expect(deliveries).toEqual([['node/keyed read', 'node/succeeded read', 'node/started edit']]);
+      const events = (await readEvents(store.db, runId)).filter((event) => event.nodeId !== null);
+      expect(events.map((event) => event.type)).toEqual(['node/keyed', 'node/succeeded', 'node/started']);
+      expect(new Set(events.map((event) => event.createdAt)).size).toBe(1);
+      expect((await rows()).get('read')).toMatchObject({ status: 'succeeded', result: 'read done' });
+    });
 
     it('settles a whole group of nodes: status, attempts, start and end, result or error, totals', async () => {
       const ids = Array.from({ length: 23 }, (_, index) => `edit-${String(index).padStart(2, '0')}`);
