@@ -68,12 +68,19 @@ export function createScriptedProvider(options: ScriptedProviderOptions): Script
     remaining: (agent) => Math.max(0, (script.agents[agent]?.length ?? 0) - (positions.get(agent) ?? 0)),
     async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<StreamPart> {
       const { turn, index } = nextTurn(request.agent, request.messages);
-      // Counted before the turn's latency, as a provider counts while the answer is on its way:
+      // Counted while the turn's latency runs, as a provider counts while the answer is on its way:
       // the answer arrives after the latency, not after the latency and this count. A failing turn
       // counts nothing (its request is not a prefix the cache has seen).
-      const usage = turn.error === undefined ? scriptedUsage(request, turn, cache, tokenMemo) : undefined;
       const latencyMs = turn.latencyMs ?? script.defaults?.latencyMs ?? 0;
-      if (latencyMs > 0 || signal.aborted) await sleep(latencyMs, signal);
+      const latency = latencyMs > 0 || signal.aborted ? sleep(latencyMs, signal) : undefined;
+      let usage: Usage | undefined;
+      try {
+        usage = turn.error === undefined ? scriptedUsage(request, turn, cache, tokenMemo) : undefined;
+      } catch (error) {
+        latency?.catch(() => undefined);
+        throw error;
+      }
+      await latency;
       if (turn.error !== undefined) {
         const headers = Object.fromEntries(Object.entries(turn.error.headers ?? {}).map(([name, value]) => [name, String(value)]));
         throw modelErrorFromHttp({
