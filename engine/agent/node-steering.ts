@@ -103,7 +103,7 @@ export class NodeSteering {
   async #refresh(): Promise<void> {
     const now = performance.now();
     this.#checkedAt = now;
-    const mark = this.#session.log.writes.mark(STEERING_EVENT_TYPES);
+    const mark = this.#session.log.writes.mark(this.#session.nodeId, STEERING_EVENT_TYPES);
     if (mark !== undefined && mark === this.#readMark && now - this.#readAt < this.#pollMs) return;
     this.#readMark = mark;
     this.#readAt = now;

@@ -88,13 +88,16 @@ export function createCompactor(options: CompactorOptions): Compactor {
   const margin = options.growthMarginTokens ?? growthMargin(threshold);
   const background = options.background ?? true;
   const states = new WeakMap<Session, Promise<SurfaceState>>();
+  /** Surfaces whose state was loaded once (a released one that comes back reads the log). */
+  const loaded = new WeakSet<Session>();
   const overheadOf = promptOverhead();
 
   const stateOf = (session: Session): Promise<SurfaceState> => {
     let state = states.get(session);
     if (state === undefined) {
-      state = loadState(session);
+      state = loadState(session, !loaded.has(session));
       states.set(session, state);
+      loaded.add(session);
     }
     return state;
   };
@@ -206,9 +209,11 @@ function adoptCandidate(state: SurfaceState, candidate: CompactionCandidate, tok
 /**
  * A surface's compaction state, recovered from the log: the size after its last compaction, so
  * a restarted node does not compact again right away. A compaction left open by a crash is
- * closed as failed, so every `compaction/start` has its end.
+ * closed as failed, so every `compaction/start` has its end. At the first look at a node's first
+ * surface there is nothing to recover: no compaction of the node came before it.
  */
-async function loadState(session: Session): Promise<SurfaceState> {
+async function loadState(session: Session, firstLook: boolean): Promise<SurfaceState> {
+  if (firstLook && session.firstOfNode) return { lastTokens: undefined, candidate: undefined, candidateFailedAt: undefined };
   const events = await session.log.read({ nodeId: session.nodeId, types: ['compaction/start', 'compaction/end'] });
   const open = new Map<string, SessionEvent<'compaction/start'>>();
   let lastTokens: number | undefined;

@@ -8,23 +8,27 @@ import type { EventType, SessionEvent } from './event-types.js';
 export class KnownWrites {
   #watchers = 0;
   #otherWrites = 0;
-  readonly #appendedByType = new Map<string, number>();
+  /** This process's appends by node and type (`node NUL type`; run-level events under ''). */
+  readonly #appended = new Map<string, number>();
 
   /**
-   * A number that changes whenever an event of `types` may have been written to the run since it
-   * was taken: by this process, or by another one (as a follower heard it). `undefined` while no
-   * follower listens: then only the store can say.
+   * A number that changes whenever an event of `nodeId` (null: the run's own) of one of `types`
+   * may have been written to the run since it was taken: by this process, or by another one (as a
+   * follower heard it). `undefined` while no follower listens: then only the store can say.
    */
-  mark(types: readonly EventType[]): number | undefined {
+  mark(nodeId: string | null, types: readonly EventType[]): number | undefined {
     if (this.#watchers === 0) return undefined;
     let mark = this.#otherWrites;
-    for (const type of types) mark += this.#appendedByType.get(type) ?? 0;
+    for (const type of types) mark += this.#appended.get(appendedKey(nodeId, type)) ?? 0;
     return mark;
   }
 
   /** Events this process stored. */
   noteAppended(events: readonly SessionEvent[]): void {
-    for (const event of events) this.#appendedByType.set(event.type, (this.#appendedByType.get(event.type) ?? 0) + 1);
+    for (const event of events) {
+      const key = appendedKey(event.nodeId, event.type);
+      this.#appended.set(key, (this.#appended.get(key) ?? 0) + 1);
+    }
   }
 
   /** A follower listens for other processes' inserts into the run until the returned function is called. */
@@ -41,4 +45,8 @@ export class KnownWrites {
   noteOtherWrites(): void {
     this.#otherWrites += 1;
   }
+}
+
+function appendedKey(nodeId: string | null, type: string): string {
+  return `${nodeId ?? ''}\u0000${type}`;
 }

@@ -34,11 +34,17 @@ export class Session {
 
   /** Events before this seq are not part of this surface (an earlier attempt of the node). */
   readonly fromSeq: number;
+  /**
+   * The node's first surface: no earlier attempt of it began one, so the log holds no step or
+   * compaction of the node before `fromSeq` (`startingAt` is told so by whoever knows the run).
+   */
+  readonly firstOfNode: boolean;
 
-  private constructor(log: EventLog, nodeId: string | null, fromSeq: number) {
+  private constructor(log: EventLog, nodeId: string | null, fromSeq: number, firstOfNode = false) {
     this.log = log;
     this.nodeId = nodeId;
     this.fromSeq = fromSeq;
+    this.firstOfNode = firstOfNode;
     this.#unsubscribe = log.onAppend((events) => {
       for (const event of events) if (event.nodeId === this.nodeId) this.#apply(event);
     });
@@ -61,8 +67,8 @@ export class Session {
    * through `log` (an attempt's `node/snapshotted`): nothing before it belongs to the surface and
    * nothing of the node came after it, so the log is not read back.
    */
-  static startingAt(log: EventLog, first: SessionEvent): Session {
-    const session = new Session(log, first.nodeId, first.seq);
+  static startingAt(log: EventLog, first: SessionEvent, options: { firstOfNode?: boolean } = {}): Session {
+    const session = new Session(log, first.nodeId, first.seq, options.firstOfNode ?? false);
     session.#apply(first);
     return session;
   }

@@ -50,12 +50,12 @@ export async function attemptNode(context: NodeAttemptContext, nodeId: string, e
   }
   const riskOf = (name: string): string | undefined => context.runtime.tools.riskOf?.(name);
   const steps = { log, files, riskOf };
-  const { boundary, fromSeq, startedByStep, resume, marker } = await beginAttempt(context, node, execution, steps);
+  const { boundary, fromSeq, startedByStep, resume, marker, firstOfNode } = await beginAttempt(context, node, execution, steps);
   // Which steps started a call that may change files: those are checkpointed when they end.
   const unsubscribe = trackStartedCalls(log, nodeId, fromSeq, startedByStep);
   const onStepEnd = stepCheckpointer(steps, node, attempt, boundary, startedByStep);
   // A fresh attempt's surface is its marker alone; one that goes on reads what its earlier steps left.
-  const session = marker === undefined ? await Session.open(log, nodeId, { fromSeq }) : Session.startingAt(log, marker);
+  const session = marker === undefined ? await Session.open(log, nodeId, { fromSeq }) : Session.startingAt(log, marker, { firstOfNode });
   try {
     // Past `durable`, every dependency's `node/succeeded` is stored, and so in the run's memory.
     const handoffs = node.dependsOn.flatMap((id) => {
@@ -126,7 +126,7 @@ async function beginAttempt(
   node: PlanNode,
   execution: NodeExecution,
   steps: StepResumeContext,
-): Promise<{ boundary: unknown; fromSeq: number; startedByStep: Map<number, string[]>; resume?: ResumedAttempt['resume']; marker?: SessionEvent }> {
+): Promise<{ boundary: unknown; fromSeq: number; startedByStep: Map<number, string[]>; resume?: ResumedAttempt['resume']; marker?: SessionEvent; firstOfNode?: boolean }> {
   const { attempt, durable } = execution;
   const { files, log, memory } = context;
   const open = resumableAttempt(memory, files, node);
@@ -142,9 +142,11 @@ async function beginAttempt(
   }
   const boundary = await files.beginNode(node.id, node.writes);
   await durable;
+  // Read before the marker's append reaches the run's memory.
+  const firstOfNode = !memory.hasSurfaced(node.id);
   // The append reaches the run's memory too (its boundary for a later attempt).
   const marker = await log.append({ type: 'node/snapshotted', nodeId: node.id, turn: 1, payload: { attempt, boundary } });
-  return { boundary, fromSeq: marker.seq, startedByStep: new Map(), marker };
+  return { boundary, fromSeq: marker.seq, startedByStep: new Map(), marker, firstOfNode };
 }
 
 /** A node's commit on the run branch: its id and attempt, title, and what it was told to do. */

@@ -38,6 +38,11 @@ export class RunMemory {
     return this.#openAttempts.get(nodeId);
   }
 
+  /** Whether an attempt of the node ever began its surface (`node/snapshotted`): the log may hold steps and compactions of it. */
+  hasSurfaced(nodeId: string): boolean {
+    return this.#attemptSeqs.has(nodeId);
+  }
+
   add(events: readonly SessionEvent[]): this {
     for (const event of events) this.#add(event);
     return this;

@@ -1,5 +1,6 @@
+import type { KyselyPlugin } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Session, compactSession, createCompactor, type AgentCompactor, type SessionEvent } from '../../../engine/index.js';
+import { EventLog, Session, compactSession, createCompactor, type AgentCompactor, type SessionEvent } from '../../../engine/index.js';
 import type { CompactorOptions } from '../../../engine/compaction/compactor.js';
 import { appendToolTurn, filler, openNode, pathListingSummarizer, scriptedSummarizer, type NodeFixture } from './fixtures.js';
 
@@ -148,6 +149,24 @@ describe('createCompactor', () => {
     const ends = await node.log.read({ types: ['compaction/end'] });
     expect(ends.at(-1)!.payload).toMatchObject({ compactionId: 'c-lost', outcome: 'failed' });
     reopened.close();
+  });
+
+  it("reads nothing of the log for a node's first surface, whose node has no compaction before it; any other surface recovers its state", async () => {
+    let statements = 0;
+    const counting: KyselyPlugin = { transformQuery: ({ node: query }) => query, transformResult: async ({ result }) => ((statements += 1), result) };
+    const log = new EventLog(node.store.db.withPlugin(counting), node.runId);
+    const compactor = createCompactor(compactorOptions({ background: false }));
+    const first = Session.startingAt(log, await log.append({ type: 'node/snapshotted', nodeId: 'edit-b', turn: 1, payload: { attempt: 1, boundary: {} } }), { firstOfNode: true });
+    const before = statements;
+    expect(await compactor.check(first, prompt)).toMatchObject({ verdict: 'none' });
+    expect(statements).toBe(before);
+
+    const again = Session.startingAt(log, await log.append({ type: 'node/snapshotted', nodeId: 'edit-b', turn: 1, payload: { attempt: 2, boundary: {} } }));
+    const beforeAgain = statements;
+    expect(await compactor.check(again, prompt)).toMatchObject({ verdict: 'none' });
+    expect(statements).toBe(beforeAgain + 1);
+    first.close();
+    again.close();
   });
 
   it('release discards a ready candidate', async () => {
