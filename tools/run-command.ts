@@ -153,14 +153,19 @@ async function executeCommand(settings: CommandSettings, args: RunCommandArgs, c
   if (claim !== undefined && claim.remainingMs() === 0) throw new ToolError("the node's claim has run out on this worker: the command was not started");
   const watched = claim !== undefined && canWatchClaims() ? underClaimWatchdog(wrapped, claim) : undefined;
   const subprocess = spawnDetached(watched ?? wrapped, wrapped, workspace, watched !== undefined);
-  if (subprocess.pid !== undefined && context.session !== undefined) {
-    // Recorded before the command can do anything lasting, so a resume can find it if dagent dies.
-    await recordCommandStart(context, subprocess.pid, current.kind === 'sandbox');
-  }
-  const unwatch = watched !== undefined && claim !== undefined && subprocess.stdin !== null ? feedClaimWatchdog(subprocess.stdin, claim) : () => undefined;
+  // Read from the start, before anything is awaited: the output streams flow as soon as the
+  // command runs, and what a fast command wrote while its start was being recorded was lost.
   subprocess.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
   subprocess.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
   const stopper = stopWhenDue(subprocess, timeoutMs, context.signal);
+  if (subprocess.pid !== undefined && context.session !== undefined) {
+    // Recorded before the command can do anything lasting, so a resume can find it if dagent dies.
+    await recordCommandStart(context, subprocess.pid, current.kind === 'sandbox').catch((error: unknown) => {
+      stopper.dispose();
+      throw error;
+    });
+  }
+  const unwatch = watched !== undefined && claim !== undefined && subprocess.stdin !== null ? feedClaimWatchdog(subprocess.stdin, claim) : () => undefined;
   try {
     const result = await subprocess;
     await Promise.all(stopper.stopping);

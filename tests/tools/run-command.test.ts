@@ -52,6 +52,19 @@ describe('run_command', () => {
     expect(result).toMatchObject({ isError: true, meta: { outcome: 'error', exitCode: 3, timedOut: false, args: { command: 'echo hello; echo oops >&2; exit 3' } } });
   });
 
+  it("keeps all of a fast command's output while its start is being recorded in the log", async () => {
+    // The log answers slowly: the command has finished and written everything before its start is stored.
+    const slowLog = Object.create(bed.session, {
+      append: { value: async (...args: Parameters<typeof bed.session.append>) => {
+        const stored = await bed.session.append(...args);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return stored;
+      } },
+    }) as typeof bed.session;
+    const result = await bed.call(runtime, 'run_command', { command: 'echo hello; echo oops >&2' }, { session: slowLog });
+    expect(result.content).toBe('exit code 0\n--- stdout ---\nhello\n--- stderr ---\noops');
+  });
+
   it('runs read-only commands in the workspace without asking under suggest, stdin closed', async () => {
     const approver = createScriptedApprover([]);
     const result = await bed.call(runtime, 'run_command', { command: 'pwd && cat' }, { approver });
