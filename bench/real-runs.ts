@@ -52,11 +52,8 @@ export async function realRun(workload: Workload, store: RealRunStore, options: 
     const { plan, script } = planOf(workload);
     writeFileSync(join(dir, 'plan.json'), JSON.stringify(plan));
     writeFileSync(join(dir, 'script.json'), JSON.stringify(script));
-    // Its own config and data: the user's settings and memories are this run's (none), not the
-    // machine user's. The home is the bench's, the same for every run, as a user's is: the CLI's
-    // code cache (sealed with a key kept in the home) is warm after the first run, as it is for a
-    // user's every run but the first (DAGENT_BENCH_COLD=1: a new home per run, a cold cache).
-    const env = { HOME: process.env.DAGENT_BENCH_COLD === '1' ? dir : benchHome(), XDG_CONFIG_HOME: join(dir, 'config'), XDG_DATA_HOME: join(dir, 'data') };
+    // Its own home: the user's memories are this run's (none), not the machine user's.
+    const env = { HOME: dir, XDG_DATA_HOME: join(dir, 'data') };
     const flags = ['--db', db, '--model', `scripted:${join(dir, 'script.json')}`, '--approval', 'auto'];
     const created = await dagent(['plan', '--from', join(dir, 'plan.json'), '--json', ...flags], workspace, { env });
     const runId = (JSON.parse(created) as { runId: string }).runId;
@@ -85,8 +82,6 @@ export async function runRealRunsBench(): Promise<void> {
   const loads = [loadavg()[0]!];
   const runs: RealRun[] = [];
   try {
-    // One run not counted: it writes the code cache the measured runs read (none with DAGENT_BENCH_COLD=1).
-    if (process.env.DAGENT_BENCH_COLD !== '1') await realRun(w3(), stores[0]!, postgres === undefined ? {} : { postgres });
     for (let round = 0; round < rounds; round += 1) {
       for (const workload of REAL_RUN_WORKLOADS.map((make) => make())) {
         for (const store of stores) {
@@ -136,17 +131,6 @@ function printRealRuns(runs: readonly RealRun[], rounds: number, loads: readonly
       'CPU ms/node: the `dagent run` process\'s CPU (every thread) from run/started to run/succeeded, over the nodes; PostgreSQL\'s own processes not counted.\n',
   );
 }
-
-/** The home every real run of this bench process shares (made on first use, removed at exit). */
-function benchHome(): string {
-  if (home === undefined) {
-    const made = mkdtempSync(join(tmpdir(), 'dagent-bench-home-'));
-    process.once('exit', () => rmSync(made, { recursive: true, force: true }));
-    home = made;
-  }
-  return home;
-}
-let home: string | undefined;
 
 async function postgresDatabase(server: BenchPostgres | undefined, workload: Workload): Promise<string> {
   if (server === undefined) throw new Error('a real run on PostgreSQL needs the bench server');

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { accessSync, constants as fsConstants, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
-import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { Script } from 'node:vm';
 import { CodeCacheSeal } from './code-cache-seal.js';
 
@@ -35,23 +35,8 @@ export function loadBundle(entry: string): Record<string, unknown> {
   const folder = cacheFolder(bundleDir);
   const seal = folder === undefined ? undefined : CodeCacheSeal.open();
   const loader = new BundleLoader(bundleDir, seal === undefined ? undefined : folder, seal);
-  const exports = loader.load(entry);
-  // The entry is handed the loader's `require` for the packages it compiles with the cache (`CACHED_PACKAGES`).
-  const useCachedPackages = exports['useCachedPackages'];
-  if (typeof useCachedPackages === 'function') useCachedPackages((specifier: string) => loader.requirePackage(specifier));
-  return exports;
+  return loader.load(entry);
 }
-
-/**
- * Packages an entry may load through the loader, with the code cache, instead of through Node:
- * gpt-tokenizer's o200k table is 2.4 MB of JavaScript, and compiling it was most of the ~0.4 s a
- * `run` or `plan` spent loading the tokenizer before its first node. The files a package's file
- * requires by a relative path go through the loader too; anything else through Node.
- */
-const CACHED_PACKAGES: ReadonlySet<string> = new Set(['gpt-tokenizer']);
-
-/** The start of a cached package file's data name: `pkg~<package>~<path in its entry's folder>`. */
-const PACKAGE_PREFIX = 'pkg~';
 
 interface LoadedModule {
   exports: Record<string, unknown>;
@@ -80,25 +65,11 @@ class BundleLoader {
     if (cacheDir !== undefined) process.once('exit', () => this.writeCache());
   }
 
-  /** A package of `CACHED_PACKAGES` with the cache, its entry and the files it requires; any other package through Node. */
-  requirePackage(specifier: string): unknown {
-    const nodeRequire = createRequire(join(this.bundleDir, 'main.cjs'));
-    if (!CACHED_PACKAGES.has(specifier)) return nodeRequire(specifier);
-    const entry = nodeRequire.resolve(specifier);
-    return this.loadPackageFile(specifier, dirname(entry), entry);
-  }
-
-  private loadPackageFile(specifier: string, root: string, file: string): Record<string, unknown> {
-    const name = `${PACKAGE_PREFIX}${specifier.replaceAll('/', '~')}~${relative(root, file).replaceAll(sep, '~')}`;
-    return this.load(file, name, () => this.requireFromPackage(specifier, root, file));
-  }
-
-  /** `name`: the start of its cache data's file name (a chunk's own file name); `requireFor`: the `require` its code gets. */
-  load(file: string, name = basename(file), requireFor = (): NodeJS.Require => this.requireFrom(file)): Record<string, unknown> {
+  load(file: string): Record<string, unknown> {
     const known = this.modules.get(file);
     if (known !== undefined) return known.exports;
     const source = readFileSync(file, 'utf8');
-    const cacheFile = this.cacheDir === undefined || this.seal === undefined ? undefined : join(this.cacheDir, `${name}.${sourceKey(source)}.${this.seal.id}.bin`);
+    const cacheFile = this.cacheDir === undefined || this.seal === undefined ? undefined : join(this.cacheDir, `${basename(file)}.${sourceKey(source)}.${this.seal.id}.bin`);
     if (cacheFile !== undefined) this.current.add(basename(cacheFile));
     const cachedData = cacheFile === undefined ? undefined : this.readSealed(cacheFile);
     // `(0, function …)` and not `(function …)`: V8 compiles a parenthesised function at once, in full
@@ -111,7 +82,7 @@ class BundleLoader {
     const module: LoadedModule = { exports: {} };
     this.modules.set(file, module);
     const run = script.runInThisContext() as ModuleFunction;
-    run.call(module.exports, module.exports, requireFor(), module, file, dirname(file));
+    run.call(module.exports, module.exports, this.requireFrom(file), module, file, dirname(file));
     return module.exports;
   }
 
@@ -133,14 +104,6 @@ class BundleLoader {
     return Object.assign(requireHere, { resolve: nodeRequire.resolve, cache: nodeRequire.cache, extensions: nodeRequire.extensions, main: nodeRequire.main });
   }
 
-  /** A cached package file's require: the package's own files (relative paths) through this loader, everything else through Node. */
-  private requireFromPackage(specifier: string, root: string, file: string): NodeJS.Require {
-    const nodeRequire = createRequire(file);
-    const requireHere = ((id: string): unknown =>
-      id.startsWith('./') || id.startsWith('../') ? this.loadPackageFile(specifier, root, nodeRequire.resolve(id)) : nodeRequire(id)) as NodeJS.Require;
-    return Object.assign(requireHere, { resolve: nodeRequire.resolve, cache: nodeRequire.cache, extensions: nodeRequire.extensions, main: nodeRequire.main });
-  }
-
   /** Writes the data of the chunks that had none, then drops the data of chunks this bundle no longer has. */
   private writeCache(): void {
     if (this.pending.length === 0 || this.cacheDir === undefined || this.seal === undefined) return;
@@ -153,10 +116,8 @@ class BundleLoader {
       }
       const chunks = new Set(readdirSync(this.bundleDir));
       for (const name of readdirSync(this.cacheDir)) {
-        // A chunk's data, or a package file's: older data of the same file (another key) once there is new.
-        const file = name.startsWith(PACKAGE_PREFIX) ? name.split('.').slice(0, -3).join('.') : name.slice(0, name.indexOf('.cjs.') + '.cjs'.length);
-        const superseded = !this.current.has(name) && [...this.current].some((kept) => kept.startsWith(`${file}.`));
-        const stale = superseded || (!name.startsWith(PACKAGE_PREFIX) && !chunks.has(file));
+        const chunk = name.slice(0, name.indexOf('.cjs.') + '.cjs'.length);
+        const stale = !chunks.has(chunk) || (!this.current.has(name) && [...this.current].some((kept) => kept.startsWith(`${chunk}.`)));
         if (stale && name.endsWith('.bin')) rmSync(join(this.cacheDir, name), { force: true });
       }
     } catch {

@@ -6,7 +6,6 @@ import type { CliContext } from './context/cli-context.js';
 import { processIo, writeLine, type CliIo } from './context/cli-io.js';
 import type { CliCommand } from './context/command.js';
 import { COMMANDS, commandName, type CommandEntry } from './commands/index.js';
-import { usePackageRequire } from '../engine/package-face.js';
 
 /** Global options that take a value: the word after them is not the command. */
 const VALUED_GLOBALS = new Set(['-w', '--workspace', '--db', '-m', '--model', '--base-url', '--approval']);
@@ -22,11 +21,6 @@ const EXAMPLES: readonly (readonly [string, string])[] = [
 /** A wrong flag or argument: one line, exit 2. */
 class UsageError extends Error {
   readonly exitCode = 2;
-}
-
-/** The bundle loader's `require` for the packages it compiles with its code cache (see cli/load-bundle.ts). */
-export function useCachedPackages(require: (specifier: string) => unknown): void {
-  usePackageRequire(require);
 }
 
 /** Runs the CLI with `argv` (without node and script); resolves to the exit code. */

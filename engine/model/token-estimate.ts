@@ -1,4 +1,4 @@
-import { requirePackage } from '../package-face.js';
+import { createRequire } from 'node:module';
 import type * as GptTokenizerModule from 'gpt-tokenizer';
 import type { ModelMessage } from './model-message.js';
 import type { ToolSpec } from './model-provider.js';
@@ -21,7 +21,7 @@ let loaded: GptTokenizer | undefined;
 
 /** gpt-tokenizer, loaded on first use: its BPE tables take a noticeable part of a second, and commands that count nothing skip them. */
 export function gptTokenizer(): GptTokenizer {
-  loaded ??= requirePackage('gpt-tokenizer') as GptTokenizer;
+  loaded ??= createRequire(import.meta.url)('gpt-tokenizer') as GptTokenizer;
   return loaded;
 }
 

@@ -90,34 +90,6 @@ describe('the code cache', () => {
     expect(statSync(join(other, '.config', 'dagent', 'code-cache.key')).mode & 0o777).toBe(0o600);
   });
 
-  it("compiles the tokenizer's tables with the cache too: a run writes their data once, the next run reads it", () => {
-    const workspace = join(temp.dir, 'tokenizer-ws');
-    mkdirSync(workspace);
-    writeFileSync(join(temp.dir, 'plan.json'), JSON.stringify({ goal: 'look', rationale: 'r', nodes: [{ id: 'a', kind: 'read', title: 'A', instructions: 'look', reads: [], writes: [], dependsOn: [] }] }));
-    writeFileSync(join(temp.dir, 'script.json'), JSON.stringify({ agents: { 'node:a': [{ text: 'a done' }, { text: 'a done' }] } }));
-    const run = (): SpawnSyncReturns<string> => {
-      const flags = ['-w', workspace, '--model', `scripted:${join(temp.dir, 'script.json')}`];
-      const planned = dagent([...flags, 'plan', '--from', join(temp.dir, 'plan.json'), '--json'], cacheDir);
-      expect(planned.status, planned.stderr).toBe(0);
-      const runId = (JSON.parse(planned.stdout) as { runId: string }).runId;
-      expect(dagent([...flags, 'approve', runId], cacheDir).status).toBe(0);
-      return dagent([...flags, '--approval', 'auto', 'run', runId], cacheDir);
-    };
-    const tables = (): string[] => cacheFiles().filter((name) => name.startsWith('pkg~gpt-tokenizer~bpeRanks~o200k_base.js.'));
-
-    const first = run();
-    expect(first.status, first.stderr).toBe(0);
-    expect(first.stdout).toContain('run succeeded');
-    expect(tables()).toHaveLength(1);
-    const written = statSync(join(cacheDir, tables()[0]!)).mtimeMs;
-
-    const second = run();
-    expect(second.status, second.stderr).toBe(0);
-    expect(second.stderr).not.toContain('code cache');
-    expect(tables()).toHaveLength(1);
-    expect(statSync(join(cacheDir, tables()[0]!)).mtimeMs).toBe(written);
-  });
-
   it('adds the chunks another command needs, and that command reads the store as it does without a cache', () => {
     const uncached = dagent(['status'], 'off');
     const cached = dagent(['status'], cacheDir);
