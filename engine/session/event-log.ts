@@ -80,12 +80,20 @@ export class EventLog {
    * PostgreSQL a round trip, and met each other on the seqs.
    */
   readonly #grouped: GroupedAppends<EffectfulAppend, SessionEvent>;
+  /**
+   * PostgreSQL: this process's fenced appends to the run (a worker's nodes, each under its own
+   * claim), shared with this log's views and grouped the same way: the appends made while one is
+   * in flight go in one statement fenced by all their claims. A worker running a wide stage sent
+   * each node's events alone, and its statements raced each other for the run's next seq.
+   */
+  #fencedGrouped: GroupedAppends<FencedAppend, SessionEvent>;
 
   constructor(db: Kysely<Database>, runId: string, options: { now?: () => Date } = {}) {
     this.#db = db;
     this.#serialises = dialectOf(db as Kysely<unknown>) === 'postgres';
     // SQLite's sends finish at once: its appends gather for the current turn of the event loop.
     this.#grouped = new GroupedAppends((appends) => this.#sendGroup(appends), { gather: !this.#serialises });
+    this.#fencedGrouped = new GroupedAppends((appends) => this.#sendFencedGroup(appends));
     this.runId = runId;
     this.#now = options.now ?? (() => new Date());
   }
@@ -104,6 +112,7 @@ export class EventLog {
     view.#writes = this.#writes;
     view.#effects = bothEffects(this.#effects, effects);
     view.#fence = this.#fence;
+    view.#fencedGrouped = this.#fencedGrouped;
     return view;
   }
 
@@ -117,6 +126,7 @@ export class EventLog {
     view.#writes = this.#writes;
     view.#effects = this.#effects;
     view.#fence = fence;
+    view.#fencedGrouped = this.#fencedGrouped;
     return view;
   }
 
@@ -138,6 +148,7 @@ export class EventLog {
     const append: EffectfulAppend = { rows, ...(effects === undefined ? {} : { effects }), ...(upserts === undefined ? {} : { upserts }) };
     let stored: SessionEvent[] | undefined;
     if (fence === undefined && !this.#db.isTransaction) stored = await this.#grouped.add(append);
+    else if (this.#serialises && effects === undefined && !this.#db.isTransaction) stored = await this.#fencedGrouped.add({ ...append, fence: fence! });
     else {
       // A fenced append on PostgreSQL whose writes fit in the statement: one statement, no lock held between round trips.
       const statementUpserts = this.#db.isTransaction ? undefined : upsertsInOneStatement([append]);
@@ -188,6 +199,34 @@ export class EventLog {
     if (appends.some((append) => append.effects !== undefined)) return this.#appendInTransaction(appends, undefined);
     if (rows.length === 1) return [await insertEvent(this.#db, rows[0]!)];
     return this.#appendInTransaction(appends, undefined);
+  }
+
+  /**
+   * PostgreSQL: fenced appends without effects, in one statement fenced by every one of their
+   * claims. One append alone is refused with its claim's own error; when a group is refused (one
+   * of its claims is not current) or keeps losing the run's next seq, `GroupedAppends` sends each
+   * again alone, so only the stale claim's append fails.
+   */
+  async #sendFencedGroup(appends: readonly FencedAppend[]): Promise<SessionEvent[]> {
+    const rows = appends.flatMap((append) => append.rows);
+    if (appends.length === 1) {
+      const [append] = appends as [FencedAppend];
+      return (await this.#appendInOneStatement(rows, append.fence)) ?? (await this.#appendInTransaction([append], append.fence));
+    }
+    const claims = new Map<string, ClaimConditions['claims'][number]>();
+    for (const append of appends) for (const claim of append.fence.claims) claims.set(`${claim.nodeId}\u0000${claim.token}`, claim);
+    for (let attempt = 0; attempt < ONE_STATEMENT_TRIES; attempt += 1) {
+      let result: OneStatementResult;
+      try {
+        result = await appendInOneStatement(this.#db, rows, { claims: [...claims.values()] });
+      } catch (error) {
+        if (isUniqueViolation(error)) continue;
+        throw error;
+      }
+      if (result.refused) throw new Error('a claim of the grouped appends is not current');
+      return storedEvents(rows, result.stored);
+    }
+    throw new Error('the grouped appends kept losing the run\'s next seq');
   }
 
   /** The appends' rows in order in one transaction, each append's effects run with its own events; `fence` checked in it. */
@@ -274,6 +313,11 @@ function bothEffects(first: AppendEffects | undefined, second: AppendEffects | u
     await first(transaction, events);
     await second(transaction, events);
   };
+}
+
+/** A fenced append without effects: its rows and the claims that must be current for them to go in. */
+interface FencedAppend extends GroupedAppend<PendingRow> {
+  readonly fence: AppendFence;
 }
 
 /** An append's rows and what its transaction also writes (and, when they are all rows, those rows). */

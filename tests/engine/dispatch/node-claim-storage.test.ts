@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type KyselyPlugin } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EventLog, createRun, readEvents, type Store } from '../../../engine/index.js';
 import { ClaimExpiredError, NodeClaim, StaleClaimError, allClaimsFence, claimNode, claimNodes, readNodeClaim } from '../../../engine/dispatch/node-claim.js';
@@ -109,6 +109,32 @@ for (const backend of contractStores()) {
       const events = await readEvents(store.db, run.id);
       expect(events.map((event) => event.seq)).toEqual(Array.from({ length: events.length }, (_, index) => index + 1));
       expect(events.filter((event) => event.type === 'user/message')).toHaveLength(4 * 19);
+    });
+
+    it.skipIf(backend.name !== 'postgres')("one worker's nodes appending at once under their own claims share statements, and a node whose claim was lost fails alone", async () => {
+      const run = await createRun(store.db, { task: 'fencing', workspace: '/repo', mode: 'plan' });
+      let inserts = 0;
+      const counting: KyselyPlugin = { transformQuery: ({ node }) => ((inserts += node.kind === 'RawNode' ? 1 : 0), node), transformResult: async ({ result }) => result };
+      const log = new EventLog(store.db.withPlugin(counting), run.id);
+      const nodes = ['edit-a', 'edit-b', 'edit-c', 'edit-d', 'edit-e', 'edit-f'];
+      const claims = await claimNodes(store.db, run.id, nodes, { worker: 'host-a/1/aa', ttlMs: 60_000 });
+      const held = nodes.map((nodeId) => claims.get(nodeId) as NodeClaim);
+      const lost = held[2]!;
+      await lost.release();
+      const message = (nodeId: string, turn: number) => ({ type: 'user/message' as const, nodeId, payload: { content: `${nodeId} turn ${turn}`, source: 'instruction' as const } });
+
+      const appended = await Promise.allSettled(held.flatMap((claim) => [1, 2, 3].map((turn) => log.withFence(claim.appendFence()).append(message(claim.nodeId, turn)))));
+
+      const refused = appended.flatMap((outcome, index) => (outcome.status === 'rejected' ? [{ index, error: outcome.reason as unknown }] : []));
+      expect(refused.map(({ index }) => nodes[Math.floor(index / 3)])).toEqual(['edit-c', 'edit-c', 'edit-c']);
+      for (const { error } of refused) expect(error).toBeInstanceOf(StaleClaimError);
+      const events = await readEvents(store.db, run.id, { types: ['user/message'] });
+      expect(events.map((event) => event.seq)).toEqual(Array.from({ length: 15 }, (_, index) => events[0]!.seq + index));
+      for (const nodeId of nodes.filter((id) => id !== 'edit-c')) expect(events.filter((event) => event.nodeId === nodeId).map((event) => (event.payload as { content: string }).content)).toEqual([1, 2, 3].map((turn) => `${nodeId} turn ${turn}`));
+      inserts = 0;
+      await Promise.all(held.filter((claim) => claim !== lost).map((claim) => log.withFence(claim.appendFence()).append(message(claim.nodeId, 4))));
+      // The first alone; the four made while it was in flight together.
+      expect(inserts).toBe(2);
     });
 
     it("a node's session events and file writes go through its claim: refused once another worker holds the node", async () => {
