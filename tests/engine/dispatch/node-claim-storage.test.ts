@@ -156,6 +156,30 @@ for (const backend of contractStores()) {
       expect(writes).toEqual(['current']);
     });
 
+    it.skipIf(backend.name !== 'postgres')("a worker checking its claim waits for a takeover being written, and then finds it stale", async () => {
+      const run = await createRun(store.db, { task: 'fencing', workspace: '/repo', mode: 'plan' });
+      const holder = await claimed(run.id, 'host-a/1/aa');
+      await expect(holder.ensureCurrent()).resolves.toBeUndefined();
+      let commitTakeover!: () => void;
+      const held = new Promise<void>((resolve) => (commitTakeover = resolve));
+      let written!: () => void;
+      const takeoverWritten = new Promise<void>((resolve) => (written = resolve));
+      // Another worker's takeover, written but not yet committed: the row is its until it commits.
+      const takeover = store.db.transaction().execute(async (transaction) => {
+        await transaction.updateTable('node_claims').set({ token: holder.token + 1, worker: 'host-b/2/bb' }).where('run_id', '=', run.id).where('node_id', '=', 'edit-a').execute();
+        written();
+        await held;
+      });
+      await takeoverWritten;
+
+      const check = holder.ensureCurrent().then(() => 'current', (error: unknown) => error);
+      await aSessionWaitsOnALock();
+      commitTakeover();
+      await takeover;
+
+      expect(await check).toBeInstanceOf(StaleClaimError);
+    });
+
     it.skipIf(backend.name !== 'postgres')('a write under the fence holds off a worker taking the node over until it is done', async () => {
       const run = await createRun(store.db, { task: 'fencing', workspace: '/repo', mode: 'plan' });
       const holder = await claimed(run.id, 'host-a/1/aa', 300);
