@@ -2,6 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, MemoriesTable } from '../db/index.js';
 import type { MemoryKind, MemoryScope, RecalledMemory } from './memory.js';
 import { memoryFromRow } from './memory-row.js';
+import { dialectOf } from '../../migrations/index.js';
 
 export interface MemorySearchOptions {
   readonly limit: number;
@@ -38,6 +39,7 @@ export async function ftsSearch(db: Kysely<Database>, keywords: readonly string[
  */
 export async function keywordSearch(db: Kysely<Database>, keywords: readonly string[], options: MemorySearchOptions): Promise<RecalledMemory[]> {
   if (keywords.length === 0) return [];
+  if (dialectOf(db as Kysely<unknown>) === 'postgres') return keywordSearchPostgres(db, keywords, options);
   const terms = keywords.map((keyword) => {
     const escaped = escapeLike(keyword.toLowerCase());
     return sql<number>`(case when lower(content) like ${`%${escaped}%`} escape '!' then 1 else 0 end + case when (' ' || lower(keywords) || ' ') like ${`% ${escaped} %`} escape '!' then 1 else 0 end)`;
@@ -55,6 +57,27 @@ export async function keywordSearch(db: Kysely<Database>, keywords: readonly str
     .limit(options.limit)
     .execute();
   return rows.map((row) => ({ memory: memoryFromRow(row), score: Number(row.score) }));
+}
+
+/**
+ * The same scoring on PostgreSQL, the keywords as one array parameter: one statement text
+ * whatever the keywords (every step of every node searches; the portable form built and sent
+ * two clauses of SQL per keyword, 48 for a long instruction).
+ */
+async function keywordSearchPostgres(db: Kysely<Database>, keywords: readonly string[], options: MemorySearchOptions): Promise<RecalledMemory[]> {
+  const words = keywords.map((keyword) => escapeLike(keyword.toLowerCase()));
+  const scope = options.scope === undefined ? sql`` : sql`and m.scope = ${options.scope}`;
+  const kind = options.kind === undefined ? sql`` : sql`and m.kind = ${options.kind}`;
+  const { rows } = await sql<Selectable<MemoriesTable> & { score: number }>`
+    select m.*, s.score from memories m
+    cross join lateral (
+      select sum((case when lower(m.content) like '%' || k.word || '%' escape '!' then 1 else 0 end) + (case when (' ' || lower(m.keywords) || ' ') like '% ' || k.word || ' %' escape '!' then 1 else 0 end))::integer as score
+      from unnest(${words}::text[]) as k(word)
+    ) s
+    where s.score > 0 ${scope} ${kind}
+    order by s.score desc, m.id desc
+    limit ${options.limit}`.execute(db);
+  return rows.map(({ score, ...row }) => ({ memory: memoryFromRow(row), score: Number(score) }));
 }
 
 function escapeLike(text: string): string {

@@ -62,6 +62,19 @@ function memoryContract(name: string, open: () => Promise<{ store: Store; cleanu
       expect(await memories.search('how do I do it?')).toEqual([]);
     });
 
+    it('scores 1 per keyword in the text and 1 more per exact keyword, LIKE wildcards taken literally', async () => {
+      await fresh();
+      const a = await memories.add({ content: 'Compaction keeps the last three turns verbatim.' });
+      const b = await memories.add({ content: 'The summarizer must keep every failing test name.' });
+      const snake = await memories.add({ content: 'Rename get_area to getArea.' });
+      const scored = await keywordSearch(store.db, ['keep', 'turns', 'verbatim'], { limit: 5 });
+      expect(scored.map((r) => [r.memory.id, r.score])).toEqual([[a.memory.id, 5], [b.memory.id, 2]]);
+      expect((await keywordSearch(store.db, ['get_area'], { limit: 5 })).map((r) => r.memory.id)).toEqual([snake.memory.id]);
+      expect(await keywordSearch(store.db, ['get%area'], { limit: 5 })).toEqual([]);
+      expect((await keywordSearch(store.db, ['keep'], { limit: 5, kind: 'fact' })).map((r) => r.memory.id)).toEqual([b.memory.id, a.memory.id]);
+      expect(await keywordSearch(store.db, ['keep'], { limit: 5, scope: 'user' })).toEqual([]);
+    });
+
     it('finds a memory by a keyword given on insert that its text does not contain', async () => {
       await fresh();
       const mention = await memories.add({ content: 'Deploys go through the release branch; the database migrates on start.' });
