@@ -131,7 +131,7 @@ export { processStartTime } from './run/orchestration/earlier-commands.js';
 export { NO_TERMINAL_DENIAL } from './run/orchestration/node-outcome.js';
 export type { NodeFiles } from './run/orchestration/node-files.js';
 export { endRun } from './run/storage/end-run.js';
-export { DEFAULT_ROLES, executePlanNode, type NodeRuntime, type ResolvedModel } from './run/orchestration/execute-plan-node.js';
+export { DEFAULT_ROLES, executePlanNode, warmNodePrompts, type NodeRuntime, type ResolvedModel } from './run/orchestration/execute-plan-node.js';
 export { nodeModels, type ModelRouting, type NodeModels } from './run/orchestration/node-models.js';
 export { executeReactRun } from './run/orchestration/execute-react-run.js';
 export { appendNodeTransitions } from './run/storage/node-projection.js';

@@ -3,6 +3,7 @@ import {
   CloneWorkspace,
   DagentError,
   FileSnapshots,
+  PLAN_NODE_KINDS,
   RunClaimedError,
   createGraphileJobQueue,
   errorMessage,
@@ -11,6 +12,7 @@ import {
   runLog,
   startNodeWorker,
   visibleText,
+  warmNodePrompts,
   type RunRecord,
   type RunWorkspace,
   type SessionEvent,
@@ -55,6 +57,7 @@ export const workerCommand = defineCommand<WorkerArgs>({
     await store.keepConnections(concurrency * 2);
     // Its first node would load the tokenizer's tables (about 0.4 s of this one thread, in the middle of a stage's claims): they load before it takes jobs.
     loadTokenizer();
+    await warmUp(context);
     const queue = await createGraphileJobQueue(store.url);
     const worker = await startNodeWorker({
       connectionString: store.url,
@@ -94,6 +97,23 @@ export const workerCommand = defineCommand<WorkerArgs>({
     return 0;
   },
 });
+
+/**
+ * Before the worker takes jobs, what its first node of every run would otherwise pay for on this
+ * one thread, in the middle of a stage's claims (some 60 ms here): the sandbox probe (its answer
+ * is kept for the process), and the token counts of the static prompt prefix of each node kind
+ * (the tool definitions and system text, whose encodings the tokenizer then keeps). Best effort,
+ * on the worker's own folder with no MCP servers started: a failure is left for a node to meet.
+ */
+async function warmUp(context: CliContext): Promise<void> {
+  try {
+    const tools = await createTools(context, { mcp: false });
+    const runtime = await createNodeRuntime(context, { tools, approver: createApprover(context) });
+    await warmNodePrompts(runtime, { nodes: PLAN_NODE_KINDS.map((kind) => ({ kind })) });
+  } catch {
+    // The node that needs what failed here reports it.
+  }
+}
 
 /** A run's runtime and files on this worker: the run's own workspace (shared mode), or this worker's clone. */
 async function runWorkspace(context: CliContext, run: RunRecord, clone: string | undefined): Promise<RunWorkspace> {

@@ -20,6 +20,20 @@ export const SECCOMP_FD = 9;
  * the first that starts, or the first failure's message. Every level drops all capabilities.
  */
 export function findBubblewrapLevel(program: string): { level: BubblewrapLevel } | { error: string } {
+  // What bubblewrap could do here stays so for this process: each probe is a few sandboxes
+  // started and waited for on the one thread (a worker composes a runtime for every run). A
+  // failed probe is tried again next time: the machine may have been fixed meanwhile.
+  const known = startedLevels.get(program);
+  if (known !== undefined) return { level: known };
+  const found = probeLevels(program);
+  if ('level' in found) startedLevels.set(program, found.level);
+  return found;
+}
+
+/** The level each bubblewrap program started a sandbox at, in this process. */
+const startedLevels = new Map<string, BubblewrapLevel>();
+
+function probeLevels(program: string): { level: BubblewrapLevel } | { error: string } {
   const self = typeof process.getuid === 'function' ? { uid: process.getuid(), gid: process.getgid?.() ?? process.getuid() } : undefined;
   const inside = self === undefined || self.uid === 0 ? { uid: UNPRIVILEGED_ID, gid: UNPRIVILEGED_ID } : self;
   const seccomp = seccompProgram() !== undefined;

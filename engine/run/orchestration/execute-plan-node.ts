@@ -217,7 +217,7 @@ function nodeSystemPrompt(runtime: NodeRuntime, allowed: readonly string[] | und
  * will send, before the run starts: the counts are kept, and the first nodes no longer each wait
  * at their first step for the ~30 ms they take. Best effort: a failure is left for the node to meet.
  */
-export async function warmNodePrompts(runtime: NodeRuntime, plan: Plan): Promise<void> {
+export async function warmNodePrompts(runtime: NodeRuntime, plan: { readonly nodes: readonly Pick<PlanNode, 'kind' | 'tools'>[] }): Promise<void> {
   const seen = new Set<string>();
   for (const node of plan.nodes) {
     if (!nodeKind(node.kind).runsModel) continue;
