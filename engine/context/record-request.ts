@@ -16,8 +16,13 @@ export interface RecordRequestInput {
   readonly compactionThreshold?: number;
 }
 
-/** Prompt versions already recorded, per log: recovered from the log on first use (one read, however many nodes ask at once). */
-const recordedPrompts = new WeakMap<EventLog, Promise<Set<string>>>();
+/**
+ * Prompt versions already recorded, per run log of this process (its views too: a worker's nodes
+ * each append through a view under their claim, and each read every recorded prompt again):
+ * recovered from the log on first use (one read, however many nodes ask at once). Keyed by what
+ * the log and its views share, what this process knows of the run's writes.
+ */
+const recordedPrompts = new WeakMap<object, Promise<Set<string>>>();
 
 /**
  * Records a request before it is sent (SPEC §1.5): the system prompt and tool set once per
@@ -87,12 +92,13 @@ function promptKey(systemHash: string, toolsHash: string): string {
 }
 
 function recordedPromptKeys(log: EventLog): Promise<Set<string>> {
-  let keys = recordedPrompts.get(log);
+  const shared = log.writes;
+  let keys = recordedPrompts.get(shared);
   if (keys === undefined) {
     keys = readPromptKeys(log);
-    recordedPrompts.set(log, keys);
+    recordedPrompts.set(shared, keys);
     // A failed read is not kept: the next request reads again.
-    keys.catch(() => recordedPrompts.delete(log));
+    keys.catch(() => recordedPrompts.delete(shared));
   }
   return keys;
 }

@@ -155,6 +155,30 @@ describe('request recording and inspection', () => {
     expect(last.estimatedTokens).toBeGreaterThan(0);
   });
 
+  it("records the prompt once for nodes that append through their own views of the run's log, and looks it up once", async () => {
+    const log = new EventLog(store.db, runId);
+    const prompt = new SystemPrompt().addSection({ id: 'identity', text: 'You edit code.' }).addTools('fs', () => [READ_FILE]);
+    const lookups: string[] = [];
+    for (const nodeId of ['edit-a', 'edit-b', 'edit-c']) {
+      // A worker's node appends through a view of the run's log (its claim's fence); here, one with no-op effects.
+      const view = log.withEffects(async () => undefined);
+      const read = view.read.bind(view);
+      view.read = (async (query) => {
+        if (query?.types?.includes('prompt/recorded')) lookups.push(nodeId);
+        return read(query);
+      }) as typeof view.read;
+      const session = await Session.open(view, nodeId);
+      await session.append({ type: 'user/message', step: 0, payload: { content: `task of ${nodeId}`, source: 'instruction' } });
+      const snapshot = await prompt.assemble();
+      const request = buildRequest({ agent: `node:${nodeId}`, model: 'deepseek-chat', snapshot, messages: session.deriveMessages(), sessionId: runId, parameters: {} });
+      await recordRequest(session, { provider: 'deepseek', request, snapshot, contextChanged: false, position: { turn: 1, step: 1 } });
+    }
+
+    expect(await log.read({ types: ['prompt/recorded'] })).toHaveLength(1);
+    expect(await log.read({ types: ['request/header'] })).toHaveLength(3);
+    expect(lookups).toEqual(['edit-a']);
+  });
+
   it('names the steps that exist when asked for one that does not', async () => {
     const session = await Session.open(new EventLog(store.db, runId), 'n');
     const snapshot = await new SystemPrompt().addSection({ id: 's', text: 'x' }).assemble();
