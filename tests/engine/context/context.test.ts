@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EventLog, Session, SystemPrompt, createRun, openDatabase, reconstructRequest, type Store, type ToolSpec } from '../../../engine/index.js';
+import { EventLog, Session, SystemPrompt, createRun, openDatabase, reconstructRequest, type EventQuery, type Store, type ToolSpec } from '../../../engine/index.js';
 import { buildRequest } from '../../../engine/context/build-request.js';
 import { recordRequest } from '../../../engine/context/record-request.js';
 import { projectRuntimeContext, renderRuntimeContext } from '../../../engine/context/runtime-context.js';
@@ -163,8 +163,8 @@ describe('request recording and inspection', () => {
       // A worker's node appends through a view of the run's log (its claim's fence); here, one with no-op effects.
       const view = log.withEffects(async () => undefined);
       const read = view.read.bind(view);
-      view.read = (async (query) => {
-        if (query?.types?.includes('prompt/recorded')) lookups.push(nodeId);
+      view.read = (async (query: EventQuery = {}) => {
+        if (query.types?.some((type) => type === 'prompt/recorded')) lookups.push(nodeId);
         return read(query);
       }) as typeof view.read;
       const session = await Session.open(view, nodeId);
