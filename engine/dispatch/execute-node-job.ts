@@ -18,6 +18,7 @@ import { RUN_MEMORY_EVENT_TYPES, RunMemory } from '../run/views/run-recovery.js'
 import { readEvents, type EventLog } from '../session/event-log.js';
 import { runLog } from '../session/run-log.js';
 import { Session } from '../session/session.js';
+import type { SessionEvent } from '../session/event-types.js';
 import type { JobQueue, NodeJob } from './job-queue.js';
 import { ClaimExpiredError, StaleClaimError, type NodeClaim } from './node-claim.js';
 import { JobClaims } from './job-claims.js';
@@ -122,10 +123,11 @@ async function runClaimedNode(run: RunRecord, job: NodeJob, claim: NodeClaim, lo
     // statement that stores it: once another worker has the node, nothing of this one reaches the log.
     const fenced = log.withFence(claim.appendFence());
     const steps: StepResumeContext = { log: fenced, files: workspace.files, riskOf: (name) => workspace.runtime.tools.riskOf?.(name), filesLeftHere: workspace.clone === undefined };
-    const { boundary, fromSeq, startedByStep, resume } = await beginClaimedAttempt(workspace, memory, succeeded, node, job.attempt, steps);
+    const { boundary, fromSeq, startedByStep, resume, marker, firstOfNode } = await beginClaimedAttempt(workspace, memory, succeeded, node, job.attempt, steps);
     const untrack = trackStartedCalls(fenced, job.nodeId, fromSeq, startedByStep);
     const onStepEnd = stepCheckpointer(steps, node, job.attempt, boundary, startedByStep);
-    const session = await Session.open(fenced, job.nodeId, { fromSeq });
+    // A fresh surface begins at its marker, just appended: the log is not read back (as in the scheduler's process).
+    const session = marker === undefined ? await Session.open(fenced, job.nodeId, { fromSeq }) : Session.startingAt(fenced, marker, { firstOfNode });
     const scope = workspace.files.writeScopeFor(job.nodeId, node.writes);
     let result: NodeAttemptResult;
     try {
@@ -180,7 +182,7 @@ async function beginClaimedAttempt(
   node: PlanNode,
   attempt: number,
   steps: StepResumeContext,
-): Promise<{ boundary: unknown; fromSeq: number; startedByStep: Map<number, string[]>; resume?: ResumedAttempt['resume'] }> {
+): Promise<{ boundary: unknown; fromSeq: number; startedByStep: Map<number, string[]>; resume?: ResumedAttempt['resume']; marker?: SessionEvent; firstOfNode?: boolean }> {
   // A clone starts from the run's base and the dependencies' patches, whether the node goes on or begins.
   await workspace.clone?.prepare(succeeded.flatMap((entry) => (entry.patch === undefined ? [] : [{ nodeId: entry.nodeId, patch: entry.patch }])));
   const open = resumableAttempt(memory, workspace.files, node);
@@ -192,8 +194,10 @@ async function beginClaimedAttempt(
   const earlier = workspace.clone === undefined ? memory.boundaries.get(node.id) : undefined;
   if (earlier !== undefined) await workspace.files.restoreNode(node.id, earlier);
   const boundary = await workspace.files.beginNode(node.id, node.writes);
+  // The run's memory was read before this marker: whether an attempt of the node ever began a surface.
+  const firstOfNode = !memory.hasSurfaced(node.id);
   const marker = await steps.log.append({ type: 'node/snapshotted', nodeId: node.id, turn: 1, payload: { attempt, boundary } });
-  return { boundary, fromSeq: marker.seq, startedByStep: new Map() };
+  return { boundary, fromSeq: marker.seq, startedByStep: new Map(), marker, firstOfNode };
 }
 
 interface DependencyResult extends CompletedNode {

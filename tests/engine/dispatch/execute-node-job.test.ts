@@ -1,0 +1,63 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { EventLog, approvePlan, createRun, readEvents, savePlan, type Approver, type EventQuery, type NodeRuntime, type Plan, type Store } from '../../../engine/index.js';
+import { executeNodeJob } from '../../../engine/dispatch/execute-node-job.js';
+import type { JobQueue } from '../../../engine/dispatch/job-queue.js';
+import { createScriptedProvider } from '../../../engine/model/scripted-provider.js';
+import { contractStores } from '../../helpers/contract-stores.js';
+import { FakeNodeFiles } from '../../helpers/fake-node-files.js';
+import { FakeTools } from '../../helpers/fake-tools.js';
+
+const PLAN: Plan = {
+  goal: 'Read one file',
+  rationale: 'One read node.',
+  nodes: [{ id: 'read-a', kind: 'read', title: 'Read a', instructions: 'Read src/a.ts and say what it exports.', reads: ['src/a.ts'], writes: [], dependsOn: [] }],
+};
+
+const approver: Approver = { interactive: false, ask: async () => ({ decision: 'no' }) };
+
+const queue: JobQueue = {
+  enqueueNodes: async () => undefined,
+  lockedSince: async () => new Map(),
+  dropLeftoverNodeJobs: async () => new Map(),
+  close: async () => undefined,
+};
+
+/** A node attempt on a worker, run in this process: claimed, run, its outcome committed under the claim. */
+for (const backend of contractStores()) {
+  describe.skipIf(!backend.available)(`a worker's node attempt on ${backend.name}`, () => {
+    let store: Store;
+    let cleanup: () => Promise<void>;
+    beforeEach(async () => ({ store, cleanup } = await backend.open()));
+    afterEach(async () => {
+      vi.restoreAllMocks();
+      await cleanup();
+    });
+
+    it("begins a fresh attempt at its marker: the node's own log and compaction state are not read back", async () => {
+      const run = await createRun(store.db, { task: PLAN.goal, workspace: '/repo', mode: 'plan' });
+      await savePlan(store.db, run.id, { plan: PLAN, reason: 'planned' });
+      await approvePlan(store.db, run.id);
+      await store.db.updateTable('runs').set({ status: 'running' }).where('id', '=', run.id).execute();
+      await new EventLog(store.db, run.id).append({ type: 'node/started', nodeId: 'read-a', payload: { attempt: 1 } });
+      const provider = createScriptedProvider({ script: { agents: { 'node:read-a': [{ text: 'a.ts exports area()' }] } } });
+      const runtime: NodeRuntime = { workspace: '/repo', tools: new FakeTools({}), approver, resolveModel: () => ({ provider, model: 'scripted' }), defaultTools: () => [] };
+      const nodeReads: EventQuery[] = [];
+      const read = EventLog.prototype.read;
+      vi.spyOn(EventLog.prototype, 'read').mockImplementation(function (this: EventLog, query: EventQuery = {}) {
+        if (query.nodeId === 'read-a') nodeReads.push(query);
+        return read.call(this, query);
+      } as typeof read);
+
+      const outcome = await executeNodeJob(
+        { runId: run.id, nodeId: 'read-a', attempt: 1, dispatchKey: `${run.id}:read-a:1:0:1` },
+        { db: store.db, queue, worker: 'host-a/1/aa', claimTtlMs: 60_000, signal: new AbortController().signal, workspaceFor: async () => ({ runtime, files: new FakeNodeFiles() }) },
+      );
+
+      expect(outcome).toBe('committed');
+      const finished = await readEvents(store.db, run.id, { types: ['attempt/finished'] });
+      expect(finished.map((event) => event.payload)).toEqual([expect.objectContaining({ outcome: 'succeeded', answer: 'a.ts exports area()' })]);
+      // Only the steering look-ups read the node's events (messages told to it while it runs).
+      expect(nodeReads.filter((query) => !query.types?.includes('node/told'))).toEqual([]);
+    });
+  });
+}
