@@ -6,7 +6,6 @@ import type { CompletedNode } from '../plan/planner.js';
 import { nodeEndHooks, nodeStartHooks } from '../run/orchestration/node-hooks.js';
 import { executePlanNode, type NodeAttemptResult, type NodeRuntime } from '../run/orchestration/execute-plan-node.js';
 import { BudgetGate } from '../run/budget/budget-gate.js';
-import { recordedBudget } from '../run/budget/recorded-budget.js';
 import type { NodeFiles } from '../run/orchestration/node-files.js';
 import { resumableAttempt, resumeSteps, stepCheckpointer, trackStartedCalls, type ResumedAttempt, type StepResumeContext } from '../run/orchestration/step-resume.js';
 import { unkeptPromise } from '../run/orchestration/node-outcome.js';
@@ -14,7 +13,7 @@ import type { NodeWaitsFor } from '../scheduler/schedulable-node.js';
 import { handoffMessage } from '../run/orchestration/node-prompt.js';
 import { executablePlan } from '../run/storage/plan-store.js';
 import type { RunRecord } from '../run/storage/run-store.js';
-import { RUN_MEMORY_EVENT_TYPES, RunMemory } from '../run/views/run-recovery.js';
+import type { RunMemory } from '../run/views/run-recovery.js';
 import { readEvents, type EventLog } from '../session/event-log.js';
 import { runLog } from '../session/run-log.js';
 import { Session } from '../session/session.js';
@@ -24,6 +23,7 @@ import { ClaimExpiredError, StaleClaimError, type NodeClaim } from './node-claim
 import { JobClaims } from './job-claims.js';
 import type { ClaimsFirst } from './claims-first.js';
 import type { RunWatch } from './run-watches.js';
+import { WorkerRunFold } from './worker-run-fold.js';
 
 /** What a worker brings to the runs it works on: its runtime (tools, models) and files per run. */
 export interface RunWorkspace {
@@ -111,19 +111,21 @@ async function runClaimedNode(run: RunRecord, job: NodeJob, claim: NodeClaim, lo
   const node = plan.nodes.find((candidate) => candidate.id === job.nodeId);
   if (node === undefined) return { outcome: 'failed', error: `node ${job.nodeId} is not in the run's approved plan`, retryable: false };
   const workspace = await context.workspaceFor(run);
+  // The same fold of the log as the run controller's (handoffs, patches, boundaries) and the run's budget, kept by this worker for the run.
+  const fold = runFoldOf(workspace, context.db, run.id);
+  await fold.refresh();
   // The run's budget holds here too: the spend is the log's (every process's calls), a refusal stops this node and, heard by the scheduler, pauses the run.
   const atBudget = new AbortController();
-  const gate = new BudgetGate({ log, budget: await recordedBudget(log), nodeBudget: (id) => plan.nodes.find((candidate) => candidate.id === id)?.budget, onReached: (reason) => atBudget.abort(new Error(reason)) });
+  const gate = new BudgetGate({ log, budget: fold.budget, nodeBudget: (id) => plan.nodes.find((candidate) => candidate.id === id)?.budget, onReached: (reason) => atBudget.abort(new Error(reason)) });
   const signal = AbortSignal.any([context.signal, claim.lost, atBudget.signal, ...(cancelled === undefined ? [] : [cancelled])]);
   try {
-    // The same fold of the log as the run controller's: handoffs, patches, boundaries.
-    const memory = new RunMemory().add(await readEvents(context.db, run.id, { types: RUN_MEMORY_EVENT_TYPES }));
+    const memory = fold.memory;
     const succeeded = dependencyResults(memory, plan.nodes, node);
     // Every event of the node (its messages, tool calls, approvals) carries the claim check in the
     // statement that stores it: once another worker has the node, nothing of this one reaches the log.
     const fenced = log.withFence(claim.appendFence());
     const steps: StepResumeContext = { log: fenced, files: workspace.files, riskOf: (name) => workspace.runtime.tools.riskOf?.(name), filesLeftHere: workspace.clone === undefined };
-    const { boundary, fromSeq, startedByStep, resume, marker, firstOfNode } = await beginClaimedAttempt(workspace, memory, succeeded, node, job.attempt, steps);
+    const { boundary, fromSeq, startedByStep, resume, marker, firstOfNode } = await beginClaimedAttempt(workspace, fold, succeeded, node, job.attempt, steps);
     const untrack = trackStartedCalls(fenced, job.nodeId, fromSeq, startedByStep);
     const onStepEnd = stepCheckpointer(steps, node, job.attempt, boundary, startedByStep);
     // A fresh surface begins at its marker, just appended: the log is not read back (as in the scheduler's process).
@@ -177,7 +179,7 @@ async function runClaimedNode(run: RunRecord, job: NodeJob, claim: NodeClaim, lo
  */
 async function beginClaimedAttempt(
   workspace: RunWorkspace,
-  memory: RunMemory,
+  fold: WorkerRunFold,
   succeeded: readonly DependencyResult[],
   node: PlanNode,
   attempt: number,
@@ -185,7 +187,10 @@ async function beginClaimedAttempt(
 ): Promise<{ boundary: unknown; fromSeq: number; startedByStep: Map<number, string[]>; resume?: ResumedAttempt['resume']; marker?: SessionEvent; firstOfNode?: boolean }> {
   // A clone starts from the run's base and the dependencies' patches, whether the node goes on or begins.
   await workspace.clone?.prepare(succeeded.flatMap((entry) => (entry.patch === undefined ? [] : [{ nodeId: entry.nodeId, patch: entry.patch }])));
-  const open = resumableAttempt(memory, workspace.files, node);
+  const { memory } = fold;
+  // An attempt that began and never ended (its worker stopped): its model calls so far say whether it can go on from a step.
+  const begun = memory.openAttempt(node.id);
+  const open = begun === undefined ? undefined : resumableAttempt(memory, workspace.files, node, { ...begun, modelCalls: await fold.modelCallsSince(node.id, begun.fromSeq) });
   if (open !== undefined && open.attempt === attempt) {
     const resumed = await resumeSteps(steps, node, attempt, open);
     if (resumed !== undefined) return resumed;
@@ -198,6 +203,18 @@ async function beginClaimedAttempt(
   const firstOfNode = !memory.hasSurfaced(node.id);
   const marker = await steps.log.append({ type: 'node/snapshotted', nodeId: node.id, turn: 1, payload: { attempt, boundary } });
   return { boundary, fromSeq: marker.seq, startedByStep: new Map(), marker, firstOfNode };
+}
+
+/** Each run's fold on this worker, for as long as the worker keeps the run's workspace. */
+const runFolds = new WeakMap<RunWorkspace, WorkerRunFold>();
+
+function runFoldOf(workspace: RunWorkspace, db: Kysely<Database>, runId: string): WorkerRunFold {
+  let fold = runFolds.get(workspace);
+  if (fold === undefined) {
+    fold = new WorkerRunFold(db, runId);
+    runFolds.set(workspace, fold);
+  }
+  return fold;
 }
 
 interface DependencyResult extends CompletedNode {

@@ -11,8 +11,7 @@ import { isEffectfulStep, planStepResume, settleWrites, STEP_RESUME_EVENT_TYPES,
  * completed step: an agent node whose model answered at least once, with files that can be put
  * back to a step. Otherwise undefined: the node starts over (its files put back to its start).
  */
-export function resumableAttempt(memory: RunMemory, files: NodeFiles, node: PlanNode): OpenAttempt | undefined {
-  const open = memory.openAttempt(node.id);
+export function resumableAttempt(memory: RunMemory, files: NodeFiles, node: PlanNode, open: OpenAttempt | undefined = memory.openAttempt(node.id)): OpenAttempt | undefined {
   if (open === undefined || open.modelCalls === 0 || !nodeKind(node.kind).runsModel) return undefined;
   return files.resumeNode === undefined ? undefined : open;
 }

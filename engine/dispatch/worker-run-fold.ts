@@ -1,0 +1,74 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/database.js';
+import type { RunBudget } from '../run/budget/run-budget.js';
+import { RUN_MEMORY_EVENT_TYPES, RunMemory } from '../run/views/run-recovery.js';
+import { readEvents } from '../session/event-log.js';
+
+/**
+ * The run's memory without the model answers: those only count an open attempt's calls, which
+ * the worker asks of the one node it takes over (`WorkerRunFold.modelCallsSince`).
+ */
+const FOLDED_TYPES = [...RUN_MEMORY_EVENT_TYPES.filter((type) => type !== 'assistant/message'), 'budget/set'] as const;
+
+/**
+ * What a worker keeps of one run between the nodes it runs of it: the run's memory (handoffs,
+ * boundaries, patches, reuse keys, attempts begun) and its last recorded budget, folded from the
+ * log as the log grows. A node's start reads only what was appended since the last read, in one
+ * statement; each node used to read again every memory event of the run (every node's model
+ * answers among them) and every budget. The log's seqs become visible in order (an append that
+ * takes a seq waits for the one before it; see one-statement-append.ts), so nothing is skipped.
+ */
+export class WorkerRunFold {
+  readonly memory = new RunMemory();
+  #budget: RunBudget | undefined;
+  #nextSeq = 1;
+  #reading: Promise<void> | undefined;
+  #queued: Promise<void> | undefined;
+  readonly #db: Kysely<Database>;
+  readonly #runId: string;
+
+  constructor(db: Kysely<Database>, runId: string) {
+    this.#db = db;
+    this.#runId = runId;
+  }
+
+  /** The budget the run last recorded (`budget/set`), as of the last refresh. */
+  get budget(): RunBudget | undefined {
+    return this.#budget;
+  }
+
+  /**
+   * Folds in everything appended up to now. A read already in flight may have begun before what
+   * the caller needs was committed (its dependencies' outcomes): the caller waits for it and then
+   * for a read of its own, which the callers that come meanwhile share.
+   */
+  refresh(): Promise<void> {
+    if (this.#reading === undefined) {
+      this.#reading = this.#read().finally(() => (this.#reading = undefined));
+      return this.#reading;
+    }
+    this.#queued ??= this.#reading
+      .catch(() => undefined)
+      .then(() => {
+        this.#queued = undefined;
+        return this.refresh();
+      });
+    return this.#queued;
+  }
+
+  /** How many model answers the node's attempt that began at `fromSeq` (and never ended) got. */
+  async modelCallsSince(nodeId: string, fromSeq: number): Promise<number> {
+    return (await readEvents(this.#db, this.#runId, { nodeId, types: ['assistant/message'], fromSeq })).length;
+  }
+
+  async #read(): Promise<void> {
+    const events = await readEvents(this.#db, this.#runId, { types: FOLDED_TYPES, fromSeq: this.#nextSeq });
+    for (const event of events) {
+      if (event.type === 'budget/set') {
+        const { source: _source, ...caps } = event.payload;
+        this.#budget = caps;
+      } else this.memory.add([event]);
+      this.#nextSeq = event.seq + 1;
+    }
+  }
+}
