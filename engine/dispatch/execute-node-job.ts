@@ -11,7 +11,6 @@ import { resumableAttempt, resumeSteps, stepCheckpointer, trackStartedCalls, typ
 import { unkeptPromise } from '../run/orchestration/node-outcome.js';
 import type { NodeWaitsFor } from '../scheduler/schedulable-node.js';
 import { handoffMessage } from '../run/orchestration/node-prompt.js';
-import { executablePlan } from '../run/storage/plan-store.js';
 import type { RunRecord } from '../run/storage/run-store.js';
 import type { RunMemory } from '../run/views/run-recovery.js';
 import { readEvents, type EventLog } from '../session/event-log.js';
@@ -107,12 +106,12 @@ type AttemptOutcome =
   | { readonly outcome: 'failed'; readonly error: string; readonly retryable: boolean; readonly filesChanged?: string[]; readonly waitsFor?: NodeWaitsFor };
 
 async function runClaimedNode(run: RunRecord, job: NodeJob, claim: NodeClaim, log: EventLog, context: NodeJobContext, cancelled: AbortSignal | undefined): Promise<AttemptOutcome> {
-  const { plan } = await executablePlan(context.db, run);
+  const workspace = await context.workspaceFor(run);
+  // The same fold of the log as the run controller's (handoffs, patches, boundaries), the run's budget and plan, kept by this worker for the run.
+  const fold = runFoldOf(workspace, context.db, run.id);
+  const { plan } = await fold.plan(run);
   const node = plan.nodes.find((candidate) => candidate.id === job.nodeId);
   if (node === undefined) return { outcome: 'failed', error: `node ${job.nodeId} is not in the run's approved plan`, retryable: false };
-  const workspace = await context.workspaceFor(run);
-  // The same fold of the log as the run controller's (handoffs, patches, boundaries) and the run's budget, kept by this worker for the run.
-  const fold = runFoldOf(workspace, context.db, run.id);
   await fold.refresh();
   // The run's budget holds here too: the spend is the log's (every process's calls), a refusal stops this node and, heard by the scheduler, pauses the run.
   const atBudget = new AbortController();

@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { RunBudget } from '../run/budget/run-budget.js';
+import { executablePlan, type StoredPlan } from '../run/storage/plan-store.js';
+import type { RunRecord } from '../run/storage/run-store.js';
 import { RUN_MEMORY_EVENT_TYPES, RunMemory } from '../run/views/run-recovery.js';
 import { readEvents } from '../session/event-log.js';
 
@@ -24,6 +26,7 @@ export class WorkerRunFold {
   #nextSeq = 1;
   #reading: Promise<void> | undefined;
   #queued: Promise<void> | undefined;
+  #plan: { readonly version: number | null; readonly stored: Promise<StoredPlan> } | undefined;
   readonly #db: Kysely<Database>;
   readonly #runId: string;
 
@@ -54,6 +57,24 @@ export class WorkerRunFold {
         return this.refresh();
       });
     return this.#queued;
+  }
+
+  /**
+   * The run's approved plan (`executablePlan`, its hash checked), read once per plan version: the
+   * caller's run record, read when the node was claimed, names the current version, and a stored
+   * version never changes (an amended plan is a new version).
+   */
+  plan(run: RunRecord): Promise<StoredPlan> {
+    if (this.#plan?.version !== run.planVersion) {
+      const stored = executablePlan(this.#db, run);
+      const kept = { version: run.planVersion, stored };
+      this.#plan = kept;
+      // A failed read is not kept: the next node reads again.
+      stored.catch(() => {
+        if (this.#plan === kept) this.#plan = undefined;
+      });
+    }
+    return this.#plan!.stored;
   }
 
   /** How many model answers the node's attempt that began at `fromSeq` (and never ended) got. */

@@ -1,6 +1,6 @@
 import type { KyselyPlugin } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EventLog, createRun, type Store } from '../../../engine/index.js';
+import { EventLog, approvePlan, createRun, getRun, savePlan, type Plan, type Store } from '../../../engine/index.js';
 import { WorkerRunFold } from '../../../engine/dispatch/worker-run-fold.js';
 import { contractStores } from '../../helpers/contract-stores.js';
 
@@ -42,6 +42,28 @@ for (const backend of contractStores()) {
       expect(fold.memory.boundaries.get('edit-b')).toEqual({ kind: 'b' });
       expect(fold.memory.openAttempt('edit-b')).toMatchObject({ fromSeq: started.seq, attempt: 1 });
       expect(await fold.modelCallsSince('edit-b', started.seq)).toBe(1);
+    });
+
+    it('reads the approved plan once per version, and the new version once the run names it', async () => {
+      const run = await createRun(store.db, { task: 'fold', workspace: '/repo', mode: 'plan' });
+      const first: Plan = { goal: 'g', rationale: 'r', nodes: [{ id: 'read-a', kind: 'read', title: 'Read a', instructions: 'Read a.', reads: [], writes: [], dependsOn: [] }] };
+      await savePlan(store.db, run.id, { plan: first, reason: 'planned' });
+      await approvePlan(store.db, run.id);
+      await store.db.updateTable('runs').set({ status: 'running' }).where('id', '=', run.id).execute();
+      let planReads = 0;
+      const counting: KyselyPlugin = { transformQuery: ({ node }) => ((planReads += node.kind === 'SelectQueryNode' && JSON.stringify(node.from).includes('"plans"') ? 1 : 0), node), transformResult: async ({ result }) => result };
+      const fold = new WorkerRunFold(store.db.withPlugin(counting), run.id);
+
+      const [a, b] = await Promise.all([fold.plan(await getRun(store.db, run.id)), fold.plan(await getRun(store.db, run.id))]);
+      const again = await fold.plan(await getRun(store.db, run.id));
+      expect([a.version, b.version, again.version, planReads]).toEqual([1, 1, 1, 1]);
+
+      const amended: Plan = { ...first, nodes: [...first.nodes, { id: 'read-b', kind: 'read', title: 'Read b', instructions: 'Read b.', reads: [], writes: [], dependsOn: [] }] };
+      await savePlan(store.db, run.id, { plan: amended, reason: 'missed work', status: 'approved' });
+      const next = await fold.plan(await getRun(store.db, run.id));
+      expect(next.version).toBe(2);
+      expect(next.plan.nodes.map((node) => node.id)).toEqual(['read-a', 'read-b']);
+      expect(planReads).toBe(2);
     });
 
     // Workers run on PostgreSQL; SQLite's one connection would hold the append behind the held read.
