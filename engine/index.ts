@@ -148,7 +148,7 @@ export { planTask } from './run/orchestration/plan-task.js';
 export type { AmendInput, CompletedNode, PlanInput, Planner, PlanPatch, ReplanTrigger } from './plan/planner.js';
 export { executeRun } from './run/orchestration/run-controller.js';
 export { prepareRerun, type PreparedRerun } from './run/rerun/rerun-from.js';
-export type { RemoteAttempts, RunFleet, RunPause, RunResult, RunSettings } from './run/orchestration/run-options.js';
+export { DEFAULT_RUN_SETTINGS, type RemoteAttempts, type RunFleet, type RunPause, type RunResult, type RunSettings } from './run/orchestration/run-options.js';
 export { claimRun, RunClaimedError, type RunLease } from './run/ownership/run-lease.js';
 export { deadRunOwner, needsLivingProcess, runOwner, type RunOwner } from './run/ownership/run-owner.js';
 export { RunNotRunningError, cancelRun, requestCancel, type CancelOutcome } from './run/ownership/cancel-run.js';

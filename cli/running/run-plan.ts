@@ -1,5 +1,6 @@
 import {
   DagentError,
+  DEFAULT_RUN_SETTINGS,
   DEFAULT_TEAM_LIMITS,
   approvePlan,
   budgetWayOn,
@@ -28,6 +29,7 @@ import {
   type RunSettings,
   type RunBudget,
   type SessionEvent,
+  type Store,
 } from '../../engine/index.js';
 import { createLogApprover } from '../../tools/index.js';
 import type { CliContext } from '../context/cli-context.js';
@@ -131,9 +133,21 @@ async function claimForThisProcess(context: CliContext, runId: string, flags: Ru
   });
 }
 
+/**
+ * PostgreSQL: the first stage's nodes each need a store connection, a server process to start and
+ * warm; they open beside the rest of the run's set-up instead of inside the first stage (some
+ * 150 ms of a ten-node stage here). Nothing on SQLite, nor for nodes that run on workers. Never
+ * rejects: a connection that failed to open is the first node's to meet again, with its own error.
+ */
+function openStageConnections(store: Store, context: CliContext, flags: RunFlags): Promise<void> {
+  if (flags.workers !== undefined) return Promise.resolve();
+  return store.keepConnections(flags.concurrency ?? context.config.concurrency ?? DEFAULT_RUN_SETTINGS.concurrency).catch(() => undefined);
+}
+
 async function executeClaimedRun(context: CliContext, run: RunRecord, flags: RunFlags, lease: RunLease): Promise<number> {
   const store = await context.store();
   const { db } = store;
+  const connections = openStageConnections(store, context, flags);
   context.adoptRunModels(run.config);
   const tools = await createTools(context);
   const dashboardOn = wantsDashboard(context, flags);
@@ -174,7 +188,7 @@ async function executeClaimedRun(context: CliContext, run: RunRecord, flags: Run
     cancelled.abort(new Error('cancelled from the dashboard'));
     return 'cancelling: running nodes are stopped, the run stays resumable';
   });
-  const tracing = await startRunTracing(context, run.id);
+  const [tracing] = await Promise.all([startRunTracing(context, run.id), connections]);
   let result: RunResult;
   try {
     const nodeFiles = await runNodeFiles(context, run, { workers: flags.workers !== undefined });
