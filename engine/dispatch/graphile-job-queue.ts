@@ -58,12 +58,14 @@ export async function createGraphileJobQueue(connectionString: string): Promise<
         ),
       );
       if (rows.length === 0) return dropped;
-      // graphile-worker deletes only unlocked jobs: unlock those of the workers that held them first.
-      // Their other jobs are unaffected in effect: node jobs have one try, so an unlocked one never runs again.
-      await utils.forceUnlockWorkers([...new Set(rows.map((row) => row.locked_by))]);
-      const completed = new Set((await utils.completeJobs(rows.map((row) => row.id))).map((job) => String(job.id)));
+      // These jobs only, whoever holds them: graphile-worker's own completion deletes a job row by
+      // id the same way (node jobs have no named queue). Unlocking their holders first would have
+      // let go of every other job those holders have (graphile-worker 0.17 locks by worker pool),
+      // jobs a live worker has taken but not started among them.
+      const { rows: deleted } = await utils.withPgClient((client) => client.query<{ id: string }>('DELETE FROM graphile_worker._private_jobs WHERE id = ANY($1::bigint[]) RETURNING id', [rows.map((row) => row.id)]));
+      const gone = new Set(deleted.map((row) => String(row.id)));
       for (const row of rows) {
-        if (!completed.has(String(row.id))) continue;
+        if (!gone.has(String(row.id))) continue;
         const nodeId = kept[prefixes.findIndex((prefix) => row.key.startsWith(prefix))]!.nodeId;
         dropped.set(nodeId, (dropped.get(nodeId) ?? 0) + 1);
       }
@@ -87,6 +89,16 @@ export async function runQueueTasks(connectionString: string, tasks: Readonly<Re
   for (const [name, handler] of Object.entries(tasks)) taskList[name] = async (payload, helpers) => handler(payload, { id: helpers.job.id });
   const { run, quiet } = await graphileWorker();
   // A runner migrates the schema too, when it starts: under the same lock as the queue's utilities.
-  const runner: Runner = await underSchemaChangeLock(connectionString, () => run({ connectionString, concurrency, taskList, noHandleSignals: true, pollInterval: FALLBACK_POLL_MS, logger: quiet }));
+  const runner: Runner = await underSchemaChangeLock(connectionString, () => run({
+      connectionString,
+      concurrency,
+      taskList,
+      noHandleSignals: true,
+      pollInterval: FALLBACK_POLL_MS,
+      logger: quiet,
+      // The worker's slots share one fetch of the queue: a wide stage's jobs come in one `get_jobs`
+      // instead of one `get_job` per idle slot (30 at once, competing with the stage's claims).
+      preset: { worker: { localQueue: { size: concurrency } } },
+    }));
   return { done: runner.promise, stop: () => runner.stop() };
 }

@@ -97,6 +97,31 @@ describe.skipIf(postgresUrl === '')('node jobs left locked by a killed worker', 
     }
   });
 
+  it("are dropped alone: the holder's other jobs stay locked by it", async () => {
+    const url = await createDatabase(postgresUrl);
+    const queue = await createGraphileJobQueue(url);
+    const lockBy = (holder: string, key: string): Promise<unknown> => query(url, 'UPDATE graphile_worker._private_jobs SET locked_at = now(), locked_by = $1, attempts = 1 WHERE key = $2', [holder, key]);
+    try {
+      for (const [nodeId, dispatchKey] of [['edit-a', 'r-1:edit-a:1:0:1'], ['edit-a', 'r-1:edit-a:1:1:2'], ['edit-c', 'r-1:edit-c:1:0:1']] as const) {
+        await queue.enqueueNodes([{ runId: 'r-1', nodeId, attempt: 1, dispatchKey }]);
+      }
+      // One worker pool holds a stale job of edit-a and, taken but not started yet, edit-c's.
+      await lockBy('pool-b', 'r-1:edit-a:1:0:1');
+      await lockBy('pool-b', 'r-1:edit-c:1:0:1');
+      const [taker] = await query<{ id: string }>(url, 'SELECT id FROM graphile_worker.jobs WHERE key = $1', ['r-1:edit-a:1:1:2']);
+
+      expect(await queue.dropLeftoverNodeJobs('r-1', [{ nodeId: 'edit-a', jobId: taker!.id }])).toEqual(new Map([['edit-a', 1]]));
+
+      const left = await query<{ key: string; locked_by: string | null }>(url, 'SELECT key, locked_by FROM graphile_worker.jobs ORDER BY key', []);
+      expect(left).toEqual([
+        { key: 'r-1:edit-a:1:1:2', locked_by: null },
+        { key: 'r-1:edit-c:1:0:1', locked_by: 'pool-b' },
+      ]);
+    } finally {
+      await queue.close();
+    }
+  });
+
   it('do not hold a node up: a job locked without a claim past the grace is dispatched again', async () => {
     const url = await createDatabase(postgresUrl);
     const store = await openDatabase(url);
