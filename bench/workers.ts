@@ -63,7 +63,7 @@ async function queueLatency(server: BenchPostgres): Promise<void> {
     `queue dispatch hop: job added → handler running (${QUEUE_JOBS} jobs, one at a time)`,
     ['queue', 'wake-up', 'p50 ms', 'p95 ms'],
     [
-      ['graphile-worker 0.16', 'LISTEN/NOTIFY (poll 2 s as fallback)', fixed(percentile(graphile, 0.5)), fixed(percentile(graphile, 0.95))],
+      ['graphile-worker 0.17', 'LISTEN/NOTIFY (poll 2 s as fallback)', fixed(percentile(graphile, 0.5)), fixed(percentile(graphile, 0.95))],
       ['pg-boss 10', 'polling every 0.5 s (its minimum)', fixed(percentile(boss, 0.5)), fixed(percentile(boss, 0.95))],
     ],
   );
