@@ -203,30 +203,12 @@ export class EventLog {
 
   /**
    * PostgreSQL: fenced appends without effects, in one statement fenced by every one of their
-   * claims. One append alone is refused with its claim's own error; when a group is refused (one
-   * of its claims is not current) or keeps losing the run's next seq, `GroupedAppends` sends each
-   * again alone, so only the stale claim's append fails.
+   * claims, as one append is. A group refused because one of its claims is not current fails with
+   * that claim's error, and `GroupedAppends` sends each again alone: only the stale claim's fails.
    */
   async #sendFencedGroup(appends: readonly FencedAppend[]): Promise<SessionEvent[]> {
-    const rows = appends.flatMap((append) => append.rows);
-    if (appends.length === 1) {
-      const [append] = appends as [FencedAppend];
-      return (await this.#appendInOneStatement(rows, append.fence)) ?? (await this.#appendInTransaction([append], append.fence));
-    }
-    const claims = new Map<string, ClaimConditions['claims'][number]>();
-    for (const append of appends) for (const claim of append.fence.claims) claims.set(`${claim.nodeId}\u0000${claim.token}`, claim);
-    for (let attempt = 0; attempt < ONE_STATEMENT_TRIES; attempt += 1) {
-      let result: OneStatementResult;
-      try {
-        result = await appendInOneStatement(this.#db, rows, { claims: [...claims.values()] });
-      } catch (error) {
-        if (isUniqueViolation(error)) continue;
-        throw error;
-      }
-      if (result.refused) throw new Error('a claim of the grouped appends is not current');
-      return storedEvents(rows, result.stored);
-    }
-    throw new Error('the grouped appends kept losing the run\'s next seq');
+    const fence = allFences(appends.map((append) => append.fence));
+    return (await this.#appendInOneStatement(appends.flatMap((append) => append.rows), fence)) ?? (await this.#appendInTransaction(appends, fence));
   }
 
   /** The appends' rows in order in one transaction, each append's effects run with its own events; `fence` checked in it. */
@@ -312,6 +294,18 @@ function bothEffects(first: AppendEffects | undefined, second: AppendEffects | u
   return async (transaction, events) => {
     await first(transaction, events);
     await second(transaction, events);
+  };
+}
+
+/** Several appends' fences as one: every claim must be current; a refusal is the first stale one's error. */
+function allFences(fences: readonly AppendFence[]): AppendFence {
+  if (fences.length === 1) return fences[0]!;
+  const claims = new Map(fences.flatMap((fence) => fence.claims).map((claim) => [`${claim.nodeId}\u0000${claim.token}`, claim]));
+  return {
+    claims: [...claims.values()],
+    check: async (transaction) => {
+      for (const fence of fences) await fence.check(transaction);
+    },
   };
 }
 
