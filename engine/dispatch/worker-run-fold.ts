@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
+import { budgetOf } from '../run/budget/recorded-budget.js';
 import type { RunBudget } from '../run/budget/run-budget.js';
 import { executablePlan, type StoredPlan } from '../run/storage/plan-store.js';
 import type { RunRecord } from '../run/storage/run-store.js';
@@ -85,10 +86,8 @@ export class WorkerRunFold {
   async #read(): Promise<void> {
     const events = await readEvents(this.#db, this.#runId, { types: FOLDED_TYPES, fromSeq: this.#nextSeq });
     for (const event of events) {
-      if (event.type === 'budget/set') {
-        const { source: _source, ...caps } = event.payload;
-        this.#budget = caps;
-      } else this.memory.add([event]);
+      if (event.type === 'budget/set') this.#budget = budgetOf(event);
+      else this.memory.add([event]);
       this.#nextSeq = event.seq + 1;
     }
   }
