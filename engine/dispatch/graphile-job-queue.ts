@@ -52,8 +52,8 @@ export async function createGraphileJobQueue(connectionString: string): Promise<
       const prefixes = kept.map((job) => nodeJobKeyPrefix(runId, job.nodeId));
       // The jobs of all these nodes in one look-up (a worker's jobs taken together).
       const { rows } = await utils.withPgClient((client) =>
-        client.query<{ id: string; key: string; locked_by: string }>(
-          'SELECT id, key, locked_by FROM graphile_worker.jobs WHERE task_identifier = $1 AND locked_by IS NOT NULL AND NOT (id = ANY($3::bigint[])) AND EXISTS (SELECT 1 FROM unnest($2::text[]) AS prefix WHERE left(key, length(prefix)) = prefix)',
+        client.query<{ id: string; key: string }>(
+          'SELECT id, key FROM graphile_worker.jobs WHERE task_identifier = $1 AND locked_by IS NOT NULL AND NOT (id = ANY($3::bigint[])) AND EXISTS (SELECT 1 FROM unnest($2::text[]) AS prefix WHERE left(key, length(prefix)) = prefix)',
           [NODE_TASK, prefixes, kept.map((job) => job.jobId)],
         ),
       );
@@ -89,16 +89,11 @@ export async function runQueueTasks(connectionString: string, tasks: Readonly<Re
   for (const [name, handler] of Object.entries(tasks)) taskList[name] = async (payload, helpers) => handler(payload, { id: helpers.job.id });
   const { run, quiet } = await graphileWorker();
   // A runner migrates the schema too, when it starts: under the same lock as the queue's utilities.
-  const runner: Runner = await underSchemaChangeLock(connectionString, () => run({
-      connectionString,
-      concurrency,
-      taskList,
-      noHandleSignals: true,
-      pollInterval: FALLBACK_POLL_MS,
-      logger: quiet,
-      // The worker's slots share one fetch of the queue: a wide stage's jobs come in one `get_jobs`
-      // instead of one `get_job` per idle slot (30 at once, competing with the stage's claims).
-      preset: { worker: { localQueue: { size: concurrency } } },
-    }));
+  // The worker's slots share one fetch of the queue: a wide stage's jobs come in one `get_jobs`
+  // instead of one `get_job` per idle slot (30 at once, competing with the stage's claims).
+  const localQueue = { size: concurrency };
+  const runner: Runner = await underSchemaChangeLock(connectionString, () =>
+    run({ connectionString, concurrency, taskList, noHandleSignals: true, pollInterval: FALLBACK_POLL_MS, logger: quiet, preset: { worker: { localQueue } } }),
+  );
   return { done: runner.promise, stop: () => runner.stop() };
 }
