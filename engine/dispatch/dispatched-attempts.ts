@@ -7,7 +7,7 @@ import type { SessionEvent } from '../session/event-types.js';
 import { nodeJobKeyPrefix, type JobQueue, type NodeJob } from './job-queue.js';
 import { DEFAULT_NODE_CLAIM_TTL_MS, readNodeClaims } from './node-claim.js';
 import { PENDING_RESULT_EVENT_TYPES, PendingResults } from './pending-results.js';
-import { listenForRunEvents } from './run-events-listener.js';
+import { OUTCOMES_NOTIFY_CHANNEL, listenForRunNotifications } from './run-events-listener.js';
 
 export interface DispatchedAttemptsOptions {
   readonly db: Kysely<Database>;
@@ -16,8 +16,9 @@ export interface DispatchedAttemptsOptions {
   /** How often the log and the claims are looked at when no wake-up came (ms). */
   readonly pollMs?: number;
   /**
-   * The PostgreSQL store's URL: the run's appends are listened for (`LISTEN dagent_events`), so
-   * a worker's committed outcome is read as it commits, not at the next poll.
+   * The PostgreSQL store's URL: the workers' outcomes are listened for (`LISTEN dagent_outcomes`,
+   * which a worker notifies once its `attempt/finished` commits), so each is read as it commits,
+   * not at the next poll; the nodes' other appends wake nothing.
    */
   readonly listenUrl?: string;
   /**
@@ -59,7 +60,7 @@ export class DispatchedAttempts implements RemoteAttempts {
   /** Reads what earlier schedulers left (results not yet recorded) and starts watching. */
   async open(): Promise<this> {
     await this.#refresh();
-    if (this.#options.listenUrl !== undefined) this.#stopListening = await listenForRunEvents(this.#options.listenUrl, this.#options.runId, () => this.#schedule('log'));
+    if (this.#options.listenUrl !== undefined) this.#stopListening = await listenForRunNotifications(this.#options.listenUrl, OUTCOMES_NOTIFY_CHANNEL, this.#options.runId, () => this.#schedule('log'));
     this.#timer = setInterval(() => this.wake(), this.#options.pollMs ?? DEFAULT_POLL_MS);
     this.#timer.unref();
     return this;

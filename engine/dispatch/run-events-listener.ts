@@ -1,20 +1,41 @@
-import { EVENTS_NOTIFY_CHANNEL } from '../session/follow-run.js';
+import { sql, type Kysely } from 'kysely';
+import { dialectOf } from '../../migrations/index.js';
+import type { Database } from '../db/database.js';
 
 /**
- * `LISTEN dagent_events` on a connection of its own (PostgreSQL notifies once per statement that
- * inserts a run's events): `onNotify` runs as each of the run's appends commits, from any process.
- * A dropped connection only leaves the listener's owner to its poll. Resolves to its stop.
+ * The channel a worker notifies (with the run's id) once its `attempt/finished` has committed.
+ * The run's scheduler listens here rather than to every append of the run (`dagent_events`): a
+ * worker's nodes append their messages all the time, and each heard append cost the scheduler a
+ * read of the log that found no outcome in it.
  */
-export async function listenForRunEvents(url: string, runId: string, onNotify: () => void): Promise<() => Promise<void>> {
+export const OUTCOMES_NOTIFY_CHANNEL = 'dagent_outcomes';
+
+/**
+ * `LISTEN` on `channel` on a connection of its own: `onNotify` runs as each notification naming
+ * the run arrives, from any process. A dropped connection only leaves the listener's owner to its
+ * poll. Resolves to its stop.
+ */
+export async function listenForRunNotifications(url: string, channel: string, runId: string, onNotify: () => void): Promise<() => Promise<void>> {
   const pg = await import('pg');
   const client = new pg.default.Client({ connectionString: url });
   client.on('error', () => undefined);
   await client.connect();
   client.on('notification', (message) => {
-    if (message.channel === EVENTS_NOTIFY_CHANNEL && message.payload === runId) onNotify();
+    if (message.channel === channel && message.payload === runId) onNotify();
   });
-  await client.query(`LISTEN ${EVENTS_NOTIFY_CHANNEL}`);
+  await client.query(`LISTEN ${channel}`);
   return async () => {
     await client.end().catch(() => undefined);
   };
+}
+
+/**
+ * Tells the run's scheduler that an outcome of the run has committed (PostgreSQL; a SQLite store
+ * has no other process to tell). Sent after the commit, so the scheduler's read finds it; one that
+ * is lost (the worker died in between, the statement failed) costs the scheduler its next poll,
+ * so this never rejects.
+ */
+export async function announceOutcome(db: Kysely<Database>, runId: string): Promise<void> {
+  if (dialectOf(db as Kysely<unknown>) !== 'postgres') return;
+  await sql`select pg_notify(${OUTCOMES_NOTIFY_CHANNEL}, ${runId})`.execute(db).catch(() => undefined);
 }
