@@ -62,6 +62,7 @@ export const workerCommand = defineCommand<WorkerArgs>({
     const worker = await startNodeWorker({
       connectionString: store.url,
       db: store.db,
+      ...(store.ownBackends === undefined ? {} : { ownBackends: store.ownBackends }),
       queue,
       concurrency,
       ...(args['claim-ttl'] === undefined ? {} : { claimTtlMs: args['claim-ttl'] }),

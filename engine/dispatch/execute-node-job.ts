@@ -23,7 +23,6 @@ import { JobClaims } from './job-claims.js';
 import type { ClaimsFirst } from './claims-first.js';
 import type { RunWatch } from './run-watches.js';
 import { WorkerRunFold } from './worker-run-fold.js';
-import { announceOutcome } from './run-events-listener.js';
 
 /** What a worker brings to the runs it works on: its runtime (tools, models) and files per run. */
 export interface RunWorkspace {
@@ -85,11 +84,11 @@ export async function executeNodeJob(job: NodeJob, context: NodeJobContext, queu
     const log = runLog(context.db, runId);
     const outcome = await runClaimedNode(taken.run, job, claim, log, context, watch?.signal);
     await log.append({ type: 'attempt/finished', nodeId, payload: { attempt: job.attempt, token: claim.token, worker: context.worker, ...outcome } }, { fence: claim.appendFence() });
-    // The scheduler hears its workers' outcomes on a channel of their own: the read it makes for each finds one.
-    await announceOutcome(context.db, runId);
     context.report?.(`${nodeId} (run ${runId}) ${outcome.outcome}`);
-    // The outcome is committed (its scheduler hears the append): the scheduler finds it whether or not the claim is released yet.
-    await claim.release();
+    // The outcome is committed: the release tells the run's scheduler (which hears its workers'
+    // outcomes on a channel of their own, so the read it makes for each finds one). The scheduler
+    // finds the outcome whether or not the claim is released yet.
+    await claim.release({ announceOutcome: true });
     return 'committed';
   } catch (error) {
     if (error instanceof StaleClaimError || error instanceof ClaimExpiredError) {

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { ClaimFence } from '../agent/tool-runtime.js';
 import { dialectOf } from '../../migrations/index.js';
 import type { Database, NodeClaimsTable } from '../db/database.js';
@@ -8,6 +8,7 @@ import { DagentError } from '../errors.js';
 import { immediateTransaction } from '../run/storage/immediate-transaction.js';
 import { isHolderAlive } from '../run/ownership/lease-holder.js';
 import type { AppendFence } from '../session/event-log.js';
+import { OUTCOMES_NOTIFY_CHANNEL } from './run-events-listener.js';
 
 /** A worker renews its claim of a node every quarter of this; an unrenewed claim is lost after it. */
 export const DEFAULT_NODE_CLAIM_TTL_MS = 15_000;
@@ -289,21 +290,83 @@ export class NodeClaim implements ClaimFence {
     return { claims: [{ nodeId: this.nodeId, token: this.token }], check: (transaction) => this.assertCurrent(transaction) };
   }
 
-  async release(): Promise<void> {
+  /**
+   * Stops renewing and releases the claim. `announceOutcome`: the node's outcome has committed,
+   * and the run's scheduler is told so (`dagent_outcomes`) by the same statement. The claims a
+   * worker releases in the same turn of its event loop (the nodes whose grouped appends committed
+   * together) go in one statement.
+   */
+  async release(options: { readonly announceOutcome?: boolean } = {}): Promise<void> {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#renewed.clear();
     if (this.#released) return;
     this.#released = true;
-    const now = new Date().toISOString();
-    await this.#db
-      .updateTable('node_claims')
-      .set({ released_at: now, expires_at: now })
-      .where('run_id', '=', this.runId)
-      .where('node_id', '=', this.nodeId)
-      .where('token', '=', this.token)
-      .where('released_at', 'is', null)
-      .execute();
+    await releasesOf(this.#db).add({ runId: this.runId, nodeId: this.nodeId, token: this.token, announceOutcome: options.announceOutcome === true });
   }
+}
+
+interface Release {
+  readonly runId: string;
+  readonly nodeId: string;
+  readonly token: number;
+  readonly announceOutcome: boolean;
+}
+
+/** The releases asked for on one database handle in one turn of the event loop, made in one statement. */
+class ClaimReleases {
+  readonly #db: Kysely<Database>;
+  #batch: { release: Release; settle: (error?: unknown) => void }[] = [];
+
+  constructor(db: Kysely<Database>) {
+    this.#db = db;
+  }
+
+  add(release: Release): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (this.#batch.length === 0) setImmediate(() => void this.#flush());
+      this.#batch.push({ release, settle: (error) => (error === undefined ? resolve() : reject(error)) });
+    });
+  }
+
+  async #flush(): Promise<void> {
+    const batch = this.#batch.splice(0);
+    const error = await releaseClaims(this.#db, batch.map((entry) => entry.release)).then(
+      () => undefined,
+      (failure: unknown) => failure ?? new Error('releasing node claims failed'),
+    );
+    for (const entry of batch) entry.settle(error);
+  }
+}
+
+const claimReleases = new WeakMap<Kysely<Database>, ClaimReleases>();
+
+function releasesOf(db: Kysely<Database>): ClaimReleases {
+  let releases = claimReleases.get(db);
+  if (releases === undefined) {
+    releases = new ClaimReleases(db);
+    claimReleases.set(db, releases);
+  }
+  return releases;
+}
+
+/**
+ * Releases these claims (each only while its token is current and unreleased) in one statement;
+ * on PostgreSQL the same statement notifies `dagent_outcomes` once per run whose outcome is
+ * announced, delivered as it commits (the outcomes themselves committed before).
+ */
+async function releaseClaims(db: Kysely<Database>, releases: readonly Release[]): Promise<void> {
+  const now = new Date().toISOString();
+  const update = db
+    .updateTable('node_claims')
+    .set({ released_at: now, expires_at: now })
+    .where('released_at', 'is', null)
+    .where((eb) => eb.or(releases.map((release) => eb.and([eb('run_id', '=', release.runId), eb('node_id', '=', release.nodeId), eb('token', '=', release.token)]))));
+  const announced = [...new Set(releases.filter((release) => release.announceOutcome).map((release) => release.runId))];
+  if (announced.length === 0 || dialectOf(db as Kysely<unknown>) !== 'postgres') {
+    await update.execute();
+    return;
+  }
+  await sql`with released as (${update}) select pg_notify(${OUTCOMES_NOTIFY_CHANNEL}, announced.run_id) from unnest(${announced}::text[]) as announced(run_id)`.execute(db);
 }
 
 /** Several claims as the fence of one append: it commits only if every one is current, and a refusal is the first stale one's error. */

@@ -18,6 +18,11 @@ export interface NodeWorkerOptions extends Omit<NodeJobContext, 'worker' | 'sign
   readonly adoptEveryMs?: number;
   /** A run this worker ran nodes of has ended and none of its nodes runs here: close what the worker opened for it. */
   readonly onRunEnded?: (runId: string) => Promise<void>;
+  /**
+   * The backends of the store's connections (`Store.ownBackends`): the runs' followers read for
+   * other processes' inserts only, and only those make a node look for steering in the store.
+   */
+  readonly ownBackends?: ReadonlySet<number>;
 }
 
 export interface NodeWorker {
@@ -38,7 +43,7 @@ export async function startNodeWorker(options: NodeWorkerOptions): Promise<NodeW
   const id = workerIdOf();
   const abort = new AbortController();
   const watches = new RunWatches({
-    store: { db: options.db, dialect: 'postgres', url: options.connectionString },
+    store: { db: options.db, dialect: 'postgres', url: options.connectionString, ...(options.ownBackends === undefined ? {} : { ownBackends: options.ownBackends }) },
     ...(options.onRunEnded === undefined ? {} : { onRunEnded: options.onRunEnded }),
     ...(options.report === undefined ? {} : { report: options.report }),
   });

@@ -1,9 +1,6 @@
-import { sql, type Kysely } from 'kysely';
-import { dialectOf } from '../../migrations/index.js';
-import type { Database } from '../db/database.js';
-
 /**
- * The channel a worker notifies (with the run's id) once its `attempt/finished` has committed.
+ * The channel a worker notifies (with the run's id) once its `attempt/finished` has committed (as
+ * it releases the node's claim: `NodeClaim.release`).
  * The run's scheduler listens here rather than to every append of the run (`dagent_events`): a
  * worker's nodes append their messages all the time, and each heard append cost the scheduler a
  * read of the log that found no outcome in it.
@@ -27,15 +24,4 @@ export async function listenForRunNotifications(url: string, channel: string, ru
   return async () => {
     await client.end().catch(() => undefined);
   };
-}
-
-/**
- * Tells the run's scheduler that an outcome of the run has committed (PostgreSQL; a SQLite store
- * has no other process to tell). Sent after the commit, so the scheduler's read finds it; one that
- * is lost (the worker died in between, the statement failed) costs the scheduler its next poll,
- * so this never rejects.
- */
-export async function announceOutcome(db: Kysely<Database>, runId: string): Promise<void> {
-  if (dialectOf(db as Kysely<unknown>) !== 'postgres') return;
-  await sql`select pg_notify(${OUTCOMES_NOTIFY_CHANNEL}, ${runId})`.execute(db).catch(() => undefined);
 }

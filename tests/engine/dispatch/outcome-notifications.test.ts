@@ -2,7 +2,9 @@ import type { KyselyPlugin } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DispatchedAttempts } from '../../../engine/dispatch/dispatched-attempts.js';
 import type { JobQueue } from '../../../engine/dispatch/job-queue.js';
-import { announceOutcome } from '../../../engine/dispatch/run-events-listener.js';
+import { NodeClaim, claimNode, claimNodes, readNodeClaims } from '../../../engine/dispatch/node-claim.js';
+import { OUTCOMES_NOTIFY_CHANNEL, listenForRunNotifications } from '../../../engine/dispatch/run-events-listener.js';
+
 import { EventLog, createRun, type Store } from '../../../engine/index.js';
 import { contractStores } from '../../helpers/contract-stores.js';
 
@@ -36,12 +38,36 @@ describe.skipIf(!postgres.available)('outcome notifications on postgres', () => 
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(reads).toBe(readsBefore);
 
-      await worker.append({ type: 'attempt/finished', nodeId: 'edit-a', payload: { attempt: 1, token: 1, worker: 'w1', outcome: 'succeeded', answer: 'done', filesChanged: [] } });
-      await announceOutcome(store.db, run.id);
+      const claim = await claimNode(store.db, run.id, 'edit-a', { worker: 'w1' });
+      if (!(claim instanceof NodeClaim)) throw new Error('the node was not claimed');
+      await worker.append({ type: 'attempt/finished', nodeId: 'edit-a', payload: { attempt: 1, token: claim.token, worker: 'w1', outcome: 'succeeded', answer: 'done', filesChanged: [] } }, { fence: claim.appendFence() });
+      await claim.release({ announceOutcome: true });
       const heard = await Promise.race([outcome, new Promise((resolve) => setTimeout(() => resolve('not heard'), 5_000))]);
       expect(heard).toMatchObject({ status: 'succeeded', result: { answer: 'done' } });
     } finally {
       await attempts.close();
+    }
+  });
+
+  it('claims released in the same turn go in one statement, which also announces their runs once each', async () => {
+    let statements = 0;
+    const counting: KyselyPlugin = { transformQuery: ({ node }) => node, transformResult: async ({ result }) => ((statements += 1), result) };
+    const workerDb = store.db.withPlugin(counting);
+    const run = await createRun(store.db, { task: 'release', workspace: '/repo', mode: 'plan' });
+    const claims = [...(await claimNodes(workerDb, run.id, ['read-a', 'read-b', 'read-c'], { worker: 'w1' })).values()].filter((claim) => claim instanceof NodeClaim);
+    expect(claims).toHaveLength(3);
+    const heard: string[] = [];
+    const stopListening = await listenForRunNotifications(store.url, OUTCOMES_NOTIFY_CHANNEL, run.id, () => heard.push(run.id));
+    try {
+      const before = statements;
+      await Promise.all(claims.map((claim) => claim.release({ announceOutcome: true })));
+      expect(statements - before).toBe(1);
+      const rows = await readNodeClaims(store.db, run.id, ['read-a', 'read-b', 'read-c']);
+      expect([...rows.values()].map((holder) => holder.alive)).toEqual([false, false, false]);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(heard).toEqual([run.id]);
+    } finally {
+      await stopListening();
     }
   });
 });
