@@ -1,5 +1,7 @@
 import type { StepPosition } from '../context/runtime-context.js';
 import type { SessionEvent } from '../session/event-types.js';
+import type { EventLog } from '../session/event-log.js';
+import type { KnownWrites } from '../session/known-writes.js';
 import type { Session } from '../session/session.js';
 
 /** How often a paused node looks in the log for a resume written by another process. */
@@ -107,7 +109,7 @@ export class NodeSteering {
     if (mark !== undefined && mark === this.#readMark && now - this.#readAt < this.#pollMs) return;
     this.#readMark = mark;
     this.#readAt = now;
-    const events = await this.#session.log.read({ nodeId: this.#session.nodeId, types: STEERING_EVENT_TYPES, fromSeq: this.#checkedSeq + 1 });
+    const events = await steeringReadsOf(this.#session.log).read(this.#session.nodeId, this.#checkedSeq + 1);
     for (const event of events) {
       this.#state = reduceSteering(this.#state, event);
       this.#checkedSeq = Math.max(this.#checkedSeq, event.seq);
@@ -130,4 +132,74 @@ export class NodeSteering {
       signal.addEventListener('abort', done, { once: true });
     });
   }
+}
+
+interface SteeringRead {
+  readonly nodeId: string | null;
+  readonly fromSeq: number;
+  resolve(events: readonly SteeringEvent[]): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * The steering reads of one run's nodes in this process, taken together: the nodes whose step
+ * boundaries look while a read is in flight share the next one (one query for all their nodes,
+ * from the earliest seq any of them needs). A wide stage's nodes reach their first boundary
+ * within milliseconds of each other, and each read its own. A read starts after every call it
+ * answers, so it sees whatever was committed before each of them.
+ */
+class SteeringReads {
+  readonly #log: EventLog;
+  #waiting: SteeringRead[] = [];
+  #reading = false;
+
+  constructor(log: EventLog) {
+    this.#log = log;
+  }
+
+  read(nodeId: string | null, fromSeq: number): Promise<readonly SteeringEvent[]> {
+    const events = new Promise<readonly SteeringEvent[]>((resolve, reject) => this.#waiting.push({ nodeId, fromSeq, resolve, reject }));
+    if (!this.#reading) void this.#readWaiting();
+    return events;
+  }
+
+  async #readWaiting(): Promise<void> {
+    this.#reading = true;
+    try {
+      while (this.#waiting.length > 0) {
+        const reads = this.#waiting.splice(0);
+        try {
+          const events = await this.#readFor(reads);
+          for (const read of reads) read.resolve(events.filter((event) => event.nodeId === read.nodeId && event.seq >= read.fromSeq));
+        } catch (error) {
+          for (const read of reads) read.reject(error);
+        }
+      }
+    } finally {
+      this.#reading = false;
+    }
+  }
+
+  async #readFor(reads: readonly SteeringRead[]): Promise<readonly SteeringEvent[]> {
+    const fromSeq = Math.min(...reads.map((read) => read.fromSeq));
+    const nodeIds = [...new Set(reads.map((read) => read.nodeId))];
+    // Run-level reads (no node) are rare: they and a single node keep the one-node query.
+    if (nodeIds.length === 1) return this.#log.read({ nodeId: nodeIds[0]!, types: STEERING_EVENT_TYPES, fromSeq });
+    const nodes = nodeIds.filter((nodeId): nodeId is string => nodeId !== null);
+    const events = await this.#log.read({ nodeIds: nodes, types: STEERING_EVENT_TYPES, fromSeq });
+    if (nodes.length === nodeIds.length) return events;
+    return [...events, ...(await this.#log.read({ nodeId: null, types: STEERING_EVENT_TYPES, fromSeq }))];
+  }
+}
+
+/** Keyed by the log's `writes`, which a run's live log shares with its views (a worker's fenced logs). */
+const steeringReads = new WeakMap<KnownWrites, SteeringReads>();
+
+function steeringReadsOf(log: EventLog): SteeringReads {
+  let reads = steeringReads.get(log.writes);
+  if (reads === undefined) {
+    reads = new SteeringReads(log);
+    steeringReads.set(log.writes, reads);
+  }
+  return reads;
 }

@@ -61,6 +61,24 @@ for (const backend of contractStores()) {
       expect(await nextStep(3)).toBe(0);
     });
 
+    it("nodes whose boundaries look at once share one read of the log, and each hears only its own words", async () => {
+      const log = session.log;
+      const others = await Promise.all(
+        ['read-a', 'read-b', 'read-c'].map(async (nodeId) => Session.startingAt(log, await log.append({ type: 'node/started', nodeId, payload: { attempt: 1 } }))),
+      );
+      const told = await tellNode(other.db, runId, 'read-b', 'skip the tests', 'ana');
+      const steerings = [session, ...others].map((each) => new NodeSteering(each));
+      const before = statements;
+
+      const delivered = await Promise.all(steerings.map((each, index) => each.deliverWords({ turn: 1, step: index + 1 })));
+
+      expect(delivered).toEqual([0, 0, 1, 0]);
+      // One shared read (the first node's, started at once) and one for the three that asked meanwhile; the word's delivery appends, then its own read.
+      expect(statements - before).toBeLessThanOrEqual(4);
+      const messages = await readEvents(store.db, runId, { types: ['user/message'] });
+      expect(messages.map((event) => [event.nodeId, event.sourceEventSeqs])).toEqual([['read-b', [told.seq]]]);
+    });
+
     it.skipIf(backend.name !== 'postgres')('while a follower listens, a step reads the log only after a write it may need to see (PostgreSQL)', async () => {
       const heard: SessionEvent[] = [];
       const stopping = new AbortController();
