@@ -154,10 +154,10 @@ async function runClaimedNode(run: RunRecord, job: NodeJob, claim: NodeClaim, lo
       session.close();
     }
     const otherWrites = plan.nodes.filter((other) => other.id !== job.nodeId).flatMap((other) => other.writes);
-    // A stale worker does not record the node's changes over the restarted node's (checked first;
+    // A stale worker does not record the node's changes over the restarted node's (checked before
+    // the first write, and only when there is one: a node that changed nothing records nothing;
     // not under the fence, which would hold a store connection while recording needs others).
-    await claim.ensureCurrent();
-    const { filesChanged, strayChanges = [] } = await workspace.files.endNode(job.nodeId, node.writes, boundary, { otherWrites });
+    const { filesChanged, strayChanges = [] } = await workspace.files.endNode(job.nodeId, node.writes, boundary, { otherWrites, beforeRecording: () => claim.ensureCurrent() });
     if (strayChanges.length > 0) await fenced.append({ type: 'writes/exceeded', nodeId: job.nodeId, payload: { paths: [...strayChanges] } });
     if (result.status === 'failed') return { outcome: 'failed', error: result.error, retryable: result.retryable, filesChanged: [...filesChanged] };
     // The same checks as a node run in the scheduler's process: an outcome that cannot lie.

@@ -57,6 +57,11 @@ export type StepFilesTarget = { readonly kind: 'checkpoint'; readonly checkpoint
 export interface EndNodeOptions {
   /** The write globs of the run's other nodes: their changes are theirs, not stray. */
   readonly otherWrites?: readonly string[];
+  /**
+   * Runs once before the first row is written (a worker checks its claim there); not at all when
+   * the node changed nothing and has nothing recorded.
+   */
+  readonly beforeRecording?: () => Promise<void>;
 }
 
 /** The changes since a boundary, and how to get a changed file's content at the boundary. */
@@ -203,15 +208,14 @@ export class FileSnapshots {
     const { attributed, stray } = attributeChanges(changes.paths, writeSet, otherWrites);
     const recorded = await listSnapshots(this.#db, this.#runId, nodeId);
     const known = new Set(recorded.map((snapshot) => snapshot.path));
-    let added = false;
-    for (const path of [...attributed, ...stray]) {
-      if (known.has(path)) continue;
+    const unknown = [...attributed, ...stray].filter((path) => !known.has(path));
+    if (unknown.length > 0 || recorded.length > 0) await options.beforeRecording?.();
+    for (const path of unknown) {
       await insertSnapshotIfAbsent(this.#db, this.#key(nodeId, path), await changes.beforeOf(path), this.#timestamp());
-      added = true;
     }
     const filesChanged: string[] = [];
     // Read again only when rows were added: most nodes end with the snapshots they had.
-    for (const snapshot of added ? await listSnapshots(this.#db, this.#runId, nodeId) : recorded) {
+    for (const snapshot of unknown.length > 0 ? await listSnapshots(this.#db, this.#runId, nodeId) : recorded) {
       const current = await this.#files.read(snapshot.path);
       if (sameContent(snapshot.before, current)) {
         await deleteSnapshot(this.#db, snapshot);

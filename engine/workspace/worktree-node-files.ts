@@ -23,6 +23,8 @@ export interface WorktreeBoundary {
 
 export interface WorktreeEndOptions {
   readonly otherWrites?: readonly string[];
+  /** Runs before the node's end is recorded (here: always, before anything else). */
+  readonly beforeRecording?: () => Promise<void>;
   /** Merge the node's change (it succeeded); false: its workspace is dropped, nothing merged. */
   readonly merge?: boolean;
   /** The node's commit message: node id, attempt, title and instruction. */
@@ -147,6 +149,7 @@ export class WorktreeNodeFiles {
   }
 
   async endNode(nodeId: string, writes: readonly string[], _boundary: unknown, options: WorktreeEndOptions = {}): Promise<WorktreeNodeEnd> {
+    await options.beforeRecording?.();
     const workspace = this.#open.get(nodeId);
     if (workspace === undefined) return { filesChanged: [], strayChanges: [] };
     try {

@@ -16,6 +16,7 @@ export interface NodeFiles {
   writeScopeFor(nodeId: string, writes: readonly string[]): WriteScope;
   beginNode(nodeId: string, writes: readonly string[]): Promise<unknown>;
   /** `otherWrites`: the other nodes' write globs, so a sibling's change is not taken for this node's. */
+  /** `beforeRecording`: runs before anything of the node's end is written (not at all when nothing is). */
   /** `strayChanges`: the recorded changes the node's declared writes do not cover. */
   /**
    * With isolated workspaces: `merge` says the node succeeded (its change goes onto the run branch),
@@ -26,7 +27,7 @@ export interface NodeFiles {
     nodeId: string,
     writes: readonly string[],
     boundary: unknown,
-    options?: { readonly otherWrites?: readonly string[]; readonly merge?: boolean; readonly message?: string; readonly strictWrites?: boolean },
+    options?: { readonly otherWrites?: readonly string[]; readonly merge?: boolean; readonly message?: string; readonly strictWrites?: boolean; readonly beforeRecording?: () => Promise<void> },
   ): Promise<{
     readonly filesChanged: readonly string[];
     readonly strayChanges?: readonly string[];

@@ -36,6 +36,29 @@ describe('FileSnapshots write scope', () => {
     );
   });
 
+  it("asks before recording a node's end only when there is something to record", async () => {
+    const h = await harness({ files: { 'src/a.ts': 'original\n', 'notes.md': 'read me\n' } });
+    const asked: string[] = [];
+    await h.startNode('read-notes');
+    const reading = await h.snapshots.beginNode('read-notes', []);
+    const readEnd = await h.snapshots.endNode('read-notes', [], throughTheLog(reading), { beforeRecording: async () => void asked.push('read-notes') });
+    await h.startNode('edit-a');
+    const editing = await h.snapshots.beginNode('edit-a', ['src/a.ts']);
+    await h.toolWrite(h.snapshots.writeScopeFor('edit-a', ['src/a.ts']), 'src/a.ts', 'edited\n');
+    const editEnd = await h.snapshots.endNode('edit-a', ['src/a.ts'], throughTheLog(editing), {
+      beforeRecording: async () => {
+        asked.push('edit-a');
+        // A worker whose claim was taken over stops here: nothing of its end is recorded.
+        throw new Error('claim lost');
+      },
+    }).catch((error: unknown) => (error as Error).message);
+
+    expect(readEnd).toEqual({ filesChanged: [], strayChanges: [] });
+    expect(editEnd).toBe('claim lost');
+    expect(asked).toEqual(['edit-a']);
+    expect((await snapshotRows(h.store, h.runId)).map((row) => [row.node_id, row.content_after])).toEqual([['edit-a', null]]);
+  });
+
   it('takes the before-snapshot once: across two writes and across a retry', async () => {
     const h = await harness({ files: { 'src/a.ts': 'original\n' } });
     await h.startNode('edit-a');
