@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Dialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Dialect } from 'kysely';
 import { MIGRATIONS, type SqlDialectName } from '../../migrations/index.js';
 import { DatabaseError, SchemaTooNewError, errorMessage } from '../errors.js';
 import type { Database } from './database.js';
@@ -46,7 +46,8 @@ export interface Store {
   readonly checkpointer?: WalCheckpointer;
   /**
    * PostgreSQL: opens this many connections now and keeps them open while idle (a worker: a wide
-   * stage's claims find them ready instead of opening them in the burst). Nothing on SQLite.
+   * stage's claims find them ready instead of opening them in the burst), each having looked at the
+   * tables a run works in once. Nothing on SQLite.
    */
   keepConnections(count: number): Promise<void>;
   /**
@@ -73,7 +74,7 @@ const CHECKPOINT_BUSY_TIMEOUT_MS = 5_000;
 export async function openDatabase(url: string, options: OpenDatabaseOptions = {}): Promise<Store> {
   const isPostgres = /^postgres(ql)?:\/\//.test(url);
   const dialect: SqlDialectName = isPostgres ? 'postgres' : 'sqlite';
-  const opened = isPostgres ? await postgresDialect(url) : { ...sqliteDialect(url, options), keepConnections: async () => undefined, ownBackends: undefined };
+  const opened = isPostgres ? await postgresDialect(url) : { ...sqliteDialect(url, options), keepConnections: async () => 0, ownBackends: undefined };
   const { checkpointer, keepConnections, ownBackends } = opened;
   const edge = {
     redactor: createSecretRedactor(options.secrets),
@@ -94,7 +95,24 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
     await close().catch(() => undefined);
     throw isPostgres ? describePostgresError(error, url) : error;
   }
-  return { db, dialect, url, ...(checkpointer === undefined ? {} : { checkpointer }), ...(ownBackends === undefined ? {} : { ownBackends }), keepConnections, close };
+  const keepPrimed = async (count: number): Promise<void> => {
+    const kept = await keepConnections(count);
+    // Each at once, so each on a connection of its own (the kept ones are idle now).
+    // A look that fails only leaves that connection to load them when a node needs them.
+    await Promise.all(Array.from({ length: kept }, () => primeConnection(db).catch(() => undefined)));
+  };
+  return { db, dialect, url, ...(checkpointer === undefined ? {} : { checkpointer }), ...(ownBackends === undefined ? {} : { ownBackends }), keepConnections: keepPrimed, close };
+}
+
+/**
+ * A PostgreSQL server process loads what it knows of a table (columns, indexes) the first time a
+ * statement of its connection uses it: a stage's first nodes each paid that for every table they
+ * touch, on fresh connections, in the middle of the stage. One read of each while the run sets up.
+ */
+async function primeConnection(db: Kysely<Database>): Promise<void> {
+  const tables = ['events', 'nodes', 'runs', 'plans', 'node_claims', 'file_snapshots', 'memories'] as const;
+  const looks = tables.map((table) => sql`(select count(*) from (select 1 from ${sql.table(table)} limit 1) as ${sql.id(table)})`);
+  await sql`select ${sql.join(looks)}`.execute(db);
 }
 
 function sqliteDialect(url: string, options: OpenDatabaseOptions): { dialect: Dialect; checkpointer: WalCheckpointer | undefined } {
@@ -134,7 +152,7 @@ const SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES = 1_000;
 /** How much of the database file SQLite maps into memory for reads (address space, not memory used). */
 const SQLITE_MMAP_BYTES = 256 * 1024 * 1024;
 
-async function postgresDialect(url: string): Promise<{ dialect: Dialect; checkpointer: undefined; keepConnections: (count: number) => Promise<void>; ownBackends: ReadonlySet<number> }> {
+async function postgresDialect(url: string): Promise<{ dialect: Dialect; checkpointer: undefined; keepConnections: (count: number) => Promise<number>; ownBackends: ReadonlySet<number> }> {
   const pg = await import('pg');
   const pool = new pg.default.Pool({ connectionString: url, max: POSTGRES_POOL_SIZE });
   const ownBackends = new Set<number>();
@@ -152,11 +170,12 @@ async function postgresDialect(url: string): Promise<{ dialect: Dialect; checkpo
   // the pool, not a failure of any query: the next query opens a new connection. Unheard, it
   // would crash the process.
   pool.on('error', () => undefined);
-  const keepConnections = async (count: number): Promise<void> => {
+  const keepConnections = async (count: number): Promise<number> => {
     // pg's pool closes idle connections above `min` (read when a connection goes idle).
     pool.options.min = Math.min(count, POSTGRES_POOL_SIZE);
     const opened = await Promise.all(Array.from({ length: pool.options.min }, () => pool.connect()));
     for (const client of opened) client.release();
+    return opened.length;
   };
   return { dialect: new PostgresDialect({ pool }), checkpointer: undefined, keepConnections, ownBackends };
 }

@@ -31,4 +31,22 @@ describe.skipIf(!postgres.available)("a worker's PostgreSQL store", () => {
       await cleanup();
     }
   }, 30_000);
+
+  it('has each kept connection look at the tables a run works in, so a stage does not pay for that', async () => {
+    const { store, cleanup } = await postgres.open();
+    const client = new pg.Client({ connectionString: store.url });
+    await client.connect();
+    try {
+      await store.keepConnections(4);
+
+      // Each server process shows the last statement it ran.
+      const { rows } = await client.query<{ query: string }>("SELECT query FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'idle'");
+      const primed = rows.filter((row) => ['events', 'nodes', 'node_claims', 'file_snapshots', 'memories'].every((table) => row.query.includes(`from "${table}"`)));
+      expect(primed.length).toBeGreaterThanOrEqual(4);
+    } finally {
+      await client.end();
+      await cleanup();
+    }
+  });
 });
+
