@@ -85,10 +85,10 @@ export async function executeNodeJob(job: NodeJob, context: NodeJobContext, queu
     const outcome = await runClaimedNode(taken.run, job, claim, log, context, watch?.signal);
     await log.append({ type: 'attempt/finished', nodeId, payload: { attempt: job.attempt, token: claim.token, worker: context.worker, ...outcome } }, { fence: claim.appendFence() });
     context.report?.(`${nodeId} (run ${runId}) ${outcome.outcome}`);
-    // The outcome is committed: the release tells the run's scheduler (which hears its workers'
-    // outcomes on a channel of their own, so the read it makes for each finds one). The scheduler
-    // finds the outcome whether or not the claim is released yet.
-    await claim.release({ announceOutcome: true });
+    // The outcome is committed (the statement that stored it notified the run's scheduler, which
+    // hears its workers' outcomes on a channel of their own): the scheduler finds it whether or
+    // not the claim is released yet.
+    await claim.release();
     return 'committed';
   } catch (error) {
     if (error instanceof StaleClaimError || error instanceof ClaimExpiredError) {

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { ClaimFence } from '../agent/tool-runtime.js';
 import { dialectOf } from '../../migrations/index.js';
 import type { Database, NodeClaimsTable } from '../db/database.js';
@@ -8,7 +8,6 @@ import { DagentError } from '../errors.js';
 import { immediateTransaction } from '../run/storage/immediate-transaction.js';
 import { isHolderAlive } from '../run/ownership/lease-holder.js';
 import type { AppendFence } from '../session/event-log.js';
-import { OUTCOMES_NOTIFY_CHANNEL } from './run-events-listener.js';
 
 /** A worker renews its claim of a node every quarter of this; an unrenewed claim is lost after it. */
 export const DEFAULT_NODE_CLAIM_TTL_MS = 15_000;
@@ -291,17 +290,15 @@ export class NodeClaim implements ClaimFence {
   }
 
   /**
-   * Stops renewing and releases the claim. `announceOutcome`: the node's outcome has committed,
-   * and the run's scheduler is told so (`dagent_outcomes`) by the same statement. The claims a
-   * worker releases in the same turn of its event loop (the nodes whose grouped appends committed
-   * together) go in one statement.
+   * Stops renewing and releases the claim. The claims a worker releases in the same turn of its
+   * event loop (the nodes whose grouped appends committed together) go in one statement.
    */
-  async release(options: { readonly announceOutcome?: boolean } = {}): Promise<void> {
+  async release(): Promise<void> {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#renewed.clear();
     if (this.#released) return;
     this.#released = true;
-    await releasesOf(this.#db).add({ runId: this.runId, nodeId: this.nodeId, token: this.token, announceOutcome: options.announceOutcome === true });
+    await releasesOf(this.#db).add({ runId: this.runId, nodeId: this.nodeId, token: this.token });
   }
 }
 
@@ -309,7 +306,6 @@ interface Release {
   readonly runId: string;
   readonly nodeId: string;
   readonly token: number;
-  readonly announceOutcome: boolean;
 }
 
 /** The releases asked for on one database handle in one turn of the event loop, made in one statement. */
@@ -349,24 +345,15 @@ function releasesOf(db: Kysely<Database>): ClaimReleases {
   return releases;
 }
 
-/**
- * Releases these claims (each only while its token is current and unreleased) in one statement;
- * on PostgreSQL the same statement notifies `dagent_outcomes` once per run whose outcome is
- * announced, delivered as it commits (the outcomes themselves committed before).
- */
+/** Releases these claims (each only while its token is current and unreleased) in one statement. */
 async function releaseClaims(db: Kysely<Database>, releases: readonly Release[]): Promise<void> {
   const now = new Date().toISOString();
-  const update = db
+  await db
     .updateTable('node_claims')
     .set({ released_at: now, expires_at: now })
     .where('released_at', 'is', null)
-    .where((eb) => eb.or(releases.map((release) => eb.and([eb('run_id', '=', release.runId), eb('node_id', '=', release.nodeId), eb('token', '=', release.token)]))));
-  const announced = [...new Set(releases.filter((release) => release.announceOutcome).map((release) => release.runId))];
-  if (announced.length === 0 || dialectOf(db as Kysely<unknown>) !== 'postgres') {
-    await update.execute();
-    return;
-  }
-  await sql`with released as (${update}) select pg_notify(${OUTCOMES_NOTIFY_CHANNEL}, announced.run_id) from unnest(${announced}::text[]) as announced(run_id)`.execute(db);
+    .where((eb) => eb.or(releases.map((release) => eb.and([eb('run_id', '=', release.runId), eb('node_id', '=', release.nodeId), eb('token', '=', release.token)]))))
+    .execute();
 }
 
 /** Several claims as the fence of one append: it commits only if every one is current, and a refusal is the first stale one's error. */

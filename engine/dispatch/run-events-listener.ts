@@ -1,11 +1,4 @@
-/**
- * The channel a worker notifies (with the run's id) once its `attempt/finished` has committed (as
- * it releases the node's claim: `NodeClaim.release`).
- * The run's scheduler listens here rather than to every append of the run (`dagent_events`): a
- * worker's nodes append their messages all the time, and each heard append cost the scheduler a
- * read of the log that found no outcome in it.
- */
-export const OUTCOMES_NOTIFY_CHANNEL = 'dagent_outcomes';
+export { OUTCOMES_NOTIFY_CHANNEL } from '../session/one-statement-append.js';
 
 /**
  * `LISTEN` on `channel` on a connection of its own: `onNotify` runs as each notification naming

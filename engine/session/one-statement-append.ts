@@ -31,6 +31,15 @@ export interface ClaimConditions {
 export type OneStatementResult = { readonly refused: true } | { readonly refused: false; readonly stored: readonly { readonly seq: number; readonly payload: string }[] };
 
 /**
+ * The channel PostgreSQL notifies (with the run's id) when a statement stores a worker's outcome
+ * (`attempt/finished`), as that statement commits. A run's scheduler listens there rather than to
+ * every insert of the run (`dagent_events`): a worker's nodes append their messages all the time,
+ * and each of those heard cost the scheduler a read of the log that found no outcome in it.
+ */
+export const OUTCOMES_NOTIFY_CHANNEL = 'dagent_outcomes';
+const ANNOUNCED_EVENT_TYPES: ReadonlySet<string> = new Set(['attempt/finished']);
+
+/**
  * PostgreSQL: appends `rows` (all of one run) in one autocommitted statement, taking the next seqs
  * as `max(seq) + 1…` of the rows it sees: no transaction, no lock held across round trips, so the
  * run's other writers never wait on this process. With `fence`, the statement locks its claims'
@@ -59,10 +68,14 @@ export async function appendInOneStatement(db: Kysely<Database>, rows: readonly 
     cross join next${claims.length === 0 ? sql`` : sql` where (select count(*) from fence) = ${claims.length}`}
     returning seq, payload`;
   const next = sql`with next as (select coalesce(max(seq), 0) as seq from events where run_id = ${runId})${held}`;
+  const announces = rows.some((row) => ANNOUNCED_EVENT_TYPES.has(row.type));
+  // Referenced by the final select, so that it runs; it notifies only when rows were inserted (delivered at commit).
+  const announced = announces ? sql`, announced as (select pg_notify(${OUTCOMES_NOTIFY_CHANNEL}, ${runId}::text) from (select 1 from inserted limit 1) as stored)` : sql``;
+  const fromInserted = announces ? sql`select seq, payload from inserted cross join (select count(*) from announced) as notified` : sql`select seq, payload from inserted`;
   const statement =
-    upserts.length === 0
+    upserts.length === 0 && !announces
       ? sql<StoredRow>`${next} ${insert}`
-      : sql<StoredRow>`${next}, inserted as (${insert})${sql.join(upserts.map((upsert, index) => sql`, ${sql.id(`upserted_${index}`)} as (${upsertAfterInsert(upsert, rows.length)})`), sql``)} select seq, payload from inserted`;
+      : sql<StoredRow>`${next}, inserted as (${insert})${sql.join(upserts.map((upsert, index) => sql`, ${sql.id(`upserted_${index}`)} as (${upsertAfterInsert(upsert, rows.length)})`), sql``)}${announced} ${fromInserted}`;
   const result = await statement.execute(db);
   if (result.rows.length === 0) return { refused: true };
   const stored = result.rows.map((row) => ({ seq: Number(row.seq), payload: row.payload })).sort((a, b) => a.seq - b.seq);

@@ -17,7 +17,7 @@ describe.skipIf(!postgres.available)('outcome notifications on postgres', () => 
   beforeEach(async () => ({ store, cleanup } = await postgres.open()));
   afterEach(async () => cleanup());
 
-  it("a worker's messages wake no read of the scheduler; its announced outcome is read at once", async () => {
+  it("a worker's messages wake no read of the scheduler; its outcome is read as it commits", async () => {
     let reads = 0;
     const counting: KyselyPlugin = { transformQuery: ({ node }) => node, transformResult: async ({ result }) => ((reads += 1), result) };
     const schedulerDb = store.db.withPlugin(counting);
@@ -40,8 +40,8 @@ describe.skipIf(!postgres.available)('outcome notifications on postgres', () => 
 
       const claim = await claimNode(store.db, run.id, 'edit-a', { worker: 'w1' });
       if (!(claim instanceof NodeClaim)) throw new Error('the node was not claimed');
+      // The statement that stores the outcome is what tells the scheduler.
       await worker.append({ type: 'attempt/finished', nodeId: 'edit-a', payload: { attempt: 1, token: claim.token, worker: 'w1', outcome: 'succeeded', answer: 'done', filesChanged: [] } }, { fence: claim.appendFence() });
-      await claim.release({ announceOutcome: true });
       const heard = await Promise.race([outcome, new Promise((resolve) => setTimeout(() => resolve('not heard'), 5_000))]);
       expect(heard).toMatchObject({ status: 'succeeded', result: { answer: 'done' } });
     } finally {
@@ -49,23 +49,43 @@ describe.skipIf(!postgres.available)('outcome notifications on postgres', () => 
     }
   });
 
-  it('claims released in the same turn go in one statement, which also announces their runs once each', async () => {
+  it('claims released in the same turn go in one statement', async () => {
     let statements = 0;
     const counting: KyselyPlugin = { transformQuery: ({ node }) => node, transformResult: async ({ result }) => ((statements += 1), result) };
     const workerDb = store.db.withPlugin(counting);
     const run = await createRun(store.db, { task: 'release', workspace: '/repo', mode: 'plan' });
     const claims = [...(await claimNodes(workerDb, run.id, ['read-a', 'read-b', 'read-c'], { worker: 'w1' })).values()].filter((claim) => claim instanceof NodeClaim);
     expect(claims).toHaveLength(3);
+    const before = statements;
+
+    await Promise.all(claims.map((claim) => claim.release()));
+
+    expect(statements - before).toBe(1);
+    const rows = await readNodeClaims(store.db, run.id, ['read-a', 'read-b', 'read-c']);
+    expect([...rows.values()].map((holder) => holder.alive)).toEqual([false, false, false]);
+    // Released means free: another worker takes each at once, with the next token.
+    const again = await claimNodes(store.db, run.id, ['read-a', 'read-b', 'read-c'], { worker: 'w2' });
+    expect([...again.values()].map((claim) => (claim instanceof NodeClaim ? claim.token : 'held'))).toEqual([2, 2, 2]);
+    for (const claim of again.values()) if (claim instanceof NodeClaim) await claim.release();
+  });
+
+  it('an append that stores no outcome notifies no scheduler, and one refused by its fence notifies none either', async () => {
+    const run = await createRun(store.db, { task: 'quiet', workspace: '/repo', mode: 'plan' });
     const heard: string[] = [];
     const stopListening = await listenForRunNotifications(store.url, OUTCOMES_NOTIFY_CHANNEL, run.id, () => heard.push(run.id));
     try {
-      const before = statements;
-      await Promise.all(claims.map((claim) => claim.release({ announceOutcome: true })));
-      expect(statements - before).toBe(1);
-      const rows = await readNodeClaims(store.db, run.id, ['read-a', 'read-b', 'read-c']);
-      expect([...rows.values()].map((holder) => holder.alive)).toEqual([false, false, false]);
+      const log = new EventLog(store.db, run.id);
+      await log.append({ type: 'node/started', nodeId: 'edit-a', payload: { attempt: 1 } });
+      const stale = await claimNode(store.db, run.id, 'edit-a', { worker: 'w1' });
+      if (!(stale instanceof NodeClaim)) throw new Error('the node was not claimed');
+      await stale.release();
+      const refused = await log
+        .append({ type: 'attempt/finished', nodeId: 'edit-a', payload: { attempt: 1, token: stale.token, worker: 'w1', outcome: 'succeeded', answer: 'late', filesChanged: [] } }, { fence: stale.appendFence() })
+        .then(() => 'stored', (error: unknown) => (error as Error).name);
       await new Promise((resolve) => setTimeout(resolve, 200));
-      expect(heard).toEqual([run.id]);
+
+      expect(refused).toBe('StaleClaimError');
+      expect(heard).toEqual([]);
     } finally {
       await stopListening();
     }
