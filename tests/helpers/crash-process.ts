@@ -4,6 +4,8 @@ import { dirname, join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
+import { afterAll, beforeAll } from 'vitest';
+import { tempDir } from './temp-store.js';
 
 /** `bin/dagent.js` of this repository (which imports `dist/`), or `DAGENT_BIN` to test another build. */
 export const DAGENT_BIN = process.env.DAGENT_BIN ?? join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'dagent.js');
@@ -28,6 +30,27 @@ const running = new Set<ChildProcess>();
 /** `kill -9` of every CLI process still running (for `afterAll`). */
 export function killRunningClis(): void {
   for (const child of running) child.kill('SIGKILL');
+}
+
+/**
+ * A test file's temporary folder for the runs its CLIs make: created before its tests; after them
+ * the CLIs still running are killed and the folder removed. `dir` is read inside the tests.
+ */
+export function cliRunsRoot(prefix: string): { readonly dir: string } {
+  let root: { dir: string; cleanup: () => void } | undefined;
+  beforeAll(() => {
+    root = tempDir(prefix);
+  });
+  afterAll(() => {
+    killRunningClis();
+    root?.cleanup();
+  });
+  return {
+    get dir() {
+      if (root === undefined) throw new Error('cliRunsRoot: read dir inside a test');
+      return root.dir;
+    },
+  };
 }
 
 export interface CliProcess {

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import type { Plan } from '../../../engine/index.js';
-import { killRunningClis, spawnCli } from '../../helpers/crash-process.js';
-import { tempDir } from '../../helpers/temp-store.js';
+import { cliRunsRoot, spawnCli } from '../../helpers/crash-process.js';
 import { approvedSmallRun, describeExit, query, runEvents, until } from '../../engine/dispatch/fleet-harness.js';
 
 /**
@@ -10,14 +9,7 @@ import { approvedSmallRun, describeExit, query, runEvents, until } from '../../e
  */
 const postgresUrl = inject('postgresUrl');
 
-let root: { dir: string; cleanup: () => void };
-beforeAll(() => {
-  root = tempDir('dagent-store-connections-');
-});
-afterAll(() => {
-  killRunningClis();
-  root?.cleanup();
-});
+const root = cliRunsRoot('dagent-store-connections-');
 
 describe.skipIf(postgresUrl === '')('a run on PostgreSQL', () => {
   it('has a connection for each node it runs at once by the time it starts', async () => {

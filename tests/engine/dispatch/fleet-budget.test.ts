@@ -1,9 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import type { Plan, PlanNode } from '../../../engine/index.js';
-import { killRunningClis, spawnCli, type CliProcess } from '../../helpers/crash-process.js';
-import { tempDir } from '../../helpers/temp-store.js';
+import { cliRunsRoot, spawnCli, type CliProcess } from '../../helpers/crash-process.js';
 import { approvedSmallRun, describeExit, runEvents, runStatus, type SmallRun } from './fleet-harness.js';
 
 /**
@@ -16,8 +15,6 @@ import { approvedSmallRun, describeExit, runEvents, runStatus, type SmallRun } f
 const postgresUrl = inject('postgresUrl');
 const TIMEOUT_MS = 120_000;
 const CAP_USD = 0.03;
-
-let root: { dir: string; cleanup: () => void };
 
 const look = (id: string): PlanNode => ({ id, kind: 'read', title: `Look around (${id})`, instructions: 'Say what you see.', reads: [], writes: [], dependsOn: [] });
 const lookTurns = (id: string): unknown[] => [
@@ -39,14 +36,7 @@ function spentUsd(events: Awaited<ReturnType<typeof runEvents>>): number {
   return events.filter((event) => event.type === 'assistant/message').reduce((sum, event) => sum + Number(event.payload.costUsd ?? 0), 0);
 }
 
-beforeAll(() => {
-  root = tempDir('dagent-fleet-budget-');
-});
-
-afterAll(() => {
-  killRunningClis();
-  root?.cleanup();
-});
+const root = cliRunsRoot('dagent-fleet-budget-');
 
 describe.skipIf(postgresUrl === '')('a budget across a scheduler and two workers', () => {
   it('pauses the run at the cap wherever the call was, and finishes when resumed with a higher one', async () => {

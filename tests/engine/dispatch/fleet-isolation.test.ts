@@ -1,10 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import type { Plan } from '../../../engine/index.js';
-import { killRunningClis, spawnCli } from '../../helpers/crash-process.js';
-import { tempDir } from '../../helpers/temp-store.js';
+import { cliRunsRoot, spawnCli } from '../../helpers/crash-process.js';
 import { approvedRunOnNewDatabase, describeExit, gitInit } from './fleet-harness.js';
 
 /**
@@ -16,16 +15,7 @@ import { approvedRunOnNewDatabase, describeExit, gitInit } from './fleet-harness
 const postgresUrl = inject('postgresUrl');
 const TIMEOUT_MS = 120_000;
 
-let root: { dir: string; cleanup: () => void };
-
-beforeAll(() => {
-  root = tempDir('dagent-fleet-isolation-');
-});
-
-afterAll(() => {
-  killRunningClis();
-  root?.cleanup();
-});
+const root = cliRunsRoot('dagent-fleet-isolation-');
 
 describe.skipIf(postgresUrl === '')('isolation: worktree with --workers', () => {
   it('runs the nodes shared on the workers and says so in one line', async () => {

@@ -1,9 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import type { Plan } from '../../../engine/index.js';
-import { killRunningClis, spawnCli } from '../../helpers/crash-process.js';
-import { tempDir } from '../../helpers/temp-store.js';
+import { cliRunsRoot, spawnCli } from '../../helpers/crash-process.js';
 import { approvedSmallRun, describeExit, runEvents } from './fleet-harness.js';
 
 /**
@@ -15,16 +14,7 @@ import { approvedSmallRun, describeExit, runEvents } from './fleet-harness.js';
 const postgresUrl = inject('postgresUrl');
 const TIMEOUT_MS = 120_000;
 
-let root: { dir: string; cleanup: () => void };
-
-beforeAll(() => {
-  root = tempDir('dagent-fleet-routing-');
-});
-
-afterAll(() => {
-  killRunningClis();
-  root?.cleanup();
-});
+const root = cliRunsRoot('dagent-fleet-routing-');
 
 describe.skipIf(postgresUrl === '')('routing across a scheduler and a worker', () => {
   it('--no-routing given to the run keeps its simple node off the small model on the worker', async () => {

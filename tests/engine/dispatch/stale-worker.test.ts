@@ -1,9 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import type { Plan } from '../../../engine/index.js';
-import { killRunningClis, spawnCli, type CliProcess } from '../../helpers/crash-process.js';
-import { tempDir } from '../../helpers/temp-store.js';
+import { cliRunsRoot, spawnCli, type CliProcess } from '../../helpers/crash-process.js';
 import { approvedSmallRun, describeExit, runEvents, until, type LoggedEvent, type SmallRun } from './fleet-harness.js';
 
 /**
@@ -30,16 +29,7 @@ const STEP_SCRIPT = [
   '',
 ].join('\n');
 
-let root: { dir: string; cleanup: () => void };
-
-beforeAll(() => {
-  root = tempDir('dagent-stale-worker-');
-});
-
-afterAll(() => {
-  killRunningClis();
-  root?.cleanup();
-});
+const root = cliRunsRoot('dagent-stale-worker-');
 
 function startWorker(run: SmallRun): CliProcess {
   return spawnCli(['worker', '--no-sandbox', '--claim-ttl', String(CLAIM_TTL_MS), ...run.flags], run.workspace, { timeLimitMs: 120_000 });

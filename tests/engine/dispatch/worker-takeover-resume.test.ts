@@ -1,10 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import type { Plan } from '../../../engine/index.js';
-import { killRunningClis, spawnCli } from '../../helpers/crash-process.js';
-import { tempDir } from '../../helpers/temp-store.js';
+import { cliRunsRoot, spawnCli } from '../../helpers/crash-process.js';
 import { approvedRunOnNewDatabase, describeExit, gitInit, runEvents, until, type LoggedEvent } from './fleet-harness.js';
 
 /**
@@ -21,16 +20,7 @@ const CLAIM_TTL_MS = 1_500;
 /** The command waits (up to 20 s) for a file that never comes: the worker is killed while it runs. */
 const WAIT_SCRIPT = 'i=0\nwhile [ ! -e never-there ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done\n';
 
-let root: { dir: string; cleanup: () => void };
-
-beforeAll(() => {
-  root = tempDir('dagent-takeover-resume-');
-});
-
-afterAll(() => {
-  killRunningClis();
-  root?.cleanup();
-});
+const root = cliRunsRoot('dagent-takeover-resume-');
 
 const forNode = (log: readonly LoggedEvent[], type: string): LoggedEvent[] => log.filter((event) => event.type === type && event.node_id === 'work');
 
