@@ -7,7 +7,8 @@ import type { SessionEvent } from '../session/event-types.js';
 import { nodeJobKeyPrefix, type JobQueue, type NodeJob } from './job-queue.js';
 import { DEFAULT_NODE_CLAIM_TTL_MS, readNodeClaims } from './node-claim.js';
 import { PENDING_RESULT_EVENT_TYPES, PendingResults } from './pending-results.js';
-import { OUTCOMES_NOTIFY_CHANNEL, listenForRunNotifications } from './run-events-listener.js';
+import { OUTCOMES_NOTIFY_CHANNEL } from '../session/one-statement-append.js';
+import { listenForRunNotifications } from './run-events-listener.js';
 
 export interface DispatchedAttemptsOptions {
   readonly db: Kysely<Database>;

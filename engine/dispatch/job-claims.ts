@@ -5,8 +5,8 @@ import { errorMessage } from '../errors.js';
 import { getRun, type RunRecord } from '../run/storage/run-store.js';
 import { NODE_TRANSITION_EVENT_TYPES } from '../run/storage/node-event.js';
 import { nodeStatesFromEvents } from '../run/views/node-states.js';
-import { EVENT_READ_COLUMNS, eventFromRow } from '../session/event-row.js';
-import type { EventDraft, SessionEvent } from '../session/event-types.js';
+import { readEvents } from '../session/event-log.js';
+import type { EventDraft } from '../session/event-types.js';
 import { runLog } from '../session/run-log.js';
 import type { JobQueue, NodeJob } from './job-queue.js';
 import { NodeClaim, allClaimsFence, claimNodes } from './node-claim.js';
@@ -221,7 +221,7 @@ async function currentAttempts(db: Kysely<Database>, runId: string, jobs: readon
   let open = jobs;
   // Short pauses: the scheduler's write is usually tens of milliseconds away, and the node's hop waits for every one.
   for (let pause = 2; open.length > 0; pause = Math.min(pause * 2, RECHECK_PAUSE_MS)) {
-    const events = await readNodesEvents(db, runId, open.map((job) => job.nodeId));
+    const events = await readEvents(db, runId, { nodeIds: open.map((job) => job.nodeId), types: CURRENT_ATTEMPT_EVENT_TYPES });
     const states = nodeStatesFromEvents(events);
     const pending = new PendingResults().fold(events);
     const late = performance.now() >= startedBy;
@@ -234,17 +234,4 @@ async function currentAttempts(db: Kysely<Database>, runId: string, jobs: readon
     if (open.length > 0) await sleep(pause);
   }
   return current;
-}
-
-/** The transitions and committed outcomes of these nodes, in seq order. */
-async function readNodesEvents(db: Kysely<Database>, runId: string, nodeIds: readonly string[]): Promise<SessionEvent[]> {
-  const rows = await db
-    .selectFrom('events')
-    .select(EVENT_READ_COLUMNS)
-    .where('run_id', '=', runId)
-    .where('node_id', 'in', [...nodeIds])
-    .where('type', 'in', [...CURRENT_ATTEMPT_EVENT_TYPES])
-    .orderBy('seq')
-    .execute();
-  return rows.map((row) => eventFromRow(runId, row));
 }

@@ -1,5 +1,3 @@
-export { OUTCOMES_NOTIFY_CHANNEL } from '../session/one-statement-append.js';
-
 /**
  * `LISTEN` on `channel` on a connection of its own: `onNotify` runs as each notification naming
  * the run arrives, from any process. A dropped connection only leaves the listener's owner to its

@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DispatchedAttempts } from '../../../engine/dispatch/dispatched-attempts.js';
 import type { JobQueue } from '../../../engine/dispatch/job-queue.js';
 import { NodeClaim, claimNode, claimNodes, readNodeClaims } from '../../../engine/dispatch/node-claim.js';
-import { OUTCOMES_NOTIFY_CHANNEL, listenForRunNotifications } from '../../../engine/dispatch/run-events-listener.js';
+import { listenForRunNotifications } from '../../../engine/dispatch/run-events-listener.js';
+import { OUTCOMES_NOTIFY_CHANNEL } from '../../../engine/session/one-statement-append.js';
 
 import { EventLog, createRun, type Store } from '../../../engine/index.js';
 import { contractStores } from '../../helpers/contract-stores.js';
