@@ -68,10 +68,18 @@ export async function showLiveDashboard(context: CliContext, runId: string, opti
     ...(options.onRender === undefined ? {} : { onRender: options.onRender }),
   });
   const stopping = new AbortController();
+  // The follower's first read may deliver events before followRun returns (appended since the read above): they go to the sink as it is then.
+  let sink: LiveDashboard['sink'] = (batch) => dashboard.push(batch);
+  const follower = await followRun(store, runId, { afterSeq: state.view.lastSeq, signal: stopping.signal, onEvents: (batch) => sink(batch) });
   const live: LiveDashboard = {
     dashboard,
-    sink: (batch) => dashboard.push(batch),
-    follower: await followRun(store, runId, { afterSeq: state.view.lastSeq, signal: stopping.signal, onEvents: (batch) => live.sink(batch) }),
+    get sink() {
+      return sink;
+    },
+    set sink(next) {
+      sink = next;
+    },
+    follower,
     async stop() {
       clearInterval(orphanCheck);
       stopping.abort();
