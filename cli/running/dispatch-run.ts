@@ -3,7 +3,7 @@ import {
   DispatchedAttempts,
   runLog,
   FileSnapshots,
-  applyNodePatch,
+  applyPatchOfNode,
   createGraphileJobQueue,
   currentPlan,
   git,
@@ -53,10 +53,8 @@ export async function dispatchToWorkers(context: CliContext, run: RunRecord, req
             if (finished.payload.outcome !== 'succeeded') return outcomeOf(finished);
             const { plan } = await currentPlan(db, run.id);
             const writes = plan.nodes.find((node) => node.id === nodeId)?.writes ?? [];
-            const boundary = await files.beginNode(nodeId, writes);
-            await applyNodePatch(run.workspace, finished.payload.patch ?? '');
             const otherWrites = plan.nodes.filter((node) => node.id !== nodeId).flatMap((node) => node.writes);
-            await files.endNode(nodeId, writes, boundary, { otherWrites });
+            await applyPatchOfNode(files, run.workspace, { nodeId, writes, otherWrites, patch: finished.payload.patch ?? '' });
             return outcomeOf(finished);
           },
         }

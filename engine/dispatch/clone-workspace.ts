@@ -23,6 +23,45 @@ export async function applyNodePatch(cwd: string, patch: string): Promise<void> 
   await git(cwd, ['apply', '--binary', '--whitespace=nowarn', '-'], patch);
 }
 
+/** The files a clone-mode scheduler records a node's change with (`FileSnapshots`, or any `NodeFiles`). */
+export interface PatchedNodeFiles {
+  beginNode(nodeId: string, writes: readonly string[]): Promise<unknown>;
+  endNode(nodeId: string, writes: readonly string[], boundary: unknown, options?: { readonly otherWrites?: readonly string[] }): Promise<unknown>;
+}
+
+/**
+ * Clone mode, in the scheduler: a worker's succeeded node comes home. Its patch is applied to the
+ * user's workspace between a boundary and the node's end, so its change is recorded as in shared
+ * mode (`diff`, `revert`). A scheduler killed after applying the patch and before recording the
+ * node's outcome left the patch in the workspace: the one that takes the run over finds it there
+ * (it applies in reverse, not forward), takes it out, and applies it again from a fresh boundary,
+ * so the node's change is recorded once, from where it began. A patch that applies neither way
+ * (the workspace was changed under the run) fails with git's reason.
+ */
+export async function applyPatchOfNode(files: PatchedNodeFiles, workspace: string, change: { readonly nodeId: string; readonly writes: readonly string[]; readonly otherWrites: readonly string[]; readonly patch: string }): Promise<void> {
+  const { nodeId, writes, patch } = change;
+  let boundary = await files.beginNode(nodeId, writes);
+  try {
+    await applyNodePatch(workspace, patch);
+  } catch (error) {
+    const takenOut = await git(workspace, ['apply', '--reverse', '--binary', '--whitespace=nowarn', '-'], patch).then(
+      () => true,
+      () => false,
+    );
+    if (!takenOut) throw new DagentError(`the patch of ${nodeId} does not apply to the workspace ${workspace}: ${gitReason(error)}`, { cause: error });
+    boundary = await files.beginNode(nodeId, writes);
+    await applyNodePatch(workspace, patch);
+  }
+  await files.endNode(nodeId, writes, boundary, { otherWrites: change.otherWrites });
+}
+
+/** What git said, without the command line Node puts first. */
+function gitReason(error: unknown): string {
+  const stderr = (error as { stderr?: unknown }).stderr;
+  const said = typeof stderr === 'string' ? stderr.trim().split('\n').filter((line) => line !== '') : [];
+  return said.length > 0 ? said.slice(0, 2).join('; ') : (error as Error).message.split('\n')[0]!;
+}
+
 /**
  * Clone mode: a worker's own clone of the repository. Before a node runs it is put at the run's
  * base commit plus the patches of the nodes the node depends on, in the order they succeeded;
@@ -66,7 +105,7 @@ export class CloneWorkspace {
         try {
           await applyNodePatch(this.#dir, dependency.patch);
         } catch (error) {
-          throw new DagentError(`the patch of ${dependency.nodeId} does not apply in the clone ${this.#dir}: ${(error as Error).message.split('\n')[0]}`, { cause: error });
+          throw new DagentError(`the patch of ${dependency.nodeId} does not apply in the clone ${this.#dir}: ${gitReason(error)}`, { cause: error });
         }
       }
     }
