@@ -28,7 +28,21 @@ export function writeSetRefusal(path: string, writeSet: WriteSet): string | unde
   return `"${path}" is outside this node's write set (${listed}). If the plan missed this file, call report_missing_work with the file and the reason.`;
 }
 
+/** Matchers by pattern: a run builds the same write sets again and again (each node's end attributes its changes against every other node's writes). */
+const matchers = new Map<string, (path: string) => boolean>();
+const MATCHERS_KEPT = 4_096;
+
 function patternMatcher(pattern: string): (path: string) => boolean {
+  let matcher = matchers.get(pattern);
+  if (matcher === undefined) {
+    matcher = buildMatcher(pattern);
+    if (matchers.size >= MATCHERS_KEPT) matchers.delete(matchers.keys().next().value!);
+    matchers.set(pattern, matcher);
+  }
+  return matcher;
+}
+
+function buildMatcher(pattern: string): (path: string) => boolean {
   const normalized = pattern.replace(/^\.\//, '');
   if (isGlobPattern(normalized)) return picomatch(normalized, { dot: true });
   if (normalized.endsWith('/')) return (path) => path.startsWith(normalized);
