@@ -126,7 +126,7 @@ async function runClaimedNode(run: RunRecord, job: NodeJob, claim: NodeClaim, lo
     // statement that stores it: once another worker has the node, nothing of this one reaches the log.
     const fenced = log.withFence(claim.appendFence());
     const steps: StepResumeContext = { log: fenced, files: workspace.files, riskOf: (name) => workspace.runtime.tools.riskOf?.(name), filesLeftHere: workspace.clone === undefined };
-    const { boundary, fromSeq, startedByStep, resume, marker, firstOfNode } = await beginClaimedAttempt(workspace, fold, succeeded, node, job.attempt, steps);
+    const { boundary, fromSeq, startedByStep, resume, marker, firstOfNode, firstAttempt } = await beginClaimedAttempt(workspace, fold, succeeded, node, job.attempt, steps);
     const untrack = trackStartedCalls(fenced, job.nodeId, fromSeq, startedByStep);
     const onStepEnd = stepCheckpointer(steps, node, job.attempt, boundary, startedByStep);
     // A fresh surface begins at its marker, just appended: the log is not read back (as in the scheduler's process).
@@ -157,7 +157,7 @@ async function runClaimedNode(run: RunRecord, job: NodeJob, claim: NodeClaim, lo
     // A stale worker does not record the node's changes over the restarted node's (checked before
     // the first write, and only when there is one: a node that changed nothing records nothing;
     // not under the fence, which would hold a store connection while recording needs others).
-    const { filesChanged, strayChanges = [] } = await workspace.files.endNode(job.nodeId, node.writes, boundary, { otherWrites, beforeRecording: () => claim.ensureCurrent() });
+    const { filesChanged, strayChanges = [] } = await workspace.files.endNode(job.nodeId, node.writes, boundary, { otherWrites, beforeRecording: () => claim.ensureCurrent(), firstAttempt });
     if (strayChanges.length > 0) await fenced.append({ type: 'writes/exceeded', nodeId: job.nodeId, payload: { paths: [...strayChanges] } });
     if (result.status === 'failed') return { outcome: 'failed', error: result.error, retryable: result.retryable, filesChanged: [...filesChanged] };
     // The same checks as a node run in the scheduler's process: an outcome that cannot lie.
@@ -185,7 +185,7 @@ async function beginClaimedAttempt(
   node: PlanNode,
   attempt: number,
   steps: StepResumeContext,
-): Promise<{ boundary: unknown; fromSeq: number; startedByStep: Map<number, string[]>; resume?: ResumedAttempt['resume']; marker?: SessionEvent; firstOfNode?: boolean }> {
+): Promise<{ boundary: unknown; fromSeq: number; startedByStep: Map<number, string[]>; resume?: ResumedAttempt['resume']; marker?: SessionEvent; firstOfNode?: boolean; firstAttempt?: boolean }> {
   // A clone starts from the run's base and the dependencies' patches, whether the node goes on or begins.
   await workspace.clone?.prepare(succeeded.flatMap((entry) => (entry.patch === undefined ? [] : [{ nodeId: entry.nodeId, patch: entry.patch }])));
   const { memory } = fold;
@@ -198,12 +198,13 @@ async function beginClaimedAttempt(
   }
   // In the shared workspace, a try before this one (a worker that died, a failed attempt) left files: put them back first.
   const earlier = workspace.clone === undefined ? memory.boundaries.get(node.id) : undefined;
+  const firstAttempt = memory.boundaries.get(node.id) === undefined;
   if (earlier !== undefined) await workspace.files.restoreNode(node.id, earlier);
   const boundary = await workspace.files.beginNode(node.id, node.writes);
   // The run's memory was read before this marker: whether an attempt of the node ever began a surface.
   const firstOfNode = !memory.hasSurfaced(node.id);
   const marker = await steps.log.append({ type: 'node/snapshotted', nodeId: node.id, turn: 1, payload: { attempt, boundary } });
-  return { boundary, fromSeq: marker.seq, startedByStep: new Map(), marker, firstOfNode };
+  return { boundary, fromSeq: marker.seq, startedByStep: new Map(), marker, firstOfNode, firstAttempt };
 }
 
 /** Each run's fold on this worker, for as long as the worker keeps the run's workspace. */

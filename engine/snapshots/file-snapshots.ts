@@ -62,6 +62,12 @@ export interface EndNodeOptions {
    * the node changed nothing and has nothing recorded.
    */
   readonly beforeRecording?: () => Promise<void>;
+  /**
+   * No attempt of the node began before this one (the log holds no boundary of it). A node with no
+   * writes then has no stored row but those its changes would add: when it changed nothing, its
+   * end reads nothing from the store.
+   */
+  readonly firstAttempt?: boolean;
 }
 
 /** The changes since a boundary, and how to get a changed file's content at the boundary. */
@@ -203,6 +209,8 @@ export class FileSnapshots {
    */
   async endNode(nodeId: string, writes: readonly string[], boundary: unknown, options: EndNodeOptions = {}): Promise<NodeEnd> {
     const changes = await this.#changesSince(parseNodeBoundary(boundary), writes);
+    // No write set: no snapshot taken before a write or at the boundary; a first attempt: none left by an earlier one.
+    if (options.firstAttempt === true && writes.length === 0 && changes.paths.length === 0) return { filesChanged: [], strayChanges: [] };
     const writeSet = createWriteSet(writes);
     const otherWrites = options.otherWrites === undefined ? undefined : createWriteSet(options.otherWrites);
     const { attributed, stray } = attributeChanges(changes.paths, writeSet, otherWrites);

@@ -50,7 +50,7 @@ export async function attemptNode(context: NodeAttemptContext, nodeId: string, e
   }
   const riskOf = (name: string): string | undefined => context.runtime.tools.riskOf?.(name);
   const steps = { log, files, riskOf };
-  const { boundary, fromSeq, startedByStep, resume, marker, firstOfNode } = await beginAttempt(context, node, execution, steps);
+  const { boundary, fromSeq, startedByStep, resume, marker, firstOfNode, firstAttempt } = await beginAttempt(context, node, execution, steps);
   // Which steps started a call that may change files: those are checkpointed when they end.
   const unsubscribe = trackStartedCalls(log, nodeId, fromSeq, startedByStep);
   const onStepEnd = stepCheckpointer(steps, node, attempt, boundary, startedByStep);
@@ -84,7 +84,7 @@ export async function attemptNode(context: NodeAttemptContext, nodeId: string, e
     const result = await nodeEndHooks(hookContext, worked);
     const otherWrites = context.plan().nodes.filter((other) => other.id !== nodeId).flatMap((other) => other.writes);
     const strictWrites = strictWritesOf(context.plan(), node);
-    const end = await files.endNode(nodeId, node.writes, boundary, { otherWrites, merge: result.status === 'succeeded', message: commitMessage(node, attempt), strictWrites });
+    const end = await files.endNode(nodeId, node.writes, boundary, { otherWrites, merge: result.status === 'succeeded', message: commitMessage(node, attempt), strictWrites, firstAttempt });
     const { filesChanged, strayChanges = [] } = end;
     if (strayChanges.length > 0) await log.append({ type: 'writes/exceeded', nodeId, payload: { paths: [...strayChanges], writes: [...node.writes], enforced: end.overreach === true } });
     if (end.merged !== undefined) {
@@ -126,7 +126,7 @@ async function beginAttempt(
   node: PlanNode,
   execution: NodeExecution,
   steps: StepResumeContext,
-): Promise<{ boundary: unknown; fromSeq: number; startedByStep: Map<number, string[]>; resume?: ResumedAttempt['resume']; marker?: SessionEvent; firstOfNode?: boolean }> {
+): Promise<{ boundary: unknown; fromSeq: number; startedByStep: Map<number, string[]>; resume?: ResumedAttempt['resume']; marker?: SessionEvent; firstOfNode?: boolean; firstAttempt?: boolean }> {
   const { attempt, durable } = execution;
   const { files, log, memory } = context;
   const open = resumableAttempt(memory, files, node);
@@ -136,6 +136,7 @@ async function beginAttempt(
     if (resumed !== undefined) return resumed;
   }
   const earlier = memory.boundaries.get(node.id);
+  const firstAttempt = earlier === undefined;
   if (earlier !== undefined && attempt > 1) {
     await durable;
     await files.restoreNode(node.id, earlier);
@@ -146,7 +147,7 @@ async function beginAttempt(
   const firstOfNode = !memory.hasSurfaced(node.id);
   // The append reaches the run's memory too (its boundary for a later attempt).
   const marker = await log.append({ type: 'node/snapshotted', nodeId: node.id, turn: 1, payload: { attempt, boundary } });
-  return { boundary, fromSeq: marker.seq, startedByStep: new Map(), marker, firstOfNode };
+  return { boundary, fromSeq: marker.seq, startedByStep: new Map(), marker, firstOfNode, firstAttempt };
 }
 
 /** A node's commit on the run branch: its id and attempt, title, and what it was told to do. */

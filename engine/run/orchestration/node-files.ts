@@ -18,6 +18,7 @@ export interface NodeFiles {
   /** `otherWrites`: the other nodes' write globs, so a sibling's change is not taken for this node's. */
   /** `beforeRecording`: runs before anything of the node's end is written (not at all when nothing is). */
   /** `strayChanges`: the recorded changes the node's declared writes do not cover. */
+  /** `firstAttempt`: no attempt of the node began before this one (the log holds no boundary of it). */
   /**
    * With isolated workspaces: `merge` says the node succeeded (its change goes onto the run branch),
    * `message` is its commit message, `strictWrites` keeps a change beyond `writes` off the branch; the end names the run-branch commit (`merged`) or why the
@@ -27,7 +28,7 @@ export interface NodeFiles {
     nodeId: string,
     writes: readonly string[],
     boundary: unknown,
-    options?: { readonly otherWrites?: readonly string[]; readonly merge?: boolean; readonly message?: string; readonly strictWrites?: boolean; readonly beforeRecording?: () => Promise<void> },
+    options?: { readonly otherWrites?: readonly string[]; readonly merge?: boolean; readonly message?: string; readonly strictWrites?: boolean; readonly beforeRecording?: () => Promise<void>; readonly firstAttempt?: boolean },
   ): Promise<{
     readonly filesChanged: readonly string[];
     readonly strayChanges?: readonly string[];

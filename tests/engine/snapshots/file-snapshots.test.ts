@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseNodeBoundary, type NodeBoundary } from '../../../engine/snapshots/file-node-boundary.js';
 import { InvalidNodeBoundaryError } from '../../../engine/snapshots/file-snapshot-errors.js';
+import { FileSnapshots } from '../../../engine/index.js';
 import { openSnapshotHarness, sha256, snapshotRows, type HarnessOptions, type SnapshotHarness } from './file-harness.js';
 
 const harnesses: SnapshotHarness[] = [];
@@ -57,6 +58,32 @@ describe('FileSnapshots write scope', () => {
     expect(editEnd).toBe('claim lost');
     expect(asked).toEqual(['edit-a']);
     expect((await snapshotRows(h.store, h.runId)).map((row) => [row.node_id, row.content_after])).toEqual([['edit-a', null]]);
+  });
+
+  it("ends a read node's first attempt that changed nothing without reading the store, and still records one that did", async () => {
+    const h = await harness({ git: true, watch: false, files: { 'notes.md': 'read me\n' } });
+    const selects: string[] = [];
+    const counting = h.store.db.withPlugin({
+      transformQuery: (args) => {
+        if (args.node.kind === 'SelectQueryNode') selects.push(JSON.stringify(args.node.from));
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    });
+    const snapshots = new FileSnapshots({ db: counting, runId: h.runId, workspace: h.workspace, watch: false });
+    await h.startNode('read-notes');
+    const quiet = await snapshots.beginNode('read-notes', []);
+    const quietEnd = await snapshots.endNode('read-notes', [], throughTheLog(quiet), { firstAttempt: true });
+    const readsOfQuietEnd = selects.filter((from) => from.includes('file_snapshots')).length;
+    await h.startNode('read-and-scribble');
+    const scribbling = await snapshots.beginNode('read-and-scribble', []);
+    h.put('scratch.txt', 'left behind\n');
+    const scribbleEnd = await snapshots.endNode('read-and-scribble', [], throughTheLog(scribbling), { firstAttempt: true });
+
+    expect(quietEnd).toEqual({ filesChanged: [], strayChanges: [] });
+    expect(readsOfQuietEnd).toBe(0);
+    expect(scribbleEnd).toEqual({ filesChanged: ['scratch.txt'], strayChanges: ['scratch.txt'] });
+    expect((await snapshotRows(h.store, h.runId)).map((row) => [row.node_id, row.path])).toEqual([['read-and-scribble', 'scratch.txt']]);
   });
 
   it('takes the before-snapshot once: across two writes and across a retry', async () => {
