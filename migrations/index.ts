@@ -9,6 +9,7 @@ import * as dashboardEventsNotify from './0007-dashboard-events-notify.js';
 import * as eventVersions from './0008-event-versions.js';
 import * as evalResults from './0009-eval-results.js';
 import * as memorySource from './0010-memory-source.js';
+import * as memoriesNotify from './0011-memories-notify.js';
 
 /**
  * Every migration, in order. Names sort in the order they must run; a new schema change is a
@@ -25,6 +26,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0008-event-versions': eventVersions,
   '0009-eval-results': evalResults,
   '0010-memory-source': memorySource,
+  '0011-memories-notify': memoriesNotify,
 };
 
 export { dialectOf, type SqlDialectName } from './dialect-of.js';

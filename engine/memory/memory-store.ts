@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../db/index.js';
+import { memoryChangeMark, type Database } from '../db/index.js';
 import { ConfigError, errorMessage } from '../errors.js';
 import { memoryContentHash, normalizeMemoryContent } from './content-hash.js';
 import { extractKeywords, MAX_KEYWORDS } from './keywords.js';
@@ -85,6 +85,7 @@ export class MemoryStore {
       .returning('id')
       .executeTakeFirst();
     knownEmpty.delete(this.#db);
+    knownEmptyAsHeard.delete(this.#db);
     const row = await this.#db.selectFrom('memories').selectAll().where('content_hash', '=', contentHash).executeTakeFirstOrThrow();
     return { memory: memoryFromRow(row), created: inserted !== undefined };
   }
@@ -110,6 +111,7 @@ export class MemoryStore {
     signal?.throwIfAborted();
     const result = await this.#db.deleteFrom('memories').where('id', '=', id).executeTakeFirst();
     knownEmpty.delete(this.#db);
+    knownEmptyAsHeard.delete(this.#db);
     return result.numDeletedRows > 0n;
   }
 
@@ -117,7 +119,7 @@ export class MemoryStore {
   async search(query: string, options: SearchMemoriesOptions = {}, signal?: AbortSignal): Promise<RecalledMemory[]> {
     signal?.throwIfAborted();
     // An empty store answers before the query is read for keywords (every step of every node searches).
-    if (this.#fts && (await this.#isEmpty())) return [];
+    if (await (this.#fts ? this.#isEmpty() : this.#isEmptyAsHeard())) return [];
     const keywords = extractKeywords(query);
     const searchOptions: MemorySearchOptions = { ...options, limit: options.limit ?? DEFAULT_RECALL_LIMIT };
     if (keywords.length === 0) return [];
@@ -147,7 +149,26 @@ export class MemoryStore {
     else knownEmpty.delete(this.#db);
     return any === undefined;
   }
+
+  /**
+   * PostgreSQL (and a SQLite without FTS5, which is never heard): whether the store holds no
+   * memory, asked once while this process hears every change to the store's memories (a follower
+   * listens on `dagent_memories`, notified by each statement that changes them) and has heard none
+   * since. A store not heard is asked nothing here: its search runs.
+   */
+  async #isEmptyAsHeard(): Promise<boolean> {
+    const mark = memoryChangeMark(this.#db);
+    if (mark === undefined) return false;
+    if (knownEmptyAsHeard.get(this.#db) === mark) return true;
+    const any = await this.#db.selectFrom('memories').select('id').limit(1).executeTakeFirst();
+    // Only when nothing was heard meanwhile: a change heard during the query may have come after it.
+    if (any === undefined && memoryChangeMark(this.#db) === mark) knownEmptyAsHeard.set(this.#db, mark);
+    else knownEmptyAsHeard.delete(this.#db);
+    return any === undefined;
+  }
 }
 
 /** Database handles whose memories table was empty, by the `data_version` it was seen empty at. */
 const knownEmpty = new WeakMap<Kysely<Database>, number>();
+/** PostgreSQL handles whose memories table was empty, by the memory-change mark it was seen empty at. */
+const knownEmptyAsHeard = new WeakMap<Kysely<Database>, number>();

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
+import { hearMemoryChanges, MEMORIES_NOTIFY_CHANNEL } from '../db/memory-changes.js';
 import { readEvents, type EventLog } from './event-log.js';
 import type { EventType, SessionEvent } from './event-types.js';
 import { runLog } from './run-log.js';
@@ -191,15 +192,33 @@ async function listenForOtherWriters(store: FollowedStore, log: EventLog, reques
     log.writes.noteOtherWrites();
     request();
   };
-  return listenPostgres(store.url, log.runId, onInsert, () => log.writes.watchOthers());
+  let memories: ReturnType<typeof hearMemoryChanges> | undefined;
+  return listenPostgres(store.url, log.runId, {
+    onInsert,
+    // The same connection hears the store's memory changes: a project with none is not searched at every step.
+    onMemoriesChanged: () => memories?.changed(),
+    watch: () => {
+      const unwatch = log.writes.watchOthers();
+      memories = hearMemoryChanges(store.db);
+      return () => {
+        unwatch();
+        memories?.stop();
+      };
+    },
+  });
 }
 
-/**
- * `LISTEN dagent_events` on a connection of its own; `onInsert` runs with the inserting backend's
- * process id when this run's events are inserted. `watch` is called once the listening starts and
- * its returned function when it ends (stopped, or the connection dropped).
- */
-async function listenPostgres(url: string, runId: string, onInsert: (sender: number) => void, watch: () => () => void): Promise<() => Promise<void>> {
+interface PostgresListeners {
+  /** This run's events were inserted, by the backend of this process id. */
+  readonly onInsert: (sender: number) => void;
+  /** A statement changed the store's memories. */
+  readonly onMemoriesChanged: () => void;
+  /** Called once the listening starts; its returned function when it ends (stopped, or the connection dropped). */
+  readonly watch: () => () => void;
+}
+
+/** `LISTEN dagent_events` and `dagent_memories` on a connection of its own. */
+async function listenPostgres(url: string, runId: string, { onInsert, onMemoriesChanged, watch }: PostgresListeners): Promise<() => Promise<void>> {
   const pg = await import('pg');
   const client = new pg.default.Client({ connectionString: url });
   let unwatch: (() => void) | undefined;
@@ -209,8 +228,9 @@ async function listenPostgres(url: string, runId: string, onInsert: (sender: num
   await client.connect();
   client.on('notification', (message) => {
     if (message.channel === EVENTS_NOTIFY_CHANNEL && message.payload === runId) onInsert(message.processId);
+    if (message.channel === MEMORIES_NOTIFY_CHANNEL) onMemoriesChanged();
   });
-  await client.query(`LISTEN ${EVENTS_NOTIFY_CHANNEL}`);
+  await client.query(`LISTEN ${EVENTS_NOTIFY_CHANNEL}; LISTEN ${MEMORIES_NOTIFY_CHANNEL}`);
   unwatch = watch();
   return async () => {
     unwatch?.();

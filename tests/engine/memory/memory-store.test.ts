@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { MemoryStore, openDatabase, type Store } from '../../../engine/index.js';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { MemoryStore, createRun, followRun, openDatabase, type Store } from '../../../engine/index.js';
 import { keywordSearch } from '../../../engine/memory/memory-search.js';
 import { openTempStore } from '../../helpers/temp-store.js';
 
@@ -109,6 +109,48 @@ describe.skipIf(postgresUrl === '')('PostgreSQL', () => {
     },
     false,
   );
+
+  it('asks once whether a project has memories while a follower hears the store, and finds one another process adds', async () => {
+    const name = `dagent_memory_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: postgresUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    const url = postgresUrl.replace(/\/[^/]*$/, `/${name}`);
+    const store = await openDatabase(url);
+    const reads: string[] = [];
+    // The handle a run's follower and its memory recall share, with its reads of memories counted.
+    const db = store.db.withPlugin({
+      transformQuery: (args) => {
+        if (JSON.stringify(args.node).includes('memories')) reads.push(args.node.kind);
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    });
+    const run = await createRun(store.db, { task: 'refactor', workspace: '/tmp', mode: 'plan' });
+    const stopping = new AbortController();
+    try {
+      const recall = new MemoryStore({ db, dialect: 'postgres' });
+      expect(await recall.search('indentation tabs')).toEqual([]);
+      const unheard = reads.length;
+      const follower = await followRun({ db, dialect: 'postgres', url }, run.id, { afterSeq: 0, signal: stopping.signal, onEvents: () => undefined });
+      for (let step = 0; step < 4; step++) expect(await recall.search('indentation tabs')).toEqual([]);
+      const heard = reads.length - unheard;
+
+      const other = await openDatabase(url);
+      const theirs = await new MemoryStore(other).add({ content: 'Use tabs for indentation.' });
+      await other.close();
+      await vi.waitFor(async () => expect((await recall.search('indentation tabs')).map((found) => found.memory.id)).toEqual([theirs.memory.id]), { timeout: 5_000, interval: 20 });
+      await follower.stop();
+
+      expect(unheard).toBeGreaterThan(0);
+      expect(heard).toBe(1);
+    } finally {
+      stopping.abort();
+      await store.close();
+      await admin.query(`DROP DATABASE ${name}`);
+      await admin.end();
+    }
+  });
 });
 
 describe('the portable search on SQLite', () => {
