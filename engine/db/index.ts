@@ -3,4 +3,4 @@ export { openDatabase, describeSqliteError, DEFAULT_BUSY_TIMEOUT_MS, type OpenDa
 export { PreparedQuery, type Param } from './prepared-query.js';
 export { busyBackoff, isBusyError, BUSY_GIVE_UP_MS, type BusyBackoff } from './busy-backoff.js';
 export type { BusyNotice } from './store-edge-dialect.js';
-export { hearMemoryChanges, memoryChangeMark, MEMORIES_NOTIFY_CHANNEL } from './memory-changes.js';
+export { hearMemoryChanges, memoryChangeMark, noteMemoryChange, MEMORIES_NOTIFY_CHANNEL } from './memory-changes.js';

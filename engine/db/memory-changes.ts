@@ -43,3 +43,9 @@ export function memoryChangeMark(db: Kysely<Database>): number | undefined {
   const watch = watches.get(db);
   return watch === undefined || watch.listeners === 0 ? undefined : watch.mark;
 }
+
+/** A change this process made to the store's memories: what was seen before it no longer holds (its notification may come later). */
+export function noteMemoryChange(db: Kysely<Database>): void {
+  const watch = watches.get(db);
+  if (watch !== undefined) watch.mark += 1;
+}

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { memoryChangeMark, type Database } from '../db/index.js';
+import { memoryChangeMark, noteMemoryChange, type Database } from '../db/index.js';
 import { ConfigError, errorMessage } from '../errors.js';
 import { memoryContentHash, normalizeMemoryContent } from './content-hash.js';
 import { extractKeywords, MAX_KEYWORDS } from './keywords.js';
@@ -86,6 +86,7 @@ export class MemoryStore {
       .executeTakeFirst();
     knownEmpty.delete(this.#db);
     knownEmptyAsHeard.delete(this.#db);
+    noteMemoryChange(this.#db);
     const row = await this.#db.selectFrom('memories').selectAll().where('content_hash', '=', contentHash).executeTakeFirstOrThrow();
     return { memory: memoryFromRow(row), created: inserted !== undefined };
   }
@@ -112,6 +113,7 @@ export class MemoryStore {
     const result = await this.#db.deleteFrom('memories').where('id', '=', id).executeTakeFirst();
     knownEmpty.delete(this.#db);
     knownEmptyAsHeard.delete(this.#db);
+    noteMemoryChange(this.#db);
     return result.numDeletedRows > 0n;
   }
 
@@ -160,11 +162,25 @@ export class MemoryStore {
     const mark = memoryChangeMark(this.#db);
     if (mark === undefined) return false;
     if (knownEmptyAsHeard.get(this.#db) === mark) return true;
-    const any = await this.#db.selectFrom('memories').select('id').limit(1).executeTakeFirst();
-    // Only when nothing was heard meanwhile: a change heard during the query may have come after it.
-    if (any === undefined && memoryChangeMark(this.#db) === mark) knownEmptyAsHeard.set(this.#db, mark);
-    else knownEmptyAsHeard.delete(this.#db);
-    return any === undefined;
+    // A wide stage's nodes search at once: one question for them all.
+    const asking = emptinessAsked.get(this.#db);
+    if (asking?.mark === mark) return asking.empty;
+    const empty = this.#db
+      .selectFrom('memories')
+      .select('id')
+      .limit(1)
+      .executeTakeFirst()
+      .then((any) => {
+        // Only when nothing was heard meanwhile: a change heard during the query may have come after it.
+        if (any === undefined && memoryChangeMark(this.#db) === mark) knownEmptyAsHeard.set(this.#db, mark);
+        else knownEmptyAsHeard.delete(this.#db);
+        return any === undefined;
+      })
+      .finally(() => {
+        if (emptinessAsked.get(this.#db)?.empty === empty) emptinessAsked.delete(this.#db);
+      });
+    emptinessAsked.set(this.#db, { mark, empty });
+    return empty;
   }
 }
 
@@ -172,3 +188,5 @@ export class MemoryStore {
 const knownEmpty = new WeakMap<Kysely<Database>, number>();
 /** PostgreSQL handles whose memories table was empty, by the memory-change mark it was seen empty at. */
 const knownEmptyAsHeard = new WeakMap<Kysely<Database>, number>();
+/** The question in flight on each PostgreSQL handle, with the mark it was asked at. */
+const emptinessAsked = new WeakMap<Kysely<Database>, { readonly mark: number; readonly empty: Promise<boolean> }>();

@@ -135,6 +135,11 @@ describe.skipIf(postgresUrl === '')('PostgreSQL', () => {
       const follower = await followRun({ db, dialect: 'postgres', url }, run.id, { afterSeq: 0, signal: stopping.signal, onEvents: () => undefined });
       for (let step = 0; step < 4; step++) expect(await recall.search('indentation tabs')).toEqual([]);
       const heard = reads.length - unheard;
+      // One this process adds is found at once (its notification may come later).
+      const mine = await new MemoryStore({ db, dialect: 'postgres' }).add({ content: 'Indentation is two spaces in YAML.' });
+      expect((await recall.search('indentation yaml')).map((found) => found.memory.id)).toEqual([mine.memory.id]);
+      await new MemoryStore({ db, dialect: 'postgres' }).remove(mine.memory.id);
+      expect(await recall.search('indentation yaml')).toEqual([]);
 
       const other = await openDatabase(url);
       const theirs = await new MemoryStore(other).add({ content: 'Use tabs for indentation.' });
