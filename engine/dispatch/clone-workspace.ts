@@ -17,10 +17,10 @@ export async function git(cwd: string, args: readonly string[], input?: string):
   return stdout;
 }
 
-/** Applies a node's patch (`git diff --binary`) to a folder; an empty patch changes nothing. */
-export async function applyNodePatch(cwd: string, patch: string): Promise<void> {
+/** Applies a node's patch (`git diff --binary`) to a folder, or takes it out (`reverse`); an empty patch changes nothing. */
+export async function applyNodePatch(cwd: string, patch: string, options: { readonly reverse?: boolean } = {}): Promise<void> {
   if (patch.trim() === '') return;
-  await git(cwd, ['apply', '--binary', '--whitespace=nowarn', '-'], patch);
+  await git(cwd, ['apply', ...(options.reverse === true ? ['--reverse'] : []), '--binary', '--whitespace=nowarn', '-'], patch);
 }
 
 /** The files a clone-mode scheduler records a node's change with (`FileSnapshots`, or any `NodeFiles`). */
@@ -44,7 +44,7 @@ export async function applyPatchOfNode(files: PatchedNodeFiles, workspace: strin
   try {
     await applyNodePatch(workspace, patch);
   } catch (error) {
-    const takenOut = await git(workspace, ['apply', '--reverse', '--binary', '--whitespace=nowarn', '-'], patch).then(
+    const takenOut = await applyNodePatch(workspace, patch, { reverse: true }).then(
       () => true,
       () => false,
     );

@@ -197,14 +197,13 @@ async function beginClaimedAttempt(
     if (resumed !== undefined) return resumed;
   }
   // In the shared workspace, a try before this one (a worker that died, a failed attempt) left files: put them back first.
-  const earlier = workspace.clone === undefined ? memory.boundaries.get(node.id) : undefined;
-  const firstAttempt = memory.boundaries.get(node.id) === undefined;
-  if (earlier !== undefined) await workspace.files.restoreNode(node.id, earlier);
+  const earlier = memory.boundaries.get(node.id);
+  if (earlier !== undefined && workspace.clone === undefined) await workspace.files.restoreNode(node.id, earlier);
   const boundary = await workspace.files.beginNode(node.id, node.writes);
   // The run's memory was read before this marker: whether an attempt of the node ever began a surface.
   const firstOfNode = !memory.hasSurfaced(node.id);
   const marker = await steps.log.append({ type: 'node/snapshotted', nodeId: node.id, turn: 1, payload: { attempt, boundary } });
-  return { boundary, fromSeq: marker.seq, startedByStep: new Map(), marker, firstOfNode, firstAttempt };
+  return { boundary, fromSeq: marker.seq, startedByStep: new Map(), marker, firstOfNode, firstAttempt: earlier === undefined };
 }
 
 /** Each run's fold on this worker, for as long as the worker keeps the run's workspace. */

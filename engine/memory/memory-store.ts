@@ -85,7 +85,6 @@ export class MemoryStore {
       .returning('id')
       .executeTakeFirst();
     knownEmpty.delete(this.#db);
-    knownEmptyAsHeard.delete(this.#db);
     noteMemoryChange(this.#db);
     const row = await this.#db.selectFrom('memories').selectAll().where('content_hash', '=', contentHash).executeTakeFirstOrThrow();
     return { memory: memoryFromRow(row), created: inserted !== undefined };
@@ -112,7 +111,6 @@ export class MemoryStore {
     signal?.throwIfAborted();
     const result = await this.#db.deleteFrom('memories').where('id', '=', id).executeTakeFirst();
     knownEmpty.delete(this.#db);
-    knownEmptyAsHeard.delete(this.#db);
     noteMemoryChange(this.#db);
     return result.numDeletedRows > 0n;
   }
@@ -161,32 +159,18 @@ export class MemoryStore {
   async #isEmptyAsHeard(): Promise<boolean> {
     const mark = memoryChangeMark(this.#db);
     if (mark === undefined) return false;
-    if (knownEmptyAsHeard.get(this.#db) === mark) return true;
-    // A wide stage's nodes search at once: one question for them all.
-    const asking = emptinessAsked.get(this.#db);
-    if (asking?.mark === mark) return asking.empty;
-    const empty = this.#db
-      .selectFrom('memories')
-      .select('id')
-      .limit(1)
-      .executeTakeFirst()
-      .then((any) => {
-        // Only when nothing was heard meanwhile: a change heard during the query may have come after it.
-        if (any === undefined && memoryChangeMark(this.#db) === mark) knownEmptyAsHeard.set(this.#db, mark);
-        else knownEmptyAsHeard.delete(this.#db);
-        return any === undefined;
-      })
-      .finally(() => {
-        if (emptinessAsked.get(this.#db)?.empty === empty) emptinessAsked.delete(this.#db);
-      });
-    emptinessAsked.set(this.#db, { mark, empty });
+    // The answer given at this mark, or in flight (a wide stage's nodes search at once). A change
+    // heard while it was asked moved the mark: the next search asks again.
+    const asked = emptinessAsHeard.get(this.#db);
+    if (asked?.mark === mark) return asked.empty;
+    const empty = this.#db.selectFrom('memories').select('id').limit(1).executeTakeFirst().then((any) => any === undefined);
+    emptinessAsHeard.set(this.#db, { mark, empty });
+    empty.catch(() => emptinessAsHeard.get(this.#db)?.empty === empty && emptinessAsHeard.delete(this.#db));
     return empty;
   }
 }
 
 /** Database handles whose memories table was empty, by the `data_version` it was seen empty at. */
 const knownEmpty = new WeakMap<Kysely<Database>, number>();
-/** PostgreSQL handles whose memories table was empty, by the memory-change mark it was seen empty at. */
-const knownEmptyAsHeard = new WeakMap<Kysely<Database>, number>();
-/** The question in flight on each PostgreSQL handle, with the mark it was asked at. */
-const emptinessAsked = new WeakMap<Kysely<Database>, { readonly mark: number; readonly empty: Promise<boolean> }>();
+/** PostgreSQL handles' last question whether the memories table is empty, with the memory-change mark it was asked at. */
+const emptinessAsHeard = new WeakMap<Kysely<Database>, { readonly mark: number; readonly empty: Promise<boolean> }>();
