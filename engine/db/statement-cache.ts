@@ -1,5 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
+import { keptByKey } from '../kept-by-key.js';
 
 const MAX_CACHED_STATEMENTS = 256;
 
@@ -9,19 +10,8 @@ const MAX_CACHED_STATEMENTS = 256;
  * a small insert. Evicts the oldest statement past `MAX_CACHED_STATEMENTS`.
  */
 export function createStatementCache(sqlite: BetterSqlite3.Database): SqliteDatabase {
-  const statements = new Map<string, SqliteStatement>();
   return {
     close: () => sqlite.close(),
-    prepare(sql: string): SqliteStatement {
-      const cached = statements.get(sql);
-      if (cached !== undefined) return cached;
-      const statement = sqlite.prepare(sql) as unknown as SqliteStatement;
-      if (statements.size >= MAX_CACHED_STATEMENTS) {
-        const oldest = statements.keys().next().value;
-        if (oldest !== undefined) statements.delete(oldest);
-      }
-      statements.set(sql, statement);
-      return statement;
-    },
+    prepare: keptByKey(MAX_CACHED_STATEMENTS, (sql: string) => sqlite.prepare(sql) as unknown as SqliteStatement),
   };
 }

@@ -1,3 +1,4 @@
+import { keptByKey } from '../kept-by-key.js';
 import type { ModelMessage } from './model-message.js';
 import type { ModelRequest } from './model-provider.js';
 import { requestParts } from './request-text.js';
@@ -23,11 +24,14 @@ export function requestTokenParts(request: ModelRequest, memo?: WeakMap<ModelMes
   for (const part of requestParts(request)) {
     // History messages are the same objects from step to step: tokenize each once. The system
     // text and tool definitions repeat across steps and nodes: tokenized once per text.
-    let encoded = part.message === undefined ? staticTokens.get(part.text) : memo?.get(part.message);
+    if (part.message === undefined) {
+      parts.push(staticTokens(part.text));
+      continue;
+    }
+    let encoded = memo?.get(part.message);
     if (encoded === undefined) {
       encoded = encode(part.text, PLAIN_TEXT);
-      if (part.message !== undefined) memo?.set(part.message, encoded);
-      else rememberStatic(part.text, encoded);
+      memo?.set(part.message, encoded);
     }
     parts.push(encoded);
   }
@@ -35,10 +39,4 @@ export function requestTokenParts(request: ModelRequest, memo?: WeakMap<ModelMes
 }
 
 /** Tokens of system texts and tool definitions seen lately, by their text. */
-const staticTokens = new Map<string, readonly number[]>();
-const STATIC_TEXTS_KEPT = 512;
-
-function rememberStatic(text: string, tokens: readonly number[]): void {
-  if (staticTokens.size >= STATIC_TEXTS_KEPT) staticTokens.delete(staticTokens.keys().next().value!);
-  staticTokens.set(text, tokens);
-}
+const staticTokens = keptByKey(512, (text: string): readonly number[] => gptTokenizer().encode(text, PLAIN_TEXT));

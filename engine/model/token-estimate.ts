@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type * as GptTokenizerModule from 'gpt-tokenizer';
+import { keptByKey } from '../kept-by-key.js';
 import type { ModelMessage } from './model-message.js';
 import type { ToolSpec } from './model-provider.js';
 
@@ -72,16 +73,5 @@ export function estimateToolTokens(tools: readonly ToolSpec[]): number {
 }
 
 /** System prompts counted lately: a node's prompt is the same text at every step. */
-const systemTokens = new Map<string, number>();
-const SYSTEM_TOKENS_KEPT = 32;
-
 /** `estimateTextTokens` of a system prompt, counted once per distinct text (the last few kept). */
-export function estimateSystemTokens(system: string): number {
-  let counted = systemTokens.get(system);
-  if (counted === undefined) {
-    counted = estimateTextTokens(system);
-    if (systemTokens.size >= SYSTEM_TOKENS_KEPT) systemTokens.delete(systemTokens.keys().next().value!);
-    systemTokens.set(system, counted);
-  }
-  return counted;
-}
+export const estimateSystemTokens: (system: string) => number = keptByKey(32, (system: string) => estimateTextTokens(system));

@@ -1,4 +1,5 @@
 import picomatch from 'picomatch';
+import { keptByKey } from '../kept-by-key.js';
 import { isGlobPattern } from '../plan/index.js';
 
 /**
@@ -29,18 +30,7 @@ export function writeSetRefusal(path: string, writeSet: WriteSet): string | unde
 }
 
 /** Matchers by pattern: a run builds the same write sets again and again (each node's end attributes its changes against every other node's writes). */
-const matchers = new Map<string, (path: string) => boolean>();
-const MATCHERS_KEPT = 4_096;
-
-function patternMatcher(pattern: string): (path: string) => boolean {
-  let matcher = matchers.get(pattern);
-  if (matcher === undefined) {
-    matcher = buildMatcher(pattern);
-    if (matchers.size >= MATCHERS_KEPT) matchers.delete(matchers.keys().next().value!);
-    matchers.set(pattern, matcher);
-  }
-  return matcher;
-}
+const patternMatcher = keptByKey(4_096, buildMatcher);
 
 function buildMatcher(pattern: string): (path: string) => boolean {
   const normalized = pattern.replace(/^\.\//, '');
