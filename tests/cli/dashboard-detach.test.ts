@@ -1,9 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type * as DashboardModule from '../../dashboard/index.js';
-import { main } from '../../cli/index.js';
 import { detectSandbox } from '../../tools/index.js';
 import { runCli } from '../helpers/cli-harness.js';
 import { tempDir } from '../helpers/temp-store.js';
@@ -64,18 +62,6 @@ afterEach(() => {
   temp.cleanup();
 });
 
-/** `dagent ...args` on a terminal: stdout and stdin are TTYs, so `run` opens the dashboard. */
-async function onTerminal(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = Object.assign(new PassThrough(), { isTTY: true, columns: 100, rows: 30 });
-  const stderr = new PassThrough();
-  const stdin = Object.assign(new PassThrough(), { isTTY: true });
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const code = await main(args, { stdout, stderr, stdin, env, cwd: workspace, interrupt: new AbortController().signal });
-  return { code, stdout: out, stderr: err };
-}
 
 describe.skipIf(!detectSandbox().available)('quitting the dashboard of a running run', () => {
   it('says in one line that progress lines could not take over, and the run still ends with its summary', async () => {
@@ -87,7 +73,7 @@ describe.skipIf(!detectSandbox().available)('quitting the dashboard of a running
     const runId = /run (\S+) /.exec(planned.stdout)![1]!;
     expect((await runCli(['approve', runId], { cwd: workspace, env })).code).toBe(0);
 
-    const ran = await onTerminal(['run', runId]);
+    const ran = await runCli(['run', runId], { cwd: workspace, env, terminal: true });
     await new Promise((resolve) => setImmediate(resolve));
 
     expect(unhandled).toEqual([]);

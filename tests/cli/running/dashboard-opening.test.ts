@@ -1,10 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type * as DashboardModule from '../../../dashboard/index.js';
 import type * as EngineModule from '../../../engine/index.js';
-import { main } from '../../../cli/index.js';
 import { runCli } from '../../helpers/cli-harness.js';
 import { tempDir } from '../../helpers/temp-store.js';
 
@@ -72,18 +70,6 @@ beforeEach(() => {
 
 afterEach(() => temp.cleanup());
 
-async function onTerminal(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = Object.assign(new PassThrough(), { isTTY: true, columns: 100, rows: 30 });
-  const stderr = new PassThrough();
-  const stdin = Object.assign(new PassThrough(), { isTTY: true });
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const code = await main(args, { stdout, stderr, stdin, env, cwd: workspace, interrupt: new AbortController().signal });
-  return { code, stdout: out, stderr: err };
-}
-
 describe('opening the dashboard of a run', () => {
   it('shows an event appended while it opens, and detaches cleanly', async () => {
     writeFileSync(join(workspace, 'plan.json'), JSON.stringify({ goal: 'Write a note', nodes: [{ id: 'note', kind: 'command', title: 'Write a note', command: 'echo done > note.txt' }] }));
@@ -97,7 +83,7 @@ describe('opening the dashboard of a run', () => {
       await runLog(db, id).append({ type: 'node/told', nodeId: 'note', payload: { content: 'use the short form', by: 'another terminal' } });
     };
 
-    const shown = await onTerminal(['dashboard', runId]);
+    const shown = await runCli(['dashboard', runId], { cwd: workspace, env, terminal: true });
 
     expect(shown.stderr).toBe('');
     expect(shown.code).toBe(0);
