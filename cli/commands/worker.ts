@@ -134,6 +134,7 @@ async function runWorkspace(context: CliContext, run: RunRecord, clone: string |
     ...(context.config.sandbox?.enabled === false ? { sandbox: false } : {}),
   });
   try {
+    await runContext.shareStoreOf(context);
     // The run's routing, as its `run` recorded it: not this worker's own config.
     const routing = await recordedRouting(runLog(db, run.id));
     const runRouting = routing === undefined ? {} : { routing: routing.enabled && routing.smallModel !== undefined, ...(routing.smallModel === undefined ? {} : { smallModel: routing.smallModel }) };

@@ -28,6 +28,8 @@ export class CliContext {
   /** Whether `--workspace` was given (else the workspace was found from the current folder). */
   readonly workspaceGiven: boolean;
   #store: Store | undefined;
+  /** The store is another context's (`shareStoreOf`): closing this context leaves it open. */
+  #storeShared = false;
   readonly #closers: (() => Promise<void>)[] = [];
 
   constructor(io: CliIo, options: GlobalOptions) {
@@ -99,7 +101,7 @@ export class CliContext {
       else checkDatabaseFolder(this.dbUrl);
     }
     const busyTimeoutMs = Number(this.io.env.DAGENT_BUSY_TIMEOUT_MS);
-    const secrets = [...secretsFromEnvironment(this.io.env), ...secretsFromConfig(this.config)];
+    const secrets = this.#storeSecrets();
     const onBusy = (notice: BusyNotice): void =>
       writeLine(
         this.io.stderr,
@@ -109,6 +111,27 @@ export class CliContext {
       );
     this.#store ??= await openDatabase(this.dbUrl, { secrets, onBusy, ...(Number.isFinite(busyTimeoutMs) && busyTimeoutMs > 0 ? { busyTimeoutMs } : {}) });
     return this.#store;
+  }
+
+  /**
+   * Uses `owner`'s store (opening it if need be) instead of opening one of its own, when it is the
+   * same database and its writes are redacted of every secret this context's would be; else
+   * nothing changes and this context opens its own on first use. Closing this context leaves a
+   * shared store open. A worker's runs share the worker's: one pool of connections, already open
+   * and warm, instead of a second pool that opened its connections in the middle of a stage.
+   */
+  async shareStoreOf(owner: CliContext): Promise<boolean> {
+    if (this.#store !== undefined || owner.dbUrl !== this.dbUrl) return false;
+    const redacted = new Set(owner.#storeSecrets());
+    if (!this.#storeSecrets().every((secret) => redacted.has(secret))) return false;
+    this.#store = await owner.store();
+    this.#storeShared = true;
+    return true;
+  }
+
+  /** The values this context's store redacts from every write: the environment's and the configured ones. */
+  #storeSecrets(): string[] {
+    return [...secretsFromEnvironment(this.io.env), ...secretsFromConfig(this.config)];
   }
 
   /**
@@ -129,8 +152,9 @@ export class CliContext {
 
   async close(): Promise<void> {
     await Promise.all(this.#closers.splice(0).map((closer) => closer().catch(() => undefined)));
-    await this.#store?.close();
+    if (!this.#storeShared) await this.#store?.close();
     this.#store = undefined;
+    this.#storeShared = false;
   }
 }
 

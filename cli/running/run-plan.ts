@@ -136,13 +136,20 @@ async function claimForThisProcess(context: CliContext, runId: string, flags: Ru
 /**
  * PostgreSQL: the first stage's nodes each need a store connection, a server process to start and
  * warm; they open beside the rest of the run's set-up instead of inside the first stage (some
- * 150 ms of a ten-node stage here). Nothing on SQLite, nor for nodes that run on workers. Never
- * rejects: a connection that failed to open is the first node's to meet again, with its own error.
+ * 150 ms of a ten-node stage here). A run on workers keeps the few its scheduler's own statements
+ * use at once (a W3 run opened three of them in the middle of its stages). Nothing on SQLite. Never
+ * rejects: a connection that failed to open is the first statement's to meet again, with its own error.
  */
 function openStageConnections(store: Store, context: CliContext, flags: RunFlags): Promise<void> {
-  if (flags.workers !== undefined) return Promise.resolve();
-  return store.keepConnections(flags.concurrency ?? context.config.concurrency ?? DEFAULT_RUN_SETTINGS.concurrency).catch(() => undefined);
+  const count = flags.workers !== undefined ? DISPATCHING_CONNECTIONS : (flags.concurrency ?? context.config.concurrency ?? DEFAULT_RUN_SETTINGS.concurrency);
+  return store.keepConnections(count).catch(() => undefined);
 }
+
+/**
+ * The store connections a run dispatched to workers uses at once: the read of new outcomes, the
+ * write of a stage, the queue's and the claims' look-ups.
+ */
+const DISPATCHING_CONNECTIONS = 4;
 
 async function executeClaimedRun(context: CliContext, run: RunRecord, flags: RunFlags, lease: RunLease): Promise<number> {
   const store = await context.store();
