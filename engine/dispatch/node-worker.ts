@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { errorMessage } from '../errors.js';
+import { holdListening } from '../session/postgres-notifications.js';
 import { runQueueTasks, type QueueRunner } from './graphile-job-queue.js';
 import { executeNodeJob, type NodeJobContext } from './execute-node-job.js';
 import { NODE_TASK, type NodeJob } from './job-queue.js';
@@ -49,6 +50,9 @@ export async function startNodeWorker(options: NodeWorkerOptions): Promise<NodeW
   });
   const base = { ...options, worker: id, signal: abort.signal, watchRun: (runId: string) => watches.enter(runId), claimsFirst: new ClaimsFirst() };
   const context: NodeJobContext = { ...base, claims: new JobClaims(base) };
+  // The runs' watches hear the store on one listening connection, opened now: the first node of
+  // each run here would otherwise wait for it to open. One that cannot open is opened by the first watch.
+  const stopHolding = await holdListening(options.connectionString).catch(() => undefined);
   const runner: QueueRunner = await runQueueTasks(
     options.connectionString,
     {
@@ -84,6 +88,7 @@ export async function startNodeWorker(options: NodeWorkerOptions): Promise<NodeW
     await runner.stop();
     await Promise.allSettled([...adoptions]);
     await watches.close();
+    await stopHolding?.();
   };
   return {
     id,

@@ -3,6 +3,7 @@ import type { Database } from '../db/database.js';
 import { hearMemoryChanges, MEMORIES_NOTIFY_CHANNEL } from '../db/memory-changes.js';
 import { readEvents, type EventLog } from './event-log.js';
 import type { EventType, SessionEvent } from './event-types.js';
+import { EVENTS_NOTIFY_CHANNEL, hearNotifications } from './postgres-notifications.js';
 import { runLog } from './run-log.js';
 
 /** The store a follower reads: the database, its dialect, and its URL (PostgreSQL listens on its own connection). */
@@ -40,7 +41,7 @@ export interface RunFollower {
 /** SQLite `data_version` checks: cheap (no table is read), and well under the 250 ms the screen allows. */
 export const DEFAULT_FOLLOW_POLL_MS = 50;
 const READ_BATCH = 2_000;
-export const EVENTS_NOTIFY_CHANNEL = 'dagent_events';
+export { EVENTS_NOTIFY_CHANNEL };
 /** PostgreSQL notifies once per insert statement: a read waits this long for the notifications that follow, and takes their events in one query. */
 const NOTIFY_COALESCE_MS = 40;
 
@@ -217,23 +218,24 @@ interface PostgresListeners {
   readonly watch: () => () => void;
 }
 
-/** `LISTEN dagent_events` and `dagent_memories` on a connection of its own. */
+/** Hears `dagent_events` (this run's) and `dagent_memories` on the process's shared listening connection. */
 async function listenPostgres(url: string, runId: string, { onInsert, onMemoriesChanged, watch }: PostgresListeners): Promise<() => Promise<void>> {
-  const pg = await import('pg');
-  const client = new pg.default.Client({ connectionString: url });
   let unwatch: (() => void) | undefined;
-  // A dropped listening connection only slows the follower to its safety poll; nothing is heard any more.
-  client.on('error', () => unwatch?.());
-  client.on('end', () => unwatch?.());
-  await client.connect();
-  client.on('notification', (message) => {
-    if (message.channel === EVENTS_NOTIFY_CHANNEL && message.payload === runId) onInsert(message.processId);
-    if (message.channel === MEMORIES_NOTIFY_CHANNEL) onMemoriesChanged();
+  const end = (): void => {
+    unwatch?.();
+    unwatch = undefined;
+  };
+  const stopHearing = await hearNotifications(url, {
+    onNotification: (message) => {
+      if (message.channel === EVENTS_NOTIFY_CHANNEL && message.payload === runId) onInsert(message.processId);
+      if (message.channel === MEMORIES_NOTIFY_CHANNEL) onMemoriesChanged();
+    },
+    // A dropped listening connection only slows the follower to its safety poll; nothing is heard any more.
+    onLost: end,
   });
-  await client.query(`LISTEN ${EVENTS_NOTIFY_CHANNEL}; LISTEN ${MEMORIES_NOTIFY_CHANNEL}`);
   unwatch = watch();
   return async () => {
-    unwatch?.();
-    await client.end().catch(() => undefined);
+    end();
+    await stopHearing();
   };
 }
