@@ -1,4 +1,4 @@
-import type { Notification } from 'pg';
+import type { Client, Notification } from 'pg';
 import { MEMORIES_NOTIFY_CHANNEL } from '../db/memory-changes.js';
 
 /** The channel a PostgreSQL store notifies per statement that inserts a run's events; the payload is the run id. */
@@ -24,7 +24,7 @@ export interface NotificationHearer {
 class SharedListening {
   readonly #url: string;
   readonly #hearers = new Set<NotificationHearer>();
-  readonly #client: Promise<import('pg').Client>;
+  readonly #client: Promise<Client>;
   #closed = false;
 
   constructor(url: string, onGone: () => void) {
@@ -32,7 +32,7 @@ class SharedListening {
     this.#client = this.#open(onGone);
   }
 
-  async #open(onGone: () => void): Promise<import('pg').Client> {
+  async #open(onGone: () => void): Promise<Client> {
     const pg = await import('pg');
     const client = new pg.default.Client({ connectionString: this.#url });
     const lost = (): void => {
