@@ -57,8 +57,9 @@ function letGo({ taking, claim }: Claimed, error: unknown): void {
  * A worker's claims of the jobs it takes, in rounds. A wide stage reaches a worker as many jobs
  * within a few milliseconds; one by one, each took a claim statement, two reads, a look-up of
  * leftover jobs and a fenced append, some 150 statements for 30 nodes on the store's pool, the
- * appends racing for the run's next seq. A job taken while no round is in flight starts one at
- * once; the jobs taken meanwhile go together in the next: per run, one claim statement, one read
+ * appends racing for the run's next seq. A job taken while no round is in flight starts one once
+ * the queue has handed over the rest of its fetch (the next turn of the event loop); the jobs
+ * taken while a round is in flight go together in the next: per run, one claim statement, one read
  * of the run and one of the nodes' transitions, one look-up of leftover jobs, and one append of
  * their `attempt/claimed` fenced by all their claims (one by one, each with its own fence, only if
  * that one is refused). Every guarantee of a single claim holds per node: claimed first, then
@@ -82,12 +83,16 @@ export class JobClaims {
    */
   take(job: NodeJob, queuedId?: string): Promise<ClaimedJob | undefined> {
     const claimed = new Promise<ClaimedJob | undefined>((resolve, reject) => this.#waiting.push({ job, queuedId, resolve, reject }));
-    if (!this.#claiming) void this.#claimWaiting();
+    if (!this.#claiming) {
+      this.#claiming = true;
+      // The queue hands a worker the jobs of one fetch one after the other: the first round starts
+      // once they all are here, not with the first alone (the rest then waited for its checks).
+      setImmediate(() => void this.#claimWaiting());
+    }
     return claimed;
   }
 
   async #claimWaiting(): Promise<void> {
-    this.#claiming = true;
     try {
       while (this.#waiting.length > 0) {
         const round = takeRound(this.#waiting);
