@@ -6,7 +6,7 @@ import type { EventType, SessionEvent } from './event-types.js';
 import { EVENTS_NOTIFY_CHANNEL, hearNotifications } from './postgres-notifications.js';
 import { runLog } from './run-log.js';
 
-/** The store a follower reads: the database, its dialect, and its URL (PostgreSQL listens on its own connection). */
+/** The store a follower reads: the database, its dialect, and its URL (PostgreSQL: the process listens on one connection, `postgres-notifications.ts`). */
 export interface FollowedStore {
   readonly db: Kysely<Database>;
   readonly dialect: 'sqlite' | 'postgres';
