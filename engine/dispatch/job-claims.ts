@@ -114,6 +114,9 @@ export class JobClaims {
   async #claimAndCheck(runId: string, takings: readonly Taking[]): Promise<CheckedRound | undefined> {
     const { db, worker, claimTtlMs } = this.#context;
     const claimed: Claimed[] = [];
+    // The checks go beside the claims: they hold for the nodes claimed for the first time (below).
+    const checking = checksOf(db, runId, takings.map((taking) => taking.job));
+    checking.catch(() => undefined);
     try {
       const claims = await claimNodes(db, runId, takings.map((taking) => taking.job.nodeId), { worker, ...(claimTtlMs === undefined ? {} : { ttlMs: claimTtlMs }) });
       for (const taking of takings) {
@@ -122,8 +125,13 @@ export class JobClaims {
         else taking.resolve(undefined);
       }
       if (claimed.length === 0) return undefined;
-      // The claims first, then the checks: once the node is ours, an attempt found current (started, no outcome committed) stays current until this worker commits one.
-      const [run, current] = await Promise.all([getRun(db, runId), currentAttempts(db, runId, claimed.map((entry) => entry.taking.job))]);
+      // Once the node is ours, an attempt found current (started, no outcome committed) stays current
+      // until this worker commits one. Checked beside the claim, that holds when the claim is the
+      // node's first (token 1: no claim row existed, and rows are never removed): no process ever
+      // held the node, so none could have committed an outcome before the claim. Any other claim is
+      // checked again, after it.
+      const first = claimed.every((entry) => entry.claim.token === 1);
+      const [run, current] = first ? await checking : await checksOf(db, runId, claimed.map((entry) => entry.taking.job));
       const going = claimed.filter((entry) => run.status === 'running' && current.has(entry.taking.job.nodeId));
       for (const entry of claimed) if (!going.includes(entry)) letGo(entry, undefined);
       return going.length === 0 ? undefined : { run, going };
@@ -204,6 +212,11 @@ function takeRound(waiting: Taking[]): Taking[] {
   }
   waiting.push(...later);
   return round;
+}
+
+/** The run and, of `jobs`, the nodes whose job's attempt is current (`currentAttempts`). */
+function checksOf(db: Kysely<Database>, runId: string, jobs: readonly NodeJob[]): Promise<[RunRecord, Set<string>]> {
+  return Promise.all([getRun(db, runId), currentAttempts(db, runId, jobs)]);
 }
 
 /**

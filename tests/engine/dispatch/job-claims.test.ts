@@ -1,4 +1,6 @@
+import type { Kysely, KyselyPlugin } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Database } from '../../../engine/db/database.js';
 import { EventLog, createRun, readEvents, type Store } from '../../../engine/index.js';
 import { JobClaims } from '../../../engine/dispatch/job-claims.js';
 import type { JobQueue, NodeJob } from '../../../engine/dispatch/job-queue.js';
@@ -6,6 +8,34 @@ import { NodeClaim, StaleClaimError, claimNode, readNodeClaim } from '../../../e
 import { contractStores } from '../../helpers/contract-stores.js';
 
 /** A worker's jobs taken together are claimed together: one round of statements, every claim's guarantees per node. */
+
+/** The handle with the order in which its claim statements and its checks (their read of the run) were sent and came back. */
+function recordingOrder(db: Kysely<Database>): { db: Kysely<Database>; order: string[] } {
+  const order: string[] = [];
+  const kinds = new Map<unknown, string>();
+  const kindOf = (node: unknown): string | undefined => {
+    const text = JSON.stringify(node);
+    if ((node as { kind: string }).kind === 'InsertQueryNode' && text.includes('"name":"node_claims"')) return 'claim';
+    if ((node as { kind: string }).kind === 'SelectQueryNode' && text.includes('"name":"runs"')) return 'check';
+    return undefined;
+  };
+  const plugin: KyselyPlugin = {
+    transformQuery: ({ node, queryId }) => {
+      const kind = kindOf(node);
+      if (kind !== undefined) {
+        kinds.set(queryId, kind);
+        order.push(`${kind} sent`);
+      }
+      return node;
+    },
+    transformResult: async ({ result, queryId }) => {
+      const kind = kinds.get(queryId);
+      if (kind !== undefined) order.push(`${kind} back`);
+      return result;
+    },
+  };
+  return { db: db.withPlugin(plugin), order };
+}
 for (const backend of contractStores()) {
   describe.skipIf(!backend.available)(`jobs claimed in rounds on ${backend.name}`, () => {
     let store: Store;
@@ -66,6 +96,29 @@ for (const backend of contractStores()) {
       expect(await readNodeClaim(store.db, runId, 'old')).toMatchObject({ worker: 'host-a/1/aa', alive: false });
       expect(queue.dropLookUps.map((nodes) => [...nodes].sort())).toEqual([['read-a', 'read-b', 'read-c']]);
       for (const claimed of taken) await claimed?.claim.release();
+    });
+
+    it("a node's first claim is checked beside it, in one round trip; a node claimed before is checked again after its claim", async () => {
+      const { runId } = await runningRun(['first', 'again']);
+      // Another worker held `again` and let it go (its node went back to the queue without an outcome).
+      const earlier = await claimNode(store.db, runId, 'again', { worker: 'host-b/2/bb', ttlMs: 60_000 });
+      await (earlier as NodeClaim).release();
+
+      const firstTime = recordingOrder(store.db);
+      const taken = await new JobClaims({ db: firstTime.db, queue: recordingQueue(), worker: 'host-a/1/aa', claimTtlMs: 60_000 }).take(job(runId, 'first'));
+      expect(taken?.claim.token).toBe(1);
+      // The checks went out before the claim came back, and not again after it.
+      expect(firstTime.order.indexOf('check sent')).toBeLessThan(firstTime.order.indexOf('claim back'));
+      expect(firstTime.order.slice(firstTime.order.indexOf('claim back')).filter((entry) => entry === 'check sent')).toEqual([]);
+
+      const secondTime = recordingOrder(store.db);
+      const again = await new JobClaims({ db: secondTime.db, queue: recordingQueue(), worker: 'host-a/1/aa', claimTtlMs: 60_000 }).take(job(runId, 'again'));
+      expect(again?.claim.token).toBe(2);
+      // Another process held it: what the store said before the claim may be stale, so it is checked once the claim is held.
+      expect(secondTime.order.slice(secondTime.order.indexOf('claim back'))).toContain('check sent');
+      const claimedEvents = await readEvents(store.db, runId, { types: ['attempt/claimed'] });
+      expect(claimedEvents.map((event) => [event.nodeId, event.payload.token])).toEqual([['first', 1], ['again', 2]]);
+      for (const claimed of [taken, again]) await claimed?.claim.release();
     });
 
     it('a node whose claim is lost before its attempt/claimed is stored fails alone; the others of its round are stored', async () => {
