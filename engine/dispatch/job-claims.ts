@@ -62,8 +62,10 @@ function letGo({ taking, claim }: Claimed, error: unknown): void {
  * taken while a round is in flight go together in the next: per run, one claim statement, one read
  * of the run and one of the nodes' transitions, one look-up of leftover jobs, and one append of
  * their `attempt/claimed` fenced by all their claims (one by one, each with its own fence, only if
- * that one is refused). Every guarantee of a single claim holds per node: claimed first, then
- * checked; a stale claim stores nothing.
+ * that one is refused). The reads of the run and the transitions go beside the claim statement;
+ * they stand when every claim of the round is its node's first, and are made again once the claims
+ * are held otherwise. Every guarantee of a single claim holds per node: a node runs only while
+ * its attempt is current with the claim held; a stale claim stores nothing.
  */
 export class JobClaims {
   readonly #context: JobClaimsContext;
