@@ -8,7 +8,7 @@ import { nodeJobKeyPrefix, type JobQueue, type NodeJob } from './job-queue.js';
 import { DEFAULT_NODE_CLAIM_TTL_MS, readNodeClaims } from './node-claim.js';
 import { PENDING_RESULT_EVENT_TYPES, PendingResults } from './pending-results.js';
 import { OUTCOMES_NOTIFY_CHANNEL } from '../session/one-statement-append.js';
-import { listenForRunNotifications } from './run-events-listener.js';
+import { hearNotifications } from '../session/postgres-notifications.js';
 
 export interface DispatchedAttemptsOptions {
   readonly db: Kysely<Database>;
@@ -61,7 +61,16 @@ export class DispatchedAttempts implements RemoteAttempts {
   /** Reads what earlier schedulers left (results not yet recorded) and starts watching. */
   async open(): Promise<this> {
     await this.#refresh();
-    if (this.#options.listenUrl !== undefined) this.#stopListening = await listenForRunNotifications(this.#options.listenUrl, OUTCOMES_NOTIFY_CHANNEL, this.#options.runId, () => this.#schedule('log'));
+    if (this.#options.listenUrl !== undefined) {
+      const { runId } = this.#options;
+      // On the process's shared listening connection; a dropped one leaves the outcomes to the poll.
+      this.#stopListening = await hearNotifications(this.#options.listenUrl, {
+        onNotification: (message) => {
+          if (message.channel === OUTCOMES_NOTIFY_CHANNEL && message.payload === runId) this.#schedule('log');
+        },
+        onLost: () => undefined,
+      });
+    }
     this.#timer = setInterval(() => this.wake(), this.#options.pollMs ?? DEFAULT_POLL_MS);
     this.#timer.unref();
     return this;

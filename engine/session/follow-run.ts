@@ -41,7 +41,6 @@ export interface RunFollower {
 /** SQLite `data_version` checks: cheap (no table is read), and well under the 250 ms the screen allows. */
 export const DEFAULT_FOLLOW_POLL_MS = 50;
 const READ_BATCH = 2_000;
-export { EVENTS_NOTIFY_CHANNEL };
 /** PostgreSQL notifies once per insert statement: a read waits this long for the notifications that follow, and takes their events in one query. */
 const NOTIFY_COALESCE_MS = 40;
 

@@ -1,12 +1,16 @@
 import type { Client, Notification } from 'pg';
 import { MEMORIES_NOTIFY_CHANNEL } from '../db/memory-changes.js';
+import { OUTCOMES_NOTIFY_CHANNEL } from './one-statement-append.js';
 
 /** The channel a PostgreSQL store notifies per statement that inserts a run's events; the payload is the run id. */
 export const EVENTS_NOTIFY_CHANNEL = 'dagent_events';
 
+/** What the listening connection hears: a run's events, a worker's outcome (its run's scheduler reads it), the memories. */
+const CHANNELS = [EVENTS_NOTIFY_CHANNEL, OUTCOMES_NOTIFY_CHANNEL, MEMORIES_NOTIFY_CHANNEL] as const;
+
 /** One hearer of a store's notifications. */
 export interface NotificationHearer {
-  /** `message` came on `dagent_events` or `dagent_memories`. */
+  /** `message` came on one of the channels (`message.channel`). */
   readonly onNotification: (message: Notification) => void;
   /** The connection dropped: nothing more will be heard through this hearing. */
   readonly onLost: () => void;
@@ -14,8 +18,9 @@ export interface NotificationHearer {
 
 /**
  * A process's one listening connection to a PostgreSQL store (`LISTEN dagent_events;
- * LISTEN dagent_memories`), shared by everyone in the process who hears it: each run's followers,
- * the dashboard's, a worker's watch of every run it works on. Opening a connection costs a server
+ * LISTEN dagent_outcomes; LISTEN dagent_memories`), shared by everyone in the process who hears
+ * it: each run's followers, the dashboard's, a worker's watch of every run it works on, a
+ * dispatching scheduler's wait for its workers' outcomes. Opening a connection costs a server
  * process and 10–25 ms on a small host; a run's control follower and a worker's first node of each
  * run paid that on their critical path. It opens with its first hearer and closes with its last
  * (`holdListening` keeps it for a long-lived process); one that drops tells its hearers and is
@@ -49,7 +54,7 @@ class SharedListening {
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${EVENTS_NOTIFY_CHANNEL}; LISTEN ${MEMORIES_NOTIFY_CHANNEL}`);
+      await client.query(CHANNELS.map((channel) => `LISTEN ${channel}`).join('; '));
     } catch (error) {
       onGone();
       await client.end().catch(() => undefined);

@@ -3,8 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DispatchedAttempts } from '../../../engine/dispatch/dispatched-attempts.js';
 import type { JobQueue } from '../../../engine/dispatch/job-queue.js';
 import { NodeClaim, claimNode, claimNodes, readNodeClaims } from '../../../engine/dispatch/node-claim.js';
-import { listenForRunNotifications } from '../../../engine/dispatch/run-events-listener.js';
 import { OUTCOMES_NOTIFY_CHANNEL } from '../../../engine/session/one-statement-append.js';
+import { hearNotifications } from '../../../engine/session/postgres-notifications.js';
 
 import { EventLog, createRun, type Store } from '../../../engine/index.js';
 import { contractStores } from '../../helpers/contract-stores.js';
@@ -73,7 +73,12 @@ describe.skipIf(!postgres.available)('outcome notifications on postgres', () => 
   it('an append that stores no outcome notifies no scheduler, and one refused by its fence notifies none either', async () => {
     const run = await createRun(store.db, { task: 'quiet', workspace: '/repo', mode: 'plan' });
     const heard: string[] = [];
-    const stopListening = await listenForRunNotifications(store.url, OUTCOMES_NOTIFY_CHANNEL, run.id, () => heard.push(run.id));
+    const stopListening = await hearNotifications(store.url, {
+      onNotification: (message) => {
+        if (message.channel === OUTCOMES_NOTIFY_CHANNEL && message.payload === run.id) heard.push(run.id);
+      },
+      onLost: () => undefined,
+    });
     try {
       const log = new EventLog(store.db, run.id);
       await log.append({ type: 'node/started', nodeId: 'edit-a', payload: { attempt: 1 } });
