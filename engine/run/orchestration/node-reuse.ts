@@ -38,11 +38,17 @@ export async function nodeKeyDraft(context: NodeInputsContext & { readonly planV
  */
 export async function nodesToRecheck(context: ReuseContext, statuses: ReadonlyMap<string, NodeStatus>): Promise<Map<string, string>> {
   const recheck = new Map<string, string>();
+  const keyedEarlier = (id: string): boolean => {
+    const keyed = context.memory.keyed.get(id);
+    return statuses.get(id) === 'succeeded' && keyed !== undefined && keyed.planVersion < context.planVersion;
+  };
+  // A fresh run (or one no plan edit touched) has nothing to look at: its plan is not staged for nothing, on the way to its first node.
+  if (!context.plan.nodes.some((node) => keyedEarlier(node.id))) return recheck;
   const byId = new Map(context.plan.nodes.map((node) => [node.id, node]));
   for (const id of planStages(context.plan).flat()) {
     const node = byId.get(id)!;
     const keyed = context.memory.keyed.get(id);
-    if (statuses.get(id) !== 'succeeded' || keyed === undefined || keyed.planVersion >= context.planVersion) continue;
+    if (keyed === undefined || !keyedEarlier(id)) continue;
     const upstream = node.dependsOn.find((dependency) => recheck.has(dependency));
     if (upstream !== undefined) {
       recheck.set(id, `${upstream} runs again`);
