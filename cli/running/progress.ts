@@ -1,4 +1,4 @@
-import { emptyRunView, reduceRunView, planChangeSummary, visibleText, type RunView, type SessionEvent } from '../../engine/index.js';
+import { RUN_VIEW_EVENT_TYPES, emptyRunView, reduceRunView, planChangeSummary, visibleText, type RunView, type SessionEvent } from '../../engine/index.js';
 import type { CliIo } from '../context/cli-io.js';
 import { outputHold } from '../context/output-hold.js';
 import { eventJson, formatDuration, formatTokens, formatUsd } from '../render/index.js';
@@ -7,33 +7,56 @@ export interface ProgressPrinter {
   (events: readonly SessionEvent[]): void;
   /** The run as the lines have followed it: the same fold `status` and the dashboard read. */
   readonly view: () => RunView;
+  /** Writes the lines still waiting (the run ended, or the feed stops). */
+  readonly flush: () => void;
 }
+
+/** Lines wait at most this long, so that a burst of events (a wide stage starting or ending) goes out in one write. */
+export const PROGRESS_LINES_WAIT_MS = 50;
+
+/** The events the run's fold reads (`RUN_VIEW_EVENT_TYPES`); the others only make lines, or none. */
+const FOLDED_TYPES: ReadonlySet<string> = new Set(RUN_VIEW_EVENT_TYPES);
 
 /**
  * Plain progress lines for a run without a dashboard (no TTY, CI, `--no-dashboard`): one line
  * per node state change, replan and approval, with times, tokens and cost read from the run's
  * one fold (`reduceRunView`). With `--json` every event goes out as a JSON line, the same shape
  * as `dagent log --json`. `initial` is the run folded so far, when the lines start mid-run.
+ *
+ * Lines are written together, at most `PROGRESS_LINES_WAIT_MS` after the first of them: each
+ * write to a pipe is a system call that wakes its reader, and a wide stage makes a line per node.
+ * A question for the user (`approval/requested`) goes out at once, with the lines before it.
  */
 export function createProgressPrinter(io: CliIo, options: { json: boolean; initial?: RunView; approvalsHere?: boolean }): ProgressPrinter {
   let view = options.initial ?? emptyRunView('');
   // A question on the terminal stays in one piece: lines wait while it is open.
   const hold = outputHold(io);
+  let waiting: string[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const flush = (): void => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    if (waiting.length === 0) return;
+    const lines = waiting;
+    waiting = [];
+    hold.writeLine(io.stdout, lines.join('\n'));
+  };
   const print = (events: readonly SessionEvent[]): void => {
-    const lines: string[] = [];
+    let now = false;
     for (const event of events) {
-      view = reduceRunView(view, event);
+      if (FOLDED_TYPES.has(event.type)) view = reduceRunView(view, event);
       if (options.json) {
-        lines.push(eventJson(event));
+        waiting.push(eventJson(event));
         continue;
       }
       const line = progressLine(event, view, options.approvalsHere === true);
-      if (line !== undefined) lines.push(`${event.createdAt.slice(11, 19)}  ${visibleText(line)}`);
+      if (line !== undefined) waiting.push(`${event.createdAt.slice(11, 19)}  ${visibleText(line)}`);
+      if (event.type === 'approval/requested') now = true;
     }
-    // The lines of one delivery go out in one write: a wide stage starts with one line per node.
-    if (lines.length > 0) hold.writeLine(io.stdout, lines.join('\n'));
+    if (now) flush();
+    else if (waiting.length > 0) timer ??= setTimeout(flush, PROGRESS_LINES_WAIT_MS);
   };
-  return Object.assign(print, { view: () => view });
+  return Object.assign(print, { view: () => view, flush });
 }
 
 /** The line for one event, read after the event is folded into `view`. */

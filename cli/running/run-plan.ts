@@ -42,7 +42,7 @@ import { createPlanner } from '../plans/planning.js';
 import { startRunTracing } from '../telemetry/run-tracing.js';
 import { showLiveDashboard, type LiveDashboard } from './live-dashboard.js';
 import { runNodeFiles } from './node-files.js';
-import { createProgressPrinter } from './progress.js';
+import { createProgressPrinter, type ProgressPrinter } from './progress.js';
 
 export interface RunFlags {
   readonly approvedHash?: string;
@@ -245,6 +245,7 @@ async function openFeed(context: CliContext, runId: string, dashboardOn: boolean
   if (dashboardOn) {
     const live: LiveDashboard = await showLiveDashboard(context, runId, { attached: true, cancel });
     let detached = false;
+    let lines: ProgressPrinter | undefined;
     live.dashboard.detached
       .then(() => {
         detached = true;
@@ -255,6 +256,7 @@ async function openFeed(context: CliContext, runId: string, dashboardOn: boolean
           writeLine(context.io.stdout, `dashboard detached (q or Ctrl-C); the run goes on here as progress lines: Ctrl-C now stops it, \`dagent dashboard ${runId}\` attaches again`);
         }
         live.sink = printer;
+        lines = printer;
       })
       .catch((error: unknown) => {
         // The lines could not take over: the run itself is unharmed, so it goes on to its summary line
@@ -264,11 +266,17 @@ async function openFeed(context: CliContext, runId: string, dashboardOn: boolean
         writeLine(context.io.stderr, `dagent: the dashboard closed, but progress lines could not take over (${visibleText(errorMessage(error))}); the run goes on: \`dagent status ${runId}\` shows it`);
       });
     return {
-      catchUp: () => live.follower.catchUp(),
+      catchUp: async () => {
+        await live.follower.catchUp();
+        lines?.flush();
+      },
       untilDetached: async () => {
         if (!detached) await Promise.race([live.dashboard.detached, abortion(context.io.interrupt)]);
       },
-      stop: () => live.stop(),
+      stop: async () => {
+        await live.stop();
+        lines?.flush();
+      },
     };
   }
   const known = await readEvents(store.db, runId);
@@ -276,11 +284,15 @@ async function openFeed(context: CliContext, runId: string, dashboardOn: boolean
   const stopping = new AbortController();
   const follower = await followRun(store, runId, { afterSeq: known.at(-1)?.seq ?? 0, signal: stopping.signal, onEvents: (events: readonly SessionEvent[]) => printer(events) });
   return {
-    catchUp: () => follower.catchUp(),
+    catchUp: async () => {
+      await follower.catchUp();
+      printer.flush();
+    },
     untilDetached: async () => undefined,
     stop: async () => {
       stopping.abort();
       await follower.stop();
+      printer.flush();
     },
   };
 }
