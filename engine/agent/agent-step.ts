@@ -20,7 +20,8 @@ import { TextStreamCoalescer } from './text-stream-coalescer.js';
 /**
  * What one step concluded; the loop in `runAgent` acts on it.
  * - `continue`: the model called tools and their results are in the log; take the next step.
- * - `done`: the model answered without tool calls; its text is the agent's answer.
+ * - `done`: the model answered without tool calls; its text is the agent's answer, stored with
+ *   the agent's `agent/finished` (one append: the node's end waits for one write, not two).
  * - `overflow`: the provider said the context is too long (compact once and retry, or stop).
  * - `stop`: the step cannot go on (cancelled, a model error, a fatal tool failure); `fallback`
  *   when the model's failure is one the agent's next model may not share.
@@ -89,13 +90,16 @@ export async function agentStep(options: RunAgentOptions, position: StepPosition
 
   const costUsd = options.price?.(response.usage) ?? 0;
   totals.add(response.usage, costUsd);
+  const final = response.toolCalls.length === 0;
+  // The agent ends with its final answer: a background compaction candidate it leaves is closed first.
+  if (final) await options.compactor?.release?.(session).catch(() => undefined);
   try {
-    await appendAnswer(options, session, position, response, costUsd);
+    await appendAnswer(options, session, position, response, costUsd, final);
   } finally {
     if (admitted?.admitted === true) admitted.settle();
   }
   const text = response.content;
-  if (response.toolCalls.length === 0) return { kind: 'done', text };
+  if (final) return { kind: 'done', text };
 
   const results = await executeToolCalls({
     calls: response.toolCalls,
@@ -134,9 +138,11 @@ async function prepareRequest(options: RunAgentOptions, position: StepPosition) 
   return { snapshot, injected, request };
 }
 
-async function appendAnswer(options: RunAgentOptions, session: Session, position: StepPosition, response: ModelResponse, costUsd: number): Promise<void> {
-  await session.append({
+/** The model's answer; a final one (`final`) together with the agent's `agent/finished`, in one append. */
+async function appendAnswer(options: RunAgentOptions, session: Session, position: StepPosition, response: ModelResponse, costUsd: number, final: boolean): Promise<void> {
+  const answer: EventDraft<'assistant/message'> = {
     type: 'assistant/message',
+    nodeId: session.nodeId,
     ...position,
     payload: {
       content: response.content,
@@ -149,7 +155,17 @@ async function appendAnswer(options: RunAgentOptions, session: Session, position
       ...(response.reasoning === undefined ? {} : { reasoning: response.reasoning }),
       ...(response.reasoningSignature === undefined ? {} : { reasoningSignature: response.reasoningSignature }),
     },
-  });
+  };
+  if (!final) {
+    await session.log.append(answer);
+    return;
+  }
+  await session.log.appendMany([answer, finishedDraft(session, position.turn, position.step, 'done')]);
+}
+
+/** The agent's last event: why it ended, after how many steps (its surface's last step). */
+export function finishedDraft(session: Session, turn: number, steps: number, reason: EndReason, detail?: string): EventDraft<'agent/finished'> {
+  return { type: 'agent/finished', nodeId: session.nodeId, turn, step: steps, payload: { reason, steps, ...(detail === undefined ? {} : { detail }) } };
 }
 
 /** The call as the gate weighs it: the request's input at the cache-miss price, and its maximum output or the expected one. */

@@ -3,7 +3,7 @@ import type { StepPosition } from '../context/runtime-context.js';
 import type { ImageAttachment } from '../model/model-message.js';
 import type { Usage } from '../model/model-provider.js';
 import type { Session } from '../session/session.js';
-import { agentStep } from './agent-step.js';
+import { agentStep, finishedDraft } from './agent-step.js';
 import { DEFAULT_TOOL_BATCH_TIMEOUT_MS, executeToolCalls } from './execute-tool-calls.js';
 import { spentSoFar } from './agent-totals.js';
 import type { EndReason } from './end-reason.js';
@@ -36,11 +36,19 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
   let lastText = '';
 
   let active = await resumedModel(options);
+  const outcome = (reason: EndReason, detail?: string, permanent?: boolean): AgentOutcome => ({
+    reason,
+    answer: lastText,
+    steps: session.lastStep,
+    usage: totals.usage,
+    costUsd: totals.costUsd,
+    ...(detail === undefined ? {} : { detail }),
+    ...(permanent === true ? { permanent } : {}),
+  });
   const finish = async (reason: EndReason, detail?: string, permanent?: boolean): Promise<AgentOutcome> => {
     await active.options.compactor?.release?.(session).catch(() => undefined);
-    const steps = session.lastStep;
-    await session.append({ type: 'agent/finished', turn, step: steps, payload: { reason, steps, ...(detail === undefined ? {} : { detail }) } });
-    return { reason, answer: lastText, steps, usage: totals.usage, costUsd: totals.costUsd, ...(detail === undefined ? {} : { detail }), ...(permanent === true ? { permanent } : {}) };
+    await session.log.append(finishedDraft(session, turn, session.lastStep, reason, detail));
+    return outcome(reason, detail, permanent);
   };
 
   await settleOpenToolCalls(options);
@@ -75,7 +83,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
         await current.onStepEnd?.(position);
         continue;
       case 'done':
-        return finish('done');
+        // The step stored its final answer with `agent/finished`.
+        return outcome('done');
       case 'stop': {
         const next = verdict.fallback === undefined ? undefined : await switchModel(active, options, verdict.fallback, verdict.detail, position);
         if (next === undefined) return finish(verdict.reason, verdict.detail, verdict.permanent);

@@ -64,6 +64,21 @@ describe('runAgent', () => {
     ]);
   });
 
+  it('stores its final answer and its end in one write, so the log never holds the one without the other', async () => {
+    const tools = new FakeTools({ read_file: ({ path }) => ok(`contents of ${String(path)}`) });
+    const writes: string[][] = [];
+    const log = new EventLog(store.db, runId);
+    log.onAppend((events) => writes.push(events.map((event) => event.type)));
+    const { outcome } = await agentWith([{ toolCalls: [{ name: 'read_file', args: { path: 'src/a.ts' } }] }, { text: 'Renamed.' }], tools, { session: await Session.open(log, 'react') });
+
+    expect(outcome).toMatchObject({ reason: 'done', answer: 'Renamed.', steps: 2 });
+    // The answer that called a tool is a write of its own (its tool runs before anything else is known).
+    expect(writes).toContainEqual(['assistant/message']);
+    expect(writes.at(-1)).toEqual(['assistant/message', 'agent/finished']);
+    const finished = (await log.read({ nodeId: 'react', types: ['agent/finished'] }))[0]!;
+    expect(finished).toMatchObject({ turn: 1, step: 2, payload: { reason: 'done', steps: 2 } });
+  });
+
   it('stops at the step limit', async () => {
     const tools = new FakeTools({ grep: () => ok('no match') });
     const turns = Array.from({ length: 5 }, (_, index) => ({ toolCalls: [{ name: 'grep', args: { pattern: `p${index}` } }] }));
