@@ -14,6 +14,8 @@ export const STEERING_POLL_MS = 500;
 export const STEERING_FRESH_MS = 50;
 
 const STEERING_EVENT_TYPES = ['node/told', 'node/pause-requested', 'node/resume-requested', 'node/paused', 'user/message'] as const;
+/** What a person (or another process) writes to steer a node; the rest of the steering types follow from these. */
+const INCOMING_STEERING_TYPES = ['node/told', 'node/pause-requested', 'node/resume-requested'] as const;
 
 type SteeringEvent = SessionEvent<(typeof STEERING_EVENT_TYPES)[number]>;
 
@@ -57,8 +59,11 @@ export function reduceSteering(state: SteeringState, event: SteeringEvent): Stee
  * indexed query from the last seq it saw. It skips that read when nothing of the kind can have
  * been written since the last one (the log's `KnownWrites`: this process's own appends, and the
  * other processes' inserts a follower heard), unless that read is older than the poll interval
- * (a notification lost with its connection costs at most that long). A word becomes exactly one `user/message` (source
- * `user`) naming its `node/told` in `sourceEventSeqs`, so a resumed node never hears it twice.
+ * (a notification lost with its connection costs at most that long). A node whose steering is
+ * still empty skips it too while nothing was told to, or asked of, any node of the run
+ * (`SteeringReads.nothingIncoming`): so a node's first step, in a run nobody steers, reads nothing.
+ * A word becomes exactly one `user/message` (source `user`) naming its `node/told` in
+ * `sourceEventSeqs`, so a resumed node never hears it twice.
  */
 export class NodeSteering {
   readonly #session: Session;
@@ -105,11 +110,19 @@ export class NodeSteering {
   async #refresh(): Promise<void> {
     const now = performance.now();
     this.#checkedAt = now;
-    const mark = this.#session.log.writes.mark(this.#session.nodeId, STEERING_EVENT_TYPES);
+    const { writes } = this.#session.log;
+    const mark = writes.mark(this.#session.nodeId, STEERING_EVENT_TYPES);
     if (mark !== undefined && mark === this.#readMark && now - this.#readAt < this.#pollMs) return;
+    const reads = steeringReadsOf(this.#session.log);
+    if (mark !== undefined && this.#state === NO_STEERING && (await reads.nothingIncoming(this.#pollMs))) {
+      // Nothing was told to or asked of any node: this node's steering is as empty as a read would find it.
+      this.#readMark = mark;
+      this.#readAt = now;
+      return;
+    }
     this.#readMark = mark;
     this.#readAt = now;
-    const events = await steeringReadsOf(this.#session.log).read(this.#session.nodeId, this.#checkedSeq + 1);
+    const events = await reads.read(this.#session.nodeId, this.#checkedSeq + 1);
     for (const event of events) {
       this.#state = reduceSteering(this.#state, event);
       this.#checkedSeq = Math.max(this.#checkedSeq, event.seq);
@@ -152,9 +165,49 @@ class SteeringReads {
   readonly #log: EventLog;
   #waiting: SteeringRead[] = [];
   #reading = false;
+  /** When a look at the whole run found nothing incoming, and the run's mark of those types then; `stale` once that mark moved. */
+  #quiet: { readonly mark: number; readonly at: number } | 'stale' | undefined;
+  /** Seqs up to this held nothing incoming when last looked at. */
+  #lookedTo = 0;
+  #looking: Promise<boolean> | undefined;
 
   constructor(log: EventLog) {
     this.#log = log;
+  }
+
+  /**
+   * Whether no node of the run was told anything or asked to pause, as far as this process can
+   * know without a read: while a follower listens, nothing of those kinds was written since a look
+   * at the whole run found none (this process's own appends and other processes' inserts move the
+   * mark), within `pollMs` of that look. One look at the run answers every node that asks meanwhile,
+   * from the seqs it had not looked at; once anything of the kind was written (the mark moved, or a
+   * look found some), each node reads its own, as before.
+   */
+  async nothingIncoming(pollMs: number): Promise<boolean> {
+    const writes = this.#log.writes;
+    const mark = writes.markOfTypes(INCOMING_STEERING_TYPES);
+    if (mark === undefined || this.#quiet === 'stale') return false;
+    if (this.#quiet !== undefined && this.#quiet.mark !== mark) {
+      this.#quiet = 'stale';
+      return false;
+    }
+    if (this.#quiet !== undefined && performance.now() - this.#quiet.at < pollMs) return true;
+    this.#looking ??= this.#look(mark).finally(() => (this.#looking = undefined));
+    return this.#looking;
+  }
+
+  async #look(mark: number): Promise<boolean> {
+    const at = performance.now();
+    // Seqs this process stored are committed: a read that starts now sees every seq up to them.
+    const upTo = this.#log.writes.lastAppendedSeq;
+    const found = await this.#log.read({ types: INCOMING_STEERING_TYPES, fromSeq: this.#lookedTo + 1, limit: 1 });
+    if (found.length > 0 || this.#log.writes.markOfTypes(INCOMING_STEERING_TYPES) !== mark) {
+      this.#quiet = 'stale';
+      return false;
+    }
+    this.#quiet = { mark, at };
+    this.#lookedTo = Math.max(this.#lookedTo, upTo);
+    return true;
   }
 
   read(nodeId: string | null, fromSeq: number): Promise<readonly SteeringEvent[]> {

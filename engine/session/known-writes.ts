@@ -10,6 +10,9 @@ export class KnownWrites {
   #otherWrites = 0;
   /** This process's appends by node and type (`node NUL type`; run-level events under ''). */
   readonly #appended = new Map<string, number>();
+  /** This process's appends by type, whatever their node. */
+  readonly #appendedByType = new Map<string, number>();
+  #lastAppendedSeq = 0;
 
   /**
    * A number that changes whenever an event of `nodeId` (null: the run's own) of one of `types`
@@ -23,11 +26,26 @@ export class KnownWrites {
     return mark;
   }
 
+  /** `mark` for events of `types` of any node of the run. */
+  markOfTypes(types: readonly EventType[]): number | undefined {
+    if (this.#watchers === 0) return undefined;
+    let mark = this.#otherWrites;
+    for (const type of types) mark += this.#appendedByType.get(type) ?? 0;
+    return mark;
+  }
+
+  /** The highest seq this process stored: every seq up to it is committed, and seen by any later read. */
+  get lastAppendedSeq(): number {
+    return this.#lastAppendedSeq;
+  }
+
   /** Events this process stored. */
   noteAppended(events: readonly SessionEvent[]): void {
     for (const event of events) {
       const key = appendedKey(event.nodeId, event.type);
       this.#appended.set(key, (this.#appended.get(key) ?? 0) + 1);
+      this.#appendedByType.set(event.type, (this.#appendedByType.get(event.type) ?? 0) + 1);
+      if (event.seq > this.#lastAppendedSeq) this.#lastAppendedSeq = event.seq;
     }
   }
 

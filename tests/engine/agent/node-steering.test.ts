@@ -106,5 +106,51 @@ for (const backend of contractStores()) {
         await follower.stop();
       }
     });
+
+    /** A listening follower of the run in the node's process, as `dagent run` has. */
+    async function listening(): Promise<{ heard: SessionEvent[]; stop: () => Promise<void> }> {
+      const heard: SessionEvent[] = [];
+      const follower = await followRun({ db: session.log.db, dialect: 'postgres', url: store.url, ...(store.ownBackends === undefined ? {} : { ownBackends: store.ownBackends }) }, runId, {
+        afterSeq: 0,
+        signal: new AbortController().signal,
+        onEvents: (events) => heard.push(...events),
+      });
+      return { heard, stop: () => follower.stop() };
+    }
+
+    it.skipIf(backend.name !== 'postgres')('in a run nobody steers, a stage of nodes takes its first steps on one look at the run, until a word is told (PostgreSQL)', async () => {
+      const follower = await listening();
+      try {
+        const log = session.log;
+        const stage = await Promise.all(['read-a', 'read-b', 'read-c'].map(async (nodeId) => Session.startingAt(log, await log.append({ type: 'node/started', nodeId, payload: { attempt: 1 } }))));
+        const before = statements;
+
+        const delivered = await Promise.all([session, ...stage].map((each, index) => new NodeSteering(each).deliverWords({ turn: 1, step: index + 1 })));
+
+        expect(delivered).toEqual([0, 0, 0, 0]);
+        expect(statements - before).toBe(1);
+
+        // A word told from elsewhere to a node that has not taken its first step yet, heard: that step reads its steering, and gets it.
+        const late = Session.startingAt(log, await log.append({ type: 'node/started', nodeId: 'read-d', payload: { attempt: 1 } }));
+        const told = await tellNode(other.db, runId, 'read-d', 'only the README', 'ana');
+        await until('the word heard', () => follower.heard.some((event) => event.seq === told.seq));
+        expect(await new NodeSteering(late).deliverWords({ turn: 1, step: 1 })).toBe(1);
+      } finally {
+        await follower.stop();
+      }
+    });
+
+    it.skipIf(backend.name !== 'postgres')('a word told before the run was followed reaches its node at its first step (PostgreSQL)', async () => {
+      // Told while no process of the run listened (the run had not started, or was paused).
+      const told = await tellNode(other.db, runId, 'edit', 'keep the public names', 'ana');
+      const follower = await listening();
+      try {
+        steering = new NodeSteering(session);
+        expect(await steering.deliverWords({ turn: 1, step: 1 })).toBe(1);
+        expect((await readEvents(store.db, runId, { nodeId: 'edit', types: ['user/message'] })).map((event) => event.sourceEventSeqs)).toEqual([[told.seq]]);
+      } finally {
+        await follower.stop();
+      }
+    });
   });
 }
