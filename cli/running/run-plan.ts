@@ -40,7 +40,7 @@ import { dispatchToWorkers, type WorkspaceMode } from './dispatch-run.js';
 import { checkLintGate, planLinter } from '../plans/plan-lint.js';
 import { createPlanner } from '../plans/planning.js';
 import { startRunTracing } from '../telemetry/run-tracing.js';
-import { showLiveDashboard, type LiveDashboard } from './live-dashboard.js';
+import type { LiveDashboard } from './live-dashboard.js';
 import { runNodeFiles } from './node-files.js';
 import { createProgressPrinter, type ProgressPrinter } from './progress.js';
 
@@ -243,6 +243,8 @@ interface RunFeed {
 async function openFeed(context: CliContext, runId: string, dashboardOn: boolean, approvalsHere: boolean, cancel: () => Promise<string>): Promise<RunFeed> {
   const store = await context.store();
   if (dashboardOn) {
+    // The screen's code (blessed and the dashboard's widgets) loads only for a run shown on one: a run in CI or a pipe never pays for it.
+    const { showLiveDashboard } = await import('./live-dashboard.js');
     const live: LiveDashboard = await showLiveDashboard(context, runId, { attached: true, cancel });
     let detached = false;
     let lines: ProgressPrinter | undefined;
