@@ -36,6 +36,9 @@ export interface DispatchedAttemptsOptions {
 
 const DEFAULT_POLL_MS = 200;
 
+/** What a worker's node reports on the way, read with the outcomes (they come before its `attempt/finished` in the log). */
+const REPORT_EVENT_TYPES = ['work/reported', 'budget/reached'] as const;
+
 /**
  * The scheduler's side of dispatch: each attempt the scheduler starts becomes a job on the queue,
  * and its outcome is the `attempt/finished` a worker commits to the log. A node whose claim
@@ -46,6 +49,7 @@ export class DispatchedAttempts implements RemoteAttempts {
   readonly #options: DispatchedAttemptsOptions;
   readonly #pending = new PendingResults();
   readonly #waiting = new Map<string, Waiter>();
+  readonly #reportListeners = new Set<(events: readonly SessionEvent[]) => void>();
   #nextSeq = 1;
   #timer: NodeJS.Timeout | undefined;
   #stopListening: (() => Promise<void>) | undefined;
@@ -79,6 +83,11 @@ export class DispatchedAttempts implements RemoteAttempts {
   async close(): Promise<void> {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     await this.#stopListening?.();
+  }
+
+  onReports(listener: (events: readonly SessionEvent[]) => void): () => void {
+    this.#reportListeners.add(listener);
+    return () => this.#reportListeners.delete(listener);
   }
 
   /** The poll timer ticked, or a node was handed over: one pass over every waiting node. */
@@ -230,9 +239,14 @@ export class DispatchedAttempts implements RemoteAttempts {
     return lockedAt === null || lockedAt === undefined || Date.now() - lockedAt.getTime() < (this.#options.lockedJobGraceMs ?? DEFAULT_NODE_CLAIM_TTL_MS);
   }
 
-  /** New `attempt/finished` and outcome events since the last read. */
+  /**
+   * New `attempt/finished` and outcome events since the last read, and the workers' reports among
+   * them, which go to the report listeners before any outcome is handed over.
+   */
   async #refresh(): Promise<void> {
-    const events = await readEvents(this.#options.db, this.#options.runId, { types: PENDING_RESULT_EVENT_TYPES, fromSeq: this.#nextSeq });
+    const events = await readEvents(this.#options.db, this.#options.runId, { types: [...PENDING_RESULT_EVENT_TYPES, ...REPORT_EVENT_TYPES], fromSeq: this.#nextSeq });
+    const reports = events.filter((event) => (REPORT_EVENT_TYPES as readonly string[]).includes(event.type));
+    if (reports.length > 0) for (const listener of this.#reportListeners) listener(reports);
     this.#pending.fold(events);
     if (events.length > 0) this.#nextSeq = events.at(-1)!.seq + 1;
   }

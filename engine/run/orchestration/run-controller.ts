@@ -39,11 +39,10 @@ import { TransitionStore } from './transition-store.js';
 import { onAbort } from './on-abort.js';
 
 /**
- * Runs a run's approved plan to its end (SPEC §2.4–2.5): durable node transitions, files
- * snapshotted per node, handoffs between nodes through the log, replanning on failures and on
- * missed work. Resumes where an earlier process stopped: succeeded nodes never run again, a node
- * that was running starts over with its files put back. Returns an outcome; throws only when the
- * plan may not run (not approved, changed since approval) or the store fails.
+ * Runs a run's approved plan to its end (SPEC §2.4–2.5): durable node transitions, files snapshotted per node,
+ * handoffs between nodes through the log, replanning on failures and on missed work. Resumes where an earlier
+ * process stopped: succeeded nodes never run again, a node that was running starts over with its files put back.
+ * Returns an outcome; throws only when the plan may not run (not approved, changed since approval) or the store fails.
  */
 export async function executeRun(options: ExecuteRunOptions): Promise<RunResult> {
   return new RunController(options).execute();
@@ -130,6 +129,7 @@ class RunController {
       for (const event of events) team.hear(event, this.#handle, this.#amendments);
     });
     let follower: RunFollower | undefined;
+    const stopHearingReports = this.#options.fleet?.remote?.onReports?.((events) => this.#onControlEvents(events));
     try {
       follower = await this.#follow();
       await this.#replanEarlierReports(recovered);
@@ -153,6 +153,7 @@ class RunController {
       while (this.#amendments.size > 0) await Promise.allSettled([...this.#amendments]);
       return await this.#finish(result.status, result.nodes);
     } finally {
+      stopHearingReports?.();
       unsubscribe();
       transitions.close();
       await follower?.stop();
@@ -225,9 +226,8 @@ class RunController {
   /** Other processes' appends (workers' reports, a cancel from another host), when the run is shared. */
   async #follow(): Promise<RunFollower | undefined> {
     const followed = this.#options.fleet?.follow;
-    if (followed === undefined) return undefined;
     // Only what `#onControlEvents` looks at: not every event the workers append.
-    return followRun(followed, this.#runId, { afterSeq: this.#startedSeq, types: ['run/cancel-requested', 'budget/reached', 'work/reported'], signal: new AbortController().signal, onEvents: (events) => this.#onControlEvents(events) });
+    return followed === undefined ? undefined : followRun(followed, this.#runId, { afterSeq: this.#startedSeq, types: ['run/cancel-requested', 'budget/reached', 'work/reported'], signal: new AbortController().signal, onEvents: (events) => this.#onControlEvents(events) });
   }
 
   /** Stops the schedule: running nodes are aborted, the run ends cancelled (once; the first reason is kept). */
@@ -254,7 +254,7 @@ class RunController {
     return attemptNode(context, nodeId, execution);
   }
 
-  /** Cancel requests and missed work, from this process's appends and (when followed) other processes'. */
+  /** Cancel requests and missed work, from this process's appends, other processes' (when followed), and workers' reports with their nodes' outcomes, before those are recorded. */
   #onControlEvents(events: readonly SessionEvent[]): void {
     for (const event of events) {
       if (event.type === 'run/cancel-requested' && event.seq > this.#cancelAfterSeq) this.#cancel(new Error(`cancel requested${event.payload.by === undefined ? '' : ` by ${event.payload.by}`}`));

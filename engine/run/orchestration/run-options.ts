@@ -104,6 +104,13 @@ export interface RunFleet {
 /** Runs node attempts outside this process and returns their outcomes. */
 export interface RemoteAttempts {
   execute(nodeId: string, execution: NodeExecution & { readonly planVersion: number }): Promise<NodeOutcome<NodeResult>>;
+  /**
+   * What a remote node reported on the way (`work/reported`, `budget/reached`), handed to
+   * `listener` before the outcome of that node: its run hears a worker's report of missed work
+   * before the node's success is recorded, as it does a report made in its own process. Returns
+   * the function that stops it.
+   */
+  onReports?(listener: (events: readonly SessionEvent[]) => void): () => void;
 }
 
 export interface NodeResult {

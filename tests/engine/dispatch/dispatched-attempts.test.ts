@@ -2,7 +2,7 @@ import type { KyselyPlugin } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DispatchedAttempts } from '../../../engine/dispatch/dispatched-attempts.js';
 import type { JobQueue, NodeJob } from '../../../engine/dispatch/job-queue.js';
-import { createRun, type Store } from '../../../engine/index.js';
+import { createRun, runLog, type SessionEvent, type Store } from '../../../engine/index.js';
 import { openTempStore } from '../../helpers/temp-store.js';
 import { until } from './fleet-harness.js';
 
@@ -59,6 +59,38 @@ describe('dispatched attempts', () => {
       await until('the node queued again', async () => enqueued.length === 2, 5_000, []);
       expect(enqueued[1]!.jobs[0]).toMatchObject({ nodeId: 'edit-a', attempt: 1 });
       expect(enqueued[1]!.jobs[0]!.dispatchKey).not.toBe(firstKey);
+    } finally {
+      await attempts.close();
+    }
+  });
+
+  it("a worker's report of missed work reaches the run before its node's outcome does", async () => {
+    const run = await createRun(store.db, { task: 'dispatch', workspace: '/repo', mode: 'plan' });
+    const queue: JobQueue = { enqueueNodes: async () => undefined, lockedSince: async () => new Map(), dropLeftoverNodeJobs: async () => new Map(), close: async () => undefined };
+    const attempts = await new DispatchedAttempts({ db: store.db, runId: run.id, queue, pollMs: 600_000 }).open();
+    const heard: string[] = [];
+    const stop = attempts.onReports((events) => heard.push(...events.map((event) => `${event.type} ${event.nodeId}`)));
+    try {
+      const log = runLog(store.db, run.id);
+      await log.append({ type: 'node/started', nodeId: 'edit-a', payload: { attempt: 1 } });
+      const outcome = attempts.execute('edit-a', { attempt: 1, signal: new AbortController().signal, durable: Promise.resolve(), planVersion: 1 }).then((result) => {
+        heard.push(`outcome ${result.status}`);
+        return result;
+      });
+      // What the worker appends: the report while its node works, then the attempt's end.
+      await log.append({ type: 'work/reported', nodeId: 'edit-a', payload: { title: 'Update b', files: ['src/b.ts'], reason: 'b calls the renamed function' } });
+      await log.append({ type: 'attempt/finished', nodeId: 'edit-a', payload: { attempt: 1, token: 1, worker: 'w-1', outcome: 'succeeded', answer: 'done', filesChanged: ['src/a.ts'] } });
+      attempts.wake();
+
+      expect((await outcome).status).toBe('succeeded');
+      expect(heard).toEqual(['work/reported edit-a', 'outcome succeeded']);
+      const seen: SessionEvent[] = [];
+      stop();
+      attempts.onReports((events) => seen.push(...events));
+      // Read once: a later pass does not hand the same report over again.
+      attempts.wake();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(seen).toEqual([]);
     } finally {
       await attempts.close();
     }
