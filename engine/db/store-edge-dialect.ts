@@ -23,8 +23,10 @@ export interface StoreEdge {
 /**
  * `dialect` with the store's edge around every statement, whichever code path runs it:
  *
- * - Every value written is passed through the redactor first: the string parameters of each
- *   INSERT and UPDATE (the session log, the `nodes` projection, file snapshots, memories). Binary
+ * - Every value written is passed through the redactor first: the string parameters of every
+ *   statement that is not a plain SELECT — INSERT, UPDATE, and PostgreSQL's single-statement
+ *   appends, which begin with WITH (the session log, the `nodes` projection, file snapshots,
+ *   memories). Binary
  *   snapshot content is stored as base64 text; a parameter that is entirely base64 is decoded,
  *   redacted and encoded again, so a key inside a binary file is caught too. Reads are left alone.
  * - A lock held by another program past the busy timeout is waited out with backoff (the event
@@ -47,7 +49,8 @@ export function storeEdgeDialect(dialect: Dialect, edge: StoreEdge): Dialect {
   };
 }
 
-const WRITE_STATEMENT = /^\s*(?:insert|update|replace)\b/i;
+/** Statements whose parameters only select: everything else may write them (a `WITH … INSERT` as much as an `INSERT`). */
+const READ_STATEMENT = /^\s*select\b/i;
 /** Shorter base64-looking parameters (ids, hashes) cannot hold a key worth decoding for. */
 const MIN_BASE64_CHARS = 24;
 
@@ -86,7 +89,7 @@ class StoreEdgeConnection implements DatabaseConnection {
   }
 
   #redacted(query: CompiledQuery): CompiledQuery {
-    if (!WRITE_STATEMENT.test(query.sql)) return query;
+    if (READ_STATEMENT.test(query.sql)) return query;
     let changed = false;
     const parameters = query.parameters.map((parameter) => {
       const redacted = this.#redactValue(parameter);

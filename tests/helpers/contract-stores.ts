@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { openDatabase, type Store } from '../../engine/index.js';
+import { openDatabase, type OpenDatabaseOptions, type Store } from '../../engine/index.js';
 import { openTempStore } from './temp-store.js';
 
 export interface StoreFactory {
   readonly name: 'sqlite' | 'postgres';
   /** Undefined when this backend is not available on the machine. */
   readonly available: boolean;
-  open(): Promise<{ store: Store; reopen: () => Promise<Store>; cleanup: () => Promise<void> }>;
+  /** `options`: how the store is opened (its secrets, …), reopened the same way. */
+  open(options?: OpenDatabaseOptions): Promise<{ store: Store; reopen: () => Promise<Store>; cleanup: () => Promise<void> }>;
 }
 
 /** The backends every storage contract test runs against. */
@@ -18,14 +19,14 @@ export function contractStores(): StoreFactory[] {
     {
       name: 'sqlite',
       available: true,
-      async open() {
-        const temp = await openTempStore();
+      async open(options = {}) {
+        const temp = await openTempStore(options);
         let current = temp.store;
         return {
           store: current,
           reopen: async () => {
             await current.close();
-            current = await openDatabase(temp.path);
+            current = await openDatabase(temp.path, options);
             return current;
           },
           cleanup: async () => {
@@ -39,19 +40,19 @@ export function contractStores(): StoreFactory[] {
     {
       name: 'postgres',
       available: postgresUrl !== '',
-      async open() {
+      async open(options = {}) {
         const name = `dagent_${randomBytes(6).toString('hex')}`;
         const admin = new pg.Client({ connectionString: postgresUrl });
         await admin.connect();
         await admin.query(`CREATE DATABASE ${name}`);
         await admin.end();
         const url = postgresUrl.replace(/\/[^/]*$/, `/${name}`);
-        let current = await openDatabase(url);
+        let current = await openDatabase(url, options);
         return {
           store: current,
           reopen: async () => {
             await current.close();
-            current = await openDatabase(url);
+            current = await openDatabase(url, options);
             return current;
           },
           cleanup: async () => {

@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase, type Store } from '../../engine/index.js';
+import { openDatabase, type OpenDatabaseOptions, type Store } from '../../engine/index.js';
 
 /** A fresh SQLite store in a temporary folder; `cleanup()` closes it and removes the folder. */
-export async function openTempStore(): Promise<{ store: Store; dir: string; path: string; cleanup: () => Promise<void> }> {
+export async function openTempStore(options: OpenDatabaseOptions = {}): Promise<{ store: Store; dir: string; path: string; cleanup: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'dagent-test-'));
   const path = join(dir, 'dagent.db');
-  const store = await openDatabase(path);
+  const store = await openDatabase(path, options);
   return {
     store,
     dir,
