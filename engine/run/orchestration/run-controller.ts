@@ -219,8 +219,8 @@ class RunController {
     );
     this.#startedSeq = started.seq;
     this.#cancelAfterSeq = this.#options.fleet?.leaseSeq ?? this.#startedSeq;
-    // A cancel request that came between the lease and `run/started` (the follower starts after the latter).
-    this.#onControlEvents(await this.#log.read({ types: ['run/cancel-requested'], fromSeq: this.#cancelAfterSeq + 1, toSeq: this.#startedSeq }));
+    // A cancel request that came between a worker fleet's lease and `run/started` (the follower starts after the latter); a run without a lease has no such gap to read.
+    if (this.#cancelAfterSeq < this.#startedSeq) this.#onControlEvents(await this.#log.read({ types: ['run/cancel-requested'], fromSeq: this.#cancelAfterSeq + 1, toSeq: this.#startedSeq }));
   }
 
   /** Other processes' appends (workers' reports, a cancel from another host), when the run is shared. */
