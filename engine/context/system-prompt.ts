@@ -43,8 +43,6 @@ export class SystemPrompt {
   #registrations = 0;
   /** The system text and hash, kept until a section or variable changes. */
   #systemCache: { readonly text: string; readonly hash: string } | undefined;
-  /** The last tool list's hash, reused while the sources return the same spec objects. */
-  #toolsCache: { readonly tools: readonly ToolSpec[]; readonly hash: string } | undefined;
 
   addSection(section: PromptSection): this {
     const previous = this.#sections.get(section.id);
@@ -88,8 +86,7 @@ export class SystemPrompt {
 
   async assemble(): Promise<PromptSnapshot> {
     const { text: system, hash: systemHash } = this.#system();
-    const tools = this.#collectTools();
-    const toolsHash = this.#toolsHash(tools);
+    const { tools, hash: toolsHash } = toolSet([...this.#toolSources.values()].map((source) => source()));
     const context: Record<string, unknown> = {};
     for (const provider of this.#contexts.values()) {
       const value = await provider.provide();
@@ -98,7 +95,7 @@ export class SystemPrompt {
     return Object.freeze({
       system,
       systemHash,
-      tools: Object.freeze(tools),
+      tools,
       toolsHash,
       context: Object.freeze(context),
     });
@@ -110,15 +107,6 @@ export class SystemPrompt {
       this.#systemCache = { text, hash: contentHash(text) };
     }
     return this.#systemCache;
-  }
-
-  /** Tool specs are immutable values: the same objects in the same order hash the same. */
-  #toolsHash(tools: readonly ToolSpec[]): string {
-    const cached = this.#toolsCache;
-    if (cached !== undefined && cached.tools.length === tools.length && cached.tools.every((tool, index) => tool === tools[index])) return cached.hash;
-    const hash = contentHash(`[${tools.map(specJson).join(',')}]`);
-    this.#toolsCache = { tools, hash };
-    return hash;
   }
 
   #renderSystem(): string {
@@ -141,20 +129,56 @@ export class SystemPrompt {
       .trim();
   }
 
-  /**
-   * Sources in registration order, each one's tools by name; a tool a later source lists again
-   * keeps its first place (with the later definition). Agents that register their shared tools
-   * first (the ones every node kind has) send the same leading tool definitions, so siblings
-   * with different tool sets still share that part of the cached prefix.
-   */
-  #collectTools(): ToolSpec[] {
-    const byName = new Map<string, ToolSpec>();
-    for (const source of this.#toolSources.values()) {
-      for (const tool of [...source()].sort((a, b) => a.name.localeCompare(b.name))) byName.set(tool.name, tool);
-    }
-    return [...byName.values()];
-  }
 }
+
+/** A snapshot's tools, frozen, and the hash of their definitions. */
+interface ToolSet {
+  readonly tools: readonly ToolSpec[];
+  readonly hash: string;
+}
+
+/**
+ * The tools of the sources' lists, in registration order, each one's tools by name; a tool a later
+ * source lists again keeps its first place (with the later definition). Agents that register their
+ * shared tools first (the ones every node kind has) send the same leading tool definitions, so
+ * siblings with different tool sets still share that part of the cached prefix.
+ *
+ * Tool specs are immutable values, shared by every node's prompt: the set is collected and hashed
+ * once per run for each list of spec objects, not again by every node at every step (it was a
+ * locale-aware sort and a hash of the definitions' JSON each time, ~5 % of a wide stage's set-up).
+ */
+function toolSet(lists: readonly (readonly ToolSpec[])[]): ToolSet {
+  const key = lists.map((list) => list.map(specId).join(',')).join('|');
+  let set = toolSets.get(key);
+  if (set === undefined) {
+    const byName = new Map<string, ToolSpec>();
+    for (const list of lists) {
+      for (const tool of [...list].sort((a, b) => a.name.localeCompare(b.name))) byName.set(tool.name, tool);
+    }
+    const tools = Object.freeze([...byName.values()]);
+    set = { tools, hash: contentHash(`[${tools.map(specJson).join(',')}]`) };
+    if (toolSets.size >= MAX_TOOL_SETS) toolSets.delete(toolSets.keys().next().value!);
+    toolSets.set(key, set);
+  }
+  return set;
+}
+
+/** Tool sets by their lists' spec ids (`toolSet`); a run has a few, one per kind of node and tool list. */
+const toolSets = new Map<string, ToolSet>();
+const MAX_TOOL_SETS = 64;
+
+/** A number for each spec object, for `toolSet`'s key. */
+function specId(spec: ToolSpec): number {
+  let id = specIds.get(spec);
+  if (id === undefined) {
+    id = nextSpecId++;
+    specIds.set(spec, id);
+  }
+  return id;
+}
+
+const specIds = new WeakMap<ToolSpec, number>();
+let nextSpecId = 1;
 
 /**
  * A tool spec's canonical JSON, kept per spec: specs are immutable values that every node's prompt

@@ -63,6 +63,20 @@ describe('SystemPrompt', () => {
     expect(first.toolsHash).toBe(contentHash(canonicalJson([GREP, READ_FILE])));
   });
 
+  it("shares one tool list among the prompts of a run's nodes with the same tools, and tells a changed definition apart", async () => {
+    const readFile = { ...READ_FILE };
+    const grep = { ...GREP };
+    const nodes = await Promise.all([1, 2, 3].map(() => new SystemPrompt().addTools('fs', () => [readFile, grep]).assemble()));
+    const changed = await new SystemPrompt().addTools('fs', () => [readFile, { ...grep, description: 'Search files by a regular expression.' }]).assemble();
+
+    expect(nodes[1]!.tools).toBe(nodes[0]!.tools);
+    expect(nodes[2]!.tools).toBe(nodes[0]!.tools);
+    expect(Object.isFrozen(nodes[0]!.tools)).toBe(true);
+    expect(nodes.map((node) => node.toolsHash)).toEqual([nodes[0]!.toolsHash, nodes[0]!.toolsHash, nodes[0]!.toolsHash]);
+    expect(changed.toolsHash).not.toBe(nodes[0]!.toolsHash);
+    expect(changed.tools.find((tool) => tool.name === 'grep')!.description).toBe('Search files by a regular expression.');
+  });
+
   it('fails clearly on an undefined template variable', async () => {
     const prompt = new SystemPrompt().addSection({ id: 'identity', text: 'You are {{role}}.' });
     await expect(prompt.assemble()).rejects.toThrow('system prompt section "identity" uses undefined variable {{role}}');
