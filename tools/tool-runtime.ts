@@ -53,6 +53,8 @@ export const MAX_CONCURRENT_COMMANDS = 4;
  */
 export class LocalToolRuntime implements ToolRuntime {
   readonly #tools = new Map<string, Tool>();
+  /** `names()`, kept until a tool is registered: every step of every node asks for it. */
+  #names: readonly string[] | undefined;
   readonly #approval: ApprovalSettings;
   readonly #limits: TruncationLimits;
   readonly #defaultTimeoutMs: number;
@@ -76,6 +78,7 @@ export class LocalToolRuntime implements ToolRuntime {
   register(tool: Tool): this {
     if (this.#tools.has(tool.name)) throw new Error(`tool ${tool.name} is registered twice`);
     this.#tools.set(tool.name, tool);
+    this.#names = undefined;
     return this;
   }
 
@@ -90,11 +93,13 @@ export class LocalToolRuntime implements ToolRuntime {
 
   /** Registered tool names, sorted. */
   names(): string[] {
-    return [...this.#tools.keys()].sort();
+    this.#names ??= [...this.#tools.keys()].sort();
+    return [...this.#names];
   }
 
   specs(allowed?: readonly string[]): ToolSpec[] {
-    return this.names()
+    this.#names ??= [...this.#tools.keys()].sort();
+    return this.#names
       .filter((name) => allowed === undefined || allowed.includes(name))
       .map((name) => toToolSpec(this.#tools.get(name)!));
   }

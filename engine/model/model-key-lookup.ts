@@ -9,10 +9,13 @@ export function lookupByModelKey<T>(table: Readonly<Record<string, T>>, provider
   return longestMatch(table, `${provider}:${model}`) ?? longestMatch(table, model);
 }
 
+/** Looked up for every model call's price: no string is built per key of the table. */
 function longestMatch<T>(table: Readonly<Record<string, T>>, name: string): T | undefined {
   let bestKey: string | undefined;
   for (const key of Object.keys(table)) {
-    if (name !== key && !name.startsWith(`${key}-`) && !name.startsWith(`${key}:`)) continue;
+    if (!name.startsWith(key)) continue;
+    const after = name.length === key.length ? '' : name[key.length];
+    if (after !== '' && after !== '-' && after !== ':') continue;
     if (bestKey === undefined || key.length > bestKey.length) bestKey = key;
   }
   return bestKey === undefined ? undefined : table[bestKey];

@@ -315,6 +315,18 @@ describe('LocalToolRuntime: approval', () => {
     expect(denied.payload).toMatchObject({ by: 'user', reason: 'the run was cancelled' });
   });
 
+  it('lists a tool registered after its names and specs were read (an MCP server that connected late)', () => {
+    const runtime = createToolRuntime();
+    expect(runtime.specs().map((spec) => spec.name)).not.toContain('echo_text');
+    const listed = runtime.names();
+    listed.push('not-a-tool');
+
+    runtime.register(echoTool);
+
+    expect(runtime.names()).toEqual(['echo_text', 'edit_file', 'grep', 'list_files', 'read_file', 'recall_history', 'run_command', 'write_file']);
+    expect(runtime.specs(['echo_text', 'grep']).map((spec) => spec.name)).toEqual(['echo_text', 'grep']);
+  });
+
   it('registers the default tools under the names of the architecture', () => {
     expect(createToolRuntime().names()).toEqual(['edit_file', 'grep', 'list_files', 'read_file', 'recall_history', 'run_command', 'write_file']);
     expect(createToolRuntime().policyFor('run_command')).toBe('suggest');
