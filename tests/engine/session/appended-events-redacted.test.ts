@@ -45,6 +45,8 @@ for (const backend of contractStores()) {
         const run = await createRun(store.db, { task: 'rotate keys', workspace: '/w', mode: 'plan' });
         await store.db.updateTable('runs').set({ status: 'approved' }).where('id', '=', run.id).execute();
         const log = new EventLog(store.db, run.id);
+        const heard: SessionEvent[] = [];
+        log.onAppend((events) => heard.push(...events));
 
         await log.append({ type: 'run/started', payload: { host: `host ${CONFIGURED}` } });
         await store.db.insertInto('nodes').values({ run_id: run.id, node_id: 'rotate', plan_version: 1, status: 'pending', attempts: 0, started_at: null, finished_at: null, result: null, error: null, input_tokens: 0, output_tokens: 0, cache_hit_tokens: 0, reasoning_tokens: 0, cost_usd: 0 }).execute();
@@ -59,7 +61,8 @@ for (const backend of contractStores()) {
         });
 
         const stored = await readEvents(store.db, run.id);
-        const text = JSON.stringify(stored) + JSON.stringify(await store.db.selectFrom('nodes').selectAll().execute());
+        // What the store holds, and what the run's listeners (dashboard, progress lines, agents) were handed.
+        const text = JSON.stringify(stored) + JSON.stringify(await store.db.selectFrom('nodes').selectAll().execute()) + JSON.stringify(heard);
         expect(text).not.toContain(CONFIGURED);
         expect(text).not.toContain(SHAPED);
         expect(stored.filter((event) => event.type === 'node/failed').map((event) => (event.payload as { error: string }).error)).toEqual([`KEY ${REDACTED}`, `token ${REDACTED}`, `again ${REDACTED}`]);
