@@ -128,7 +128,6 @@ export class SystemPrompt {
       })
       .trim();
   }
-
 }
 
 /** A snapshot's tools, frozen, and the hash of their definitions. */

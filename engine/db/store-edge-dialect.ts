@@ -26,9 +26,9 @@ export interface StoreEdge {
  * - Every value written is passed through the redactor first: the string parameters of every
  *   statement that is not a plain SELECT — INSERT, UPDATE, and PostgreSQL's single-statement
  *   appends, which begin with WITH (the session log, the `nodes` projection, file snapshots,
- *   memories). Binary
- *   snapshot content is stored as base64 text; a parameter that is entirely base64 is decoded,
- *   redacted and encoded again, so a key inside a binary file is caught too. Reads are left alone.
+ *   memories). Binary snapshot content is stored as base64 text; a parameter that is entirely
+ *   base64 is decoded, redacted and encoded again, so a key inside a binary file is caught too.
+ *   Reads are left alone.
  * - A lock held by another program past the busy timeout is waited out with backoff (the event
  *   loop keeps running; `onBusy` tells the user once the wait is long) instead of failing the run.
  *   The busy timeout itself is short: better-sqlite3 waits it out synchronously, so the waiting
