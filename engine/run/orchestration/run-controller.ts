@@ -18,7 +18,7 @@ import { budgetPause, hasCaps } from '../budget/run-budget.js';
 import { endRun } from '../storage/end-run.js';
 import { runEndHooks } from './node-hooks.js';
 import { ensureNodeRows } from '../storage/node-projection.js';
-import { executablePlan, savePlan, setRunStatus } from '../storage/plan-store.js';
+import { executablePlan, runStartEffects, savePlan } from '../storage/plan-store.js';
 import { transitionRun } from '../storage/run-status.js';
 import { getRun, type RunRecord } from '../storage/run-store.js';
 import { RECOVERED_EVENT_TYPES, RunMemory, recoverRun, type RecoveredRun } from '../views/run-recovery.js';
@@ -39,10 +39,11 @@ import { TransitionStore } from './transition-store.js';
 import { onAbort } from './on-abort.js';
 
 /**
- * Runs a run's approved plan to its end (SPEC §2.4–2.5): durable node transitions, files snapshotted per node,
- * handoffs between nodes through the log, replanning on failures and on missed work. Resumes where an earlier
- * process stopped: succeeded nodes never run again, a node that was running starts over with its files put back.
- * Returns an outcome; throws only when the plan may not run (not approved, changed since approval) or the store fails.
+ * Runs a run's approved plan to its end (SPEC §2.4–2.5): durable node transitions, files
+ * snapshotted per node, handoffs between nodes through the log, replanning on failures and on
+ * missed work. Resumes where an earlier process stopped: succeeded nodes never run again, a node
+ * that was running starts over with its files put back. Returns an outcome; throws only when the
+ * plan may not run (not approved, changed since approval) or the store fails.
  */
 export async function executeRun(options: ExecuteRunOptions): Promise<RunResult> {
   return new RunController(options).execute();
@@ -210,24 +211,21 @@ class RunController {
     if (budget !== undefined && budget.source !== 'recorded' && hasCaps(budget.caps)) await this.#log.append({ type: 'budget/set', payload: { ...budget.caps, source: budget.source } });
     const started = await this.#log.append(
       { type: 'run/started', payload: { pid: process.pid, host: hostname(), planVersion: this.#planVersion, ...allowedLint } },
-      {
-        effects: async (transaction) => {
-          await setRunStatus(transaction, this.#runId, status, { finished_at: null, from });
-          await ensureNodeRows(transaction, this.#runId, this.#planVersion, this.#plan.nodes);
-        },
-      },
+      { effects: runStartEffects(this.#runId, status, from, this.#planVersion, this.#plan.nodes) },
     );
     this.#startedSeq = started.seq;
     this.#cancelAfterSeq = this.#options.fleet?.leaseSeq ?? this.#startedSeq;
-    // A cancel request that came between a worker fleet's lease and `run/started` (the follower starts after the latter); a run without a lease has no such gap to read.
+    // A cancel request that came between a worker fleet's lease and `run/started` (the follower
+    // starts after the latter); a run without a lease has no such gap to read.
     if (this.#cancelAfterSeq < this.#startedSeq) this.#onControlEvents(await this.#log.read({ types: ['run/cancel-requested'], fromSeq: this.#cancelAfterSeq + 1, toSeq: this.#startedSeq }));
   }
 
   /** Other processes' appends (workers' reports, a cancel from another host), when the run is shared. */
   async #follow(): Promise<RunFollower | undefined> {
     const followed = this.#options.fleet?.follow;
+    if (followed === undefined) return undefined;
     // Only what `#onControlEvents` looks at: not every event the workers append.
-    return followed === undefined ? undefined : followRun(followed, this.#runId, { afterSeq: this.#startedSeq, types: ['run/cancel-requested', 'budget/reached', 'work/reported'], signal: new AbortController().signal, onEvents: (events) => this.#onControlEvents(events) });
+    return followRun(followed, this.#runId, { afterSeq: this.#startedSeq, types: ['run/cancel-requested', 'budget/reached', 'work/reported'], signal: new AbortController().signal, onEvents: (events) => this.#onControlEvents(events) });
   }
 
   /** Stops the schedule: running nodes are aborted, the run ends cancelled (once; the first reason is kept). */

@@ -6,8 +6,9 @@ import { diffPlans, type PlanDiff } from '../../plan/plan-diff.js';
 import { planHash } from '../../plan/plan-hash.js';
 import type { Plan } from '../../plan/plan-schema.js';
 import { isPlanStatus, transitionPlan, type PlanStatus } from '../../plan/plan-status.js';
-import type { EventLog } from '../../session/event-log.js';
+import type { AppendEffects, EventLog } from '../../session/event-log.js';
 import { runLog } from '../../session/run-log.js';
+import { ensureNodeRows } from './node-projection.js';
 import { transitionRun, type RunStatus } from './run-status.js';
 import { getRun, type RunRecord } from './run-store.js';
 
@@ -183,6 +184,18 @@ export async function executablePlan(db: Kysely<Database>, runOrId: string | Run
 
 async function setPlanStatus(db: Transaction<Database>, runId: string, version: number, status: PlanStatus, extra: { approved_at?: string } = {}): Promise<void> {
   await db.updateTable('plans').set({ status, ...extra }).where('run_id', '=', runId).where('version', '=', version).execute();
+}
+
+/**
+ * What `run/started` writes in its transaction: the run's status, changed only from the status its
+ * caller read (`from`; another process that changed the run since wins), and a `nodes` row for each
+ * node of the plan, every row on the plan's version.
+ */
+export function runStartEffects(runId: string, to: RunStatus, from: RunStatus, planVersion: number, nodes: readonly { readonly id: string }[]): AppendEffects {
+  return async (transaction) => {
+    await setRunStatus(transaction, runId, to, { finished_at: null, from });
+    await ensureNodeRows(transaction, runId, planVersion, nodes);
+  };
 }
 
 export async function setRunStatus(
