@@ -93,15 +93,18 @@ export class LocalToolRuntime implements ToolRuntime {
 
   /** Registered tool names, sorted. */
   names(): string[] {
-    this.#names ??= [...this.#tools.keys()].sort();
-    return [...this.#names];
+    return [...this.#sortedNames()];
   }
 
   specs(allowed?: readonly string[]): ToolSpec[] {
-    this.#names ??= [...this.#tools.keys()].sort();
-    return this.#names
+    return this.#sortedNames()
       .filter((name) => allowed === undefined || allowed.includes(name))
       .map((name) => toToolSpec(this.#tools.get(name)!));
+  }
+
+  #sortedNames(): readonly string[] {
+    this.#names ??= [...this.#tools.keys()].sort();
+    return this.#names;
   }
 
   riskOf(name: string): string | undefined {

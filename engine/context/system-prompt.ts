@@ -1,6 +1,7 @@
 import { ConfigError } from '../errors.js';
 import type { ToolSpec } from '../model/model-provider.js';
 import { canonicalJson, contentHash } from '../canonical-json.js';
+import { keptByKey } from '../kept-by-key.js';
 
 /** Stable text of the system prompt. Must never carry timestamps, counters or per-step state. */
 export interface PromptSection {
@@ -147,24 +148,18 @@ interface ToolSet {
  * locale-aware sort and a hash of the definitions' JSON each time, ~5 % of a wide stage's set-up).
  */
 function toolSet(lists: readonly (readonly ToolSpec[])[]): ToolSet {
-  const key = lists.map((list) => list.map(specId).join(',')).join('|');
-  let set = toolSets.get(key);
-  if (set === undefined) {
-    const byName = new Map<string, ToolSpec>();
-    for (const list of lists) {
-      for (const tool of [...list].sort((a, b) => a.name.localeCompare(b.name))) byName.set(tool.name, tool);
-    }
-    const tools = Object.freeze([...byName.values()]);
-    set = { tools, hash: contentHash(`[${tools.map(specJson).join(',')}]`) };
-    if (toolSets.size >= MAX_TOOL_SETS) toolSets.delete(toolSets.keys().next().value!);
-    toolSets.set(key, set);
-  }
-  return set;
+  return toolSetOf(lists.map((list) => list.map(specId).join(',')).join('|'), lists);
 }
 
-/** Tool sets by their lists' spec ids (`toolSet`); a run has a few, one per kind of node and tool list. */
-const toolSets = new Map<string, ToolSet>();
-const MAX_TOOL_SETS = 64;
+/** Tool sets by their lists' spec ids; a run has a few, one per kind of node and tool list. */
+const toolSetOf = keptByKey(64, (_ids: string, lists: readonly (readonly ToolSpec[])[]): ToolSet => {
+  const byName = new Map<string, ToolSpec>();
+  for (const list of lists) {
+    for (const tool of [...list].sort((a, b) => a.name.localeCompare(b.name))) byName.set(tool.name, tool);
+  }
+  const tools = Object.freeze([...byName.values()]);
+  return { tools, hash: contentHash(`[${tools.map(specJson).join(',')}]`) };
+});
 
 /** A number for each spec object, for `toolSet`'s key. */
 function specId(spec: ToolSpec): number {
