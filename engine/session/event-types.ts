@@ -13,6 +13,12 @@ import { RUN_EVENTS } from './run-events.js';
 import { STEERING_EVENTS } from './steering-events.js';
 import { TEAM_EVENTS } from './team-events.js';
 
+// zod compiles an object schema's parser with new Function() at its first parse: some 0.1–0.5 ms
+// per event type, on the run's thread, in its first seconds (40-odd types), for parses no faster
+// than the plain ones at the sizes of events (~3 µs each, measured). Every schema here is built
+// after this line (payload schemas are built on first use).
+z.config({ jitless: true });
+
 /**
  * Every event type of the session log, each defined once (in the file of its concern): its name,
  * its version and the zod schema of its payload. The database, the live feed, the dashboard and
