@@ -102,6 +102,10 @@ export function wantsDashboard(context: CliContext, flags: RunFlags): boolean {
  * lease only when there is none, or when this process waited for another one to let go).
  */
 export async function runApprovedPlan(context: CliContext, runId: string, flags: RunFlags, known?: RunRecord): Promise<number> {
+  // Model nodes count tokens from their first step: the tokenizer's tables (about 0.3 s of CPU)
+  // load in their own thread from here on, on another core while the run sets up, not while the
+  // first nodes wait. A run on workers counts nothing here.
+  if (flags.workers === undefined) loadTokenizer();
   const { db } = await context.store();
   const lease = await claimForThisProcess(context, runId, flags);
   try {
@@ -172,9 +176,6 @@ async function executeClaimedRun(context: CliContext, run: RunRecord, flags: Run
       runtime.resolveModel(models.primary, { fromPlan: models.primary !== undefined && models.fromPlan.has(models.primary) });
     }
   }
-  // Model nodes count tokens from their first step: the tokenizer's tables (about half a second
-  // of CPU) load with the rest of the run's set-up, not while the first nodes wait for them.
-  if (flags.workers === undefined && plan.nodes.some((node) => nodeKind(node.kind).runsModel)) loadTokenizer();
   const settings: Partial<RunSettings> = {
     ...(flags.schedule ?? context.config.schedule ? { mode: flags.schedule ?? context.config.schedule } : {}),
     ...(flags.concurrency ?? context.config.concurrency ? { concurrency: flags.concurrency ?? context.config.concurrency } : flags.workers === undefined ? {} : { concurrency: WORKERS_DEFAULT_CONCURRENCY }),

@@ -2,7 +2,7 @@ import { keptByKey } from '../kept-by-key.js';
 import type { ModelMessage } from './model-message.js';
 import type { ModelRequest } from './model-provider.js';
 import { requestParts } from './request-text.js';
-import { PLAIN_TEXT, gptTokenizer } from './token-estimate.js';
+import { encodeTokens } from './token-estimate.js';
 
 /**
  * The tokens of a request in the order a provider sees them: system, tools, then messages. Each
@@ -19,7 +19,6 @@ export function requestTokens(request: ModelRequest, memo?: WeakMap<ModelMessage
  * tell a shared part by identity without comparing its tokens.
  */
 export function requestTokenParts(request: ModelRequest, memo?: WeakMap<ModelMessage, readonly number[]>): (readonly number[])[] {
-  const { encode } = gptTokenizer();
   const parts: (readonly number[])[] = [];
   for (const part of requestParts(request)) {
     // History messages are the same objects from step to step: tokenize each once. The system
@@ -30,7 +29,7 @@ export function requestTokenParts(request: ModelRequest, memo?: WeakMap<ModelMes
     }
     let encoded = memo?.get(part.message);
     if (encoded === undefined) {
-      encoded = encode(part.text, PLAIN_TEXT);
+      encoded = encodeTokens(part.text);
       memo?.set(part.message, encoded);
     }
     parts.push(encoded);
@@ -39,4 +38,4 @@ export function requestTokenParts(request: ModelRequest, memo?: WeakMap<ModelMes
 }
 
 /** Tokens of system texts and tool definitions seen lately, by their text. */
-const staticTokens = keptByKey(512, (text: string): readonly number[] => gptTokenizer().encode(text, PLAIN_TEXT));
+const staticTokens = keptByKey(512, (text: string): readonly number[] => encodeTokens(text));

@@ -1,0 +1,27 @@
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import type * as GptTokenizerModule from 'gpt-tokenizer';
+import { describe, expect, it } from 'vitest';
+import { estimateTextTokens, loadTokenizer } from '../../../engine/model/token-estimate.js';
+import { requestParts } from '../../../engine/model/request-text.js';
+import { requestTokens } from '../../../engine/model/request-tokens.js';
+import { historyWithToolRound, modelRequest } from './request-fixtures.js';
+
+const gptTokenizer = createRequire(import.meta.url)('gpt-tokenizer') as typeof GptTokenizerModule;
+const PLAIN = { disallowedSpecial: new Set<string>() };
+
+/**
+ * A tokenizer thread that cannot load costs a run nothing but the load: its counts come from the
+ * tables loaded in process instead, the same numbers.
+ */
+describe('token estimates when the tokenizer thread fails', () => {
+  it('falls back to the tables in process and counts the same', () => {
+    loadTokenizer({ modulePath: join(tmpdir(), 'dagent-no-such-tokenizer.cjs') });
+    const text = 'The run counts <|endoftext|> as text, and 日本語 too.';
+
+    expect(estimateTextTokens(text)).toBe(gptTokenizer.countTokens(text, PLAIN));
+    const request = modelRequest({ messages: historyWithToolRound() });
+    expect(requestTokens(request)).toEqual(requestParts(request).flatMap((part) => gptTokenizer.encode(part.text, PLAIN)));
+  });
+});

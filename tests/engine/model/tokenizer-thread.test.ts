@@ -1,0 +1,108 @@
+import { execFile } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import type * as GptTokenizerModule from 'gpt-tokenizer';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TokenizerThread, TokenizerThreadError } from '../../../engine/model/tokenizer-thread.js';
+import { tempDir } from '../../helpers/temp-store.js';
+
+const exec = promisify(execFile);
+const gptTokenizer = createRequire(import.meta.url)('gpt-tokenizer') as typeof GptTokenizerModule;
+const PLAIN = { disallowedSpecial: new Set<string>() };
+
+const TEXTS = [
+  'hello world',
+  'export function estimateTextTokens(text: string): number {\n  return tokenizer().count(text);\n}\n',
+  'Text about <|endoftext|> and <|im_start|> is counted as text.',
+  'naïve café — 日本語のテキスト, emoji 🧪🚀 and a tab\there',
+  '',
+];
+
+/**
+ * The tokenizer's tables load in a thread of their own and answer synchronously: the counts and
+ * tokens a run records are exactly those of gpt-tokenizer in process, however long the text, and a
+ * thread that cannot serve says so at once instead of hanging the run.
+ */
+describe('the tokenizer thread', () => {
+  let threads: TokenizerThread[] = [];
+  let dir: { dir: string; cleanup: () => void };
+  beforeEach(() => {
+    dir = tempDir();
+  });
+  afterEach(async () => {
+    await Promise.all(threads.map((thread) => thread.stop()));
+    threads = [];
+    dir.cleanup();
+  });
+  const start = (options: Parameters<typeof TokenizerThread.start>[0] = {}): TokenizerThread => {
+    const thread = TokenizerThread.start(options);
+    threads.push(thread);
+    return thread;
+  };
+
+  it('counts and encodes exactly as gpt-tokenizer does in process, special tokens as text', () => {
+    const thread = start();
+
+    for (const text of TEXTS) {
+      expect(thread.count(text)).toBe(gptTokenizer.countTokens(text, PLAIN));
+      expect(thread.encode(text)).toEqual(gptTokenizer.encode(text, PLAIN));
+    }
+  });
+
+  it('takes a text many times the size of its shared buffer, and small ones after it', () => {
+    const thread = start({ initialBytes: 64 });
+    const long = TEXTS.join('\n').repeat(200);
+
+    expect(thread.encode(long)).toEqual(gptTokenizer.encode(long, PLAIN));
+    expect(thread.count(long)).toBe(gptTokenizer.countTokens(long, PLAIN));
+    expect(thread.count('hello world')).toBe(2);
+  });
+
+  it("passes its tokenizer's error on and goes on answering", () => {
+    const fake = join(dir.dir, 'fake-tokenizer.cjs');
+    writeFileSync(
+      fake,
+      "exports.countTokens = (text) => { if (text === 'boom') throw new Error('the fake tokenizer refused boom'); return text.length; };\n" +
+        'exports.encode = (text) => [...text].map((character) => character.codePointAt(0));\n',
+    );
+    const thread = start({ modulePath: fake });
+
+    expect(() => thread.count('boom')).toThrow('the fake tokenizer refused boom');
+    expect(() => thread.count('boom')).not.toThrow(TokenizerThreadError);
+    expect(thread.count('four')).toBe(4);
+    expect(thread.encode('ab')).toEqual([97, 98]);
+  });
+
+  it('says it could not load its tokenizer, and stays refused', () => {
+    const thread = start({ modulePath: join(dir.dir, 'no-such-tokenizer.cjs'), timeoutMs: 30_000 });
+
+    expect(() => thread.count('hello')).toThrow(/could not load gpt-tokenizer: .*no-such-tokenizer/);
+    expect(() => thread.count('hello')).toThrow(TokenizerThreadError);
+  });
+
+  it('gives up on a thread that does not answer within its timeout', () => {
+    const thread = start({ workerSource: 'setInterval(() => {}, 1000);', timeoutMs: 300 });
+
+    const began = Date.now();
+    expect(() => thread.count('hello')).toThrow(/did not answer within 300 ms/);
+    expect(Date.now() - began).toBeLessThan(10_000);
+    expect(() => thread.encode('hello')).toThrow(TokenizerThreadError);
+  });
+
+  it('never keeps its process alive, whether evaluated code is a script or a module', async () => {
+    const module = pathToFileURL(join(process.cwd(), 'dist', 'engine', 'model', 'tokenizer-thread.js')).href;
+    const script = `import(${JSON.stringify(module)}).then(({ TokenizerThread }) => console.log(TokenizerThread.start().count('hello world')));`;
+
+    // --input-type=module makes the thread's evaluated code a module too.
+    const [asScript, asModule] = await Promise.all([
+      exec(process.execPath, ['-e', script], { timeout: 30_000 }),
+      exec(process.execPath, ['--input-type=module', '-e', script], { timeout: 30_000 }),
+    ]);
+
+    expect(asScript.stdout.trim()).toBe('2');
+    expect(asModule.stdout.trim()).toBe('2');
+  });
+});
