@@ -2,7 +2,7 @@ import type { ToolCall } from './model-message.js';
 import { abortReason, abortableSleep } from './abort-reason.js';
 import type { FinishReason, ModelProvider, ModelRequest, StreamPart, Usage } from './model-provider.js';
 import { DEFAULT_RETRY_POLICY, retryVerdict, type RetryPolicy } from './retry-policy.js';
-import { estimateMessageTokens, estimateSystemTokens, estimateTextTokens, estimateToolTokens } from './token-estimate.js';
+import { estimateMessagesTokens, estimateSystemTokens, estimateTextTokens, estimateToolTokens } from './token-estimate.js';
 
 /** One model call, collected: what the agent appends as the assistant message. */
 export interface ModelResponse {
@@ -105,7 +105,7 @@ export function estimateUsage(
   response: { readonly content: string; readonly reasoning?: string; readonly toolCalls: readonly ToolCall[] },
 ): Usage {
   let input = estimateSystemTokens(request.system) + estimateToolTokens(request.tools);
-  for (const message of request.messages) input += estimateMessageTokens(message);
+  for (const tokens of estimateMessagesTokens(request.messages)) input += tokens;
   const reasoning = estimateTextTokens(response.reasoning ?? '');
   let output = estimateTextTokens(response.content) + reasoning;
   for (const call of response.toolCalls) output += estimateTextTokens(`${call.name} ${call.argsText ?? JSON.stringify(call.args)}`);

@@ -2,7 +2,7 @@ import { keptByKey } from '../kept-by-key.js';
 import type { ModelMessage } from './model-message.js';
 import type { ModelRequest } from './model-provider.js';
 import { requestParts } from './request-text.js';
-import { encodeTokens } from './token-estimate.js';
+import { encodeTokens, encodeTokensOf } from './token-estimate.js';
 
 /**
  * The tokens of a request in the order a provider sees them: system, tools, then messages. Each
@@ -19,22 +19,16 @@ export function requestTokens(request: ModelRequest, memo?: WeakMap<ModelMessage
  * tell a shared part by identity without comparing its tokens.
  */
 export function requestTokenParts(request: ModelRequest, memo?: WeakMap<ModelMessage, readonly number[]>): (readonly number[])[] {
-  const parts: (readonly number[])[] = [];
-  for (const part of requestParts(request)) {
-    // History messages are the same objects from step to step: tokenize each once. The system
-    // text and tool definitions repeat across steps and nodes: tokenized once per text.
-    if (part.message === undefined) {
-      parts.push(staticTokens(part.text));
-      continue;
-    }
-    let encoded = memo?.get(part.message);
-    if (encoded === undefined) {
-      encoded = encodeTokens(part.text);
-      memo?.set(part.message, encoded);
-    }
-    parts.push(encoded);
-  }
-  return parts;
+  const parts = requestParts(request);
+  // History messages are the same objects from step to step: tokenize each once. The system
+  // text and tool definitions repeat across steps and nodes: tokenized once per text.
+  const tokens = parts.map((part) => (part.message === undefined ? staticTokens(part.text) : memo?.get(part.message)));
+  const missing = parts.filter((_, index) => tokens[index] === undefined);
+  // The new messages are encoded together: one round trip to the tokenizer's thread.
+  const encoded = encodeTokensOf(missing.map((part) => part.text));
+  for (const [index, part] of missing.entries()) memo?.set(part.message!, encoded[index]!);
+  let next = 0;
+  return tokens.map((known) => known ?? encoded[next++]!);
 }
 
 /** Tokens of system texts and tool definitions seen lately, by their text. */

@@ -39,19 +39,51 @@ export function tokenizer(): Tokenizer {
  * depends on it, a node's instruction is counted by its session and encoded by the request. Short
  * texts are answered from the last ones seen (`encode`'s arrays are shared: read only).
  */
-const MEMO = {
-  count: keptByKey(MEMO_TEXTS, (text: string) => tokenizer().count(text)),
-  encode: keptByKey(MEMO_TEXTS, (text: string): readonly number[] => tokenizer().encode(text)),
-};
+const counted = new Map<string, number>();
+const encoded = new Map<string, readonly number[]>();
 
 /** `tokenizer().count(text)`, from memory when the text was counted lately. */
 export function countTokens(text: string): number {
-  return text.length <= MEMO_TEXT_LENGTH ? MEMO.count(text) : tokenizer().count(text);
+  const known = counted.get(text);
+  if (known !== undefined) return known;
+  const count = tokenizer().count(text);
+  remember(counted, text, count);
+  return count;
 }
 
 /** `tokenizer().encode(text)`, from memory when the text was encoded lately (the array is shared: read only). */
 export function encodeTokens(text: string): readonly number[] {
-  return text.length <= MEMO_TEXT_LENGTH ? MEMO.encode(text) : tokenizer().encode(text);
+  const known = encoded.get(text);
+  if (known !== undefined) return known;
+  const tokens = tokenizer().encode(text);
+  remember(encoded, text, tokens);
+  return tokens;
+}
+
+/** `countTokens` of each text, those not in memory counted in one go (one round trip to the thread). */
+export function countTokensOf(texts: readonly string[]): number[] {
+  return throughMemo(counted, texts, (missing) => tokenizer().countMany(missing));
+}
+
+/** `encodeTokens` of each text, those not in memory encoded in one go. */
+export function encodeTokensOf(texts: readonly string[]): (readonly number[])[] {
+  return throughMemo(encoded, texts, (missing) => tokenizer().encodeMany(missing));
+}
+
+function throughMemo<V>(memory: Map<string, V>, texts: readonly string[], compute: (texts: string[]) => V[]): V[] {
+  const values: (V | undefined)[] = texts.map((text) => memory.get(text));
+  const missing = [...new Set(texts.filter((_, index) => values[index] === undefined))];
+  if (missing.length === 0) return values as V[];
+  const computed = compute(missing);
+  const found = new Map(missing.map((text, index) => [text, computed[index]!]));
+  for (const [text, value] of found) remember(memory, text, value);
+  return texts.map((text, index) => values[index] ?? found.get(text)!);
+}
+
+function remember<V>(memory: Map<string, V>, text: string, value: V): void {
+  if (text.length > MEMO_TEXT_LENGTH) return;
+  if (memory.size >= MEMO_TEXTS) memory.delete(memory.keys().next().value!);
+  memory.set(text, value);
 }
 
 /**
@@ -71,8 +103,13 @@ export function loadTokenizer(options: TokenizerThreadOptions = {}): void {
 
 function inProcessTokenizer(): Tokenizer {
   if (inProcess === undefined) {
-    const { countTokens, encode } = createRequire(import.meta.url)('gpt-tokenizer') as GptTokenizer;
-    inProcess = { count: (text) => countTokens(text, PLAIN_TEXT), encode: (text) => encode(text, PLAIN_TEXT) };
+    const { countTokens: count, encode } = createRequire(import.meta.url)('gpt-tokenizer') as GptTokenizer;
+    inProcess = {
+      count: (text) => count(text, PLAIN_TEXT),
+      encode: (text) => encode(text, PLAIN_TEXT),
+      countMany: (texts) => texts.map((text) => count(text, PLAIN_TEXT)),
+      encodeMany: (texts) => texts.map((text) => encode(text, PLAIN_TEXT)),
+    };
   }
   return inProcess;
 }
@@ -80,6 +117,8 @@ function inProcessTokenizer(): Tokenizer {
 const THREAD_OR_IN_PROCESS: Tokenizer = {
   count: (text) => throughThread((running) => running.count(text), (local) => local.count(text)),
   encode: (text) => throughThread((running) => running.encode(text), (local) => local.encode(text)),
+  countMany: (texts) => throughThread((running) => running.countMany(texts), (local) => local.countMany(texts)),
+  encodeMany: (texts) => throughThread((running) => running.encodeMany(texts), (local) => local.encodeMany(texts)),
 };
 
 function throughThread<T>(ask: (running: TokenizerThread) => T, fallback: (local: Tokenizer) => T): T {
@@ -101,18 +140,38 @@ function throughThread<T>(ask: (running: TokenizerThread) => T, fallback: (local
 export const PLAIN_TEXT = { disallowedSpecial: new Set<string>() } as const;
 
 export function estimateMessageTokens(message: ModelMessage): number {
+  return estimateMessagesTokens([message])[0]!;
+}
+
+/** `estimateMessageTokens` of each message, their texts counted in one go (one round trip to the tokenizer thread). */
+export function estimateMessagesTokens(messages: readonly ModelMessage[]): number[] {
+  const parts = messages.map(messageParts);
+  const counts = countTokensOf(parts.flatMap((part) => part.texts));
+  let next = 0;
+  return parts.map(({ fixed, texts }) => {
+    let tokens = fixed;
+    for (let index = 0; index < texts.length; index += 1) tokens += counts[next++]!;
+    return tokens;
+  });
+}
+
+/** The texts of a message that are counted (an empty one costs nothing), and the tokens it costs beyond them. */
+function messageParts(message: ModelMessage): { readonly fixed: number; readonly texts: readonly string[] } {
   switch (message.role) {
     case 'user':
-      return MESSAGE_OVERHEAD_TOKENS + estimateTextTokens(message.content);
+      return { fixed: MESSAGE_OVERHEAD_TOKENS, texts: nonEmpty([message.content]) };
     case 'tool':
-      return MESSAGE_OVERHEAD_TOKENS + estimateTextTokens(message.content) + 8;
+      return { fixed: MESSAGE_OVERHEAD_TOKENS + 8, texts: nonEmpty([message.content]) };
     case 'assistant': {
-      let tokens = MESSAGE_OVERHEAD_TOKENS + estimateTextTokens(message.content);
-      if (message.reasoning !== undefined) tokens += estimateTextTokens(message.reasoning);
-      for (const call of message.toolCalls) tokens += 8 + estimateTextTokens(call.name) + estimateTextTokens(call.argsText ?? JSON.stringify(call.args));
-      return tokens;
+      const texts = [message.content, message.reasoning ?? ''];
+      for (const call of message.toolCalls) texts.push(call.name, call.argsText ?? JSON.stringify(call.args));
+      return { fixed: MESSAGE_OVERHEAD_TOKENS + 8 * message.toolCalls.length, texts: nonEmpty(texts) };
     }
   }
+}
+
+function nonEmpty(texts: readonly string[]): string[] {
+  return texts.filter((text) => text.length > 0);
 }
 
 /** Tool specs are immutable values, the same objects from step to step: each is counted once. */

@@ -5,6 +5,8 @@ import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 export interface Tokenizer {
   count(text: string): number;
   encode(text: string): number[];
+  countMany(texts: readonly string[]): number[];
+  encodeMany(texts: readonly string[]): number[][];
 }
 
 /**
@@ -53,12 +55,31 @@ export class TokenizerThread implements Tokenizer {
   }
 
   count(text: string): number {
-    return this.#call(OP_COUNT, text);
+    return this.countMany([text])[0]!;
   }
 
   encode(text: string): number[] {
-    const length = this.#call(OP_ENCODE, text);
-    return Array.from(new Uint32Array(this.#data.buffer, 0, length));
+    return this.encodeMany([text])[0]!;
+  }
+
+  /** The counts of several texts, in one round trip. */
+  countMany(texts: readonly string[]): number[] {
+    this.#call(OP_COUNT, texts);
+    return Array.from(new Uint32Array(this.#data.buffer, 0, texts.length));
+  }
+
+  /** The tokens of several texts, in one round trip. */
+  encodeMany(texts: readonly string[]): number[][] {
+    this.#call(OP_ENCODE, texts);
+    const words = new Uint32Array(this.#data.buffer);
+    const encoded: number[][] = [];
+    let at = texts.length;
+    for (let index = 0; index < texts.length; index += 1) {
+      const length = words[index]!;
+      encoded.push(Array.from(words.subarray(at, at + length)));
+      at += length;
+    }
+    return encoded;
   }
 
   /** Ends the thread (the process does not wait for it in any case). */
@@ -68,20 +89,30 @@ export class TokenizerThread implements Tokenizer {
     await this.#worker.terminate();
   }
 
-  #call(op: number, text: string): number {
+  /**
+   * Writes the request (a u32 byte length per text, then the texts' bytes, one after the other)
+   * and waits for the answer: a u32 per text, the count or the number of tokens; an encoding's
+   * tokens follow, text after text.
+   */
+  #call(op: number, texts: readonly string[]): void {
     if (this.#broken !== undefined) throw this.#broken;
-    const bytes = Buffer.byteLength(text, 'utf8');
-    // An encoding answers with up to one 4-byte token per byte of text, in the same buffer.
-    const needed = op === OP_ENCODE ? bytes * 4 : bytes;
+    const lengths = texts.map((text) => Buffer.byteLength(text, 'utf8'));
+    const bytes = lengths.reduce((total, length) => total + length, 0);
+    // An encoding answers with up to one 4-byte token per byte of text.
+    const needed = 4 * texts.length + (op === OP_ENCODE ? 4 * bytes : bytes);
     if (needed > this.#data.length) this.#grow(needed);
-    this.#data.write(text, 0, 'utf8');
+    const header = new Uint32Array(this.#data.buffer, 0, texts.length);
+    let offset = 4 * texts.length;
+    for (let index = 0; index < texts.length; index += 1) {
+      header[index] = lengths[index]!;
+      this.#data.write(texts[index]!, offset, 'utf8');
+      offset += lengths[index]!;
+    }
     this.#control[SLOT_OP] = op;
-    this.#control[SLOT_LENGTH] = bytes;
+    this.#control[SLOT_LENGTH] = texts.length;
     this.#request();
-    const state = Atomics.load(this.#control, SLOT_STATE);
-    // The tokenizer itself refused the text: its error, as it would be thrown in process.
-    if (state === STATE_FAILED) throw new Error(this.#data.toString('utf8', 0, this.#control[SLOT_RESULT]));
-    return this.#control[SLOT_RESULT]!;
+    // The tokenizer itself refused a text: its error, as it would be thrown in process.
+    if (Atomics.load(this.#control, SLOT_STATE) === STATE_FAILED) throw new Error(this.#data.toString('utf8', 0, this.#control[SLOT_RESULT]));
   }
 
   /** A bigger shared buffer, handed to the thread before the request that needs it. */
@@ -148,8 +179,9 @@ function gptTokenizerPath(): string {
   return createRequire(import.meta.url).resolve('gpt-tokenizer');
 }
 
+/** A buffer both threads see, of whole u32 words. */
 function sharedBuffer(bytes: number): Buffer {
-  return Buffer.from(new SharedArrayBuffer(bytes));
+  return Buffer.from(new SharedArrayBuffer(Math.ceil(bytes / 4) * 4));
 }
 
 const DEFAULT_TIMEOUT_MS = 20_000;
@@ -173,10 +205,9 @@ const OP_ENCODE = 2;
 const OP_SWAP = 3;
 
 /**
- * The thread: loads the tokenizer, then answers one request at a time. A request's text is the
- * first SLOT_LENGTH bytes of the data buffer; a count answers in SLOT_RESULT, an encoding writes its
- * tokens over the text (u32) and their number in SLOT_RESULT; an error writes its message there
- * instead, with STATE_FAILED (STATE_BROKEN when the tokenizer did not load).
+ * The thread: loads the tokenizer, then answers one request at a time, laid out as `#call` says
+ * (SLOT_LENGTH texts). An error writes its message at the start of the data buffer and its length
+ * in SLOT_RESULT, with STATE_FAILED (STATE_BROKEN when the tokenizer did not load).
  */
 const WORKER_SOURCE = `
 const { workerData, receiveMessageOnPort } = require('node:worker_threads');
@@ -214,13 +245,24 @@ while (tokenizer !== undefined) {
       setState(${STATE_DONE});
       continue;
     }
-    const text = data.toString('utf8', 0, control[${SLOT_LENGTH}]);
+    const count = control[${SLOT_LENGTH}];
+    const words = new Uint32Array(data.buffer);
+    const texts = [];
+    let offset = 4 * count;
+    for (let index = 0; index < count; index += 1) {
+      texts.push(data.toString('utf8', offset, offset + words[index]));
+      offset += words[index];
+    }
     if (op === ${OP_COUNT}) {
-      control[${SLOT_RESULT}] = tokenizer.countTokens(text, plain);
+      for (let index = 0; index < count; index += 1) words[index] = tokenizer.countTokens(texts[index], plain);
     } else {
-      const tokens = tokenizer.encode(text, plain);
-      new Uint32Array(data.buffer, 0, tokens.length).set(tokens);
-      control[${SLOT_RESULT}] = tokens.length;
+      let at = count;
+      for (let index = 0; index < count; index += 1) {
+        const tokens = tokenizer.encode(texts[index], plain);
+        words[index] = tokens.length;
+        words.set(tokens, at);
+        at += tokens.length;
+      }
     }
     setState(${STATE_DONE});
   } catch (error) {

@@ -1,4 +1,4 @@
-import { estimateMessageTokens } from '../model/token-estimate.js';
+import { estimateMessagesTokens } from '../model/token-estimate.js';
 import type { EventLog } from './event-log.js';
 import type { EventDraft, EventType, SessionEvent } from './event-types.js';
 import type { ModelMessage, UserModelMessage } from '../model/model-message.js';
@@ -127,12 +127,15 @@ export class Session {
       this.#derivedGeneration = this.#replaceGeneration;
       this.#rebuilds += 1;
     }
-    for (; this.#derivedCount < this.#surface.length; this.#derivedCount += 1) {
-      const message = eventToMessage(this.#surface[this.#derivedCount]!.event);
-      const tokens = estimateMessageTokens(message);
+    if (this.#derivedCount === this.#surface.length) return this.#messages;
+    const derived: ModelMessage[] = [];
+    for (; this.#derivedCount < this.#surface.length; this.#derivedCount += 1) derived.push(eventToMessage(this.#surface[this.#derivedCount]!.event));
+    // Counted together: one round trip to the tokenizer's thread for a step's new messages.
+    const counts = estimateMessagesTokens(derived);
+    for (const [index, message] of derived.entries()) {
       this.#messages.push(message);
-      this.#messageTokens.push(tokens);
-      this.#tokenTotal += tokens;
+      this.#messageTokens.push(counts[index]!);
+      this.#tokenTotal += counts[index]!;
       this.#messagesDerived += 1;
     }
     return this.#messages;

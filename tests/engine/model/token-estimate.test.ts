@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import type * as GptTokenizerModule from 'gpt-tokenizer';
 import { describe, expect, it } from 'vitest';
-import { estimateTextTokens, loadTokenizer } from '../../../engine/model/token-estimate.js';
+import { estimateMessageTokens, estimateMessagesTokens, estimateTextTokens, loadTokenizer } from '../../../engine/model/token-estimate.js';
 import { requestParts } from '../../../engine/model/request-text.js';
 import { requestTokens } from '../../../engine/model/request-tokens.js';
 import { historyWithToolRound, modelRequest } from './request-fixtures.js';
@@ -23,5 +23,17 @@ describe('token estimates when the tokenizer thread fails', () => {
     expect(estimateTextTokens(text)).toBe(gptTokenizer.countTokens(text, PLAIN));
     const request = modelRequest({ messages: historyWithToolRound() });
     expect(requestTokens(request)).toEqual(requestParts(request).flatMap((part) => gptTokenizer.encode(part.text, PLAIN)));
+  });
+
+  it('counts a step\'s new messages together as each would be counted alone', () => {
+    const messages = historyWithToolRound('First the interface, then its callers.');
+
+    const together = estimateMessagesTokens(messages);
+
+    expect(together).toEqual(messages.map((message) => estimateMessageTokens(message)));
+    const [instruction, answer] = messages;
+    expect(together[0]).toBe(4 + gptTokenizer.countTokens(instruction!.content, PLAIN));
+    expect(answer!.role).toBe('assistant');
+    expect(together[1]).toBeGreaterThan(4 + 2 * 8 + gptTokenizer.countTokens(answer!.content, PLAIN));
   });
 });

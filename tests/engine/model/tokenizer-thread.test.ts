@@ -52,12 +52,21 @@ describe('the tokenizer thread', () => {
     }
   });
 
+  it('answers several texts in one request, each as it would alone', () => {
+    const thread = start();
+
+    expect(thread.countMany(TEXTS)).toEqual(TEXTS.map((text) => gptTokenizer.countTokens(text, PLAIN)));
+    expect(thread.encodeMany(TEXTS)).toEqual(TEXTS.map((text) => gptTokenizer.encode(text, PLAIN)));
+    expect(thread.countMany([])).toEqual([]);
+  });
+
   it('takes a text many times the size of its shared buffer, and small ones after it', () => {
     const thread = start({ initialBytes: 64 });
     const long = TEXTS.join('\n').repeat(200);
 
     expect(thread.encode(long)).toEqual(gptTokenizer.encode(long, PLAIN));
     expect(thread.count(long)).toBe(gptTokenizer.countTokens(long, PLAIN));
+    expect(thread.encodeMany([long, 'hello world', long])).toEqual([gptTokenizer.encode(long, PLAIN), [24912, 2375], gptTokenizer.encode(long, PLAIN)]);
     expect(thread.count('hello world')).toBe(2);
   });
 
