@@ -39,7 +39,9 @@ export class TokenizerThread implements Tokenizer {
       eval: true,
       workerData: { control: this.#control, data: this.#data.buffer, port: port2, tokenizer: options.modulePath ?? gptTokenizerPath() },
       transferList: [port2],
-      execArgv: scriptExecArgv(),
+      // None of the process's flags: `--input-type=module` would make the thread's code a module,
+      // and V8 flags (`--max-old-space-size`) are refused for a thread.
+      execArgv: [],
       stdout: true,
       stderr: true,
     });
@@ -228,8 +230,11 @@ const plain = { disallowedSpecial: new Set() };
 if (tokenizer !== undefined) {
   // The tables are young: the collector would move them at its next scavenges, some 40 ms, while
   // a caller waits for an answer. Collected now, before the first request, they are old.
-  require('node:v8').setFlagsFromString('--expose-gc');
-  require('node:vm').runInNewContext('gc')();
+  const v8 = require('node:v8');
+  v8.setFlagsFromString('--expose-gc');
+  const gc = require('node:vm').runInNewContext('gc');
+  v8.setFlagsFromString('--no-expose-gc');
+  gc();
   setState(${STATE_IDLE});
 }
 while (tokenizer !== undefined) {
@@ -270,24 +275,3 @@ while (tokenizer !== undefined) {
   }
 }
 `;
-
-/**
- * The process's flags, for the thread, but those that make evaluated code a module
- * (`--input-type=module`, `--experimental-default-type=module`): the thread's code is a script.
- */
-function scriptExecArgv(): string[] {
-  const kept: string[] = [];
-  const flags = process.execArgv;
-  for (let index = 0; index < flags.length; index += 1) {
-    const flag = flags[index]!;
-    if (!MODULE_TYPE_FLAGS.some((name) => flag === name || flag.startsWith(`${name}=`))) {
-      kept.push(flag);
-      continue;
-    }
-    // `--input-type module`: its value is the next word.
-    if (!flag.includes('=')) index += 1;
-  }
-  return kept;
-}
-
-const MODULE_TYPE_FLAGS = ['--input-type', '--experimental-default-type'];
