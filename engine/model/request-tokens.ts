@@ -2,7 +2,7 @@ import { keptByKey } from '../kept-by-key.js';
 import type { ModelMessage } from './model-message.js';
 import type { ModelRequest } from './model-provider.js';
 import { requestParts } from './request-text.js';
-import { encodeTokens, encodeTokensOf } from './token-estimate.js';
+import { encodeTokens, encodeTokensOf, encodeTokensOfAsync } from './token-estimate.js';
 
 /**
  * The tokens of a request in the order a provider sees them: system, tools, then messages. Each
@@ -26,6 +26,20 @@ export function requestTokenParts(request: ModelRequest, memo?: WeakMap<ModelMes
   const missing = parts.filter((_, index) => tokens[index] === undefined);
   // The new messages are encoded together: one round trip to the tokenizer's thread.
   const encoded = encodeTokensOf(missing.map((part) => part.text));
+  for (const [index, part] of missing.entries()) memo?.set(part.message!, encoded[index]!);
+  let next = 0;
+  return tokens.map((known) => known ?? encoded[next++]!);
+}
+
+/**
+ * `requestTokenParts`, the new messages encoded while this thread goes on (the tokenizer's thread
+ * encodes them): for a caller with time to wait, as a provider counts while its answer is on the way.
+ */
+export async function requestTokenPartsAsync(request: ModelRequest, memo?: WeakMap<ModelMessage, readonly number[]>): Promise<(readonly number[])[]> {
+  const parts = requestParts(request);
+  const tokens = parts.map((part) => (part.message === undefined ? staticTokens(part.text) : memo?.get(part.message)));
+  const missing = parts.filter((_, index) => tokens[index] === undefined);
+  const encoded = await encodeTokensOfAsync(missing.map((part) => part.text));
   for (const [index, part] of missing.entries()) memo?.set(part.message!, encoded[index]!);
   let next = 0;
   return tokens.map((known) => known ?? encoded[next++]!);

@@ -4,11 +4,11 @@ import { modelErrorFromHttp } from './http-error.js';
 import { ScriptExhaustedError, ScriptFileError } from './model-errors.js';
 import type { ModelProvider, ModelRequest, StreamPart, Usage } from './model-provider.js';
 import { PrefixCache } from './prefix-cache.js';
-import { requestTokenParts } from './request-tokens.js';
+import { requestTokenPartsAsync } from './request-tokens.js';
 import { headersFrom } from './retry-after.js';
 import { parseScript, readScriptFile, type ScriptedModelScript, type ScriptedTurn } from './scripted-script.js';
 import { parseToolArgs } from './tool-args.js';
-import { estimateTextTokens } from './token-estimate.js';
+import { countTokensOfAsync } from './token-estimate.js';
 
 export const SCRIPTED_DEFAULT_CONTEXT_WINDOW = 200_000;
 const INLINE_SCRIPT_NAME = '<inline script>';
@@ -47,6 +47,8 @@ export function createScriptedProvider(options: ScriptedProviderOptions): Script
   const sleep = options.sleep ?? abortableSleep;
   const positions = new Map<string, number>();
   const cache = new PrefixCache();
+  // The cache sees the requests in the order they were made, whichever's tokens are ready first.
+  const cacheOrder: { last: Promise<unknown> } = { last: Promise.resolve() };
   const tokenMemo = new WeakMap<ModelMessage, readonly number[]>();
 
   const nextTurn = (agent: string, messages: readonly ModelMessage[]): { turn: ScriptedTurn; index: number } => {
@@ -73,13 +75,9 @@ export function createScriptedProvider(options: ScriptedProviderOptions): Script
       // counts nothing (its request is not a prefix the cache has seen).
       const latencyMs = turn.latencyMs ?? script.defaults?.latencyMs ?? 0;
       const latency = latencyMs > 0 || signal.aborted ? sleep(latencyMs, signal) : undefined;
-      let usage: Usage | undefined;
-      try {
-        usage = turn.error === undefined ? scriptedUsage(request, turn, cache, tokenMemo) : undefined;
-      } catch (error) {
-        latency?.catch(() => undefined);
-        throw error;
-      }
+      const usage = turn.error === undefined ? scriptedUsage(request, turn, cache, cacheOrder, tokenMemo) : undefined;
+      // Met below, after the latency (an abort during the latency leaves it unread).
+      usage?.catch(() => undefined);
       await latency;
       if (turn.error !== undefined) {
         const headers = Object.fromEntries(Object.entries(turn.error.headers ?? {}).map(([name, value]) => [name, String(value)]));
@@ -107,24 +105,33 @@ export function createScriptedProvider(options: ScriptedProviderOptions): Script
         ...(call.argsText !== undefined ? parseToolArgs(call.argsText) : { args: call.args ?? {} }),
       }));
       yield* toolCalls;
-      if (usage !== undefined) yield { type: 'usage', usage };
+      if (usage !== undefined) yield { type: 'usage', usage: await usage };
       yield { type: 'finish', reason: turn.finishReason ?? (toolCalls.length > 0 ? 'tool-calls' : 'stop') };
     },
   };
 }
 
-function scriptedUsage(request: ModelRequest, turn: ScriptedTurn, cache: PrefixCache, tokenMemo: WeakMap<ModelMessage, readonly number[]>): Usage {
-  const parts = requestTokenParts(request, tokenMemo);
-  const cacheHit = cache.lookupAndStoreParts(request.sessionId, parts);
+/**
+ * The turn's usage. The request's new messages are encoded while the caller goes on (by the
+ * tokenizer's thread, when it has one), as a provider counts while its answer is on the way.
+ */
+async function scriptedUsage(request: ModelRequest, turn: ScriptedTurn, cache: PrefixCache, order: { last: Promise<unknown> }, tokenMemo: WeakMap<ModelMessage, readonly number[]>): Promise<Usage> {
+  const tokenized = requestTokenPartsAsync(request, tokenMemo);
+  const looked = order.last.then(async () => cache.lookupAndStoreParts(request.sessionId, await tokenized));
+  order.last = looked.catch(() => undefined);
+  // The answer's texts: its text, its reasoning, each tool call's name and arguments.
+  const answer = [turn.text ?? '', turn.reasoning ?? '', ...(turn.toolCalls ?? []).map((call) => `${call.name} ${call.argsText ?? JSON.stringify(call.args ?? {})}`)];
+  const [parts, cacheHit, answered] = await Promise.all([tokenized, looked, countTokensOfAsync(answer.filter((text) => text.length > 0))]);
+  const counts = new Map(answer.filter((text) => text.length > 0).map((text, index) => [text, answered[index]!]));
+  const tokensOf = (text: string): number => counts.get(text) ?? 0;
+  const reasoning = tokensOf(turn.reasoning ?? '');
   const given = turn.usage ?? {};
-  let output = estimateTextTokens(turn.text ?? '') + estimateTextTokens(turn.reasoning ?? '');
-  for (const call of turn.toolCalls ?? []) output += estimateTextTokens(`${call.name} ${call.argsText ?? JSON.stringify(call.args ?? {})}`);
   const estimated = given.input === undefined || given.output === undefined;
   return {
     input: given.input ?? parts.reduce((count, part) => count + part.length, 0),
-    output: given.output ?? output,
+    output: given.output ?? answer.reduce((count, text) => count + tokensOf(text), 0),
     cacheHit: given.cacheHit ?? cacheHit,
-    reasoning: given.reasoning ?? estimateTextTokens(turn.reasoning ?? ''),
+    reasoning: given.reasoning ?? reasoning,
     ...(estimated ? { estimated: true } : {}),
   };
 }

@@ -70,11 +70,34 @@ export function encodeTokensOf(texts: readonly string[]): (readonly number[])[] 
   return throughMemo(encoded, texts, (missing) => tokenizer().encodeMany(missing));
 }
 
+/** `encodeTokensOf`, the texts not in memory encoded without blocking this thread (where the tokenizer has a thread of its own). */
+export function encodeTokensOfAsync(texts: readonly string[]): Promise<(readonly number[])[]> {
+  return throughMemoAsync(encoded, texts, (missing) => tokenizer().encodeManyAsync(missing));
+}
+
+/** `countTokensOf`, the texts not in memory counted without blocking this thread. */
+export function countTokensOfAsync(texts: readonly string[]): Promise<number[]> {
+  return throughMemoAsync(counted, texts, (missing) => tokenizer().countManyAsync(missing));
+}
+
+async function throughMemoAsync<V>(memory: Map<string, V>, texts: readonly string[], compute: (texts: string[]) => Promise<V[]>): Promise<V[]> {
+  const { values, missing } = recall(memory, texts);
+  return missing.length === 0 ? (values as V[]) : filled(memory, texts, values, missing, await compute(missing));
+}
+
 function throughMemo<V>(memory: Map<string, V>, texts: readonly string[], compute: (texts: string[]) => V[]): V[] {
-  const values: (V | undefined)[] = texts.map((text) => memory.get(text));
-  const missing = [...new Set(texts.filter((_, index) => values[index] === undefined))];
-  if (missing.length === 0) return values as V[];
-  const computed = compute(missing);
+  const { values, missing } = recall(memory, texts);
+  return missing.length === 0 ? (values as V[]) : filled(memory, texts, values, missing, compute(missing));
+}
+
+/** Each text's value in memory, and the distinct texts that have none. */
+function recall<V>(memory: Map<string, V>, texts: readonly string[]): { values: (V | undefined)[]; missing: string[] } {
+  const values = texts.map((text) => memory.get(text));
+  return { values, missing: [...new Set(texts.filter((_, index) => values[index] === undefined))] };
+}
+
+/** Every text's value, with those computed for `missing` remembered. */
+function filled<V>(memory: Map<string, V>, texts: readonly string[], values: readonly (V | undefined)[], missing: readonly string[], computed: readonly V[]): V[] {
   const found = new Map(missing.map((text, index) => [text, computed[index]!]));
   for (const [text, value] of found) remember(memory, text, value);
   return texts.map((text, index) => values[index] ?? found.get(text)!);
@@ -109,6 +132,8 @@ function inProcessTokenizer(): Tokenizer {
       encode: (text) => encode(text, PLAIN_TEXT),
       countMany: (texts) => texts.map((text) => count(text, PLAIN_TEXT)),
       encodeMany: (texts) => texts.map((text) => encode(text, PLAIN_TEXT)),
+      encodeManyAsync: (texts) => Promise.resolve(texts.map((text) => encode(text, PLAIN_TEXT))),
+      countManyAsync: (texts) => Promise.resolve(texts.map((text) => count(text, PLAIN_TEXT))),
     };
   }
   return inProcess;
@@ -119,7 +144,22 @@ const THREAD_OR_IN_PROCESS: Tokenizer = {
   encode: (text) => throughThread((running) => running.encode(text), (local) => local.encode(text)),
   countMany: (texts) => throughThread((running) => running.countMany(texts), (local) => local.countMany(texts)),
   encodeMany: (texts) => throughThread((running) => running.encodeMany(texts), (local) => local.encodeMany(texts)),
+  encodeManyAsync: (texts) => throughThreadAsync((running) => running.encodeManyAsync(texts), (local) => local.encodeMany(texts)),
+  countManyAsync: (texts) => throughThreadAsync((running) => running.countManyAsync(texts), (local) => local.countMany(texts)),
 };
+
+async function throughThreadAsync<T>(ask: (running: TokenizerThread) => Promise<T>, fallback: (local: Tokenizer) => T): Promise<T> {
+  const running = thread;
+  if (running !== undefined) {
+    try {
+      return await ask(running);
+    } catch (error) {
+      if (!(error instanceof TokenizerThreadError)) throw error;
+      if (thread === running) thread = undefined;
+    }
+  }
+  return fallback(inProcessTokenizer());
+}
 
 function throughThread<T>(ask: (running: TokenizerThread) => T, fallback: (local: Tokenizer) => T): T {
   if (thread !== undefined) {

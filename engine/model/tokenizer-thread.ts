@@ -7,6 +7,9 @@ export interface Tokenizer {
   encode(text: string): number[];
   countMany(texts: readonly string[]): number[];
   encodeMany(texts: readonly string[]): number[][];
+  /** `encodeMany` and `countMany` without blocking the caller's thread while the tokenizer works (where it has a thread of its own). */
+  encodeManyAsync(texts: readonly string[]): Promise<number[][]>;
+  countManyAsync(texts: readonly string[]): Promise<number[]>;
 }
 
 /**
@@ -29,6 +32,10 @@ export class TokenizerThread implements Tokenizer {
   readonly #timeoutMs: number;
   #data: Buffer;
   #broken: Error | undefined;
+  /** The asynchronous request the thread is answering, if any. */
+  #inFlight: InFlight | undefined;
+  /** Asynchronous requests waiting for the thread, oldest first. */
+  readonly #queued: (() => void)[] = [];
 
   private constructor(options: TokenizerThreadOptions) {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -66,17 +73,67 @@ export class TokenizerThread implements Tokenizer {
 
   /** The counts of several texts, in one round trip. */
   countMany(texts: readonly string[]): number[] {
-    this.#call(OP_COUNT, texts);
-    return Array.from(new Uint32Array(this.#data.buffer, 0, texts.length));
+    return this.#call(OP_COUNT, texts, () => Array.from(new Uint32Array(this.#data.buffer, 0, texts.length)));
   }
 
   /** The tokens of several texts, in one round trip. */
   encodeMany(texts: readonly string[]): number[][] {
-    this.#call(OP_ENCODE, texts);
+    return this.#call(OP_ENCODE, texts, () => this.#readEncoded(texts.length));
+  }
+
+  /**
+   * `encodeMany`, answered while the caller's thread goes on: the thread is woken and the answer
+   * read when it has been written (`Atomics.waitAsync`). Requests are answered in the order they
+   * were made, synchronous ones among them: a synchronous call first takes the answer of the
+   * request in flight, then makes its own.
+   */
+  encodeManyAsync(texts: readonly string[]): Promise<number[][]> {
+    return this.#callAsync(OP_ENCODE, texts, () => this.#readEncoded(texts.length));
+  }
+
+  /** `countMany`, answered while the caller's thread goes on (as `encodeManyAsync`). */
+  countManyAsync(texts: readonly string[]): Promise<number[]> {
+    return this.#callAsync(OP_COUNT, texts, () => Array.from(new Uint32Array(this.#data.buffer, 0, texts.length)));
+  }
+
+  #callAsync<T>(op: number, texts: readonly string[], read: () => T): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const issue = (): void => {
+        try {
+          this.#post(op, texts);
+        } catch (error) {
+          reject(error as Error);
+          this.#issueQueued();
+          return;
+        }
+        const flight: InFlight = { settle: () => resolve(read()), fail: reject };
+        this.#inFlight = flight;
+        const answered = waitAsync(this.#control, SLOT_STATE, STATE_REQUEST, this.#timeoutMs);
+        const done = (outcome: string): void => {
+          if (this.#inFlight !== flight) return;
+          if (outcome === 'timed-out' && Atomics.load(this.#control, SLOT_STATE) === STATE_REQUEST) {
+            this.#inFlight = undefined;
+            this.#broken = new TokenizerThreadError(`the tokenizer thread did not answer within ${this.#timeoutMs} ms`);
+            void this.#worker.terminate();
+            flight.fail(this.#broken);
+            this.#issueQueued();
+            return;
+          }
+          this.#settleInFlight(true);
+        };
+        if (answered.async) void answered.value.then(done);
+        else done(answered.value);
+      };
+      if (this.#inFlight === undefined && this.#queued.length === 0) issue();
+      else this.#queued.push(issue);
+    });
+  }
+
+  #readEncoded(count: number): number[][] {
     const words = new Uint32Array(this.#data.buffer);
     const encoded: number[][] = [];
-    let at = texts.length;
-    for (let index = 0; index < texts.length; index += 1) {
+    let at = count;
+    for (let index = 0; index < count; index += 1) {
       const length = words[index]!;
       encoded.push(Array.from(words.subarray(at, at + length)));
       at += length;
@@ -84,9 +141,40 @@ export class TokenizerThread implements Tokenizer {
     return encoded;
   }
 
+  /** Reads the answer of the request in flight (waiting for it if `Atomics.waitAsync` has not yet told), then, if `next`, makes the next queued request. */
+  #settleInFlight(next: boolean): void {
+    const flight = this.#inFlight!;
+    if (Atomics.load(this.#control, SLOT_STATE) === STATE_REQUEST) {
+      try {
+        this.#waitWhile(STATE_REQUEST, Date.now() + this.#timeoutMs);
+      } catch (error) {
+        this.#inFlight = undefined;
+        flight.fail(error as Error);
+        if (next) this.#issueQueued();
+        return;
+      }
+    }
+    this.#inFlight = undefined;
+    try {
+      this.#throwIfRefused();
+      flight.settle();
+    } catch (error) {
+      flight.fail(error as Error);
+    }
+    if (next) this.#issueQueued();
+  }
+
+  #issueQueued(): void {
+    if (this.#inFlight === undefined) this.#queued.shift()?.();
+  }
+
   /** Ends the thread (the process does not wait for it in any case). */
   async stop(): Promise<void> {
     this.#broken ??= new TokenizerThreadError('the tokenizer thread was stopped');
+    this.#inFlight?.fail(this.#broken);
+    this.#inFlight = undefined;
+    // Each queued request meets the stopped thread when it is made.
+    while (this.#queued.length > 0) this.#queued.shift()!();
     this.#port.close();
     await this.#worker.terminate();
   }
@@ -96,7 +184,21 @@ export class TokenizerThread implements Tokenizer {
    * and waits for the answer: a u32 per text, the count or the number of tokens; an encoding's
    * tokens follow, text after text.
    */
-  #call(op: number, texts: readonly string[]): void {
+  #call<T>(op: number, texts: readonly string[], read: () => T): T {
+    if (this.#inFlight !== undefined) this.#settleInFlight(false);
+    try {
+      this.#post(op, texts);
+      this.#waitWhile(STATE_REQUEST, Date.now() + this.#timeoutMs);
+      this.#throwIfRefused();
+      return read();
+    } finally {
+      // Read first: the next request is written over this one's answer.
+      this.#issueQueued();
+    }
+  }
+
+  /** Writes a request and wakes the thread for it; the slot must be free. */
+  #post(op: number, texts: readonly string[]): void {
     if (this.#broken !== undefined) throw this.#broken;
     const lengths = texts.map((text) => Buffer.byteLength(text, 'utf8'));
     const bytes = lengths.reduce((total, length) => total + length, 0);
@@ -112,8 +214,11 @@ export class TokenizerThread implements Tokenizer {
     }
     this.#control[SLOT_OP] = op;
     this.#control[SLOT_LENGTH] = texts.length;
-    this.#request();
-    // The tokenizer itself refused a text: its error, as it would be thrown in process.
+    this.#wake();
+  }
+
+  /** The tokenizer itself refused a text: its error, as it would be thrown in process. */
+  #throwIfRefused(): void {
     if (Atomics.load(this.#control, SLOT_STATE) === STATE_FAILED) throw new Error(this.#data.toString('utf8', 0, this.#control[SLOT_RESULT]));
   }
 
@@ -124,13 +229,13 @@ export class TokenizerThread implements Tokenizer {
     this.#data = sharedBuffer(size);
     this.#port.postMessage(this.#data.buffer);
     this.#control[SLOT_OP] = OP_SWAP;
-    this.#request();
+    this.#wake();
+    this.#waitWhile(STATE_REQUEST, Date.now() + this.#timeoutMs);
   }
 
-  /** Posts the request in the control slots and waits until the thread has answered it. */
-  #request(): void {
+  /** Marks the control slots' request as posted and wakes the thread; the first request also waits for the tables to load. */
+  #wake(): void {
     const control = this.#control;
-    // The first request also waits for the tables to load.
     const deadline = Date.now() + this.#timeoutMs;
     for (;;) {
       const state = Atomics.load(control, SLOT_STATE);
@@ -143,7 +248,6 @@ export class TokenizerThread implements Tokenizer {
     }
     Atomics.store(control, SLOT_STATE, STATE_REQUEST);
     Atomics.notify(control, SLOT_STATE);
-    this.#waitWhile(STATE_REQUEST, deadline);
   }
 
   #waitWhile(state: number, deadline: number): void {
@@ -172,10 +276,19 @@ export interface TokenizerThreadOptions {
   readonly workerSource?: string;
 }
 
+/** An asynchronous request the thread is answering: what to do with its answer. */
+interface InFlight {
+  readonly settle: () => void;
+  readonly fail: (error: Error) => void;
+}
+
 /** The tokenizer thread failed: it could not start or load its tokenizer, did not answer, or ended. */
 export class TokenizerThreadError extends Error {
   override readonly name = 'TokenizerThreadError';
 }
+
+/** `Atomics.waitAsync`: in Node 20's V8, in TypeScript's library from ES2024 only (which also names what Node 20 lacks). */
+const waitAsync = (Atomics as unknown as { waitAsync(array: Int32Array, index: number, value: number, timeoutMs: number): { async: false; value: string } | { async: true; value: Promise<string> } }).waitAsync;
 
 function gptTokenizerPath(): string {
   return createRequire(import.meta.url).resolve('gpt-tokenizer');

@@ -60,6 +60,23 @@ describe('the tokenizer thread', () => {
     expect(thread.countMany([])).toEqual([]);
   });
 
+  it('encodes without blocking its caller, answering requests in the order they were made, synchronous ones among them', async () => {
+    const thread = start({ initialBytes: 64 });
+    const long = TEXTS.join('\n').repeat(50);
+
+    const first = thread.encodeManyAsync([long, TEXTS[0]!]);
+    const second = thread.encodeManyAsync([TEXTS[1]!]);
+    // A synchronous call meets the first request in flight and the second one queued.
+    const counted = thread.count(TEXTS[3]!);
+    const third = thread.encodeManyAsync([TEXTS[2]!]);
+
+    expect(counted).toBe(gptTokenizer.countTokens(TEXTS[3]!, PLAIN));
+    expect(await first).toEqual([gptTokenizer.encode(long, PLAIN), gptTokenizer.encode(TEXTS[0]!, PLAIN)]);
+    expect(await second).toEqual([gptTokenizer.encode(TEXTS[1]!, PLAIN)]);
+    expect(await third).toEqual([gptTokenizer.encode(TEXTS[2]!, PLAIN)]);
+    expect(await thread.encodeManyAsync([])).toEqual([]);
+  });
+
   it('takes a text many times the size of its shared buffer, and small ones after it', () => {
     const thread = start({ initialBytes: 64 });
     const long = TEXTS.join('\n').repeat(200);
@@ -80,6 +97,7 @@ describe('the tokenizer thread', () => {
     const thread = start({ modulePath: fake });
 
     expect(() => thread.count('boom')).toThrow('the fake tokenizer refused boom');
+    expect(() => thread.encode('boom')).not.toThrow();
     expect(() => thread.count('boom')).not.toThrow(TokenizerThreadError);
     expect(thread.count('four')).toBe(4);
     expect(thread.encode('ab')).toEqual([97, 98]);
