@@ -97,36 +97,44 @@ export class TokenizerThread implements Tokenizer {
   }
 
   #callAsync<T>(op: number, texts: readonly string[], read: () => T): Promise<T> {
-    return new Promise((resolve, reject) => {
-      const issue = (): void => {
-        try {
-          this.#post(op, texts);
-        } catch (error) {
-          reject(error as Error);
+    return new Promise<T>((resolve, reject) => {
+      // A pending Atomics.waitAsync does not keep Node's event loop alive: this timer does, until
+      // the answer is read (else a process with nothing else to do exits before it, code 13).
+      const hold = setTimeout(() => undefined, this.#timeoutMs + 1_000);
+      const settled = (): void => clearTimeout(hold);
+      this.#startAsync(op, texts, read, (value) => (settled(), resolve(value)), (error) => (settled(), reject(error)));
+    });
+  }
+
+  #startAsync<T>(op: number, texts: readonly string[], read: () => T, resolve: (value: T) => void, reject: (error: Error) => void): void {
+    const issue = (): void => {
+      try {
+        this.#post(op, texts);
+      } catch (error) {
+        reject(error as Error);
+        this.#issueQueued();
+        return;
+      }
+      const flight: InFlight = { settle: () => resolve(read()), fail: reject };
+      this.#inFlight = flight;
+      const answered = waitAsync(this.#control, SLOT_STATE, STATE_REQUEST, this.#timeoutMs);
+      const done = (outcome: string): void => {
+        if (this.#inFlight !== flight) return;
+        if (outcome === 'timed-out' && Atomics.load(this.#control, SLOT_STATE) === STATE_REQUEST) {
+          this.#inFlight = undefined;
+          this.#broken = new TokenizerThreadError(`the tokenizer thread did not answer within ${this.#timeoutMs} ms`);
+          void this.#worker.terminate();
+          flight.fail(this.#broken);
           this.#issueQueued();
           return;
         }
-        const flight: InFlight = { settle: () => resolve(read()), fail: reject };
-        this.#inFlight = flight;
-        const answered = waitAsync(this.#control, SLOT_STATE, STATE_REQUEST, this.#timeoutMs);
-        const done = (outcome: string): void => {
-          if (this.#inFlight !== flight) return;
-          if (outcome === 'timed-out' && Atomics.load(this.#control, SLOT_STATE) === STATE_REQUEST) {
-            this.#inFlight = undefined;
-            this.#broken = new TokenizerThreadError(`the tokenizer thread did not answer within ${this.#timeoutMs} ms`);
-            void this.#worker.terminate();
-            flight.fail(this.#broken);
-            this.#issueQueued();
-            return;
-          }
-          this.#settleInFlight(true);
-        };
-        if (answered.async) void answered.value.then(done);
-        else done(answered.value);
+        this.#settleInFlight(true);
       };
-      if (this.#inFlight === undefined && this.#queued.length === 0) issue();
-      else this.#queued.push(issue);
-    });
+      if (answered.async) void answered.value.then(done);
+      else done(answered.value);
+    };
+    if (this.#inFlight === undefined && this.#queued.length === 0) issue();
+    else this.#queued.push(issue);
   }
 
   #readEncoded(count: number): number[][] {

@@ -121,11 +121,15 @@ describe('the tokenizer thread', () => {
 
   it('never keeps its process alive, and starts whatever flags the process was given', async () => {
     const module = pathToFileURL(join(process.cwd(), 'dist', 'engine', 'model', 'tokenizer-thread.js')).href;
-    const script = `import(${JSON.stringify(module)}).then(({ TokenizerThread }) => console.log(TokenizerThread.start().count('hello world')));`;
+    // The asynchronous answer is all the process waits for: it must not end before it.
+    const script = `import(${JSON.stringify(module)}).then(async ({ TokenizerThread }) => {
+      const thread = TokenizerThread.start();
+      console.log(thread.count('hello world'), (await thread.encodeManyAsync(['hello world', 'hi']))[0].length);
+    });`;
 
     // --input-type=module would make evaluated code a module; a thread refuses V8 flags of its own.
     const runs = await Promise.all([[], ['--input-type=module'], ['--max-old-space-size=512', '--expose-gc']].map((flags) => exec(process.execPath, [...flags, '-e', script], { timeout: 30_000 })));
 
-    expect(runs.map((run) => run.stdout.trim())).toEqual(['2', '2', '2']);
+    expect(runs.map((run) => run.stdout.trim())).toEqual(['2 2', '2 2', '2 2']);
   });
 });
