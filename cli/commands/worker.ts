@@ -7,7 +7,6 @@ import {
   RunClaimedError,
   createGraphileJobQueue,
   errorMessage,
-  loadTokenizer,
   readEvents,
   runLog,
   startNodeWorker,
@@ -55,8 +54,6 @@ export const workerCommand = defineCommand<WorkerArgs>({
     };
     // A stage's jobs reach the worker at once: their claims find the store's connections open (two per slot, up to its pool's size).
     await store.keepConnections(concurrency * 2);
-    // Its first node would load the tokenizer's tables (about 0.3 s of CPU, in the middle of a stage's claims): they load in their own thread, beside the warm-up.
-    loadTokenizer();
     await warmUp(context);
     const queue = await createGraphileJobQueue(store.url);
     const worker = await startNodeWorker({

@@ -19,7 +19,6 @@ import {
   nodeKind,
   nodeModels,
   readEvents,
-  loadTokenizer,
   visibleText,
   waitForRun,
   type Approver,
@@ -102,10 +101,6 @@ export function wantsDashboard(context: CliContext, flags: RunFlags): boolean {
  * lease only when there is none, or when this process waited for another one to let go).
  */
 export async function runApprovedPlan(context: CliContext, runId: string, flags: RunFlags, known?: RunRecord): Promise<number> {
-  // Model nodes count tokens from their first step: the tokenizer's tables (about 0.3 s of CPU)
-  // load in their own thread from here on, on another core while the run sets up, not while the
-  // first nodes wait. A run on workers counts nothing here.
-  if (flags.workers === undefined) loadTokenizer();
   const { db } = await context.store();
   const lease = await claimForThisProcess(context, runId, flags);
   try {

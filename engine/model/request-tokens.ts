@@ -1,7 +1,7 @@
 import { keptByKey } from '../kept-by-key.js';
 import type { ModelMessage } from './model-message.js';
 import type { ModelRequest } from './model-provider.js';
-import { requestParts } from './request-text.js';
+import { requestParts, type RequestPart } from './request-text.js';
 import { encodeTokens, encodeTokensOf, encodeTokensOfAsync } from './token-estimate.js';
 
 /**
@@ -19,16 +19,9 @@ export function requestTokens(request: ModelRequest, memo?: WeakMap<ModelMessage
  * tell a shared part by identity without comparing its tokens.
  */
 export function requestTokenParts(request: ModelRequest, memo?: WeakMap<ModelMessage, readonly number[]>): (readonly number[])[] {
-  const parts = requestParts(request);
-  // History messages are the same objects from step to step: tokenize each once. The system
-  // text and tool definitions repeat across steps and nodes: tokenized once per text.
-  const tokens = parts.map((part) => (part.message === undefined ? staticTokens(part.text) : memo?.get(part.message)));
-  const missing = parts.filter((_, index) => tokens[index] === undefined);
+  const known = knownParts(request, memo);
   // The new messages are encoded together: one round trip to the tokenizer's thread.
-  const encoded = encodeTokensOf(missing.map((part) => part.text));
-  for (const [index, part] of missing.entries()) memo?.set(part.message!, encoded[index]!);
-  let next = 0;
-  return tokens.map((known) => known ?? encoded[next++]!);
+  return withEncoded(known, encodeTokensOf(known.missing.map((part) => part.text)), memo);
 }
 
 /**
@@ -36,10 +29,28 @@ export function requestTokenParts(request: ModelRequest, memo?: WeakMap<ModelMes
  * encodes them): for a caller with time to wait, as a provider counts while its answer is on the way.
  */
 export async function requestTokenPartsAsync(request: ModelRequest, memo?: WeakMap<ModelMessage, readonly number[]>): Promise<(readonly number[])[]> {
+  const known = knownParts(request, memo);
+  return withEncoded(known, await encodeTokensOfAsync(known.missing.map((part) => part.text)), memo);
+}
+
+interface KnownParts {
+  /** Each part's tokens, where they are known already. */
+  readonly tokens: readonly (readonly number[] | undefined)[];
+  /** The message parts still to encode, in order. */
+  readonly missing: readonly RequestPart[];
+}
+
+/**
+ * History messages are the same objects from step to step: each is tokenized once (`memo`). The
+ * system text and tool definitions repeat across steps and nodes: tokenized once per text.
+ */
+function knownParts(request: ModelRequest, memo: WeakMap<ModelMessage, readonly number[]> | undefined): KnownParts {
   const parts = requestParts(request);
   const tokens = parts.map((part) => (part.message === undefined ? staticTokens(part.text) : memo?.get(part.message)));
-  const missing = parts.filter((_, index) => tokens[index] === undefined);
-  const encoded = await encodeTokensOfAsync(missing.map((part) => part.text));
+  return { tokens, missing: parts.filter((_, index) => tokens[index] === undefined) };
+}
+
+function withEncoded({ tokens, missing }: KnownParts, encoded: readonly (readonly number[])[], memo: WeakMap<ModelMessage, readonly number[]> | undefined): (readonly number[])[] {
   for (const [index, part] of missing.entries()) memo?.set(part.message!, encoded[index]!);
   let next = 0;
   return tokens.map((known) => known ?? encoded[next++]!);

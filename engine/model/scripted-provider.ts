@@ -121,8 +121,9 @@ async function scriptedUsage(request: ModelRequest, turn: ScriptedTurn, cache: P
   order.last = looked.catch(() => undefined);
   // The answer's texts: its text, its reasoning, each tool call's name and arguments.
   const answer = [turn.text ?? '', turn.reasoning ?? '', ...(turn.toolCalls ?? []).map((call) => `${call.name} ${call.argsText ?? JSON.stringify(call.args ?? {})}`)];
-  const [parts, cacheHit, answered] = await Promise.all([tokenized, looked, countTokensOfAsync(answer.filter((text) => text.length > 0))]);
-  const counts = new Map(answer.filter((text) => text.length > 0).map((text, index) => [text, answered[index]!]));
+  const counted = answer.filter((text) => text.length > 0);
+  const [parts, cacheHit, answered] = await Promise.all([tokenized, looked, countTokensOfAsync(counted)]);
+  const counts = new Map(counted.map((text, index) => [text, answered[index]!]));
   const tokensOf = (text: string): number => counts.get(text) ?? 0;
   const reasoning = tokensOf(turn.reasoning ?? '');
   const given = turn.usage ?? {};

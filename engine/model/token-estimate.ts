@@ -30,7 +30,7 @@ let thread: TokenizerThread | undefined;
  * process on first use (its BPE tables take about 0.3 s of CPU; commands that count nothing skip
  * them). A thread that fails is dropped for the in-process tables, which give the same counts.
  */
-export function tokenizer(): Tokenizer {
+function tokenizer(): Tokenizer {
   return thread === undefined ? inProcessTokenizer() : THREAD_OR_IN_PROCESS;
 }
 
@@ -46,7 +46,7 @@ const encoded = new Map<string, readonly number[]>();
 export function countTokens(text: string): number {
   const known = counted.get(text);
   if (known !== undefined) return known;
-  const count = tokenizer().count(text);
+  const count = tokenizer().countMany([text])[0]!;
   remember(counted, text, count);
   return count;
 }
@@ -55,7 +55,7 @@ export function countTokens(text: string): number {
 export function encodeTokens(text: string): readonly number[] {
   const known = encoded.get(text);
   if (known !== undefined) return known;
-  const tokens = tokenizer().encode(text);
+  const tokens = tokenizer().encodeMany([text])[0]!;
   remember(encoded, text, tokens);
   return tokens;
 }
@@ -127,50 +127,36 @@ export function loadTokenizer(options: TokenizerThreadOptions = {}): void {
 function inProcessTokenizer(): Tokenizer {
   if (inProcess === undefined) {
     const { countTokens: count, encode } = createRequire(import.meta.url)('gpt-tokenizer') as GptTokenizer;
-    inProcess = {
-      count: (text) => count(text, PLAIN_TEXT),
-      encode: (text) => encode(text, PLAIN_TEXT),
-      countMany: (texts) => texts.map((text) => count(text, PLAIN_TEXT)),
-      encodeMany: (texts) => texts.map((text) => encode(text, PLAIN_TEXT)),
-      encodeManyAsync: (texts) => Promise.resolve(texts.map((text) => encode(text, PLAIN_TEXT))),
-      countManyAsync: (texts) => Promise.resolve(texts.map((text) => count(text, PLAIN_TEXT))),
-    };
+    const countMany = (texts: readonly string[]): number[] => texts.map((text) => count(text, PLAIN_TEXT));
+    const encodeMany = (texts: readonly string[]): number[][] => texts.map((text) => encode(text, PLAIN_TEXT));
+    inProcess = { countMany, encodeMany, countManyAsync: async (texts) => countMany(texts), encodeManyAsync: async (texts) => encodeMany(texts) };
   }
   return inProcess;
 }
 
+/** The thread's answers; a thread that fails (`TokenizerThreadError`) is dropped for the tables in process, from this call on. */
 const THREAD_OR_IN_PROCESS: Tokenizer = {
-  count: (text) => throughThread((running) => running.count(text), (local) => local.count(text)),
-  encode: (text) => throughThread((running) => running.encode(text), (local) => local.encode(text)),
   countMany: (texts) => throughThread((running) => running.countMany(texts), (local) => local.countMany(texts)),
   encodeMany: (texts) => throughThread((running) => running.encodeMany(texts), (local) => local.encodeMany(texts)),
-  encodeManyAsync: (texts) => throughThreadAsync((running) => running.encodeManyAsync(texts), (local) => local.encodeMany(texts)),
-  countManyAsync: (texts) => throughThreadAsync((running) => running.countManyAsync(texts), (local) => local.countMany(texts)),
+  countManyAsync: async (texts) => throughThread(async (running) => running.countManyAsync(texts), (local) => local.countManyAsync(texts)),
+  encodeManyAsync: async (texts) => throughThread(async (running) => running.encodeManyAsync(texts), (local) => local.encodeManyAsync(texts)),
 };
 
-async function throughThreadAsync<T>(ask: (running: TokenizerThread) => Promise<T>, fallback: (local: Tokenizer) => T): Promise<T> {
-  const running = thread;
-  if (running !== undefined) {
-    try {
-      return await ask(running);
-    } catch (error) {
-      if (!(error instanceof TokenizerThreadError)) throw error;
-      if (thread === running) thread = undefined;
-    }
-  }
-  return fallback(inProcessTokenizer());
-}
-
+/** `ask` of the running thread, or `fallback` in process; an answer given as a promise is awaited for the thread's failure too. */
 function throughThread<T>(ask: (running: TokenizerThread) => T, fallback: (local: Tokenizer) => T): T {
-  if (thread !== undefined) {
-    try {
-      return ask(thread);
-    } catch (error) {
-      if (!(error instanceof TokenizerThreadError)) throw error;
-      thread = undefined;
-    }
+  const running = thread;
+  if (running === undefined) return fallback(inProcessTokenizer());
+  const dropped = (error: unknown): T => {
+    if (!(error instanceof TokenizerThreadError)) throw error;
+    if (thread === running) thread = undefined;
+    return fallback(inProcessTokenizer());
+  };
+  try {
+    const answer = ask(running);
+    return (answer instanceof Promise ? answer.catch(dropped) : answer) as T;
+  } catch (error) {
+    return dropped(error);
   }
-  return fallback(inProcessTokenizer());
 }
 
 /**
@@ -230,6 +216,5 @@ export function estimateToolTokens(tools: readonly ToolSpec[]): number {
   return tokens;
 }
 
-/** System prompts counted lately: a node's prompt is the same text at every step. */
 /** `estimateTextTokens` of a system prompt, counted once per distinct text (the last few kept). */
 export const estimateSystemTokens: (system: string) => number = keptByKey(32, (system: string) => estimateTextTokens(system));

@@ -1,15 +1,13 @@
 import { createRequire } from 'node:module';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 
-/** What the engine asks of a tokenizer: a text's token count and its tokens (o200k, text only: special tokens are text). */
+/** What the engine asks of a tokenizer (o200k, text only: special tokens are text), several texts at a time. */
 export interface Tokenizer {
-  count(text: string): number;
-  encode(text: string): number[];
   countMany(texts: readonly string[]): number[];
   encodeMany(texts: readonly string[]): number[][];
-  /** `encodeMany` and `countMany` without blocking the caller's thread while the tokenizer works (where it has a thread of its own). */
-  encodeManyAsync(texts: readonly string[]): Promise<number[][]>;
+  /** `countMany` and `encodeMany` without blocking the caller's thread while the tokenizer works (where it has a thread of its own). */
   countManyAsync(texts: readonly string[]): Promise<number[]>;
+  encodeManyAsync(texts: readonly string[]): Promise<number[][]>;
 }
 
 /**
@@ -122,9 +120,7 @@ export class TokenizerThread implements Tokenizer {
         if (this.#inFlight !== flight) return;
         if (outcome === 'timed-out' && Atomics.load(this.#control, SLOT_STATE) === STATE_REQUEST) {
           this.#inFlight = undefined;
-          this.#broken = new TokenizerThreadError(`the tokenizer thread did not answer within ${this.#timeoutMs} ms`);
-          void this.#worker.terminate();
-          flight.fail(this.#broken);
+          flight.fail(this.#markBroken(new TokenizerThreadError(`the tokenizer thread did not answer within ${this.#timeoutMs} ms`)));
           this.#issueQueued();
           return;
         }
@@ -267,9 +263,14 @@ export class TokenizerThread implements Tokenizer {
   }
 
   #giveUp(error: Error): never {
+    throw this.#markBroken(error);
+  }
+
+  /** The thread is given up: every later call meets `error`. */
+  #markBroken(error: Error): Error {
     this.#broken = error;
     void this.#worker.terminate();
-    throw error;
+    return error;
   }
 }
 
