@@ -124,6 +124,14 @@ export function loadTokenizer(options: TokenizerThreadOptions = {}): void {
   }
 }
 
+/**
+ * Whether the process's tokenizer is a thread still loading its tables: the first count will wait
+ * for it, and work done before it (on this thread) is done in time that is waited anyway.
+ */
+export function tokenizerLoading(): boolean {
+  return thread?.loading === true;
+}
+
 function inProcessTokenizer(): Tokenizer {
   if (inProcess === undefined) {
     const { countTokens: count, encode } = createRequire(import.meta.url)('gpt-tokenizer') as GptTokenizer;

@@ -13,15 +13,12 @@ export interface Tokenizer {
 /**
  * gpt-tokenizer in a thread of its own, answering synchronously through shared memory.
  *
- * Its BPE tables take about 0.3 s of CPU to load (parsing 200 000 strings, building a map of them)
- * and leave some 15 MB for the collector to move afterwards. In a thread of their own they load on
- * the host's other core while the run sets up, and their collections never pause the run's
- * thread. A count costs a round trip of some 15–20 µs on top of the tokenizing itself.
- *
- * The calls block: the thread waits in `Atomics.wait` for a request, and the caller waits in
- * `Atomics.wait` for the answer. A thread that does not answer within `timeoutMs` (it could not
- * start, or its load failed) is given up, and `count`/`encode` throw `TokenizerThreadError` from
- * then on; the caller falls back to loading the tables in process.
+ * Its BPE tables take 0.4–0.6 s to load (parsing 200 000 strings, building a map of them): here on
+ * the host's other core while the command sets up, their collections never pausing the caller. A
+ * count costs a round trip of 20–50 µs on top of the tokenizing. The calls block: both threads wait
+ * in `Atomics.wait`. A thread that does not answer within `timeoutMs` (it could not start, or its
+ * load failed) is given up, and `count`/`encode` throw `TokenizerThreadError` from then on; the
+ * caller falls back to loading the tables in process.
  */
 export class TokenizerThread implements Tokenizer {
   readonly #worker: Worker;
@@ -59,6 +56,11 @@ export class TokenizerThread implements Tokenizer {
   /** Starts the thread; the tables load there at once, while the caller goes on. */
   static start(options: TokenizerThreadOptions = {}): TokenizerThread {
     return new TokenizerThread(options);
+  }
+
+  /** Whether the thread is still loading its tables (a call now would wait for them). */
+  get loading(): boolean {
+    return this.#broken === undefined && Atomics.load(this.#control, SLOT_STATE) === STATE_LOADING;
   }
 
   count(text: string): number {
@@ -310,7 +312,6 @@ function sharedBuffer(bytes: number): Buffer {
 
 const DEFAULT_TIMEOUT_MS = 20_000;
 const INITIAL_DATA_BYTES = 1 << 20;
-
 const CONTROL_SLOTS = 4;
 const SLOT_STATE = 0;
 const SLOT_OP = 1;

@@ -67,6 +67,20 @@ export type EventDraftPayload<T extends EventType> = z.input<(typeof EVENT_PAYLO
 
 export const EVENT_TYPES = Object.keys(EVENT_PAYLOADS) as EventType[];
 
+/**
+ * Builds each event type's payload schema and runs its check once (on an empty payload, which it
+ * refuses), asking `worthIt()` before each type. A run pays both at the first append of each type,
+ * in the middle of its first stage (the first write node's tool events: ~3 ms on W3's critical
+ * path); this costs 20–30 ms for all types, so `warmNodePrompts` does it only while it would wait
+ * for the tokenizer's tables anyway.
+ */
+export function warmEventChecks(worthIt: () => boolean): void {
+  for (const type of EVENT_TYPES) {
+    if (!worthIt()) return;
+    EVENT_PAYLOADS[type].safeParse({});
+  }
+}
+
 export function isEventType(value: string): value is EventType {
   return Object.hasOwn(EVENT_PAYLOADS, value);
 }

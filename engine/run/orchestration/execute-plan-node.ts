@@ -11,9 +11,10 @@ import type { StepPosition } from '../../context/runtime-context.js';
 import { SystemPrompt, type ContextProvider, type PromptSection } from '../../context/system-prompt.js';
 import { errorMessage } from '../../errors.js';
 import type { ModelProvider, StreamPart, Usage } from '../../model/model-provider.js';
-import { estimateSystemTokens, estimateToolTokens } from '../../model/token-estimate.js';
+import { estimateSystemTokens, estimateToolTokens, tokenizerLoading } from '../../model/token-estimate.js';
 import { nodeKind } from '../../plan/node-kinds.js';
 import type { Plan, PlanNode, PlanNodeKind } from '../../plan/plan-schema.js';
+import { warmEventChecks } from '../../session/event-types.js';
 import type { Session } from '../../session/session.js';
 import { commandFailure } from './command-failure.js';
 import { NODE_SYSTEM_SECTIONS, nodeInstruction } from './node-prompt.js';
@@ -216,8 +217,13 @@ function nodeSystemPrompt(runtime: NodeRuntime, allowed: readonly string[] | und
  * Counts the tokens of the static prefix (system text, tool definitions) each model node of `plan`
  * will send, before the run starts: the counts are kept, and the first nodes no longer each wait
  * at their first step for the ~30 ms they take. Best effort: a failure is left for the node to meet.
+ *
+ * The counts wait for the tokenizer's tables when they still load in their thread (0.1–0.2 s of a
+ * `dagent run`'s set-up): that time first goes to the event checks the first nodes would build on
+ * first use (`warmEventChecks`), never past the moment the tables are loaded.
  */
 export async function warmNodePrompts(runtime: NodeRuntime, plan: { readonly nodes: readonly Pick<PlanNode, 'kind' | 'tools'>[] }): Promise<void> {
+  warmEventChecks(tokenizerLoading);
   const seen = new Set<string>();
   for (const node of plan.nodes) {
     if (!nodeKind(node.kind).runsModel) continue;

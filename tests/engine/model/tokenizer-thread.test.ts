@@ -103,6 +103,17 @@ describe('the tokenizer thread', () => {
     expect(thread.encode('ab')).toEqual([97, 98]);
   });
 
+  it('says it is loading until its tables are loaded, so set-up can use the wait', () => {
+    const slow = join(dir.dir, 'slow-tokenizer.cjs');
+    const real = createRequire(import.meta.url).resolve('gpt-tokenizer');
+    writeFileSync(slow, `const until = Date.now() + 300; while (Date.now() < until); module.exports = require(${JSON.stringify(real)});`);
+    const thread = start({ modulePath: slow });
+
+    expect(thread.loading).toBe(true);
+    expect(thread.count('hello world')).toBe(gptTokenizer.countTokens('hello world', PLAIN));
+    expect(thread.loading).toBe(false);
+  });
+
   it('says it could not load its tokenizer, and stays refused', () => {
     const thread = start({ modulePath: join(dir.dir, 'no-such-tokenizer.cjs'), timeoutMs: 30_000 });
 

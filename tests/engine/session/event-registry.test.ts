@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EventLog, createRun, readEvents, type EventDraft, type Store } from '../../../engine/index.js';
 import { InvalidEventError } from '../../../engine/errors.js';
-import { EVENT_PAYLOADS } from '../../../engine/session/event-types.js';
+import { EVENT_PAYLOADS, EVENT_TYPES, warmEventChecks } from '../../../engine/session/event-types.js';
 import { openTempStore } from '../../helpers/temp-store.js';
 
 describe('the event registry', () => {
@@ -65,5 +65,19 @@ describe('the event registry', () => {
     await log.append({ type: 'tool/result', nodeId: 'a', payload: { toolCallId: 'c', name: 'run_command', content: 'exit code 1', isError: true, meta } });
     const [result] = await log.read({ types: ['tool/result'] });
     expect(result?.payload.meta).toEqual({ ...meta, truncated: false, originalLength: 11, source: 'npm test', contentType: 'text/plain', provider: 'dagent' });
+  });
+
+  it('warms its checks only while the caller says it is worth it, and checks the same afterwards', async () => {
+    let asked = 0;
+    warmEventChecks(() => ++asked <= 3);
+    // Three types warmed; the fourth question was the last one asked.
+    expect(asked).toBe(4);
+
+    asked = 0;
+    warmEventChecks(() => (asked += 1) > 0);
+    expect(asked).toBe(EVENT_TYPES.length);
+    await expect(appendUnchecked({ type: 'node/started', nodeId: 'a', payload: { attempt: 1, worker: 'w-1' } })).rejects.toThrow(/Unrecognized key: "worker"/);
+    await log.append({ type: 'node/started', nodeId: 'a', payload: { attempt: 1 } });
+    expect((await log.read({ types: ['node/started'] })).map((event) => event.payload)).toEqual([{ attempt: 1 }]);
   });
 });
