@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRun, EventLog, openDatabase, secretsFromEnvironment, type SessionEvent } from '../../engine/index.js';
-import { createSecretRedactor, REDACTED } from '../../engine/secret-redactor.js';
+import { createSecretRedactor, REDACTED, warmSecretShapes } from '../../engine/secret-redactor.js';
 
 // Fake keys in the shapes providers use; none of them is a real credential.
 const FAKE = {
@@ -14,6 +14,16 @@ const FAKE = {
 
 describe('the secret redactor', () => {
   const redactor = createSecretRedactor(['configured-value-4242-abcd']);
+
+  it('redacts the same after its patterns were warmed up, and the warm-up leaves nothing behind', () => {
+    const text = `key=${FAKE.openai} and the key is configured-value-4242-abcd`;
+    const before = redactor.redactText(text);
+
+    warmSecretShapes();
+
+    expect(redactor.redactText(text)).toBe(before);
+    expect(before).toBe(`key=${REDACTED} and the key is ${REDACTED}`);
+  });
 
   it.each([
     ['an OpenAI key', `key=${FAKE.openai} end`, `key=${REDACTED} end`],

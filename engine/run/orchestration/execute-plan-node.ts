@@ -10,6 +10,7 @@ import type { ImageSupport } from '../../context/image-references.js';
 import type { StepPosition } from '../../context/runtime-context.js';
 import { SystemPrompt, type ContextProvider, type PromptSection } from '../../context/system-prompt.js';
 import { errorMessage } from '../../errors.js';
+import { warmSecretShapes } from '../../secret-redactor.js';
 import type { ModelProvider, StreamPart, Usage } from '../../model/model-provider.js';
 import { estimateSystemTokens, estimateToolTokens, tokenizerLoading } from '../../model/token-estimate.js';
 import { nodeKind } from '../../plan/node-kinds.js';
@@ -219,10 +220,12 @@ function nodeSystemPrompt(runtime: NodeRuntime, allowed: readonly string[] | und
  * at their first step for the ~30 ms they take. Best effort: a failure is left for the node to meet.
  *
  * The counts wait for the tokenizer's tables when they still load in their thread (0.1–0.2 s of a
- * `dagent run`'s set-up): that time first goes to the event checks the first nodes would build on
- * first use (`warmEventChecks`), never past the moment the tables are loaded.
+ * `dagent run`'s set-up): that time first goes to what the first nodes would pay on first use, the
+ * secret shapes' patterns (`warmSecretShapes`) and the event checks (`warmEventChecks`), never past
+ * the moment the tables are loaded.
  */
 export async function warmNodePrompts(runtime: NodeRuntime, plan: { readonly nodes: readonly Pick<PlanNode, 'kind' | 'tools'>[] }): Promise<void> {
+  if (tokenizerLoading()) warmSecretShapes();
   warmEventChecks(tokenizerLoading);
   const seen = new Set<string>();
   for (const node of plan.nodes) {
