@@ -42,22 +42,14 @@ function tokenizer(): Tokenizer {
 const counted = new Map<string, number>();
 const encoded = new Map<string, readonly number[]>();
 
-/** `tokenizer().count(text)`, from memory when the text was counted lately. */
+/** The text's token count, from memory when it was counted lately. */
 export function countTokens(text: string): number {
-  const known = counted.get(text);
-  if (known !== undefined) return known;
-  const count = tokenizer().countMany([text])[0]!;
-  remember(counted, text, count);
-  return count;
+  return countTokensOf([text])[0]!;
 }
 
-/** `tokenizer().encode(text)`, from memory when the text was encoded lately (the array is shared: read only). */
+/** The text's tokens, from memory when it was encoded lately (the array is shared: read only). */
 export function encodeTokens(text: string): readonly number[] {
-  const known = encoded.get(text);
-  if (known !== undefined) return known;
-  const tokens = tokenizer().encodeMany([text])[0]!;
-  remember(encoded, text, tokens);
-  return tokens;
+  return encodeTokensOf([text])[0]!;
 }
 
 /** `countTokens` of each text, those not in memory counted in one go (one round trip to the thread). */
