@@ -16,4 +16,22 @@ describe('keptByKey', () => {
 
     expect(computed).toEqual(['a', 'b', 'c', 'a']);
   });
+
+  it('answers what it keeps without computing, and keeps a value computed elsewhere', () => {
+    const computed: string[] = [];
+    const upper = keptByKey(2, (key: string) => {
+      computed.push(key);
+      return key.toUpperCase();
+    });
+
+    expect(upper.peek('a')).toBeUndefined();
+    upper.keep('a', 'A (from elsewhere)');
+    upper('b');
+
+    expect(upper('a')).toBe('A (from elsewhere)');
+    expect(upper.peek('b')).toBe('B');
+    expect(computed).toEqual(['b']);
+    upper.keep('c', 'C');
+    expect(upper.peek('a')).toBeUndefined();
+  });
 });

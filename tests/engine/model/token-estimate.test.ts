@@ -5,7 +5,7 @@ import type * as GptTokenizerModule from 'gpt-tokenizer';
 import { describe, expect, it } from 'vitest';
 import { estimateMessageTokens, estimateMessagesTokens, estimateTextTokens, loadTokenizer } from '../../../engine/model/token-estimate.js';
 import { requestParts } from '../../../engine/model/request-text.js';
-import { requestTokens } from '../../../engine/model/request-tokens.js';
+import { requestTokenPartsAsync, requestTokens } from '../../../engine/model/request-tokens.js';
 import { historyWithToolRound, modelRequest } from './request-fixtures.js';
 
 const gptTokenizer = createRequire(import.meta.url)('gpt-tokenizer') as typeof GptTokenizerModule;
@@ -35,5 +35,18 @@ describe('token estimates when the tokenizer thread fails', () => {
     expect(together[0]).toBe(4 + gptTokenizer.countTokens(instruction!.content, PLAIN));
     expect(answer!.role).toBe('assistant');
     expect(together[1]).toBeGreaterThan(4 + 2 * 8 + gptTokenizer.countTokens(answer!.content, PLAIN));
+  });
+
+  it('encodes requests that meet a system text and tools never seen, at once, as one request alone would', async () => {
+    const system = `You are the reviewer of run ${Date.now()}: 日本語 and <|endoftext|> are text.`;
+    const first = modelRequest({ system });
+    const second = modelRequest({ system, messages: historyWithToolRound() });
+    const alone = (request: typeof first) => requestParts(request).map((part) => gptTokenizer.encode(part.text, PLAIN));
+
+    const [a, b] = await Promise.all([requestTokenPartsAsync(first), requestTokenPartsAsync(second)]);
+
+    expect(a).toEqual(alone(first));
+    expect(b).toEqual(alone(second));
+    expect(requestTokens(second)).toEqual(alone(second).flat());
   });
 });
