@@ -11,6 +11,11 @@ export const DEFAULT_NODE_COST_TOKENS: Readonly<Record<PlanNodeKind, number>> = 
   PLAN_NODE_KINDS.map((kind) => [kind, NODE_KINDS[kind].defaultCostTokens]),
 ) as Record<PlanNodeKind, number>;
 
+/** A node's planned cost: its own `estimate`, else the default cost of its kind (in estimated tokens). */
+export function plannedCost(node: Pick<PlanNode, 'kind' | 'estimate'>, defaultCosts: Readonly<Record<PlanNodeKind, number>> = DEFAULT_NODE_COST_TOKENS): number {
+  return node.estimate ?? defaultCosts[node.kind];
+}
+
 export interface CriticalPathOptions {
   /** The cost of a node; default: its `estimate`, else `defaultCosts` for its kind. */
   readonly costOf?: (node: PlanNode) => number;
@@ -32,7 +37,7 @@ export interface CriticalPath {
  */
 export function criticalPath(plan: Plan, options: CriticalPathOptions = {}, graph: PlanGraph = planGraph(plan)): CriticalPath {
   const costs = { ...DEFAULT_NODE_COST_TOKENS, ...options.defaultCosts };
-  const costOf = options.costOf ?? ((node: PlanNode) => node.estimate ?? costs[node.kind]);
+  const costOf = options.costOf ?? ((node: PlanNode) => plannedCost(node, costs));
   const total = new Map<string, number>();
   const previous = new Map<string, string>();
   const order = planStages(plan, graph).flat();

@@ -13,7 +13,7 @@ export { createReachability, type Reachability } from './reachability.js';
 export { isGlobPattern, literalPrefix, literalSuffix, writesOverlap, type WriteOverlap } from './writes-overlap.js';
 export { assertValidPlan, validatePlan } from './validate-plan.js';
 export { planStages, planWidth } from './plan-stages.js';
-export { DEFAULT_NODE_COST_TOKENS, criticalPath, type CriticalPath, type CriticalPathOptions } from './critical-path.js';
+export { DEFAULT_NODE_COST_TOKENS, criticalPath, plannedCost, type CriticalPath, type CriticalPathOptions } from './critical-path.js';
 export { diffPlans, isEmptyPlanDiff, type FieldChange, type PlanDiff, type PlanNodeField } from './plan-diff.js';
 export { MAX_DIFF_VALUE_CHARS, renderPlanDiff } from './render-plan-diff.js';
 export { planHash } from './plan-hash.js';

@@ -20,10 +20,10 @@ export class LockGate<R> {
     this.#lockWrites = lockWrites;
   }
 
-  /** Queues the ticket in the runner once the node's write locks are free; it runs only when its start is granted. */
+  /** Queues the ticket in the runner (by the node's rank) once its write locks are free; it runs only when its start is granted. */
   enqueue(ticket: Ticket<R>): void {
     const { node } = ticket.state;
-    if (this.#locks.tryAcquire(node.id, this.#lockWrites ? node.writes : [])) this.#runner.enqueue(node.id, ticket);
+    if (this.#locks.tryAcquire(node.id, this.#lockWrites ? node.writes : [])) this.#runner.enqueue(node.id, ticket, ticket.state.rank);
     else this.#waiting.push(ticket);
   }
 

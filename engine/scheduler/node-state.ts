@@ -17,6 +17,8 @@ export interface NodeState<R> {
   dependents: NodeState<R>[];
   /** Bumped on every dispatch and withdrawal; a ticket with an old token is stale. */
   token: number;
+  /** Its cost and the costliest chain after it (`rankNodeStates`): the higher, the sooner it gets a slot. */
+  rank: number;
   result: R | undefined;
   error: string | undefined;
 }
@@ -28,7 +30,7 @@ export interface Ticket<R> {
 }
 
 export function createNodeState<R>(node: SchedulableNode, status: NodeStatus = 'pending', attempts = 0): NodeState<R> {
-  return { node, status, attempts, budgetUsed: 0, unmet: 0, dependencies: [], dependents: [], token: 0, result: undefined, error: undefined };
+  return { node, status, attempts, budgetUsed: 0, unmet: 0, dependencies: [], dependents: [], token: 0, rank: 0, result: undefined, error: undefined };
 }
 
 /** The states a schedule starts with: every node linked to its dependencies, with its status and attempts from an earlier session. */

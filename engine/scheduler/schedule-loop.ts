@@ -6,6 +6,7 @@ import { resumeStatus } from './node-status.js';
 import { reclassifyNodes } from './reclassify-nodes.js';
 import { DEFAULT_NODE_RETRY_POLICY, nodeRetryVerdict, type NodeRetryPolicy } from './retry-verdict.js';
 import type { LoopInput, StartInput, Step, TransitionBody } from './loop-input.js';
+import { byRank, rankNodeStates } from './node-ranks.js';
 import { initialNodeStates, rebuildNodeStates, scheduleReport, scheduleSnapshot, type NodeState, type Ticket } from './node-state.js';
 import { recordTransition } from './record-transition.js';
 import type { NodeOutcome } from './schedulable-node.js';
@@ -87,6 +88,7 @@ export class ScheduleLoop<R> {
     this.#gate = new LockGate(this.#runner, options.lockWrites ?? true);
     this.#amends = new AmendQueue<R>({ stopping: () => this.#stopping, snapshot: () => this.snapshot(), signal: this.#abort.signal, post: (input) => this.#post(input) });
     this.#states = initialNodeStates<R>(graph, options.initialStatus, options.initialAttempts);
+    rankNodeStates(this.#states, options.costOf);
     this.#byId = new Map(this.#states.map((state) => [state.node.id, state]));
     this.#inFlight = this.#states.filter((state) => state.status === 'ready' || state.status === 'running').length;
     this.result = new Promise((resolve, reject) => {
@@ -337,7 +339,7 @@ export class ScheduleLoop<R> {
     if (this.#mode === 'batch' && this.#inFlight > 0) return;
     const eligible = this.#eligible;
     this.#eligible = [];
-    for (const state of eligible) {
+    for (const state of byRank(eligible)) {
       if (state.status !== 'pending' || state.unmet > 0) continue;
       this.#record(step, state, { kind: 'ready', to: 'ready' });
       this.#dispatch(state);
@@ -362,6 +364,7 @@ export class ScheduleLoop<R> {
       }
     }
     this.#states = rebuildNodeStates(this.#byId, graph);
+    rankNodeStates(this.#states, this.#options.costOf);
     this.#byId = new Map(this.#states.map((state) => [state.node.id, state]));
     for (const id of amendment.restart ?? []) {
       const state = this.#byId.get(id)!;

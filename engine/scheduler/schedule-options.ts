@@ -47,6 +47,12 @@ export interface ScheduleOptions<R = unknown> {
   /** Most node attempts running at once. */
   readonly concurrency: number;
   /**
+   * A node's expected cost, in any unit the schedule's nodes share (default 1 each). When more
+   * nodes are ready than slots are free, the one with the costliest chain of work ahead of it
+   * (its own cost and its dependents') starts first; equal ones in the order of `nodes`.
+   */
+  readonly costOf?: (node: SchedulableNode) => number;
+  /**
    * Whether unordered nodes whose writes overlap wait for each other (default `true`, for nodes
    * sharing one working copy); `false` where each node has its own workspace and their changes merge.
    */

@@ -22,40 +22,65 @@ export interface ScheduleRunnerOptions<R, T> {
  * Executes node attempts through p-queue with the concurrency limit, and nothing else: which
  * node runs when is decided by the loop. A task holds its slot from the start request to the
  * end of the attempt, so at most `concurrency` attempts ever run at once.
+ *
+ * Of the tasks waiting for a slot, the one of highest priority gets the next (equal ones in the
+ * order they came). A slot an attempt leaves is not handed on at once: the loop first hears the
+ * outcome, and the dependents that outcome makes ready wait beside the others for that slot.
+ * Where the loop queues a task into a free slot, the task starts at once, so its start request
+ * joins the loop's step.
  */
 export class ScheduleRunner<R, T> {
-  readonly #queue: PQueue;
+  readonly #queue = new PQueue();
   readonly #options: ScheduleRunnerOptions<R, T>;
+  /** Tasks waiting for a slot: highest priority first, then first come. */
+  #waiting: Waiting<T>[] = [];
+  #running = 0;
+  #paused = false;
 
   constructor(options: ScheduleRunnerOptions<R, T>) {
     if (!(Number.isInteger(options.concurrency) && options.concurrency >= 1)) {
       throw new RangeError(`concurrency must be a whole number from 1, got ${options.concurrency}`);
     }
     this.#options = options;
-    this.#queue = new PQueue({ concurrency: options.concurrency });
   }
 
-  enqueue(nodeId: string, ticket: T): void {
-    // No signal for p-queue: on abort it would free the slot while the attempt still runs.
-    // The outcome is reported from the settled task, so its slot is free again by the time the
-    // loop reacts and a dependent can start in the same step.
-    this.#queue.add(() => this.#run(nodeId, ticket)).then((outcome) => {
-      if (outcome !== undefined) this.#options.settle(ticket, outcome);
-    }, this.#options.onBug);
+  /** Queues an attempt; of those waiting for a slot, the highest `priority` goes first (equal ones in turn). */
+  enqueue(nodeId: string, ticket: T, priority = 0): void {
+    const waiting: Waiting<T> = { nodeId, ticket, priority };
+    let at = this.#waiting.length;
+    while (at > 0 && this.#waiting[at - 1]!.priority < priority) at -= 1;
+    this.#waiting.splice(at, 0, waiting);
+    this.#fill();
   }
 
   /** Stops starting queued tasks (running ones go on) until `resume`. */
   pause(): void {
-    this.#queue.pause();
+    this.#paused = true;
   }
 
   resume(): void {
-    this.#queue.start();
+    this.#paused = false;
+    this.#fill();
   }
 
   /** Drops tasks that have not reached a slot. */
   clear(): void {
-    this.#queue.clear();
+    this.#waiting = [];
+  }
+
+  /** Starts waiting tasks, highest priority first, while slots are free. */
+  #fill(): void {
+    while (!this.#paused && this.#running < this.#options.concurrency && this.#waiting.length > 0) {
+      const { nodeId, ticket } = this.#waiting.shift()!;
+      this.#running += 1;
+      // No signal for p-queue: on abort it would end the task while the attempt still runs.
+      this.#queue.add(() => this.#run(nodeId, ticket)).then((outcome) => {
+        this.#running -= 1;
+        if (outcome !== undefined) this.#options.settle(ticket, outcome);
+        // After the loop's step for the outcome (queued just now): its dependents compete for the slot too.
+        queueMicrotask(() => this.#fill());
+      }, this.#options.onBug);
+    }
   }
 
   /** One task: waits for the loop's go-ahead, then runs the attempt; `undefined` when withdrawn. */
@@ -64,6 +89,12 @@ export class ScheduleRunner<R, T> {
     if (decision.kind === 'withdraw') return undefined;
     return attemptNode(this.#options.execute, nodeId, { signal: this.#options.signal, attempt: decision.attempt, durable: decision.durable });
   }
+}
+
+interface Waiting<T> {
+  readonly nodeId: string;
+  readonly ticket: T;
+  readonly priority: number;
 }
 
 /** One attempt; a throw or a malformed outcome becomes a retryable failure. */

@@ -2,7 +2,8 @@ import { hostname } from 'node:os';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
 import { errorMessage } from '../../errors.js';
-import type { Plan } from '../../plan/plan-schema.js';
+import type { Plan, PlanNode } from '../../plan/plan-schema.js';
+import { plannedCost } from '../../plan/critical-path.js';
 import type { PlanPatch, ReplanTrigger } from '../../plan/planner.js';
 import type { NodeStatus } from '../../scheduler/node-status.js';
 import type { Amendment, NodeFailure, ScheduleSnapshot } from '../../scheduler/schedule-options.js';
@@ -139,6 +140,7 @@ class RunController {
         nodes: this.#plan.nodes,
         mode: this.#settings.mode,
         concurrency: this.#settings.concurrency,
+        costOf: (node) => plannedCost(node as PlanNode), // the plan's nodes, in every amendment too: its critical path starts first
         lockWrites: this.#options.files.planRules?.parallelWrites !== 'merge',
         signal: this.#schedule.signal,
         retry: { maxAttempts: this.#settings.maxAttempts },

@@ -84,6 +84,49 @@ describe('runSchedule on the refactor shape', () => {
   });
 });
 
+describe('when more nodes are ready than slots are free', () => {
+  // Three short side tasks listed first, then a short node that a long one waits for.
+  const nodes = [node('lint'), node('docs'), node('changelog'), node('edit-api'), node('migrate-callers', ['edit-api'])];
+  const cost: Record<string, number> = { lint: 10, docs: 10, changelog: 10, 'edit-api': 10, 'migrate-callers': 50 };
+
+  it('starts the node with the costliest work ahead of it first, and finishes sooner than in list order', async () => {
+    const ranked = createHarness({ latency: (id) => cost[id]! });
+    await ranked.clock.run(runSchedule({ nodes, concurrency: 2, costOf: (n) => cost[n.id]!, execute: ranked.execute }));
+    const listed = createHarness({ latency: (id) => cost[id]! });
+    await listed.clock.run(runSchedule({ nodes, concurrency: 2, costOf: () => 0, execute: listed.execute }));
+
+    expect(startTimes(ranked.executions)).toEqual({ 'edit-api': 0, lint: 0, 'migrate-callers': 10, docs: 10, changelog: 20 });
+    expect(ranked.clock.now).toBe(60);
+    // Equal costs keep the list's order: the long chain queues behind the side tasks.
+    expect(startTimes(listed.executions)).toEqual({ lint: 0, docs: 0, changelog: 10, 'edit-api': 10, 'migrate-callers': 20 });
+    expect(listed.clock.now).toBe(70);
+  });
+
+  it('counts each node as 1 without costs: the head of the longest chain goes first, equal ones in the order they became ready', async () => {
+    const harness = createHarness({ latency: () => 10 });
+    await harness.clock.run(runSchedule({ nodes, concurrency: 1, execute: harness.execute }));
+
+    expect(harness.executions.map((execution) => execution.nodeId)).toEqual(['edit-api', 'lint', 'docs', 'changelog', 'migrate-callers']);
+  });
+
+  it('ranks the nodes an amendment adds with the others', async () => {
+    const harness = createHarness({ latency: (id) => cost[id] ?? 10 });
+    const schedule = startSchedule({ nodes: [node('gate'), ...nodes.map((n) => node(n.id, [...n.dependsOn, 'gate']))], concurrency: 1, costOf: (n) => cost[n.id] ?? 10, execute: harness.execute });
+    let amended: Promise<unknown> | undefined;
+    await harness.clock.run(schedule.result, {
+      onIdle: (now) => {
+        if (now !== 0 || amended !== undefined) return;
+        // While "gate" runs, a long follow-up is added after "docs": now it leads the costliest chain.
+        amended = schedule.amend(async (snapshot) => ({ nodes: [...snapshot.nodes, node('docs-site', ['docs'])] }));
+      },
+    });
+    await expect(amended).resolves.toBe('applied');
+
+    expect(harness.executions.map((execution) => execution.nodeId).slice(0, 3)).toEqual(['gate', 'edit-api', 'migrate-callers']);
+    expect(harness.executions.map((execution) => execution.nodeId)[3]).toBe('docs');
+  });
+});
+
 describe('failures', () => {
   it('skips every dependent of a failed node and never starts them', async () => {
     const harness = createHarness({ outcome: (id) => (id === 'edit-a' ? { status: 'failed', error: 'type error', retryable: false } : { status: 'succeeded', result: 'ok' }) });

@@ -76,6 +76,31 @@ describe('executeRun', () => {
     expect(rows.every((row) => row.status === 'succeeded')).toBe(true);
   });
 
+  it('with one slot, starts the node with the costliest work ahead of it by the plan\'s estimates first', async () => {
+    // Two quick side reads listed first; the interface edit leads a long chain (its caller's edit).
+    const plan: Plan = {
+      goal: 'Rename Shape.area()',
+      rationale: 'the interface first, its caller after it; two side reads',
+      nodes: [
+        { id: 'read-docs', kind: 'read', title: 'Read the docs', instructions: '', reads: [], writes: [], dependsOn: [], estimate: 2_000 },
+        { id: 'read-notes', kind: 'read', title: 'Read the notes', instructions: '', reads: [], writes: [], dependsOn: [], estimate: 2_000 },
+        { id: 'edit-a', kind: 'edit', title: 'Interface A', instructions: '', reads: [], writes: ['src/a.ts'], dependsOn: [], estimate: 3_000 },
+        { id: 'edit-d', kind: 'edit', title: 'Caller D', instructions: '', reads: [], writes: ['src/d.ts'], dependsOn: ['edit-a'], estimate: 40_000 },
+      ],
+    };
+    const runId = await approvedRun(plan);
+    const files = new FakeNodeFiles();
+    files.changed.set('edit-a', ['src/a.ts']);
+    files.changed.set('edit-d', ['src/d.ts']);
+
+    const runtime = runtimeWith(answers('read-docs', 'read-notes', 'edit-a', 'edit-d'), new FakeTools({}));
+    const result = await executeRun({ db: store.db, runId, runtime, files, settings: { concurrency: 1 }, signal: new AbortController().signal });
+
+    expect(result.status).toBe('succeeded');
+    const starts = (await readEvents(store.db, runId, { types: ['node/started'] })).map((event) => event.nodeId);
+    expect(starts).toEqual(['edit-a', 'edit-d', 'read-docs', 'read-notes']);
+  });
+
   it('gives every node of the run the same system prompt, so siblings share a cached prefix', async () => {
     const runId = await approvedRun(REFACTOR);
     const tools = new FakeTools({ run_command: () => ok('ok'), read_file: () => ok('x') });
