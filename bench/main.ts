@@ -8,6 +8,7 @@ const BENCHES: Readonly<Record<string, () => Promise<void>>> = {
   scheduler: async () => void (await (await import('./scheduler.js')).runSchedulerBench()),
   'step-cost': async () => (await import('./step-cost.js')).runStepCostBench(),
   'real-runs': async () => (await import('./real-runs.js')).runRealRunsBench(),
+  slots: async () => (await import('./slots.js')).runSlotsBench(),
   compaction: async () => (await import('./compaction.js')).runCompactionBench(),
   workers: async () => (await import('./workers.js')).runWorkersBench(),
   startup: async () => (await import('./startup.js')).runStartupBench(),

@@ -14,7 +14,7 @@ interface DynamicGraphBuilder {
   addNode(name: string, action: () => Promise<{ done: number }>): DynamicGraphBuilder;
   addEdge(from: string | string[], to: string): DynamicGraphBuilder;
   compile(options: { checkpointer?: BaseCheckpointSaver }): {
-    invoke(input: { done: number }, config: { recursionLimit: number; configurable: { thread_id: string } }): Promise<{ done: number }>;
+    invoke(input: { done: number }, config: { recursionLimit: number; configurable: { thread_id: string }; maxConcurrency?: number }): Promise<{ done: number }>;
   };
 }
 
@@ -31,7 +31,7 @@ let threads = 0;
  * The DAG as a StateGraph: one graph node per plan node; a join waits for all its
  * predecessors through `addEdge([...predecessors], node)`. Returns a function that runs it once.
  */
-export function buildStateGraph(workload: Workload, work: NodeWork, options: { checkpointer?: BaseCheckpointSaver } = {}): () => Promise<void> {
+export function buildStateGraph(workload: Workload, work: NodeWork, options: { checkpointer?: BaseCheckpointSaver; maxConcurrency?: number } = {}): () => Promise<void> {
   const builder = new StateGraph(DoneState) as unknown as DynamicGraphBuilder;
   const hasDependents = new Set(workload.nodes.flatMap((node) => node.dependsOn));
   for (const node of workload.nodes) {
@@ -49,7 +49,8 @@ export function buildStateGraph(workload: Workload, work: NodeWork, options: { c
   }
   const graph = builder.compile(options.checkpointer === undefined ? {} : { checkpointer: options.checkpointer });
   return async () => {
-    const state = await graph.invoke({ done: 0 }, { recursionLimit: workload.nodes.length + 10, configurable: { thread_id: `bench-${(threads += 1)}` } });
+    const limit = options.maxConcurrency === undefined ? {} : { maxConcurrency: options.maxConcurrency };
+    const state = await graph.invoke({ done: 0 }, { recursionLimit: workload.nodes.length + 10, configurable: { thread_id: `bench-${(threads += 1)}` }, ...limit });
     if (state.done !== workload.nodes.length) throw new Error(`StateGraph ran ${state.done} of ${workload.nodes.length} nodes`);
   };
 }
@@ -58,7 +59,7 @@ export function buildStateGraph(workload: Workload, work: NodeWork, options: { c
  * The DAG with the functional API: an entrypoint that calls one `task` per node as soon as the
  * promises of its dependencies resolve (eager, like ours).
  */
-export function buildFunctionalGraph(workload: Workload, work: NodeWork, options: { checkpointer?: BaseCheckpointSaver } = {}): () => Promise<void> {
+export function buildFunctionalGraph(workload: Workload, work: NodeWork, options: { checkpointer?: BaseCheckpointSaver; maxConcurrency?: number } = {}): () => Promise<void> {
   const runNode = task('run_node', async (id: string) => {
     await work(id);
     return id;
@@ -75,7 +76,8 @@ export function buildFunctionalGraph(workload: Workload, work: NodeWork, options
     },
   );
   return async () => {
-    const count = await workflow.invoke({ start: true }, { configurable: { thread_id: `bench-${(threads += 1)}` } });
+    const limit = options.maxConcurrency === undefined ? {} : { maxConcurrency: options.maxConcurrency };
+    const count = await workflow.invoke({ start: true }, { configurable: { thread_id: `bench-${(threads += 1)}` }, ...limit });
     if (count !== workload.nodes.length) throw new Error(`functional API ran ${String(count)} of ${workload.nodes.length} nodes`);
   };
 }
