@@ -186,12 +186,16 @@ const POSTGRES_POOL_SIZE = 10;
 /** How often, and how long apart, a SQLite migration that met another process's is tried again. */
 const MIGRATION_RACE_RETRIES = 20;
 const MIGRATION_RACE_DELAY_MS = 100;
+/** What the second of two processes migrating a new SQLite database at once meets (see `migrateBesideOthers`). */
+const MIGRATION_RACE = /already exists|duplicate column name|UNIQUE constraint failed: kysely_migration\.name/;
 
 /**
  * SQLite has no lock for kysely's migrator to take: two processes that open a new database at
  * once (\`dagent plan\` creating it, \`dagent status\` looking) both see no tables, and the second
- * to create a table or add a column fails ("already exists", "duplicate column name"). That one waits and looks again: by then the first
- * has committed its migration, and there is nothing left to do.
+ * to create a table or add a column fails ("already exists", "duplicate column name"), or, when
+ * its migrations' statements went through, to record a migration the first recorded ("UNIQUE
+ * constraint failed: kysely_migration.name"). That one's transaction is rolled back; it waits and
+ * looks again: by then the first has committed its migration, and there is nothing left to do.
  */
 async function migrateBesideOthers(db: Kysely<Database>, url: string): Promise<void> {
   for (let attempt = 0; ; attempt += 1) {
@@ -199,7 +203,7 @@ async function migrateBesideOthers(db: Kysely<Database>, url: string): Promise<v
       await migrate(db, url);
       return;
     } catch (error) {
-      if (attempt >= MIGRATION_RACE_RETRIES || !/already exists|duplicate column name/.test(errorMessage(error))) throw error;
+      if (attempt >= MIGRATION_RACE_RETRIES || !MIGRATION_RACE.test(errorMessage(error))) throw error;
       await new Promise((resolveLater) => setTimeout(resolveLater, MIGRATION_RACE_DELAY_MS));
     }
   }

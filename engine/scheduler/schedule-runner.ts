@@ -19,15 +19,13 @@ export interface ScheduleRunnerOptions<R, T> {
 }
 
 /**
- * Executes node attempts through p-queue with the concurrency limit, and nothing else: which
- * node runs when is decided by the loop. A task holds its slot from the start request to the
- * end of the attempt, so at most `concurrency` attempts ever run at once.
- *
- * Of the tasks waiting for a slot, the one of highest priority gets the next (equal ones in the
- * order they came). A slot an attempt leaves is not handed on at once: the loop first hears the
- * outcome, and the dependents that outcome makes ready wait beside the others for that slot.
- * Where the loop queues a task into a free slot, the task starts at once, so its start request
- * joins the loop's step.
+ * Executes node attempts through p-queue, at most `concurrency` at once, and nothing else: which
+ * node runs when is decided by the loop. A task holds its slot from the start request to the end
+ * of the attempt. The slots are counted here, not by p-queue, which would hand a slot an attempt
+ * leaves to the task queued first before the loop has heard the outcome: here the dependents
+ * that outcome makes ready wait beside the others, and the one of highest priority gets the slot
+ * (equal ones in the order they came). A task queued into a free slot starts at once, so its
+ * start request joins the loop's step.
  */
 export class ScheduleRunner<R, T> {
   readonly #queue = new PQueue();

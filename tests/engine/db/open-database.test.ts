@@ -1,11 +1,27 @@
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DatabaseError, EventLog, createRun, openDatabase } from '../../../engine/index.js';
 import { SchemaTooNewError } from '../../../engine/errors.js';
 import { openTempStore, tempDir } from '../../helpers/temp-store.js';
+
+const ENGINE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'dist', 'engine', 'index.js');
+
+/** `openDatabase(path)` in a process of its own: `opened`, or the error it said. */
+function openInChild(path: string): Promise<string> {
+  const script = `const { openDatabase } = await import(process.env.ENGINE); const store = await openDatabase(process.env.DB); await store.close(); process.stdout.write('opened');`;
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, ENGINE, DB: path }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.once('close', () => resolve(out.trim()));
+  });
+}
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -36,6 +52,23 @@ describe('openDatabase', () => {
     cleanups.push(() => second.close());
     const row = await second.db.selectFrom('runs').select('task').where('id', '=', run.id).executeTakeFirstOrThrow();
     expect(row.task).toBe('keep me');
+  });
+
+  it('opens a new database from several processes at once: one migrates, the others find it done', async () => {
+    // As `dagent plan` creating a project's database while `dagent status` looks at it.
+    const { dir, cleanup } = tempDir();
+    cleanups.push(cleanup);
+    for (let round = 0; round < 3; round += 1) {
+      const path = join(dir, `dagent-${round}.db`);
+
+      const opened = await Promise.all(Array.from({ length: 6 }, () => openInChild(path)));
+
+      expect(opened).toEqual(Array.from({ length: 6 }, () => 'opened'));
+      const store = await openDatabase(path);
+      cleanups.push(() => store.close());
+      const applied = await sql<{ name: string }>`select name from kysely_migration`.execute(store.db);
+      expect(new Set(applied.rows.map((row) => row.name)).size).toBe(applied.rows.length);
+    }
   });
 
   it('refuses UPDATE and DELETE on events at the database level', async () => {
