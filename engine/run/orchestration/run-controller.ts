@@ -140,7 +140,7 @@ class RunController {
         nodes: this.#plan.nodes,
         mode: this.#settings.mode,
         concurrency: this.#settings.concurrency,
-        costOf: (node) => plannedCost(node as PlanNode), // the plan's nodes, in every amendment too: its critical path starts first
+        costOf: (node) => plannedCost(node as PlanNode), // the plan's nodes, in every amendment too: `estimate`, else the kind's default
         lockWrites: this.#options.files.planRules?.parallelWrites !== 'merge',
         signal: this.#schedule.signal,
         retry: { maxAttempts: this.#settings.maxAttempts },
