@@ -43,7 +43,7 @@ export class ScheduleRunner<R, T> {
   }
 
   /** Queues an attempt; of those waiting for a slot, the highest `priority` goes first (equal ones in turn). */
-  enqueue(nodeId: string, ticket: T, priority = 0): void {
+  enqueue(nodeId: string, ticket: T, priority: number): void {
     const waiting: Waiting<T> = { nodeId, ticket, priority };
     let at = this.#waiting.length;
     while (at > 0 && this.#waiting[at - 1]!.priority < priority) at -= 1;

@@ -10,6 +10,9 @@ import { tempDir } from './temp-store.js';
 /** `bin/dagent.js` of this repository (which imports `dist/`), or `DAGENT_BIN` to test another build. */
 export const DAGENT_BIN = process.env.DAGENT_BIN ?? join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'dagent.js');
 
+/** The built engine (`dist/engine/index.js`), for a child process that opens a store itself. */
+export const BUILT_ENGINE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'engine', 'index.js');
+
 /** How often a kill waits for its event count, in ms. */
 const POLL_INTERVAL_MS = 2;
 

@@ -1,21 +1,20 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DatabaseError, EventLog, createRun, openDatabase } from '../../../engine/index.js';
 import { SchemaTooNewError } from '../../../engine/errors.js';
+import { BUILT_ENGINE } from '../../helpers/crash-process.js';
 import { openTempStore, tempDir } from '../../helpers/temp-store.js';
 
-const ENGINE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'dist', 'engine', 'index.js');
 
 /** `openDatabase(path)` in a process of its own: `opened`, or the error it said. */
 function openInChild(path: string): Promise<string> {
   const script = `const { openDatabase } = await import(process.env.ENGINE); const store = await openDatabase(process.env.DB); await store.close(); process.stdout.write('opened');`;
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, ENGINE, DB: path }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, ENGINE: BUILT_ENGINE, DB: path }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));

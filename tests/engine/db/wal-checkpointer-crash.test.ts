@@ -1,12 +1,11 @@
 import { spawn } from 'node:child_process';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, readEvents } from '../../../engine/index.js';
+import { BUILT_ENGINE } from '../../helpers/crash-process.js';
 import { tempDir } from '../../helpers/temp-store.js';
 
-const ENGINE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'dist', 'engine', 'index.js');
 
 /** Appends 4 KB messages as fast as it can, reporting what is committed and what the checkpointer did. */
 const WRITER = `
@@ -33,7 +32,7 @@ describe('a killed process while the checkpointer works', () => {
     const { dir, cleanup } = tempDir('dagent-wal-crash-');
     cleanups.push(cleanup);
     const path = join(dir, 'dagent.db');
-    const child = spawn(process.execPath, ['--input-type=module', '-e', WRITER], { env: { ...process.env, ENGINE, DB: path }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', WRITER], { env: { ...process.env, ENGINE: BUILT_ENGINE, DB: path }, stdio: ['ignore', 'pipe', 'pipe'] });
     cleanups.push(() => child.kill('SIGKILL'));
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
