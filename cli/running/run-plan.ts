@@ -38,6 +38,7 @@ import { settleRunRouting } from '../runtime/model-routing.js';
 import { dispatchToWorkers, type WorkspaceMode } from './dispatch-run.js';
 import { checkLintGate, planLinter } from '../plans/plan-lint.js';
 import { createPlanner } from '../plans/planning.js';
+import { reviewedNodeCosts } from '../plans/plan-review.js';
 import { startRunTracing } from '../telemetry/run-tracing.js';
 import type { LiveDashboard } from './live-dashboard.js';
 import { runNodeFiles } from './node-files.js';
@@ -163,6 +164,8 @@ async function executeClaimedRun(context: CliContext, run: RunRecord, flags: Run
   const runtime = await createNodeRuntime(context, { tools, approver, routing: routing.enabled });
   // Every model the plan needs is built now: a missing key or provider is refused before a node starts.
   const { plan, status } = await currentPlan(db, run);
+  // When slots are short, nodes are weighed as the review estimated them (the files they cover): found beside the rest of the set-up, never failing the run.
+  const nodeCosts = reviewedNodeCosts(context.workspace, plan).catch(() => undefined);
   // Fallback models are built when a node needs one: a fallback without a key only fails then.
   if (status === 'approved') {
     for (const node of plan.nodes) {
@@ -191,7 +194,7 @@ async function executeClaimedRun(context: CliContext, run: RunRecord, flags: Run
     cancelled.abort(new Error('cancelled from the dashboard'));
     return 'cancelling: running nodes are stopped, the run stays resumable';
   });
-  const [tracing] = await Promise.all([startRunTracing(context, run.id), connections]);
+  const [tracing, , nodeCost] = await Promise.all([startRunTracing(context, run.id), connections, nodeCosts]);
   let result: RunResult;
   try {
     const nodeFiles = await runNodeFiles(context, run, { workers: flags.workers !== undefined });
@@ -210,6 +213,7 @@ async function executeClaimedRun(context: CliContext, run: RunRecord, flags: Run
       ...(flags.approvedHash === undefined ? {} : { approvedHash: flags.approvedHash }),
       ...(flags.reuse === false ? { reuse: false } : {}),
       ...(budget === undefined ? {} : { budget: { caps: budget.budget, source: budget.source } }),
+      ...(nodeCost === undefined ? {} : { nodeCost }),
       fleet: {
         ...(dispatch === undefined ? {} : { remote: dispatch.remote }),
         // Workers' reports of missed work, and `dagent cancel` from a host that cannot signal this process.

@@ -140,7 +140,7 @@ class RunController {
         nodes: this.#plan.nodes,
         mode: this.#settings.mode,
         concurrency: this.#settings.concurrency,
-        costOf: (node) => plannedCost(node as PlanNode), // the plan's nodes, in every amendment too: `estimate`, else the kind's default
+        costOf: (node) => this.#options.nodeCost?.(node as PlanNode) ?? plannedCost(node as PlanNode), // the plan's nodes, in every amendment too
         lockWrites: this.#options.files.planRules?.parallelWrites !== 'merge',
         signal: this.#schedule.signal,
         retry: { maxAttempts: this.#settings.maxAttempts },

@@ -2,6 +2,7 @@ import { DEFAULT_TEAM_LIMITS, type TeamLimits } from '../team/team-limits.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
 import type { PlanLinter } from '../../plan/plan-linter.js';
+import type { PlanNode } from '../../plan/plan-schema.js';
 import type { Planner } from '../../plan/planner.js';
 import type { NodeStatus } from '../../scheduler/node-status.js';
 import type { ScheduleMode } from '../../scheduler/schedule-options.js';
@@ -78,6 +79,13 @@ export interface ExecuteRunOptions {
    * recorded as `budget/set` unless it is the recorded one. Node budgets come from the plan.
    */
   readonly budget?: { readonly caps: RunBudget; readonly source: 'flags' | 'config' | 'recorded' };
+  /**
+   * The work a node stands for when more nodes are ready than slots are free (the costliest chain
+   * of work starts first): `dagent run` gives the tokens its review estimates from the files a
+   * node covers. `undefined` for a node it cannot weigh (a command, a node a replan added or
+   * changed): that node weighs its planned cost (`plannedCost`: its `estimate`, else its kind's).
+   */
+  readonly nodeCost?: (node: PlanNode) => number | undefined;
 }
 
 /** What other processes do to a run: only a run shared with them (workers, the lease, another host) needs it. */
