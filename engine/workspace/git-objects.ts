@@ -1,5 +1,8 @@
 import { runGit, type GitRunner } from '../snapshots/file-git.js';
 
+/** A full object id (SHA-1 or SHA-256), not a name that could point elsewhere later. */
+const COMMIT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
 /** Who dagent's commits are by: git needs a name, and the user's own config is not read (git-environment.ts). */
 const IDENTITY = ['-c', 'user.name=dagent', '-c', 'user.email=dagent@localhost'];
 
@@ -7,6 +10,8 @@ const IDENTITY = ['-c', 'user.name=dagent', '-c', 'user.email=dagent@localhost']
 export class GitObjects {
   readonly repo: string;
   readonly git: GitRunner;
+  /** The tree of each commit made or looked up here: a commit never changes, so neither does its tree. */
+  readonly #trees = new Map<string, string>();
 
   constructor(repo: string, git: GitRunner = runGit) {
     this.repo = repo;
@@ -32,12 +37,19 @@ export class GitObjects {
     return id === '' ? undefined : id;
   }
 
+  /** The tree of a commit (by its id; a name such as a branch is looked up each time). */
   async treeOf(commit: string): Promise<string> {
-    return this.text(['rev-parse', `${commit}^{tree}`]);
+    const known = this.#trees.get(commit);
+    if (known !== undefined) return known;
+    const tree = await this.text(['rev-parse', `${commit}^{tree}`]);
+    if (COMMIT_ID.test(commit)) this.#trees.set(commit, tree);
+    return tree;
   }
 
   async commitTree(tree: string, parents: readonly string[], message: string): Promise<string> {
-    return this.text([...IDENTITY, 'commit-tree', tree, ...parents.flatMap((parent) => ['-p', parent]), '-m', message]);
+    const commit = await this.text([...IDENTITY, 'commit-tree', tree, ...parents.flatMap((parent) => ['-p', parent]), '-m', message]);
+    this.#trees.set(commit, tree);
+    return commit;
   }
 
   /** Moves `ref` to `to` only if it still points at `from` (undefined: only if it does not exist yet). */

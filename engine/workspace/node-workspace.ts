@@ -29,23 +29,31 @@ export class NodeWorkspace {
   /** The worktree's folder (absolute): the node's workspace. */
   readonly path: string;
   readonly start: string;
+  /**
+   * A view of `start` the node shares with other nodes that only read (`RunWorkspaces.openReader`):
+   * nothing in it is the node's change, and its index is never written (they would race on it).
+   */
+  readonly shared: boolean;
   readonly #host: NodeWorkspaceHost;
 
-  constructor(host: NodeWorkspaceHost, nodeId: string, path: string, start: string) {
+  constructor(host: NodeWorkspaceHost, nodeId: string, path: string, start: string, options: { readonly shared?: boolean } = {}) {
     this.#host = host;
     this.nodeId = nodeId;
     this.path = path;
     this.start = start;
+    this.shared = options.shared ?? false;
   }
 
   /** The paths changed so far (staged into the worktree's own index), sorted. */
   async changedFiles(): Promise<string[]> {
+    if (this.shared) return [];
     const tree = await this.#stage();
     return this.#host.objects.changedPaths(this.start, tree);
   }
 
   /** Commits everything the node changed (ignored and linked folders, dagent's temporary files left out); undefined when it changed nothing. */
   async commit(message: string): Promise<NodeCommit | undefined> {
+    if (this.shared) return undefined;
     const objects = this.#host.objects;
     const tree = await this.#stage();
     const startTree = await objects.treeOf(this.start);
@@ -59,7 +67,8 @@ export class NodeWorkspace {
    * never merged): the commit a resumed attempt checks out again.
    */
   async checkpoint(parent: string, message: string): Promise<string> {
-    return this.#host.objects.commitTree(await this.#stage(), [parent], message);
+    const objects = this.#host.objects;
+    return objects.commitTree(this.shared ? await objects.treeOf(this.start) : await this.#stage(), [parent], message);
   }
 
   /**

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { constants, existsSync } from 'node:fs';
 import { cp, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -34,6 +35,14 @@ const MAX_LINKED_FOLDERS = 200;
  */
 const DEPENDENCY_FOLDERS: ReadonlySet<string> = new Set(['node_modules', '.venv', 'venv', 'vendor', '.yarn', 'bower_components', 'jspm_packages', '.bundle']);
 
+/** A worktree the nodes that only read share, at one commit of the run branch. */
+interface SharedView {
+  readonly commit: string;
+  readonly path: string;
+  readonly ready: Promise<void>;
+  readers: number;
+}
+
 /** The run branch's name for a run. */
 export function runBranch(runId: string): string {
   return `dagent/${runId}`;
@@ -68,6 +77,10 @@ export class RunWorkspaces {
   #spareCount = 0;
   /** The `.git` file git wrote for each worktree this process made, by its folder: a reused one must still have it. */
   readonly #gitFiles = new Map<string, string>();
+  /** The views nodes that only read share, by the run-branch commit each shows. */
+  readonly #views = new Map<string, SharedView>();
+  /** The run branch's tip as last seen: a view of an older commit is let go once nobody reads it. */
+  #tip: string | undefined;
 
   private constructor(options: RunWorkspacesOptions, objects: GitObjects, base: string, baseHoldsUncommitted: boolean, linked: readonly string[]) {
     this.runId = options.runId;
@@ -94,6 +107,7 @@ export class RunWorkspaces {
     }
     if ((await objects.commitOf(`refs/heads/${runBranch(options.runId)}`)) === undefined) await objects.moveRef(`refs/heads/${runBranch(options.runId)}`, base, undefined);
     const workspaces = new RunWorkspaces(options, objects, base, uncommitted, await ignoredFolders(objects));
+    await workspaces.head();
     await mkdir(workspaces.folder, { recursive: true });
     // Node worktrees are the run's own: never part of the user's `git status`.
     await writeFile(join(dirname(workspaces.folder), '.gitignore'), '# dagent: one working copy per node of a run\n*\n');
@@ -105,7 +119,43 @@ export class RunWorkspaces {
   async head(): Promise<string> {
     const head = await this.objects.commitOf(`refs/heads/${this.branch}`);
     if (head === undefined) throw new Error(`the run branch ${this.branch} is gone`);
+    this.#tip = head;
     return head;
+  }
+
+  /** The run branch was moved by other means than a merge (a node's revert): its tip is read again when next needed. */
+  forgetTip(): void {
+    this.#tip = undefined;
+  }
+
+  /**
+   * A view of the run branch's tip for a node that cannot change a file (`readsOnly`): one worktree
+   * every such node shares while the tip stays where it is, made (or a spare reset) for the first of
+   * them. Checking out, committing and merging a worktree per node is what costs, and a node that
+   * only reads has nothing to commit. Once the tip has moved on, a view nobody reads goes back to
+   * the spares.
+   */
+  async openReader(nodeId: string): Promise<NodeWorkspace> {
+    // Only this run moves its branch (its merges, a node's revert, which says so): the tip it knows is the tip.
+    const head = this.#tip ?? (await this.head());
+    let view = this.#views.get(head);
+    if (view === undefined) {
+      // The views of older commits nobody reads go back to the spares first: the new view may be one of them, reset.
+      const idle = [...this.#views.values()].filter((older) => older.readers === 0);
+      const path = join(this.folder, `.view-${randomBytes(4).toString('hex')}`);
+      const made: SharedView = { commit: head, path, readers: 0, ready: Promise.all(idle.map((older) => this.#letGoOf(older))).then(() => this.#place(path, head, [])) };
+      made.ready.catch(() => this.#views.get(head) === made && this.#views.delete(head));
+      this.#views.set(head, (view = made));
+    }
+    view.readers += 1;
+    const shared = view;
+    try {
+      await shared.ready;
+    } catch (error) {
+      shared.readers -= 1;
+      throw error;
+    }
+    return new NodeWorkspace({ ...this.#host, release: () => this.#leave(shared) }, nodeId, shared.path, head, { shared: true });
   }
 
   /**
@@ -114,7 +164,7 @@ export class RunWorkspaces {
    * `writes` reach into (`node_modules/.cache/**`): those are copied, its own to write.
    */
   async openNode(nodeId: string, attempt: number, writes: readonly string[] = []): Promise<NodeWorkspace> {
-    return this.#open(nodeId, attempt, await this.head(), undefined, writes);
+    return this.#open(nodeId, attempt, this.#tip ?? (await this.head()), undefined, writes);
   }
 
   /**
@@ -128,6 +178,8 @@ export class RunWorkspaces {
   /** The worktree an earlier process left at `path` for a node, when its folder is still there. */
   leftNode(nodeId: string, path: string, start: string): NodeWorkspace | undefined {
     if (!path.startsWith(`${this.folder}/`) || !existsSync(join(path, '.git'))) return undefined;
+    // A view this process's readers share now is not what a stopped attempt left.
+    if ([...this.#views.values()].some((view) => view.path === path)) return undefined;
     return new NodeWorkspace(this.#host, nodeId, path, start);
   }
 
@@ -139,11 +191,28 @@ export class RunWorkspaces {
 
   async #open(nodeId: string, attempt: number, start: string, checkout: string = start, writes: readonly string[] = []): Promise<NodeWorkspace> {
     const path = join(this.folder, `${nodeId}-${attempt}`);
+    await this.#place(path, checkout, writes);
+    return new NodeWorkspace(this.#host, nodeId, path, start);
+  }
+
+  /** A worktree at `path` checked out at `checkout` (a spare reset, else a new one), the dependency folders linked in. */
+  async #place(path: string, checkout: string, writes: readonly string[]): Promise<void> {
     const spare = this.#spares.pop();
     if (spare === undefined || !(await this.#reuse(spare, path, checkout))) await this.#fresh(path, checkout);
     const writable = writableFolders(this.#linked, writes);
     await Promise.all(this.#linked.map((folder) => (writable.has(folder) ? copyFolder(this.repo, path, folder) : linkFolder(this.repo, path, folder))));
-    return new NodeWorkspace(this.#host, nodeId, path, start);
+  }
+
+  /** A reader is done with its view: the view stays while the tip is its commit (the next readers'), else it goes once nobody reads it. */
+  async #leave(view: SharedView): Promise<void> {
+    view.readers -= 1;
+    if (view.readers === 0 && view.commit !== this.#tip) await this.#letGoOf(view);
+  }
+
+  async #letGoOf(view: SharedView): Promise<void> {
+    if (this.#views.get(view.commit) !== view) return;
+    this.#views.delete(view.commit);
+    await this.#release(view.path);
   }
 
   /** A new worktree at `path`, checked out at `checkout`. */
@@ -218,7 +287,8 @@ export class RunWorkspaces {
    */
   merge(node: NodeCommit, message: string, settle?: (merged: Extract<MergeOutcome, { status: 'merged' }>) => Promise<void>): Promise<MergeOutcome> {
     return this.#mergeLock.run(async () => {
-      const head = await this.head();
+      // The tip this run last moved its branch to (the move below fails if anything else moved it since).
+      const head = this.#tip ?? (await this.head());
       let tree: string;
       if (head === node.start) {
         tree = await this.objects.treeOf(node.commit);
@@ -230,8 +300,16 @@ export class RunWorkspaces {
       }
       if (tree === (await this.objects.treeOf(head))) return { status: 'unchanged', commit: head };
       const commit = await this.objects.commitTree(tree, [head], message);
-      await this.objects.moveRef(`refs/heads/${this.branch}`, commit, head);
-      const merged = { status: 'merged' as const, commit, parent: head, files: await this.objects.changedPaths(head, commit) };
+      try {
+        await this.objects.moveRef(`refs/heads/${this.branch}`, commit, head);
+      } catch (error) {
+        this.#tip = undefined;
+        throw error;
+      }
+      this.#tip = commit;
+      // On the tip the node began at, the merged commit changes exactly the node's own files.
+      const files = head === node.start ? node.files : await this.objects.changedPaths(head, commit);
+      const merged = { status: 'merged' as const, commit, parent: head, files };
       await settle?.(merged);
       return merged;
     });
@@ -240,6 +318,7 @@ export class RunWorkspaces {
   /** Removes every node worktree of the run that is left (their commits stay). */
   async close(): Promise<void> {
     this.#spares.splice(0);
+    this.#views.clear();
     this.#gitFiles.clear();
     await rm(this.folder, { recursive: true, force: true });
     await this.#prune();

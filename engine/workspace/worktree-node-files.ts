@@ -94,11 +94,15 @@ export class WorktreeNodeFiles {
     return { check: (path) => writeSetRefusal(path, writeSet), beforeWrite: async () => undefined };
   }
 
-  /** `writes`: a dependency folder they reach into (`node_modules/…`) is the node's own writable copy. */
-  async beginNode(nodeId: string, writes: readonly string[] = []): Promise<WorktreeBoundary> {
+  /**
+   * `writes`: a dependency folder they reach into (`node_modules/…`) is the node's own writable
+   * copy. `readsOnly`: the node cannot change a file, and shares a view of the run branch's tip.
+   */
+  async beginNode(nodeId: string, writes: readonly string[] = [], options: { readonly readsOnly?: boolean } = {}): Promise<WorktreeBoundary> {
     this.#attempts += 1;
     await this.#drop(nodeId);
-    const workspace = await this.#options.workspaces.openNode(nodeId, this.#attempts, writes);
+    const workspaces = this.#options.workspaces;
+    const workspace = options.readsOnly === true ? await workspaces.openReader(nodeId) : await workspaces.openNode(nodeId, this.#attempts, writes);
     this.#open.set(nodeId, workspace);
     return { kind: 'worktree', path: workspace.path, start: workspace.start };
   }
@@ -188,7 +192,11 @@ export class WorktreeNodeFiles {
     const { db, runId, workspaces } = this.#options;
     const undone = await revertNodeChange(db, runId, nodeId, createWorkspaceFiles(workspaces.repo));
     const merged = (await runLog(db, runId).read({ nodeId, types: ['node/merged'] })).at(-1);
-    if (merged?.type === 'node/merged') await revertOnRunBranch(workspaces.repo, runId, [{ nodeId, commit: merged.payload.commit }], 'it runs again');
+    if (merged?.type === 'node/merged') {
+      workspaces.forgetTip();
+      await revertOnRunBranch(workspaces.repo, runId, [{ nodeId, commit: merged.payload.commit }], 'it runs again');
+      workspaces.forgetTip();
+    }
     return undone;
   }
 

@@ -12,6 +12,7 @@ import { handoffMessage } from './node-prompt.js';
 import { nodeKeyDraft, reuseOrRevert, type ReuseContext, type ReuseSettings } from './node-reuse.js';
 import type { NodeResult } from './run-options.js';
 import { resumableAttempt, resumeSteps, stepCheckpointer, trackStartedCalls, type ResumedAttempt, type StepResumeContext } from './step-resume.js';
+import { readsOnly } from './reads-only.js';
 
 /** What one node attempt in the run's own process works with. */
 export interface NodeAttemptContext {
@@ -141,7 +142,7 @@ async function beginAttempt(
     await durable;
     await files.restoreNode(node.id, earlier);
   }
-  const boundary = await files.beginNode(node.id, node.writes);
+  const boundary = await files.beginNode(node.id, node.writes, { readsOnly: readsOnly(context.runtime, node) });
   await durable;
   // Read before the marker's append reaches the run's memory.
   const firstOfNode = !memory.hasSurfaced(node.id);

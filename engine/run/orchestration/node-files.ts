@@ -14,7 +14,8 @@ export interface NodeFiles {
    */
   readonly planRules?: PlanRules;
   writeScopeFor(nodeId: string, writes: readonly string[]): WriteScope;
-  beginNode(nodeId: string, writes: readonly string[]): Promise<unknown>;
+  /** `readsOnly`: nothing the node does can change a file (`readsOnly`): its workspace may be a view it shares. */
+  beginNode(nodeId: string, writes: readonly string[], options?: { readonly readsOnly?: boolean }): Promise<unknown>;
   /** `otherWrites`: the other nodes' write globs, so a sibling's change is not taken for this node's. */
   /** `beforeRecording`: runs before anything of the node's end is written (not at all when nothing is). */
   /** `strayChanges`: the recorded changes the node's declared writes do not cover. */

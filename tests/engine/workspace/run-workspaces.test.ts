@@ -223,4 +223,48 @@ describe('node workspaces on a run branch', () => {
     expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(33);
     await workspaces.close();
   }, 60_000);
+
+  it('gives the nodes that only read one view of the tip while it stays, and a new one once a merge moves it', async () => {
+    const repo = repository({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    const workspaces = await RunWorkspaces.open({ repo, runId: 'r-views' });
+    const [first, second] = await Promise.all([workspaces.openReader('read-a'), workspaces.openReader('read-b')]);
+    expect(second.path).toBe(first.path);
+    expect(readFileSync(join(first.path, 'a.txt'), 'utf8')).toBe('a\n');
+    // A reader has nothing to commit or merge, and its view's index is never written.
+    expect(await first.commit('read-a')).toBeUndefined();
+    expect(await first.changedFiles()).toEqual([]);
+
+    const edit = await workspaces.openNode('edit', 1);
+    writeFileSync(join(edit.path, 'a.txt'), 'a\nedited\n');
+    expect((await workspaces.merge((await edit.commit('edit'))!, 'edit')).status).toBe('merged');
+    await edit.remove();
+    const after = await workspaces.openReader('read-c');
+
+    // The readers that began before the merge still see the files they began with; the next one sees the merge.
+    expect(after.path).not.toBe(first.path);
+    expect(readFileSync(join(after.path, 'a.txt'), 'utf8')).toBe('a\nedited\n');
+    expect(readFileSync(join(second.path, 'a.txt'), 'utf8')).toBe('a\n');
+    await Promise.all([first.remove(), second.remove()]);
+    // The old view, read by nobody and behind the tip, is gone; the tip's stays for the next reader.
+    expect(existsSync(first.path)).toBe(false);
+    expect((await workspaces.openReader('read-d')).path).toBe(after.path);
+    await workspaces.close();
+    expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(1);
+  });
+
+  it("hands a view nobody reads on to an editing node with none of the view's files changed", async () => {
+    const repo = repository({ 'a.txt': 'a\n' });
+    const workspaces = await RunWorkspaces.open({ repo, runId: 'r-view-reuse' });
+    const reader = await workspaces.openReader('read');
+    const edit = await workspaces.openNode('edit', 1);
+    writeFileSync(join(edit.path, 'a.txt'), 'a\nedited\n');
+    await workspaces.merge((await edit.commit('edit'))!, 'edit');
+    await Promise.all([reader.remove(), edit.remove()]);
+
+    const next = await workspaces.openNode('next', 1);
+
+    expect(readFileSync(join(next.path, 'a.txt'), 'utf8')).toBe('a\nedited\n');
+    expect(git(next.path, 'status', '--porcelain')).toBe('');
+    await workspaces.close();
+  });
 });
