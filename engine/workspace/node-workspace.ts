@@ -58,8 +58,8 @@ export class NodeWorkspace {
     const tree = await this.#stage();
     const startTree = await objects.treeOf(this.start);
     if (tree === startTree) return undefined;
-    const commit = await objects.commitTree(tree, [this.start], message);
-    return { nodeId: this.nodeId, commit, start: this.start, files: await objects.changedPaths(startTree, tree) };
+    const [commit, files] = await Promise.all([objects.commitTree(tree, [this.start], message), objects.changedPaths(startTree, tree)]);
+    return { nodeId: this.nodeId, commit, start: this.start, files };
   }
 
   /**

@@ -300,6 +300,9 @@ export class RunWorkspaces {
       }
       if (tree === (await this.objects.treeOf(head))) return { status: 'unchanged', commit: head };
       const commit = await this.objects.commitTree(tree, [head], message);
+      // On the tip the node began at, the merged commit changes exactly the node's own files.
+      const changed = head === node.start ? Promise.resolve(node.files) : this.objects.changedPaths(head, commit);
+      changed.catch(() => undefined);
       try {
         await this.objects.moveRef(`refs/heads/${this.branch}`, commit, head);
       } catch (error) {
@@ -307,8 +310,7 @@ export class RunWorkspaces {
         throw error;
       }
       this.#tip = commit;
-      // On the tip the node began at, the merged commit changes exactly the node's own files.
-      const files = head === node.start ? node.files : await this.objects.changedPaths(head, commit);
+      const files = await changed;
       const merged = { status: 'merged' as const, commit, parent: head, files };
       await settle?.(merged);
       return merged;

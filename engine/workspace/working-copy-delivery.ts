@@ -30,8 +30,11 @@ export async function deliverChange(objects: GitObjects, parent: string, commit:
   const workingCopy = createWorkspaceFiles(objects.repo);
   const files: DeliveredFile[] = [];
   const keptYours: string[] = [];
+  // Both sides of every file are read at once (a few git commands, whatever their number); the working copy is then written file by file.
+  const [beforeEntries, afterEntries] = await Promise.all([objects.entriesAt(parent, paths), objects.entriesAt(commit, paths)]);
   for (const path of paths) {
-    const [beforeEntry, afterEntry] = await Promise.all([objects.entryAt(parent, path), objects.entryAt(commit, path)]);
+    const beforeEntry = beforeEntries.get(path) ?? null;
+    const afterEntry = afterEntries.get(path) ?? null;
     const before = stateOf(beforeEntry);
     const after = stateOf(afterEntry);
     files.push({ path, before, after });

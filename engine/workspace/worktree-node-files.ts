@@ -116,9 +116,8 @@ export class WorktreeNodeFiles {
     if (workspace === undefined) return undefined;
     const parent = this.#lastCheckpoint.get(nodeId) ?? workspace.start;
     const commit = await workspace.checkpoint(parent, `dagent: ${nodeId} step checkpoint`);
-    await this.#keep(nodeId, commit);
+    const [, changed] = await Promise.all([this.#keep(nodeId, commit), this.#options.workspaces.objects.changedPaths(workspace.start, commit)]);
     this.#lastCheckpoint.set(nodeId, commit);
-    const changed = await this.#options.workspaces.objects.changedPaths(workspace.start, commit);
     return { kind: 'worktree-step', commit, changedFiles: changed.length };
   }
 
