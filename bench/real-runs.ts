@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -12,9 +13,13 @@ import { median, printTable, verdict } from './lib/table.js';
 
 export type RealRunStore = 'sqlite' | 'postgres';
 
+/** Where the run's workspace is: a plain folder (nodes share it), or a git repository (each node isolated, `isolation: worktree`). */
+export type RealRunWorkspace = 'folder' | 'git';
+
 export interface RealRun {
   readonly workload: string;
   readonly store: RealRunStore;
+  readonly workspace: RealRunWorkspace;
   readonly nodes: number;
   /** From the run's `run/started` to its `run/succeeded`, by the log's timestamps. */
   readonly wallMs: number;
@@ -41,11 +46,13 @@ const CPU_SAMPLER = pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), 
  * A workload as a real `dagent run` with the in-process scheduler, on SQLite or on a database of
  * `postgres`: every node is an agent whose scripted model takes the node's latency (its tools,
  * snapshots and log as usual). `profileDir`: the run process writes a CPU profile there.
+ * `workspace: 'git'`: the workspace is a git repository, where each node runs isolated by default.
  */
-export async function realRun(workload: Workload, store: RealRunStore, options: { postgres?: BenchPostgres; profileDir?: string } = {}): Promise<RealRun> {
+export async function realRun(workload: Workload, store: RealRunStore, options: { postgres?: BenchPostgres; profileDir?: string; workspace?: RealRunWorkspace } = {}): Promise<RealRun> {
   const dir = mkdtempSync(join(tmpdir(), 'dagent-bench-real-'));
   const workspace = join(dir, 'ws');
   mkdirSync(workspace);
+  if (options.workspace === 'git') gitRepository(workspace, dir);
   const samples = join(dir, 'cpu.json');
   try {
     const db = store === 'sqlite' ? join(dir, 'dagent.db') : await postgresDatabase(options.postgres, workload);
@@ -62,7 +69,7 @@ export async function realRun(workload: Workload, store: RealRunStore, options: 
     await dagent(['run', runId, '--concurrency', String(workload.concurrency), ...flags], workspace, { nodeArgs, env: { ...env, DAGENT_BENCH_CPU_SAMPLES: samples } });
     const log = store === 'sqlite' ? sqliteLog(db, runId) : await postgresLog(db, runId);
     const cpu = JSON.parse(readFileSync(samples, 'utf8')) as number[];
-    return { workload: workload.name, store, nodes: workload.nodes.length, boundMs: criticalPathMs(workload.nodes, workload.latencyMs), ...fromLog(log, workload, cpu) };
+    return { workload: workload.name, store, workspace: options.workspace ?? 'folder', nodes: workload.nodes.length, boundMs: criticalPathMs(workload.nodes, workload.latencyMs), ...fromLog(log, workload, cpu) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -72,22 +79,26 @@ export async function realRun(workload: Workload, store: RealRunStore, options: 
  * `npm run bench -- real-runs` (and the end of `step-cost`): W2 and W3 as real runs in process on
  * SQLite and on PostgreSQL, interleaved, `REAL_RUN_ROUNDS` rounds (default 3); each row the median
  * of its rounds, with the goal's verdict. `REAL_RUN_STORES=sqlite` leaves PostgreSQL out;
- * `REAL_RUN_PROFILE=DIR` writes each run process's CPU profile to DIR.
+ * `REAL_RUN_PROFILE=DIR` writes each run process's CPU profile to DIR. On SQLite each workload
+ * also runs in a git repository, as most users' runs do (each node isolated: `isolation:
+ * worktree`); `REAL_RUN_WORKSPACES=folder` leaves that out.
  */
 export async function runRealRunsBench(): Promise<void> {
   const rounds = Number(process.env.REAL_RUN_ROUNDS ?? 3);
   const stores = (process.env.REAL_RUN_STORES?.split(',') ?? ['sqlite', 'postgres']) as RealRunStore[];
   const profileDir = process.env.REAL_RUN_PROFILE;
+  const workspaces = (process.env.REAL_RUN_WORKSPACES?.split(',') ?? ['folder', 'git']) as RealRunWorkspace[];
   const postgres = stores.includes('postgres') ? await startBenchPostgres() : undefined;
   const loads = [loadavg()[0]!];
   const runs: RealRun[] = [];
   try {
     for (let round = 0; round < rounds; round += 1) {
       for (const workload of REAL_RUN_WORKLOADS.map((make) => make())) {
-        for (const store of stores) {
-          const run = await realRun(workload, store, { ...(postgres === undefined ? {} : { postgres }), ...(profileDir === undefined ? {} : { profileDir }) });
+        const places = stores.flatMap((store) => workspaces.filter((workspace) => workspace === 'folder' || store === 'sqlite').map((workspace) => ({ store, workspace })));
+        for (const { store, workspace } of places) {
+          const run = await realRun(workload, store, { workspace, ...(postgres === undefined ? {} : { postgres }), ...(profileDir === undefined ? {} : { profileDir }) });
           runs.push(run);
-          process.stdout.write(`  measured: ${run.workload} ${run.store}: wall ${run.wallMs} ms, ratio ${(run.wallMs / run.boundMs).toFixed(3)}, run CPU ${run.runCpuMs.toFixed(0)} ms (process ${run.processCpuMs.toFixed(0)} ms), load ${loadavg()[0]!.toFixed(1)}\n`);
+          process.stdout.write(`  measured: ${run.workload} ${run.store}${workspace === 'git' ? ' in a git repository' : ''}: wall ${run.wallMs} ms, ratio ${(run.wallMs / run.boundMs).toFixed(3)}, run CPU ${run.runCpuMs.toFixed(0)} ms (process ${run.processCpuMs.toFixed(0)} ms), load ${loadavg()[0]!.toFixed(1)}\n`);
         }
       }
       loads.push(loadavg()[0]!);
@@ -101,14 +112,14 @@ export async function runRealRunsBench(): Promise<void> {
 function printRealRuns(runs: readonly RealRun[], rounds: number, loads: readonly number[]): void {
   const rows: string[][] = [];
   for (const workload of [...new Set(runs.map((run) => run.workload))]) {
-    for (const store of [...new Set(runs.map((run) => run.store))]) {
-      const mine = runs.filter((run) => run.workload === workload && run.store === store);
+    for (const [store, workspace] of [...new Set(runs.map((run) => `${run.store} ${run.workspace}`))].map((key) => key.split(' ') as [RealRunStore, RealRunWorkspace])) {
+      const mine = runs.filter((run) => run.workload === workload && run.store === store && run.workspace === workspace);
       if (mine.length === 0) continue;
       const ratios = mine.map((run) => run.wallMs / run.boundMs);
       const goal = REAL_RUN_GOALS[store];
       rows.push([
         workload,
-        store,
+        workspace === 'git' ? `${store}, git repository` : store,
         String(mine[0]!.nodes),
         median(mine.map((run) => run.wallMs)).toFixed(0),
         mine[0]!.boundMs.toFixed(0),
@@ -128,7 +139,8 @@ function printRealRuns(runs: readonly RealRun[], rounds: number, loads: readonly
   );
   process.stdout.write(
     "wall: run/started → run/succeeded in the log. ratio*: over the critical path by the time each node's model turns really took (first request to last answer; late timers included).\n" +
-      'CPU ms/node: the `dagent run` process\'s CPU (every thread) from run/started to run/succeeded, over the nodes; PostgreSQL\'s own processes not counted.\n',
+      'CPU ms/node: the `dagent run` process\'s CPU (every thread) from run/started to run/succeeded, over the nodes; PostgreSQL\'s own processes not counted.\n' +
+      'git repository: the workspace is a git repository with one commit, so each node runs isolated (isolation: worktree, the default there): a node that can only read shares a view of the run branch, an edit gets its own worktree, commit and merge.\n',
   );
 }
 
@@ -173,7 +185,7 @@ async function postgresLog(url: string, runId: string): Promise<RunLogRows> {
   }
 }
 
-function fromLog({ rows, plan }: RunLogRows, workload: Workload, cpu: readonly number[]): Omit<RealRun, 'workload' | 'store' | 'nodes' | 'boundMs'> {
+function fromLog({ rows, plan }: RunLogRows, workload: Workload, cpu: readonly number[]): Omit<RealRun, 'workload' | 'store' | 'workspace' | 'nodes' | 'boundMs'> {
   const at = (row: LogRow): number => Date.parse(row.created_at);
   const started = rows.filter((row) => row.type === 'run/started').at(-1)!;
   const ended = rows.find((row) => row.type === 'run/succeeded');
@@ -209,4 +221,11 @@ function cpuAt(samples: readonly number[], atMs: number): number {
     return wall === before ? cpu : beforeCpu + ((cpu - beforeCpu) * (atMs - before)) / (wall - before);
   }
   return samples.at(-1) ?? 0;
+}
+
+/** A git repository with one commit at `workspace`, its identity and configuration the bench's own (`home`). */
+function gitRepository(workspace: string, home: string): void {
+  writeFileSync(join(workspace, 'README.md'), '# bench\n');
+  const env = { ...process.env, HOME: home, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@localhost', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@localhost' };
+  for (const args of [['init', '-q'], ['add', '-A'], ['commit', '-q', '-m', 'initial']]) execFileSync('git', args, { cwd: workspace, env, stdio: 'ignore' });
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -149,6 +149,10 @@ describe.skipIf(postgresUrl === '')('a fleet of worker processes on one PostgreS
     mkdirSync(reference, { recursive: true });
     writeFleetWorkspace(fixture, reference);
     gitInit(reference);
+    // The nodes share its working copy, as the fleet's workers do theirs (isolating each of the 60
+    // edits in a worktree of its own would make this run, beside the fleet, the test's longest part).
+    mkdirSync(join(reference, '.dagent'));
+    writeFileSync(join(reference, '.dagent', 'config.json'), JSON.stringify({ isolation: 'shared' }));
     // The single-process run goes on beside the fleet; it is compared with at the end.
     const single = spawnCli(['plan', '--from', planFile, '--yes', '--model', `scripted:${scriptFile}`, '--approval', 'auto'], reference, { timeLimitMs: PROCESS_TIME_LIMIT_MS });
 
