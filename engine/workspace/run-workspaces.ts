@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { constants, existsSync } from 'node:fs';
-import { cp, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { GitWorkingTree, runGit, type GitRunner } from '../snapshots/file-git.js';
-import { literalPrefix } from '../plan/writes-overlap.js';
 import { GitObjects } from './git-objects.js';
-import { LINKED_FOLDERS_FILE } from './linked-folders.js';
+import { LINKED_FOLDERS_FILE, copyFolder, ignoredFolders, linkFolder, writableFolders } from './linked-folders.js';
 import { conflictHunks, type MergeConflict } from './merge-conflicts.js';
 import { NodeWorkspace, type NodeCommit, type NodeWorkspaceHost } from './node-workspace.js';
 import { SerialLock } from './serial-lock.js';
@@ -24,16 +23,6 @@ export type MergeOutcome =
   /** The change was already on the run branch (nothing to commit). */
   | { readonly status: 'unchanged'; readonly commit: string }
   | { readonly status: 'conflict'; readonly conflicts: readonly MergeConflict[] };
-
-/** At most this many ignored folders are linked into each node workspace. */
-const MAX_LINKED_FOLDERS = 200;
-/**
- * The ignored folders linked into node workspaces, by name: installed dependencies, which commands
- * read and no node makes. Other ignored folders (build output such as build/ or dist/) are not
- * linked: a node that builds makes its own in its workspace, where a read-only link would refuse
- * the build's writes.
- */
-const DEPENDENCY_FOLDERS: ReadonlySet<string> = new Set(['node_modules', '.venv', 'venv', 'vendor', '.yarn', 'bower_components', 'jspm_packages', '.bundle']);
 
 /** A worktree the nodes that only read share, at one commit of the run branch. */
 interface SharedView {
@@ -72,8 +61,12 @@ export class RunWorkspaces {
   readonly #linked: readonly string[];
   readonly #worktreeLock = new SerialLock();
   readonly #mergeLock = new SerialLock();
+  /** Merged changes reach the working copy one at a time, in the order they merged. */
+  readonly #deliveryLock = new SerialLock();
   /** Worktrees nodes are done with (`<run folder>/.spare-<n>`): the next nodes', reset. */
   readonly #spares: string[] = [];
+  /** Worktrees on their way back to the spares. */
+  readonly #releasing = new Set<Promise<void>>();
   #spareCount = 0;
   /** The `.git` file git wrote for each worktree this process made, by its folder: a reused one must still have it. */
   readonly #gitFiles = new Map<string, string>();
@@ -197,6 +190,7 @@ export class RunWorkspaces {
 
   /** A worktree at `path` checked out at `checkout` (a spare reset, else a new one), the dependency folders linked in. */
   async #place(path: string, checkout: string, writes: readonly string[]): Promise<void> {
+    if (this.#spares.length === 0 && this.#releasing.size > 0) await Promise.race(this.#releasing);
     const spare = this.#spares.pop();
     if (spare === undefined || !(await this.#reuse(spare, path, checkout))) await this.#fresh(path, checkout);
     const writable = writableFolders(this.#linked, writes);
@@ -261,7 +255,17 @@ export class RunWorkspaces {
    * A node's worktree it is done with: moved out of the node's folder to a spare one, kept for the
    * next node, when this process made it (and its `.git` file is as git wrote it); else deleted.
    */
-  async #release(path: string): Promise<void> {
+  /**
+   * Takes back a worktree (`#moveToSpares`); a node that ends need not wait for it: the next node
+   * that finds no spare waits for a worktree on its way back instead of checking out a new one.
+   */
+  #release(path: string): Promise<void> {
+    const releasing = this.#moveToSpares(path).finally(() => this.#releasing.delete(releasing));
+    this.#releasing.add(releasing);
+    return releasing;
+  }
+
+  async #moveToSpares(path: string): Promise<void> {
     const gitFile = this.#gitFiles.get(path);
     this.#gitFiles.delete(path);
     const spare = join(this.folder, `.spare-${(this.#spareCount += 1)}`);
@@ -283,9 +287,20 @@ export class RunWorkspaces {
    * Merges a node's commit onto the run branch (three-way, from the commit its workspace began
    * at), one merge at a time: a clean merge becomes one run-branch commit with `message`; lines
    * changed on both sides are a conflict, and the branch is left as it was. `settle` runs after a
-   * clean merge, before the next merge starts (bringing the change into the working copy, in order).
+   * clean merge (bringing the change into the working copy): after the settle of every merge before
+   * it, in merge order, while the next merges go on onto the branch (they do not read the working copy).
    */
   merge(node: NodeCommit, message: string, settle?: (merged: Extract<MergeOutcome, { status: 'merged' }>) => Promise<void>): Promise<MergeOutcome> {
+    const merging = this.#mergeOnBranch(node, message);
+    merging.catch(() => undefined);
+    return this.#deliveryLock.run(async () => {
+      const outcome = await merging;
+      if (outcome.status === 'merged') await settle?.(outcome);
+      return outcome;
+    });
+  }
+
+  #mergeOnBranch(node: NodeCommit, message: string): Promise<MergeOutcome> {
     return this.#mergeLock.run(async () => {
       // The tip this run last moved its branch to (the move below fails if anything else moved it since).
       const head = this.#tip ?? (await this.head());
@@ -311,14 +326,13 @@ export class RunWorkspaces {
       }
       this.#tip = commit;
       const files = await changed;
-      const merged = { status: 'merged' as const, commit, parent: head, files };
-      await settle?.(merged);
-      return merged;
+      return { status: 'merged' as const, commit, parent: head, files };
     });
   }
 
   /** Removes every node worktree of the run that is left (their commits stay). */
   async close(): Promise<void> {
+    await Promise.all(this.#releasing);
     this.#spares.splice(0);
     this.#views.clear();
     this.#gitFiles.clear();
@@ -358,39 +372,4 @@ async function startingCommit(objects: GitObjects, options: RunWorkspacesOptions
   } finally {
     snapshot.close();
   }
-}
-
-/** The dependency folders git ignores (node_modules, a virtualenv), top-most only, `.dagent` left out. */
-async function ignoredFolders(objects: GitObjects): Promise<string[]> {
-  const output = (await objects.git(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--no-empty-directory'], { cwd: objects.repo })).toString('utf8');
-  return output
-    .split('\0')
-    .filter((path) => path.endsWith('/') && path !== '.dagent/' && !path.startsWith('.dagent/'))
-    .map((path) => path.slice(0, -1))
-    .filter((path) => DEPENDENCY_FOLDERS.has(path.split('/').at(-1) ?? ''))
-    .slice(0, MAX_LINKED_FOLDERS);
-}
-
-/** The linked folders a node's writes reach into: a write pattern whose literal start is the folder or lies under it (a bare `**` reaches none). */
-export function writableFolders(linked: readonly string[], writes: readonly string[]): Set<string> {
-  const prefixes = writes.filter((write) => !write.startsWith('!')).map((write) => literalPrefix(write.replace(/^\.\//, '')));
-  return new Set(linked.filter((folder) => prefixes.some((prefix) => prefix === folder || prefix.startsWith(`${folder}/`))));
-}
-
-/**
- * Copies an ignored folder of the repository into a node workspace, for a node that writes it. A
- * copy (a copy-on-write clone where the file system has them), never hard links: a hard-linked file
- * is the user's own file, and a command that writes it in place would change the working copy's.
- */
-async function copyFolder(repo: string, workspace: string, folder: string): Promise<void> {
-  const target = join(workspace, folder);
-  if (!existsSync(dirname(target)) || existsSync(target)) return;
-  await cp(join(repo, folder), target, { recursive: true, verbatimSymlinks: true, mode: constants.COPYFILE_FICLONE });
-}
-
-/** Links an ignored folder of the repository into a node workspace (where its parent folder exists). */
-async function linkFolder(repo: string, workspace: string, folder: string): Promise<void> {
-  const target = join(workspace, folder);
-  if (!existsSync(dirname(target)) || existsSync(target)) return;
-  await symlink(join(repo, folder), target);
 }

@@ -176,7 +176,8 @@ export class WorktreeNodeFiles {
       if (outcome.status === 'unchanged') return { filesChanged: committed.files, strayChanges, branch };
       return { filesChanged: outcome.files, strayChanges, merged: { commit: outcome.commit, branch, keptYours }, branch };
     } finally {
-      await this.#drop(nodeId);
+      // Its worktree goes back to the run's spares on its own: the node's end does not wait for the move.
+      void this.#drop(nodeId).catch(() => undefined);
     }
   }
 

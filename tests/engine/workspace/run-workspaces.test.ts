@@ -267,4 +267,32 @@ describe('node workspaces on a run branch', () => {
     expect(git(next.path, 'status', '--porcelain')).toBe('');
     await workspaces.close();
   });
+
+  it("merges the next change onto the branch while the last one still reaches the working copy, and delivers them in merge order", async () => {
+    const repo = repository({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    const workspaces = await RunWorkspaces.open({ repo, runId: 'r-pipeline' });
+    const [first, second] = await Promise.all([workspaces.openNode('first', 1), workspaces.openNode('second', 1)]);
+    writeFileSync(join(first.path, 'a.txt'), 'a\nfirst\n');
+    writeFileSync(join(second.path, 'b.txt'), 'b\nsecond\n');
+    const [commitFirst, commitSecond] = await Promise.all([first.commit('first'), second.commit('second')]);
+    const settled: string[] = [];
+    let letFirstSettle!: () => void;
+    const firstMayFinish = new Promise<void>((resolve) => (letFirstSettle = resolve));
+
+    const mergingFirst = workspaces.merge(commitFirst!, 'first', async () => {
+      settled.push('first began');
+      await firstMayFinish;
+      settled.push('first done');
+    });
+    const mergingSecond = workspaces.merge(commitSecond!, 'second', async () => void settled.push('second'));
+
+    // The second change is on the branch while the first is still settling; its own settle waits.
+    await expect.poll(() => git(repo, 'log', '--format=%s', 'dagent/r-pipeline'), { timeout: 10_000 }).toBe('second\nfirst\ninitial');
+    expect(settled).toEqual(['first began']);
+    letFirstSettle();
+    expect((await mergingFirst).status).toBe('merged');
+    expect((await mergingSecond).status).toBe('merged');
+    expect(settled).toEqual(['first began', 'first done', 'second']);
+    await workspaces.close();
+  });
 });
