@@ -14,7 +14,7 @@ export interface NodeFiles {
    */
   readonly planRules?: PlanRules;
   writeScopeFor(nodeId: string, writes: readonly string[]): WriteScope;
-  /** `readsOnly`: nothing the node does can change a file (`readsOnly`): its workspace may be a view it shares. */
+  /** `readsOnly`: nothing the node does can change a file (`reads-only.ts`), so its workspace may be a view it shares with other such nodes. */
   beginNode(nodeId: string, writes: readonly string[], options?: { readonly readsOnly?: boolean }): Promise<unknown>;
   /** `otherWrites`: the other nodes' write globs, so a sibling's change is not taken for this node's. */
   /** `beforeRecording`: runs before anything of the node's end is written (not at all when nothing is). */
