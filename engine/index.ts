@@ -110,7 +110,7 @@ export { LINT_LEVELS, lintFindingSchema, type LintFinding, type LintLevel } from
 export { PlanLintBlockedError, lintGateVerdict, type LintGateAllowances, type LintGateVerdict } from './plan/lint-gate.js';
 export { isEmptyPlanDiff } from './plan/plan-diff.js';
 export { PlanInvalidError } from './plan/plan-errors.js';
-export { estimatePlan, type NodeEstimate, type NodeModelChoice, type PlanEstimate } from './plan/plan-estimate.js';
+export { estimatePlan, estimatedNodeTokens, type NodeEstimate, type NodeModelChoice, type PlanEstimate } from './plan/plan-estimate.js';
 export { planEdges } from './plan/plan-graph.js';
 export { formatPlanIssues, type PlanIssue } from './plan/plan-issue.js';
 export { NODE_KINDS, assertNever, isEditingNode, nodeKind, nodeSubject, type NodeKindTools, type NodeKindTraits } from './plan/node-kinds.js';

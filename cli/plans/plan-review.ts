@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { glob } from 'tinyglobby';
 import { analyzePlan, estimatePlan, visibleJson, visibleText } from '../../engine/read-face.js';
-import { nodeKind, type Plan, type PlanAnalysis, type PlanNode, type LintFinding, type StoredPlan } from '../../engine/index.js';
+import { estimatedNodeTokens, type Plan, type PlanAnalysis, type PlanNode, type LintFinding, type StoredPlan } from '../../engine/index.js';
 import type { CliContext } from '../context/cli-context.js';
 import { writeLine } from '../context/cli-io.js';
 import { estimatePrice } from '../runtime/model-prices.js';
@@ -31,20 +31,12 @@ export async function planFileSizes(workspace: string, plan: Plan): Promise<Map<
 
 /**
  * What each model node of `plan` weighs when the run's slots are short: the tokens the review
- * estimates for it from the files it covers (its `estimate` when it has one), as `dagent plan`
- * shows them. A node that is not the plan's as given (a replan added or changed it) or runs no
- * model is not weighed here (`undefined`): the run weighs it by its planned cost.
+ * estimates for it from the workspace's files it covers, as `dagent plan` shows them
+ * (`estimatedNodeTokens`: `undefined` for a node a replan added or changed, or one that runs no
+ * model, which the run weighs by its planned cost).
  */
 export async function reviewedNodeCosts(workspace: string, plan: Plan): Promise<(node: PlanNode) => number | undefined> {
-  const fileSizes = await planFileSizes(workspace, plan);
-  const { nodes } = estimatePlan(plan, { fileSizes, price: () => 0 });
-  const tokens = new Map(nodes.map((estimate, index) => [costKey(plan.nodes[index]!), estimate.tokens]));
-  return (node) => (nodeKind(node.kind).runsModel ? tokens.get(costKey(node)) : undefined);
-}
-
-/** What a node's estimate depends on. */
-function costKey(node: PlanNode): string {
-  return JSON.stringify([node.id, node.kind, node.title, node.instructions, node.reads, node.writes, node.estimate ?? null]);
+  return estimatedNodeTokens(plan, await planFileSizes(workspace, plan));
 }
 
 /**

@@ -23,6 +23,7 @@ export {
   NODE_ANSWER_TOKENS,
   NODE_OVERHEAD_TOKENS,
   estimatePlan,
+  estimatedNodeTokens,
   type NodeEstimate,
   type PlanEstimate,
   type PlanEstimateOptions,

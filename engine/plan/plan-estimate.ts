@@ -73,6 +73,23 @@ export function estimatePlan(plan: Plan, options: PlanEstimateOptions): PlanEsti
   };
 }
 
+/**
+ * What each model node of `plan` weighs, in estimated tokens (`estimatePlan`, from the files it
+ * covers; its `estimate` when it has one), for a node still as `plan` gives it. A node that runs
+ * no model, or one changed or added since (a replan's), gets `undefined`: its caller weighs it
+ * otherwise.
+ */
+export function estimatedNodeTokens(plan: Plan, fileSizes: ReadonlyMap<string, number>): (node: PlanNode) => number | undefined {
+  const { nodes } = estimatePlan(plan, { fileSizes, price: () => 0 });
+  const tokens = new Map(nodes.map((estimate, index) => [estimateKey(plan.nodes[index]!), estimate.tokens]));
+  return (node) => (nodeKind(node.kind).runsModel ? tokens.get(estimateKey(node)) : undefined);
+}
+
+/** What a node's estimate depends on. */
+function estimateKey(node: PlanNode): string {
+  return JSON.stringify([node.id, node.kind, node.title, node.instructions, node.reads, node.writes, node.estimate ?? null]);
+}
+
 function estimateNode(node: PlanNode, options: PlanEstimateOptions, tokensOf: (path: string) => number): NodeEstimate {
   if (!nodeKind(node.kind).runsModel) return { nodeId: node.id, files: [], inputTokens: 0, outputTokens: 0, tokens: 0, costUsd: 0 };
   const written = matchFiles(node.writes, options.fileSizes);

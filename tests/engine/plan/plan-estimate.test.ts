@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { estimatePlan } from '../../../engine/index.js';
+import { estimatePlan, estimatedNodeTokens } from '../../../engine/index.js';
 import { NODE_ANSWER_TOKENS, NODE_OVERHEAD_TOKENS } from '../../../engine/plan/plan-estimate.js';
 import { node, rawPlan } from './plan-fixtures.js';
 
@@ -47,5 +47,20 @@ describe('estimatePlan', () => {
     // computed: input 1 (title) + 1 000 (the file), output 1 000 (the file rewritten)
     const outputTokens = Math.round((10_000 * 1_000) / 2_001);
     expect(estimate.nodes[0]).toMatchObject({ tokens: 10_000, inputTokens: 10_000 - outputTokens, outputTokens });
+  });
+});
+
+describe('estimatedNodeTokens', () => {
+  it("weighs each model node as estimatePlan does, and leaves changed, added and command nodes to the caller", () => {
+    const plan = rawPlan([
+      node('read', 'read', { reads: ['src/**/*.ts'] }),
+      node('test', 'command', { command: 'npm test', dependsOn: ['read'] }),
+    ]);
+    const weigh = estimatedNodeTokens(plan, fileSizes);
+
+    expect(weigh(plan.nodes[0]!)).toBe(estimatePlan(plan, { fileSizes, price }).nodes[0]!.tokens);
+    expect(weigh({ ...plan.nodes[0]!, reads: ['README.md'] })).toBeUndefined();
+    expect(weigh(node('added', 'read', { reads: ['src/a.ts'] }))).toBeUndefined();
+    expect(weigh(plan.nodes[1]!)).toBeUndefined();
   });
 });
