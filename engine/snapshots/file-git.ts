@@ -42,7 +42,7 @@ export const GIT_LINK_MODE = '120000';
 /** Memory kept for the contents of blobs written by this process. */
 const WRITTEN_CACHE_BYTES = 32 * 1024 * 1024;
 /** Pathspecs per command line, well under any OS's argument limit. */
-const PATHS_PER_COMMAND = 500;
+export const PATHS_PER_COMMAND = 500;
 
 /**
  * Settings for every snapshot command, whatever the user's config says: raw bytes (no CRLF
@@ -260,7 +260,7 @@ export class GitWorkingTree {
 }
 
 /** Adds the blobs of a `git ls-tree -r -z` listing (`mode type id TAB path NUL`, repeated) to `entries`. */
-function parseTreeListing(output: Buffer, entries: Map<string, GitEntry>): Map<string, GitEntry> {
+export function parseTreeListing(output: Buffer, entries: Map<string, GitEntry>): Map<string, GitEntry> {
   for (const record of output.toString('utf8').split('\0')) {
     const tab = record.indexOf('\t');
     if (tab < 0) continue;

@@ -1,4 +1,4 @@
-import { runGit, type GitRunner } from '../snapshots/file-git.js';
+import { PATHS_PER_COMMAND, parseTreeListing, runGit, type GitEntry, type GitRunner } from '../snapshots/file-git.js';
 
 /** A full object id (SHA-1 or SHA-256), not a name that could point elsewhere later. */
 const COMMIT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
@@ -66,11 +66,7 @@ export class GitObjects {
 
   /** A path's entry in a tree-ish, its bytes read: null when the tree has no file there. */
   async entryAt(treeish: string, path: string): Promise<TreeEntry | null> {
-    const listing = (await this.git(['ls-tree', '-z', treeish, '--', path], { cwd: this.repo })).toString('utf8');
-    const match = /^(\d{6}) blob ([0-9a-f]+)\t/.exec(listing);
-    if (match === null) return null;
-    const bytes = await this.git(['cat-file', 'blob', match[2]!], { cwd: this.repo });
-    return { mode: match[1]!, bytes };
+    return (await this.entriesAt(treeish, [path])).get(path) ?? null;
   }
 
   /**
@@ -79,32 +75,27 @@ export class GitObjects {
    */
   async entriesAt(treeish: string, paths: readonly string[]): Promise<Map<string, TreeEntry | null>> {
     const entries = new Map<string, TreeEntry | null>(paths.map((path) => [path, null]));
-    const blobs: { readonly path: string; readonly mode: string; readonly id: string }[] = [];
-    for (let from = 0; from < paths.length; from += PATHS_PER_LISTING) {
-      const listing = (await this.git(['ls-tree', '-z', treeish, '--', ...paths.slice(from, from + PATHS_PER_LISTING)], { cwd: this.repo })).toString('utf8');
-      for (const line of listing.split('\0')) {
-        const match = /^(\d{6}) blob ([0-9a-f]+)\t([^]*)$/.exec(line);
-        if (match !== null && entries.has(match[3]!)) blobs.push({ path: match[3]!, mode: match[1]!, id: match[2]! });
-      }
+    const listed = new Map<string, GitEntry>();
+    for (let from = 0; from < paths.length; from += PATHS_PER_COMMAND) {
+      const chunk = paths.slice(from, from + PATHS_PER_COMMAND);
+      parseTreeListing(await this.git(['--literal-pathspecs', 'ls-tree', '-z', treeish, '--', ...chunk], { cwd: this.repo }), listed);
     }
+    const blobs = [...listed].filter(([path]) => entries.has(path));
     if (blobs.length === 0) return entries;
-    const output = await this.git(['cat-file', '--batch'], { cwd: this.repo, input: Buffer.from(blobs.map((blob) => `${blob.id}\n`).join('')) });
+    const output = await this.git(['cat-file', '--batch'], { cwd: this.repo, input: Buffer.from(blobs.map(([, entry]) => `${entry.blob}\n`).join('')) });
     // Each answer: `<id> blob <size>\n`, the bytes, then a newline.
     let offset = 0;
-    for (const blob of blobs) {
+    for (const [path, entry] of blobs) {
       const headerEnd = output.indexOf(0x0a, offset);
       const [id, type, size] = output.subarray(offset, headerEnd).toString('utf8').split(' ');
-      if (id !== blob.id || type !== 'blob') throw new Error(`git cat-file --batch: ${blob.path}: ${output.subarray(offset, headerEnd).toString('utf8')}`);
+      if (id !== entry.blob || type !== 'blob') throw new Error(`git cat-file --batch: ${path}: ${output.subarray(offset, headerEnd).toString('utf8')}`);
       const start = headerEnd + 1;
-      entries.set(blob.path, { mode: blob.mode, bytes: Buffer.from(output.subarray(start, start + Number(size))) });
+      entries.set(path, { mode: entry.mode, bytes: Buffer.from(output.subarray(start, start + Number(size))) });
       offset = start + Number(size) + 1;
     }
     return entries;
   }
 }
-
-/** Paths one `ls-tree` is given at most (the command line has a limit). */
-const PATHS_PER_LISTING = 500;
 
 /** A file in a git tree: its mode (`100644`, `100755`, `120000` for a link) and content. */
 export interface TreeEntry {

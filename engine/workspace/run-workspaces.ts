@@ -351,12 +351,11 @@ export class RunWorkspaces {
   }
 
   async #conflicts(tree: string, paths: readonly string[]): Promise<MergeConflict[]> {
-    return Promise.all(
-      paths.map(async (path) => {
-        const entry = await this.objects.entryAt(tree, path);
-        return { path, hunks: entry === null ? [] : conflictHunks(entry.bytes.toString('utf8')) };
-      }),
-    );
+    const entries = await this.objects.entriesAt(tree, paths);
+    return paths.map((path) => {
+      const entry = entries.get(path) ?? null;
+      return { path, hunks: entry === null ? [] : conflictHunks(entry.bytes.toString('utf8')) };
+    });
   }
 }
 

@@ -36,6 +36,9 @@ describe('a tree read many paths at a time', () => {
     const together = await objects.entriesAt('HEAD', paths);
 
     for (const path of paths) expect(together.get(path), path).toEqual(await objects.entryAt('HEAD', path));
+    expect(together.get('src/plain.txt')).toEqual({ mode: '100644', bytes: Buffer.from('one\ntwo\n') });
+    expect(together.get('src/deep dir/with space.txt')?.bytes.toString()).toBe('spaced\n');
+    expect(together.get('empty.txt')?.bytes).toEqual(Buffer.alloc(0));
     expect(together.get('run.sh')?.mode).toBe('100755');
     expect(together.get('link')).toEqual({ mode: '120000', bytes: Buffer.from('src/plain.txt') });
     expect(together.get('binary.bin')?.bytes).toEqual(Buffer.from([0, 10, 255, 10, 10, 0, 13]));
