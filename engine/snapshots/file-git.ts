@@ -1,12 +1,11 @@
 import { spawn } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { copyFile, lstat, mkdir, realpath, rename, rm, stat, utimes } from 'node:fs/promises';
-import { isAbsolute, join } from 'node:path';
-import { deflateSync } from 'node:zlib';
+import { join } from 'node:path';
 import { isGlobPattern } from '../plan/index.js';
 import { FileSnapshotGitError } from './file-snapshot-errors.js';
 import { GitBlobBatch } from './git-blob-batch.js';
+import { looseObjectFolder, writeLooseObject } from './loose-objects.js';
 import { DAGENT_TEMP_FILE_GLOB } from './temp-file-name.js';
 import { controlledGitEnvironment } from './git-environment.js';
 
@@ -86,7 +85,7 @@ export class GitWorkingTree {
     this.root = root;
     this.#git = git;
     // With the real git, blobs are read through one long-lived process; a runner given for tests sees every command.
-    this.#batch = git === runGit ? new GitBlobBatch(() => spawn('git', [...GIT_SETTINGS, 'cat-file', '--batch', '--filters'], { cwd: root, env: controlledGitEnvironment({ cwd: root }), stdio: ['pipe', 'pipe', 'ignore'] })) : undefined;
+    this.#batch = git === runGit ? catFileBatch(root, ['--filters']) : undefined;
   }
 
   /** Stops the long-lived `git cat-file` (if one was started); reads after it start a command each. */
@@ -183,31 +182,16 @@ export class GitWorkingTree {
   }
 
   /**
-   * Stores bytes as one blob and returns its id. A loose object is written in-process (zlib of
-   * `blob <size>\0<bytes>`, through a temporary file) in SHA-1 repositories; others use
-   * `git hash-object`. The object is written with synchronous calls, like its compression: a
-   * round trip through the thread pool per call would cost more than the writing (a boundary
-   * stores every changed file this way).
+   * Stores bytes as one blob and returns its id. A loose object is written in-process in SHA-1
+   * repositories (`writeLooseObject`); others use `git hash-object`. A boundary stores every
+   * changed file this way.
    */
   async hashBytes(bytes: Buffer): Promise<string> {
-    this.#objects ??= this.#objectStore();
+    this.#objects ??= looseObjectFolder(this.root, this.#git);
     const objects = await this.#objects;
     if (objects === undefined) return (await this.#git(['hash-object', '-w', '--no-filters', '--stdin'], { cwd: this.root, input: bytes })).toString('utf8').trim();
-    const header = Buffer.from(`blob ${bytes.length}\0`, 'utf8');
-    const id = createHash('sha1').update(header).update(bytes).digest('hex');
+    const id = writeLooseObject(objects, 'blob', bytes);
     this.#remember(id, bytes);
-    const folder = join(objects, id.slice(0, 2));
-    const target = join(folder, id.slice(2));
-    if (statSync(target, { throwIfNoEntry: false }) !== undefined) return id;
-    mkdirSync(folder, { recursive: true });
-    const temporary = join(folder, `tmp_obj_dagent_${randomBytes(6).toString('hex')}`);
-    try {
-      writeFileSync(temporary, deflateSync(Buffer.concat([header, bytes])), { mode: 0o444, flag: 'wx' });
-      renameSync(temporary, target);
-    } catch (error) {
-      rmSync(temporary, { force: true });
-      throw error;
-    }
     return id;
   }
 
@@ -224,17 +208,6 @@ export class GitWorkingTree {
   }
 
   /** The object folder of a SHA-1 repository, or undefined (then git writes the objects). */
-  async #objectStore(): Promise<string | undefined> {
-    try {
-      const format = (await this.#git(['rev-parse', '--show-object-format'], { cwd: this.root })).toString('utf8').trim();
-      if (format !== 'sha1') return undefined;
-      const objects = (await this.#git(['rev-parse', '--git-path', 'objects'], { cwd: this.root })).toString('utf8').trim();
-      return isAbsolute(objects) ? objects : join(this.root, objects);
-    } catch {
-      return undefined;
-    }
-  }
-
   /** The tree of `base` with the given entries replaced (null: removed), built in a throwaway index. */
   async treeWith(base: string, entries: Readonly<Record<string, GitEntry | null>>): Promise<string> {
     const folder = join(this.root, SNAPSHOT_INDEX_FOLDER);
@@ -289,6 +262,11 @@ export function parseRawDiff(output: string): GitTreeChange[] {
 }
 
 /** The real runner: `git` from PATH, in the controlled environment (git-environment.ts: no hooks, filters, textconv or user config). */
+/** One long-lived `git cat-file --batch` in `root`, under the same settings and environment as every command (started on its first read). */
+export function catFileBatch(root: string, options: readonly string[] = []): GitBlobBatch {
+  return new GitBlobBatch(() => spawn('git', [...GIT_SETTINGS, 'cat-file', '--batch', ...options], { cwd: root, env: controlledGitEnvironment({ cwd: root }), stdio: ['pipe', 'pipe', 'ignore'] }));
+}
+
 export const runGit: GitRunner = (args, options) =>
   new Promise((resolve, reject) => {
     const env = controlledGitEnvironment({ cwd: options.cwd, ...(options.indexFile === undefined ? {} : { indexFile: options.indexFile }) });

@@ -3,11 +3,17 @@ import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 
-/** Starts `git cat-file --batch --filters` in the working tree. */
+/** Starts `git cat-file --batch` (with `--filters` for working-copy bytes) in the repository. */
 export type StartBlobBatch = () => ChildProcessByStdio<Writable, Readable, null>;
 
+/** An object as git stores it: its type (`blob`, `tree`, `commit`, `tag`) and its bytes. */
+export interface GitObject {
+  readonly type: string;
+  readonly bytes: Buffer;
+}
+
 interface Request {
-  readonly resolve: (bytes: Buffer) => void;
+  readonly resolve: (object: GitObject) => void;
   readonly reject: (error: Error) => void;
 }
 
@@ -20,6 +26,7 @@ interface Request {
  * framed by a sentinel instead: after each blob, an id that does not exist is asked for, and its
  * `missing` line ends the answer. The process keeps Node alive only while a request is open.
  * Once it fails, every read fails (the caller falls back to one command per blob).
+ * Without `--filters`, `object` reads any object by its id, as git stores it.
  */
 export class GitBlobBatch {
   readonly #start: StartBlobBatch;
@@ -42,14 +49,26 @@ export class GitBlobBatch {
   }
 
   /** The blob's bytes as `git cat-file --filters --path=<path>` gives them. Paths with a line break cannot be asked for this way. */
-  read(blob: string, path: string): Promise<Buffer> {
+  async read(blob: string, path: string): Promise<Buffer> {
+    if (path.includes('\n')) throw new Error(`cannot ask git cat-file --batch for ${JSON.stringify(path)}`);
+    const object = await this.#ask(blob, ` ${path}`);
+    if (object.type !== 'blob') throw new Error(`git cat-file --batch: ${blob} is a ${object.type}`);
+    return object.bytes;
+  }
+
+  /** An object by its full id, as stored (a process started without `--filters`). */
+  object(id: string): Promise<GitObject> {
+    return this.#ask(id, '');
+  }
+
+  #ask(id: string, rest: string): Promise<GitObject> {
     if (this.#failure !== undefined) return Promise.reject(this.#failure);
-    if (path.includes('\n') || !/^[0-9a-f]+$/.test(blob)) return Promise.reject(new Error(`cannot ask git cat-file --batch for ${JSON.stringify(path)}`));
+    if (!/^[0-9a-f]+$/.test(id)) return Promise.reject(new Error(`cannot ask git cat-file --batch for ${JSON.stringify(id)}`));
     const child = this.#running();
-    return new Promise<Buffer>((resolve, reject) => {
+    return new Promise<GitObject>((resolve, reject) => {
       this.#waiting.push({ resolve, reject });
       handleOf(child.stdout).ref();
-      child.stdin.write(`${blob} ${path}\n${this.#sentinel} ${path}\n`);
+      child.stdin.write(`${id}${rest}\n${this.#sentinel}${rest}\n`);
     });
   }
 
@@ -89,9 +108,9 @@ export class GitBlobBatch {
       if (this.#waiting.length === 0 && this.#child !== undefined) handleOf(this.#child.stdout).unref();
       const newline = answer.indexOf(0x0a);
       const header = answer.subarray(0, Math.max(0, newline)).toString('utf8').split(' ');
-      if (newline < 0 || header[1] !== 'blob') request.reject(new Error(`git cat-file --batch: ${header.join(' ')}`));
-      // The blob's bytes, then the newline git ends them with.
-      else request.resolve(Buffer.from(answer.subarray(newline + 1, answer.length - 1)));
+      if (newline < 0 || header[1] === undefined || header[1] === 'missing' || header[1] === 'ambiguous') request.reject(new Error(`git cat-file --batch: ${header.join(' ')}`));
+      // The object's bytes, then the newline git ends them with.
+      else request.resolve({ type: header[1], bytes: Buffer.from(answer.subarray(newline + 1, answer.length - 1)) });
     }
   }
 

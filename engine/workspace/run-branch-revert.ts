@@ -26,29 +26,40 @@ export async function revertOnRunBranch(workspace: string, runId: string, merged
   const objects = new GitObjects(top);
   const ref = `refs/heads/${runBranch(runId)}`;
   const made: string[] = [];
-  for (const { nodeId, commit } of merged) {
-    const tip = await objects.commitOf(ref);
-    const parent = await objects.commitOf(`${commit}^`);
-    if (tip === undefined || parent === undefined) continue;
-    const index = join(tmpdir(), `dagent-revert-${randomBytes(6).toString('hex')}.index`);
-    try {
-      await objects.text(['read-tree', tip], top, index);
-      for (const path of await objects.changedPaths(parent, commit)) {
-        const [atTip, byNode, before] = await Promise.all([entryOf(objects, tip, path), entryOf(objects, commit, path), entryOf(objects, parent, path)]);
-        if (atTip !== byNode) continue;
-        if (before === undefined) await objects.text(['update-index', '--force-remove', '--', path], top, index);
-        else await objects.text(['update-index', '--add', '--cacheinfo', `${before.replace(' ', ',')},${path}`], top, index);
-      }
-      const tree = await objects.text(['write-tree'], top, index);
-      if (tree === (await objects.treeOf(tip))) continue;
-      const reverted = await objects.commitTree(tree, [tip], `dagent: take back ${nodeId} (${reason})`);
-      await objects.moveRef(ref, reverted, tip);
-      made.push(reverted);
-    } finally {
-      await rm(index, { force: true });
+  try {
+    for (const { nodeId, commit } of merged) {
+      const reverted = await takeBack(objects, ref, nodeId, commit, reason);
+      if (reverted !== undefined) made.push(reverted);
     }
+  } finally {
+    objects.close();
   }
   return made;
+}
+
+/** Takes one node's commit back off the branch `ref`: the commit made, or undefined when there was nothing to take back. */
+async function takeBack(objects: GitObjects, ref: string, nodeId: string, commit: string, reason: string): Promise<string | undefined> {
+  const top = objects.repo;
+  const tip = await objects.commitOf(ref);
+  const parent = await objects.commitOf(`${commit}^`);
+  if (tip === undefined || parent === undefined) return undefined;
+  const index = join(tmpdir(), `dagent-revert-${randomBytes(6).toString('hex')}.index`);
+  try {
+    await objects.text(['read-tree', tip], top, index);
+    for (const path of await objects.changedPaths(parent, commit)) {
+      const [atTip, byNode, before] = await Promise.all([entryOf(objects, tip, path), entryOf(objects, commit, path), entryOf(objects, parent, path)]);
+      if (atTip !== byNode) continue;
+      if (before === undefined) await objects.text(['update-index', '--force-remove', '--', path], top, index);
+      else await objects.text(['update-index', '--add', '--cacheinfo', `${before.replace(' ', ',')},${path}`], top, index);
+    }
+    const tree = await objects.text(['write-tree'], top, index);
+    if (tree === (await objects.treeOf(tip))) return undefined;
+    const reverted = await objects.commitTree(tree, [tip], `dagent: take back ${nodeId} (${reason})`);
+    await objects.moveRef(ref, reverted, tip);
+    return reverted;
+  } finally {
+    await rm(index, { force: true });
+  }
 }
 
 /** A path's entry in a tree-ish as `MODE BLOB`, or undefined when the tree has no file there. */

@@ -338,6 +338,7 @@ export class RunWorkspaces {
     this.#gitFiles.clear();
     await rm(this.folder, { recursive: true, force: true });
     await this.#prune();
+    this.objects.close();
   }
 
   get #excludesFile(): string {

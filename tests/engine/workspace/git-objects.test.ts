@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runGit } from '../../../engine/snapshots/file-git.js';
 import { GitObjects } from '../../../engine/workspace/git-objects.js';
 import { tempDir } from '../../helpers/temp-store.js';
 
@@ -45,5 +46,75 @@ describe('a tree read many paths at a time', () => {
     expect(together.get('not/there.txt')).toBeNull();
     // A folder is not a file of the tree.
     expect(together.get('src')).toBeNull();
+  });
+});
+
+describe('objects read by id through one long-lived git cat-file', () => {
+  /** Two commits: `before`, then `after` with a file changed, one made executable, a link moved, a file gone, a file become a folder and a folder a file, new nested files, a submodule added. */
+  function twoCommits(): { repo: string; before: string; after: string } {
+    const folder = tempDir('dagent-git-objects-');
+    cleanups.push(folder.cleanup);
+    const repo = folder.dir;
+    const commit = (message: string, stage = true): string => {
+      if (stage) git(repo, 'add', '-A');
+      git(repo, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', message);
+      return git(repo, 'rev-parse', 'HEAD');
+    };
+    mkdirSync(join(repo, 'src', 'deep'), { recursive: true });
+    mkdirSync(join(repo, 'doc'));
+    writeFileSync(join(repo, 'src', 'same.ts'), 'same\n');
+    writeFileSync(join(repo, 'src', 'deep', 'b.ts'), 'b\n');
+    writeFileSync(join(repo, 'run.sh'), 'echo\n');
+    writeFileSync(join(repo, 'gone.txt'), 'gone\n');
+    writeFileSync(join(repo, 'becomes-folder'), 'file\n');
+    writeFileSync(join(repo, 'doc', 'x.md'), 'x\n');
+    symlinkSync('src/same.ts', join(repo, 'link'));
+    git(repo, 'init', '-q', '-b', 'main');
+    const before = commit('before');
+    writeFileSync(join(repo, 'src', 'deep', 'b.ts'), 'b changed\n');
+    chmodSync(join(repo, 'run.sh'), 0o755);
+    execFileSync('rm', ['link', 'gone.txt', 'becomes-folder', '-r', 'doc'], { cwd: repo });
+    symlinkSync('run.sh', join(repo, 'link'));
+    mkdirSync(join(repo, 'becomes-folder'));
+    writeFileSync(join(repo, 'becomes-folder', 'inner.txt'), 'inner\n');
+    writeFileSync(join(repo, 'doc'), 'now a file\n');
+    mkdirSync(join(repo, 'new', 'nested'), { recursive: true });
+    writeFileSync(join(repo, 'new', 'nested', 'c.ts'), 'c\n');
+    git(repo, 'add', '-A');
+    git(repo, 'update-index', '--add', '--cacheinfo', `160000,${before},vendor/sub`);
+    const after = commit('after', false);
+    return { repo, before, after };
+  }
+
+  it('lists the paths two commits differ in as git diff-tree does, and reads their files as ls-tree and cat-file do', async () => {
+    const { repo, before, after } = twoCommits();
+    const batch = new GitObjects(repo);
+    cleanups.push(() => batch.close());
+    // Any runner but the real one's own function: every read is a command of its own.
+    const commands = new GitObjects(repo, (args, options) => runGit(args, options));
+    const paths = ['src/same.ts', 'src/deep/b.ts', 'run.sh', 'link', 'gone.txt', 'becomes-folder', 'becomes-folder/inner.txt', 'doc', 'doc/x.md', 'new/nested/c.ts', 'vendor/sub', 'src', 'src/deep/b.ts/x'];
+
+    const changed = await batch.changedPaths(before, after);
+
+    expect(changed).toEqual(['becomes-folder', 'becomes-folder/inner.txt', 'doc', 'doc/x.md', 'gone.txt', 'link', 'new/nested/c.ts', 'run.sh', 'src/deep/b.ts', 'vendor/sub']);
+    expect(changed).toEqual(await commands.changedPaths(before, after));
+    expect(await batch.changedPaths(after, before)).toEqual(changed);
+    expect(await batch.treeOf(after)).toBe(git(repo, 'rev-parse', 'HEAD^{tree}'));
+    for (const commit of [before, after]) expect(await batch.entriesAt(commit, paths)).toEqual(await commands.entriesAt(commit, paths));
+    expect((await batch.entriesAt(after, ['run.sh'])).get('run.sh')).toEqual({ mode: '100755', bytes: Buffer.from('echo\n') });
+  });
+
+  it('writes a commit git reads back whole: tree, parent, author, message', async () => {
+    const { repo, before, after } = twoCommits();
+    const objects = new GitObjects(repo);
+    cleanups.push(() => objects.close());
+    const tree = await objects.treeOf(after);
+
+    const commit = await objects.commitTree(tree, [before], 'dagent: edit (attempt 1): the change');
+
+    expect(git(repo, 'cat-file', '-t', commit)).toBe('commit');
+    expect(git(repo, 'log', '-1', '--format=%T %P%n%an <%ae>%n%B', commit)).toBe(`${tree} ${before}\ndagent <dagent@localhost>\ndagent: edit (attempt 1): the change`);
+    expect(git(repo, 'diff-tree', '-r', '--name-only', '--no-renames', before, commit).split('\n')).toEqual(await objects.changedPaths(before, commit));
+    expect(() => git(repo, 'fsck', '--strict', '--no-dangling')).not.toThrow();
   });
 });
