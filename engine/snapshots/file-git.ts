@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFile, lstat, mkdir, realpath, rename, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -265,6 +265,11 @@ export function parseRawDiff(output: string): GitTreeChange[] {
 /** One long-lived `git cat-file --batch` in `root`, under the same settings and environment as every command (started on its first read). */
 export function catFileBatch(root: string, options: readonly string[] = []): GitBlobBatch {
   return new GitBlobBatch(() => spawn('git', [...GIT_SETTINGS, 'cat-file', '--batch', ...options], { cwd: root, env: controlledGitEnvironment({ cwd: root }), stdio: ['pipe', 'pipe', 'ignore'] }));
+}
+
+/** A long-lived git command in `root` (every pipe open), under the same settings and environment as every command. */
+export function startGit(root: string, args: readonly string[]): ChildProcessWithoutNullStreams {
+  return spawn('git', [...GIT_SETTINGS, ...args], { cwd: root, env: controlledGitEnvironment({ cwd: root }), stdio: ['pipe', 'pipe', 'pipe'] });
 }
 
 export const runGit: GitRunner = (args, options) =>

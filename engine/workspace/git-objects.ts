@@ -1,6 +1,7 @@
-import { PATHS_PER_COMMAND, catFileBatch, parseTreeListing, runGit, type GitEntry, type GitRunner } from '../snapshots/file-git.js';
+import { PATHS_PER_COMMAND, catFileBatch, parseTreeListing, runGit, startGit, type GitEntry, type GitRunner } from '../snapshots/file-git.js';
 import type { GitBlobBatch } from '../snapshots/git-blob-batch.js';
 import { looseObjectFolder, writeLooseObject } from '../snapshots/loose-objects.js';
+import { GitRefUpdates } from './git-ref-updates.js';
 
 /** A full object id (SHA-1 or SHA-256), not a name that could point elsewhere later. */
 const COMMIT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
@@ -44,18 +45,24 @@ export class GitObjects {
   readonly #trees = new Map<string, string>();
   /** Reads objects by id; undefined when a runner was given (a test's runner sees every command). */
   readonly #batch: GitBlobBatch | undefined;
+  /** Moves refs; undefined when a runner was given. */
+  readonly #refs: GitRefUpdates | undefined;
   /** Where commit objects are written in-process (a SHA-1 repository, the real git); undefined: by `git commit-tree`. */
   #store: Promise<string | undefined> | undefined;
+  #closed = false;
 
   constructor(repo: string, git: GitRunner = runGit) {
     this.repo = repo;
     this.git = git;
     this.#batch = git === runGit ? catFileBatch(repo) : undefined;
+    this.#refs = git === runGit ? new GitRefUpdates(() => startGit(repo, ['update-ref', '-m', 'dagent', '--stdin'])) : undefined;
   }
 
-  /** Stops the long-lived `git cat-file`, if one started; reads after it take a command each. */
+  /** Stops the long-lived `git cat-file` and `git update-ref`, if they started; later calls take a command each. */
   close(): void {
     this.#batch?.close();
+    this.#refs?.close();
+    this.#closed = true;
   }
 
   async text(args: readonly string[], cwd = this.repo, indexFile?: string): Promise<string> {
@@ -103,9 +110,10 @@ export class GitObjects {
     return commit;
   }
 
-  /** Moves `ref` to `to` only if it still points at `from` (undefined: only if it does not exist yet). */
-  async moveRef(ref: string, to: string, from: string | undefined): Promise<void> {
-    await this.git(['update-ref', '-m', 'dagent', ref, to, from ?? ''], { cwd: this.repo });
+  /** Moves `ref` to `to` only if it still points at `from` (undefined: only if it does not exist yet; 'anywhere': wherever it points). */
+  async moveRef(ref: string, to: string, from: string | undefined | 'anywhere'): Promise<void> {
+    if (this.#refs !== undefined && !this.#closed) return this.#refs.move(ref, to, from);
+    await this.git(['update-ref', '-m', 'dagent', ref, to, ...(from === 'anywhere' ? [] : [from ?? ''])], { cwd: this.repo });
   }
 
   /** Paths that differ between two trees or commits, sorted. */

@@ -214,7 +214,7 @@ export class WorktreeNodeFiles {
 
   /** Keeps a node's step checkpoints reachable (git's garbage collection leaves them). */
   async #keep(nodeId: string, commit: string): Promise<void> {
-    await this.#options.workspaces.objects.git(['update-ref', '-m', 'dagent', `refs/dagent/${this.#options.runId}/steps/${nodeId}`, commit], { cwd: this.#options.workspaces.repo });
+    await this.#options.workspaces.objects.moveRef(`refs/dagent/${this.#options.runId}/steps/${nodeId}`, commit, 'anywhere');
   }
 
   async #drop(nodeId: string): Promise<void> {

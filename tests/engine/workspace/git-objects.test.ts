@@ -49,43 +49,43 @@ describe('a tree read many paths at a time', () => {
   });
 });
 
-describe('objects read by id through one long-lived git cat-file', () => {
-  /** Two commits: `before`, then `after` with a file changed, one made executable, a link moved, a file gone, a file become a folder and a folder a file, new nested files, a submodule added. */
-  function twoCommits(): { repo: string; before: string; after: string } {
-    const folder = tempDir('dagent-git-objects-');
-    cleanups.push(folder.cleanup);
-    const repo = folder.dir;
-    const commit = (message: string, stage = true): string => {
-      if (stage) git(repo, 'add', '-A');
-      git(repo, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', message);
-      return git(repo, 'rev-parse', 'HEAD');
-    };
-    mkdirSync(join(repo, 'src', 'deep'), { recursive: true });
-    mkdirSync(join(repo, 'doc'));
-    writeFileSync(join(repo, 'src', 'same.ts'), 'same\n');
-    writeFileSync(join(repo, 'src', 'deep', 'b.ts'), 'b\n');
-    writeFileSync(join(repo, 'run.sh'), 'echo\n');
-    writeFileSync(join(repo, 'gone.txt'), 'gone\n');
-    writeFileSync(join(repo, 'becomes-folder'), 'file\n');
-    writeFileSync(join(repo, 'doc', 'x.md'), 'x\n');
-    symlinkSync('src/same.ts', join(repo, 'link'));
-    git(repo, 'init', '-q', '-b', 'main');
-    const before = commit('before');
-    writeFileSync(join(repo, 'src', 'deep', 'b.ts'), 'b changed\n');
-    chmodSync(join(repo, 'run.sh'), 0o755);
-    execFileSync('rm', ['link', 'gone.txt', 'becomes-folder', '-r', 'doc'], { cwd: repo });
-    symlinkSync('run.sh', join(repo, 'link'));
-    mkdirSync(join(repo, 'becomes-folder'));
-    writeFileSync(join(repo, 'becomes-folder', 'inner.txt'), 'inner\n');
-    writeFileSync(join(repo, 'doc'), 'now a file\n');
-    mkdirSync(join(repo, 'new', 'nested'), { recursive: true });
-    writeFileSync(join(repo, 'new', 'nested', 'c.ts'), 'c\n');
-    git(repo, 'add', '-A');
-    git(repo, 'update-index', '--add', '--cacheinfo', `160000,${before},vendor/sub`);
-    const after = commit('after', false);
-    return { repo, before, after };
-  }
+/** Two commits: `before`, then `after` with a file changed, one made executable, a link moved, a file gone, a file become a folder and a folder a file, new nested files, a submodule added. */
+function twoCommits(): { repo: string; before: string; after: string } {
+  const folder = tempDir('dagent-git-objects-');
+  cleanups.push(folder.cleanup);
+  const repo = folder.dir;
+  const commit = (message: string, stage = true): string => {
+    if (stage) git(repo, 'add', '-A');
+    git(repo, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', message);
+    return git(repo, 'rev-parse', 'HEAD');
+  };
+  mkdirSync(join(repo, 'src', 'deep'), { recursive: true });
+  mkdirSync(join(repo, 'doc'));
+  writeFileSync(join(repo, 'src', 'same.ts'), 'same\n');
+  writeFileSync(join(repo, 'src', 'deep', 'b.ts'), 'b\n');
+  writeFileSync(join(repo, 'run.sh'), 'echo\n');
+  writeFileSync(join(repo, 'gone.txt'), 'gone\n');
+  writeFileSync(join(repo, 'becomes-folder'), 'file\n');
+  writeFileSync(join(repo, 'doc', 'x.md'), 'x\n');
+  symlinkSync('src/same.ts', join(repo, 'link'));
+  git(repo, 'init', '-q', '-b', 'main');
+  const before = commit('before');
+  writeFileSync(join(repo, 'src', 'deep', 'b.ts'), 'b changed\n');
+  chmodSync(join(repo, 'run.sh'), 0o755);
+  execFileSync('rm', ['link', 'gone.txt', 'becomes-folder', '-r', 'doc'], { cwd: repo });
+  symlinkSync('run.sh', join(repo, 'link'));
+  mkdirSync(join(repo, 'becomes-folder'));
+  writeFileSync(join(repo, 'becomes-folder', 'inner.txt'), 'inner\n');
+  writeFileSync(join(repo, 'doc'), 'now a file\n');
+  mkdirSync(join(repo, 'new', 'nested'), { recursive: true });
+  writeFileSync(join(repo, 'new', 'nested', 'c.ts'), 'c\n');
+  git(repo, 'add', '-A');
+  git(repo, 'update-index', '--add', '--cacheinfo', `160000,${before},vendor/sub`);
+  const after = commit('after', false);
+  return { repo, before, after };
+}
 
+describe('objects read by id through one long-lived git cat-file', () => {
   it('lists the paths two commits differ in as git diff-tree does, and reads their files as ls-tree and cat-file do', async () => {
     const { repo, before, after } = twoCommits();
     const batch = new GitObjects(repo);
@@ -116,5 +116,25 @@ describe('objects read by id through one long-lived git cat-file', () => {
     expect(git(repo, 'log', '-1', '--format=%T %P%n%an <%ae>%n%B', commit)).toBe(`${tree} ${before}\ndagent <dagent@localhost>\ndagent: edit (attempt 1): the change`);
     expect(git(repo, 'diff-tree', '-r', '--name-only', '--no-renames', before, commit).split('\n')).toEqual(await objects.changedPaths(before, commit));
     expect(() => git(repo, 'fsck', '--strict', '--no-dangling')).not.toThrow();
+  });
+});
+
+describe('refs moved through one long-lived git update-ref', () => {
+  it('moves a ref only from where the caller expects it, says why when git refuses, and goes on after a refusal', async () => {
+    const { repo, before, after } = twoCommits();
+    const objects = new GitObjects(repo);
+    cleanups.push(() => objects.close());
+
+    await objects.moveRef('refs/heads/dagent/r-1', before, undefined);
+    const exists = await objects.moveRef('refs/heads/dagent/r-1', after, undefined).catch((error: Error) => error);
+    const moved = await objects.moveRef('refs/heads/dagent/r-1', after, after).catch((error: Error) => error);
+    await objects.moveRef('refs/heads/dagent/r-1', after, before);
+    await Promise.all([objects.moveRef('refs/dagent/r-1/steps/a', before, 'anywhere'), objects.moveRef('refs/dagent/r-1/steps/a', after, 'anywhere')]);
+
+    expect(String(exists)).toMatch(/refs\/heads\/dagent\/r-1.*already exists/);
+    expect(String(moved)).toMatch(new RegExp(`is at ${before} but expected ${after}`));
+    expect(git(repo, 'rev-parse', 'refs/heads/dagent/r-1')).toBe(after);
+    expect(git(repo, 'rev-parse', 'refs/dagent/r-1/steps/a')).toBe(after);
+    expect(git(repo, 'reflog', 'show', '--format=%gs', 'refs/heads/dagent/r-1').split('\n')).toEqual(['dagent', 'dagent']);
   });
 });
