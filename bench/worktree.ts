@@ -67,7 +67,7 @@ async function measureIsolated(repository: string): Promise<{ cold: number; reus
       if (kind === 'reused') await Promise.all(left.splice(0).map((node) => node.remove()));
       for (let sample = 0; sample < SAMPLES; sample += 1) {
         let started = performance.now();
-        const [first, second] = [await workspaces.openNode(`${kind}-a${sample}`, 1), await workspaces.openNode(`${kind}-b${sample}`, 1)];
+        const [first, second] = [await workspaces.openNode(`${kind}-a${sample}`), await workspaces.openNode(`${kind}-b${sample}`)];
         ready[kind].push((performance.now() - started) / 2);
         writeFileSync(join(first.path, `src/d0/s0/f-${kind}-${sample}.ts`), `export const first = ${sample};\n`);
         writeFileSync(join(second.path, `src/d1/s0/f-${kind}-${sample}.ts`), `export const second = ${sample};\n`);
@@ -122,7 +122,7 @@ async function measureAtOnce(repository: string): Promise<{ kind: string; ready:
   try {
     for (const kind of ['cold (fresh)', 'reused (the first 32 released)']) {
       const started = performance.now();
-      const outcomes = await Promise.allSettled(Array.from({ length: AT_ONCE }, (_, index) => workspaces.openNode(`n${index}`, rounds.length + 1)));
+      const outcomes = await Promise.allSettled(Array.from({ length: AT_ONCE }, (_, index) => workspaces.openNode(`n${index}`)));
       rounds.push({ kind, ready: outcomes.filter((outcome) => outcome.status === 'fulfilled').length, ms: performance.now() - started });
       await Promise.all(outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.remove() : undefined)));
     }

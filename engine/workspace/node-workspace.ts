@@ -51,11 +51,15 @@ export class NodeWorkspace {
     return this.#host.objects.changedPaths(this.start, tree);
   }
 
-  /** Commits everything the node changed (ignored and linked folders, dagent's temporary files left out); undefined when it changed nothing. */
-  async commit(message: string): Promise<NodeCommit | undefined> {
+  /**
+   * Commits everything the node changed (ignored and linked folders, dagent's temporary files left
+   * out); undefined when it changed nothing. `staged`: the tree of the worktree as it is, when the
+   * caller knows it (a step checkpoint nothing ran after); else the worktree is staged.
+   */
+  async commit(message: string, staged?: string): Promise<NodeCommit | undefined> {
     if (this.shared) return undefined;
     const objects = this.#host.objects;
-    const tree = await this.#stage();
+    const tree = staged ?? (await this.#stage());
     const startTree = await objects.treeOf(this.start);
     if (tree === startTree) return undefined;
     const [commit, files] = await Promise.all([objects.commitTree(tree, [this.start], message), objects.changedPaths(startTree, tree)]);

@@ -27,8 +27,9 @@ export type MergeOutcome =
 /** A worktree the nodes that only read share, at one commit of the run branch. */
 interface SharedView {
   readonly commit: string;
-  readonly path: string;
-  readonly ready: Promise<void>;
+  /** The worktree's folder, once it is ready. */
+  readonly ready: Promise<string>;
+  path?: string;
   readers: number;
 }
 
@@ -45,8 +46,10 @@ export function runBranch(runId: string): string {
  * Worktrees are added one at a time (git's own lock files never race); the checkouts run side by
  * side. Installed dependencies git ignores (node_modules) are linked in, not copied. A node's
  * worktree, once it is done with (`NodeWorkspace.remove`), is kept for the run's next node, which
- * gets it moved to its own folder and brought to its commit (only the files that differ are
- * written): checking out and deleting a whole repository per node is what costs.
+ * gets it brought to its commit (only the files that differ are written): checking out and
+ * deleting a whole repository per node is what costs. Worktrees are named `wt-<id>`, after no
+ * node (the folder a node worked in is in its `node/started` boundary), so handing one on moves
+ * nothing.
  */
 export class RunWorkspaces {
   readonly runId: string;
@@ -67,7 +70,6 @@ export class RunWorkspaces {
   readonly #spares: string[] = [];
   /** Worktrees on their way back to the spares. */
   readonly #releasing = new Set<Promise<void>>();
-  #spareCount = 0;
   /** The `.git` file git wrote for each worktree this process made, by its folder: a reused one must still have it. */
   readonly #gitFiles = new Map<string, string>();
   /** The views nodes that only read share, by the run-branch commit each shows. */
@@ -135,20 +137,23 @@ export class RunWorkspaces {
     if (view === undefined) {
       // The views of older commits nobody reads go back to the spares first: the new view may be one of them, reset.
       const idle = [...this.#views.values()].filter((older) => older.readers === 0);
-      const path = join(this.folder, `.view-${randomBytes(4).toString('hex')}`);
-      const made: SharedView = { commit: head, path, readers: 0, ready: Promise.all(idle.map((older) => this.#letGoOf(older))).then(() => this.#place(path, head, [])) };
-      made.ready.catch(() => this.#views.get(head) === made && this.#views.delete(head));
+      const made: SharedView = { commit: head, readers: 0, ready: Promise.all(idle.map((older) => this.#letGoOf(older))).then(() => this.#place(head, [])) };
+      made.ready.then(
+        (path) => (made.path = path),
+        () => this.#views.get(head) === made && this.#views.delete(head),
+      );
       this.#views.set(head, (view = made));
     }
     view.readers += 1;
     const shared = view;
+    let path: string;
     try {
-      await shared.ready;
+      path = await shared.ready;
     } catch (error) {
       shared.readers -= 1;
       throw error;
     }
-    return new NodeWorkspace({ ...this.#host, release: () => this.#leave(shared) }, nodeId, shared.path, head, { shared: true });
+    return new NodeWorkspace({ ...this.#host, release: () => this.#leave(shared) }, nodeId, path, head, { shared: true });
   }
 
   /**
@@ -156,16 +161,16 @@ export class RunWorkspaces {
    * results included). Dependency folders are linked in read-only, except those the node's
    * `writes` reach into (`node_modules/.cache/**`): those are copied, its own to write.
    */
-  async openNode(nodeId: string, attempt: number, writes: readonly string[] = []): Promise<NodeWorkspace> {
-    return this.#open(nodeId, attempt, this.#tip ?? (await this.head()), undefined, writes);
+  async openNode(nodeId: string, writes: readonly string[] = []): Promise<NodeWorkspace> {
+    return this.#open(nodeId, this.#tip ?? (await this.head()), undefined, writes);
   }
 
   /**
    * A fresh worktree for a node attempt that goes on from an earlier one: its files as `checkout`
    * (a step checkpoint) holds them, its change still counted from `start`, where the node began.
    */
-  async reopenNode(nodeId: string, attempt: number, start: string, checkout: string, writes: readonly string[] = []): Promise<NodeWorkspace> {
-    return this.#open(nodeId, attempt, start, checkout, writes);
+  async reopenNode(nodeId: string, start: string, checkout: string, writes: readonly string[] = []): Promise<NodeWorkspace> {
+    return this.#open(nodeId, start, checkout, writes);
   }
 
   /** The worktree an earlier process left at `path` for a node, when its folder is still there. */
@@ -182,19 +187,17 @@ export class RunWorkspaces {
     await this.#prune();
   }
 
-  async #open(nodeId: string, attempt: number, start: string, checkout: string = start, writes: readonly string[] = []): Promise<NodeWorkspace> {
-    const path = join(this.folder, `${nodeId}-${attempt}`);
-    await this.#place(path, checkout, writes);
-    return new NodeWorkspace(this.#host, nodeId, path, start);
+  async #open(nodeId: string, start: string, checkout: string = start, writes: readonly string[] = []): Promise<NodeWorkspace> {
+    return new NodeWorkspace(this.#host, nodeId, await this.#place(checkout, writes), start);
   }
 
-  /** A worktree at `path` checked out at `checkout` (a spare reset, else a new one), the dependency folders linked in. */
-  async #place(path: string, checkout: string, writes: readonly string[]): Promise<void> {
-    if (this.#spares.length === 0 && this.#releasing.size > 0) await Promise.race(this.#releasing);
+  /** A worktree checked out at `checkout` (a spare reset, else a new one), the dependency folders linked in: its folder. */
+  async #place(checkout: string, writes: readonly string[]): Promise<string> {
     const spare = this.#spares.pop();
-    if (spare === undefined || !(await this.#reuse(spare, path, checkout))) await this.#fresh(path, checkout);
+    const path = spare !== undefined && (await this.#reuse(spare, checkout)) ? spare : await this.#fresh(checkout);
     const writable = writableFolders(this.#linked, writes);
     await Promise.all(this.#linked.map((folder) => (writable.has(folder) ? copyFolder(this.repo, path, folder) : linkFolder(this.repo, path, folder))));
+    return path;
   }
 
   /** A reader is done with its view: the view stays while the tip is its commit (the next readers'), else it goes once nobody reads it. */
@@ -206,77 +209,49 @@ export class RunWorkspaces {
   async #letGoOf(view: SharedView): Promise<void> {
     if (this.#views.get(view.commit) !== view) return;
     this.#views.delete(view.commit);
-    await this.#release(view.path);
+    await this.#release(await view.ready);
   }
 
-  /** A new worktree at `path`, checked out at `checkout`. */
-  async #fresh(path: string, checkout: string): Promise<void> {
-    await this.#worktreeLock.run(async () => {
-      await this.#clear(path);
-      await this.objects.git(['worktree', 'add', '--no-checkout', '--detach', path, checkout], { cwd: this.repo });
-    });
+  /** A new worktree (`wt-<id>`, a name no earlier process used), checked out at `checkout`: its folder. */
+  async #fresh(checkout: string): Promise<string> {
+    const path = join(this.folder, `wt-${randomBytes(4).toString('hex')}`);
+    await this.#worktreeLock.run(() => this.objects.git(['worktree', 'add', '--no-checkout', '--detach', path, checkout], { cwd: this.repo }));
     // The checkout writes only the worktree's own index and files: checkouts run side by side.
     await this.objects.inWorktree(path, ['read-tree', '-m', '-u', 'HEAD']);
     this.#gitFiles.set(path, await worktreeGitFile(path));
+    return path;
   }
 
   /**
-   * A spare worktree moved to `path` (`git worktree move`, behind the lock) and reset to
-   * `checkout`; false, the spare deleted, when that fails.
+   * A spare worktree reset to `checkout` where it is; false, the spare deleted, when that fails.
    */
-  async #reuse(spare: string, path: string, checkout: string): Promise<boolean> {
+  async #reuse(spare: string, checkout: string): Promise<boolean> {
     const gitFile = this.#gitFiles.get(spare);
-    this.#gitFiles.delete(spare);
     try {
-      if (gitFile === undefined || (await worktreeGitFile(spare)) !== gitFile) throw new Error(`${spare}: not a worktree of this run as git made it`);
-      await this.#worktreeLock.run(async () => {
-        await this.#clear(path);
-        await this.objects.git(['worktree', 'move', spare, path], { cwd: this.repo });
-      });
-      const moved = await worktreeGitFile(path);
-      await resetWorktree(this.objects, path, moved, checkout);
-      this.#gitFiles.set(path, moved);
+      if (gitFile === undefined) throw new Error(`${spare}: not a worktree of this run as git made it`);
+      await resetWorktree(this.objects, spare, gitFile, checkout);
       return true;
     } catch {
-      await Promise.all([rm(spare, { recursive: true, force: true }), rm(path, { recursive: true, force: true })]);
+      this.#gitFiles.delete(spare);
+      await rm(spare, { recursive: true, force: true });
       await this.#prune();
       return false;
     }
   }
 
-  /** Removes what is left at a node's folder (an earlier process's worktree), and git's record of it. */
-  async #clear(path: string): Promise<void> {
-    if (!existsSync(path)) return;
-    await rm(path, { recursive: true, force: true });
-    await this.objects.git(['worktree', 'prune'], { cwd: this.repo });
-  }
-
   /**
-   * A node's worktree it is done with: moved out of the node's folder to a spare one, kept for the
-   * next node, when this process made it (and its `.git` file is as git wrote it); else deleted.
-   */
-  /**
-   * Takes back a worktree (`#moveToSpares`); a node that ends need not wait for it: the next node
-   * that finds no spare waits for a worktree on its way back instead of checking out a new one.
+   * A node's worktree it is done with: kept where it is for the next node when this process made
+   * it (the next node checks that its `.git` file is still as git wrote it), else deleted; a node
+   * that ends does not wait for the deletion.
    */
   #release(path: string): Promise<void> {
-    const releasing = this.#moveToSpares(path).finally(() => this.#releasing.delete(releasing));
+    if (this.#gitFiles.has(path)) {
+      this.#spares.push(path);
+      return Promise.resolve();
+    }
+    const releasing = rm(path, { recursive: true, force: true }).finally(() => this.#releasing.delete(releasing));
     this.#releasing.add(releasing);
     return releasing;
-  }
-
-  async #moveToSpares(path: string): Promise<void> {
-    const gitFile = this.#gitFiles.get(path);
-    this.#gitFiles.delete(path);
-    const spare = join(this.folder, `.spare-${(this.#spareCount += 1)}`);
-    try {
-      if (gitFile === undefined || (await worktreeGitFile(path)) !== gitFile) throw new Error(`${path}: not a worktree of this run as git made it`);
-      await this.#worktreeLock.run(() => this.objects.git(['worktree', 'move', path, spare], { cwd: this.repo }));
-      this.#gitFiles.set(spare, await worktreeGitFile(spare));
-      this.#spares.push(spare);
-    } catch {
-      await Promise.all([rm(path, { recursive: true, force: true }), rm(spare, { recursive: true, force: true })]);
-    }
   }
 
   get #host(): NodeWorkspaceHost {

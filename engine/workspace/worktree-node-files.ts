@@ -31,6 +31,11 @@ export interface WorktreeEndOptions {
   readonly message?: string;
   /** Changes beyond `writes` keep the node's change off the run branch (`overreach`): the plan's `strictWrites`. */
   readonly strictWrites?: boolean;
+  /**
+   * Nothing ran in the workspace since the node's last step checkpoint (no call, no hook): the
+   * node's commit takes the checkpoint's tree instead of staging the worktree again.
+   */
+  readonly quietSinceCheckpoint?: boolean;
 }
 
 /** A step checkpoint of an isolated node: a commit of its workspace on the node's own line (never merged). */
@@ -78,7 +83,6 @@ export class WorktreeNodeFiles {
   readonly #open = new Map<string, NodeWorkspace>();
   /** Each open node's last step checkpoint: the parent of its next one. */
   readonly #lastCheckpoint = new Map<string, string>();
-  #attempts = 0;
 
   constructor(options: WorktreeNodeFilesOptions) {
     this.#options = options;
@@ -99,10 +103,9 @@ export class WorktreeNodeFiles {
    * copy. `readsOnly`: the node cannot change a file, and shares a view of the run branch's tip.
    */
   async beginNode(nodeId: string, writes: readonly string[] = [], options: { readonly readsOnly?: boolean } = {}): Promise<WorktreeBoundary> {
-    this.#attempts += 1;
     await this.#drop(nodeId);
     const workspaces = this.#options.workspaces;
-    const workspace = options.readsOnly === true ? await workspaces.openReader(nodeId) : await workspaces.openNode(nodeId, this.#attempts, writes);
+    const workspace = options.readsOnly === true ? await workspaces.openReader(nodeId) : await workspaces.openNode(nodeId, writes);
     this.#open.set(nodeId, workspace);
     return { kind: 'worktree', path: workspace.path, start: workspace.start };
   }
@@ -138,8 +141,7 @@ export class WorktreeNodeFiles {
     else if (target.kind === 'as-left' && leftCommit !== undefined) checkout = leftCommit;
     else checkout = began.start;
     if (left !== undefined) await workspaces.removeLeft(left);
-    this.#attempts += 1;
-    const workspace = await workspaces.reopenNode(nodeId, this.#attempts, began.start, checkout, writes);
+    const workspace = await workspaces.reopenNode(nodeId, began.start, checkout, writes);
     this.#open.set(nodeId, workspace);
     this.#lastCheckpoint.set(nodeId, checkout);
     await this.#keep(nodeId, checkout);
@@ -161,7 +163,9 @@ export class WorktreeNodeFiles {
         const files = await workspace.changedFiles();
         return { filesChanged: files, strayChanges: files.filter((path) => writeSetRefusal(path, writeSet) !== undefined), branch: this.#options.workspaces.branch };
       }
-      const committed = await workspace.commit(options.message ?? `dagent: node ${nodeId}`);
+      const checkpoint = options.quietSinceCheckpoint === true ? this.#lastCheckpoint.get(nodeId) : undefined;
+      const tree = checkpoint === undefined ? undefined : await this.#options.workspaces.objects.treeOf(checkpoint);
+      const committed = await workspace.commit(options.message ?? `dagent: node ${nodeId}`, tree);
       if (committed === undefined) return { filesChanged: [], strayChanges: [], branch: this.#options.workspaces.branch };
       const strayChanges = committed.files.filter((path) => writeSetRefusal(path, writeSet) !== undefined);
       const branch = this.#options.workspaces.branch;
@@ -181,7 +185,6 @@ export class WorktreeNodeFiles {
     }
   }
 
-  /** A new attempt starts in a new workspace: the old one is dropped, nothing in the user's working copy needs putting back. */
   /**
    * A succeeded node that runs again (its plan edited): its change leaves the working copy, as
    * under shared isolation (kept where edited since in the same lines), and its commit leaves the

@@ -136,6 +136,21 @@ describe('hooks', () => {
     expect(result.content).toMatch(/--- PostToolUse hook `node -e .*` ---\nformatted src\/a\.js in /);
   });
 
+  it("a NodeEnd hook that writes in an isolated node's workspace after its last step: what it wrote is in the node's change", { timeout: 60_000 }, async () => {
+    userConfig({ isolation: 'worktree', hooks: { NodeEnd: [{ matcher: 'edit-a', command: 'echo stamped > src/stamp.txt' }] } });
+    const model = script({
+      'node:edit-a': [{ toolCalls: [{ id: 'call-edit', name: 'edit_file', args: { path: 'src/a.js', old_string: 'let x=1;', new_string: 'let x=2;' } }] }, { text: 'Set x to 2.' }],
+    });
+
+    const run = await planAndRun({ goal: 'Set x', nodes: [{ id: 'edit-a', kind: 'edit', title: 'Set x to 2', writes: ['src/**'] }] }, model);
+
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    // The step's checkpoint came before the hook: the node's commit is of the workspace as the hook left it.
+    expect(readFileSync(join(workspace, 'src', 'a.js'), 'utf8')).toBe('let x=2;\n');
+    expect(readFileSync(join(workspace, 'src', 'stamp.txt'), 'utf8')).toBe('stamped\n');
+    expect(git('show', '--name-only', '--format=', `dagent/${run.runId}`).split('\n').sort()).toEqual(['src/a.js', 'src/stamp.txt']);
+  });
+
   it("a repository's own hooks do not run until the user trusts it, and a note says why", { timeout: 60_000 }, async () => {
     writeFileSync(join(workspace, '.dagent', 'config.json'), JSON.stringify({ isolation: 'shared', hooks: { PreToolUse: [{ matcher: 'run_command', command: NO_PUBLISH }] } }));
     // The repository's hook, had it run, would refuse this call ('npm publish' is in its arguments).

@@ -7,11 +7,11 @@ import type { RunMemory } from '../views/run-recovery.js';
 import { executePlanNode, type NodeRuntime } from './execute-plan-node.js';
 import type { NodeFiles } from './node-files.js';
 import { unkeptPromise } from './node-outcome.js';
-import { nodeEndHooks, nodeStartHooks } from './node-hooks.js';
+import { hooksBetweenSteps, nodeEndHooks, nodeStartHooks } from './node-hooks.js';
 import { handoffMessage } from './node-prompt.js';
 import { nodeKeyDraft, reuseOrRevert, type ReuseContext, type ReuseSettings } from './node-reuse.js';
 import type { NodeResult } from './run-options.js';
-import { resumableAttempt, resumeSteps, stepCheckpointer, trackStartedCalls, type ResumedAttempt, type StepResumeContext } from './step-resume.js';
+import { noCallSince, resumableAttempt, resumeSteps, stepCheckpointer, trackStartedCalls, type ResumedAttempt, type StepResumeContext } from './step-resume.js';
 import { readsOnly } from './reads-only.js';
 
 /** What one node attempt in the run's own process works with. */
@@ -54,7 +54,8 @@ export async function attemptNode(context: NodeAttemptContext, nodeId: string, e
   const { boundary, fromSeq, startedByStep, resume, marker, firstOfNode, firstAttempt } = await beginAttempt(context, node, execution, steps);
   // Which steps started a call that may change files: those are checkpointed when they end.
   const unsubscribe = trackStartedCalls(log, nodeId, fromSeq, startedByStep);
-  const onStepEnd = stepCheckpointer(steps, node, attempt, boundary, startedByStep);
+  let checkpointed: { step: number; calls: number } | undefined;
+  const onStepEnd = stepCheckpointer(steps, node, attempt, boundary, startedByStep, (step, calls) => (checkpointed = { step, calls }));
   // A fresh attempt's surface is its marker alone; one that goes on reads what its earlier steps left.
   const session = marker === undefined ? await Session.open(log, nodeId, { fromSeq }) : Session.startingAt(log, marker, { firstOfNode });
   try {
@@ -85,7 +86,9 @@ export async function attemptNode(context: NodeAttemptContext, nodeId: string, e
     const result = await nodeEndHooks(hookContext, worked);
     const otherWrites = context.plan().nodes.filter((other) => other.id !== nodeId).flatMap((other) => other.writes);
     const strictWrites = strictWritesOf(context.plan(), node);
-    const end = await files.endNode(nodeId, node.writes, boundary, { otherWrites, merge: result.status === 'succeeded', message: commitMessage(node, attempt), strictWrites, firstAttempt });
+    // Nothing ran in the workspace after the last checkpoint: the end need not look at the files again.
+    const quietSinceCheckpoint = noCallSince(startedByStep, checkpointed) && !hooksBetweenSteps(runtime.hooks, nodeId);
+    const end = await files.endNode(nodeId, node.writes, boundary, { otherWrites, merge: result.status === 'succeeded', message: commitMessage(node, attempt), strictWrites, firstAttempt, quietSinceCheckpoint });
     const { filesChanged, strayChanges = [] } = end;
     if (strayChanges.length > 0) await log.append({ type: 'writes/exceeded', nodeId, payload: { paths: [...strayChanges], writes: [...node.writes], enforced: end.overreach === true } });
     if (end.merged !== undefined) {

@@ -20,6 +20,7 @@ export interface NodeFiles {
   /** `beforeRecording`: runs before anything of the node's end is written (not at all when nothing is). */
   /** `strayChanges`: the recorded changes the node's declared writes do not cover. */
   /** `firstAttempt`: no attempt of the node began before this one (the log holds no boundary of it). */
+  /** `quietSinceCheckpoint`: nothing ran in the node's workspace since its last step checkpoint (no call, no hook), so its files are the checkpoint's. */
   /**
    * With isolated workspaces: `merge` says the node succeeded (its change goes onto the run branch),
    * `message` is its commit message, `strictWrites` keeps a change beyond `writes` off the branch; the end names the run-branch commit (`merged`) or why the
@@ -29,7 +30,7 @@ export interface NodeFiles {
     nodeId: string,
     writes: readonly string[],
     boundary: unknown,
-    options?: { readonly otherWrites?: readonly string[]; readonly merge?: boolean; readonly message?: string; readonly strictWrites?: boolean; readonly beforeRecording?: () => Promise<void>; readonly firstAttempt?: boolean },
+    options?: { readonly otherWrites?: readonly string[]; readonly merge?: boolean; readonly message?: string; readonly strictWrites?: boolean; readonly beforeRecording?: () => Promise<void>; readonly firstAttempt?: boolean; readonly quietSinceCheckpoint?: boolean },
   ): Promise<{
     readonly filesChanged: readonly string[];
     readonly strayChanges?: readonly string[];

@@ -17,6 +17,11 @@ export interface NodeHookContext {
   readonly signal: AbortSignal;
 }
 
+/** Whether a hook may run in a node's workspace between its steps or after them (`PreCompact`, `NodeEnd`): what a step checkpoint would not hold. */
+export function hooksBetweenSteps(hooks: HookRunner | undefined, nodeId: string): boolean {
+  return hooks !== undefined && (hooks.matches('PreCompact', nodeId) || hooks.matches('NodeEnd', nodeId));
+}
+
 /** `NodeStart` hooks of a node attempt; a block (exit 2) fails the attempt before its model or command runs. */
 export async function nodeStartHooks(context: NodeHookContext): Promise<Extract<AttemptEnd, { status: 'failed' }> | undefined> {
   const verdict = await runNodeHooks(context, { event: 'NodeStart', node: { attempt: context.attempt } });

@@ -89,7 +89,8 @@ export function trackStartedCalls(log: EventLog, nodeId: string, fromSeq: number
 /**
  * The step-end hook of a node attempt: after a step in which a call started that may change files
  * (not `read`), the files are checkpointed and `step/checkpointed` is appended. `startedByStep` is
- * kept current from the log by the caller.
+ * kept current from the log by the caller. `checkpointed` hears of each checkpoint: its step, and
+ * how many calls that step had started.
  */
 export function stepCheckpointer(
   context: StepResumeContext,
@@ -97,18 +98,27 @@ export function stepCheckpointer(
   attempt: number,
   boundary: unknown,
   startedByStep: ReadonlyMap<number, readonly string[]>,
+  checkpointed?: (step: number, calls: number) => void,
 ): ((position: StepPosition) => Promise<void>) | undefined {
   if (context.files.checkpointNode === undefined) return undefined;
   return async (position) => {
-    if (!isEffectfulStep(startedByStep.get(position.step) ?? [], context.riskOf)) return;
-    await checkpointStep(context, node, attempt, boundary, position);
+    const calls = startedByStep.get(position.step) ?? [];
+    if (!isEffectfulStep(calls, context.riskOf)) return;
+    if (await checkpointStep(context, node, attempt, boundary, position)) checkpointed?.(position.step, calls.length);
   };
 }
 
-async function checkpointStep(context: StepResumeContext, node: PlanNode, attempt: number, boundary: unknown, position: StepPosition): Promise<void> {
+/** Whether no call started after a checkpoint (`step`, with `calls` started by then): the workspace is as the checkpoint holds it, but for hooks. */
+export function noCallSince(startedByStep: ReadonlyMap<number, readonly string[]>, checkpoint: { readonly step: number; readonly calls: number } | undefined): boolean {
+  if (checkpoint === undefined) return false;
+  return [...startedByStep].every(([step, calls]) => step < checkpoint.step || (step === checkpoint.step && calls.length === checkpoint.calls) || calls.length === 0);
+}
+
+async function checkpointStep(context: StepResumeContext, node: PlanNode, attempt: number, boundary: unknown, position: StepPosition): Promise<boolean> {
   const checkpoint = await context.files.checkpointNode?.(node.id, node.writes, boundary);
-  if (checkpoint === undefined) return;
+  if (checkpoint === undefined) return false;
   await context.log.append({ type: 'step/checkpointed', nodeId: node.id, turn: position.turn, step: position.step, payload: { attempt, boundary: checkpoint } });
+  return true;
 }
 
 /** What the model reads for a call that had started to write or run a command when the process stopped. */

@@ -36,7 +36,7 @@ describe('node workspaces on a run branch', () => {
   it("gives each node its own copy: one node's undeclared files are its own commit, never another's", async () => {
     const repo = repository({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
     const workspaces = await RunWorkspaces.open({ repo, runId: 'r-1' });
-    const [a, c] = await Promise.all([workspaces.openNode('cmd-a', 1), workspaces.openNode('cmd-c', 1)]);
+    const [a, c] = await Promise.all([workspaces.openNode('cmd-a'), workspaces.openNode('cmd-c')]);
     writeFileSync(join(a.path, 'a.txt'), 'a\nchanged\n');
     writeFileSync(join(a.path, 'made.txt'), 'new\n');
     writeFileSync(join(c.path, 'b.txt'), 'b\nby c\n');
@@ -56,7 +56,7 @@ describe('node workspaces on a run branch', () => {
   it('merges edits of different hunks of one file, and fails the same lines with both sides', async () => {
     const repo = repository({ 'f.txt': TEN_LINES });
     const workspaces = await RunWorkspaces.open({ repo, runId: 'r-2' });
-    const [top, bottom, clash] = await Promise.all([workspaces.openNode('top', 1), workspaces.openNode('bottom', 1), workspaces.openNode('clash', 1)]);
+    const [top, bottom, clash] = await Promise.all([workspaces.openNode('top'), workspaces.openNode('bottom'), workspaces.openNode('clash')]);
     writeFileSync(join(top.path, 'f.txt'), TEN_LINES.replace('line 1\n', 'line one\n'));
     writeFileSync(join(bottom.path, 'f.txt'), TEN_LINES.replace('line 10\n', 'line ten\n'));
     writeFileSync(join(clash.path, 'f.txt'), TEN_LINES.replace('line 1\n', 'LINE 1\n'));
@@ -78,7 +78,7 @@ describe('node workspaces on a run branch', () => {
     expect(workspaces.baseHoldsUncommitted).toBe(true);
     expect(git(repo, 'rev-parse', 'HEAD')).toBe(head);
     expect(git(repo, 'status', '--porcelain').split('\n')).toEqual(['M a.txt', '?? notes.txt']);
-    const node = await workspaces.openNode('n', 1);
+    const node = await workspaces.openNode('n');
     expect(readFileSync(join(node.path, 'a.txt'), 'utf8')).toBe('a\nmine, not committed\n');
     expect(readFileSync(join(node.path, 'notes.txt'), 'utf8')).toBe('untracked\n');
     await workspaces.close();
@@ -89,13 +89,16 @@ describe('node workspaces on a run branch', () => {
     mkdirSync(join(repo, 'node_modules', 'lib'), { recursive: true });
     writeFileSync(join(repo, 'node_modules', 'lib', 'index.js'), 'module.exports = 1;\n');
     const workspaces = await RunWorkspaces.open({ repo, runId: 'r-4' });
-    const node = await workspaces.openNode('n', 1);
+    const node = await workspaces.openNode('n');
     expect(lstatSync(join(node.path, 'node_modules')).isSymbolicLink()).toBe(true);
     expect(readFileSync(join(node.path, 'node_modules', 'lib', 'index.js'), 'utf8')).toContain('module.exports');
     writeFileSync(join(node.path, '.index.js.0a1b2c.dagent-tmp'), 'half');
     expect(await node.commit('n')).toBeUndefined();
     await node.remove();
-    expect(existsSync(node.path)).toBe(false);
+    // The next node gets the same worktree, without the temporary file.
+    const next = await workspaces.openNode('next');
+    expect(next.path).toBe(node.path);
+    expect(existsSync(join(next.path, '.index.js.0a1b2c.dagent-tmp'))).toBe(false);
     await workspaces.close();
   });
 
@@ -105,9 +108,9 @@ describe('node workspaces on a run branch', () => {
     writeFileSync(join(repo, 'node_modules', 'lib', 'index.js'), 'module.exports = 1;\n');
     const workspaces = await RunWorkspaces.open({ repo, runId: 'r-5' });
     const [patcher, reader, everything] = await Promise.all([
-      workspaces.openNode('patch-lib', 1, ['node_modules/lib/index.js']),
-      workspaces.openNode('read', 1, ['index.js']),
-      workspaces.openNode('all', 1, ['**']),
+      workspaces.openNode('patch-lib', ['node_modules/lib/index.js']),
+      workspaces.openNode('read', ['index.js']),
+      workspaces.openNode('all', ['**']),
     ]);
     expect(lstatSync(join(patcher.path, 'node_modules')).isDirectory()).toBe(true);
     expect(lstatSync(join(reader.path, 'node_modules')).isSymbolicLink()).toBe(true);
@@ -126,7 +129,7 @@ describe('node workspaces on a run branch', () => {
   it('opens 32 workspaces at once, every one of them', async () => {
     const repo = repository({ 'a.txt': 'a\n' });
     const workspaces = await RunWorkspaces.open({ repo, runId: 'r-5' });
-    const opened = await Promise.all(Array.from({ length: 32 }, (_, index) => workspaces.openNode(`n${index}`, 1)));
+    const opened = await Promise.all(Array.from({ length: 32 }, (_, index) => workspaces.openNode(`n${index}`)));
     expect(opened.filter((node) => existsSync(join(node.path, 'a.txt')))).toHaveLength(32);
     await workspaces.close();
   }, 30_000);
@@ -136,7 +139,7 @@ describe('node workspaces on a run branch', () => {
     mkdirSync(join(repo, 'node_modules', 'lib'), { recursive: true });
     writeFileSync(join(repo, 'node_modules', 'lib', 'index.js'), 'module.exports = 1;\n');
     const workspaces = await RunWorkspaces.open({ repo, runId: 'r-6' });
-    const failed = await workspaces.openNode('failed', 1);
+    const failed = await workspaces.openNode('failed');
     writeFileSync(join(failed.path, 'a.txt'), 'a\nby the failed node\n');
     writeFileSync(join(failed.path, 'notes.txt'), 'left by the failed node\n');
     mkdirSync(join(failed.path, 'build'));
@@ -144,10 +147,9 @@ describe('node workspaces on a run branch', () => {
     git(failed.path, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-am', 'a commit of its own');
     await failed.remove();
 
-    const next = await workspaces.openNode('next', 2);
-    expect(next.path).toBe(join(workspaces.folder, 'next-2'));
-    expect(existsSync(failed.path)).toBe(false);
-    // The same worktree, moved: no new one was added.
+    const next = await workspaces.openNode('next');
+    // The same worktree, where it was: no new one was added, none moved.
+    expect(next.path).toBe(failed.path);
     expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(2);
     expect(git(next.path, 'rev-parse', 'HEAD')).toBe(await workspaces.head());
     expect(readFileSync(join(next.path, 'a.txt'), 'utf8')).toBe('a\n');
@@ -169,19 +171,19 @@ describe('node workspaces on a run branch', () => {
     mkdirSync(join(repo, 'node_modules', 'lib'), { recursive: true });
     writeFileSync(join(repo, 'node_modules', 'lib', 'index.js'), 'module.exports = 1;\n');
     const workspaces = await RunWorkspaces.open({ repo, runId: 'r-7' });
-    const patcher = await workspaces.openNode('patch-lib', 1, ['node_modules/lib/**']);
+    const patcher = await workspaces.openNode('patch-lib', ['node_modules/lib/**']);
     writeFileSync(join(patcher.path, 'node_modules', 'lib', 'index.js'), 'module.exports = 2;\n');
     writeFileSync(join(patcher.path, 'a.txt'), 'a\npatched\n');
     await workspaces.merge((await patcher.commit('patch-lib'))!, 'patch-lib');
     await patcher.remove();
 
-    const reader = await workspaces.openNode('reader', 2);
+    const reader = await workspaces.openNode('reader');
     expect(readFileSync(join(reader.path, 'a.txt'), 'utf8')).toBe('a\npatched\n');
     expect(lstatSync(join(reader.path, 'node_modules')).isSymbolicLink()).toBe(true);
     expect(readFileSync(join(reader.path, 'node_modules', 'lib', 'index.js'), 'utf8')).toBe('module.exports = 1;\n');
     await reader.remove();
 
-    const again = await workspaces.openNode('patch-again', 3, ['node_modules/lib/**']);
+    const again = await workspaces.openNode('patch-again', ['node_modules/lib/**']);
     expect(lstatSync(join(again.path, 'node_modules')).isDirectory()).toBe(true);
     expect(readFileSync(join(again.path, 'node_modules', 'lib', 'index.js'), 'utf8')).toBe('module.exports = 1;\n');
     expect(readFileSync(join(repo, 'node_modules', 'lib', 'index.js'), 'utf8')).toBe('module.exports = 1;\n');
@@ -191,19 +193,19 @@ describe('node workspaces on a run branch', () => {
   it('clears git state a node left in its worktree, and makes a fresh worktree when a node has tampered with its .git file', async () => {
     const repo = repository({ 'a.txt': 'a\n' });
     const workspaces = await RunWorkspaces.open({ repo, runId: 'r-8' });
-    const merging = await workspaces.openNode('merging', 1);
+    const merging = await workspaces.openNode('merging');
     writeFileSync(join(merging.path, 'a.txt'), 'a\nmerging\n');
     git(merging.path, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-am', 'theirs');
     git(merging.path, 'update-ref', 'MERGE_HEAD', 'HEAD');
     await merging.remove();
-    const next = await workspaces.openNode('next', 2);
+    const next = await workspaces.openNode('next');
     expect(git(next.path, 'status', '--porcelain')).toBe('');
     expect(existsSync(join(git(next.path, 'rev-parse', '--absolute-git-dir'), 'MERGE_HEAD'))).toBe(false);
     expect(git(next.path, 'reflog', '--format=%s')).not.toContain('theirs');
 
     writeFileSync(join(next.path, '.git'), 'gitdir: /nowhere\n');
     await next.remove();
-    const fresh = await workspaces.openNode('fresh', 3);
+    const fresh = await workspaces.openNode('fresh');
     expect(git(fresh.path, 'status', '--porcelain')).toBe('');
     expect(readFileSync(join(fresh.path, '.git'), 'utf8')).not.toContain('/nowhere');
     expect(existsSync(next.path)).toBe(false);
@@ -214,10 +216,10 @@ describe('node workspaces on a run branch', () => {
   it('opens 32 workspaces at once again from the worktrees the first 32 left', async () => {
     const repo = repository({ 'a.txt': 'a\n' });
     const workspaces = await RunWorkspaces.open({ repo, runId: 'r-9' });
-    const first = await Promise.all(Array.from({ length: 32 }, (_, index) => workspaces.openNode(`n${index}`, 1)));
+    const first = await Promise.all(Array.from({ length: 32 }, (_, index) => workspaces.openNode(`n${index}`)));
     first.forEach((node, index) => writeFileSync(join(node.path, `left-${index}.txt`), 'left\n'));
     await Promise.all(first.map((node) => node.remove()));
-    const second = await Promise.all(Array.from({ length: 32 }, (_, index) => workspaces.openNode(`m${index}`, 2)));
+    const second = await Promise.all(Array.from({ length: 32 }, (_, index) => workspaces.openNode(`m${index}`)));
     expect(new Set(second.map((node) => node.path)).size).toBe(32);
     expect(second.filter((node) => existsSync(join(node.path, 'a.txt')) && !readdirSync(node.path).some((name) => name.startsWith('left-')))).toHaveLength(32);
     expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(33);
@@ -234,7 +236,7 @@ describe('node workspaces on a run branch', () => {
     expect(await first.commit('read-a')).toBeUndefined();
     expect(await first.changedFiles()).toEqual([]);
 
-    const edit = await workspaces.openNode('edit', 1);
+    const edit = await workspaces.openNode('edit');
     writeFileSync(join(edit.path, 'a.txt'), 'a\nedited\n');
     expect((await workspaces.merge((await edit.commit('edit'))!, 'edit')).status).toBe('merged');
     await edit.remove();
@@ -245,9 +247,11 @@ describe('node workspaces on a run branch', () => {
     expect(readFileSync(join(after.path, 'a.txt'), 'utf8')).toBe('a\nedited\n');
     expect(readFileSync(join(second.path, 'a.txt'), 'utf8')).toBe('a\n');
     await Promise.all([first.remove(), second.remove()]);
-    // The old view, read by nobody and behind the tip, is gone; the tip's stays for the next reader.
-    expect(existsSync(first.path)).toBe(false);
+    // The tip's view stays for the next reader; the old one, read by nobody and behind the tip, goes to the next editing node, reset.
     expect((await workspaces.openReader('read-d')).path).toBe(after.path);
+    const next = await workspaces.openNode('next');
+    expect(next.path).toBe(first.path);
+    expect(readFileSync(join(next.path, 'a.txt'), 'utf8')).toBe('a\nedited\n');
     await workspaces.close();
     expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(1);
   });
@@ -256,12 +260,12 @@ describe('node workspaces on a run branch', () => {
     const repo = repository({ 'a.txt': 'a\n' });
     const workspaces = await RunWorkspaces.open({ repo, runId: 'r-view-reuse' });
     const reader = await workspaces.openReader('read');
-    const edit = await workspaces.openNode('edit', 1);
+    const edit = await workspaces.openNode('edit');
     writeFileSync(join(edit.path, 'a.txt'), 'a\nedited\n');
     await workspaces.merge((await edit.commit('edit'))!, 'edit');
     await Promise.all([reader.remove(), edit.remove()]);
 
-    const next = await workspaces.openNode('next', 1);
+    const next = await workspaces.openNode('next');
 
     expect(readFileSync(join(next.path, 'a.txt'), 'utf8')).toBe('a\nedited\n');
     expect(git(next.path, 'status', '--porcelain')).toBe('');
@@ -271,7 +275,7 @@ describe('node workspaces on a run branch', () => {
   it("merges the next change onto the branch while the last one still reaches the working copy, and delivers them in merge order", async () => {
     const repo = repository({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
     const workspaces = await RunWorkspaces.open({ repo, runId: 'r-pipeline' });
-    const [first, second] = await Promise.all([workspaces.openNode('first', 1), workspaces.openNode('second', 1)]);
+    const [first, second] = await Promise.all([workspaces.openNode('first'), workspaces.openNode('second')]);
     writeFileSync(join(first.path, 'a.txt'), 'a\nfirst\n');
     writeFileSync(join(second.path, 'b.txt'), 'b\nsecond\n');
     const [commitFirst, commitSecond] = await Promise.all([first.commit('first'), second.commit('second')]);
