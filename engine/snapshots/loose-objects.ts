@@ -9,9 +9,8 @@ import { deflateSync } from 'node:zlib';
  */
 export async function looseObjectFolder(root: string, git: (args: readonly string[], options: { readonly cwd: string }) => Promise<Buffer>): Promise<string | undefined> {
   try {
-    const format = (await git(['rev-parse', '--show-object-format'], { cwd: root })).toString('utf8').trim();
-    if (format !== 'sha1') return undefined;
-    const objects = (await git(['rev-parse', '--git-path', 'objects'], { cwd: root })).toString('utf8').trim();
+    const [format, objects] = (await git(['rev-parse', '--show-object-format', '--git-path', 'objects'], { cwd: root })).toString('utf8').trim().split('\n');
+    if (format !== 'sha1' || objects === undefined || objects === '') return undefined;
     return isAbsolute(objects) ? objects : join(root, objects);
   } catch {
     return undefined;

@@ -100,8 +100,7 @@ export class GitObjects {
    * `git commit-tree`. Either way nothing is signed: these are dagent's own bookkeeping commits.
    */
   async commitTree(tree: string, parents: readonly string[], message: string): Promise<string> {
-    this.#store ??= this.#batch === undefined ? Promise.resolve(undefined) : looseObjectFolder(this.repo, this.git);
-    const store = await this.#store;
+    const store = await this.#objectFolder();
     const commit =
       store !== undefined && [tree, ...parents].every((id) => SHA1_ID.test(id))
         ? writeLooseObject(store, 'commit', Buffer.from(commitText(tree, parents, message), 'utf8'))
@@ -162,6 +161,16 @@ export class GitObjects {
       offset = start + Number(size) + 1;
     }
     return entries;
+  }
+
+  /** Starts finding out where commits are written, so that the first commit does not wait for it. */
+  prepareCommits(): void {
+    void this.#objectFolder();
+  }
+
+  #objectFolder(): Promise<string | undefined> {
+    this.#store ??= this.#batch === undefined ? Promise.resolve(undefined) : looseObjectFolder(this.repo, this.git);
+    return this.#store;
   }
 
   #reading(): boolean {

@@ -91,6 +91,7 @@ export class RunWorkspaces {
   /** The run's workspaces: the run branch made (or found again, on resume) and the folders to link listed. */
   static async open(options: RunWorkspacesOptions): Promise<RunWorkspaces> {
     const objects = new GitObjects(options.repo, options.git ?? runGit);
+    objects.prepareCommits();
     const baseRef = `refs/dagent/${options.runId}/base`;
     let base = await objects.commitOf(baseRef);
     let uncommitted = false;

@@ -138,3 +138,33 @@ describe('refs moved through one long-lived git update-ref', () => {
     expect(git(repo, 'reflog', 'show', '--format=%gs', 'refs/heads/dagent/r-1').split('\n')).toEqual(['dagent', 'dagent']);
   });
 });
+
+describe('a SHA-256 repository', () => {
+  it('reads trees, commits through git and moves refs there too', async () => {
+    const folder = tempDir('dagent-git-objects-');
+    cleanups.push(folder.cleanup);
+    const repo = folder.dir;
+    git(repo, 'init', '-q', '--object-format=sha256', '-b', 'main');
+    mkdirSync(join(repo, 'src'));
+    writeFileSync(join(repo, 'src', 'a.ts'), 'a\n');
+    git(repo, 'add', '-A');
+    git(repo, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'before');
+    const before = git(repo, 'rev-parse', 'HEAD');
+    writeFileSync(join(repo, 'src', 'a.ts'), 'a changed\n');
+    writeFileSync(join(repo, 'b.ts'), 'b\n');
+    git(repo, 'add', '-A');
+    git(repo, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'after');
+    const after = git(repo, 'rev-parse', 'HEAD');
+    const objects = new GitObjects(repo);
+    cleanups.push(() => objects.close());
+
+    const changed = await objects.changedPaths(before, after);
+    const commit = await objects.commitTree(await objects.treeOf(after), [before], 'dagent: n');
+    await objects.moveRef('refs/heads/dagent/r-1', commit, undefined);
+
+    expect(before).toHaveLength(64);
+    expect(changed).toEqual(['b.ts', 'src/a.ts']);
+    expect((await objects.entriesAt(after, ['src/a.ts'])).get('src/a.ts')?.bytes.toString()).toBe('a changed\n');
+    expect(git(repo, 'log', '-1', '--format=%an %s', 'dagent/r-1')).toBe('dagent dagent: n');
+  });
+});
