@@ -19,6 +19,6 @@ export async function runNodeFiles(context: CliContext, run: RunRecord, options:
   }
   const isolation: IsolationChoice = options.workers ? { mode: 'shared', reason: 'nodes run on workers' } : chosen;
   if (isolation.mode === 'shared') return { files: new FileSnapshots({ db, runId: run.id, workspace: run.workspace }), isolation };
-  const workspaces = await RunWorkspaces.open({ repo: run.workspace, runId: run.id });
+  const workspaces = await RunWorkspaces.open({ repo: run.workspace, runId: run.id, prepareView: true });
   return { files: new WorktreeNodeFiles({ db, runId: run.id, workspaces }), isolation };
 }

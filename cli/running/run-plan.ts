@@ -151,7 +151,28 @@ function openStageConnections(store: Store, context: CliContext, flags: RunFlags
  */
 const DISPATCHING_CONNECTIONS = 4;
 
+/**
+ * The run's node files (in a git repository: its branch, its worktrees, the view the first readers
+ * share) open beside the rest of the set-up, not after it: their git commands then come before the
+ * run starts instead of on its first nodes' way. Closed here when the set-up fails before the run
+ * takes them.
+ */
 async function executeClaimedRun(context: CliContext, run: RunRecord, flags: RunFlags, lease: RunLease): Promise<number> {
+  const opening = runNodeFiles(context, run, { workers: flags.workers !== undefined });
+  opening.catch(() => undefined);
+  let taken = false;
+  const take = (): Promise<Awaited<typeof opening>> => {
+    taken = true;
+    return opening;
+  };
+  try {
+    return await setUpAndRun(context, run, flags, lease, take);
+  } finally {
+    if (!taken) await opening.then((opened) => opened.files.close?.(), () => undefined);
+  }
+}
+
+async function setUpAndRun(context: CliContext, run: RunRecord, flags: RunFlags, lease: RunLease, nodeFilesOf: () => ReturnType<typeof runNodeFiles>): Promise<number> {
   const store = await context.store();
   const { db } = store;
   const connections = openStageConnections(store, context, flags);
@@ -197,7 +218,7 @@ async function executeClaimedRun(context: CliContext, run: RunRecord, flags: Run
   const [tracing, , nodeCost] = await Promise.all([startRunTracing(context, run.id), connections, nodeCosts]);
   let result: RunResult;
   try {
-    const nodeFiles = await runNodeFiles(context, run, { workers: flags.workers !== undefined });
+    const nodeFiles = await nodeFilesOf();
     if (nodeFiles.notice !== undefined) writeLine(context.io.stderr, nodeFiles.notice);
     result = await executeRun({
       db,

@@ -15,6 +15,11 @@ export interface RunWorkspacesOptions {
   readonly repo: string;
   readonly runId: string;
   readonly git?: GitRunner;
+  /**
+   * Make the view of the branch's tip that nodes which only read share while the workspaces open,
+   * not when the first such node starts (a run's first stage is often reads).
+   */
+  readonly prepareView?: boolean;
 }
 
 /** A node's change merged into the run branch: the run-branch commit it became and the files it changed there. */
@@ -108,6 +113,7 @@ export class RunWorkspaces {
     // Node worktrees are the run's own: never part of the user's `git status`.
     await writeFile(join(dirname(workspaces.folder), '.gitignore'), '# dagent: one working copy per node of a run\n*\n');
     await writeFile(workspaces.#excludesFile, workspaces.#linked.map((path) => `/${path}\n`).join(''));
+    if (options.prepareView === true) workspaces.#viewAt(workspaces.#tip ?? (await workspaces.head()));
     return workspaces;
   }
 
@@ -134,19 +140,8 @@ export class RunWorkspaces {
   async openReader(nodeId: string): Promise<NodeWorkspace> {
     // Only this run moves its branch (its merges, a node's revert, which says so): the tip it knows is the tip.
     const head = this.#tip ?? (await this.head());
-    let view = this.#views.get(head);
-    if (view === undefined) {
-      // The views of older commits nobody reads go back to the spares first: the new view may be one of them, reset.
-      const idle = [...this.#views.values()].filter((older) => older.readers === 0);
-      const made: SharedView = { commit: head, readers: 0, ready: Promise.all(idle.map((older) => this.#letGoOf(older))).then(() => this.#place(head, [])) };
-      made.ready.then(
-        (path) => (made.path = path),
-        () => this.#views.get(head) === made && this.#views.delete(head),
-      );
-      this.#views.set(head, (view = made));
-    }
-    view.readers += 1;
-    const shared = view;
+    const shared = this.#viewAt(head);
+    shared.readers += 1;
     let path: string;
     try {
       path = await shared.ready;
@@ -155,6 +150,29 @@ export class RunWorkspaces {
       throw error;
     }
     return new NodeWorkspace({ ...this.#host, release: () => this.#leave(shared) }, nodeId, path, head, { shared: true });
+  }
+
+  /** A view that is ready and read by nobody, taken out of the views (a spare for a node that needs a worktree): its folder. */
+  #unreadView(): string | undefined {
+    const view = [...this.#views.values()].find((candidate) => candidate.readers === 0 && candidate.path !== undefined);
+    if (view === undefined) return undefined;
+    this.#views.delete(view.commit);
+    return view.path;
+  }
+
+  /** The view of `head` the readers share: made (or an idle view's worktree reset) when there is none. */
+  #viewAt(head: string): SharedView {
+    const view = this.#views.get(head);
+    if (view !== undefined) return view;
+    // The views of older commits nobody reads go back to the spares first: the new view may be one of them, reset.
+    const idle = [...this.#views.values()].filter((older) => older.readers === 0);
+    const made: SharedView = { commit: head, readers: 0, ready: Promise.all(idle.map((older) => this.#letGoOf(older))).then(() => this.#place(head, [])) };
+    made.ready.then(
+      (path) => (made.path = path),
+      () => this.#views.get(head) === made && this.#views.delete(head),
+    );
+    this.#views.set(head, made);
+    return made;
   }
 
   /**
@@ -194,7 +212,7 @@ export class RunWorkspaces {
 
   /** A worktree checked out at `checkout` (a spare reset, else a new one), the dependency folders linked in: its folder. */
   async #place(checkout: string, writes: readonly string[]): Promise<string> {
-    const spare = this.#spares.pop();
+    const spare = this.#spares.pop() ?? this.#unreadView();
     const path = spare !== undefined && (await this.#reuse(spare, checkout)) ? spare : await this.#fresh(checkout);
     const writable = writableFolders(this.#linked, writes);
     await Promise.all(this.#linked.map((folder) => (writable.has(folder) ? copyFolder(this.repo, path, folder) : linkFolder(this.repo, path, folder))));
@@ -308,7 +326,8 @@ export class RunWorkspaces {
 
   /** Removes every node worktree of the run that is left (their commits stay). */
   async close(): Promise<void> {
-    await Promise.all(this.#releasing);
+    // A view still being made (one made ahead that no node used) is waited for, then removed with the rest.
+    await Promise.all([...this.#releasing, ...[...this.#views.values()].map((view) => view.ready.catch(() => undefined))]);
     this.#spares.splice(0);
     this.#views.clear();
     this.#gitFiles.clear();

@@ -256,6 +256,31 @@ describe('node workspaces on a run branch', () => {
     expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(1);
   });
 
+  it("makes the view readers share while the workspaces open, when asked: a reader's or an editing node's, and nothing left of it when no node used it", async () => {
+    const repo = repository({ 'a.txt': 'a\n' });
+    const workspaces = await RunWorkspaces.open({ repo, runId: 'r-prepared', prepareView: true });
+
+    const reader = await workspaces.openReader('read');
+
+    // The view made ahead is the reader's: no second worktree was made for it.
+    expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(2);
+    expect(readFileSync(join(reader.path, 'a.txt'), 'utf8')).toBe('a\n');
+    await reader.remove();
+    await workspaces.close();
+    const unread = await RunWorkspaces.open({ repo, runId: 'r-unread', prepareView: true });
+    await unread.close();
+    expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(1);
+    expect(existsSync(unread.folder)).toBe(false);
+    // A view nobody reads is an editing node's worktree, when it is ready.
+    const editing = await RunWorkspaces.open({ repo, runId: 'r-editing', prepareView: true });
+    const reader2 = await editing.openReader('read');
+    await reader2.remove();
+    const edit = await editing.openNode('edit');
+    expect(edit.path).toBe(reader2.path);
+    expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(2);
+    await editing.close();
+  });
+
   it("hands a view nobody reads on to an editing node with none of the view's files changed", async () => {
     const repo = repository({ 'a.txt': 'a\n' });
     const workspaces = await RunWorkspaces.open({ repo, runId: 'r-view-reuse' });
