@@ -184,6 +184,7 @@ export { renderFileDiff, type FileDiff, type RunDiff } from './snapshots/file-di
 export { diffRun } from './snapshots/file-diff.js';
 export { revertRun, type RevertAction, type RevertOutcome } from './snapshots/file-revert.js';
 export { NothingToDiffError } from './snapshots/file-snapshot-errors.js';
+export { startGitSpawner } from './snapshots/git-spawner.js';
 export { CONTROLLED_GIT_CONFIG, controlledGitEnvironment } from './snapshots/git-environment.js';
 export { FileSnapshots } from './snapshots/file-snapshots.js';
 export { DAGENT_TEMP_FILE_GLOB, isDagentTempFile } from './snapshots/temp-file-name.js';

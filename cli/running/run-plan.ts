@@ -19,6 +19,7 @@ import {
   nodeKind,
   nodeModels,
   readEvents,
+  startGitSpawner,
   visibleText,
   waitForRun,
   type Approver,
@@ -158,6 +159,8 @@ const DISPATCHING_CONNECTIONS = 4;
  * takes them.
  */
 async function executeClaimedRun(context: CliContext, run: RunRecord, flags: RunFlags, lease: RunLease): Promise<number> {
+  // A run starts many git commands (snapshots, worktrees, merges): from a small helper process, not from this one.
+  startGitSpawner();
   const opening = runNodeFiles(context, run, { workers: flags.workers !== undefined });
   opening.catch(() => undefined);
   let taken = false;

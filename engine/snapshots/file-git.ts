@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { isGlobPattern } from '../plan/index.js';
 import { FileSnapshotGitError } from './file-snapshot-errors.js';
 import { GitBlobBatch } from './git-blob-batch.js';
+import { gitSpawner } from './git-spawner.js';
 import { looseObjectFolder, writeLooseObject } from './loose-objects.js';
 import { DAGENT_TEMP_FILE_GLOB } from './temp-file-name.js';
 import { controlledGitEnvironment } from './git-environment.js';
@@ -272,9 +273,22 @@ export function startGit(root: string, args: readonly string[]): ChildProcessWit
   return spawn('git', [...GIT_SETTINGS, ...args], { cwd: root, env: controlledGitEnvironment({ cwd: root }), stdio: ['pipe', 'pipe', 'pipe'] });
 }
 
-export const runGit: GitRunner = (args, options) =>
-  new Promise((resolve, reject) => {
-    const env = controlledGitEnvironment({ cwd: options.cwd, ...(options.indexFile === undefined ? {} : { indexFile: options.indexFile }) });
+/** Runs git under the controlled settings and environment: through the process's git helper when one runs (`startGitSpawner`), else started here. */
+export const runGit: GitRunner = async (args, options) => {
+  const env = controlledGitEnvironment({ cwd: options.cwd, ...(options.indexFile === undefined ? {} : { indexFile: options.indexFile }) });
+  const helper = gitSpawner();
+  if (helper === undefined) return startGitHere(args, options, env);
+  const name = args.find((arg) => !arg.startsWith('-')) ?? '';
+  const spawned = await helper.run({ args: [...GIT_SETTINGS, ...args], cwd: options.cwd, env, ...(options.input === undefined ? {} : { input: options.input }) }).catch((error: Error) => {
+    throw new FileSnapshotGitError(name, error.message, error);
+  });
+  if (spawned.error !== undefined) throw new FileSnapshotGitError(name, spawned.error);
+  if (spawned.code === 0 || (spawned.code !== null && options.okCodes?.includes(spawned.code) === true)) return spawned.stdout;
+  throw new FileSnapshotGitError(name, spawned.stderr.toString('utf8'));
+};
+
+function startGitHere(args: readonly string[], options: GitRunOptions, env: NodeJS.ProcessEnv): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
     const child = spawn('git', [...GIT_SETTINGS, ...args], { cwd: options.cwd, env, stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     if (options.input !== undefined) {
       child.stdin?.on('error', () => undefined);
@@ -291,6 +305,7 @@ export const runGit: GitRunner = (args, options) =>
       else reject(new FileSnapshotGitError(name, Buffer.concat(stderr).toString('utf8')));
     });
   });
+}
 
 /** Copies `from` with its access and modification times (git trusts index stat data by them). False when `from` is missing. */
 async function copyKeepingTimes(from: string, to: string): Promise<boolean> {

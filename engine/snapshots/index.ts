@@ -12,4 +12,5 @@ export { ABSENT_FILE, fileStateOf, linkStateOf, type FileState } from './file-st
 export { isBinaryContent, type FileContentEncoding } from './file-content.js';
 export { DAGENT_TEMP_FILE_GLOB, isDagentTempFile } from './temp-file-name.js';
 export { GitWorkingTree, type GitRunner } from './file-git.js';
+export { GitSpawner, gitSpawner, startGitSpawner, type SpawnedGit } from './git-spawner.js';
 export { CONTROLLED_GIT_CONFIG, controlledGitEnvironment, type GitEnvironmentOptions } from './git-environment.js';

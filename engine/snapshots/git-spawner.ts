@@ -1,0 +1,182 @@
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Socket } from 'node:net';
+import type { Readable, Writable } from 'node:stream';
+
+/** What one git command left: its exit, its output; `error` when it could not start. */
+export interface SpawnedGit {
+  readonly code: number | null;
+  readonly signal: string | null;
+  readonly stdout: Buffer;
+  readonly stderr: Buffer;
+  readonly error?: string;
+}
+
+interface SpawnRequest {
+  readonly args: readonly string[];
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly input?: Buffer;
+}
+
+/**
+ * The helper: reads requests (a 4-byte length, then JSON), starts each git command at once, and
+ * answers each when it ends (a 4-byte length, a JSON header, then the command's stdout and stderr
+ * bytes), in any order, by id. It says it is ready with an empty answer of id 0, and ends with its stdin.
+ */
+const HELPER_SOURCE = `
+const { spawn } = require('node:child_process');
+let pending = Buffer.alloc(0);
+const answer = (id, head, out, err) => {
+  const header = Buffer.from(JSON.stringify({ id, ...head, out: out.length, err: err.length }));
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(header.length);
+  process.stdout.write(Buffer.concat([length, header, out, err]));
+};
+const run = (request) => {
+  const out = [];
+  const err = [];
+  let answered = false;
+  const once = (head) => {
+    if (answered) return;
+    answered = true;
+    answer(request.id, head, Buffer.concat(out), Buffer.concat(err));
+  };
+  let child;
+  try {
+    child = spawn('git', request.args, { cwd: request.cwd, env: request.env, stdio: [request.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  } catch (error) {
+    return once({ code: null, signal: null, error: String(error && error.message) });
+  }
+  if (request.input !== undefined) {
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(Buffer.from(request.input, 'base64'));
+  }
+  child.stdout.on('data', (chunk) => out.push(chunk));
+  child.stderr.on('data', (chunk) => err.push(chunk));
+  child.on('error', (error) => once({ code: null, signal: null, error: error.message }));
+  child.on('close', (code, signal) => once({ code, signal }));
+};
+process.stdin.on('data', (chunk) => {
+  pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+  while (pending.length >= 4 && pending.length >= 4 + pending.readUInt32LE(0)) {
+    const length = pending.readUInt32LE(0);
+    run(JSON.parse(pending.toString('utf8', 4, 4 + length)));
+    pending = pending.subarray(4 + length);
+  }
+});
+process.stdin.on('end', () => process.exit(0));
+answer(0, { code: 0, signal: null }, Buffer.alloc(0), Buffer.alloc(0));
+`;
+
+interface Waiting {
+  readonly resolve: (spawned: SpawnedGit) => void;
+  readonly reject: (error: Error) => void;
+}
+
+/**
+ * Starts git commands from a small helper process instead of this one. Starting a process from
+ * Node forks the whole process first: in a run, with its heap, its threads and its store, each
+ * git command held the run's thread 5–8 ms and cost as much CPU again; the helper's fork is of a
+ * bare Node. The helper starts with the run (`startGitSpawner`); until it says it is ready, and
+ * after it ends, commands start here as before. It keeps Node alive only while a command is open.
+ */
+export class GitSpawner {
+  readonly #child: ChildProcessByStdio<Writable, Readable, null>;
+  readonly #waiting = new Map<number, Waiting>();
+  #ready = false;
+  #ended = false;
+  #nextId = 1;
+  #buffer: Buffer = Buffer.alloc(0);
+
+  constructor() {
+    this.#child = spawn(process.execPath, ['-e', HELPER_SOURCE], { stdio: ['pipe', 'pipe', 'ignore'], env: process.env });
+    this.#child.on('error', () => this.#end());
+    this.#child.on('close', () => this.#end());
+    this.#child.stdin.on('error', () => this.#end());
+    this.#child.stdout.on('data', (chunk: Buffer) => this.#receive(chunk));
+    this.#child.unref();
+    handleOf(this.#child.stdin).unref();
+    handleOf(this.#child.stdout).unref();
+  }
+
+  /** Whether commands go through the helper now. */
+  get ready(): boolean {
+    return this.#ready && !this.#ended;
+  }
+
+  run(request: SpawnRequest): Promise<SpawnedGit> {
+    if (!this.ready) return Promise.reject(new Error('the git helper is not running'));
+    const id = this.#nextId++;
+    const body = Buffer.from(JSON.stringify({ id, args: request.args, cwd: request.cwd, env: request.env, ...(request.input === undefined ? {} : { input: request.input.toString('base64') }) }), 'utf8');
+    const length = Buffer.alloc(4);
+    length.writeUInt32LE(body.length);
+    return new Promise<SpawnedGit>((resolve, reject) => {
+      this.#waiting.set(id, { resolve, reject });
+      if (this.#waiting.size === 1) this.#hold(true);
+      this.#child.stdin.write(Buffer.concat([length, body]));
+    });
+  }
+
+  /** Ends the helper; commands start here again. */
+  close(): void {
+    this.#child.stdin.end();
+    this.#end();
+  }
+
+  #hold(keepAlive: boolean): void {
+    for (const handle of [this.#child, handleOf(this.#child.stdout)]) {
+      if (keepAlive) handle.ref();
+      else handle.unref();
+    }
+  }
+
+  #receive(chunk: Buffer): void {
+    this.#buffer = this.#buffer.length === 0 ? chunk : Buffer.concat([this.#buffer, chunk]);
+    for (;;) {
+      if (this.#buffer.length < 4) return;
+      const headerLength = this.#buffer.readUInt32LE(0);
+      if (this.#buffer.length < 4 + headerLength) return;
+      const header = JSON.parse(this.#buffer.toString('utf8', 4, 4 + headerLength)) as { id: number; code: number | null; signal: string | null; error?: string; out: number; err: number };
+      const end = 4 + headerLength + header.out + header.err;
+      if (this.#buffer.length < end) return;
+      const stdout = Buffer.from(this.#buffer.subarray(4 + headerLength, 4 + headerLength + header.out));
+      const stderr = Buffer.from(this.#buffer.subarray(4 + headerLength + header.out, end));
+      this.#buffer = this.#buffer.subarray(end);
+      if (header.id === 0) {
+        this.#ready = true;
+        continue;
+      }
+      const waiting = this.#waiting.get(header.id);
+      this.#waiting.delete(header.id);
+      if (this.#waiting.size === 0) this.#hold(false);
+      waiting?.resolve({ code: header.code, signal: header.signal, stdout, stderr, ...(header.error === undefined ? {} : { error: header.error }) });
+    }
+  }
+
+  /** The helper is gone: what it had not answered fails (it may have run), later commands start here. */
+  #end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    for (const waiting of this.#waiting.values()) waiting.reject(new Error('the git helper ended before the command did'));
+    this.#waiting.clear();
+    if (spawner === this) spawner = undefined;
+  }
+}
+
+let spawner: GitSpawner | undefined;
+
+/** Starts the git helper for this process (a long one: a run), if none runs. */
+export function startGitSpawner(): GitSpawner {
+  spawner ??= new GitSpawner();
+  return spawner;
+}
+
+/** The process's git helper when it is ready to take commands. */
+export function gitSpawner(): GitSpawner | undefined {
+  return spawner?.ready === true ? spawner : undefined;
+}
+
+/** A child's pipe is a socket: it can stop (and start again) keeping Node alive. */
+function handleOf(stream: Readable | Writable): Pick<Socket, 'ref' | 'unref'> {
+  return stream as unknown as Socket;
+}
