@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   DagentError,
   DEFAULT_RUN_SETTINGS,
@@ -159,8 +161,8 @@ const DISPATCHING_CONNECTIONS = 4;
  * takes them.
  */
 async function executeClaimedRun(context: CliContext, run: RunRecord, flags: RunFlags, lease: RunLease): Promise<number> {
-  // A run starts many git commands (snapshots, worktrees, merges): from a small helper process, not from this one.
-  startGitSpawner();
+  // A run in a git repository starts many git commands (snapshots, worktrees, merges): from a small helper process, not from this one.
+  if (existsSync(join(run.workspace, '.git'))) startGitSpawner();
   const opening = runNodeFiles(context, run, { workers: flags.workers !== undefined });
   opening.catch(() => undefined);
   let taken = false;

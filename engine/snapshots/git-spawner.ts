@@ -68,6 +68,15 @@ process.stdin.on('end', () => process.exit(0));
 answer(0, { code: 0, signal: null }, Buffer.alloc(0), Buffer.alloc(0));
 `;
 
+interface AnswerHeader {
+  readonly id: number;
+  readonly code: number | null;
+  readonly signal: string | null;
+  readonly error?: string;
+  readonly out: number;
+  readonly err: number;
+}
+
 interface Waiting {
   readonly resolve: (spawned: SpawnedGit) => void;
   readonly reject: (error: Error) => void;
@@ -86,7 +95,10 @@ export class GitSpawner {
   #ready = false;
   #ended = false;
   #nextId = 1;
-  #buffer: Buffer = Buffer.alloc(0);
+  #chunks: Buffer[] = [];
+  #size = 0;
+  /** The answer being received: its header, and where its output starts and ends. */
+  #frame: { readonly header: AnswerHeader; readonly start: number; readonly end: number } | undefined;
 
   constructor() {
     this.#child = spawn(process.execPath, ['-e', HELPER_SOURCE], { stdio: ['pipe', 'pipe', 'ignore'], env: process.env });
@@ -131,17 +143,27 @@ export class GitSpawner {
   }
 
   #receive(chunk: Buffer): void {
-    this.#buffer = this.#buffer.length === 0 ? chunk : Buffer.concat([this.#buffer, chunk]);
+    this.#chunks.push(chunk);
+    this.#size += chunk.length;
     for (;;) {
-      if (this.#buffer.length < 4) return;
-      const headerLength = this.#buffer.readUInt32LE(0);
-      if (this.#buffer.length < 4 + headerLength) return;
-      const header = JSON.parse(this.#buffer.toString('utf8', 4, 4 + headerLength)) as { id: number; code: number | null; signal: string | null; error?: string; out: number; err: number };
-      const end = 4 + headerLength + header.out + header.err;
-      if (this.#buffer.length < end) return;
-      const stdout = Buffer.from(this.#buffer.subarray(4 + headerLength, 4 + headerLength + header.out));
-      const stderr = Buffer.from(this.#buffer.subarray(4 + headerLength + header.out, end));
-      this.#buffer = this.#buffer.subarray(end);
+      if (this.#frame === undefined) {
+        if (this.#size < 4) return;
+        const head = this.#joined();
+        const headerLength = head.readUInt32LE(0);
+        if (this.#size < 4 + headerLength) return;
+        const header = JSON.parse(head.toString('utf8', 4, 4 + headerLength)) as AnswerHeader;
+        this.#frame = { header, start: 4 + headerLength, end: 4 + headerLength + header.out + header.err };
+      }
+      // A long output arrives in many chunks: they are joined once, when the whole answer is here.
+      const { header, start, end } = this.#frame;
+      if (this.#size < end) return;
+      const whole = this.#joined();
+      const stdout = Buffer.from(whole.subarray(start, start + header.out));
+      const stderr = Buffer.from(whole.subarray(start + header.out, end));
+      const rest = whole.subarray(end);
+      this.#chunks = rest.length === 0 ? [] : [rest];
+      this.#size = rest.length;
+      this.#frame = undefined;
       if (header.id === 0) {
         this.#ready = true;
         continue;
@@ -151,6 +173,12 @@ export class GitSpawner {
       if (this.#waiting.size === 0) this.#hold(false);
       waiting?.resolve({ code: header.code, signal: header.signal, stdout, stderr, ...(header.error === undefined ? {} : { error: header.error }) });
     }
+  }
+
+  /** What has arrived and is not yet answered, as one buffer. */
+  #joined(): Buffer {
+    if (this.#chunks.length > 1) this.#chunks = [Buffer.concat(this.#chunks)];
+    return this.#chunks[0] ?? Buffer.alloc(0);
   }
 
   /** The helper is gone: what it had not answered fails (it may have run), later commands start here. */

@@ -49,6 +49,20 @@ describe('the git helper', () => {
     expect(many.map((answer) => answer.stdout.toString('utf8').trim())).toEqual(Array.from({ length: 20 }, () => blob));
   });
 
+  it('hands a long output over whole', async () => {
+    const repo = repository();
+    const spawner = await readySpawner();
+    const big = Buffer.alloc(3 * 1024 * 1024 + 7, 0);
+    for (let index = 0; index < big.length; index += 4093) big[index] = index % 251;
+    const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null' };
+    const blob = (await spawner.run({ args: ['hash-object', '-w', '--stdin'], cwd: repo, env, input: big })).stdout.toString('utf8').trim();
+
+    const [read, small] = await Promise.all([spawner.run({ args: ['cat-file', 'blob', blob], cwd: repo, env }), spawner.run({ args: ['cat-file', '-t', blob], cwd: repo, env })]);
+
+    expect(read.stdout.equals(big)).toBe(true);
+    expect(small.stdout.toString('utf8')).toBe('blob\n');
+  });
+
   it('once started for the process, runs what runGit is asked; once it ends, commands start in the process again', async () => {
     const repo = repository();
     writeFileSync(join(repo, 'a.txt'), 'a\n');
