@@ -53,7 +53,7 @@ export function runBranch(runId: string): string {
  * worktree, once it is done with (`NodeWorkspace.remove`), is kept for the run's next node, which
  * gets it brought to its commit (only the files that differ are written): checking out and
  * deleting a whole repository per node is what costs. Worktrees are named `wt-<id>`, after no
- * node (the folder a node worked in is in its `node/started` boundary), so handing one on moves
+ * node (the folder a node worked in is in its boundary, `node/snapshotted`), so handing one on moves
  * nothing.
  */
 export class RunWorkspaces {
@@ -71,9 +71,9 @@ export class RunWorkspaces {
   readonly #mergeLock = new SerialLock();
   /** Merged changes reach the working copy one at a time, in the order they merged. */
   readonly #deliveryLock = new SerialLock();
-  /** Worktrees nodes are done with (`<run folder>/.spare-<n>`): the next nodes', reset. */
+  /** Worktrees nodes are done with, where they are: the next nodes', reset. */
   readonly #spares: string[] = [];
-  /** Worktrees on their way back to the spares. */
+  /** Worktrees being deleted (not this process's, or changed by their node): `close` waits for them. */
   readonly #releasing = new Set<Promise<void>>();
   /** The `.git` file git wrote for each worktree this process made, by its folder: a reused one must still have it. */
   readonly #gitFiles = new Map<string, string>();
