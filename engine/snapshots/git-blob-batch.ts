@@ -1,7 +1,7 @@
 import type { ChildProcessByStdio } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import type { Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
+import { pipeHandle } from './pipe-handle.js';
 
 /** Starts `git cat-file --batch` (with `--filters` for working-copy bytes) in the repository. */
 export type StartBlobBatch = () => ChildProcessByStdio<Writable, Readable, null>;
@@ -67,7 +67,7 @@ export class GitBlobBatch {
     const child = this.#running();
     return new Promise<GitObject>((resolve, reject) => {
       this.#waiting.push({ resolve, reject });
-      handleOf(child.stdout).ref();
+      pipeHandle(child.stdout).ref();
       child.stdin.write(`${id}${rest}\n${this.#sentinel}${rest}\n`);
     });
   }
@@ -85,8 +85,8 @@ export class GitBlobBatch {
     child.stdin.on('error', (error) => this.#fail(error));
     child.stdout.on('data', (chunk: Buffer) => this.#receive(chunk));
     child.unref();
-    handleOf(child.stdout).unref();
-    handleOf(child.stdin).unref();
+    pipeHandle(child.stdout).unref();
+    pipeHandle(child.stdin).unref();
     return child;
   }
 
@@ -105,7 +105,7 @@ export class GitBlobBatch {
       this.#buffer = this.#buffer.subarray(end + this.#marker.length);
       this.#searchFrom = 0;
       this.#waiting.shift();
-      if (this.#waiting.length === 0 && this.#child !== undefined) handleOf(this.#child.stdout).unref();
+      if (this.#waiting.length === 0 && this.#child !== undefined) pipeHandle(this.#child.stdout).unref();
       const newline = answer.indexOf(0x0a);
       const header = answer.subarray(0, Math.max(0, newline)).toString('utf8').split(' ');
       if (newline < 0 || header[1] === undefined || header[1] === 'missing' || header[1] === 'ambiguous') request.reject(new Error(`git cat-file --batch: ${header.join(' ')}`));
@@ -123,9 +123,4 @@ export class GitBlobBatch {
       child.kill();
     }
   }
-}
-
-/** A child's pipe is a socket: it can stop (and start again) keeping Node alive. */
-function handleOf(stream: Readable | Writable): Pick<Socket, 'ref' | 'unref'> {
-  return stream as unknown as Socket;
 }

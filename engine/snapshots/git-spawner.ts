@@ -1,6 +1,6 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
-import type { Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
+import { pipeHandle } from './pipe-handle.js';
 
 /** What one git command left: its exit, its output; `error` when it could not start. */
 export interface SpawnedGit {
@@ -107,8 +107,8 @@ export class GitSpawner {
     this.#child.stdin.on('error', () => this.#end());
     this.#child.stdout.on('data', (chunk: Buffer) => this.#receive(chunk));
     this.#child.unref();
-    handleOf(this.#child.stdin).unref();
-    handleOf(this.#child.stdout).unref();
+    pipeHandle(this.#child.stdin).unref();
+    pipeHandle(this.#child.stdout).unref();
   }
 
   /** Whether commands go through the helper now. */
@@ -136,7 +136,7 @@ export class GitSpawner {
   }
 
   #hold(keepAlive: boolean): void {
-    for (const handle of [this.#child, handleOf(this.#child.stdout)]) {
+    for (const handle of [this.#child, pipeHandle(this.#child.stdout)]) {
       if (keepAlive) handle.ref();
       else handle.unref();
     }
@@ -202,9 +202,4 @@ export function startGitSpawner(): GitSpawner {
 /** The process's git helper when it is ready to take commands. */
 export function gitSpawner(): GitSpawner | undefined {
   return spawner?.ready === true ? spawner : undefined;
-}
-
-/** A child's pipe is a socket: it can stop (and start again) keeping Node alive. */
-function handleOf(stream: Readable | Writable): Pick<Socket, 'ref' | 'unref'> {
-  return stream as unknown as Socket;
 }

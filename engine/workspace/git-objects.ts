@@ -14,7 +14,7 @@ const IDENTITY = ['-c', 'user.name=dagent', '-c', 'user.email=dagent@localhost']
 const AUTHOR = 'dagent <dagent@localhost>';
 
 /** A commit object's text as `git commit-tree -m` writes it, dated now in the local zone. */
-export function commitText(tree: string, parents: readonly string[], message: string, now = new Date()): string {
+function commitText(tree: string, parents: readonly string[], message: string, now = new Date()): string {
   const offset = -now.getTimezoneOffset();
   const zone = `${offset < 0 ? '-' : '+'}${String(Math.floor(Math.abs(offset) / 60)).padStart(2, '0')}${String(Math.abs(offset) % 60).padStart(2, '0')}`;
   const when = `${Math.floor(now.getTime() / 1000)} ${zone}`;

@@ -1,7 +1,7 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import type { Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 import { FileSnapshotGitError } from '../snapshots/file-snapshot-errors.js';
+import { pipeHandle } from '../snapshots/pipe-handle.js';
 
 /** Starts `git update-ref -m <message> --stdin` in the repository. */
 export type StartRefUpdates = () => ChildProcessWithoutNullStreams;
@@ -61,14 +61,14 @@ export class GitRefUpdates {
     const move = this.#queue.shift();
     if (move === undefined) {
       this.#child?.unref();
-      if (this.#child !== undefined) handleOf(this.#child.stdout).unref();
+      if (this.#child !== undefined) pipeHandle(this.#child.stdout).unref();
       return;
     }
     this.#current = move;
     const child = this.#running();
     // While a move is open, Node waits for git's answer, or for its end when git refuses the move.
     child.ref();
-    handleOf(child.stdout).ref();
+    pipeHandle(child.stdout).ref();
     child.stdin.write(move.line);
   }
 
@@ -85,8 +85,8 @@ export class GitRefUpdates {
     child.stdin.on('error', () => undefined);
     child.on('error', (error) => this.#ended(child, error.message));
     child.on('close', () => this.#ended(child, this.#stderr || 'git update-ref ended'));
-    handleOf(child.stdin).unref();
-    handleOf(child.stderr).unref();
+    pipeHandle(child.stdin).unref();
+    pipeHandle(child.stderr).unref();
     return child;
   }
 
@@ -109,9 +109,4 @@ export class GitRefUpdates {
     move?.reject(new FileSnapshotGitError('update-ref', reason));
     if (!this.#closed) this.#next();
   }
-}
-
-/** A child's pipe is a socket: it can stop (and start again) keeping Node alive. */
-function handleOf(stream: Readable | Writable): Pick<Socket, 'ref' | 'unref'> {
-  return stream as unknown as Socket;
 }
