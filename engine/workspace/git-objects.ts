@@ -49,7 +49,6 @@ export class GitObjects {
   readonly #refs: GitRefUpdates | undefined;
   /** Where commit objects are written in-process (a SHA-1 repository, the real git); undefined: by `git commit-tree`. */
   #store: Promise<string | undefined> | undefined;
-  #closed = false;
 
   constructor(repo: string, git: GitRunner = runGit) {
     this.repo = repo;
@@ -62,7 +61,6 @@ export class GitObjects {
   close(): void {
     this.#batch?.close();
     this.#refs?.close();
-    this.#closed = true;
   }
 
   async text(args: readonly string[], cwd = this.repo, indexFile?: string): Promise<string> {
@@ -111,7 +109,7 @@ export class GitObjects {
 
   /** Moves `ref` to `to` only if it still points at `from` (undefined: only if it does not exist yet; 'anywhere': wherever it points). */
   async moveRef(ref: string, to: string, from: string | undefined | 'anywhere'): Promise<void> {
-    if (this.#refs !== undefined && !this.#closed) return this.#refs.move(ref, to, from);
+    if (this.#refs !== undefined && !this.#refs.closed) return this.#refs.move(ref, to, from);
     await this.git(['update-ref', '-m', 'dagent', ref, to, ...(from === 'anywhere' ? [] : [from ?? ''])], { cwd: this.repo });
   }
 

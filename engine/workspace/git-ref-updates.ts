@@ -33,6 +33,11 @@ export class GitRefUpdates {
     this.#start = start;
   }
 
+  /** Whether `close` was called (then every move rejects at once). */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
   /**
    * Moves `ref` to `to`: only if it points at `from` (a commit id), only if it does not exist yet
    * (`from` undefined), or wherever it points (`from` = 'anywhere').
