@@ -121,12 +121,14 @@ async function prepareRequest(options: RunAgentOptions, position: StepPosition) 
   const snapshot = await options.prompt.assemble();
   let injected = await projectRuntimeContext(session, snapshot.context, position);
   if (options.compactor !== undefined) {
+    await session.countsReady();
     await options.compactor.preStep(session, snapshot, signal, options.beforeCompact, options.gate);
     // A compaction may have folded the last runtime-context message away: put the state back.
     injected = (await projectRuntimeContext(session, snapshot.context, position)) ?? injected;
   }
   // Words a person sent the node since its last step: part of this step's messages, once.
   await options.steering?.deliverWords(position);
+  await session.countsReady();
   const request = buildRequest({
     agent: options.agent,
     model: options.model,

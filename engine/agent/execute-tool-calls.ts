@@ -64,6 +64,7 @@ export async function executeToolCalls(input: ExecuteToolCallsInput): Promise<Se
           outcome === 'timeout'
             ? failure(call, `tool ${call.name} did not finish within the ${Math.round(input.batchTimeoutMs / 1000)} s budget of this step and was stopped`, 'timeout', started)
             : outcome;
+        input.session.countAhead([result.content]);
         return input.session.append({
           type: 'tool/result',
           turn: input.position.turn,

@@ -51,9 +51,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
     return outcome(reason, detail, permanent);
   };
 
+  // Messages are counted as they reach the surface, off this thread: the steps' derivations find them counted.
+  session.countArrivingMessages();
   await settleOpenToolCalls(options);
   const refused = await appendInstruction(options, turn);
   if (refused !== undefined) return finish('error', refused, true);
+  await session.countsReady();
 
   // The surface ends with an answer (its process stopped after it): the agent was done, no call is made again.
   const answered = lastAnswer(session);
@@ -64,6 +67,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
 
   let overflowRetried = false;
   for (;;) {
+    await session.countsReady();
     const stop = checkStopConditions(
       { stepsTaken: session.answeredCalls, tokensSpent: totals.usage.input + totals.usage.output, messages: session.deriveMessages(), aborted: signal.aborted },
       limits,
@@ -122,6 +126,7 @@ async function appendInstruction(options: RunAgentOptions, turn: number): Promis
     throw error;
   }
   const attached = images.map(({ path, sha256, mediaType, bytes }) => ({ path, sha256, mediaType, bytes }));
+  session.countAhead([options.instruction, ...(options.handoffs ?? [])]);
   // The instruction and its handoffs in one transaction: a surface never holds one without the others.
   await session.log.appendMany([
     { type: 'user/message', nodeId: session.nodeId, turn, step: 0, payload: { content: options.instruction, source: 'instruction', ...(attached.length === 0 ? {} : { images: attached }) } },

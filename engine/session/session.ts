@@ -1,4 +1,4 @@
-import { estimateMessagesTokens } from '../model/token-estimate.js';
+import { countTokensOfAsync, estimateMessagesTokens, messageTexts } from '../model/token-estimate.js';
 import type { EventLog } from './event-log.js';
 import type { EventDraft, EventType, SessionEvent } from './event-types.js';
 import type { ModelMessage, UserModelMessage } from '../model/model-message.js';
@@ -30,7 +30,17 @@ export class Session {
   #eventCount = 0;
   #rebuilds = 0;
   #messagesDerived = 0;
+  #textsCounted = 0;
   readonly #unsubscribe: () => void;
+  /** Whether messages reaching the surface are counted as they arrive (`countArrivingMessages`). */
+  #countingArrivals = false;
+  /** Texts waiting to be sent for counting (one request per turn of the event loop). */
+  #toCount: string[] = [];
+  /** Texts sent for counting, not answered yet. */
+  readonly #beingCounted = new Set<string>();
+  /** Counts made ahead, off this thread, by text, until a derivation takes them. */
+  readonly #countedAhead = new Map<string, number>();
+  readonly #counting = new Set<Promise<void>>();
 
   /** Events before this seq are not part of this surface (an earlier attempt of the node). */
   readonly fromSeq: number;
@@ -130,8 +140,11 @@ export class Session {
     if (this.#derivedCount === this.#surface.length) return this.#messages;
     const derived: ModelMessage[] = [];
     for (; this.#derivedCount < this.#surface.length; this.#derivedCount += 1) derived.push(eventToMessage(this.#surface[this.#derivedCount]!.event));
-    // Counted together: one round trip to the tokenizer's thread for a step's new messages.
-    const counts = estimateMessagesTokens(derived);
+    // Counted together: one round trip to the tokenizer's thread for a step's new messages, none
+    // for the texts counted as they arrived.
+    for (const message of derived) for (const text of messageTexts(message)) if (!this.#countedAhead.has(text)) this.#textsCounted += 1;
+    const counts = estimateMessagesTokens(derived, this.#countedAhead);
+    if (this.#countedAhead.size > 0 && this.#counting.size === 0 && this.#toCount.length === 0) this.#countedAhead.clear();
     for (const [index, message] of derived.entries()) {
       this.#messages.push(message);
       this.#messageTokens.push(counts[index]!);
@@ -141,9 +154,58 @@ export class Session {
     return this.#messages;
   }
 
-  /** How much derivation work was done: full rebuilds, and messages derived in all. */
-  derivationStats(): { readonly rebuilds: number; readonly messagesDerived: number } {
-    return { rebuilds: this.#rebuilds, messagesDerived: this.#messagesDerived };
+  /**
+   * From now on (and for what the surface holds that was not derived yet), each message that
+   * reaches the surface has its texts counted as it arrives, without blocking this thread (the
+   * tokenizer's own thread works while this one goes on). An agent's derivations then count
+   * nothing themselves once `countsReady` resolved: a run's nodes no longer stop the whole process
+   * for each other's counts. Opt-in: a surface read for other reasons counts nothing.
+   */
+  countArrivingMessages(): void {
+    if (this.#countingArrivals) return;
+    this.#countingArrivals = true;
+    for (let index = this.#derivedCount; index < this.#surface.length; index += 1) this.#countAhead(eventToMessage(this.#surface[index]!.event));
+  }
+
+  /** Resolves once the counts started for arrived messages are in (a failed one is left for the derivation to count). */
+  async countsReady(): Promise<void> {
+    this.#sendCounts();
+    while (this.#counting.size > 0) await Promise.all(this.#counting);
+  }
+
+  /**
+   * Starts counting, off this thread, the texts of a message about to be appended (an
+   * instruction, a tool's result): the count runs while the append is stored.
+   */
+  countAhead(texts: readonly string[]): void {
+    const fresh = texts.filter((text) => text.length > 0 && !this.#countedAhead.has(text) && !this.#beingCounted.has(text));
+    if (fresh.length === 0) return;
+    if (this.#toCount.length === 0) queueMicrotask(() => this.#sendCounts());
+    this.#toCount.push(...fresh);
+  }
+
+  #countAhead(message: ModelMessage): void {
+    this.countAhead(messageTexts(message));
+  }
+
+  /** One request for every text that arrived since the last: the events of one append arrive together. */
+  #sendCounts(): void {
+    if (this.#toCount.length === 0) return;
+    const texts = [...new Set(this.#toCount)];
+    this.#toCount = [];
+    for (const text of texts) this.#beingCounted.add(text);
+    const counting = countTokensOfAsync(texts).then(
+      (counts) => texts.forEach((text, index) => this.#countedAhead.set(text, counts[index]!)),
+      () => undefined,
+    );
+    void counting.finally(() => texts.forEach((text) => this.#beingCounted.delete(text)));
+    this.#counting.add(counting);
+    void counting.finally(() => this.#counting.delete(counting));
+  }
+
+  /** How much derivation work was done: full rebuilds, messages derived in all, and texts the derivations counted themselves (not counted ahead). */
+  derivationStats(): { readonly rebuilds: number; readonly messagesDerived: number; readonly textsCounted: number } {
+    return { rebuilds: this.#rebuilds, messagesDerived: this.#messagesDerived, textsCounted: this.#textsCounted };
   }
 
   /** Estimated tokens of the derived messages (system prompt and tools not included). */
@@ -210,6 +272,8 @@ export class Session {
     if (event.step > this.#lastStep) this.#lastStep = event.step;
     if (event.turn > this.#lastTurn) this.#lastTurn = event.turn;
     if (event.type === 'assistant/message') this.#answers.push(event);
-    if (isSurfaceEvent(event) && applyToSurface(this.#surface, event)) this.#replaceGeneration += 1;
+    if (!isSurfaceEvent(event)) return;
+    if (applyToSurface(this.#surface, event)) this.#replaceGeneration += 1;
+    if (this.#countingArrivals) this.#countAhead(eventToMessage(event));
   }
 }

@@ -65,11 +65,34 @@ describe('Session', () => {
       await session.append(answer(`step ${index}`));
       session.deriveMessages();
     }
-    expect(session.derivationStats()).toEqual({ rebuilds: 1, messagesDerived: 51 });
+    expect(session.derivationStats()).toEqual({ rebuilds: 1, messagesDerived: 51, textsCounted: 51 });
     const live = session.deriveMessages();
     await session.append(answer('one more'));
     expect(session.deriveMessages()).toBe(live);
     expect(live).toHaveLength(52);
+  });
+
+  it('counts messages as they arrive: once the counts are in, a step derives its messages without counting a text itself', async () => {
+    const log = new EventLog(store.db, runId);
+    const counting = await Session.open(log, 'n');
+    const plain = await Session.open(log, 'n');
+    counting.countArrivingMessages();
+    counting.countAhead(['rename area() to surface() in src/a.ts']);
+    await counting.append(instruction('rename area() to surface() in src/a.ts'));
+    await counting.append(callingTool('c1', 'src/a.ts'));
+    await counting.append(toolResult('c1', 'export interface Shape {\n  area(): number;\n}\n'.repeat(40)));
+
+    await counting.countsReady();
+
+    expect(counting.messageTokens()).toBe(plain.messageTokens());
+    expect(counting.messageTokens()).toBeGreaterThan(100);
+    expect(counting.derivationStats().textsCounted).toBe(0);
+    expect(plain.derivationStats().textsCounted).toBe(4);
+
+    await counting.append(answer('renamed'));
+    expect(counting.messageTokens()).toBe(plain.messageTokens());
+    counting.close();
+    plain.close();
   });
 
   it('applies a surface replace: the shadowed events leave the messages but stay in the log', async () => {
