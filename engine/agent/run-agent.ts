@@ -34,7 +34,6 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
   const turn = options.turn ?? 1;
   const totals = spentSoFar(session);
   let lastText = '';
-
   let active = await resumedModel(options);
   const outcome = (reason: EndReason, detail?: string, permanent?: boolean): AgentOutcome => ({
     reason,
@@ -51,12 +50,9 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
     return outcome(reason, detail, permanent);
   };
 
-  // Messages are counted as they reach the surface, off this thread: the steps' derivations find them counted.
-  session.countArrivingMessages();
   await settleOpenToolCalls(options);
   const refused = await appendInstruction(options, turn);
   if (refused !== undefined) return finish('error', refused, true);
-  await session.countsReady();
 
   // The surface ends with an answer (its process stopped after it): the agent was done, no call is made again.
   const answered = lastAnswer(session);
@@ -142,6 +138,8 @@ async function appendInstruction(options: RunAgentOptions, turn: number): Promis
  */
 async function settleOpenToolCalls(options: RunAgentOptions): Promise<void> {
   const { session, resume } = options;
+  // From here on messages are counted as they reach the surface, off this thread: the steps' derivations find them counted.
+  session.countArrivingMessages();
   if (resume === undefined) {
     await session.closeInterruptedToolCalls();
     return;
@@ -168,8 +166,8 @@ async function settleOpenToolCalls(options: RunAgentOptions): Promise<void> {
 
 /** The text of the surface's last message when it is the model's answer without tool calls. */
 function lastAnswer(session: Session): string | undefined {
-  const last = session.deriveMessages().at(-1);
-  return last?.role === 'assistant' && (last.toolCalls ?? []).length === 0 ? last.content : undefined;
+  const last = session.surface().at(-1);
+  return last?.type === 'assistant/message' && last.payload.toolCalls.length === 0 ? last.payload.content : undefined;
 }
 
 /** A background summary prepared for the model left behind was sized for its window: let it go. */
