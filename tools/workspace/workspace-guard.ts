@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, lstat, mkdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmodSync, lstatSync, mkdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { realpath, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { InvalidPathError, PathOutsideWorkspaceError, ProtectedPathError } from './path-errors.js';
 import { protectedNameInPath } from './protected-paths.js';
@@ -10,6 +11,8 @@ import { ToolError, errorCode } from '../tool-errors/index.js';
 export const MAX_PATH_CHARS = 4096;
 /** Longer file names are refused (NAME_MAX on every common file system). */
 export const MAX_PATH_COMPONENT_BYTES = 255;
+/** Contents up to this length are written with one synchronous call; a longer one asynchronously, so the event loop never waits on a long write. */
+const SYNC_WRITE_MAX_BYTES = 256 * 1024;
 
 export type PathPurpose = 'read' | 'write';
 
@@ -82,14 +85,16 @@ export class WorkspaceGuard {
    */
   async writeFile(target: WorkspacePath, content: string | Uint8Array): Promise<{ created: boolean }> {
     const directory = dirname(target.absolute);
-    await mkdir(directory, { recursive: true });
+    // Folders, links and renames with synchronous calls (microseconds each, where a trip through
+    // libuv's thread pool costs 0.2–0.8 ms on a busy machine); the bytes too, up to SYNC_WRITE_MAX_BYTES.
+    mkdirSync(directory, { recursive: true });
     // The folder chain may have been swapped for a link since `resolve`; check where it landed.
-    const realDirectory = await realpath(directory);
+    const realDirectory = realpathSync(directory);
     if (!isInside(this.realRoot, realDirectory)) throw new PathOutsideWorkspaceError(target.input, this.root, true);
     const finalPath = join(realDirectory, basename(target.absolute));
     let mode: number | undefined;
     try {
-      const existing = await lstat(finalPath);
+      const existing = lstatSync(finalPath);
       if (existing.isDirectory()) throw new ToolError(`${target.relative} is a directory, not a file`);
       if (existing.isSymbolicLink()) throw new PathOutsideWorkspaceError(target.input, this.root, true);
       mode = existing.mode & 0o7777;
@@ -98,11 +103,13 @@ export class WorkspaceGuard {
     }
     const temporary = join(realDirectory, `.${basename(finalPath)}.${randomBytes(6).toString('hex')}.dagent-tmp`);
     try {
-      await writeFile(temporary, content, { flag: 'wx', mode: mode ?? 0o666 });
-      if (mode !== undefined) await chmod(temporary, mode);
-      await rename(temporary, finalPath);
+      const options = { flag: 'wx', mode: mode ?? 0o666 } as const;
+      if (content.length <= SYNC_WRITE_MAX_BYTES) writeFileSync(temporary, content, options);
+      else await writeFile(temporary, content, options);
+      if (mode !== undefined) chmodSync(temporary, mode);
+      renameSync(temporary, finalPath);
     } catch (error) {
-      await rm(temporary, { force: true });
+      rmSync(temporary, { force: true });
       throw error;
     }
     return { created: mode === undefined };

@@ -215,6 +215,19 @@ describe('WorkspaceGuard: writing', () => {
     expect(readdirSync(join(workspace, 'out', 'deeper'))).toEqual(['file.sh']);
   });
 
+  it('writes a large file whole the same way, keeping its mode, with nothing left beside it', async () => {
+    const target = await guard.resolve('data/big.json', 'write');
+    const big = `${'{"row": 1234567890},\n'.repeat(40_000)}`;
+    expect(await guard.writeFile(target, 'small\n')).toEqual({ created: true });
+    chmodSync(target.absolute, 0o600);
+
+    expect(await guard.writeFile(target, big)).toEqual({ created: false });
+
+    expect(readFileSync(target.absolute, 'utf8')).toBe(big);
+    expect(statSync(target.absolute).mode & 0o777).toBe(0o600);
+    expect(readdirSync(join(workspace, 'data'))).toEqual(['big.json']);
+  });
+
   it('refuses when a folder of the path is swapped for an outside link after the check', async () => {
     mkdirSync(join(workspace, 'swap'));
     const target = await guard.resolve('swap/x.txt', 'write');
