@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import { CONTROL_SLOTS, OP_COUNT, OP_ENCODE, OP_SWAP, SLOT_LENGTH, SLOT_OP, SLOT_RESULT, SLOT_STATE, STATE_BROKEN, STATE_DONE, STATE_FAILED, STATE_IDLE, STATE_LOADING, STATE_REQUEST, WORKER_SOURCE } from './tokenizer-thread-source.js';
 
 /** What the engine asks of a tokenizer (o200k, text only: special tokens are text), several texts at a time. */
 export interface Tokenizer {
@@ -31,6 +32,9 @@ export class TokenizerThread implements Tokenizer {
   #inFlight: InFlight | undefined;
   /** Asynchronous requests waiting for the thread, oldest first. */
   readonly #queued: (() => void)[] = [];
+  /** Asynchronous calls of each operation not sent yet: a call made meanwhile joins them (one round trip for all). */
+  readonly #gathering = new Map<number, AsyncCall<unknown>[]>();
+  #requests = 0;
 
   private constructor(options: TokenizerThreadOptions) {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -56,6 +60,11 @@ export class TokenizerThread implements Tokenizer {
   /** Starts the thread; the tables load there at once, while the caller goes on. */
   static start(options: TokenizerThreadOptions = {}): TokenizerThread {
     return new TokenizerThread(options);
+  }
+
+  /** Requests made to the thread so far (counts and encodings; calls that joined one made one). */
+  get requests(): number {
+    return this.#requests;
   }
 
   /** Whether the thread is still loading its tables (a call now would wait for them). */
@@ -85,29 +94,52 @@ export class TokenizerThread implements Tokenizer {
    * `encodeMany`, answered while the caller's thread goes on: the thread is woken and the answer
    * read when it has been written (`Atomics.waitAsync`). Requests are answered in the order they
    * were made, synchronous ones among them: a synchronous call first takes the answer of the
-   * request in flight, then makes its own.
+   * request in flight, then makes its own. Calls made while one waits to be sent join it: a wide
+   * stage's nodes counting at once make one round trip, not one each behind the other.
    */
   encodeManyAsync(texts: readonly string[]): Promise<number[][]> {
-    return this.#callAsync(OP_ENCODE, texts, () => this.#readEncoded(texts.length));
+    return this.#callAsync(OP_ENCODE, texts, (count) => this.#readEncoded(count));
   }
 
   /** `countMany`, answered while the caller's thread goes on (as `encodeManyAsync`). */
   countManyAsync(texts: readonly string[]): Promise<number[]> {
-    return this.#callAsync(OP_COUNT, texts, () => Array.from(new Uint32Array(this.#data.buffer, 0, texts.length)));
+    return this.#callAsync(OP_COUNT, texts, (count) => Array.from(new Uint32Array(this.#data.buffer, 0, count)));
   }
 
-  #callAsync<T>(op: number, texts: readonly string[], read: () => T): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
+  /** `gather`: the call may join others of its operation (a joined request the tokenizer refused is made again call by call, alone). */
+  #callAsync<T>(op: number, texts: readonly string[], read: (count: number) => T[], gather = true): Promise<T[]> {
+    return new Promise<T[]>((resolve, reject) => {
       // A pending Atomics.waitAsync does not keep Node's event loop alive: this timer does, until
       // the answer is read (else a process with nothing else to do exits before it, code 13).
       const hold = setTimeout(() => undefined, this.#timeoutMs + 1_000);
-      const settled = (): void => clearTimeout(hold);
-      this.#startAsync(op, texts, read, (value) => (settled(), resolve(value)), (error) => (settled(), reject(error)));
+      const call: AsyncCall<T> = { texts, resolve: (value) => (clearTimeout(hold), resolve(value)), reject: (error) => (clearTimeout(hold), reject(error)) };
+      const gathering = gather ? (this.#gathering.get(op) as AsyncCall<T>[] | undefined) : undefined;
+      if (gathering !== undefined) {
+        gathering.push(call);
+        return;
+      }
+      const calls = [call];
+      if (gather) this.#gathering.set(op, calls as AsyncCall<unknown>[]);
+      const sent = (): string[] => {
+        if (this.#gathering.get(op) === calls) this.#gathering.delete(op);
+        return calls.flatMap((each) => each.texts);
+      };
+      const answered = (values: T[]): void => {
+        let at = 0;
+        for (const each of calls) each.resolve(values.slice(at, (at += each.texts.length)));
+      };
+      const failed = (error: Error): void => {
+        if (calls.length === 1 || this.#broken !== undefined) for (const each of calls) each.reject(error);
+        else for (const each of calls) this.#callAsync(op, each.texts, read, false).then(each.resolve, each.reject);
+      };
+      this.#startAsync(op, sent, read, answered, failed);
     });
   }
 
-  #startAsync<T>(op: number, texts: readonly string[], read: () => T, resolve: (value: T) => void, reject: (error: Error) => void): void {
+  /** `texts` is asked for when the request is made: calls that joined it until then are in it. */
+  #startAsync<T>(op: number, textsOf: () => readonly string[], read: (count: number) => T, resolve: (value: T) => void, reject: (error: Error) => void): void {
     const issue = (): void => {
+      const texts = textsOf();
       try {
         this.#post(op, texts);
       } catch (error) {
@@ -115,7 +147,7 @@ export class TokenizerThread implements Tokenizer {
         this.#issueQueued();
         return;
       }
-      const flight: InFlight = { settle: () => resolve(read()), fail: reject };
+      const flight: InFlight = { settle: () => resolve(read(texts.length)), fail: reject };
       this.#inFlight = flight;
       const answered = waitAsync(this.#control, SLOT_STATE, STATE_REQUEST, this.#timeoutMs);
       const done = (outcome: string): void => {
@@ -220,6 +252,7 @@ export class TokenizerThread implements Tokenizer {
     }
     this.#control[SLOT_OP] = op;
     this.#control[SLOT_LENGTH] = texts.length;
+    this.#requests += 1;
     this.#wake();
   }
 
@@ -287,6 +320,13 @@ export interface TokenizerThreadOptions {
   readonly workerSource?: string;
 }
 
+/** One asynchronous call: its texts, and its share of the answer of the request it went in. */
+interface AsyncCall<T> {
+  readonly texts: readonly string[];
+  resolve(values: T[]): void;
+  reject(error: Error): void;
+}
+
 /** An asynchronous request the thread is answering: what to do with its answer. */
 interface InFlight {
   readonly settle: () => void;
@@ -312,89 +352,3 @@ function sharedBuffer(bytes: number): Buffer {
 
 const DEFAULT_TIMEOUT_MS = 20_000;
 const INITIAL_DATA_BYTES = 1 << 20;
-const CONTROL_SLOTS = 4;
-const SLOT_STATE = 0;
-const SLOT_OP = 1;
-const SLOT_LENGTH = 2;
-const SLOT_RESULT = 3;
-
-const STATE_LOADING = 0;
-const STATE_IDLE = 1;
-const STATE_REQUEST = 2;
-const STATE_DONE = 3;
-const STATE_FAILED = 4;
-const STATE_BROKEN = 5;
-
-const OP_COUNT = 1;
-const OP_ENCODE = 2;
-const OP_SWAP = 3;
-
-/**
- * The thread: loads the tokenizer, then answers one request at a time, laid out as `#call` says
- * (SLOT_LENGTH texts). An error writes its message at the start of the data buffer and its length
- * in SLOT_RESULT, with STATE_FAILED (STATE_BROKEN when the tokenizer did not load).
- */
-const WORKER_SOURCE = `
-const { workerData, receiveMessageOnPort } = require('node:worker_threads');
-const { control, port } = workerData;
-let data = Buffer.from(workerData.data);
-const setState = (state) => { Atomics.store(control, ${SLOT_STATE}, state); Atomics.notify(control, ${SLOT_STATE}); };
-const fail = (state, error) => {
-  control[${SLOT_RESULT}] = data.write(String((error && error.message) || error), 0, 'utf8');
-  setState(state);
-};
-let tokenizer;
-try {
-  tokenizer = require(workerData.tokenizer);
-} catch (error) {
-  fail(${STATE_BROKEN}, error);
-}
-const plain = { disallowedSpecial: new Set() };
-if (tokenizer !== undefined) {
-  // The tables are young: the collector would move them at its next scavenges, some 40 ms, while
-  // a caller waits for an answer. Collected now, before the first request, they are old.
-  const v8 = require('node:v8');
-  v8.setFlagsFromString('--expose-gc');
-  const gc = require('node:vm').runInNewContext('gc');
-  v8.setFlagsFromString('--no-expose-gc');
-  gc();
-  setState(${STATE_IDLE});
-}
-while (tokenizer !== undefined) {
-  const state = Atomics.load(control, ${SLOT_STATE});
-  if (state !== ${STATE_REQUEST}) {
-    Atomics.wait(control, ${SLOT_STATE}, state);
-    continue;
-  }
-  try {
-    const op = control[${SLOT_OP}];
-    if (op === ${OP_SWAP}) {
-      data = Buffer.from(receiveMessageOnPort(port).message);
-      setState(${STATE_DONE});
-      continue;
-    }
-    const count = control[${SLOT_LENGTH}];
-    const words = new Uint32Array(data.buffer);
-    const texts = [];
-    let offset = 4 * count;
-    for (let index = 0; index < count; index += 1) {
-      texts.push(data.toString('utf8', offset, offset + words[index]));
-      offset += words[index];
-    }
-    if (op === ${OP_COUNT}) {
-      for (let index = 0; index < count; index += 1) words[index] = tokenizer.countTokens(texts[index], plain);
-    } else {
-      let at = count;
-      for (let index = 0; index < count; index += 1) {
-        const tokens = tokenizer.encode(texts[index], plain);
-        words[index] = tokens.length;
-        words.set(tokens, at);
-        at += tokens.length;
-      }
-    }
-    setState(${STATE_DONE});
-  } catch (error) {
-    fail(${STATE_FAILED}, error);
-  }
-}
-`;

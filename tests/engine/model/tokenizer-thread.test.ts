@@ -77,6 +77,45 @@ describe('the tokenizer thread', () => {
     expect(await thread.encodeManyAsync([])).toEqual([]);
   });
 
+  it('sends the calls made while one is answered together, each answered as it would be alone', async () => {
+    const slow = join(dir.dir, 'slow-text-tokenizer.cjs');
+    writeFileSync(
+      slow,
+      "exports.countTokens = (text) => { if (text === 'slow') { const end = Date.now() + 150; while (Date.now() < end); } return text.length; };\n" +
+        'exports.encode = (text) => [...text].map((character) => character.codePointAt(0));\n',
+    );
+    const thread = start({ modulePath: slow });
+    expect(thread.count('warm')).toBe(4);
+    const before = thread.requests;
+
+    const first = thread.countManyAsync(['slow']);
+    const stage = [['a'], ['bb', 'ccc'], [], ['dddd']].map((texts) => thread.countManyAsync(texts));
+    const encoded = thread.encodeManyAsync(['hi']);
+
+    expect(await first).toEqual([4]);
+    expect(await Promise.all(stage)).toEqual([[1], [2, 3], [], [4]]);
+    expect(await encoded).toEqual([[104, 105]]);
+    expect(thread.requests - before).toBe(3);
+  });
+
+  it('makes a joined request the tokenizer refused again call by call: only the refused call fails', async () => {
+    const fake = join(dir.dir, 'refusing-tokenizer.cjs');
+    writeFileSync(
+      fake,
+      "exports.countTokens = (text) => { if (text === 'boom') throw new Error('the fake tokenizer refused boom'); if (text === 'slow') { const end = Date.now() + 100; while (Date.now() < end); } return text.length; };\n" +
+        'exports.encode = (text) => [...text].map((character) => character.codePointAt(0));\n',
+    );
+    const thread = start({ modulePath: fake });
+
+    const first = thread.countManyAsync(['slow']);
+    const [good, refused, after] = [['one'], ['boom'], ['three', 'four']].map((texts) => thread.countManyAsync(texts));
+
+    expect(await first).toEqual([4]);
+    expect(await good).toEqual([3]);
+    await expect(refused).rejects.toThrow('the fake tokenizer refused boom');
+    expect(await after).toEqual([5, 4]);
+  });
+
   it('takes a text many times the size of its shared buffer, and small ones after it', () => {
     const thread = start({ initialBytes: 64 });
     const long = TEXTS.join('\n').repeat(200);
