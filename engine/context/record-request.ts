@@ -1,6 +1,7 @@
 import type { ModelRequest } from '../model/model-provider.js';
 import { estimateSystemTokens, estimateToolTokens } from '../model/token-estimate.js';
 import type { EventLog } from '../session/event-log.js';
+import type { EventDraft } from '../session/event-types.js';
 import type { Session } from '../session/session.js';
 import type { PromptSnapshot } from './system-prompt.js';
 import type { StepPosition } from './runtime-context.js';
@@ -33,18 +34,13 @@ export async function recordRequest(session: Session, input: RecordRequestInput)
   const { request, snapshot, position } = input;
   const key = promptKey(snapshot.systemHash, snapshot.toolsHash);
   const recorded = await recordedPromptKeys(session.log);
-  const drafts = [];
+  const drafts: EventDraft[] = [];
   // Taken before the append, so the run's other nodes asking at the same moment do not record it
   // again: their requests are appended after this one, which carries it (given back if it fails).
   const first = !recorded.has(key);
   if (first) {
     recorded.add(key);
-    drafts.push({
-      type: 'prompt/recorded' as const,
-      nodeId: session.nodeId,
-      ...position,
-      payload: { systemHash: snapshot.systemHash, system: snapshot.system, toolsHash: snapshot.toolsHash, tools: snapshot.tools.map((tool) => ({ ...tool })) },
-    });
+    drafts.push({ ...promptDraft(snapshot), nodeId: session.nodeId, ...position });
   }
   drafts.push(
     {
@@ -80,6 +76,35 @@ export async function recordRequest(session: Session, input: RecordRequestInput)
     if (first) recorded.delete(key);
     throw error;
   }
+}
+
+/**
+ * Records prompt versions before any request uses them, as events of the run (`dagent run` does
+ * so for each node kind's system prompt and tools while the tokenizer loads): a wide stage's first
+ * request then carries no 30 KB event on its way to the model. A version the log holds is skipped.
+ */
+export async function recordPrompts(log: EventLog, snapshots: readonly PromptSnapshot[]): Promise<void> {
+  const recorded = await recordedPromptKeys(log);
+  const fresh = new Map<string, PromptSnapshot>();
+  for (const snapshot of snapshots) {
+    const key = promptKey(snapshot.systemHash, snapshot.toolsHash);
+    if (!recorded.has(key)) fresh.set(key, snapshot);
+  }
+  if (fresh.size === 0) return;
+  for (const key of fresh.keys()) recorded.add(key);
+  try {
+    await log.appendMany([...fresh.values()].map(promptDraft));
+  } catch (error) {
+    for (const key of fresh.keys()) recorded.delete(key);
+    throw error;
+  }
+}
+
+function promptDraft(snapshot: PromptSnapshot): EventDraft<'prompt/recorded'> {
+  return {
+    type: 'prompt/recorded',
+    payload: { systemHash: snapshot.systemHash, system: snapshot.system, toolsHash: snapshot.toolsHash, tools: snapshot.tools.map((tool) => ({ ...tool })) },
+  };
 }
 
 /** A request's input tokens as `request/context` records them: the surface's messages, the system prompt, the tools. */

@@ -8,7 +8,7 @@ import type { AgentLimits } from '../../agent/stop-conditions.js';
 import type { Approver, ToolResult, ToolRuntime, WriteScope } from '../../agent/tool-runtime.js';
 import type { ImageSupport } from '../../context/image-references.js';
 import type { StepPosition } from '../../context/runtime-context.js';
-import { SystemPrompt, type ContextProvider, type PromptSection } from '../../context/system-prompt.js';
+import { SystemPrompt, type ContextProvider, type PromptSection, type PromptSnapshot } from '../../context/system-prompt.js';
 import { errorMessage } from '../../errors.js';
 import type { ModelProvider, StreamPart, Usage } from '../../model/model-provider.js';
 import { estimateSystemTokens, estimateToolTokens, tokenizerLoading } from '../../model/token-estimate.js';
@@ -222,25 +222,37 @@ function nodeSystemPrompt(runtime: NodeRuntime, allowed: readonly string[] | und
  * The counts wait for the tokenizer's tables when they still load in their thread (0.1–0.2 s of a
  * `dagent run`'s set-up): that time first goes to what the first nodes would pay on first use, the
  * secret shapes' patterns (`warmSecretShapes`) and the event checks (`warmEventChecks`), never past
- * the moment the tables are loaded.
+ * the moment the tables are loaded. `record` is given the prompts (system text and tools) the
+ * nodes will send, before they are counted: `dagent run` records them in the run's log then
+ * (`recordPrompts`), so no node's first request carries them.
  */
-export async function warmNodePrompts(runtime: NodeRuntime, plan: { readonly nodes: readonly Pick<PlanNode, 'kind' | 'tools'>[] }): Promise<void> {
+export async function warmNodePrompts(
+  runtime: NodeRuntime,
+  plan: { readonly nodes: readonly Pick<PlanNode, 'kind' | 'tools'>[] },
+  record?: (snapshots: readonly PromptSnapshot[]) => Promise<void>,
+): Promise<void> {
   if (tokenizerLoading()) warmSecretShapes();
   warmEventChecks(tokenizerLoading);
   const seen = new Set<string>();
+  const snapshots: PromptSnapshot[] = [];
   for (const node of plan.nodes) {
     if (!nodeKind(node.kind).runsModel) continue;
     const allowed = node.tools ?? runtime.defaultTools(node.kind);
     const key = allowed === undefined ? '*' : allowed.join(',');
     if (seen.has(key)) continue;
     seen.add(key);
-    try {
-      const snapshot = await nodeSystemPrompt(runtime, allowed).assemble();
+    // The node's own first step assembles its prompt and reports what is wrong.
+    snapshots.push(...(await nodeSystemPrompt(runtime, allowed).assemble().then((snapshot) => [snapshot], () => [])));
+  }
+  // Best effort too: a node records its prompt with its request when this did not.
+  await record?.(snapshots).catch(() => undefined);
+  try {
+    for (const snapshot of snapshots) {
       estimateSystemTokens(snapshot.system);
       estimateToolTokens(snapshot.tools);
-    } catch {
-      // The node's own first step assembles its prompt and reports what is wrong.
     }
+  } catch {
+    // The first step counts them again and meets the same failure.
   }
 }
 

@@ -29,6 +29,7 @@ import { stopEarlierCommands } from './earlier-commands.js';
 import { conflictPauseLine, conflictReplanError, conflictResolutionNode, noteConflicts, type NodeConflict } from './merge-conflict-replan.js';
 import { attemptNode } from './node-attempt.js';
 import { warmNodePrompts } from './execute-plan-node.js';
+import { recordPrompts } from '../../context/record-request.js';
 import { resumableAttempt } from './step-resume.js';
 import { nodesToRecheck, type ReuseSettings } from './node-reuse.js';
 import { changedCommandNodes, replanVerdict, reviewAfterReplan } from './replan-verdict.js';
@@ -107,11 +108,10 @@ class RunController {
   async #execute(): Promise<RunResult> {
     this.#run = this.#options.run ?? (await getRun(this.#db, this.#runId));
     const stored = await executablePlan(this.#db, this.#run, this.#options.approvedHash === undefined ? {} : { approvedHash: this.#options.approvedHash });
-    this.#plan = stored.plan;
-    this.#planVersion = stored.version;
+    ({ plan: this.#plan, version: this.#planVersion } = stored);
     const recovered = await this.#recover();
-    // Set-up a node's first step would otherwise pay for, on the critical path, before the run starts.
-    if (this.#options.fleet?.remote === undefined) await warmNodePrompts(this.#options.runtime, this.#plan);
+    // Set-up a node's first step would otherwise pay for, on the critical path, before the run starts; its prompts recorded.
+    if (this.#options.fleet?.remote === undefined) await warmNodePrompts(this.#options.runtime, this.#plan, (snapshots) => recordPrompts(this.#log, snapshots));
     await this.#startRun();
     this.#gate = new BudgetGate({
       log: this.#log,

@@ -3,6 +3,8 @@ import {
   approvePlan,
   createRun,
   executeRun,
+  readEvents,
+  reconstructRequest,
   savePlan,
   type Approver,
   type ModelProvider,
@@ -39,12 +41,15 @@ const approver: Approver = { interactive: false, ask: async () => ({ decision: '
 
 let store: Store;
 let cleanup: () => Promise<void>;
+/** The run `requestsOfRun` made last. */
+let runId: string;
 beforeEach(async () => ({ store, cleanup } = await openTempStore()));
 afterEach(async () => cleanup());
 
 /** Runs the plan with a scripted model; returns every request each node sent, in order. */
 async function requestsOfRun(): Promise<Map<string, ModelRequest[]>> {
   const run = await createRun(store.db, { task: PLAN.goal, workspace: '/repo', mode: 'plan' });
+  runId = run.id;
   await savePlan(store.db, run.id, { plan: PLAN, reason: 'planned' });
   await approvePlan(store.db, run.id);
   const readThenAnswer = (id: string, path: string) => [
@@ -104,6 +109,26 @@ function withoutBreakpoints(messages: unknown): unknown {
 }
 
 describe('prompt prefix', () => {
+  it('records each prompt version the nodes send once, before the run starts, so no request carries one', async () => {
+    const sent = await requestsOfRun();
+    const events = await readEvents(store.db, runId);
+    const started = events.find((event) => event.type === 'run/started')!;
+    const prompts = events.filter((event) => event.type === 'prompt/recorded');
+    const headers = events.filter((event) => event.type === 'request/header');
+
+    // Two versions: the read nodes' tools, and the edit nodes' longer list.
+    expect(prompts).toHaveLength(2);
+    expect(prompts.every((event) => event.seq < started.seq && event.nodeId === null)).toBe(true);
+    const recorded = new Set(prompts.map((event) => (event.type === 'prompt/recorded' ? `${event.payload.systemHash}:${event.payload.toolsHash}` : '')));
+    expect(headers).toHaveLength([...sent.values()].flat().length);
+    for (const header of headers) if (header.type === 'request/header') expect(recorded.has(`${header.payload.systemHash}:${header.payload.toolsHash}`)).toBe(true);
+    // `dagent inspect` rebuilds a request from the log alone, its prompt taken from before the run.
+    const inspected = await reconstructRequest(store.db, runId, 'edit-a');
+    const last = sent.get('node:edit-a')!.at(-1)!;
+    expect(inspected.system).toBe(last.system);
+    expect(inspected.tools).toEqual(last.tools);
+  });
+
   it('sibling nodes of one kind share their first request up to the static breakpoint, whatever their role', async () => {
     const sent = await requestsOfRun();
     const coder = sent.get('node:edit-a')![0]!;
