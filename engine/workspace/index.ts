@@ -1,5 +1,6 @@
 /** Node workspaces: a git worktree per node attempt, its change committed and merged onto the run branch in order. */
-export { RunWorkspaces, runBranch, type MergeOutcome, type RunWorkspacesOptions } from './run-workspaces.js';
+export { RunWorkspaces, runBranch, type RunWorkspacesOptions } from './run-workspaces.js';
+export type { MergeOutcome } from './merge-conflicts.js';
 export { NodeWorkspace, type NodeCommit } from './node-workspace.js';
 export { conflictHunks, describeConflicts, type ConflictHunk, type MergeConflict } from './merge-conflicts.js';
 export { WorktreeNodeFiles, type WorktreeBoundary, type WorktreeEndOptions, type WorktreeNodeEnd, type WorktreeNodeFilesOptions } from './worktree-node-files.js';

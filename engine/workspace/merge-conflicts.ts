@@ -14,6 +14,13 @@ export interface MergeConflict {
   readonly hunks: readonly ConflictHunk[];
 }
 
+/** A node's change merged into the run branch: the run-branch commit it became and the files it changed there. */
+export type MergeOutcome =
+  | { readonly status: 'merged'; readonly commit: string; readonly parent: string; readonly files: readonly string[] }
+  /** The change was already on the run branch (nothing to commit). */
+  | { readonly status: 'unchanged'; readonly commit: string }
+  | { readonly status: 'conflict'; readonly conflicts: readonly MergeConflict[] };
+
 /**
  * The conflict hunks of a file git merged with conflict markers (`<<<<<<<`, `=======`,
  * `>>>>>>>`; `|||||||` for diff3 bases is skipped). Pure: the merged text in, hunks out.

@@ -2,12 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { GitWorkingTree, runGit, type GitRunner } from '../snapshots/file-git.js';
+import { runGit, type GitRunner } from '../snapshots/file-git.js';
 import { GitObjects } from './git-objects.js';
 import { LINKED_FOLDERS_FILE, copyFolder, ignoredFolders, linkFolder, writableFolders } from './linked-folders.js';
-import { conflictHunks, type MergeConflict } from './merge-conflicts.js';
+import { conflictHunks, type MergeConflict, type MergeOutcome } from './merge-conflicts.js';
 import { NodeWorkspace, type NodeCommit, type NodeWorkspaceHost } from './node-workspace.js';
 import { SerialLock } from './serial-lock.js';
+import { startingCommit } from './starting-commit.js';
 import { resetWorktree, worktreeGitFile } from './worktree-reuse.js';
 
 export interface RunWorkspacesOptions {
@@ -21,13 +22,6 @@ export interface RunWorkspacesOptions {
    */
   readonly prepareView?: boolean;
 }
-
-/** A node's change merged into the run branch: the run-branch commit it became and the files it changed there. */
-export type MergeOutcome =
-  | { readonly status: 'merged'; readonly commit: string; readonly parent: string; readonly files: readonly string[] }
-  /** The change was already on the run branch (nothing to commit). */
-  | { readonly status: 'unchanged'; readonly commit: string }
-  | { readonly status: 'conflict'; readonly conflicts: readonly MergeConflict[] };
 
 /** A worktree the nodes that only read share, at one commit of the run branch. */
 interface SharedView {
@@ -73,6 +67,12 @@ export class RunWorkspaces {
   readonly #deliveryLock = new SerialLock();
   /** Worktrees nodes are done with, where they are: the next nodes', reset. */
   readonly #spares: string[] = [];
+  /** Worktrees made ahead (`prepare`) that no node used yet, with the commit each shows: a node takes one with one checkout. */
+  readonly #unused = new Map<string, string>();
+  /** The making of worktrees ahead, which `close` waits for. */
+  #preparing: Promise<void> | undefined;
+  #closing = false;
+  #nodeMadeOne = false;
   /** Worktrees being deleted (not this process's, or changed by their node): `close` waits for them. */
   readonly #releasing = new Set<Promise<void>>();
   /** The `.git` file git wrote for each worktree this process made, by its folder: a reused one must still have it. */
@@ -115,6 +115,25 @@ export class RunWorkspaces {
     await writeFile(workspaces.#excludesFile, workspaces.#linked.map((path) => `/${path}\n`).join(''));
     if (options.prepareView === true) workspaces.#viewAt(workspaces.#tip ?? (await workspaces.head()));
     return workspaces;
+  }
+
+  /**
+   * Makes worktrees ahead, one after another while the first nodes go on: when `count` nodes that
+   * need their own start at once (a stage of edits), each takes one ready instead of waiting in turn
+   * for `git worktree add` (serialised). Views and spares count. Best effort (resolves when done).
+   */
+  prepare(count: number): Promise<void> {
+    const wanted = count - this.#views.size - this.#spares.length - this.#unused.size;
+    if (wanted <= 0 || this.#preparing !== undefined || this.#closing) return this.#preparing ?? Promise.resolve();
+    return (this.#preparing = (async () => {
+      // The view the first readers wait for is made first.
+      await Promise.all([...this.#views.values()].map((view) => view.ready.catch(() => undefined)));
+      // Once a node had to make its own, the stage is here: making more ahead would only queue before it.
+      for (let made = 0; made < wanted && !this.#closing && !this.#nodeMadeOne; made += 1) {
+        const commit = this.#tip ?? (await this.head());
+        this.#unused.set(await this.#fresh(commit), commit);
+      }
+    })().catch(() => undefined));
   }
 
   /** The run branch's tip: the base plus every change merged so far. */
@@ -212,8 +231,11 @@ export class RunWorkspaces {
 
   /** A worktree checked out at `checkout` (a spare reset, else a new one), the dependency folders linked in: its folder. */
   async #place(checkout: string, writes: readonly string[]): Promise<string> {
-    const spare = this.#spares.pop() ?? this.#unreadView();
-    const path = spare !== undefined && (await this.#reuse(spare, checkout)) ? spare : await this.#fresh(checkout);
+    let path = (await this.#takeUnused(checkout)) ?? (await this.#reuseSpare(checkout));
+    if (path === undefined) {
+      this.#nodeMadeOne = true;
+      path = await this.#fresh(checkout);
+    }
     const writable = writableFolders(this.#linked, writes);
     await Promise.all(this.#linked.map((folder) => (writable.has(folder) ? copyFolder(this.repo, path, folder) : linkFolder(this.repo, path, folder))));
     return path;
@@ -241,21 +263,40 @@ export class RunWorkspaces {
     return path;
   }
 
-  /**
-   * A spare worktree reset to `checkout` where it is; false, the spare deleted, when that fails.
-   */
-  async #reuse(spare: string, checkout: string): Promise<boolean> {
+  /** A worktree made ahead, at `checkout` (nothing of a node to clear: one checkout at most); undefined when none is ready. */
+  async #takeUnused(checkout: string): Promise<string | undefined> {
+    for (const [path, commit] of this.#unused) {
+      this.#unused.delete(path);
+      if (commit === checkout) return path;
+      try {
+        await this.objects.inWorktree(path, ['-c', 'core.sparseCheckout=false', 'checkout', '-q', '-f', '--detach', checkout]);
+        return path;
+      } catch {
+        await this.#discard(path);
+      }
+    }
+    return undefined;
+  }
+
+  /** A spare (or an idle view) reset to `checkout` where it is; undefined when there is none, or it could not be (then deleted). */
+  async #reuseSpare(checkout: string): Promise<string | undefined> {
+    const spare = this.#spares.pop() ?? this.#unreadView();
+    if (spare === undefined) return undefined;
     const gitFile = this.#gitFiles.get(spare);
     try {
       if (gitFile === undefined) throw new Error(`${spare}: not a worktree of this run as git made it`);
       await resetWorktree(this.objects, spare, gitFile, checkout);
-      return true;
+      return spare;
     } catch {
-      this.#gitFiles.delete(spare);
-      await rm(spare, { recursive: true, force: true });
-      await this.#prune();
-      return false;
+      await this.#discard(spare);
+      return undefined;
     }
+  }
+
+  async #discard(path: string): Promise<void> {
+    this.#gitFiles.delete(path);
+    await rm(path, { recursive: true, force: true });
+    await this.#prune();
   }
 
   /**
@@ -326,9 +367,11 @@ export class RunWorkspaces {
 
   /** Removes every node worktree of the run that is left (their commits stay). */
   async close(): Promise<void> {
-    // A view still being made (one made ahead that no node used) is waited for, then removed with the rest.
-    await Promise.all([...this.#releasing, ...[...this.#views.values()].map((view) => view.ready.catch(() => undefined))]);
+    this.#closing = true;
+    // A view or worktree still being made (made ahead, no node used it) is waited for, then removed with the rest.
+    await Promise.all([...this.#releasing, this.#preparing, ...[...this.#views.values()].map((view) => view.ready.catch(() => undefined))]);
     this.#spares.splice(0);
+    this.#unused.clear();
     this.#views.clear();
     this.#gitFiles.clear();
     await rm(this.folder, { recursive: true, force: true });
@@ -352,19 +395,5 @@ export class RunWorkspaces {
       const entry = entries.get(path) ?? null;
       return { path, hunks: entry === null ? [] : conflictHunks(entry.bytes.toString('utf8')) };
     });
-  }
-}
-
-/** HEAD when the working copy matches it; else a commit on HEAD of the working copy as it is (tracked and untracked, .gitignore honoured). */
-async function startingCommit(objects: GitObjects, options: RunWorkspacesOptions): Promise<{ base: string; uncommitted: boolean }> {
-  const snapshot = new GitWorkingTree(options.repo, objects.git);
-  try {
-    const tree = await snapshot.writeTree();
-    const head = await objects.commitOf('HEAD');
-    if (head !== undefined && (await objects.treeOf(head)) === tree) return { base: head, uncommitted: false };
-    const message = `dagent: the working copy's uncommitted changes when run ${options.runId} started`;
-    return { base: await objects.commitTree(tree, head === undefined ? [] : [head], message), uncommitted: true };
-  } finally {
-    snapshot.close();
   }
 }

@@ -149,6 +149,10 @@ export class WorktreeNodeFiles {
     return { restored, unrestorable: [] };
   }
 
+  prepare(nodesAtOnce: number): void {
+    void this.#options.workspaces.prepare(nodesAtOnce);
+  }
+
   workspaceFor(nodeId: string): string | undefined {
     return this.#open.get(nodeId)?.path;
   }

@@ -18,6 +18,8 @@ import { warmSecretShapes } from '../../secret-redactor.js';
 import { warmEventChecks } from '../../session/event-types.js';
 import type { Session } from '../../session/session.js';
 import { commandFailure } from './command-failure.js';
+import { recordPrompts } from '../../context/record-request.js';
+import type { EventLog } from '../../session/event-log.js';
 import { NODE_SYSTEM_SECTIONS, nodeInstruction } from './node-prompt.js';
 import type { NodeAction } from './node-outcome.js';
 import { nodeModels, type ModelRouting, type RoleModels } from './node-models.js';
@@ -222,14 +224,13 @@ function nodeSystemPrompt(runtime: NodeRuntime, allowed: readonly string[] | und
  * The counts wait for the tokenizer's tables when they still load in their thread (0.1–0.2 s of a
  * `dagent run`'s set-up): that time first goes to what the first nodes would pay on first use, the
  * secret shapes' patterns (`warmSecretShapes`) and the event checks (`warmEventChecks`), never past
- * the moment the tables are loaded. `record` is given the prompts (system text and tools) the
- * nodes will send, before they are counted: `dagent run` records them in the run's log then
- * (`recordPrompts`), so no node's first request carries them.
+ * the moment the tables are loaded. Given the run's `log`, the prompts (system text and tools) the
+ * nodes will send are recorded there first (`recordPrompts`): no node's first request carries them.
  */
 export async function warmNodePrompts(
   runtime: NodeRuntime,
   plan: { readonly nodes: readonly Pick<PlanNode, 'kind' | 'tools'>[] },
-  record?: (snapshots: readonly PromptSnapshot[]) => Promise<void>,
+  log?: EventLog,
 ): Promise<void> {
   if (tokenizerLoading()) warmSecretShapes();
   warmEventChecks(tokenizerLoading);
@@ -245,7 +246,7 @@ export async function warmNodePrompts(
     snapshots.push(...(await nodeSystemPrompt(runtime, allowed).assemble().then((snapshot) => [snapshot], () => [])));
   }
   // Best effort too: a node records its prompt with its request when this did not.
-  await record?.(snapshots).catch(() => undefined);
+  if (log !== undefined) await recordPrompts(log, snapshots).catch(() => undefined);
   try {
     for (const snapshot of snapshots) {
       estimateSystemTokens(snapshot.system);

@@ -45,6 +45,8 @@ export interface NodeFiles {
   }>;
   /** The folder a node attempt runs in when it has its own (isolated workspaces); undefined: the run's workspace. */
   workspaceFor?(nodeId: string): string | undefined;
+  /** Before the run starts: at most `nodesAtOnce` nodes that need a workspace of their own may run at once (isolated workspaces make them ahead). */
+  prepare?(nodesAtOnce: number): void;
   restoreNode(nodeId: string, boundary: unknown): Promise<readonly string[]>;
   /**
    * The content hash each path had when the node began, as far as the files tell now: a path the

@@ -1,5 +1,6 @@
 import { nodeKind } from '../../plan/node-kinds.js';
-import type { PlanNode } from '../../plan/plan-schema.js';
+import { planStages, planWidth } from '../../plan/plan-stages.js';
+import type { Plan, PlanNode } from '../../plan/plan-schema.js';
 import type { NodeRuntime } from './execute-plan-node.js';
 
 /**
@@ -16,4 +17,10 @@ export function readsOnly(runtime: Pick<NodeRuntime, 'tools' | 'defaultTools' | 
   if (hooks === undefined) return true;
   if ((['NodeStart', 'NodeEnd', 'PreCompact'] as const).some((event) => hooks.matches(event, node.id))) return false;
   return !allowed.some((name) => hooks.matches('PreToolUse', name) || hooks.matches('PostToolUse', name));
+}
+
+/** The most nodes of one stage of `plan` that need a workspace of their own (not `readsOnly`), within `concurrency`. */
+export function ownWorkspacesAtOnce(runtime: Pick<NodeRuntime, 'tools' | 'defaultTools' | 'hooks'>, plan: Plan, concurrency: number): number {
+  const byId = new Map(plan.nodes.map((node) => [node.id, node]));
+  return Math.min(concurrency, planWidth(planStages(plan).map((stage) => stage.filter((id) => !readsOnly(runtime, byId.get(id)!)))));
 }

@@ -3,6 +3,7 @@ import { appendFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFile
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RunWorkspaces } from '../../../engine/workspace/index.js';
+import { runGit, type GitRunner } from '../../../engine/snapshots/file-git.js';
 import { tempDir } from '../../helpers/temp-store.js';
 
 const cleanups: (() => void)[] = [];
@@ -211,6 +212,56 @@ describe('node workspaces on a run branch', () => {
     expect(existsSync(next.path)).toBe(false);
     await workspaces.close();
     expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(1);
+  });
+
+  it('makes worktrees ahead for a stage of edits: they start without a worktree of their own to add, at the tip as it is by then', async () => {
+    const repo = repository({ 'a.txt': 'a\n', 'src/b.txt': 'b\n' });
+    const commands: string[][] = [];
+    const counted: GitRunner = (args, options) => {
+      commands.push([...args]);
+      return runGit(args, options);
+    };
+    const workspaces = await RunWorkspaces.open({ repo, runId: 'r-ahead', git: counted });
+    await workspaces.prepare(3);
+    const first = await workspaces.openNode('first');
+    writeFileSync(join(first.path, 'a.txt'), 'a\nby first\n');
+    expect((await workspaces.merge((await first.commit('first'))!, 'first')).status).toBe('merged');
+    const added = commands.filter((args) => args.includes('worktree') && args.includes('add')).length;
+
+    const stage = await Promise.all(['e1', 'e2'].map((id) => workspaces.openNode(id)));
+
+    expect(commands.filter((args) => args.includes('worktree') && args.includes('add'))).toHaveLength(added);
+    expect(added).toBe(3);
+    for (const node of stage) {
+      expect(readFileSync(join(node.path, 'a.txt'), 'utf8')).toBe('a\nby first\n');
+      expect(readFileSync(join(node.path, 'src/b.txt'), 'utf8')).toBe('b\n');
+      expect(git(node.path, 'status', '--porcelain', '--ignored')).toBe('');
+      expect(git(node.path, 'rev-parse', 'HEAD')).toBe(await workspaces.head());
+    }
+    expect(new Set([first.path, ...stage.map((node) => node.path)]).size).toBe(3);
+    await workspaces.close();
+    expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(1);
+  });
+
+  it('stops making worktrees ahead once a node had to make its own: the stage is already there', async () => {
+    const repo = repository({ 'a.txt': 'a\n' });
+    const workspaces = await RunWorkspaces.open({ repo, runId: 'r-late' });
+
+    const [, early] = await Promise.all([workspaces.prepare(10), workspaces.openNode('early')]);
+
+    expect(readFileSync(join(early.path, 'a.txt'), 'utf8')).toBe('a\n');
+    // The main working copy, the node's, and at most the one being made when the node asked.
+    expect(git(repo, 'worktree', 'list').split('\n').length).toBeLessThanOrEqual(3);
+    await workspaces.close();
+  });
+
+  it('removes worktrees made ahead that no node took, also while they are still being made', async () => {
+    const repo = repository({ 'a.txt': 'a\n' });
+    const workspaces = await RunWorkspaces.open({ repo, runId: 'r-unused' });
+    void workspaces.prepare(4);
+    await workspaces.close();
+    expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(1);
+    expect(existsSync(join(repo, '.dagent', 'worktrees', 'r-unused'))).toBe(false);
   });
 
   it('opens 32 workspaces at once again from the worktrees the first 32 left', async () => {

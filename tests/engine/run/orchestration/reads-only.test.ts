@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HookRunner } from '../../../../engine/hooks/hook-runner.js';
 import type { PlanNode } from '../../../../engine/index.js';
-import { readsOnly } from '../../../../engine/run/orchestration/reads-only.js';
+import { ownWorkspacesAtOnce, readsOnly } from '../../../../engine/run/orchestration/reads-only.js';
 
 /**
  * A node that cannot change a file shares a view of the run's files (`isolation: worktree`);
@@ -41,5 +41,25 @@ describe('whether a node only reads', () => {
     expect(readsOnly(runtime({ NodeEnd: ['n'] }), node({}))).toBe(false);
     expect(readsOnly(runtime({ PostToolUse: ['search'] }), node({}))).toBe(false);
     expect(readsOnly(runtime({ NodeStart: ['other'], PreToolUse: ['write_file'] }), node({}))).toBe(true);
+  });
+});
+
+describe('how many nodes need a workspace of their own at once', () => {
+  const plan = {
+    goal: 'g',
+    rationale: 'r',
+    nodes: [
+      node({ id: 'plan' }),
+      ...['a', 'b', 'c'].map((id) => node({ id: `read-${id}`, dependsOn: ['plan'] })),
+      node({ id: 'interface', kind: 'edit', writes: ['src/shape.ts'], dependsOn: ['read-a', 'read-b', 'read-c'] }),
+      ...['1', '2', '3', '4'].map((id) => node({ id: `edit-${id}`, kind: 'edit', writes: [`src/s${id}.ts`], dependsOn: ['interface'] })),
+      node({ id: 'test', kind: 'command', command: 'npm test', dependsOn: ['edit-1', 'edit-2', 'edit-3', 'edit-4'] }),
+    ],
+  };
+
+  it('is the widest stage of nodes that can change files, within the run concurrency', () => {
+    expect(ownWorkspacesAtOnce(runtime(), plan, 8)).toBe(4);
+    expect(ownWorkspacesAtOnce(runtime(), plan, 2)).toBe(2);
+    expect(ownWorkspacesAtOnce(runtime(), { ...plan, nodes: plan.nodes.slice(0, 4) }, 8)).toBe(0);
   });
 });
