@@ -21,6 +21,17 @@ const TEXTS = [
   '',
 ];
 
+/** A tokenizer for the thread to load: a count is the text's length, `boom` is refused, `slow` takes 150 ms; an encoding is the code points. */
+function fakeTokenizer(folder: string): string {
+  const path = join(folder, 'fake-tokenizer.cjs');
+  writeFileSync(
+    path,
+    "exports.countTokens = (text) => { if (text === 'boom') throw new Error('the fake tokenizer refused boom'); if (text === 'slow') { const end = Date.now() + 150; while (Date.now() < end); } return text.length; };\n" +
+      'exports.encode = (text) => [...text].map((character) => character.codePointAt(0));\n',
+  );
+  return path;
+}
+
 /**
  * The tokenizer's tables load in a thread of their own and answer synchronously: the counts and
  * tokens a run records are exactly those of gpt-tokenizer in process, however long the text, and a
@@ -78,13 +89,7 @@ describe('the tokenizer thread', () => {
   });
 
   it('sends the calls made while one is answered together, each answered as it would be alone', async () => {
-    const slow = join(dir.dir, 'slow-text-tokenizer.cjs');
-    writeFileSync(
-      slow,
-      "exports.countTokens = (text) => { if (text === 'slow') { const end = Date.now() + 150; while (Date.now() < end); } return text.length; };\n" +
-        'exports.encode = (text) => [...text].map((character) => character.codePointAt(0));\n',
-    );
-    const thread = start({ modulePath: slow });
+    const thread = start({ modulePath: fakeTokenizer(dir.dir) });
     expect(thread.count('warm')).toBe(4);
     const before = thread.requests;
 
@@ -99,13 +104,7 @@ describe('the tokenizer thread', () => {
   });
 
   it('makes a joined request the tokenizer refused again call by call: only the refused call fails', async () => {
-    const fake = join(dir.dir, 'refusing-tokenizer.cjs');
-    writeFileSync(
-      fake,
-      "exports.countTokens = (text) => { if (text === 'boom') throw new Error('the fake tokenizer refused boom'); if (text === 'slow') { const end = Date.now() + 100; while (Date.now() < end); } return text.length; };\n" +
-        'exports.encode = (text) => [...text].map((character) => character.codePointAt(0));\n',
-    );
-    const thread = start({ modulePath: fake });
+    const thread = start({ modulePath: fakeTokenizer(dir.dir) });
 
     const first = thread.countManyAsync(['slow']);
     const [good, refused, after] = [['one'], ['boom'], ['three', 'four']].map((texts) => thread.countManyAsync(texts));
@@ -127,13 +126,7 @@ describe('the tokenizer thread', () => {
   });
 
   it("passes its tokenizer's error on and goes on answering", () => {
-    const fake = join(dir.dir, 'fake-tokenizer.cjs');
-    writeFileSync(
-      fake,
-      "exports.countTokens = (text) => { if (text === 'boom') throw new Error('the fake tokenizer refused boom'); return text.length; };\n" +
-        'exports.encode = (text) => [...text].map((character) => character.codePointAt(0));\n',
-    );
-    const thread = start({ modulePath: fake });
+    const thread = start({ modulePath: fakeTokenizer(dir.dir) });
 
     expect(() => thread.count('boom')).toThrow('the fake tokenizer refused boom');
     expect(() => thread.encode('boom')).not.toThrow();
