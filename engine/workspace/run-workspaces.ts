@@ -226,14 +226,14 @@ export class RunWorkspaces {
   }
 
   async #open(nodeId: string, start: string, checkout: string = start, writes: readonly string[] = []): Promise<NodeWorkspace> {
-    return new NodeWorkspace(this.#host, nodeId, await this.#place(checkout, writes), start);
+    return new NodeWorkspace(this.#host, nodeId, await this.#place(checkout, writes, true), start);
   }
 
-  /** A worktree checked out at `checkout` (a spare reset, else a new one), the dependency folders linked in: its folder. */
-  async #place(checkout: string, writes: readonly string[]): Promise<string> {
+  /** A worktree checked out at `checkout` (one made ahead, a spare reset, else a new one), the dependency folders linked in: its folder (`forNode`: a node's, not a view). */
+  async #place(checkout: string, writes: readonly string[], forNode = false): Promise<string> {
     let path = (await this.#takeUnused(checkout)) ?? (await this.#reuseSpare(checkout));
     if (path === undefined) {
-      this.#nodeMadeOne = true;
+      this.#nodeMadeOne ||= forNode;
       path = await this.#fresh(checkout);
     }
     const writable = writableFolders(this.#linked, writes);

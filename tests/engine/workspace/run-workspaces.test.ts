@@ -221,7 +221,8 @@ describe('node workspaces on a run branch', () => {
       commands.push([...args]);
       return runGit(args, options);
     };
-    const workspaces = await RunWorkspaces.open({ repo, runId: 'r-ahead', git: counted });
+    // As `dagent run` opens them: the view the first readers share is made, and counts as one.
+    const workspaces = await RunWorkspaces.open({ repo, runId: 'r-ahead', git: counted, prepareView: true });
     await workspaces.prepare(3);
     const first = await workspaces.openNode('first');
     writeFileSync(join(first.path, 'a.txt'), 'a\nby first\n');
