@@ -9,7 +9,7 @@ import { conflictHunks, type MergeConflict, type MergeOutcome } from './merge-co
 import { NodeWorkspace, type NodeCommit, type NodeWorkspaceHost } from './node-workspace.js';
 import { SerialLock } from './serial-lock.js';
 import { startingCommit } from './starting-commit.js';
-import { resetWorktree, worktreeGitFile } from './worktree-reuse.js';
+import { checkoutDetached, resetWorktree, worktreeGitFile } from './worktree-reuse.js';
 
 export interface RunWorkspacesOptions {
   /** The user's workspace: the top of a git repository. */
@@ -269,7 +269,7 @@ export class RunWorkspaces {
       this.#unused.delete(path);
       if (commit === checkout) return path;
       try {
-        await this.objects.inWorktree(path, ['-c', 'core.sparseCheckout=false', 'checkout', '-q', '-f', '--detach', checkout]);
+        await checkoutDetached(this.objects, path, checkout);
         return path;
       } catch {
         await this.#discard(path);

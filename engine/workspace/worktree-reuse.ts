@@ -32,6 +32,11 @@ export async function resetWorktree(objects: GitObjects, worktree: string, gitFi
   const gitDir = resolve(worktree, gitFile.replace(/^gitdir: /, '').trim());
   await Promise.all((await readdir(gitDir)).filter((entry) => !KEPT_GIT_ENTRIES.has(entry)).map((entry) => rm(join(gitDir, entry), { recursive: true, force: true })));
   if (UNWATCHED_ENTRY.test(await objects.inWorktree(worktree, ['ls-files', '-v']))) throw new Error(`${worktree}: its index hides files from git`);
-  await objects.inWorktree(worktree, ['-c', 'core.sparseCheckout=false', 'checkout', '-q', '-f', '--detach', commit]);
+  await checkoutDetached(objects, worktree, commit);
   await objects.inWorktree(worktree, ['clean', '-q', '-ffdx']);
+}
+
+/** HEAD detached at `commit`, the tracked files made the commit's (only those that differ are written; sparse checkout off). */
+export async function checkoutDetached(objects: GitObjects, worktree: string, commit: string): Promise<void> {
+  await objects.inWorktree(worktree, ['-c', 'core.sparseCheckout=false', 'checkout', '-q', '-f', '--detach', commit]);
 }
