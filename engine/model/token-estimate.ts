@@ -169,34 +169,36 @@ export function estimateMessageTokens(message: ModelMessage): number {
   return estimateMessagesTokens([message])[0]!;
 }
 
+/** `estimateMessageTokens` of each message, their texts counted in one go (one round trip to the tokenizer thread). */
+export function estimateMessagesTokens(messages: readonly ModelMessage[]): number[] {
+  return messagesTokens(messages, NOTHING_KNOWN).tokens;
+}
+
 /**
- * `estimateMessageTokens` of each message, their texts counted in one go (one round trip to the
- * tokenizer thread); texts `known` has a count for (counted ahead, `countTokensOfAsync`) are not
- * counted again.
+ * `estimateMessagesTokens`, where the texts `known` has a count for (counted ahead,
+ * `countTokensOfAsync`) are not counted again; `counted`: how many texts were.
  */
-export function estimateMessagesTokens(messages: readonly ModelMessage[], known?: ReadonlyMap<string, number>): number[] {
+export function messagesTokens(messages: readonly ModelMessage[], known: ReadonlyMap<string, number>): { readonly tokens: number[]; readonly counted: number } {
   const parts = messages.map(messageParts);
   const texts = parts.flatMap((part) => part.texts);
-  const counts = known === undefined ? countTokensOf(texts) : countUnknown(texts, known);
+  const unknown = texts.filter((text) => !known.has(text));
+  const counted = unknown.length === 0 ? [] : countTokensOf(unknown);
   let next = 0;
-  return parts.map(({ fixed, texts }) => {
-    let tokens = fixed;
-    for (let index = 0; index < texts.length; index += 1) tokens += counts[next++]!;
-    return tokens;
+  const counts = texts.map((text) => (known.has(text) ? known.get(text)! : counted[next++]!));
+  let at = 0;
+  const tokens = parts.map(({ fixed, texts: own }) => {
+    let total = fixed;
+    for (let index = 0; index < own.length; index += 1) total += counts[at++]!;
+    return total;
   });
+  return { tokens, counted: unknown.length };
 }
+
+const NOTHING_KNOWN: ReadonlyMap<string, number> = new Map();
 
 /** The texts `estimateMessagesTokens` counts of a message: counting these ahead spares it the work. */
 export function messageTexts(message: ModelMessage): readonly string[] {
   return messageParts(message).texts;
-}
-
-/** Each text's count: from `known` where it has one, the others counted in one go. */
-function countUnknown(texts: readonly string[], known: ReadonlyMap<string, number>): number[] {
-  const unknown = texts.filter((text) => !known.has(text));
-  const counted = unknown.length === 0 ? [] : countTokensOf(unknown);
-  let next = 0;
-  return texts.map((text) => (known.has(text) ? known.get(text)! : counted[next++]!));
 }
 
 /** The texts of a message that are counted (an empty one costs nothing), and the tokens it costs beyond them. */

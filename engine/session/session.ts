@@ -1,4 +1,4 @@
-import { countTokensOfAsync, estimateMessagesTokens, messageTexts } from '../model/token-estimate.js';
+import { countTokensOfAsync, messagesTokens, messageTexts } from '../model/token-estimate.js';
 import type { EventLog } from './event-log.js';
 import type { EventDraft, EventType, SessionEvent } from './event-types.js';
 import type { ModelMessage, UserModelMessage } from '../model/model-message.js';
@@ -142,8 +142,8 @@ export class Session {
     for (; this.#derivedCount < this.#surface.length; this.#derivedCount += 1) derived.push(eventToMessage(this.#surface[this.#derivedCount]!.event));
     // Counted together: one round trip to the tokenizer's thread for a step's new messages, none
     // for the texts counted as they arrived.
-    for (const message of derived) for (const text of messageTexts(message)) if (!this.#countedAhead.has(text)) this.#textsCounted += 1;
-    const counts = estimateMessagesTokens(derived, this.#countedAhead);
+    const { tokens: counts, counted } = messagesTokens(derived, this.#countedAhead);
+    this.#textsCounted += counted;
     if (this.#countedAhead.size > 0 && this.#counting.size === 0 && this.#toCount.length === 0) this.#countedAhead.clear();
     for (const [index, message] of derived.entries()) {
       this.#messages.push(message);
