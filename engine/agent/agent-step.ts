@@ -1,6 +1,6 @@
 import { buildRequest } from '../context/build-request.js';
 import { ImageReferenceError, loadImageData } from '../context/image-references.js';
-import { recordRequest, requestInputTokens } from '../context/record-request.js';
+import { requestInputTokens, sendRequestRecord } from '../context/record-request.js';
 import { projectRuntimeContext, type StepPosition } from '../context/runtime-context.js';
 import { errorMessage } from '../errors.js';
 import { callModel, type ModelResponse } from '../model/call-model.js';
@@ -55,7 +55,8 @@ export async function agentStep(options: RunAgentOptions, position: StepPosition
     // The budget is asked before anything of the call is recorded: a refused call was never made.
     admitted = await options.gate?.admit(estimateCall(options, request, requestInputTokens(session, request)));
     if (admitted?.admitted === false) return { kind: 'stop', reason: 'aborted', detail: admitted.reason };
-    await recordRequest(session, {
+    const sent = await withImageData(options, request);
+    const record = await sendRequestRecord(session, {
       provider: options.provider.id,
       request,
       snapshot,
@@ -63,8 +64,8 @@ export async function agentStep(options: RunAgentOptions, position: StepPosition
       position,
       ...(options.compactor?.threshold === undefined ? {} : { compactionThreshold: options.compactor.threshold }),
     });
-    response = await callModel(options.provider, await withImageData(options, request), {
-      signal,
+    response = await whileStored(record.stored, signal, (callSignal) => callModel(options.provider, sent, {
+      signal: callSignal,
       ...options.callOptions,
       onPart: (part) => {
         options.onPart?.(part);
@@ -76,7 +77,7 @@ export async function agentStep(options: RunAgentOptions, position: StepPosition
         const payload = { attempt: notice.attempt, delayMs: notice.delayMs, error: errorMessage(notice.error), ...statusOf(notice.error) };
         write({ type: 'model/retried', ...position, payload });
       },
-    });
+    }));
     await writes;
   } catch (error) {
     if (admitted?.admitted === true) admitted.settle();
@@ -138,6 +139,30 @@ async function prepareRequest(options: RunAgentOptions, position: StepPosition) 
     ...(options.parameters === undefined ? {} : { parameters: options.parameters }),
   });
   return { snapshot, injected, request };
+}
+
+/**
+ * The request goes out while its record is stored: `call` runs at once, and its answer is given
+ * only once `stored` is (the answer is appended after the record). A record that fails stops the
+ * call and is what this throws, as when the record was stored before the call.
+ */
+async function whileStored<T>(stored: Promise<void>, signal: AbortSignal, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const unrecorded = new AbortController();
+  let failure: { readonly error: unknown } | undefined;
+  const recorded = stored.catch((error: unknown) => {
+    failure = { error };
+    unrecorded.abort(error);
+  });
+  let answer: T;
+  try {
+    answer = await call(AbortSignal.any([signal, unrecorded.signal]));
+  } catch (error) {
+    await recorded;
+    throw failure === undefined ? error : failure.error;
+  }
+  await recorded;
+  if (failure !== undefined) throw failure.error;
+  return answer;
 }
 
 /** The model's answer; a final one (`final`) together with the agent's `agent/finished`, in one append. */

@@ -26,11 +26,21 @@ export interface RecordRequestInput {
 const recordedPrompts = new WeakMap<object, Promise<Set<string>>>();
 
 /**
- * Records a request before it is sent (SPEC §1.5): the system prompt and tool set once per
- * version (`prompt/recorded`), then `request/header` and `request/context`. With these and the
- * message events, `dagent inspect` rebuilds the exact request.
+ * Records a request (SPEC §1.5): the system prompt and tool set once per version
+ * (`prompt/recorded`), then `request/header` and `request/context`. With these and the message
+ * events, `dagent inspect` rebuilds the exact request.
  */
 export async function recordRequest(session: Session, input: RecordRequestInput): Promise<void> {
+  await (await sendRequestRecord(session, input)).stored;
+}
+
+/**
+ * `recordRequest` in two halves: resolves once the record's append is made, to the promise of its
+ * being stored. Whatever the session appends after this resolves is stored after the record (one
+ * process's appends to a run keep their order), so the caller may send the request meanwhile and
+ * wait for `stored` before appending its answer.
+ */
+export async function sendRequestRecord(session: Session, input: RecordRequestInput): Promise<{ readonly stored: Promise<void> }> {
   const { request, snapshot, position } = input;
   const key = promptKey(snapshot.systemHash, snapshot.toolsHash);
   const recorded = await recordedPromptKeys(session.log);
@@ -70,12 +80,14 @@ export async function recordRequest(session: Session, input: RecordRequestInput)
       },
     },
   );
-  try {
-    await session.log.appendMany(drafts);
-  } catch (error) {
-    if (first) recorded.delete(key);
-    throw error;
-  }
+  const stored = session.log.appendMany(drafts).then(
+    () => undefined,
+    (error: unknown) => {
+      if (first) recorded.delete(key);
+      throw error;
+    },
+  );
+  return { stored };
 }
 
 /**
