@@ -126,11 +126,11 @@ async function runClaimedNode(run: RunRecord, job: NodeJob, claim: NodeClaim, lo
     // statement that stores it: once another worker has the node, nothing of this one reaches the log.
     const fenced = log.withFence(claim.appendFence());
     const steps: StepResumeContext = { log: fenced, files: workspace.files, riskOf: (name) => workspace.runtime.tools.riskOf?.(name), filesLeftHere: workspace.clone === undefined };
-    const { boundary, fromSeq, startedByStep, resume, marker, firstOfNode, firstAttempt } = await beginClaimedAttempt(workspace, fold, succeeded, node, job.attempt, steps);
+    const { boundary, fromSeq, startedByStep, resume, opened, firstAttempt } = await beginClaimedAttempt(workspace, fold, succeeded, node, job.attempt, steps);
     const untrack = trackStartedCalls(fenced, job.nodeId, fromSeq, startedByStep);
     const onStepEnd = stepCheckpointer(steps, node, job.attempt, boundary, startedByStep);
-    // A fresh surface begins at its marker, just appended: the log is not read back (as in the scheduler's process).
-    const session = marker === undefined ? await Session.open(fenced, job.nodeId, { fromSeq }) : Session.startingAt(fenced, marker, { firstOfNode });
+    // A fresh surface begins at its marker, held to go with its first append: the log is not read back (as in the scheduler's process).
+    const session = opened ?? (await Session.open(fenced, job.nodeId, { fromSeq }));
     const scope = workspace.files.writeScopeFor(job.nodeId, node.writes);
     let result: NodeAttemptResult;
     try {
@@ -149,6 +149,8 @@ async function runClaimedNode(run: RunRecord, job: NodeJob, claim: NodeClaim, lo
         ...(resume === undefined ? {} : { resume }),
       }));
       result = await nodeEndHooks(hookContext, result);
+      // An attempt that appended nothing (it failed before its instruction) stores its marker now.
+      await fenced.release(job.nodeId);
     } finally {
       untrack();
       session.close();
@@ -185,7 +187,7 @@ async function beginClaimedAttempt(
   node: PlanNode,
   attempt: number,
   steps: StepResumeContext,
-): Promise<{ boundary: unknown; fromSeq: number; startedByStep: Map<number, string[]>; resume?: ResumedAttempt['resume']; marker?: SessionEvent; firstOfNode?: boolean; firstAttempt?: boolean }> {
+): Promise<{ boundary: unknown; fromSeq: number; startedByStep: Map<number, string[]>; resume?: ResumedAttempt['resume']; opened?: Session; firstAttempt?: boolean }> {
   // A clone starts from the run's base and the dependencies' patches, whether the node goes on or begins.
   await workspace.clone?.prepare(succeeded.flatMap((entry) => (entry.patch === undefined ? [] : [{ nodeId: entry.nodeId, patch: entry.patch }])));
   const { memory } = fold;
@@ -202,8 +204,9 @@ async function beginClaimedAttempt(
   const boundary = await workspace.files.beginNode(node.id, node.writes);
   // The run's memory was read before this marker: whether an attempt of the node ever began a surface.
   const firstOfNode = !memory.hasSurfaced(node.id);
-  const marker = await steps.log.append({ type: 'node/snapshotted', nodeId: node.id, turn: 1, payload: { attempt, boundary } });
-  return { boundary, fromSeq: marker.seq, startedByStep: new Map(), marker, firstOfNode, firstAttempt: earlier === undefined };
+  // The marker goes with the node's first append (as in the scheduler's process: `attemptNode`).
+  steps.log.hold({ type: 'node/snapshotted', nodeId: node.id, turn: 1, payload: { attempt, boundary } });
+  return { boundary, fromSeq: 0, startedByStep: new Map(), opened: Session.opening(steps.log, node.id, { firstOfNode }), firstAttempt: earlier === undefined };
 }
 
 /** Each run's fold on this worker, for as long as the worker keeps the run's workspace. */

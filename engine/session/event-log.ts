@@ -3,27 +3,14 @@ import { dialectOf } from '../../migrations/index.js';
 import type { Database } from '../db/database.js';
 import { InvalidEventError } from '../errors.js';
 import { insertEvent, insertFollowing, isUniqueViolation, MAX_SEQ_CONFLICT_RETRIES, storedEvents, type PendingRow } from './event-inserts.js';
-import { EVENT_READ_COLUMNS, eventFromRow, type EventReadRow } from './event-row.js';
-import { PreparedQuery } from '../db/prepared-query.js';
+import { readEvents, type EventQuery } from './event-reads.js';
 import { GroupedAppends, type GroupedAppend } from './grouped-appends.js';
 import { appendInOneStatement, type ClaimConditions, type OneStatementResult } from './one-statement-append.js';
 import { upsertedRowKeys, type RowUpsert } from './row-upsert.js';
 import { KnownWrites } from './known-writes.js';
 import { EVENT_PAYLOADS, EVENT_VERSIONS, isEventType, type EventDraft, type EventType, type SessionEvent } from './event-types.js';
 
-export interface EventQuery<T extends EventType = EventType> {
-  /** Only this node's events; `null` for run-level events; omitted for all. */
-  readonly nodeId?: string | null;
-  /** Only these nodes' events (at least one; not with `nodeId`). */
-  readonly nodeIds?: readonly string[];
-  /** Only events of these types; the result is typed by them. */
-  readonly types?: readonly T[];
-  /** Inclusive lower bound. */
-  readonly fromSeq?: number;
-  /** Inclusive upper bound. */
-  readonly toSeq?: number;
-  readonly limit?: number;
-}
+export { readEvents, type EventQuery } from './event-reads.js';
 
 export type AppendListener = (events: readonly SessionEvent[]) => void;
 
@@ -72,6 +59,8 @@ export class EventLog {
   #effects: AppendEffects | undefined;
   /** Checked in every append's transaction (`withFence`), as `AppendOptions.fence`. */
   #fence: AppendFence | undefined;
+  /** Rows held back to go with the next append of their node (`hold`), by node; shared with this log's views. */
+  #held = new Map<string | null, PendingRow[]>();
   readonly #now: () => Date;
   readonly runId: string;
   /** PostgreSQL: appends of one run take a lock on the run first, so concurrent writers never race for a seq. */
@@ -109,13 +98,7 @@ export class EventLog {
    * worker's claim check, so a stale worker's events are refused); listeners are this log's.
    */
   withEffects(effects: AppendEffects): EventLog {
-    const view = new EventLog(this.#db, this.runId, { now: this.#now });
-    view.#listeners = this.#listeners;
-    view.#writes = this.#writes;
-    view.#effects = bothEffects(this.#effects, effects);
-    view.#fence = this.#fence;
-    view.#fencedGrouped = this.#fencedGrouped;
-    return view;
+    return this.#view(bothEffects(this.#effects, effects), this.#fence);
   }
 
   /**
@@ -123,13 +106,38 @@ export class EventLog {
    * stale worker's events are refused), as `AppendOptions.fence`; listeners are this log's.
    */
   withFence(fence: AppendFence): EventLog {
+    return this.#view(this.#effects, fence);
+  }
+
+  /** A view of this log: its listeners, what it knows and holds, its fenced group; its own effects and fence. */
+  #view(effects: AppendEffects | undefined, fence: AppendFence | undefined): EventLog {
     const view = new EventLog(this.#db, this.runId, { now: this.#now });
     view.#listeners = this.#listeners;
     view.#writes = this.#writes;
-    view.#effects = this.#effects;
+    view.#held = this.#held;
+    view.#effects = effects;
     view.#fence = fence;
     view.#fencedGrouped = this.#fencedGrouped;
     return view;
+  }
+
+  /**
+   * Validates `draft` (now: an invalid one throws here) and holds it back, to be stored at the
+   * front of the next append of its node made through this log or its views, in that append's
+   * write, or by `release`: an attempt's marker goes with its instruction, one write where there
+   * were two. The caller releases it before anything that must find it stored (a hook's command).
+   */
+  hold(draft: EventDraft): void {
+    const row = this.#validate(draft, this.#now().toISOString());
+    this.#held.set(row.node_id, [...(this.#held.get(row.node_id) ?? []), row]);
+  }
+
+  /** Stores what is held for `nodeId` (`hold`), if anything is. */
+  async release(nodeId: string | null): Promise<void> {
+    const held = this.#held.get(nodeId);
+    if (held === undefined) return;
+    this.#held.delete(nodeId);
+    await this.#storeHeld(held, () => this.#store(held, {}));
   }
 
   /** Validates and stores one event; returns it with its `seq`. */
@@ -138,11 +146,48 @@ export class EventLog {
     return event as SessionEvent<T>;
   }
 
-  /** Stores several events in one transaction, in order, together with `options.effects`. */
+  /**
+   * Stores several events in one transaction, in order, together with `options.effects`; what is
+   * held for their nodes (`hold`) goes first, in the same write unless the append has effects of
+   * its own (then in one before it).
+   */
   async appendMany(drafts: readonly EventDraft[], options: AppendOptions = {}): Promise<SessionEvent[]> {
     // One clock reading for the events of one append: they are stored in one transaction.
     const createdAt = this.#now().toISOString();
     const rows = drafts.map((draft) => this.#validate(draft, createdAt));
+    const held = this.#held.size === 0 ? [] : this.#takeHeld(rows);
+    if (held.length === 0) return this.#store(rows, options, createdAt);
+    if (options.effects !== undefined) {
+      await this.#storeHeld(held, () => this.#store(held, {}));
+      return this.#store(rows, options, createdAt);
+    }
+    const stored = await this.#storeHeld(held, () => this.#store([...held, ...rows], options, createdAt));
+    return stored.slice(held.length);
+  }
+
+  /** The rows held for the nodes of `rows`, taken from the holding. */
+  #takeHeld(rows: readonly PendingRow[]): PendingRow[] {
+    const taken: PendingRow[] = [];
+    for (const nodeId of new Set(rows.map((row) => row.node_id))) {
+      const held = this.#held.get(nodeId);
+      if (held === undefined) continue;
+      this.#held.delete(nodeId);
+      taken.push(...held);
+    }
+    return taken;
+  }
+
+  /** `store`, with `held` held again when it fails: a later append or `release` stores them. */
+  async #storeHeld(held: readonly PendingRow[], store: () => Promise<SessionEvent[]>): Promise<SessionEvent[]> {
+    try {
+      return await store();
+    } catch (error) {
+      for (const row of [...held].reverse()) this.#held.set(row.node_id, [row, ...(this.#held.get(row.node_id) ?? [])]);
+      throw error;
+    }
+  }
+
+  async #store(rows: readonly PendingRow[], options: AppendOptions, createdAt = this.#now().toISOString()): Promise<SessionEvent[]> {
     const effects = bothEffects(this.#effects, options.effects);
     const fence = options.fence ?? this.#fence;
     // The rows stand for all the effects only when this log adds none of its own.
@@ -349,44 +394,3 @@ const ONE_STATEMENT_TRIES = 8;
 async function lockRunAppends(db: Kysely<Database>, runId: string): Promise<void> {
   await sql`select pg_advisory_xact_lock(hashtext(${`dagent events ${runId}`}))`.execute(db);
 }
-
-
-export async function readEvents<T extends EventType = EventType>(db: Kysely<Database>, runId: string, query: EventQuery<T> = {}): Promise<SessionEvent<T>[]> {
-  const types = query.types ?? [];
-  const nodeIds = query.nodeIds ?? [];
-  const values: Record<string, unknown> = { run: runId, node: query.nodeId, from: query.fromSeq, to: query.toSeq, limit: query.limit };
-  for (const [index, type] of types.entries()) values[`type${index}`] = type;
-  for (const [index, nodeId] of nodeIds.entries()) values[`node${index}`] = nodeId;
-  const { rows } = await readQuery(query, types.length, nodeIds.length).execute<EventReadRow>(db, values);
-  // The `type` filter is what makes every row one of `T`.
-  return rows.map((row) => eventFromRow(runId, row)) as SessionEvent<T>[];
-}
-
-/**
- * The read of one shape of query (which filters it has, how many types), built once: a run's
- * nodes read their steering and compaction state at every step, and building the same select
- * each time cost as much as running it.
- */
-function readQuery(query: EventQuery, typeCount: number, nodeCount: number): PreparedQuery<string> {
-  const node = query.nodeId === null ? 'null' : query.nodeId !== undefined ? 'one' : nodeCount > 0 ? 'many' : 'any';
-  const shape = `${node}:${nodeCount}:${typeCount}:${query.fromSeq !== undefined}:${query.toSeq !== undefined}:${query.limit !== undefined}`;
-  let prepared = readQueries.get(shape);
-  if (prepared === undefined) {
-    prepared = new PreparedQuery<string>((db, param) => {
-      let select = db.selectFrom('events').select(EVENT_READ_COLUMNS).where('run_id', '=', param('run'));
-      if (node === 'null') select = select.where('node_id', 'is', null);
-      else if (node === 'one') select = select.where('node_id', '=', param('node'));
-      else if (node === 'many') select = select.where('node_id', 'in', Array.from({ length: nodeCount }, (_, index) => param(`node${index}`)));
-      if (typeCount > 0) select = select.where('type', 'in', Array.from({ length: typeCount }, (_, index) => param(`type${index}`)));
-      if (query.fromSeq !== undefined) select = select.where('seq', '>=', param('from') as unknown as number);
-      if (query.toSeq !== undefined) select = select.where('seq', '<=', param('to') as unknown as number);
-      select = select.orderBy('seq');
-      if (query.limit !== undefined) select = select.limit(param('limit') as unknown as number);
-      return select;
-    });
-    readQueries.set(shape, prepared);
-  }
-  return prepared;
-}
-
-const readQueries = new Map<string, PreparedQuery<string>>();

@@ -42,18 +42,18 @@ export class Session {
   readonly #countedAhead = new Map<string, number>();
   readonly #counting = new Set<Promise<void>>();
 
-  /** Events before this seq are not part of this surface (an earlier attempt of the node). */
-  readonly fromSeq: number;
+  /** Events before this seq are not part of this surface (an earlier attempt of the node); unknown while its marker is held (`opening`). */
+  #fromSeq: number | undefined;
   /**
    * The node's first surface: no earlier attempt of it began one, so the log holds no step or
    * compaction of the node before `fromSeq` (`startingAt` is told so by whoever knows the run).
    */
   readonly firstOfNode: boolean;
 
-  private constructor(log: EventLog, nodeId: string | null, fromSeq: number, firstOfNode = false) {
+  private constructor(log: EventLog, nodeId: string | null, fromSeq: number | undefined, firstOfNode = false) {
     this.log = log;
     this.nodeId = nodeId;
-    this.fromSeq = fromSeq;
+    this.#fromSeq = fromSeq;
     this.firstOfNode = firstOfNode;
     this.#unsubscribe = log.onAppend((events) => {
       for (const event of events) if (event.nodeId === this.nodeId) this.#apply(event);
@@ -81,6 +81,21 @@ export class Session {
     const session = new Session(log, first.nodeId, first.seq, options.firstOfNode ?? false);
     session.#apply(first);
     return session;
+  }
+
+  /**
+   * A fresh surface that begins at its attempt's marker (`node/snapshotted`), which the caller has
+   * just had `log` hold (`EventLog.hold`): the marker is stored with the node's first append (its
+   * instruction, most often: one write where there were two), and the surface begins there.
+   */
+  static opening(log: EventLog, nodeId: string, options: { firstOfNode?: boolean } = {}): Session {
+    return new Session(log, nodeId, undefined, options.firstOfNode ?? false);
+  }
+
+  /** The seq the surface begins at; asked before its held marker is stored, it throws (nothing of the surface is stored yet). */
+  get fromSeq(): number {
+    if (this.#fromSeq === undefined) throw new Error(`the surface of node ${String(this.nodeId)} has not begun: its marker is not stored yet`);
+    return this.#fromSeq;
   }
 
   /** Appends an event of this node; turn and step default to the latest seen. */
@@ -266,7 +281,12 @@ export class Session {
   }
 
   #apply(event: SessionEvent): void {
-    if (event.seq <= this.#lastSeq || event.seq < this.fromSeq) return;
+    if (this.#fromSeq === undefined) {
+      // An opening surface begins at its marker, stored ahead of the node's first append.
+      if (event.type !== 'node/snapshotted') return;
+      this.#fromSeq = event.seq;
+    }
+    if (event.seq <= this.#lastSeq || event.seq < this.#fromSeq) return;
     this.#lastSeq = event.seq;
     this.#eventCount += 1;
     if (event.step > this.#lastStep) this.#lastStep = event.step;

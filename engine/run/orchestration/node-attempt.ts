@@ -51,13 +51,13 @@ export async function attemptNode(context: NodeAttemptContext, nodeId: string, e
   }
   const riskOf = (name: string): string | undefined => context.runtime.tools.riskOf?.(name);
   const steps = { log, files, riskOf };
-  const { boundary, fromSeq, startedByStep, resume, marker, firstOfNode, firstAttempt } = await beginAttempt(context, node, execution, steps);
+  const { boundary, fromSeq, startedByStep, resume, opened, firstAttempt } = await beginAttempt(context, node, execution, steps);
   // Which steps started a call that may change files: those are checkpointed when they end.
   const unsubscribe = trackStartedCalls(log, nodeId, fromSeq, startedByStep);
   let checkpointed: { step: number; calls: number } | undefined;
   const onStepEnd = stepCheckpointer(steps, node, attempt, boundary, startedByStep, (step, calls) => (checkpointed = { step, calls }));
-  // A fresh attempt's surface is its marker alone; one that goes on reads what its earlier steps left.
-  const session = marker === undefined ? await Session.open(log, nodeId, { fromSeq }) : Session.startingAt(log, marker, { firstOfNode });
+  // A fresh attempt's surface begins at its marker; one that goes on reads what its earlier steps left.
+  const session = opened ?? (await Session.open(log, nodeId, { fromSeq }));
   try {
     // Past `durable`, every dependency's `node/succeeded` is stored, and so in the run's memory.
     const handoffs = node.dependsOn.flatMap((id) => {
@@ -84,6 +84,8 @@ export async function attemptNode(context: NodeAttemptContext, nodeId: string, e
         ...(resume === undefined ? {} : { resume }),
       }));
     const result = await nodeEndHooks(hookContext, worked);
+    // An attempt that appended nothing (it failed before its instruction) stores its marker now.
+    await log.release(nodeId);
     const otherWrites = context.plan().nodes.filter((other) => other.id !== nodeId).flatMap((other) => other.writes);
     const strictWrites = strictWritesOf(context.plan(), node);
     // Nothing ran in the workspace after the last checkpoint: the end need not look at the files again.
@@ -130,7 +132,7 @@ async function beginAttempt(
   node: PlanNode,
   execution: NodeExecution,
   steps: StepResumeContext,
-): Promise<{ boundary: unknown; fromSeq: number; startedByStep: Map<number, string[]>; resume?: ResumedAttempt['resume']; marker?: SessionEvent; firstOfNode?: boolean; firstAttempt?: boolean }> {
+): Promise<{ boundary: unknown; fromSeq: number; startedByStep: Map<number, string[]>; resume?: ResumedAttempt['resume']; opened?: Session; firstAttempt?: boolean }> {
   const { attempt, durable } = execution;
   const { files, log, memory } = context;
   const open = resumableAttempt(memory, files, node);
@@ -149,9 +151,11 @@ async function beginAttempt(
   await durable;
   // Read before the marker's append reaches the run's memory.
   const firstOfNode = !memory.hasSurfaced(node.id);
-  // The append reaches the run's memory too (its boundary for a later attempt).
-  const marker = await log.append({ type: 'node/snapshotted', nodeId: node.id, turn: 1, payload: { attempt, boundary } });
-  return { boundary, fromSeq: marker.seq, startedByStep: new Map(), marker, firstOfNode, firstAttempt };
+  // The marker goes with the node's first append (its instruction: one write where there were
+  // two), before any tool or hook can touch the files; stored, it reaches the run's memory too
+  // (its boundary for a later attempt). Every append of the attempt comes after it.
+  log.hold({ type: 'node/snapshotted', nodeId: node.id, turn: 1, payload: { attempt, boundary } });
+  return { boundary, fromSeq: 0, startedByStep: new Map(), opened: Session.opening(log, node.id, { firstOfNode }), firstAttempt };
 }
 
 /** A node's commit on the run branch: its id and attempt, title, and what it was told to do. */

@@ -43,6 +43,8 @@ export async function nodeEndHooks<R extends AttemptEnd>(context: NodeHookContex
 async function runNodeHooks(context: NodeHookContext, input: Pick<HookInput, 'event' | 'node' | 'compaction'>): Promise<HookVerdict> {
   const { hooks } = context;
   if (hooks === undefined || !hooks.matches(input.event, context.nodeId)) return NO_HOOK_VERDICT;
+  // A hook's command may change the node's files: the attempt's marker (their boundary), if held, is stored first.
+  await context.session.log.release(context.nodeId);
   return hooks.run(
     { ...input, runId: context.runId, nodeId: context.nodeId, workspace: context.workspace },
     (ran) => context.session.append({ type: 'hook/ran', payload: ran }),
