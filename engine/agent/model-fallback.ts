@@ -21,8 +21,9 @@ export function modelLabel(model: Pick<AgentModel, 'provider' | 'model'>): strin
  */
 export async function resumedModel(options: RunAgentOptions): Promise<ActiveModel> {
   const fallbacks = options.fallbacks ?? [];
-  if (fallbacks.length === 0) return { options, index: -1 };
   const { session } = options;
+  // A surface not begun yet holds no switch: it starts on the primary.
+  if (fallbacks.length === 0 || !session.begun) return { options, index: -1 };
   const switched = await session.log.read({ nodeId: session.nodeId, types: ['model/switched'], fromSeq: session.fromSeq });
   const last = switched.at(-1);
   const index = last === undefined ? -1 : fallbacks.findIndex((fallback) => fallback.id === last.payload.to);

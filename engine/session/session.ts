@@ -92,7 +92,12 @@ export class Session {
     return new Session(log, nodeId, undefined, options.firstOfNode ?? false);
   }
 
-  /** The seq the surface begins at; asked before its held marker is stored, it throws (nothing of the surface is stored yet). */
+  /** Whether the surface's first event is stored: false for an `opening` one until its marker goes with the node's first append. */
+  get begun(): boolean {
+    return this.#fromSeq !== undefined;
+  }
+
+  /** The seq the surface begins at; asked before its held marker is stored (`begun`), it throws. */
   get fromSeq(): number {
     if (this.#fromSeq === undefined) throw new Error(`the surface of node ${String(this.nodeId)} has not begun: its marker is not stored yet`);
     return this.#fromSeq;

@@ -79,11 +79,13 @@ for (const backend of contractStores()) {
       await log.append(instruction('edit-a', 'an earlier attempt'));
       log.hold(marker('edit-a'));
       const session = Session.opening(log, 'edit-a');
+      expect(session.begun).toBe(false);
       expect(() => session.fromSeq).toThrow(/not stored yet/);
 
       await log.append(instruction('edit-a'));
 
       const [stored] = await readEvents(store.db, log.runId, { nodeId: 'edit-a', types: ['node/snapshotted'] });
+      expect(session.begun).toBe(true);
       expect(session.fromSeq).toBe(stored!.seq);
       expect(session.deriveMessages().map((message) => message.role === 'user' && message.content)).toEqual(['Rename area() to getArea().']);
       session.close();
