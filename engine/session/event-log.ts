@@ -4,6 +4,7 @@ import type { Database } from '../db/database.js';
 import { InvalidEventError } from '../errors.js';
 import { insertEvent, insertFollowing, isUniqueViolation, MAX_SEQ_CONFLICT_RETRIES, storedEvents, type PendingRow } from './event-inserts.js';
 import { readEvents, type EventQuery } from './event-reads.js';
+import { HeldRows } from './held-rows.js';
 import { GroupedAppends, type GroupedAppend } from './grouped-appends.js';
 import { appendInOneStatement, type ClaimConditions, type OneStatementResult } from './one-statement-append.js';
 import { upsertedRowKeys, type RowUpsert } from './row-upsert.js';
@@ -59,8 +60,8 @@ export class EventLog {
   #effects: AppendEffects | undefined;
   /** Checked in every append's transaction (`withFence`), as `AppendOptions.fence`. */
   #fence: AppendFence | undefined;
-  /** Rows held back to go with the next append of their node (`hold`), by node; shared with this log's views. */
-  #held = new Map<string | null, PendingRow[]>();
+  /** Rows held back to go with the next append of their node (`hold`); shared with this log's views. */
+  #held = new HeldRows();
   readonly #now: () => Date;
   readonly runId: string;
   /** PostgreSQL: appends of one run take a lock on the run first, so concurrent writers never race for a seq. */
@@ -128,15 +129,13 @@ export class EventLog {
    * were two. The caller releases it before anything that must find it stored (a hook's command).
    */
   hold(draft: EventDraft): void {
-    const row = this.#validate(draft, this.#now().toISOString());
-    this.#held.set(row.node_id, [...(this.#held.get(row.node_id) ?? []), row]);
+    this.#held.hold(this.#validate(draft, this.#now().toISOString()));
   }
 
   /** Stores what is held for `nodeId` (`hold`), if anything is. */
   async release(nodeId: string | null): Promise<void> {
-    const held = this.#held.get(nodeId);
-    if (held === undefined) return;
-    this.#held.delete(nodeId);
+    const held = this.#held.take([nodeId]);
+    if (held.length === 0) return;
     await this.#storeHeld(held, () => this.#store(held, {}));
   }
 
@@ -155,7 +154,7 @@ export class EventLog {
     // One clock reading for the events of one append: they are stored in one transaction.
     const createdAt = this.#now().toISOString();
     const rows = drafts.map((draft) => this.#validate(draft, createdAt));
-    const held = this.#held.size === 0 ? [] : this.#takeHeld(rows);
+    const held = this.#held.size === 0 ? [] : this.#held.take(rows.map((row) => row.node_id));
     if (held.length === 0) return this.#store(rows, options, createdAt);
     if (options.effects !== undefined) {
       await this.#storeHeld(held, () => this.#store(held, {}));
@@ -165,24 +164,12 @@ export class EventLog {
     return stored.slice(held.length);
   }
 
-  /** The rows held for the nodes of `rows`, taken from the holding. */
-  #takeHeld(rows: readonly PendingRow[]): PendingRow[] {
-    const taken: PendingRow[] = [];
-    for (const nodeId of new Set(rows.map((row) => row.node_id))) {
-      const held = this.#held.get(nodeId);
-      if (held === undefined) continue;
-      this.#held.delete(nodeId);
-      taken.push(...held);
-    }
-    return taken;
-  }
-
   /** `store`, with `held` held again when it fails: a later append or `release` stores them. */
   async #storeHeld(held: readonly PendingRow[], store: () => Promise<SessionEvent[]>): Promise<SessionEvent[]> {
     try {
       return await store();
     } catch (error) {
-      for (const row of [...held].reverse()) this.#held.set(row.node_id, [row, ...(this.#held.get(row.node_id) ?? [])]);
+      this.#held.putBack(held);
       throw error;
     }
   }
