@@ -206,6 +206,7 @@ async function beginClaimedAttempt(
   const firstOfNode = !memory.hasSurfaced(node.id);
   // The marker goes with the node's first append (as in the scheduler's process: `attemptNode`).
   steps.log.hold({ type: 'node/snapshotted', nodeId: node.id, turn: 1, payload: { attempt, boundary } });
+  // `fromSeq` 0: what listens from here on hears only this attempt's appends.
   return { boundary, fromSeq: 0, startedByStep: new Map(), opened: Session.opening(steps.log, node.id, { firstOfNode }), firstAttempt: earlier === undefined };
 }
 

@@ -155,6 +155,7 @@ async function beginAttempt(
   // two), before any tool or hook can touch the files; stored, it reaches the run's memory too
   // (its boundary for a later attempt). Every append of the attempt comes after it.
   log.hold({ type: 'node/snapshotted', nodeId: node.id, turn: 1, payload: { attempt, boundary } });
+  // `fromSeq` 0: what listens from here on hears only this attempt's appends.
   return { boundary, fromSeq: 0, startedByStep: new Map(), opened: Session.opening(log, node.id, { firstOfNode }), firstAttempt };
 }
 
