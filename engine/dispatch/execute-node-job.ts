@@ -205,9 +205,9 @@ async function beginClaimedAttempt(
   // The run's memory was read before this marker: whether an attempt of the node ever began a surface.
   const firstOfNode = !memory.hasSurfaced(node.id);
   // The marker goes with the node's first append (as in the scheduler's process: `attemptNode`).
-  steps.log.hold({ type: 'node/snapshotted', nodeId: node.id, turn: 1, payload: { attempt, boundary } });
+  const opened = Session.opening(steps.log, { type: 'node/snapshotted', nodeId: node.id, turn: 1, payload: { attempt, boundary } }, { firstOfNode });
   // `fromSeq` 0: what listens from here on hears only this attempt's appends.
-  return { boundary, fromSeq: 0, startedByStep: new Map(), opened: Session.opening(steps.log, node.id, { firstOfNode }), firstAttempt: earlier === undefined };
+  return { boundary, fromSeq: 0, startedByStep: new Map(), opened, firstAttempt: earlier === undefined };
 }
 
 /** Each run's fold on this worker, for as long as the worker keeps the run's workspace. */

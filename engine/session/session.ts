@@ -84,12 +84,14 @@ export class Session {
   }
 
   /**
-   * A fresh surface that begins at its attempt's marker (`node/snapshotted`), which the caller has
-   * just had `log` hold (`EventLog.hold`): the marker is stored with the node's first append (its
-   * instruction, most often: one write where there were two), and the surface begins there.
+   * A fresh surface that begins at its attempt's `marker` (`node/snapshotted`), which `log` holds
+   * (`EventLog.hold`; an invalid one throws here) to store with the node's first append (its
+   * instruction, most often: one write where there were two); the surface begins there.
    */
-  static opening(log: EventLog, nodeId: string, options: { firstOfNode?: boolean } = {}): Session {
-    return new Session(log, nodeId, undefined, options.firstOfNode ?? false);
+  static opening(log: EventLog, marker: EventDraft<'node/snapshotted'> & { readonly nodeId: string }, options: { firstOfNode?: boolean } = {}): Session {
+    const session = new Session(log, marker.nodeId, undefined, options.firstOfNode ?? false);
+    log.hold(marker);
+    return session;
   }
 
   /** Whether the surface's first event is stored: false for an `opening` one until its marker goes with the node's first append. */

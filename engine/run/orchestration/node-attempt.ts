@@ -154,9 +154,9 @@ async function beginAttempt(
   // The marker goes with the node's first append (its instruction: one write where there were
   // two), before any tool or hook can touch the files; stored, it reaches the run's memory too
   // (its boundary for a later attempt). Every append of the attempt comes after it.
-  log.hold({ type: 'node/snapshotted', nodeId: node.id, turn: 1, payload: { attempt, boundary } });
+  const opened = Session.opening(log, { type: 'node/snapshotted', nodeId: node.id, turn: 1, payload: { attempt, boundary } }, { firstOfNode });
   // `fromSeq` 0: what listens from here on hears only this attempt's appends.
-  return { boundary, fromSeq: 0, startedByStep: new Map(), opened: Session.opening(log, node.id, { firstOfNode }), firstAttempt };
+  return { boundary, fromSeq: 0, startedByStep: new Map(), opened, firstAttempt };
 }
 
 /** A node's commit on the run branch: its id and attempt, title, and what it was told to do. */

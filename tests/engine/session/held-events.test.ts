@@ -77,8 +77,7 @@ for (const backend of contractStores()) {
 
     it('opens a surface that begins at its held marker once stored, whatever came before it', async () => {
       await log.append(instruction('edit-a', 'an earlier attempt'));
-      log.hold(marker('edit-a'));
-      const session = Session.opening(log, 'edit-a');
+      const session = Session.opening(log, marker('edit-a'));
       expect(session.begun).toBe(false);
       expect(() => session.fromSeq).toThrow(/not stored yet/);
 
