@@ -135,8 +135,7 @@ export class EventLog {
   /** Stores what is held for `nodeId` (`hold`), if anything is. */
   async release(nodeId: string | null): Promise<void> {
     const held = this.#held.take([nodeId]);
-    if (held.length === 0) return;
-    await this.#storeHeld(held, () => this.#store(held, {}));
+    if (held.length > 0) await this.#storeHeld(held);
   }
 
   /** Validates and stores one event; returns it with its `seq`. */
@@ -156,18 +155,18 @@ export class EventLog {
     const rows = drafts.map((draft) => this.#validate(draft, createdAt));
     const held = this.#held.size === 0 ? [] : this.#held.take(rows.map((row) => row.node_id));
     if (held.length === 0) return this.#store(rows, options, createdAt);
-    if (options.effects !== undefined) {
-      await this.#storeHeld(held, () => this.#store(held, {}));
-      return this.#store(rows, options, createdAt);
-    }
-    const stored = await this.#storeHeld(held, () => this.#store([...held, ...rows], options, createdAt));
-    return stored.slice(held.length);
+    if (options.effects === undefined) return this.#storeHeld(held, rows, options, createdAt);
+    await this.#storeHeld(held);
+    return this.#store(rows, options, createdAt);
   }
 
-  /** `store`, with `held` held again when it fails: a later append or `release` stores them. */
-  async #storeHeld(held: readonly PendingRow[], store: () => Promise<SessionEvent[]>): Promise<SessionEvent[]> {
+  /**
+   * `held`, then `rows`, in one write; the events of `rows`. Held again when the write fails: a
+   * later append or `release` stores them.
+   */
+  async #storeHeld(held: readonly PendingRow[], rows: readonly PendingRow[] = [], options: AppendOptions = {}, createdAt?: string): Promise<SessionEvent[]> {
     try {
-      return await store();
+      return (await this.#store([...held, ...rows], options, createdAt)).slice(held.length);
     } catch (error) {
       this.#held.putBack(held);
       throw error;
