@@ -28,8 +28,7 @@ import { applyPlanPatch, missedWorkNode } from './apply-plan-patch.js';
 import { stopEarlierCommands } from './earlier-commands.js';
 import { conflictPauseLine, conflictReplanError, conflictResolutionNode, noteConflicts, type NodeConflict } from './merge-conflict-replan.js';
 import { attemptNode } from './node-attempt.js';
-import { warmNodePrompts } from './execute-plan-node.js';
-import { ownWorkspacesAtOnce } from './reads-only.js';
+import { prepareNodes } from './prepare-nodes.js';
 import { resumableAttempt } from './step-resume.js';
 import { nodesToRecheck, type ReuseSettings } from './node-reuse.js';
 import { changedCommandNodes, replanVerdict, reviewAfterReplan } from './replan-verdict.js';
@@ -110,9 +109,8 @@ class RunController {
     const stored = await executablePlan(this.#db, this.#run, this.#options.approvedHash === undefined ? {} : { approvedHash: this.#options.approvedHash });
     ({ plan: this.#plan, version: this.#planVersion } = stored);
     const recovered = await this.#recover();
-    // Set-up a node's first step would otherwise pay for, on the critical path, before the run starts: prompts recorded, workspaces made ahead.
-    if (this.#options.fleet?.remote === undefined) this.#options.files.prepare?.(ownWorkspacesAtOnce(this.#options.runtime, this.#plan, this.#settings.concurrency));
-    if (this.#options.fleet?.remote === undefined) await warmNodePrompts(this.#options.runtime, this.#plan, this.#log);
+    // A remote fleet's workers prepare their own nodes.
+    if (this.#options.fleet?.remote === undefined) await prepareNodes(this.#options.runtime, this.#plan, this.#options.files, this.#settings.concurrency, this.#log);
     await this.#startRun();
     this.#gate = new BudgetGate({
       log: this.#log,
@@ -150,7 +148,8 @@ class RunController {
         execute: (nodeId, execution) => this.#attempt(nodeId, execution),
         onTransitions: transitions.commit,
         onNodeFailed: (failure, snapshot, signal) => this.#onNodeFailed(failure, snapshot, signal),
-        ...(this.#options.sleep === undefined ? {} : { sleep: this.#options.sleep }), ...(this.#options.random === undefined ? {} : { random: this.#options.random }),
+        ...(this.#options.sleep === undefined ? {} : { sleep: this.#options.sleep }),
+        ...(this.#options.random === undefined ? {} : { random: this.#options.random }),
       });
       const result = await this.#handle.result;
       while (this.#amendments.size > 0) await Promise.allSettled([...this.#amendments]);
