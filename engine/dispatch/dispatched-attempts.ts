@@ -55,6 +55,8 @@ export class DispatchedAttempts implements RemoteAttempts {
   #stopListening: (() => Promise<void>) | undefined;
   #passing = false;
   #wakeQueued = false;
+  /** Writes of handed-over nodes' jobs in flight (`#enqueueHandedOver`). */
+  readonly #enqueuing = new Set<Promise<void>>();
   /** What a wake-up during a pass asks for after it: nothing, the log only, or a whole pass. */
   #again: 'none' | 'log' | 'all' = 'none';
 
@@ -90,23 +92,51 @@ export class DispatchedAttempts implements RemoteAttempts {
     return () => this.#reportListeners.delete(listener);
   }
 
-  /** The poll timer ticked, or a node was handed over: one pass over every waiting node. */
+  /** The poll timer ticked (or a caller asks): one pass over every waiting node. */
   wake(): void {
     this.#schedule('all');
   }
 
   /**
-   * The nodes a step starts are handed over together: one pass once they all are, which puts them
-   * on the queue in one write. A pass that began with the first would queue it alone, and the rest
-   * only after another pass.
+   * The nodes a step starts are handed over together: they go on the queue in one write once they
+   * all are (the next turn of the event loop). A write that began with the first would queue it
+   * alone, and the rest only after another.
    */
   #wakeOnceHandedOver(): void {
     if (this.#wakeQueued) return;
     this.#wakeQueued = true;
     setImmediate(() => {
       this.#wakeQueued = false;
-      this.wake();
+      this.#enqueueHandedOver();
     });
+  }
+
+  /**
+   * The nodes handed over and not yet on the queue, put there now: not after a pass or a read of
+   * outcomes in flight (each hop of a dependent would wait for the reads a pass makes of the other
+   * nodes). Nothing is read first: no worker can have claimed them yet. A node whose job cannot be
+   * queued fails with the queue's error; the next pass waits for the write.
+   */
+  #enqueueHandedOver(): void {
+    // A node whose outcome is already in the log (a worker committed it while no scheduler ran) gets it now.
+    if ([...this.#waiting.keys()].some((nodeId) => this.#pending.has(nodeId))) this.#schedule('log');
+    const fresh = this.#fresh();
+    if (fresh.length === 0) return;
+    const jobs = fresh.map(([nodeId, waiter]) => this.#dispatch(nodeId, waiter, undefined));
+    const enqueuing = this.#options.queue.enqueueNodes(jobs).catch((error: unknown) => {
+      for (const [nodeId, waiter] of fresh) {
+        if (this.#waiting.get(nodeId) !== waiter) continue;
+        this.#waiting.delete(nodeId);
+        waiter.fail(error);
+      }
+    });
+    this.#enqueuing.add(enqueuing);
+    void enqueuing.finally(() => this.#enqueuing.delete(enqueuing));
+  }
+
+  /** The waiting nodes never put on the queue (their outcome not already in the log, left by an earlier scheduler). */
+  #fresh(): [string, Waiter][] {
+    return [...this.#waiting].filter(([nodeId, waiter]) => waiter.dispatches === 0 && !this.#pending.has(nodeId));
   }
 
   /** One pass at a time: `log` reads the new outcomes only (the run's log was appended to), `all` the queue and the claims too. */
@@ -178,10 +208,12 @@ export class DispatchedAttempts implements RemoteAttempts {
   async #pass(): Promise<void> {
     if (this.#waiting.size === 0) return;
     const { db, runId, queue } = this.#options;
+    // The jobs being put on the queue are there before it is looked at below (one not there yet would go again).
+    await Promise.all(this.#enqueuing);
     // Nodes just handed over go on the queue at once, before the reads below: no worker can have
     // claimed them yet (a worker that takes one checks the attempt itself), and their claim's
     // token is learnt from the worker that claims them, if it dies.
-    const fresh = [...this.#waiting].filter(([nodeId, waiter]) => waiter.dispatches === 0 && !this.#pending.has(nodeId));
+    const fresh = this.#fresh();
     await queue.enqueueNodes(fresh.map(([nodeId, waiter]) => this.#dispatch(nodeId, waiter, undefined)));
     const nodeIds = [...this.#waiting.keys()].filter((nodeId) => !fresh.some(([freshId]) => freshId === nodeId));
     if (nodeIds.length === 0) return;

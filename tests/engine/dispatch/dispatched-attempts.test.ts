@@ -95,4 +95,72 @@ describe('dispatched attempts', () => {
       await attempts.close();
     }
   });
+
+  it('a node handed over goes on the queue while a pass over the other waiting nodes is still reading', async () => {
+    const run = await createRun(store.db, { task: 'dispatch', workspace: '/repo', mode: 'plan' });
+    const enqueued: string[] = [];
+    let looking: () => void = () => undefined;
+    const lookedAt = new Promise<void>((resolve) => (looking = resolve));
+    let answer: () => void = () => undefined;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const queue: JobQueue = {
+      enqueueNodes: async (jobs) => void enqueued.push(...jobs.map((job) => job.nodeId)),
+      // The queue is slow to say which jobs wait in it: the pass is held up here.
+      lockedSince: async () => {
+        looking();
+        await answered;
+        return new Map();
+      },
+      dropLeftoverNodeJobs: async () => new Map(),
+      close: async () => undefined,
+    };
+    const attempts = await new DispatchedAttempts({ db: store.db, runId: run.id, queue, pollMs: 600_000 }).open();
+    const started = { signal: new AbortController().signal, durable: Promise.resolve(), planVersion: 1 };
+    try {
+      // Outcomes never come in this story: the nodes fail once the store closes under the pass.
+      attempts.execute('edit-a', { attempt: 1, ...started }).catch(() => undefined);
+      await until('the first node on the queue', async () => enqueued.length === 1, 5_000, []);
+      attempts.wake();
+      await lookedAt;
+
+      attempts.execute('edit-b', { attempt: 1, ...started }).catch(() => undefined);
+
+      await until('the second node on the queue while the pass waits', async () => enqueued.includes('edit-b'), 5_000, []);
+      answer();
+    } finally {
+      answer();
+      await attempts.close();
+    }
+  });
+
+  it('a node whose job cannot be put on the queue fails with the queue\'s error, and the other waiting nodes do not', async () => {
+    const run = await createRun(store.db, { task: 'dispatch', workspace: '/repo', mode: 'plan' });
+    let refuse = false;
+    const queue: JobQueue = {
+      enqueueNodes: async () => {
+        if (refuse) throw new Error('queue unreachable: connection refused');
+      },
+      lockedSince: async () => new Map(),
+      dropLeftoverNodeJobs: async () => new Map(),
+      close: async () => undefined,
+    };
+    const attempts = await new DispatchedAttempts({ db: store.db, runId: run.id, queue, pollMs: 600_000 }).open();
+    const started = { signal: new AbortController().signal, durable: Promise.resolve(), planVersion: 1 };
+    try {
+      const first = attempts.execute('edit-a', { attempt: 1, ...started });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      refuse = true;
+
+      const second = attempts.execute('edit-b', { attempt: 1, ...started });
+
+      await expect(second).rejects.toThrow('queue unreachable: connection refused');
+      const log = runLog(store.db, run.id);
+      await log.append({ type: 'attempt/finished', nodeId: 'edit-a', payload: { attempt: 1, token: 1, worker: 'w-1', outcome: 'succeeded', answer: 'done', filesChanged: [] } });
+      refuse = false;
+      attempts.wake();
+      expect((await first).status).toBe('succeeded');
+    } finally {
+      await attempts.close();
+    }
+  });
 });
