@@ -20,20 +20,22 @@ export function worktreeGitFile(worktree: string): Promise<string> {
 
 /**
  * Brings a worktree an earlier node used to `commit`, exactly as a fresh checkout of it would be:
- * git's per-worktree state cleared, HEAD detached at `commit`, tracked files made the commit's
- * (only those that differ from it are written: the index knows which), then every untracked and
- * ignored file removed (`clean -ffdx`: links are removed, never followed; the linked dependency
- * folders are linked again by the caller). Throws when the worktree cannot be trusted to come out
- * exact (its `.git` file is not `gitFile`, as git wrote it; an index entry git would not look at):
- * the caller makes a fresh worktree instead.
+ * git's per-worktree state cleared, every untracked and ignored file removed (`clean -ffdx`: links
+ * are removed, never followed; the linked dependency folders are linked again by the caller), then
+ * HEAD detached at `commit` and the tracked files made the commit's (only those that differ from
+ * it are written: the index knows which; a file the node staged and the commit lacks is removed).
+ * The index's check and the clean read the index only, side by side: a node's start waits for two
+ * git commands in turn, not three. Throws when the worktree cannot be trusted to come out exact
+ * (its `.git` file is not `gitFile`, as git wrote it; an index entry git would not look at): the
+ * caller makes a fresh worktree instead.
  */
 export async function resetWorktree(objects: GitObjects, worktree: string, gitFile: string, commit: string): Promise<void> {
   if ((await worktreeGitFile(worktree)) !== gitFile) throw new Error(`${worktree}: its .git file changed`);
   const gitDir = resolve(worktree, gitFile.replace(/^gitdir: /, '').trim());
   await Promise.all((await readdir(gitDir)).filter((entry) => !KEPT_GIT_ENTRIES.has(entry)).map((entry) => rm(join(gitDir, entry), { recursive: true, force: true })));
-  if (UNWATCHED_ENTRY.test(await objects.inWorktree(worktree, ['ls-files', '-v']))) throw new Error(`${worktree}: its index hides files from git`);
+  const [entries] = await Promise.all([objects.inWorktree(worktree, ['ls-files', '-v']), objects.inWorktree(worktree, ['clean', '-q', '-ffdx'])]);
+  if (UNWATCHED_ENTRY.test(entries)) throw new Error(`${worktree}: its index hides files from git`);
   await checkoutDetached(objects, worktree, commit);
-  await objects.inWorktree(worktree, ['clean', '-q', '-ffdx']);
 }
 
 /** HEAD detached at `commit`, the tracked files made the commit's (only those that differ are written; sparse checkout off). */

@@ -146,6 +146,9 @@ describe('node workspaces on a run branch', () => {
     mkdirSync(join(failed.path, 'build'));
     writeFileSync(join(failed.path, 'build', 'out.js'), 'built by the failed node\n');
     git(failed.path, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-am', 'a commit of its own');
+    // Staged, never committed: in the worktree's index, not in any commit.
+    writeFileSync(join(failed.path, 'staged.txt'), 'staged by the failed node\n');
+    git(failed.path, 'add', 'staged.txt');
     await failed.remove();
 
     const next = await workspaces.openNode('next');
@@ -155,6 +158,7 @@ describe('node workspaces on a run branch', () => {
     expect(git(next.path, 'rev-parse', 'HEAD')).toBe(await workspaces.head());
     expect(readFileSync(join(next.path, 'a.txt'), 'utf8')).toBe('a\n');
     expect(existsSync(join(next.path, 'notes.txt'))).toBe(false);
+    expect(existsSync(join(next.path, 'staged.txt'))).toBe(false);
     expect(existsSync(join(next.path, 'build'))).toBe(false);
     // Only the linked dependency folder, as in a fresh worktree.
     expect(git(next.path, 'status', '--porcelain', '--ignored').split('\n').filter((line) => !line.endsWith(' node_modules'))).toEqual([]);
@@ -165,6 +169,38 @@ describe('node workspaces on a run branch', () => {
     expect(await workspaces.merge(committed!, 'next')).toMatchObject({ status: 'merged', files: ['b.txt'] });
     await workspaces.close();
     expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(1);
+  });
+
+  it('hands a worktree on after two git commands in turn: its index is checked beside the clean, then the checkout', async () => {
+    const repo = repository({ 'a.txt': 'a\n' });
+    const running = new Set<string>();
+    const overlapped: string[] = [];
+    // Each command takes a while, so commands run side by side are seen together.
+    const slow: GitRunner = async (args, options) => {
+      // The command: the first argument that is not an option (`-C <path>` and `-c <setting>` take a value).
+      const name = args.find((arg, index) => !arg.startsWith('-') && args[index - 1] !== '-C' && args[index - 1] !== '-c') ?? '';
+      for (const other of running) overlapped.push([other, name].sort().join(' + '));
+      running.add(name);
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 40));
+        return await runGit(args, options);
+      } finally {
+        running.delete(name);
+      }
+    };
+    const workspaces = await RunWorkspaces.open({ repo, runId: 'r-turns', git: slow });
+    const first = await workspaces.openNode('first');
+    writeFileSync(join(first.path, 'left.txt'), 'left by first\n');
+    await first.remove();
+    overlapped.length = 0;
+
+    const next = await workspaces.openNode('next');
+
+    expect(next.path).toBe(first.path);
+    expect(overlapped).toEqual(['clean + ls-files']);
+    expect(existsSync(join(next.path, 'left.txt'))).toBe(false);
+    expect(git(next.path, 'status', '--porcelain', '--ignored')).toBe('');
+    await workspaces.close();
   });
 
   it("gives a reused worktree the run branch's merged results, and a writable dependency copy only to the node whose writes reach into it", async () => {
