@@ -83,7 +83,8 @@ export async function executeNodeJob(job: NodeJob, context: NodeJobContext, queu
     watch = await context.watchRun?.(runId);
     const log = runLog(context.db, runId);
     const outcome = await runClaimedNode(taken.run, job, claim, log, context, watch?.signal);
-    await log.append({ type: 'attempt/finished', nodeId, payload: { attempt: job.attempt, token: claim.token, worker: context.worker, ...outcome } }, { fence: claim.appendFence() });
+    // The statement that stores the outcome releases the claim too (`outcomeFence`).
+    await log.append({ type: 'attempt/finished', nodeId, payload: { attempt: job.attempt, token: claim.token, worker: context.worker, ...outcome } }, { fence: claim.outcomeFence() });
     context.report?.(`${nodeId} (run ${runId}) ${outcome.outcome}`);
     // The outcome is committed (the statement that stored it notified the run's scheduler, which
     // hears its workers' outcomes on a channel of their own): the scheduler finds it whether or

@@ -290,14 +290,30 @@ export class NodeClaim implements ClaimFence {
   }
 
   /**
+   * The fence of the node's outcome, the last append under this claim: the statement that stores
+   * it releases the claim too (PostgreSQL), one statement fewer per node; where it did not,
+   * `release` does it after.
+   */
+  outcomeFence(): AppendFence {
+    const claim = { nodeId: this.nodeId, token: this.token };
+    return { ...this.appendFence(), releases: [claim], released: () => this.#releasedWith() };
+  }
+
+  /** Released (by the statement that stored the outcome, or about to be): renewals stop. */
+  #releasedWith(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#renewed.clear();
+    this.#released = true;
+  }
+
+  /**
    * Stops renewing and releases the claim. The claims a worker releases in the same turn of its
    * event loop (the nodes whose grouped appends committed together) go in one statement.
    */
   async release(): Promise<void> {
-    if (this.#timer !== undefined) clearInterval(this.#timer);
-    this.#renewed.clear();
-    if (this.#released) return;
-    this.#released = true;
+    const already = this.#released;
+    this.#releasedWith();
+    if (already) return;
     await releasesOf(this.#db).add({ runId: this.runId, nodeId: this.nodeId, token: this.token });
   }
 }

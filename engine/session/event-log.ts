@@ -24,6 +24,8 @@ export type AppendEffects = (transaction: Transaction<Database>, events: readonl
  */
 export interface AppendFence extends ClaimConditions {
   check(transaction: Transaction<Database>): Promise<void>;
+  /** The statement that stored the append released `releases` too (PostgreSQL, one statement); else they are the caller's to release. */
+  released?(): void;
 }
 
 export interface AppendOptions {
@@ -213,6 +215,7 @@ export class EventLog {
         await this.#db.transaction().execute((transaction) => fence!.check(transaction));
         continue;
       }
+      fence?.released?.();
       return storedEvents(rows, result.stored);
     }
     return undefined;
@@ -336,9 +339,11 @@ function allFences(fences: readonly AppendFence[]): AppendFence {
   const claims = new Map(fences.flatMap((fence) => fence.claims).map((claim) => [`${claim.nodeId}\u0000${claim.token}`, claim]));
   return {
     claims: [...claims.values()],
+    releases: fences.flatMap((fence) => fence.releases ?? []),
     check: async (transaction) => {
       for (const fence of fences) await fence.check(transaction);
     },
+    released: () => fences.forEach((fence) => fence.released?.()),
   };
 }
 

@@ -25,6 +25,8 @@ export interface ClaimCondition {
 /** Claims that must all be current for the rows to go in (a worker's appends for several nodes it claimed together). */
 export interface ClaimConditions {
   readonly claims: readonly ClaimCondition[];
+  /** Of `claims`, those released by the statement that stores the rows (a node's outcome: its claim is done with). */
+  readonly releases?: readonly ClaimCondition[];
 }
 
 /** What one statement stored: each row's seq and payload as the store wrote it, in order; or `refused` when a claim was not current. */
@@ -47,7 +49,8 @@ const ANNOUNCED_EVENT_TYPES: ReadonlySet<string> = new Set(['attempt/finished'])
  * the same fence as a transaction that checks them. Two statements that take the same seq meet on the
  * primary key: the later one fails with a unique violation (the caller tries again), so a seq
  * becomes visible only after every seq before it has committed. `upserts` go in with the rows, in
- * the same statement, only when every row went in (`upsertAfterInsert`).
+ * the same statement, only when every row went in (`upsertAfterInsert`), and so are the claims of
+ * `fence.releases` released.
  */
 export async function appendInOneStatement(db: Kysely<Database>, rows: readonly AppendRow[], fence?: ClaimConditions, upserts: readonly RowUpsert[] = []): Promise<OneStatementResult> {
   const runId = rows[0]!.run_id;
@@ -69,13 +72,19 @@ export async function appendInOneStatement(db: Kysely<Database>, rows: readonly 
     returning seq, payload`;
   const next = sql`with next as (select coalesce(max(seq), 0) as seq from events where run_id = ${runId})${held}`;
   const announces = rows.some((row) => ANNOUNCED_EVENT_TYPES.has(row.type));
+  const releases = claims.length === 0 ? [] : (fence?.releases ?? []);
+  // Only when the rows went in (a data-modifying part always runs: it is guarded, not referenced).
+  const released =
+    releases.length === 0
+      ? sql``
+      : sql`, released as (update node_claims set released_at = ${rows[0]!.created_at}, expires_at = ${rows[0]!.created_at} where run_id = ${runId} and released_at is null and (${sql.join(releases.map((claim) => sql`(node_id = ${claim.nodeId} and token = ${claim.token})`), sql` or `)}) and exists (select 1 from inserted))`;
   // Referenced by the final select, so that it runs; it notifies only when rows were inserted (delivered at commit).
   const announced = announces ? sql`, announced as (select pg_notify(${OUTCOMES_NOTIFY_CHANNEL}, ${runId}::text) from (select 1 from inserted limit 1) as stored)` : sql``;
   const fromInserted = announces ? sql`select seq, payload from inserted cross join (select count(*) from announced) as notified` : sql`select seq, payload from inserted`;
   const statement =
-    upserts.length === 0 && !announces
+    upserts.length === 0 && !announces && releases.length === 0
       ? sql<StoredRow>`${next} ${insert}`
-      : sql<StoredRow>`${next}, inserted as (${insert})${sql.join(upserts.map((upsert, index) => sql`, ${sql.id(`upserted_${index}`)} as (${upsertAfterInsert(upsert, rows.length)})`), sql``)}${announced} ${fromInserted}`;
+      : sql<StoredRow>`${next}, inserted as (${insert})${sql.join(upserts.map((upsert, index) => sql`, ${sql.id(`upserted_${index}`)} as (${upsertAfterInsert(upsert, rows.length)})`), sql``)}${announced}${released} ${fromInserted}`;
   const result = await statement.execute(db);
   if (result.rows.length === 0) return { refused: true };
   const stored = result.rows.map((row) => ({ seq: Number(row.seq), payload: row.payload })).sort((a, b) => a.seq - b.seq);

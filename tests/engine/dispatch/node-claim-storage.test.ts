@@ -88,6 +88,37 @@ for (const backend of contractStores()) {
       expect(await slow.renew()).toBe(false);
     });
 
+    it("a node's outcome under its outcome fence leaves its claim released (on PostgreSQL by the statement that stores it); a stale one releases nothing", async () => {
+      const updates: string[] = [];
+      const counting: KyselyPlugin = {
+        transformQuery: ({ node }) => {
+          if (node.kind === 'UpdateQueryNode') updates.push('update');
+          return node;
+        },
+        transformResult: async ({ result }) => result,
+      };
+      const db = store.db.withPlugin(counting);
+      const run = await createRun(db, { task: 'fencing', workspace: '/repo', mode: 'plan' });
+      const log = new EventLog(db, run.id);
+      const first = await claimNode(db, run.id, 'edit-a', { worker: 'host-a/1/aa', ttlMs: 1 });
+      await expireClaims();
+      const current = await claimNode(db, run.id, 'edit-a', { worker: 'host-b/2/bb', ttlMs: 60_000 });
+      const [slow, holder] = [first, current] as NodeClaim[];
+      const outcome = (claim: NodeClaim) =>
+        log.append({ type: 'attempt/finished', nodeId: 'edit-a', payload: { attempt: 1, token: claim.token, worker: 'w', outcome: 'succeeded', answer: 'done' } }, { fence: claim.outcomeFence() });
+
+      await expect(outcome(slow!)).rejects.toBeInstanceOf(StaleClaimError);
+      expect(await readNodeClaim(db, run.id, 'edit-a')).toMatchObject({ worker: 'host-b/2/bb', alive: true });
+      updates.length = 0;
+      await outcome(holder!);
+      await holder!.release();
+
+      expect(await readNodeClaim(db, run.id, 'edit-a')).toMatchObject({ worker: 'host-b/2/bb', alive: false });
+      expect(updates).toEqual(backend.name === 'postgres' ? [] : ['update']);
+      expect(await holder!.renew()).toBe(false);
+      expect(await readEvents(db, run.id, { types: ['attempt/finished'] })).toHaveLength(1);
+    });
+
     it('a released claim refuses later commits too', async () => {
       const run = await createRun(store.db, { task: 'fencing', workspace: '/repo', mode: 'plan' });
       const claim = await claimed(run.id, 'host-a/1/aa');
