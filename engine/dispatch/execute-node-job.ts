@@ -19,7 +19,7 @@ import { Session } from '../session/session.js';
 import type { SessionEvent } from '../session/event-types.js';
 import type { JobQueue, NodeJob } from './job-queue.js';
 import { ClaimExpiredError, StaleClaimError, type NodeClaim } from './node-claim.js';
-import { JobClaims } from './job-claims.js';
+import { JobClaims, type ClaimedJob } from './job-claims.js';
 import type { ClaimsFirst } from './claims-first.js';
 import type { RunWatch } from './run-watches.js';
 import { WorkerRunFold } from './worker-run-fold.js';
@@ -82,7 +82,7 @@ export async function executeNodeJob(job: NodeJob, context: NodeJobContext, queu
     await Promise.all([context.claimsFirst?.settled(), taken.leftoversDropped]);
     watch = await context.watchRun?.(runId);
     const log = runLog(context.db, runId);
-    const outcome = await runClaimedNode(taken.run, job, claim, log, context, watch?.signal);
+    const outcome = await runClaimedNode(taken, job, log, context, watch?.signal);
     // The statement that stores the outcome releases the claim too (`outcomeFence`).
     await log.append({ type: 'attempt/finished', nodeId, payload: { attempt: job.attempt, token: claim.token, worker: context.worker, ...outcome } }, { fence: claim.outcomeFence() });
     context.report?.(`${nodeId} (run ${runId}) ${outcome.outcome}`);
@@ -108,14 +108,15 @@ type AttemptOutcome =
   | { readonly outcome: 'succeeded'; readonly answer: string; readonly filesChanged: string[]; readonly patch?: string }
   | { readonly outcome: 'failed'; readonly error: string; readonly retryable: boolean; readonly filesChanged?: string[]; readonly waitsFor?: NodeWaitsFor };
 
-async function runClaimedNode(run: RunRecord, job: NodeJob, claim: NodeClaim, log: EventLog, context: NodeJobContext, cancelled: AbortSignal | undefined): Promise<AttemptOutcome> {
+async function runClaimedNode({ run, claim, prefetched }: ClaimedJob, job: NodeJob, log: EventLog, context: NodeJobContext, cancelled: AbortSignal | undefined): Promise<AttemptOutcome> {
   const workspace = await context.workspaceFor(run);
   // The same fold of the log as the run controller's (handoffs, patches, boundaries), the run's budget and plan, kept by this worker for the run.
   const fold = runFoldOf(workspace, context.db, run.id);
   const { plan } = await fold.plan(run);
   const node = plan.nodes.find((candidate) => candidate.id === job.nodeId);
   if (node === undefined) return { outcome: 'failed', error: `node ${job.nodeId} is not in the run's approved plan`, retryable: false };
-  await fold.refresh();
+  // Begun once the node was seen started (with its claim's round), so it holds the dependencies' outcomes; else read now.
+  await (prefetched === undefined ? fold.refresh() : prefetched.catch(() => fold.refresh()));
   // The run's budget holds here too: the spend is the log's (every process's calls), a refusal stops this node and, heard by the scheduler, pauses the run.
   const atBudget = new AbortController();
   const gate = new BudgetGate({ log, budget: fold.budget, nodeBudget: (id) => plan.nodes.find((candidate) => candidate.id === id)?.budget, onReached: (reason) => atBudget.abort(new Error(reason)) });
@@ -213,6 +214,11 @@ async function beginClaimedAttempt(
 
 /** Each run's fold on this worker, for as long as the worker keeps the run's workspace. */
 const runFolds = new WeakMap<RunWorkspace, WorkerRunFold>();
+
+/** Brings the worker's fold of `run` up to what is committed now (`JobClaimsContext.prefetch`). */
+export async function refreshRunFold(context: Pick<NodeJobContext, 'db' | 'workspaceFor'>, run: RunRecord): Promise<void> {
+  await runFoldOf(await context.workspaceFor(run), context.db, run.id).refresh();
+}
 
 function runFoldOf(workspace: RunWorkspace, db: Kysely<Database>, runId: string): WorkerRunFold {
   let fold = runFolds.get(workspace);

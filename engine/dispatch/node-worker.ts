@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { errorMessage } from '../errors.js';
 import { holdListening } from '../session/postgres-notifications.js';
 import { runQueueTasks, type QueueRunner } from './graphile-job-queue.js';
-import { executeNodeJob, type NodeJobContext } from './execute-node-job.js';
+import { executeNodeJob, refreshRunFold, type NodeJobContext } from './execute-node-job.js';
 import { NODE_TASK, type NodeJob } from './job-queue.js';
 import { findOrphanedRuns } from './orphaned-runs.js';
 import { ClaimsFirst } from './claims-first.js';
@@ -49,7 +49,7 @@ export async function startNodeWorker(options: NodeWorkerOptions): Promise<NodeW
     ...(options.report === undefined ? {} : { report: options.report }),
   });
   const base = { ...options, worker: id, signal: abort.signal, watchRun: (runId: string) => watches.enter(runId), claimsFirst: new ClaimsFirst() };
-  const context: NodeJobContext = { ...base, claims: new JobClaims(base) };
+  const context: NodeJobContext = { ...base, claims: new JobClaims({ ...base, prefetch: (run) => refreshRunFold(base, run) }) };
   // The runs' watches hear the store on one listening connection, opened now: the first node of
   // each run here would otherwise wait for it to open. One that cannot open is opened by the first watch.
   const stopHolding = await holdListening(options.connectionString).catch(() => undefined);

@@ -1,7 +1,7 @@
 import type { Kysely, KyselyPlugin } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../../engine/db/database.js';
-import { EventLog, createRun, readEvents, type Store } from '../../../engine/index.js';
+import { EventLog, createRun, readEvents, runLog, type Store } from '../../../engine/index.js';
 import { JobClaims } from '../../../engine/dispatch/job-claims.js';
 import type { JobQueue, NodeJob } from '../../../engine/dispatch/job-queue.js';
 import { NodeClaim, StaleClaimError, claimNode, readNodeClaim } from '../../../engine/dispatch/node-claim.js';
@@ -119,6 +119,29 @@ for (const backend of contractStores()) {
       const claimedEvents = await readEvents(store.db, runId, { types: ['attempt/claimed'] });
       expect(claimedEvents.map((event) => [event.nodeId, event.payload.token])).toEqual([['first', 1], ['again', 2]]);
       for (const claimed of [taken, again]) await claimed?.claim.release();
+    });
+
+    it("a round's nodes have the read they begin with started once their checks pass, before their attempt/claimed is stored; a round with no node going starts none", async () => {
+      const { runId, log } = await runningRun(['read-a', 'read-b', 'old']);
+      await log.append({ type: 'node/started', nodeId: 'old', payload: { attempt: 2 } });
+      const order: string[] = [];
+      const stopHearing = runLog(store.db, runId).onAppend((events) => {
+        for (const event of events) if (event.type === 'attempt/claimed') order.push(`attempt/claimed ${event.nodeId} stored`);
+      });
+      const prefetch = async (run: { readonly id: string; readonly status: string }): Promise<void> => {
+        order.push(`prefetch ${run.id === runId ? 'this run' : run.id} (${run.status})`);
+      };
+      const claims = new JobClaims({ db: store.db, queue: recordingQueue(), worker: 'host-a/1/aa', claimTtlMs: 60_000, prefetch });
+
+      const taken = await Promise.all([claims.take(job(runId, 'read-a'), '21'), claims.take(job(runId, 'read-b'), '22')]);
+      // A job of an attempt no longer current: its round lets the claim go, and nothing is read for it.
+      const skipped = await claims.take(job(runId, 'old', 1), '23');
+
+      expect(order).toEqual(['prefetch this run (running)', 'attempt/claimed read-a stored', 'attempt/claimed read-b stored']);
+      expect(taken.every((claimed) => claimed?.prefetched !== undefined)).toBe(true);
+      expect(skipped).toBeUndefined();
+      stopHearing();
+      for (const claimed of taken) await claimed?.claim.release();
     });
 
     it('a node whose claim is lost before its attempt/claimed is stored fails alone; the others of its round are stored', async () => {
