@@ -55,8 +55,8 @@ export class DispatchedAttempts implements RemoteAttempts {
   #stopListening: (() => Promise<void>) | undefined;
   #passing = false;
   #wakeQueued = false;
-  /** Writes of handed-over nodes' jobs in flight (`#enqueueHandedOver`). */
-  readonly #enqueuing = new Set<Promise<void>>();
+  /** The nodes whose jobs are being put on the queue (`#enqueueHandedOver`): a pass leaves them alone. */
+  readonly #enqueuing = new Set<string>();
   /** What a wake-up during a pass asks for after it: nothing, the log only, or a whole pass. */
   #again: 'none' | 'log' | 'all' = 'none';
 
@@ -115,7 +115,8 @@ export class DispatchedAttempts implements RemoteAttempts {
    * The nodes handed over and not yet on the queue, put there now: not after a pass or a read of
    * outcomes in flight (each hop of a dependent would wait for the reads a pass makes of the other
    * nodes). Nothing is read first: no worker can have claimed them yet. A node whose job cannot be
-   * queued fails with the queue's error; the next pass waits for the write.
+   * queued fails with the queue's error; a pass meanwhile leaves the nodes alone (their jobs may not
+   * be there yet to be found: it would queue them again).
    */
   #enqueueHandedOver(): void {
     // A node whose outcome is already in the log (a worker committed it while no scheduler ran) gets it now.
@@ -123,15 +124,17 @@ export class DispatchedAttempts implements RemoteAttempts {
     const fresh = this.#fresh();
     if (fresh.length === 0) return;
     const jobs = fresh.map(([nodeId, waiter]) => this.#dispatch(nodeId, waiter, undefined));
-    const enqueuing = this.#options.queue.enqueueNodes(jobs).catch((error: unknown) => {
-      for (const [nodeId, waiter] of fresh) {
-        if (this.#waiting.get(nodeId) !== waiter) continue;
-        this.#waiting.delete(nodeId);
-        waiter.fail(error);
-      }
-    });
-    this.#enqueuing.add(enqueuing);
-    void enqueuing.finally(() => this.#enqueuing.delete(enqueuing));
+    for (const [nodeId] of fresh) this.#enqueuing.add(nodeId);
+    void this.#options.queue
+      .enqueueNodes(jobs)
+      .catch((error: unknown) => {
+        for (const [nodeId, waiter] of fresh) {
+          if (this.#waiting.get(nodeId) !== waiter) continue;
+          this.#waiting.delete(nodeId);
+          waiter.fail(error);
+        }
+      })
+      .finally(() => fresh.forEach(([nodeId]) => this.#enqueuing.delete(nodeId)));
   }
 
   /** The waiting nodes never put on the queue (their outcome not already in the log, left by an earlier scheduler). */
@@ -208,14 +211,12 @@ export class DispatchedAttempts implements RemoteAttempts {
   async #pass(): Promise<void> {
     if (this.#waiting.size === 0) return;
     const { db, runId, queue } = this.#options;
-    // The jobs being put on the queue are there before it is looked at below (one not there yet would go again).
-    await Promise.all(this.#enqueuing);
     // Nodes just handed over go on the queue at once, before the reads below: no worker can have
     // claimed them yet (a worker that takes one checks the attempt itself), and their claim's
     // token is learnt from the worker that claims them, if it dies.
     const fresh = this.#fresh();
     await queue.enqueueNodes(fresh.map(([nodeId, waiter]) => this.#dispatch(nodeId, waiter, undefined)));
-    const nodeIds = [...this.#waiting.keys()].filter((nodeId) => !fresh.some(([freshId]) => freshId === nodeId));
+    const nodeIds = [...this.#waiting.keys()].filter((nodeId) => !fresh.some(([freshId]) => freshId === nodeId) && !this.#enqueuing.has(nodeId));
     if (nodeIds.length === 0) return;
     // The queue before the claims: a job gone or locked here was claimed, if at all, before the claims are read.
     const queued = nodeIds.flatMap((nodeId) => this.#waiting.get(nodeId)?.dispatchKey ?? []);

@@ -133,6 +133,47 @@ describe('dispatched attempts', () => {
     }
   });
 
+  it("a node's outcome is handed over while another node's job is still being written; that node goes on the queue once", async () => {
+    const run = await createRun(store.db, { task: 'dispatch', workspace: '/repo', mode: 'plan' });
+    const enqueued: NodeJob[] = [];
+    const written = new Set<string>();
+    let writeB: () => void = () => undefined;
+    const slowWrite = new Promise<void>((resolve) => (writeB = resolve));
+    const queue: JobQueue = {
+      // edit-b's job is slow to write; the queue shows each job once it is written.
+      enqueueNodes: async (jobs) => {
+        enqueued.push(...jobs);
+        if (jobs.some((job) => job.nodeId === 'edit-b')) await slowWrite;
+        for (const job of jobs) written.add(job.dispatchKey);
+      },
+      lockedSince: async (keys) => new Map(keys.filter((key) => written.has(key)).map((key) => [key, null])),
+      dropLeftoverNodeJobs: async () => new Map(),
+      close: async () => undefined,
+    };
+    const attempts = await new DispatchedAttempts({ db: store.db, runId: run.id, queue, pollMs: 600_000 }).open();
+    const started = { signal: new AbortController().signal, durable: Promise.resolve(), planVersion: 1 };
+    try {
+      const outcomeA = attempts.execute('edit-a', { attempt: 1, ...started });
+      await until('edit-a on the queue', async () => written.size === 1, 5_000, []);
+      attempts.execute('edit-b', { attempt: 1, ...started }).catch(() => undefined);
+      await until("edit-b's job being written", async () => enqueued.length === 2, 5_000, []);
+
+      await runLog(store.db, run.id).append({ type: 'attempt/finished', nodeId: 'edit-a', payload: { attempt: 1, token: 1, worker: 'w-1', outcome: 'succeeded', answer: 'done', filesChanged: [] } });
+      attempts.wake();
+
+      const timedOut = new Promise<string>((resolve) => setTimeout(() => resolve('still waiting'), 2_000));
+      expect(await Promise.race([outcomeA.then((outcome) => outcome.status), timedOut])).toBe('succeeded');
+      writeB();
+      await until("edit-b's job written", async () => written.size === 2, 5_000, []);
+      attempts.wake();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(enqueued.map((job) => job.nodeId)).toEqual(['edit-a', 'edit-b']);
+    } finally {
+      writeB();
+      await attempts.close();
+    }
+  });
+
   it('a node whose job cannot be put on the queue fails with the queue\'s error, and the other waiting nodes do not', async () => {
     const run = await createRun(store.db, { task: 'dispatch', workspace: '/repo', mode: 'plan' });
     let refuse = false;
