@@ -6,6 +6,14 @@ import { createRun, runLog, type SessionEvent, type Store } from '../../../engin
 import { openTempStore } from '../../helpers/temp-store.js';
 import { until } from './fleet-harness.js';
 
+/** A queue that does nothing but what a story gives it. */
+function stubQueue(parts: Partial<JobQueue>): JobQueue {
+  return { enqueueNodes: async () => undefined, lockedSince: async () => new Map(), dropLeftoverNodeJobs: async () => new Map(), close: async () => undefined, ...parts };
+}
+
+/** A started attempt as the scheduler hands it over: its `node/started` stored, never cancelled. */
+const STARTED = { signal: new AbortController().signal, durable: Promise.resolve(), planVersion: 1 };
+
 /** The scheduler's side of dispatch: when a started node goes on the queue, and when it goes again. */
 describe('dispatched attempts', () => {
   let store: Store;
@@ -66,7 +74,7 @@ describe('dispatched attempts', () => {
 
   it("a worker's report of missed work reaches the run before its node's outcome does", async () => {
     const run = await createRun(store.db, { task: 'dispatch', workspace: '/repo', mode: 'plan' });
-    const queue: JobQueue = { enqueueNodes: async () => undefined, lockedSince: async () => new Map(), dropLeftoverNodeJobs: async () => new Map(), close: async () => undefined };
+    const queue = stubQueue({});
     const attempts = await new DispatchedAttempts({ db: store.db, runId: run.id, queue, pollMs: 600_000 }).open();
     const heard: string[] = [];
     const stop = attempts.onReports((events) => heard.push(...events.map((event) => `${event.type} ${event.nodeId}`)));
@@ -103,7 +111,7 @@ describe('dispatched attempts', () => {
     const lookedAt = new Promise<void>((resolve) => (looking = resolve));
     let answer: () => void = () => undefined;
     const answered = new Promise<void>((resolve) => (answer = resolve));
-    const queue: JobQueue = {
+    const queue = stubQueue({
       enqueueNodes: async (jobs) => void enqueued.push(...jobs.map((job) => job.nodeId)),
       // The queue is slow to say which jobs wait in it: the pass is held up here.
       lockedSince: async () => {
@@ -111,19 +119,16 @@ describe('dispatched attempts', () => {
         await answered;
         return new Map();
       },
-      dropLeftoverNodeJobs: async () => new Map(),
-      close: async () => undefined,
-    };
+    });
     const attempts = await new DispatchedAttempts({ db: store.db, runId: run.id, queue, pollMs: 600_000 }).open();
-    const started = { signal: new AbortController().signal, durable: Promise.resolve(), planVersion: 1 };
     try {
       // Outcomes never come in this story: the nodes fail once the store closes under the pass.
-      attempts.execute('edit-a', { attempt: 1, ...started }).catch(() => undefined);
+      attempts.execute('edit-a', { attempt: 1, ...STARTED }).catch(() => undefined);
       await until('the first node on the queue', async () => enqueued.length === 1, 5_000, []);
       attempts.wake();
       await lookedAt;
 
-      attempts.execute('edit-b', { attempt: 1, ...started }).catch(() => undefined);
+      attempts.execute('edit-b', { attempt: 1, ...STARTED }).catch(() => undefined);
 
       await until('the second node on the queue while the pass waits', async () => enqueued.includes('edit-b'), 5_000, []);
       answer();
@@ -139,7 +144,7 @@ describe('dispatched attempts', () => {
     const written = new Set<string>();
     let writeB: () => void = () => undefined;
     const slowWrite = new Promise<void>((resolve) => (writeB = resolve));
-    const queue: JobQueue = {
+    const queue = stubQueue({
       // edit-b's job is slow to write; the queue shows each job once it is written.
       enqueueNodes: async (jobs) => {
         enqueued.push(...jobs);
@@ -147,15 +152,12 @@ describe('dispatched attempts', () => {
         for (const job of jobs) written.add(job.dispatchKey);
       },
       lockedSince: async (keys) => new Map(keys.filter((key) => written.has(key)).map((key) => [key, null])),
-      dropLeftoverNodeJobs: async () => new Map(),
-      close: async () => undefined,
-    };
+    });
     const attempts = await new DispatchedAttempts({ db: store.db, runId: run.id, queue, pollMs: 600_000 }).open();
-    const started = { signal: new AbortController().signal, durable: Promise.resolve(), planVersion: 1 };
     try {
-      const outcomeA = attempts.execute('edit-a', { attempt: 1, ...started });
+      const outcomeA = attempts.execute('edit-a', { attempt: 1, ...STARTED });
       await until('edit-a on the queue', async () => written.size === 1, 5_000, []);
-      attempts.execute('edit-b', { attempt: 1, ...started }).catch(() => undefined);
+      attempts.execute('edit-b', { attempt: 1, ...STARTED }).catch(() => undefined);
       await until("edit-b's job being written", async () => enqueued.length === 2, 5_000, []);
 
       await runLog(store.db, run.id).append({ type: 'attempt/finished', nodeId: 'edit-a', payload: { attempt: 1, token: 1, worker: 'w-1', outcome: 'succeeded', answer: 'done', filesChanged: [] } });
@@ -177,22 +179,18 @@ describe('dispatched attempts', () => {
   it('a node whose job cannot be put on the queue fails with the queue\'s error, and the other waiting nodes do not', async () => {
     const run = await createRun(store.db, { task: 'dispatch', workspace: '/repo', mode: 'plan' });
     let refuse = false;
-    const queue: JobQueue = {
+    const queue = stubQueue({
       enqueueNodes: async () => {
         if (refuse) throw new Error('queue unreachable: connection refused');
       },
-      lockedSince: async () => new Map(),
-      dropLeftoverNodeJobs: async () => new Map(),
-      close: async () => undefined,
-    };
+    });
     const attempts = await new DispatchedAttempts({ db: store.db, runId: run.id, queue, pollMs: 600_000 }).open();
-    const started = { signal: new AbortController().signal, durable: Promise.resolve(), planVersion: 1 };
     try {
-      const first = attempts.execute('edit-a', { attempt: 1, ...started });
+      const first = attempts.execute('edit-a', { attempt: 1, ...STARTED });
       await new Promise((resolve) => setTimeout(resolve, 20));
       refuse = true;
 
-      const second = attempts.execute('edit-b', { attempt: 1, ...started });
+      const second = attempts.execute('edit-b', { attempt: 1, ...STARTED });
 
       await expect(second).rejects.toThrow('queue unreachable: connection refused');
       const log = runLog(store.db, run.id);
