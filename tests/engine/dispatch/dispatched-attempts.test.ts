@@ -6,8 +6,8 @@ import { createRun, runLog, type SessionEvent, type Store } from '../../../engin
 import { openTempStore } from '../../helpers/temp-store.js';
 import { until } from './fleet-harness.js';
 
-/** A queue that does nothing but what a story gives it. */
-function stubQueue(parts: Partial<JobQueue>): JobQueue {
+/** A queue that answers only what a story gives it; the rest does nothing and finds nothing. */
+function queueOf(parts: Partial<JobQueue>): JobQueue {
   return { enqueueNodes: async () => undefined, lockedSince: async () => new Map(), dropLeftoverNodeJobs: async () => new Map(), close: async () => undefined, ...parts };
 }
 
@@ -74,7 +74,7 @@ describe('dispatched attempts', () => {
 
   it("a worker's report of missed work reaches the run before its node's outcome does", async () => {
     const run = await createRun(store.db, { task: 'dispatch', workspace: '/repo', mode: 'plan' });
-    const queue = stubQueue({});
+    const queue = queueOf({});
     const attempts = await new DispatchedAttempts({ db: store.db, runId: run.id, queue, pollMs: 600_000 }).open();
     const heard: string[] = [];
     const stop = attempts.onReports((events) => heard.push(...events.map((event) => `${event.type} ${event.nodeId}`)));
@@ -111,7 +111,7 @@ describe('dispatched attempts', () => {
     const lookedAt = new Promise<void>((resolve) => (looking = resolve));
     let answer: () => void = () => undefined;
     const answered = new Promise<void>((resolve) => (answer = resolve));
-    const queue = stubQueue({
+    const queue = queueOf({
       enqueueNodes: async (jobs) => void enqueued.push(...jobs.map((job) => job.nodeId)),
       // The queue is slow to say which jobs wait in it: the pass is held up here.
       lockedSince: async () => {
@@ -144,7 +144,7 @@ describe('dispatched attempts', () => {
     const written = new Set<string>();
     let writeB: () => void = () => undefined;
     const slowWrite = new Promise<void>((resolve) => (writeB = resolve));
-    const queue = stubQueue({
+    const queue = queueOf({
       // edit-b's job is slow to write; the queue shows each job once it is written.
       enqueueNodes: async (jobs) => {
         enqueued.push(...jobs);
@@ -179,7 +179,7 @@ describe('dispatched attempts', () => {
   it('a node whose job cannot be put on the queue fails with the queue\'s error, and the other waiting nodes do not', async () => {
     const run = await createRun(store.db, { task: 'dispatch', workspace: '/repo', mode: 'plan' });
     let refuse = false;
-    const queue = stubQueue({
+    const queue = queueOf({
       enqueueNodes: async () => {
         if (refuse) throw new Error('queue unreachable: connection refused');
       },
