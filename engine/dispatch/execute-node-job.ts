@@ -18,7 +18,8 @@ import { runLog } from '../session/run-log.js';
 import { Session } from '../session/session.js';
 import type { SessionEvent } from '../session/event-types.js';
 import type { JobQueue, NodeJob } from './job-queue.js';
-import { ClaimExpiredError, StaleClaimError, type NodeClaim } from './node-claim.js';
+import { ClaimLostError } from './claim-lost.js';
+import type { NodeClaim } from './node-claim.js';
 import { JobClaims, type ClaimedJob } from './job-claims.js';
 import type { ClaimsFirst } from './claims-first.js';
 import type { RunWatch } from './run-watches.js';
@@ -83,6 +84,8 @@ export async function executeNodeJob(job: NodeJob, context: NodeJobContext, queu
     watch = await context.watchRun?.(runId);
     const log = runLog(context.db, runId);
     const outcome = await runClaimedNode(taken, job, log, context, watch?.signal);
+    // A node stopped because its claim was lost (a stalled process whose claim ran out) did not fail: it is left to be taken over.
+    claim.assertHeld();
     // The statement that stores the outcome releases the claim too (`outcomeFence`).
     await log.append({ type: 'attempt/finished', nodeId, payload: { attempt: job.attempt, token: claim.token, worker: context.worker, ...outcome } }, { fence: claim.outcomeFence() });
     context.report?.(`${nodeId} (run ${runId}) ${outcome.outcome}`);
@@ -92,7 +95,7 @@ export async function executeNodeJob(job: NodeJob, context: NodeJobContext, queu
     await claim.release();
     return 'committed';
   } catch (error) {
-    if (error instanceof StaleClaimError || error instanceof ClaimExpiredError) {
+    if (error instanceof ClaimLostError) {
       context.report?.(`${nodeId} (run ${runId}): ${error.message}`);
       return 'stale';
     }
@@ -170,7 +173,7 @@ async function runClaimedNode({ run, claim, prefetched }: ClaimedJob, job: NodeJ
     const patch = workspace.clone === undefined ? undefined : await workspace.clone.patch();
     return { outcome: 'succeeded', answer: result.answer, filesChanged: [...filesChanged], ...(patch === undefined ? {} : { patch }) };
   } catch (error) {
-    if (error instanceof StaleClaimError || error instanceof ClaimExpiredError) throw error;
+    if (error instanceof ClaimLostError) throw error;
     return { outcome: 'failed', error: `on worker ${context.worker}: ${errorMessage(error)}`, retryable: true };
   }
 }

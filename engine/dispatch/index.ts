@@ -2,7 +2,8 @@ export { DispatchedAttempts, outcomeOf, type DispatchedAttemptsOptions } from '.
 export { executeNodeJob, type NodeJobContext, type NodeJobOutcome, type RunWorkspace } from './execute-node-job.js';
 export { createGraphileJobQueue, runQueueTasks, type QueueRunner } from './graphile-job-queue.js';
 export { NODE_TASK, type JobQueue, type NodeJob } from './job-queue.js';
-export { ClaimExpiredError, DEFAULT_NODE_CLAIM_TTL_MS, NodeClaim, StaleClaimError, claimNode, claimSafetyMarginMs, readNodeClaim, readNodeClaims, type ClaimNodeOptions, type NodeClaimHolder } from './node-claim.js';
+export { ClaimExpiredError, ClaimLostError, ClaimTakenOverError, StaleClaimError } from './claim-lost.js';
+export { DEFAULT_NODE_CLAIM_TTL_MS, NodeClaim, claimNode, claimSafetyMarginMs, readNodeClaim, readNodeClaims, type ClaimNodeOptions, type NodeClaimHolder } from './node-claim.js';
 export { startNodeWorker, workerIdOf, type NodeWorker, type NodeWorkerOptions } from './node-worker.js';
 export { findOrphanedRuns } from './orphaned-runs.js';
 export { RunWatches, type RunWatch, type RunWatchesOptions } from './run-watches.js';

@@ -4,10 +4,10 @@ import type { Kysely } from 'kysely';
 import type { ClaimFence } from '../agent/tool-runtime.js';
 import { dialectOf } from '../../migrations/index.js';
 import type { Database, NodeClaimsTable } from '../db/database.js';
-import { DagentError } from '../errors.js';
 import { immediateTransaction } from '../run/storage/immediate-transaction.js';
 import { isHolderAlive } from '../run/ownership/lease-holder.js';
 import type { AppendFence } from '../session/event-log.js';
+import { ClaimExpiredError, ClaimTakenOverError, StaleClaimError, type ClaimLostError } from './claim-lost.js';
 
 /** A worker renews its claim of a node every quarter of this; an unrenewed claim is lost after it. */
 export const DEFAULT_NODE_CLAIM_TTL_MS = 15_000;
@@ -17,13 +17,6 @@ export const DEFAULT_NODE_CLAIM_TTL_MS = 15_000;
  * acting (its commands are killed) that long before another worker may take the node over.
  */
 export const claimSafetyMarginMs = (ttlMs: number): number => Math.floor(ttlMs / 8);
-
-/** A commit made with a token that is no longer the node's (another worker claimed it since). */
-export class StaleClaimError extends DagentError {
-  constructor(readonly runId: string, readonly nodeId: string, readonly token: number, readonly current: number) {
-    super(`node ${nodeId} of run ${runId}: claim token ${token} is stale (the node's token is ${current}); the outcome is not committed`);
-  }
-}
 
 export interface NodeClaimHolder {
   readonly worker: string;
@@ -148,13 +141,6 @@ async function claimHeldNode(db: Kysely<Database>, runId: string, nodeId: string
   });
 }
 
-/** Why a worker's claim ran out by its own clock (it could not renew in time, or the process was paused). */
-export class ClaimExpiredError extends DagentError {
-  constructor(readonly runId: string, readonly nodeId: string, readonly token: number) {
-    super(`node ${nodeId} of run ${runId}: claim token ${token} expired by this worker's clock (not renewed in time); nothing more is written for it`);
-  }
-}
-
 /**
  * A worker's claim of a node: renewed while the attempt runs, checked inside the commit of its
  * outcome and of every event and file write of the node (`ClaimFence`).
@@ -248,7 +234,7 @@ export class NodeClaim implements ClaimFence {
       if (this.#expired()) return this.#lose(new ClaimExpiredError(this.runId, this.nodeId, this.token));
       this.renew().then(
         (held) => {
-          if (!held && !this.#released) this.#lose(new Error(`node ${this.nodeId}: claim token ${this.token} was taken over`));
+          if (!held && !this.#released) this.#lose(new ClaimTakenOverError(this.runId, this.nodeId, this.token));
         },
         // A store hiccup: the next tick tries again, until the claim runs out by this process's clock.
         () => undefined,
@@ -263,10 +249,20 @@ export class NodeClaim implements ClaimFence {
   }
 
   #assertUnexpired(): void {
-    if (this.#lost.signal.aborted || this.#expired()) throw new ClaimExpiredError(this.runId, this.nodeId, this.token);
+    if (this.#lost.signal.aborted) throw this.#lost.signal.reason as ClaimLostError;
+    if (this.#expired()) throw new ClaimExpiredError(this.runId, this.nodeId, this.token);
   }
 
-  #lose(reason: Error): void {
+  /**
+   * Throws (`ClaimLostError`) when this process may no longer act on the claim: it was taken over,
+   * or ran out by this process's clock (a stalled process). No store round trip: a stalled worker
+   * whose claim nobody took yet still commits nothing, so its node is taken over, not failed.
+   */
+  assertHeld(): void {
+    this.#assertUnexpired();
+  }
+
+  #lose(reason: ClaimLostError): void {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     if (!this.#lost.signal.aborted) this.#lost.abort(reason);
   }

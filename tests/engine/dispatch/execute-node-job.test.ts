@@ -2,16 +2,26 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EventLog, approvePlan, createRun, readEvents, savePlan, type Approver, type EventQuery, type NodeRuntime, type Plan, type Store } from '../../../engine/index.js';
 import { executeNodeJob } from '../../../engine/dispatch/execute-node-job.js';
 import type { JobQueue } from '../../../engine/dispatch/job-queue.js';
+import { readNodeClaim } from '../../../engine/dispatch/node-claim.js';
+import type { ModelProvider } from '../../../engine/model/model-provider.js';
 import { createScriptedProvider } from '../../../engine/model/scripted-provider.js';
 import { contractStores } from '../../helpers/contract-stores.js';
 import { FakeNodeFiles } from '../../helpers/fake-node-files.js';
-import { FakeTools } from '../../helpers/fake-tools.js';
+import { FakeTools, toolOk } from '../../helpers/fake-tools.js';
 
 const PLAN: Plan = {
   goal: 'Read one file',
   rationale: 'One read node.',
   nodes: [{ id: 'read-a', kind: 'read', title: 'Read a', instructions: 'Read src/a.ts and say what it exports.', reads: ['src/a.ts'], writes: [], dependsOn: [] }],
 };
+
+const CLAIM_TTL_MS = 400;
+
+/** Holds this process's event loop (no timer, no renewal runs meanwhile). */
+function stall(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+}
 
 const approver: Approver = { interactive: false, ask: async () => ({ decision: 'no' }) };
 
@@ -58,6 +68,30 @@ for (const backend of contractStores()) {
       expect(finished.map((event) => event.payload)).toEqual([expect.objectContaining({ outcome: 'succeeded', answer: 'a.ts exports area()' })]);
       // Only the steering look-ups read the node's events (messages told to it while it runs).
       expect(nodeReads.filter((query) => !query.types?.includes('node/told'))).toEqual([]);
+    });
+
+    it('commits no outcome once its claim ran out by its own clock: the node is left for another worker, not failed', async () => {
+      const run = await createRun(store.db, { task: PLAN.goal, workspace: '/repo', mode: 'plan' });
+      await savePlan(store.db, run.id, { plan: PLAN, reason: 'planned' });
+      await approvePlan(store.db, run.id);
+      await store.db.updateTable('runs').set({ status: 'running' }).where('id', '=', run.id).execute();
+      await new EventLog(store.db, run.id).append({ type: 'node/started', nodeId: 'read-a', payload: { attempt: 1 } });
+      const scripted = createScriptedProvider({ script: { agents: { 'node:read-a': [{ toolCalls: [{ id: 'r1', name: 'read_file', args: { path: 'src/a.ts' } }] }, { text: 'a.ts exports area()' }] } } });
+      // The worker's process is stalled (a paused process, a starved host) past its claim's time while the model answers.
+      const provider: ModelProvider = { ...scripted, stream: (request, signal) => (stall(CLAIM_TTL_MS * 1.5), scripted.stream(request, signal)) };
+      const runtime: NodeRuntime = { workspace: '/repo', tools: new FakeTools({ read_file: () => toolOk('export const area = 1;') }), approver, resolveModel: () => ({ provider, model: 'scripted' }), defaultTools: () => [] };
+      const reports: string[] = [];
+
+      const outcome = await executeNodeJob(
+        { runId: run.id, nodeId: 'read-a', attempt: 1, dispatchKey: `${run.id}:read-a:1:0:1` },
+        { db: store.db, queue, worker: 'host-a/1/aa', claimTtlMs: CLAIM_TTL_MS, signal: new AbortController().signal, workspaceFor: async () => ({ runtime, files: new FakeNodeFiles() }), report: (line) => reports.push(line) },
+      );
+
+      expect(outcome).toBe('stale');
+      expect(await readEvents(store.db, run.id, { types: ['attempt/finished'] })).toEqual([]);
+      expect(reports.at(-1)).toMatch(/read-a .*claim token 1 expired by this worker's clock/);
+      // Released, so the scheduler queues the node again without waiting for the claim to run out.
+      expect(await readNodeClaim(store.db, run.id, 'read-a')).toMatchObject({ token: 1, alive: false });
     });
   });
 }

@@ -4,7 +4,8 @@ import type { Database } from '../../../engine/db/database.js';
 import { EventLog, createRun, readEvents, runLog, type Store } from '../../../engine/index.js';
 import { JobClaims } from '../../../engine/dispatch/job-claims.js';
 import type { JobQueue, NodeJob } from '../../../engine/dispatch/job-queue.js';
-import { NodeClaim, StaleClaimError, claimNode, readNodeClaim } from '../../../engine/dispatch/node-claim.js';
+import { StaleClaimError } from '../../../engine/dispatch/claim-lost.js';
+import { NodeClaim, claimNode, readNodeClaim } from '../../../engine/dispatch/node-claim.js';
 import { contractStores } from '../../helpers/contract-stores.js';
 
 /** A worker's jobs taken together are claimed together: one round of statements, every claim's guarantees per node. */

@@ -1,7 +1,8 @@
 import { sql, type KyselyPlugin } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EventLog, createRun, readEvents, type Store } from '../../../engine/index.js';
-import { ClaimExpiredError, NodeClaim, StaleClaimError, allClaimsFence, claimNode, claimNodes, readNodeClaim } from '../../../engine/dispatch/node-claim.js';
+import { ClaimExpiredError, StaleClaimError } from '../../../engine/dispatch/claim-lost.js';
+import { NodeClaim, allClaimsFence, claimNode, claimNodes, readNodeClaim } from '../../../engine/dispatch/node-claim.js';
 import { contractStores } from '../../helpers/contract-stores.js';
 
 /** Fencing: a worker commits a node's outcome only while its claim's token is the node's current one. */
