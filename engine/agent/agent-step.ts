@@ -15,6 +15,7 @@ import { fallbackVerdict, type FallbackReason } from './fallback-verdict.js';
 import { DEFAULT_TOOL_BATCH_TIMEOUT_MS, executeToolCalls } from './execute-tool-calls.js';
 import { EXPECTED_OUTPUT_TOKENS, type GateVerdict, type ModelCallEstimate } from './model-call-gate.js';
 import type { RunAgentOptions } from './run-agent-options.js';
+import { abortedBecause } from './stop-conditions.js';
 import { TextStreamCoalescer } from './text-stream-coalescer.js';
 
 /**
@@ -83,7 +84,7 @@ export async function agentStep(options: RunAgentOptions, position: StepPosition
     if (admitted?.admitted === true) admitted.settle();
     await writes.catch(() => undefined);
     if (error instanceof ImageReferenceError || error instanceof ImagesNotAcceptedError) return { kind: 'stop', reason: 'error', detail: error.message, permanent: true };
-    if (signal.aborted) return { kind: 'stop', reason: 'aborted', detail: 'the run was cancelled' };
+    if (signal.aborted) return { kind: 'stop', reason: 'aborted', detail: abortedBecause(signal) };
     if (error instanceof ContextOverflowError) return { kind: 'overflow', detail: error.message };
     const fallback = fallbackVerdict(error);
     return { kind: 'stop', reason: 'error', detail: errorMessage(error), ...(fallback === undefined ? {} : { fallback }) };

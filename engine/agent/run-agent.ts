@@ -8,7 +8,7 @@ import { DEFAULT_TOOL_BATCH_TIMEOUT_MS, executeToolCalls } from './execute-tool-
 import { spentSoFar } from './agent-totals.js';
 import type { EndReason } from './end-reason.js';
 import { resumedModel, switchModel } from './model-fallback.js';
-import { DEFAULT_AGENT_LIMITS, checkStopConditions } from './stop-conditions.js';
+import { DEFAULT_AGENT_LIMITS, abortedBecause, checkStopConditions } from './stop-conditions.js';
 import type { RunAgentOptions } from './run-agent-options.js';
 
 export interface AgentOutcome {
@@ -65,7 +65,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
   for (;;) {
     await session.countsReady();
     const stop = checkStopConditions(
-      { stepsTaken: session.answeredCalls, tokensSpent: totals.usage.input + totals.usage.output, messages: session.deriveMessages(), aborted: signal.aborted },
+      { stepsTaken: session.answeredCalls, tokensSpent: totals.usage.input + totals.usage.output, messages: session.deriveMessages(), ...(signal.aborted ? { aborted: abortedBecause(signal) } : {}) },
       limits,
     );
     if (stop !== undefined) return finish(stop.reason, stop.detail);

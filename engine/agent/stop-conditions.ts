@@ -17,7 +17,8 @@ export interface StopInput {
   readonly stepsTaken: number;
   readonly tokensSpent: number;
   readonly messages: readonly ModelMessage[];
-  readonly aborted: boolean;
+  /** Why the agent's signal was aborted (`abortedBecause`), when it was. */
+  readonly aborted?: string;
 }
 
 export interface StopVerdict {
@@ -30,7 +31,7 @@ export interface StopVerdict {
  * holds, so a resumed agent stops for the same reasons. Undefined: go on.
  */
 export function checkStopConditions(input: StopInput, limits: AgentLimits): StopVerdict | undefined {
-  if (input.aborted) return { reason: 'aborted', detail: 'the run was cancelled' };
+  if (input.aborted !== undefined) return { reason: 'aborted', detail: input.aborted };
   if (input.tokensSpent >= limits.tokenBudget) {
     return { reason: 'token_budget', detail: `spent ${input.tokensSpent} tokens of a budget of ${limits.tokenBudget}` };
   }
@@ -61,4 +62,14 @@ export function repeatedToolCall(messages: readonly ModelMessage[], times: numbe
   }
   if (signatures.length < times) return undefined;
   return signatures.every((signature) => signature === signatures[0]) ? signatures[0] : undefined;
+}
+
+/**
+ * Why `signal` was aborted, for the node's outcome and the person reading it: the reason it was
+ * aborted with (a cancel from the dashboard, a worker's claim that ran out, a budget reached), or
+ * that the run was cancelled when none was given.
+ */
+export function abortedBecause(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error && reason.name !== 'AbortError' && reason.message !== '' ? reason.message : 'the run was cancelled';
 }

@@ -125,7 +125,19 @@ describe('runAgent', () => {
         }),
     });
     const { outcome } = await agentWith([{ toolCalls: [{ name: 'run_command', args: { command: 'npm test' } }] }, { text: 'never' }], tools, { signal: controller.signal });
-    expect(outcome.reason).toBe('aborted');
+    expect(outcome).toMatchObject({ reason: 'aborted', detail: 'the run was cancelled' });
+  });
+
+  it('says why it was stopped when the stop came with a reason', async () => {
+    const controller = new AbortController();
+    const tools = new FakeTools({
+      run_command: () => {
+        controller.abort(new Error('node work of run r-1: claim token 2 expired by this worker’s clock'));
+        return ok('done');
+      },
+    });
+    const { outcome } = await agentWith([{ toolCalls: [{ name: 'run_command', args: { command: 'npm test' } }] }, { text: 'never' }], tools, { signal: controller.signal });
+    expect(outcome).toMatchObject({ reason: 'aborted', detail: 'node work of run r-1: claim token 2 expired by this worker’s clock' });
   });
 
   it('ends with error on a model failure a retry cannot fix', async () => {
