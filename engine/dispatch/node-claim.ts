@@ -282,7 +282,7 @@ export class NodeClaim implements ClaimFence {
 
   /** This claim as the fence of an event append (`AppendOptions.fence`). */
   appendFence(): AppendFence {
-    return { claims: [{ nodeId: this.nodeId, token: this.token }], check: (transaction) => this.assertCurrent(transaction) };
+    return { claims: [{ nodeId: this.nodeId, token: this.token }], check: (transaction) => this.assertCurrent(transaction), admit: () => this.#assertUnexpired() };
   }
 
   /**
@@ -375,6 +375,7 @@ export function allClaimsFence(claims: readonly NodeClaim[]): AppendFence {
     check: async (transaction) => {
       for (const claim of claims) await claim.assertCurrent(transaction);
     },
+    admit: () => claims.forEach((claim) => claim.assertHeld()),
   };
 }
 

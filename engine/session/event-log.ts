@@ -24,6 +24,8 @@ export type AppendEffects = (transaction: Transaction<Database>, events: readonl
  */
 export interface AppendFence extends ClaimConditions {
   check(transaction: Transaction<Database>): Promise<void>;
+  /** Throws, before anything is sent, when the holder may no longer write by its own clock (a claim that ran out unrenewed). */
+  admit?(): void;
   /** The statement that stored the append released `releases` too (PostgreSQL, one statement); else they are the caller's to release. */
   released?(): void;
 }
@@ -178,6 +180,7 @@ export class EventLog {
   async #store(rows: readonly PendingRow[], options: AppendOptions, createdAt = this.#now().toISOString()): Promise<SessionEvent[]> {
     const effects = bothEffects(this.#effects, options.effects);
     const fence = options.fence ?? this.#fence;
+    fence?.admit?.();
     // The rows stand for all the effects only when this log adds none of its own.
     const upserts = this.#serialises && this.#effects === undefined && options.effects !== undefined ? options.upserts?.(createdAt) : undefined;
     const append: EffectfulAppend = { rows, ...(effects === undefined ? {} : { effects }), ...(upserts === undefined ? {} : { upserts }) };

@@ -75,7 +75,8 @@ for (const backend of contractStores()) {
     it('a commit with a stale token is refused and leaves no event; the current holder commits', async () => {
       const run = await createRun(store.db, { task: 'fencing', workspace: '/repo', mode: 'plan' });
       const log = new EventLog(store.db, run.id);
-      const slow = await claimed(run.id, 'host-a/1/aa', 1);
+      // Still held by its own clock: what refuses it is the store's token.
+      const slow = await claimed(run.id, 'host-a/1/aa');
       await expireClaims();
       const current = await claimed(run.id, 'host-b/2/bb');
       const commit = (claim: NodeClaim) =>
@@ -101,7 +102,7 @@ for (const backend of contractStores()) {
       const db = store.db.withPlugin(counting);
       const run = await createRun(db, { task: 'fencing', workspace: '/repo', mode: 'plan' });
       const log = new EventLog(db, run.id);
-      const first = await claimNode(db, run.id, 'edit-a', { worker: 'host-a/1/aa', ttlMs: 1 });
+      const first = await claimNode(db, run.id, 'edit-a', { worker: 'host-a/1/aa', ttlMs: 60_000 });
       await expireClaims();
       const current = await claimNode(db, run.id, 'edit-a', { worker: 'host-b/2/bb', ttlMs: 60_000 });
       const [slow, holder] = [first, current] as NodeClaim[];
@@ -172,20 +173,35 @@ for (const backend of contractStores()) {
     it("a node's session events and file writes go through its claim: refused once another worker holds the node", async () => {
       const run = await createRun(store.db, { task: 'fencing', workspace: '/repo', mode: 'plan' });
       const log = new EventLog(store.db, run.id);
-      const stale = await claimed(run.id, 'host-a/1/aa', 1);
+      const stale = await claimed(run.id, 'host-a/1/aa');
       await expireClaims();
       const current = await claimed(run.id, 'host-b/2/bb');
       const staleLog = log.withFence(stale.appendFence());
       const writes: string[] = [];
 
       await expect(staleLog.append({ type: 'user/message', nodeId: 'edit-a', payload: { content: 'still here', source: 'instruction' } })).rejects.toBeInstanceOf(StaleClaimError);
-      await expect(stale.fence(async () => writes.push('stale'))).rejects.toBeInstanceOf(ClaimExpiredError);
-      expect(stale.remainingMs()).toBe(0);
+      await expect(stale.fence(async () => writes.push('stale'))).rejects.toBeInstanceOf(StaleClaimError);
       await log.withFence(current.appendFence()).append({ type: 'user/message', nodeId: 'edit-a', payload: { content: 'the current holder', source: 'instruction' } });
       await current.fence(async () => writes.push('current'));
 
       expect((await readEvents(store.db, run.id, { types: ['user/message'] })).map((event) => event.payload.content)).toEqual(['the current holder']);
       expect(writes).toEqual(['current']);
+    });
+
+    it('a claim run out by its own clock writes nothing more, though the store still has it and nobody took it', async () => {
+      const run = await createRun(store.db, { task: 'fencing', workspace: '/repo', mode: 'plan' });
+      const log = new EventLog(store.db, run.id);
+      const stalled = await claimed(run.id, 'host-a/1/aa', 40);
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      const writes: string[] = [];
+
+      await expect(log.withFence(stalled.appendFence()).append({ type: 'user/message', nodeId: 'edit-a', payload: { content: 'after my time', source: 'instruction' } })).rejects.toBeInstanceOf(ClaimExpiredError);
+      await expect(log.append({ type: 'attempt/finished', nodeId: 'edit-a', payload: { attempt: 1, token: stalled.token, worker: 'w', outcome: 'failed', error: 'aborted' } }, { fence: stalled.outcomeFence() })).rejects.toBeInstanceOf(ClaimExpiredError);
+      await expect(stalled.fence(async () => writes.push('stalled'))).rejects.toBeInstanceOf(ClaimExpiredError);
+      expect(stalled.remainingMs()).toBe(0);
+
+      expect(await readEvents(store.db, run.id, { types: ['user/message', 'attempt/finished'] })).toEqual([]);
+      expect(writes).toEqual([]);
     });
 
     it.skipIf(backend.name !== 'postgres')("a worker checking its claim waits for a takeover being written, and then finds it stale", async () => {

@@ -15,7 +15,12 @@ import { approvedRunOnNewDatabase, describeExit, gitInit, runEvents, until, type
 
 const postgresUrl = inject('postgresUrl');
 const TIMEOUT_MS = 90_000;
-const CLAIM_TTL_MS = 1_500;
+/**
+ * The dead worker's node is queued again once its job has been locked a claim TTL (the
+ * scheduler's default, 15 s), whatever this is: a claim long enough that a worker on a starved CI
+ * host is not mistaken for a stalled one costs the story nothing.
+ */
+const CLAIM_TTL_MS = 5_000;
 
 /** The command waits (up to 20 s) for a file that never comes: the worker is killed while it runs. */
 const WAIT_SCRIPT = 'i=0\nwhile [ ! -e never-there ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done\n';
