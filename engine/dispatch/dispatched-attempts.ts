@@ -121,7 +121,8 @@ export class DispatchedAttempts implements RemoteAttempts {
   #enqueueHandedOver(): void {
     // A node whose outcome is already in the log (a worker committed it while no scheduler ran) gets it now.
     if ([...this.#waiting.keys()].some((nodeId) => this.#pending.has(nodeId))) this.#schedule('log');
-    const fresh = this.#fresh();
+    // Never on the queue, and no outcome in the log already (left by an earlier scheduler).
+    const fresh = [...this.#waiting].filter(([nodeId, waiter]) => waiter.dispatches === 0 && !this.#pending.has(nodeId));
     if (fresh.length === 0) return;
     const jobs = fresh.map(([nodeId, waiter]) => this.#dispatch(nodeId, waiter, undefined));
     for (const [nodeId] of fresh) this.#enqueuing.add(nodeId);
@@ -135,11 +136,6 @@ export class DispatchedAttempts implements RemoteAttempts {
         }
       })
       .finally(() => fresh.forEach(([nodeId]) => this.#enqueuing.delete(nodeId)));
-  }
-
-  /** The waiting nodes never put on the queue (their outcome not already in the log, left by an earlier scheduler). */
-  #fresh(): [string, Waiter][] {
-    return [...this.#waiting].filter(([nodeId, waiter]) => waiter.dispatches === 0 && !this.#pending.has(nodeId));
   }
 
   /** One pass at a time: `log` reads the new outcomes only (the run's log was appended to), `all` the queue and the claims too. */
@@ -203,20 +199,16 @@ export class DispatchedAttempts implements RemoteAttempts {
   }
 
   /**
-   * Claims first, then the log: a worker commits its outcome before it releases its claim, so a
-   * released claim seen here means its outcome is in the log read next. A node whose claim is
-   * neither alive nor still waiting in the queue (its worker died, or it was never dispatched)
-   * goes on the queue.
+   * Claims first, then the log: a worker releases its claim no sooner than its outcome commits
+   * (in the same statement, or after), so a released claim seen here means its outcome is in the
+   * log read next. A node whose claim is neither alive nor still waiting in the queue (its worker
+   * died, or its job is gone) goes on the queue again.
    */
   async #pass(): Promise<void> {
-    if (this.#waiting.size === 0) return;
     const { db, runId, queue } = this.#options;
-    // Nodes just handed over go on the queue at once, before the reads below: no worker can have
-    // claimed them yet (a worker that takes one checks the attempt itself), and their claim's
-    // token is learnt from the worker that claims them, if it dies.
-    const fresh = this.#fresh();
-    await queue.enqueueNodes(fresh.map(([nodeId, waiter]) => this.#dispatch(nodeId, waiter, undefined)));
-    const nodeIds = [...this.#waiting.keys()].filter((nodeId) => !fresh.some(([freshId]) => freshId === nodeId) && !this.#enqueuing.has(nodeId));
+    // The nodes on the queue whose jobs are written: those not yet there are the hand-over's
+    // (`#enqueueHandedOver`, this turn or the next), and a job being written may not be found yet.
+    const nodeIds = [...this.#waiting].filter(([nodeId, waiter]) => waiter.dispatches > 0 && !this.#enqueuing.has(nodeId)).map(([nodeId]) => nodeId);
     if (nodeIds.length === 0) return;
     // The queue before the claims: a job gone or locked here was claimed, if at all, before the claims are read.
     const queued = nodeIds.flatMap((nodeId) => this.#waiting.get(nodeId)?.dispatchKey ?? []);
