@@ -10,6 +10,7 @@ import * as eventVersions from './0008-event-versions.js';
 import * as evalResults from './0009-eval-results.js';
 import * as memorySource from './0010-memory-source.js';
 import * as memoriesNotify from './0011-memories-notify.js';
+import * as eventsNotifyTypes from './0012-events-notify-types.js';
 
 /**
  * Every migration, in order. Names sort in the order they must run; a new schema change is a
@@ -27,6 +28,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0009-eval-results': evalResults,
   '0010-memory-source': memorySource,
   '0011-memories-notify': memoriesNotify,
+  '0012-events-notify-types': eventsNotifyTypes,
 };
 
 export { dialectOf, type SqlDialectName } from './dialect-of.js';

@@ -3,7 +3,7 @@ import type { Database } from '../db/database.js';
 import { hearMemoryChanges, MEMORIES_NOTIFY_CHANNEL } from '../db/memory-changes.js';
 import { readEvents, type EventLog } from './event-log.js';
 import type { EventType, SessionEvent } from './event-types.js';
-import { EVENTS_NOTIFY_CHANNEL, hearNotifications } from './postgres-notifications.js';
+import { EVENTS_NOTIFY_CHANNEL, eventsNotification, hearNotifications } from './postgres-notifications.js';
 import { runLog } from './run-log.js';
 
 /** The store a follower reads: the database, its dialect, and its URL (PostgreSQL: the process listens on one connection, `postgres-notifications.ts`). */
@@ -108,7 +108,8 @@ export async function followRun(store: FollowedStore, runId: string, options: Fo
     if (types !== undefined) return void (events.some((event) => types.has(event.type)) && pullQuietly());
     if (reading !== undefined || !deliver(events)) pullQuietly();
   });
-  const stopListening = await listenForOtherWriters(store, log, soon.request);
+  // A filtered follower reads only for a notification that names one of its types (or names none).
+  const stopListening = await listenForOtherWriters(store, log, (inserted) => (types === undefined || inserted === undefined || inserted.some((type) => types.has(type))) && soon.request());
   const timer = await pollForCommits(store, pollMs, pullQuietly);
 
   const stop = async (): Promise<void> => {
@@ -185,12 +186,12 @@ async function sqliteDataVersion(db: Kysely<Database>): Promise<() => Promise<bo
  * PostgreSQL: hears the run's inserts. Another process's are noted on the run's live log and read
  * for (`request`); this process's own are not, their events came from the live log.
  */
-async function listenForOtherWriters(store: FollowedStore, log: EventLog, request: () => void): Promise<(() => Promise<void>) | undefined> {
+async function listenForOtherWriters(store: FollowedStore, log: EventLog, request: (types: readonly string[] | undefined) => void): Promise<(() => Promise<void>) | undefined> {
   if (store.dialect !== 'postgres') return undefined;
-  const onInsert = (sender: number): void => {
+  const onInsert = (sender: number, types: readonly string[] | undefined): void => {
     if (store.ownBackends?.has(sender) === true) return;
-    log.writes.noteOtherWrites();
-    request();
+    log.writes.noteOtherWrites(types);
+    request(types);
   };
   let memories: ReturnType<typeof hearMemoryChanges> | undefined;
   return listenPostgres(store.url, log.runId, {
@@ -210,7 +211,7 @@ async function listenForOtherWriters(store: FollowedStore, log: EventLog, reques
 
 interface PostgresListeners {
   /** This run's events were inserted, by the backend of this process id. */
-  readonly onInsert: (sender: number) => void;
+  readonly onInsert: (sender: number, types: readonly string[] | undefined) => void;
   /** A statement changed the store's memories. */
   readonly onMemoriesChanged: () => void;
   /** Called once the listening starts; its returned function when it ends (stopped, or the connection dropped). */
@@ -226,7 +227,10 @@ async function listenPostgres(url: string, runId: string, { onInsert, onMemories
   };
   const stopHearing = await hearNotifications(url, {
     onNotification: (message) => {
-      if (message.channel === EVENTS_NOTIFY_CHANNEL && message.payload === runId) onInsert(message.processId);
+      if (message.channel === EVENTS_NOTIFY_CHANNEL) {
+        const inserted = eventsNotification(message.payload);
+        if (inserted.runId === runId) onInsert(message.processId, inserted.types);
+      }
       if (message.channel === MEMORIES_NOTIFY_CHANNEL) onMemoriesChanged();
     },
     // A dropped listening connection only slows the follower to its safety poll; nothing is heard any more.

@@ -2,12 +2,16 @@ import type { EventType, SessionEvent } from './event-types.js';
 
 /**
  * What one process knows of the writes to a run's log: the events it appended through the run's
- * live log, by type, and how often a follower listening for the run's inserts heard another
- * process write. A reader that keeps a mark reads the store again only when the mark moved.
+ * live log, by type, and the other processes' inserts a follower listening for the run heard, by
+ * type where their notification named them. A reader that keeps a mark reads the store again only
+ * when the mark moved.
  */
 export class KnownWrites {
   #watchers = 0;
+  /** Other processes' inserts whose types were not said. */
   #otherWrites = 0;
+  /** Other processes' inserts by type, as their notifications named them. */
+  readonly #otherByType = new Map<string, number>();
   /** This process's appends by node and type (`node NUL type`; run-level events under ''). */
   readonly #appended = new Map<string, number>();
   /** This process's appends by type, whatever their node. */
@@ -22,7 +26,7 @@ export class KnownWrites {
   mark(nodeId: string | null, types: readonly EventType[]): number | undefined {
     if (this.#watchers === 0) return undefined;
     let mark = this.#otherWrites;
-    for (const type of types) mark += this.#appended.get(appendedKey(nodeId, type)) ?? 0;
+    for (const type of types) mark += (this.#appended.get(appendedKey(nodeId, type)) ?? 0) + (this.#otherByType.get(type) ?? 0);
     return mark;
   }
 
@@ -30,7 +34,7 @@ export class KnownWrites {
   markOfTypes(types: readonly EventType[]): number | undefined {
     if (this.#watchers === 0) return undefined;
     let mark = this.#otherWrites;
-    for (const type of types) mark += this.#appendedByType.get(type) ?? 0;
+    for (const type of types) mark += (this.#appendedByType.get(type) ?? 0) + (this.#otherByType.get(type) ?? 0);
     return mark;
   }
 
@@ -59,9 +63,10 @@ export class KnownWrites {
     };
   }
 
-  /** Another process inserted events into the run (a listening follower heard it). */
-  noteOtherWrites(): void {
-    this.#otherWrites += 1;
+  /** Another process inserted events into the run (a listening follower heard it): of `types`, or of any type when not said. */
+  noteOtherWrites(types?: readonly string[]): void {
+    if (types === undefined) this.#otherWrites += 1;
+    else for (const type of types) this.#otherByType.set(type, (this.#otherByType.get(type) ?? 0) + 1);
   }
 }
 

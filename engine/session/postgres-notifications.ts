@@ -2,8 +2,18 @@ import type { Client, Notification } from 'pg';
 import { MEMORIES_NOTIFY_CHANNEL } from '../db/memory-changes.js';
 import { OUTCOMES_NOTIFY_CHANNEL } from './one-statement-append.js';
 
-/** The channel a PostgreSQL store notifies per statement that inserts a run's events; the payload is the run id. */
+/**
+ * The channel a PostgreSQL store notifies per statement that inserts a run's events; the payload
+ * is the run id, then a space and the types inserted, comma-separated (migration 0012).
+ */
 export const EVENTS_NOTIFY_CHANNEL = 'dagent_events';
+
+/** A `dagent_events` payload: the run, and the event types the statement inserted (undefined: not said, any type). */
+export function eventsNotification(payload: string | undefined): { readonly runId: string; readonly types?: readonly string[] } {
+  const text = payload ?? '';
+  const space = text.indexOf(' ');
+  return space < 0 ? { runId: text } : { runId: text.slice(0, space), types: text.slice(space + 1).split(',') };
+}
 
 /** What the listening connection hears: a run's events, a worker's outcome (its run's scheduler reads it), the memories. */
 const CHANNELS = [EVENTS_NOTIFY_CHANNEL, OUTCOMES_NOTIFY_CHANNEL, MEMORIES_NOTIFY_CHANNEL] as const;

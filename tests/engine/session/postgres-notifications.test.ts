@@ -1,3 +1,4 @@
+import type { KyselyPlugin } from 'kysely';
 import pg from 'pg';
 import { describe, expect, it, vi } from 'vitest';
 import { createRun, followRun, openDatabase, runLog, type SessionEvent, type Store } from '../../../engine/index.js';
@@ -104,6 +105,45 @@ describe('one listening connection per process (PostgreSQL)', () => {
 
       await earlier.stop();
       await later.stop();
+    } finally {
+      await writer.close();
+      await cleanup();
+    }
+  });
+
+  it.skipIf(!postgres.available)('names the types another process inserted: a follower of some types reads only for those, and marks of other types stay put', async () => {
+    const { store, cleanup } = await postgres.open();
+    const writer = await openDatabase(store.url);
+    try {
+      const run = await createRun(store.db, { task: 'a worker watching its run', workspace: '/w', mode: 'plan' });
+      let reads = 0;
+      // Every statement the follower's store runs comes back through here (its reads are prepared, not built).
+      const counting: KyselyPlugin = {
+        transformQuery: ({ node }) => node,
+        transformResult: async ({ result }) => {
+          reads += 1;
+          return result;
+        },
+      };
+      const watched = { db: store.db.withPlugin(counting), dialect: 'postgres' as const, url: store.url };
+      const seen: SessionEvent[] = [];
+      const follower = await followRun(watched, run.id, { afterSeq: 0, types: ['run/cancel-requested'], signal: new AbortController().signal, pollMs: 60_000, onEvents: (events) => seen.push(...events) });
+      const { writes } = runLog(watched.db, run.id);
+      const toldMark = writes.markOfTypes(['node/told']);
+      const startedMark = writes.markOfTypes(['node/started']);
+      reads = 0;
+
+      // Another process's work on the run (the scheduler's starts, another worker's steps): nothing this follower wants.
+      for (const nodeId of ['a', 'b', 'c']) await runLog(writer.db, run.id).append({ type: 'node/started', nodeId, payload: { attempt: 1 } });
+      await vi.waitFor(() => expect(writes.markOfTypes(['node/started'])).toBe(startedMark! + 3), { timeout: 5_000, interval: 20 });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(reads).toBe(0);
+      expect(writes.markOfTypes(['node/told'])).toBe(toldMark);
+
+      await runLog(writer.db, run.id).append({ type: 'run/cancel-requested', payload: { by: 'another host' } });
+      await vi.waitFor(() => expect(seen.map((event) => event.type)).toEqual(['run/cancel-requested']), { timeout: 5_000, interval: 20 });
+      expect(reads).toBeGreaterThan(0);
+      await follower.stop();
     } finally {
       await writer.close();
       await cleanup();
