@@ -38,17 +38,23 @@ for (const backend of contractStores()) {
     let store: Store;
     let cleanup: () => Promise<void>;
     beforeEach(async () => ({ store, cleanup } = await backend.open()));
+
+    /** The plan approved and running, its node started by the scheduler (attempt 1): what a worker's job finds. */
+    async function runningWithNodeStarted(): Promise<{ readonly id: string }> {
+      const run = await createRun(store.db, { task: PLAN.goal, workspace: '/repo', mode: 'plan' });
+      await savePlan(store.db, run.id, { plan: PLAN, reason: 'planned' });
+      await approvePlan(store.db, run.id);
+      await store.db.updateTable('runs').set({ status: 'running' }).where('id', '=', run.id).execute();
+      await new EventLog(store.db, run.id).append({ type: 'node/started', nodeId: 'read-a', payload: { attempt: 1 } });
+      return run;
+    }
     afterEach(async () => {
       vi.restoreAllMocks();
       await cleanup();
     });
 
     it("begins a fresh attempt at its marker: the node's own log and compaction state are not read back", async () => {
-      const run = await createRun(store.db, { task: PLAN.goal, workspace: '/repo', mode: 'plan' });
-      await savePlan(store.db, run.id, { plan: PLAN, reason: 'planned' });
-      await approvePlan(store.db, run.id);
-      await store.db.updateTable('runs').set({ status: 'running' }).where('id', '=', run.id).execute();
-      await new EventLog(store.db, run.id).append({ type: 'node/started', nodeId: 'read-a', payload: { attempt: 1 } });
+      const run = await runningWithNodeStarted();
       const provider = createScriptedProvider({ script: { agents: { 'node:read-a': [{ text: 'a.ts exports area()' }] } } });
       const runtime: NodeRuntime = { workspace: '/repo', tools: new FakeTools({}), approver, resolveModel: () => ({ provider, model: 'scripted' }), defaultTools: () => [] };
       const nodeReads: EventQuery[] = [];
@@ -71,11 +77,7 @@ for (const backend of contractStores()) {
     });
 
     it('commits no outcome once its claim ran out by its own clock: the node is left for another worker, not failed', async () => {
-      const run = await createRun(store.db, { task: PLAN.goal, workspace: '/repo', mode: 'plan' });
-      await savePlan(store.db, run.id, { plan: PLAN, reason: 'planned' });
-      await approvePlan(store.db, run.id);
-      await store.db.updateTable('runs').set({ status: 'running' }).where('id', '=', run.id).execute();
-      await new EventLog(store.db, run.id).append({ type: 'node/started', nodeId: 'read-a', payload: { attempt: 1 } });
+      const run = await runningWithNodeStarted();
       const scripted = createScriptedProvider({ script: { agents: { 'node:read-a': [{ toolCalls: [{ id: 'r1', name: 'read_file', args: { path: 'src/a.ts' } }] }, { text: 'a.ts exports area()' }] } } });
       // The worker's process is stalled (a paused process, a starved host) past its claim's time while the model answers.
       const provider: ModelProvider = { ...scripted, stream: (request, signal) => (stall(CLAIM_TTL_MS * 1.5), scripted.stream(request, signal)) };
