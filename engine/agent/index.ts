@@ -19,5 +19,5 @@ export { DEFAULT_TOOL_BATCH_TIMEOUT_MS, MAX_PARALLEL_TOOL_CALLS, MAX_TOOL_CALLS_
 export { NO_STEERING, NodeSteering, STEERING_POLL_MS, reduceSteering, type SteeringState } from './node-steering.js';
 export { runAgent, type AgentOutcome } from './run-agent.js';
 export type { RunAgentOptions } from './run-agent-options.js';
-export { DEFAULT_AGENT_LIMITS, abortedBecause, checkStopConditions, repeatedToolCall, type AgentLimits, type StopInput, type StopVerdict } from './stop-conditions.js';
+export { DEFAULT_AGENT_LIMITS, checkStopConditions, repeatedToolCall, type AgentLimits, type StopInput, type StopVerdict } from './stop-conditions.js';
 export { DEFAULT_TEXT_STREAM_INTERVAL_MS, TextStreamCoalescer, type TextStreamOptions } from './text-stream-coalescer.js';

@@ -84,9 +84,9 @@ export async function executeNodeJob(job: NodeJob, context: NodeJobContext, queu
     watch = await context.watchRun?.(runId);
     const log = runLog(context.db, runId);
     const outcome = await runClaimedNode(taken, job, log, context, watch?.signal);
-    // A node stopped because its claim was lost (a stalled process whose claim ran out) did not fail: it is left to be taken over.
-    claim.assertHeld();
-    // The statement that stores the outcome releases the claim too (`outcomeFence`).
+    // The statement that stores the outcome releases the claim too (`outcomeFence`). A node stopped
+    // because its claim was lost (a stalled process whose claim ran out) did not fail: the fence
+    // refuses the outcome before it is sent (`assertHeld`), and the node is left to be taken over.
     await log.append({ type: 'attempt/finished', nodeId, payload: { attempt: job.attempt, token: claim.token, worker: context.worker, ...outcome } }, { fence: claim.outcomeFence() });
     context.report?.(`${nodeId} (run ${runId}) ${outcome.outcome}`);
     // The outcome is committed (the statement that stored it notified the run's scheduler, which

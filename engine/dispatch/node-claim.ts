@@ -180,10 +180,10 @@ export class NodeClaim implements ClaimFence {
    * stale or expired claim throws before writing.
    */
   async fence<T>(write: () => Promise<T>): Promise<T> {
-    this.#assertUnexpired();
+    this.assertHeld();
     return this.#db.transaction().execute(async (transaction) => {
       await this.assertCurrent(transaction);
-      this.#assertUnexpired();
+      this.assertHeld();
       return write();
     });
   }
@@ -195,9 +195,9 @@ export class NodeClaim implements ClaimFence {
    * it did in three round trips.
    */
   async ensureCurrent(): Promise<void> {
-    this.#assertUnexpired();
+    this.assertHeld();
     await this.assertCurrent(this.#db);
-    this.#assertUnexpired();
+    this.assertHeld();
   }
 
   async renew(): Promise<boolean> {
@@ -248,18 +248,14 @@ export class NodeClaim implements ClaimFence {
     return !this.#released && performance.now() >= this.#validUntil - claimSafetyMarginMs(this.ttlMs);
   }
 
-  #assertUnexpired(): void {
-    if (this.#lost.signal.aborted) throw this.#lost.signal.reason as ClaimLostError;
-    if (this.#expired()) throw new ClaimExpiredError(this.runId, this.nodeId, this.token);
-  }
-
   /**
    * Throws (`ClaimLostError`) when this process may no longer act on the claim: it was taken over,
    * or ran out by this process's clock (a stalled process). No store round trip: a stalled worker
-   * whose claim nobody took yet still commits nothing, so its node is taken over, not failed.
+   * whose claim nobody took yet still writes nothing, so its node is taken over, not failed.
    */
   assertHeld(): void {
-    this.#assertUnexpired();
+    if (this.#lost.signal.aborted) throw this.#lost.signal.reason as ClaimLostError;
+    if (this.#expired()) throw new ClaimExpiredError(this.runId, this.nodeId, this.token);
   }
 
   #lose(reason: ClaimLostError): void {
@@ -282,7 +278,7 @@ export class NodeClaim implements ClaimFence {
 
   /** This claim as the fence of an event append (`AppendOptions.fence`). */
   appendFence(): AppendFence {
-    return { claims: [{ nodeId: this.nodeId, token: this.token }], check: (transaction) => this.assertCurrent(transaction), admit: () => this.#assertUnexpired() };
+    return { claims: [{ nodeId: this.nodeId, token: this.token }], check: (transaction) => this.assertCurrent(transaction), admit: () => this.assertHeld() };
   }
 
   /**
