@@ -46,17 +46,21 @@ export async function createGraphileJobQueue(connectionString: string): Promise<
       );
       return new Map(rows.map((row) => [row.key, row.locked_at]));
     },
-    async dropLeftoverNodeJobs(runId, kept) {
+    async dropLeftoverNodeJobs(runId, kept, held) {
       const dropped = new Map<string, number>();
       if (kept.length === 0) return dropped;
       const prefixes = kept.map((job) => nodeJobKeyPrefix(runId, job.nodeId));
+      const nodeOf = (key: string): string => kept[prefixes.findIndex((prefix) => key.startsWith(prefix))]!.nodeId;
       // The jobs of all these nodes in one look-up (a worker's jobs taken together).
-      const { rows } = await utils.withPgClient((client) =>
+      const { rows: found } = await utils.withPgClient((client) =>
         client.query<{ id: string; key: string }>(
           'SELECT id, key FROM graphile_worker.jobs WHERE task_identifier = $1 AND locked_by IS NOT NULL AND NOT (id = ANY($3::bigint[])) AND EXISTS (SELECT 1 FROM unnest($2::text[]) AS prefix WHERE left(key, length(prefix)) = prefix)',
           [NODE_TASK, prefixes, kept.map((job) => job.jobId)],
         ),
       );
+      if (found.length === 0) return dropped;
+      const holding = held === undefined ? undefined : await held;
+      const rows = holding === undefined ? found : found.filter((row) => holding.has(nodeOf(row.key)));
       if (rows.length === 0) return dropped;
       // These jobs only, whoever holds them: graphile-worker's own completion deletes a job row by
       // id the same way (node jobs have no named queue). Unlocking their holders first would have
@@ -66,7 +70,7 @@ export async function createGraphileJobQueue(connectionString: string): Promise<
       const gone = new Set(deleted.map((row) => String(row.id)));
       for (const row of rows) {
         if (!gone.has(String(row.id))) continue;
-        const nodeId = kept[prefixes.findIndex((prefix) => row.key.startsWith(prefix))]!.nodeId;
+        const nodeId = nodeOf(row.key);
         dropped.set(nodeId, (dropped.get(nodeId) ?? 0) + 1);
       }
       return dropped;

@@ -1,5 +1,7 @@
+import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
+import { dialectOf } from '../../migrations/index.js';
 import type { Database } from '../db/database.js';
 import { errorMessage } from '../errors.js';
 import { getRun, type RunRecord } from '../run/storage/run-store.js';
@@ -9,7 +11,8 @@ import { readEvents } from '../session/event-log.js';
 import type { EventDraft } from '../session/event-types.js';
 import { runLog } from '../session/run-log.js';
 import type { JobQueue, NodeJob } from './job-queue.js';
-import { NodeClaim, allClaimsFence, claimNodes } from './node-claim.js';
+import { DEFAULT_NODE_CLAIM_TTL_MS, NodeClaim, allClaimsFence, claimNode, claimNodes } from './node-claim.js';
+import { claimAndRecord, type RecordedRound } from './claim-and-record.js';
 import { PendingResults } from './pending-results.js';
 
 /** What a job's claim came to: its node is this worker's, the run running and the attempt current, `attempt/claimed` stored. */
@@ -68,13 +71,16 @@ function letGo({ taking, claim }: Claimed, error: unknown): void {
  * leftover jobs and a fenced append, some 150 statements for 30 nodes on the store's pool, the
  * appends racing for the run's next seq. A job taken while no round is in flight starts one once
  * the queue has handed over the rest of its fetch (the next turn of the event loop); the jobs
- * taken while a round is in flight go together in the next: per run, one claim statement, one read
- * of the run and one of the nodes' transitions, one look-up of leftover jobs, and one append of
- * their `attempt/claimed` fenced by all their claims (one by one, each with its own fence, only if
- * that one is refused). The reads of the run and the transitions go beside the claim statement;
- * they stand when every claim of the round is its node's first, and are made again once the claims
- * are held otherwise. Every guarantee of a single claim holds per node: a node runs only while
- * its attempt is current with the claim held; a stale claim stores nothing.
+ * taken while a round is in flight go together in the next. On PostgreSQL, per run, one statement
+ * claims the nodes, checks them and stores the `attempt/claimed` of those claimed for the first
+ * time and current (`claimAndRecord`), beside one look-up of leftover jobs; a node it leaves
+ * (claimed before, not started yet) is checked after its claim and recorded by a fenced append.
+ * On SQLite, one claim statement with the reads of the run and the nodes' transitions beside it
+ * (they stand when every claim of the round is its node's first, and are made again once the
+ * claims are held otherwise), then one append of the `attempt/claimed` fenced by all the claims
+ * (one by one, each with its own fence, only if that one is refused). Every guarantee of a single
+ * claim holds per node: a node runs only while its attempt is current with the claim held; a
+ * stale claim stores nothing.
  */
 export class JobClaims {
   readonly #context: JobClaimsContext;
@@ -82,6 +88,8 @@ export class JobClaims {
   #claiming = false;
   /** The last round's append: the next one goes after it. */
   #appending: Promise<void> = Promise.resolve();
+  /** The runs this worker claimed nodes of lately, as last read: a round of one begins its nodes' first read beside its claims. */
+  readonly #runs = new Map<string, RunRecord>();
 
   constructor(context: JobClaimsContext) {
     this.#context = context;
@@ -121,40 +129,110 @@ export class JobClaims {
     }
   }
 
-  /** The round's claims, then its checks: the nodes that go on to their `attempt/claimed`; every other job is settled here. */
+  /**
+   * The round's claims and their checks: the nodes that go on to their `attempt/claimed` (on
+   * PostgreSQL, those the claim statement could not record); every other job is settled here.
+   */
   async #claimAndCheck(runId: string, takings: readonly Taking[]): Promise<CheckedRound | undefined> {
-    const { db, worker, claimTtlMs } = this.#context;
     const claimed: Claimed[] = [];
-    // The checks go beside the claims: they hold for the nodes claimed for the first time (below).
-    const checking = checksOf(db, runId, takings.map((taking) => taking.job));
-    checking.catch(() => undefined);
     try {
-      const claims = await claimNodes(db, runId, takings.map((taking) => taking.job.nodeId), { worker, ...(claimTtlMs === undefined ? {} : { ttlMs: claimTtlMs }) });
-      for (const taking of takings) {
-        const claim = claims.get(taking.job.nodeId);
-        if (claim instanceof NodeClaim) claimed.push({ taking, claim: claim.keepAlive() });
-        else taking.resolve(undefined);
-      }
-      if (claimed.length === 0) return undefined;
-      // Once the node is ours, an attempt found current (started, no outcome committed) stays current
-      // until this worker commits one. Checked beside the claim, that holds when the claim is the
-      // node's first (token 1: no claim row existed, and rows are never removed): no process ever
-      // held the node, so none could have committed an outcome before the claim. Any other claim is
-      // checked again, after it.
-      const first = claimed.every((entry) => entry.claim.token === 1);
-      const [run, current] = first ? await checking : await checksOf(db, runId, claimed.map((entry) => entry.taking.job));
+      const postgres = dialectOf(this.#context.db as Kysely<unknown>) === 'postgres';
+      const checks = postgres ? await this.#claimRecording(runId, takings, claimed) : await this.#claimBeside(runId, takings, claimed);
+      if (checks === undefined) return undefined;
+      const [run, current] = await checks;
       const going = claimed.filter((entry) => run.status === 'running' && current.has(entry.taking.job.nodeId));
       for (const entry of claimed) if (!going.includes(entry)) letGo(entry, undefined);
       if (going.length === 0) return undefined;
-      const prefetched = this.#context.prefetch?.(run);
-      prefetched?.catch(() => undefined);
-      return { run, going, prefetched };
+      return { run, going, prefetched: this.#prefetch(run) };
     } catch (error) {
       const held = new Set(claimed.map((entry) => entry.taking));
       for (const taking of takings) if (!held.has(taking)) taking.reject(error);
       for (const entry of claimed) letGo(entry, error);
       return undefined;
     }
+  }
+
+  /**
+   * SQLite: the claims in one statement, the checks beside it; the claimed nodes go into `claimed`.
+   * Returns the checks that hold for them, or undefined when none was claimed.
+   */
+  async #claimBeside(runId: string, takings: readonly Taking[], claimed: Claimed[]): Promise<Promise<[RunRecord, Set<string>]> | undefined> {
+    const { db, worker, claimTtlMs } = this.#context;
+    const checking = checksOf(db, runId, takings.map((taking) => taking.job));
+    checking.catch(() => undefined);
+    const claims = await claimNodes(db, runId, takings.map((taking) => taking.job.nodeId), { worker, ...(claimTtlMs === undefined ? {} : { ttlMs: claimTtlMs }) });
+    for (const taking of takings) {
+      const claim = claims.get(taking.job.nodeId);
+      if (claim instanceof NodeClaim) claimed.push({ taking, claim: claim.keepAlive() });
+      else taking.resolve(undefined);
+    }
+    if (claimed.length === 0) return undefined;
+    // Once the node is ours, an attempt found current (started, no outcome committed) stays current
+    // until this worker commits one. Checked beside the claim, that holds when the claim is the
+    // node's first (token 1: no claim row existed, and rows are never removed): no process ever
+    // held the node, so none could have committed an outcome before the claim. Any other claim is
+    // checked again, after it.
+    const first = claimed.every((entry) => entry.claim.token === 1);
+    return first ? checking : checksOf(db, runId, claimed.map((entry) => entry.taking.job));
+  }
+
+  /**
+   * PostgreSQL: the claims, the checks and the `attempt/claimed` of every node claimed for the
+   * first time whose attempt is current, in one statement (`claimAndRecord`): those nodes' jobs
+   * are handed their claims here, one round trip after the queue handed them over. Beside that
+   * statement go the look-up of the nodes' leftover jobs and, for a run this worker has seen, the
+   * read its nodes begin with. A node claimed but not recorded (claimed before, not started yet,
+   * not current) goes into `claimed`, and so does a node found held that `claimNode` takes; the
+   * checks returned for them are made after their claims.
+   */
+  async #claimRecording(runId: string, takings: readonly Taking[], claimed: Claimed[]): Promise<Promise<[RunRecord, Set<string>]> | undefined> {
+    const { db, worker } = this.#context;
+    const ttlMs = this.#context.claimTtlMs ?? DEFAULT_NODE_CLAIM_TTL_MS;
+    const seen = this.#runs.get(runId);
+    const prefetchedBeside = seen === undefined ? undefined : this.#prefetch(seen);
+    let settleRecorded!: (nodes: ReadonlySet<string>) => void;
+    const recordedNodes = new Promise<ReadonlySet<string>>((resolve) => (settleRecorded = resolve));
+    const leftoversDropped = this.#dropLeftoverJobs(runId, takings, recordedNodes);
+    let round: RecordedRound | undefined;
+    try {
+      round = await claimAndRecord(db, runLog(db, runId), takings.map((taking) => taking.job), { worker, pid: process.pid, host: hostname() }, ttlMs, (job) => claimedDraft(job, 1, worker));
+    } finally {
+      settleRecorded(new Set(round?.recorded.keys()));
+    }
+    if (round.run !== undefined) this.#seeRun(round.run);
+    const prefetched = prefetchedBeside ?? (round.recorded.size > 0 ? this.#prefetch(round.run!) : undefined);
+    const held: Taking[] = [];
+    for (const taking of takings) {
+      const token = round.tokens.get(taking.job.nodeId);
+      if (token === undefined) {
+        held.push(taking);
+        continue;
+      }
+      const claim = new NodeClaim(db, runId, taking.job.nodeId, token, ttlMs, round.claimedAt).keepAlive();
+      if (round.recorded.has(taking.job.nodeId)) taking.resolve({ claim, run: round.run!, leftoversDropped, ...(prefetched === undefined ? {} : { prefetched }) });
+      else claimed.push({ taking, claim });
+    }
+    for (const taking of held) {
+      const claim = await claimNode(db, runId, taking.job.nodeId, { worker, ttlMs });
+      if (claim instanceof NodeClaim) claimed.push({ taking, claim: claim.keepAlive() });
+      else taking.resolve(undefined);
+    }
+    if (claimed.length === 0) return undefined;
+    return checksOf(db, runId, claimed.map((entry) => entry.taking.job));
+  }
+
+  /** Begins the read the nodes of `run` begin with (`JobClaimsContext.prefetch`), if there is one. */
+  #prefetch(run: RunRecord): Promise<void> | undefined {
+    const prefetched = this.#context.prefetch?.(run);
+    prefetched?.catch(() => undefined);
+    return prefetched;
+  }
+
+  /** Keeps the run's record for its next rounds (the last few runs). */
+  #seeRun(run: RunRecord): void {
+    this.#runs.delete(run.id);
+    this.#runs.set(run.id, run);
+    if (this.#runs.size > KEPT_RUNS) this.#runs.delete(this.#runs.keys().next().value!);
   }
 
   /** Drops the nodes' leftover jobs and appends their `attempt/claimed`; hands each stored one its claim. Never rejects. */
@@ -174,12 +252,7 @@ export class JobClaims {
    */
   async #appendClaimed(runId: string, going: readonly Claimed[]): Promise<{ stored: Claimed[]; refused: Map<Claimed, unknown> }> {
     const log = runLog(this.#context.db, runId);
-    const { worker } = this.#context;
-    const draft = ({ taking, claim }: Claimed): EventDraft<'attempt/claimed'> => ({
-      type: 'attempt/claimed',
-      nodeId: taking.job.nodeId,
-      payload: { attempt: taking.job.attempt, token: claim.token, worker, pid: process.pid, host: worker.split('/')[0] ?? worker },
-    });
+    const draft = ({ taking, claim }: Claimed): EventDraft<'attempt/claimed'> => claimedDraft(taking.job, claim.token, this.#context.worker);
     const refused = new Map<Claimed, unknown>();
     if (going.length > 1) {
       const together = await log.appendMany(going.map(draft), { fence: allClaimsFence(going.map((entry) => entry.claim)) }).then(
@@ -202,17 +275,26 @@ export class JobClaims {
     return { stored, refused };
   }
 
-  async #dropLeftoverJobs(runId: string, takings: readonly Taking[]): Promise<void> {
+  /** Drops the nodes' leftover jobs (with `held`: looked up now, dropped once it says which nodes are held). Never rejects. */
+  async #dropLeftoverJobs(runId: string, takings: readonly Taking[], held?: Promise<ReadonlySet<string>>): Promise<void> {
     const kept = takings.flatMap((taking) => (taking.queuedId === undefined ? [] : [{ nodeId: taking.job.nodeId, jobId: taking.queuedId }]));
     if (kept.length === 0) return;
     try {
-      const dropped = await this.#context.queue.dropLeftoverNodeJobs(runId, kept);
+      const dropped = await this.#context.queue.dropLeftoverNodeJobs(runId, kept, held);
       for (const [nodeId, count] of dropped) this.#context.report?.(`${nodeId} (run ${runId}): dropped ${count} job(s) of it left locked by a worker that lost the node`);
     } catch (error) {
       this.#context.report?.(`run ${runId}: leftover jobs not dropped: ${errorMessage(error)}`);
     }
   }
 }
+
+/** The `attempt/claimed` of a job's node under the claim with `token`. */
+function claimedDraft(job: NodeJob, token: number, worker: string): EventDraft<'attempt/claimed'> {
+  return { type: 'attempt/claimed', nodeId: job.nodeId, payload: { attempt: job.attempt, token, worker, pid: process.pid, host: worker.split('/')[0] ?? worker } };
+}
+
+/** How many runs' records a worker keeps for its next rounds (`JobClaims.#seeRun`). */
+const KEPT_RUNS = 16;
 
 /** The waiting jobs the next round takes, oldest first: each node once (a second job of a node waits for the next round). */
 function takeRound(waiting: Taking[]): Taking[] {

@@ -22,9 +22,11 @@ export interface JobQueue {
   /**
    * Drops the jobs of these nodes of a run still locked by a worker other than the one running the
    * node's job `jobId`: left by a process that died holding them (the node's claim has been taken
-   * over since). Returns how many were dropped, by node.
+   * over since). Returns how many were dropped, by node. With `held`, the jobs are looked up at
+   * once and dropped once it settles, only those of the nodes in it: the look-up goes beside the
+   * claims of the nodes, the drop after them (a node's jobs are dropped only by the node's holder).
    */
-  dropLeftoverNodeJobs(runId: string, kept: readonly { readonly nodeId: string; readonly jobId: string }[]): Promise<Map<string, number>>;
+  dropLeftoverNodeJobs(runId: string, kept: readonly { readonly nodeId: string; readonly jobId: string }[], held?: Promise<ReadonlySet<string>>): Promise<Map<string, number>>;
   close(): Promise<void>;
 }
 

@@ -3,7 +3,7 @@ import { PreparedQuery } from '../db/prepared-query.js';
 import { parametersAsWritten } from '../db/written-parameters.js';
 import type { Database } from '../db/database.js';
 import { eventFromDraftRow } from './event-row.js';
-import type { AppendRow } from './one-statement-append.js';
+import { appendInOneStatement, type AppendRow } from './one-statement-append.js';
 import type { SessionEvent } from './event-types.js';
 
 /** An event validated and serialised for the store, before it has a seq: the row, and its payload as parsed. */
@@ -147,4 +147,26 @@ const INSERT_NEXT_EVENT = new PreparedQuery<RowField>((db, param) =>
 /** The events a one-statement append stored: each row with its seq and the payload as the store wrote it. */
 export function storedEvents(rows: readonly PendingRow[], stored: readonly { readonly seq: number; readonly payload: string }[]): SessionEvent[] {
   return stored.map((inserted, index) => eventFromDraftRow(asStored(rows[index]!, inserted.payload), inserted.seq));
+}
+
+/** SQLite: the first insert takes the write lock and the next seq; the rest follow it in a few multi-row statements. */
+export async function insertAllSqlite(db: Kysely<Database>, rows: readonly PendingRow[]): Promise<SessionEvent[]> {
+  const first = await insertEvent(db, rows[0]!);
+  return [first, ...(await insertFollowing(db, rows.slice(1), first.seq))];
+}
+
+/** PostgreSQL, under the run's append lock (`lockRunAppends`): every row in one statement (a wide stage's starts were six). */
+export async function insertAllPostgres(db: Kysely<Database>, rows: readonly PendingRow[]): Promise<SessionEvent[]> {
+  const result = await appendInOneStatement(db, rows);
+  if (result.refused) throw new Error('an append without a fence was refused');
+  return storedEvents(rows, result.stored);
+}
+
+/**
+ * PostgreSQL has no single writer: two transactions appending to one run would both read the same
+ * max(seq) and one would fail on the primary key. A transaction-scoped advisory lock on the run
+ * makes the appends of one run take turns (other runs are not held up); it is released at commit.
+ */
+export async function lockRunAppends(db: Kysely<Database>, runId: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtext(${`dagent events ${runId}`}))`.execute(db);
 }

@@ -2,7 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { dialectOf } from '../../migrations/index.js';
 import type { Database } from '../db/database.js';
 import { InvalidEventError } from '../errors.js';
-import { insertEvent, insertFollowing, isUniqueViolation, MAX_SEQ_CONFLICT_RETRIES, storedEvents, type PendingRow } from './event-inserts.js';
+import { insertAllPostgres, insertAllSqlite, insertEvent, isUniqueViolation, lockRunAppends, MAX_SEQ_CONFLICT_RETRIES, storedEvents, type PendingRow } from './event-inserts.js';
 import { readEvents, type EventQuery } from './event-reads.js';
 import { HeldRows } from './held-rows.js';
 import { GroupedAppends, type GroupedAppend } from './grouped-appends.js';
@@ -14,6 +14,13 @@ import { EVENT_PAYLOADS, EVENT_VERSIONS, isEventType, type EventDraft, type Even
 export { readEvents, type EventQuery } from './event-reads.js';
 
 export type AppendListener = (events: readonly SessionEvent[]) => void;
+
+/** A row a caller's statement stored (`EventLog.appendThrough`): its index among the rows it was given, its seq, its payload as stored. */
+export interface StoredThrough {
+  readonly index: number;
+  readonly seq: number;
+  readonly payload: string;
+}
 
 /** Work done in the same transaction as an append, e.g. updating the `nodes` projection. */
 export type AppendEffects = (transaction: Transaction<Database>, events: readonly SessionEvent[]) => Promise<void>;
@@ -198,6 +205,25 @@ export class EventLog {
     return stored;
   }
 
+  /**
+   * Stores `drafts` through a statement of the caller's that may store only some of them (a
+   * worker's claim round: its claims, their checks and their `attempt/claimed` in one statement,
+   * an event only for a node claimed and current). `send` gets the validated rows (one clock
+   * reading) and answers, for each row that went in, its index among them, its seq and its
+   * payload as stored; it retries its own seq conflicts. What went in is this log's append like
+   * any other (its listeners, what it knows); nothing held (`hold`) goes with it.
+   */
+  async appendThrough(drafts: readonly EventDraft[], send: (rows: readonly PendingRow[]) => Promise<readonly StoredThrough[]>): Promise<SessionEvent[]> {
+    const createdAt = this.#now().toISOString();
+    const rows = drafts.map((draft) => this.#validate(draft, createdAt));
+    const went = [...(await send(rows))].sort((a, b) => a.seq - b.seq);
+    if (went.length === 0) return [];
+    const stored = storedEvents(went.map((row) => rows[row.index]!), went);
+    this.#writes.noteAppended(stored);
+    for (const listener of this.#listeners) listener(stored);
+    return stored;
+  }
+
   /** What this process knows of the writes to the run: its own appends through this log, and other processes' as heard. */
   get writes(): KnownWrites {
     return this.#writes;
@@ -314,19 +340,6 @@ export class EventLog {
   }
 }
 
-/** SQLite: the first insert takes the write lock and the next seq; the rest follow it in a few multi-row statements. */
-async function insertAllSqlite(db: Kysely<Database>, rows: readonly PendingRow[]): Promise<SessionEvent[]> {
-  const first = await insertEvent(db, rows[0]!);
-  return [first, ...(await insertFollowing(db, rows.slice(1), first.seq))];
-}
-
-/** PostgreSQL, under the run's append lock: every row in one statement (a wide stage's starts were six). */
-async function insertAllPostgres(db: Kysely<Database>, rows: readonly PendingRow[]): Promise<SessionEvent[]> {
-  const result = await appendInOneStatement(db, rows);
-  if (result.refused) throw new Error('an append without a fence was refused');
-  return storedEvents(rows, result.stored);
-}
-
 /** `first`, then `second`, in one transaction (either may be absent). */
 function bothEffects(first: AppendEffects | undefined, second: AppendEffects | undefined): AppendEffects | undefined {
   if (first === undefined || second === undefined) return first ?? second;
@@ -379,12 +392,3 @@ function upsertsInOneStatement(appends: readonly EffectfulAppend[]): RowUpsert[]
 
 /** One-statement appends tried before an append waits for the run's lock instead (PostgreSQL). */
 const ONE_STATEMENT_TRIES = 8;
-
-/**
- * PostgreSQL has no single writer: two transactions appending to one run would both read the same
- * max(seq) and one would fail on the primary key. A transaction-scoped advisory lock on the run
- * makes the appends of one run take turns (other runs are not held up); it is released at commit.
- */
-async function lockRunAppends(db: Kysely<Database>, runId: string): Promise<void> {
-  await sql`select pg_advisory_xact_lock(hashtext(${`dagent events ${runId}`}))`.execute(db);
-}

@@ -3,7 +3,7 @@ export * from './event-values.js';
 export { RunLogs, runLog, runLogs } from './run-log.js';
 export { DEFAULT_FOLLOW_POLL_MS, followRun, type FollowRunOptions, type FollowedStore, type RunFollower } from './follow-run.js';
 export { EVENTS_NOTIFY_CHANNEL } from './postgres-notifications.js';
-export { EventLog, readEvents, type AppendEffects, type AppendFence, type AppendListener, type AppendOptions, type EventQuery } from './event-log.js';
+export { EventLog, readEvents, type AppendEffects, type AppendFence, type AppendListener, type AppendOptions, type EventQuery, type StoredThrough } from './event-log.js';
 export { eventFromRow } from './event-row.js';
 export { defineEvent, type EarlierEventVersion, type EventDefinition } from './define-event.js';
 export { readStoredPayload, type EventDefinitionLookup, type StoredPayloadRow } from './stored-payload.js';

@@ -97,6 +97,33 @@ describe.skipIf(postgresUrl === '')('node jobs left locked by a killed worker', 
     }
   });
 
+  it('looked up beside the claims, are dropped only for the nodes the claims turned out to hold', async () => {
+    const url = await createDatabase(postgresUrl);
+    const queue = await createGraphileJobQueue(url);
+    try {
+      for (const [nodeId, dispatchKey] of [['edit-a', 'r-1:edit-a:1:0:1'], ['edit-a', 'r-1:edit-a:1:1:2'], ['edit-b', 'r-1:edit-b:1:0:1'], ['edit-b', 'r-1:edit-b:1:1:2']] as const) {
+        await queue.enqueueNodes([{ runId: 'r-1', nodeId, attempt: 1, dispatchKey }]);
+      }
+      for (const key of ['r-1:edit-a:1:0:1', 'r-1:edit-b:1:0:1']) await lockAsDead(url, key);
+      const takers = await query<{ id: string; key: string }>(url, 'SELECT id, key FROM graphile_worker.jobs WHERE key = ANY($1::text[]) ORDER BY key', [['r-1:edit-a:1:1:2', 'r-1:edit-b:1:1:2']]);
+      let claimsBack!: (held: ReadonlySet<string>) => void;
+      const held = new Promise<ReadonlySet<string>>((resolve) => (claimsBack = resolve));
+
+      const dropping = queue.dropLeftoverNodeJobs('r-1', takers.map((taker) => ({ nodeId: taker.key.split(':')[1]!, jobId: taker.id })), held);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const whileClaiming = await query<{ key: string }>(url, 'SELECT key FROM graphile_worker.jobs ORDER BY key', []);
+      // edit-b's claim went to a live worker: its jobs are that worker's business.
+      claimsBack(new Set(['edit-a']));
+
+      expect(whileClaiming).toHaveLength(4);
+      expect(await dropping).toEqual(new Map([['edit-a', 1]]));
+      const left = await query<{ key: string }>(url, 'SELECT key FROM graphile_worker.jobs ORDER BY key', []);
+      expect(left.map((row) => row.key)).toEqual(['r-1:edit-a:1:1:2', 'r-1:edit-b:1:0:1', 'r-1:edit-b:1:1:2']);
+    } finally {
+      await queue.close();
+    }
+  });
+
   it("are dropped alone: the holder's other jobs stay locked by it", async () => {
     const url = await createDatabase(postgresUrl);
     const queue = await createGraphileJobQueue(url);

@@ -23,6 +23,35 @@ for (const backend of contractStores()) {
       expect(last).toMatchObject({ type: 'node/started', nodeId: 'n150-149', payload: { attempt: 1 } });
     });
 
+    it("stores through a caller's statement that takes only some rows: those are the log's appends, heard by its listeners; an invalid draft is refused before anything is sent", async () => {
+      const run = await createRun(store.db, { task: 't', workspace: '/w', mode: 'plan' });
+      const log = new EventLog(store.db, run.id);
+      const heard: string[] = [];
+      log.onAppend((events) => heard.push(...events.map((event) => `${event.seq} ${event.nodeId}`)));
+      const { seq: last } = await log.append({ type: 'node/started', nodeId: 'first', payload: { attempt: 1 } });
+      const drafts: EventDraft[] = ['a', 'b', 'c'].map((nodeId) => ({ type: 'node/started', nodeId, payload: { attempt: 1 } }));
+
+      // The caller's statement stores rows a and c only, at the next two seqs.
+      const stored = await log.appendThrough(drafts, async (rows) => {
+        const taken = [2, 0].map((index, at) => ({ index, seq: last + 1 + at, payload: rows[index]!.payload }));
+        const { parsedPayload: _parsed, ...first } = rows[2]!;
+        const { parsedPayload: _parsedToo, ...second } = rows[0]!;
+        await store.db.insertInto('events').values([{ ...first, seq: last + 1 }, { ...second, seq: last + 2 }]).execute();
+        return taken;
+      });
+      let sent = false;
+      const refused = log.appendThrough([{ type: 'node/started', nodeId: 'x', payload: { attempt: 0 } }], async () => {
+        sent = true;
+        return [];
+      }).then(() => 'stored', (error: Error) => error.message);
+
+      expect(stored.map((event) => `${event.seq - last} ${event.nodeId}`)).toEqual(['1 c', '2 a']);
+      expect(heard.slice(-2)).toEqual([`${last + 1} c`, `${last + 2} a`]);
+      expect((await readEvents(store.db, run.id, { fromSeq: last })).map((event) => event.nodeId)).toEqual(['first', 'c', 'a']);
+      expect(await refused).toMatch(/invalid node\/started event/);
+      expect(sent).toBe(false);
+    });
+
     it('takes many writers of one run at once: every group is stored whole, the seqs gap-free', async () => {
       const run = await createRun(store.db, { task: 't', workspace: '/w', mode: 'plan' });
       const writers = Array.from({ length: 8 }, () => new EventLog(store.db, run.id));
