@@ -89,6 +89,7 @@ function roundStatement(runId: string, jobs: readonly NodeJob[], rows: readonly 
   // node's last transition is its attempt's start, no later attempt started, and no outcome was
   // committed since the scheduler's last settled one (what `currentAttempts` folds in JavaScript).
   return sql<RoundRow>`with jobs (ord, node_id, attempt, turn, step, type, payload, created_at, version) as (values ${values}),
+    -- The free nodes' claims, as takeFreeClaims (node-claim.ts) takes them; in node order, as it locks them.
     claimed as (
       insert into node_claims (run_id, node_id, token, worker, pid, host, expires_at, released_at)
       select ${runId}::text, node_id, 1, ${claimant.worker}::text, ${claimant.pid}::integer, ${claimant.host}::text, ${expiresAt}::text, null from jobs order by node_id

@@ -87,7 +87,11 @@ export async function claimNodes(db: Kysely<Database>, runId: string, nodeIds: r
   return claims;
 }
 
-/** One upsert: the next token of each node whose row is free (never claimed, released or expired); held rows are left as they are. */
+/**
+ * One upsert: the next token of each node whose row is free (never claimed, released or expired);
+ * held rows are left as they are. A worker's claim round on PostgreSQL takes its claims the same
+ * way inside its one statement (`claim-and-record.ts`): the two change together.
+ */
 async function takeFreeClaims(db: Kysely<Database>, runId: string, nodeIds: readonly string[], holder: Claimant, ttlMs: number): Promise<{ readonly nodeId: string; readonly token: number }[]> {
   const now = new Date();
   const expiresAt = new Date(now.getTime() + ttlMs).toISOString();
