@@ -116,6 +116,9 @@ async function warmUp(context: CliContext): Promise<void> {
 /** A run's runtime and files on this worker: the run's own workspace (shared mode), or this worker's clone. */
 async function runWorkspace(context: CliContext, run: RunRecord, clone: string | undefined): Promise<RunWorkspace> {
   const { db } = await context.store();
+  // The run's routing, as its `run` recorded it (not this worker's own config): read beside its dispatch.
+  const routed = recordedRouting(runLog(db, run.id));
+  routed.catch(() => undefined);
   const dispatch = (await readEvents(db, run.id, { nodeId: null, types: ['dispatch/started'] })).at(0) as SessionEvent<'dispatch/started'> | undefined;
   const mode = dispatch?.payload.mode ?? 'shared';
   if (mode === 'clone' && clone === undefined) throw new DagentError(`run ${run.id} runs in clone mode: start this worker with --clone DIR`);
@@ -132,8 +135,7 @@ async function runWorkspace(context: CliContext, run: RunRecord, clone: string |
   });
   try {
     await runContext.shareStoreOf(context);
-    // The run's routing, as its `run` recorded it: not this worker's own config.
-    const routing = await recordedRouting(runLog(db, run.id));
+    const routing = await routed;
     const runRouting = routing === undefined ? {} : { routing: routing.enabled && routing.smallModel !== undefined, ...(routing.smallModel === undefined ? {} : { smallModel: routing.smallModel }) };
     const runtime = await createNodeRuntime(runContext, { tools: await createTools(runContext), approver: createApprover(runContext), ...runRouting });
     if (clone === undefined) {

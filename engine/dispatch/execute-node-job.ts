@@ -73,7 +73,7 @@ export async function executeNodeJob(job: NodeJob, context: NodeJobContext, queu
   // Until this job has claimed its node, the nodes this worker took after it wait to start their work.
   const claiming = context.claimsFirst?.begin();
   let claim: NodeClaim | undefined;
-  let watch: RunWatch | undefined;
+  let watching: Promise<RunWatch | undefined> | undefined;
   try {
     // With the jobs this worker took meanwhile: the claim, the checks, `attempt/claimed` (`JobClaims`).
     const taken = await (context.claims ?? new JobClaims(context)).take(job, queued?.id).finally(() => claiming?.());
@@ -81,9 +81,11 @@ export async function executeNodeJob(job: NodeJob, context: NodeJobContext, queu
     ({ claim } = taken);
     context.report?.(`${nodeId} (run ${runId}, attempt ${job.attempt}, token ${claim.token}) started`);
     await Promise.all([context.claimsFirst?.settled(), taken.leftoversDropped]);
-    watch = await context.watchRun?.(runId);
+    // The run's watch (the run's first node here starts following its log: reads of their own) is
+    // entered beside the node's setup (its workspace, plan and fold); the node's work waits for it.
+    watching = context.watchRun?.(runId) ?? Promise.resolve(undefined);
     const log = runLog(context.db, runId);
-    const outcome = await runClaimedNode(taken, job, log, context, watch?.signal);
+    const outcome = await runClaimedNode(taken, job, log, context, watching.then((watch) => watch?.signal));
     // The statement that stores the outcome releases the claim too (`outcomeFence`). A node stopped
     // because its claim was lost (a stalled process whose claim ran out) did not fail: the fence
     // refuses the outcome before it is sent (`assertHeld`), and the node is left to be taken over.
@@ -103,7 +105,7 @@ export async function executeNodeJob(job: NodeJob, context: NodeJobContext, queu
   } finally {
     claiming?.();
     await claim?.release();
-    watch?.leave();
+    (await watching)?.leave();
   }
 }
 
@@ -111,7 +113,7 @@ type AttemptOutcome =
   | { readonly outcome: 'succeeded'; readonly answer: string; readonly filesChanged: string[]; readonly patch?: string }
   | { readonly outcome: 'failed'; readonly error: string; readonly retryable: boolean; readonly filesChanged?: string[]; readonly waitsFor?: NodeWaitsFor };
 
-async function runClaimedNode({ run, claim, prefetched }: ClaimedJob, job: NodeJob, log: EventLog, context: NodeJobContext, cancelled: AbortSignal | undefined): Promise<AttemptOutcome> {
+async function runClaimedNode({ run, claim, prefetched }: ClaimedJob, job: NodeJob, log: EventLog, context: NodeJobContext, watched: Promise<AbortSignal | undefined>): Promise<AttemptOutcome> {
   const workspace = await context.workspaceFor(run);
   // The same fold of the log as the run controller's (handoffs, patches, boundaries), the run's budget and plan, kept by this worker for the run.
   const fold = runFoldOf(workspace, context.db, run.id);
@@ -123,6 +125,7 @@ async function runClaimedNode({ run, claim, prefetched }: ClaimedJob, job: NodeJ
   // The run's budget holds here too: the spend is the log's (every process's calls), a refusal stops this node and, heard by the scheduler, pauses the run.
   const atBudget = new AbortController();
   const gate = new BudgetGate({ log, budget: fold.budget, nodeBudget: (id) => plan.nodes.find((candidate) => candidate.id === id)?.budget, onReached: (reason) => atBudget.abort(new Error(reason)) });
+  const cancelled = await watched;
   const signal = AbortSignal.any([context.signal, claim.lost, atBudget.signal, ...(cancelled === undefined ? [] : [cancelled])]);
   try {
     const memory = fold.memory;
