@@ -206,6 +206,25 @@ for (const backend of contractStores()) {
       for (const nodeId of ['done', 'fresh']) expect(await readNodeClaim(store.db, runId, nodeId)).toMatchObject({ worker: 'host-a/1/aa', alive: false });
     });
 
+    it("a node's retry is run: its first attempt's committed outcome was settled by the scheduler before the second began", async () => {
+      const { runId, log } = await runningRun(['flaky']);
+      await log.append({ type: 'attempt/finished', nodeId: 'flaky', payload: { attempt: 1, token: 1, worker: 'host-b/2/bb', outcome: 'failed', error: 'timed out', retryable: true } });
+      await log.appendMany([
+        { type: 'node/retried', nodeId: 'flaky', payload: { attempt: 1, delayMs: 0, error: 'timed out' } },
+        { type: 'node/started', nodeId: 'flaky', payload: { attempt: 2 } },
+      ]);
+      const recorded = recordingOrder(store.db);
+
+      const retried = await new JobClaims({ db: recorded.db, queue: recordingQueue(), worker: 'host-a/1/aa', claimTtlMs: 60_000 }).take(job(runId, 'flaky', 2), '51');
+
+      expect(retried?.claim.nodeId).toBe('flaky');
+      const claimedEvents = await readEvents(store.db, runId, { types: ['attempt/claimed'] });
+      expect(claimedEvents.map((event) => [event.nodeId, event.payload.attempt])).toEqual([['flaky', 2]]);
+      // On PostgreSQL the claim round's own statement found the retry current: nothing was checked after it.
+      if (backend.name === 'postgres') expect(recorded.sent()).toBe(1);
+      await retried?.claim.release();
+    });
+
     it('a node whose claim is lost before its attempt/claimed is stored fails alone; the others of its round are stored', async () => {
       const { runId, log } = await runningRun(['edit-a', 'edit-b']);
       // Both were held before (and let go): their claims are checked after they are taken, not with them.
