@@ -4,17 +4,11 @@ import type { Database, RunsTable } from '../db/database.js';
 import { runFromRow, type RunRecord } from '../run/storage/run-store.js';
 import { NODE_TRANSITION_EVENT_TYPES } from '../run/storage/node-event.js';
 import { isUniqueViolation, MAX_SEQ_CONFLICT_RETRIES, type PendingRow } from '../session/event-inserts.js';
-import type { EventDraft, SessionEvent } from '../session/event-types.js';
+import type { EventDraft } from '../session/event-types.js';
 import type { EventLog, StoredThrough } from '../session/event-log.js';
 import type { NodeJob } from './job-queue.js';
+import { freeClaimsUpsert, type Claimant } from './node-claim.js';
 import { NODE_OUTCOME_EVENT_TYPES } from './pending-results.js';
-
-/** Who claims: the claim row's holder. */
-export interface Claimant {
-  readonly worker: string;
-  readonly pid: number;
-  readonly host: string;
-}
 
 /** What one claim-and-record statement came to. */
 export interface RecordedRound {
@@ -22,8 +16,8 @@ export interface RecordedRound {
   readonly run: RunRecord | undefined;
   /** The nodes the statement claimed, with their tokens; a node a live worker holds is absent. */
   readonly tokens: ReadonlyMap<string, number>;
-  /** The `attempt/claimed` stored, by node: of the nodes claimed for the first time (token 1) whose job's attempt is current, while the run runs. */
-  readonly recorded: ReadonlyMap<string, SessionEvent>;
+  /** The nodes whose `attempt/claimed` it stored: those claimed for the first time (token 1) whose job's attempt is current, while the run runs. */
+  readonly recorded: ReadonlySet<string>;
   /** `performance.now()` before the statement: its claims last their TTL from then, by this process's clock. */
   readonly claimedAt: number;
 }
@@ -31,8 +25,8 @@ export interface RecordedRound {
 const SEEN_TYPES = [...NODE_TRANSITION_EVENT_TYPES, 'attempt/finished'] as const;
 
 /**
- * PostgreSQL: a worker's claim round in one statement — the claims of the free nodes (as
- * `claimNodes` takes them), the checks (the run running, each job's attempt current: its node
+ * PostgreSQL: a worker's claim round in one statement — the claims of the free nodes (the upsert
+ * `claimNodes` runs, `freeClaimsUpsert`), the checks (the run running, each job's attempt current: its node
  * started for that attempt and no outcome committed for it) and the `attempt/claimed` of every
  * node claimed for the first time whose check passed, through `log` (`draft` gives a node's event
  * with token 1). The checks read the store as the statement began, and a node's first claim is the
@@ -41,7 +35,6 @@ const SEEN_TYPES = [...NODE_TRANSITION_EVENT_TYPES, 'attempt/finished'] as const
  * not current is claimed or not and left to the caller, nothing recorded for it.
  */
 export async function claimAndRecord(
-  db: Kysely<Database>,
   log: EventLog,
   jobs: readonly NodeJob[],
   claimant: Claimant,
@@ -56,7 +49,7 @@ export async function claimAndRecord(
     async (rows) => {
       for (let attempt = 0; ; attempt += 1) {
         try {
-          const [row] = (await roundStatement(runId, jobs, rows, claimant, ttlMs).execute(db)).rows;
+          const [row] = (await roundStatement(log.db, runId, jobs, rows, claimant, ttlMs).execute(log.db)).rows;
           outcome = { run: row?.run === null || row?.run === undefined ? undefined : runFromRow(row.run), tokens: new Map((row?.claimed ?? []).map((claim) => [claim.node_id, Number(claim.token)])) };
           return (row?.inserted ?? []).map((inserted): StoredThrough => ({ index: inserted.ord, seq: Number(inserted.seq), payload: inserted.payload }));
         } catch (error) {
@@ -66,7 +59,7 @@ export async function claimAndRecord(
       }
     },
   );
-  return { run: outcome!.run, tokens: outcome!.tokens, recorded: new Map(stored.map((event) => [event.nodeId!, event])), claimedAt };
+  return { run: outcome!.run, tokens: outcome!.tokens, recorded: new Set(stored.map((event) => event.nodeId!)), claimedAt };
 }
 
 interface RoundRow {
@@ -75,9 +68,10 @@ interface RoundRow {
   readonly inserted: readonly { readonly ord: number; readonly seq: number | string; readonly payload: string }[];
 }
 
-function roundStatement(runId: string, jobs: readonly NodeJob[], rows: readonly PendingRow[], claimant: Claimant, ttlMs: number) {
-  const now = new Date();
-  const expiresAt = new Date(now.getTime() + ttlMs).toISOString();
+function roundStatement(db: Kysely<Database>, runId: string, jobs: readonly NodeJob[], rows: readonly PendingRow[], claimant: Claimant, ttlMs: number) {
+  // In node order, as `claimNodes` locks them: two workers taking overlapping sets never deadlock.
+  // Built without the handle's plugins: they see it once, as part of the statement that carries it.
+  const claims = freeClaimsUpsert(db.withoutPlugins(), runId, [...new Set(jobs.map((job) => job.nodeId))].sort(), claimant, ttlMs);
   const values = sql.join(
     rows.map(
       (row, index) =>
@@ -89,13 +83,7 @@ function roundStatement(runId: string, jobs: readonly NodeJob[], rows: readonly 
   // node's last transition is its attempt's start, no later attempt started, and no outcome was
   // committed since the scheduler's last settled one (what `currentAttempts` folds in JavaScript).
   return sql<RoundRow>`with jobs (ord, node_id, attempt, turn, step, type, payload, created_at, version) as (values ${values}),
-    -- The free nodes' claims, as takeFreeClaims (node-claim.ts) takes them; in node order, as it locks them.
-    claimed as (
-      insert into node_claims (run_id, node_id, token, worker, pid, host, expires_at, released_at)
-      select ${runId}::text, node_id, 1, ${claimant.worker}::text, ${claimant.pid}::integer, ${claimant.host}::text, ${expiresAt}::text, null from jobs order by node_id
-      on conflict (run_id, node_id) do update set token = node_claims.token + 1, worker = excluded.worker, pid = excluded.pid, host = excluded.host, expires_at = excluded.expires_at, released_at = null
-      where node_claims.released_at is not null or node_claims.expires_at <= ${now.toISOString()}::text
-      returning node_id, token),
+    claimed as (${claims}),
     seen as (
       select node_id, seq, type, (payload::json ->> 'attempt')::integer as attempt from events
       where run_id = ${runId} and node_id in (select node_id from jobs) and type in (${typeList(SEEN_TYPES)})),

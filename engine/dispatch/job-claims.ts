@@ -1,4 +1,3 @@
-import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import { dialectOf } from '../../migrations/index.js';
@@ -11,7 +10,7 @@ import { readEvents } from '../session/event-log.js';
 import type { EventDraft } from '../session/event-types.js';
 import { runLog } from '../session/run-log.js';
 import type { JobQueue, NodeJob } from './job-queue.js';
-import { DEFAULT_NODE_CLAIM_TTL_MS, NodeClaim, allClaimsFence, claimNode, claimNodes } from './node-claim.js';
+import { DEFAULT_NODE_CLAIM_TTL_MS, NodeClaim, allClaimsFence, claimNode, claimNodes, claimantOf } from './node-claim.js';
 import { claimAndRecord, type RecordedRound } from './claim-and-record.js';
 import { PendingResults } from './pending-results.js';
 
@@ -195,9 +194,9 @@ export class JobClaims {
     const leftoversDropped = this.#dropLeftoverJobs(runId, takings, recordedNodes);
     let round: RecordedRound | undefined;
     try {
-      round = await claimAndRecord(db, runLog(db, runId), takings.map((taking) => taking.job), { worker, pid: process.pid, host: hostname() }, ttlMs, (job) => claimedDraft(job, 1, worker));
+      round = await claimAndRecord(runLog(db, runId), takings.map((taking) => taking.job), claimantOf({ worker }), ttlMs, (job) => claimedDraft(job, 1, worker));
     } finally {
-      settleRecorded(new Set(round?.recorded.keys()));
+      settleRecorded(round?.recorded ?? new Set());
     }
     if (round.run !== undefined) this.#seeRun(round.run);
     const prefetched = prefetchedBeside ?? (round.recorded.size > 0 ? this.#prefetch(round.run!) : undefined);

@@ -54,7 +54,7 @@ export async function readNodeClaims(db: Kysely<Database>, runId: string, nodeId
  */
 export async function claimNode(db: Kysely<Database>, runId: string, nodeId: string, options: ClaimNodeOptions): Promise<NodeClaim | NodeClaimHolder> {
   const ttlMs = options.ttlMs ?? DEFAULT_NODE_CLAIM_TTL_MS;
-  const holder = { worker: options.worker, pid: options.pid ?? process.pid, host: options.host ?? hostname() };
+  const holder = claimantOf(options);
   for (;;) {
     const claimed = await claimOnce(db, runId, nodeId, holder, ttlMs);
     // Undefined: the row was deleted between the two statements (its run was reset); try again.
@@ -77,7 +77,7 @@ async function claimOnce(db: Kysely<Database>, runId: string, nodeId: string, ho
  */
 export async function claimNodes(db: Kysely<Database>, runId: string, nodeIds: readonly string[], options: ClaimNodeOptions): Promise<Map<string, NodeClaim | NodeClaimHolder>> {
   const ttlMs = options.ttlMs ?? DEFAULT_NODE_CLAIM_TTL_MS;
-  const holder = { worker: options.worker, pid: options.pid ?? process.pid, host: options.host ?? hostname() };
+  const holder = claimantOf(options);
   const startedAt = performance.now();
   // In node order: two workers taking overlapping sets lock the rows in the same order.
   const unique = [...new Set(nodeIds)].sort();
@@ -87,15 +87,22 @@ export async function claimNodes(db: Kysely<Database>, runId: string, nodeIds: r
   return claims;
 }
 
-/**
- * One upsert: the next token of each node whose row is free (never claimed, released or expired);
- * held rows are left as they are. A worker's claim round on PostgreSQL takes its claims the same
- * way inside its one statement (`claim-and-record.ts`): the two change together.
- */
+/** One upsert (`freeClaimsUpsert`): the next token of each node whose row is free. */
 async function takeFreeClaims(db: Kysely<Database>, runId: string, nodeIds: readonly string[], holder: Claimant, ttlMs: number): Promise<{ readonly nodeId: string; readonly token: number }[]> {
+  const rows = await freeClaimsUpsert(db, runId, nodeIds, holder, ttlMs).execute();
+  return rows.map((row) => ({ nodeId: row.node_id, token: Number(row.token) }));
+}
+
+/**
+ * The upsert that claims the free nodes among `nodeIds` (never claimed, released or expired) with
+ * their next token, held rows left as they are; it returns each claimed node and its token. Given
+ * the nodes in order, it locks their rows in that order. A worker's claim round on PostgreSQL runs
+ * it inside its one statement (`claimAndRecord`).
+ */
+export function freeClaimsUpsert(db: Kysely<Database>, runId: string, nodeIds: readonly string[], holder: Claimant, ttlMs: number) {
   const now = new Date();
   const expiresAt = new Date(now.getTime() + ttlMs).toISOString();
-  const rows = await db
+  return db
     .insertInto('node_claims')
     .values(nodeIds.map((nodeId) => ({ run_id: runId, node_id: nodeId, token: 1, ...holder, expires_at: expiresAt, released_at: null })))
     .onConflict((conflict) =>
@@ -111,12 +118,15 @@ async function takeFreeClaims(db: Kysely<Database>, runId: string, nodeIds: read
         }))
         .where((eb) => eb.or([eb('node_claims.released_at', 'is not', null), eb('node_claims.expires_at', '<=', now.toISOString())])),
     )
-    .returning(['node_id', 'token'])
-    .execute();
-  return rows.map((row) => ({ nodeId: row.node_id, token: Number(row.token) }));
+    .returning(['node_id', 'token']);
 }
 
-interface Claimant {
+/** Who claims, as a claim row names its holder: `options`' worker, this process's pid and host unless given. */
+export function claimantOf(options: ClaimNodeOptions): Claimant {
+  return { worker: options.worker, pid: options.pid ?? process.pid, host: options.host ?? hostname() };
+}
+
+export interface Claimant {
   readonly worker: string;
   readonly pid: number;
   readonly host: string;

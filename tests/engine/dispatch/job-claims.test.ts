@@ -21,7 +21,8 @@ function recordingOrder(db: Kysely<Database>): { db: Kysely<Database>; order: st
   const kindOf = (node: unknown): string | undefined => {
     const text = JSON.stringify(node);
     const kind = (node as { kind: string }).kind;
-    if ((kind === 'InsertQueryNode' && text.includes('"name":"node_claims"')) || (kind === 'RawNode' && text.includes('insert into node_claims'))) return 'claim';
+    // PostgreSQL's claim round carries the same insert inside its one statement.
+    if ((kind === 'InsertQueryNode' || kind === 'RawNode') && text.includes('"kind":"InsertQueryNode"') && text.includes('"name":"node_claims"')) return 'claim';
     if (kind === 'SelectQueryNode' && text.includes('"name":"runs"')) return 'check';
     return undefined;
   };
