@@ -2,7 +2,6 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import { errorMessage } from '../errors.js';
 import type { PlanNode } from '../plan/plan-schema.js';
-import type { CompletedNode } from '../plan/planner.js';
 import { nodeEndHooks, nodeStartHooks } from '../run/orchestration/node-hooks.js';
 import { executePlanNode, type NodeAttemptResult, type NodeRuntime } from '../run/orchestration/execute-plan-node.js';
 import { BudgetGate } from '../run/budget/budget-gate.js';
@@ -10,7 +9,7 @@ import type { NodeFiles } from '../run/orchestration/node-files.js';
 import { resumableAttempt, resumeSteps, stepCheckpointer, trackStartedCalls, type ResumedAttempt, type StepResumeContext } from '../run/orchestration/step-resume.js';
 import { unkeptPromise } from '../run/orchestration/node-outcome.js';
 import type { NodeWaitsFor } from '../scheduler/schedulable-node.js';
-import { handoffMessage } from '../run/orchestration/node-prompt.js';
+import { handoffsFor } from '../run/orchestration/node-prompt.js';
 import type { RunRecord } from '../run/storage/run-store.js';
 import type { RunMemory } from '../run/views/run-recovery.js';
 import { readEvents, type EventLog } from '../session/event-log.js';
@@ -129,12 +128,12 @@ async function runClaimedNode({ run, claim, prefetched }: ClaimedJob, job: NodeJ
   const signal = AbortSignal.any([context.signal, claim.lost, atBudget.signal, ...(cancelled === undefined ? [] : [cancelled])]);
   try {
     const memory = fold.memory;
-    const succeeded = dependencyResults(memory, plan.nodes, node);
+    const patches = ancestorPatches(memory, plan.nodes, node);
     // Every event of the node (its messages, tool calls, approvals) carries the claim check in the
     // statement that stores it: once another worker has the node, nothing of this one reaches the log.
     const fenced = log.withFence(claim.appendFence());
     const steps: StepResumeContext = { log: fenced, files: workspace.files, riskOf: (name) => workspace.runtime.tools.riskOf?.(name), filesLeftHere: workspace.clone === undefined };
-    const { boundary, fromSeq, startedByStep, resume, opened, firstAttempt } = await beginClaimedAttempt(workspace, fold, succeeded, node, job.attempt, steps);
+    const { boundary, fromSeq, startedByStep, resume, opened, firstAttempt } = await beginClaimedAttempt(workspace, fold, patches, node, job.attempt, steps);
     const untrack = trackStartedCalls(fenced, job.nodeId, fromSeq, startedByStep);
     const onStepEnd = stepCheckpointer(steps, node, job.attempt, boundary, startedByStep);
     // A fresh surface begins at its marker, held to go with its first append: the log is not read back (as in the scheduler's process).
@@ -149,7 +148,7 @@ async function runClaimedNode({ run, claim, prefetched }: ClaimedJob, job: NodeJ
         node,
         attempt: job.attempt,
         session,
-        handoffs: succeeded.map((entry) => handoffMessage(plan.nodes.find((candidate) => candidate.id === entry.nodeId), entry)),
+        handoffs: handoffsFor(plan.nodes, node, memory.completed),
         // File writes happen under the claim (see `NodeClaim.fence`); commands stop when it runs out.
         writeScope: { check: (path) => scope.check(path), beforeWrite: (path) => scope.beforeWrite(path), claim },
         signal,
@@ -191,13 +190,13 @@ async function runClaimedNode({ run, claim, prefetched }: ClaimedJob, job: NodeJ
 async function beginClaimedAttempt(
   workspace: RunWorkspace,
   fold: WorkerRunFold,
-  succeeded: readonly DependencyResult[],
+  patches: readonly AncestorPatch[],
   node: PlanNode,
   attempt: number,
   steps: StepResumeContext,
 ): Promise<{ boundary: unknown; fromSeq: number; startedByStep: Map<number, string[]>; resume?: ResumedAttempt['resume']; opened?: Session; firstAttempt?: boolean }> {
   // A clone starts from the run's base and the dependencies' patches, whether the node goes on or begins.
-  await workspace.clone?.prepare(succeeded.flatMap((entry) => (entry.patch === undefined ? [] : [{ nodeId: entry.nodeId, patch: entry.patch }])));
+  await workspace.clone?.prepare(patches);
   const { memory } = fold;
   // An attempt that began and never ended (its worker stopped): its model calls so far say whether it can go on from a step.
   const begun = memory.openAttempt(node.id);
@@ -235,22 +234,22 @@ function runFoldOf(workspace: RunWorkspace, db: Kysely<Database>, runId: string)
   return fold;
 }
 
-interface DependencyResult extends CompletedNode {
-  readonly patch?: string;
+interface AncestorPatch {
+  readonly nodeId: string;
+  readonly patch: string;
 }
 
 /**
- * The results of the node's dependencies (its handoffs) and, in clone mode, the patches of every
- * node it depends on directly or not, in the order they succeeded.
+ * In clone mode, the patches of every node `node` depends on, directly or not, in the order they
+ * succeeded: what its clone is put at before it runs. (Its handoffs are its direct dependencies'
+ * results only, as in the scheduler's process: `handoffsFor`.)
  */
-function dependencyResults(memory: RunMemory, nodes: readonly PlanNode[], node: PlanNode): DependencyResult[] {
+function ancestorPatches(memory: RunMemory, nodes: readonly PlanNode[], node: PlanNode): AncestorPatch[] {
   const ancestors = ancestorsOf(nodes, node);
-  return [...memory.completed.values()]
-    .filter((completed) => ancestors.has(completed.nodeId))
-    .map((completed) => {
-      const patch = memory.patches.get(completed.nodeId);
-      return patch === undefined ? completed : { ...completed, patch };
-    });
+  return [...memory.completed.keys()].flatMap((nodeId) => {
+    const patch = memory.patches.get(nodeId);
+    return patch === undefined || !ancestors.has(nodeId) ? [] : [{ nodeId, patch }];
+  });
 }
 
 /** Every node `node` depends on, directly or through others. */

@@ -8,7 +8,7 @@ import { executePlanNode, type NodeRuntime } from './execute-plan-node.js';
 import type { NodeFiles } from './node-files.js';
 import { unkeptPromise } from './node-outcome.js';
 import { hooksBetweenSteps, nodeEndHooks, nodeStartHooks } from './node-hooks.js';
-import { handoffMessage } from './node-prompt.js';
+import { handoffsFor } from './node-prompt.js';
 import { nodeKeyDraft, reuseOrRevert, type ReuseContext, type ReuseSettings } from './node-reuse.js';
 import type { NodeResult } from './run-options.js';
 import { noCallSince, resumableAttempt, resumeSteps, stepCheckpointer, trackStartedCalls, type ResumedAttempt, type StepResumeContext } from './step-resume.js';
@@ -60,10 +60,7 @@ export async function attemptNode(context: NodeAttemptContext, nodeId: string, e
   const session = opened ?? (await Session.open(log, nodeId, { fromSeq }));
   try {
     // Past `durable`, every dependency's `node/succeeded` is stored, and so in the run's memory.
-    const handoffs = node.dependsOn.flatMap((id) => {
-      const completed = memory.completed.get(id);
-      return completed === undefined ? [] : [handoffMessage(context.plan().nodes.find((candidate) => candidate.id === id), completed)];
-    });
+    const handoffs = handoffsFor(context.plan().nodes, node, memory.completed);
     // An isolated node runs (tools, commands, sandbox) in its own workspace.
     const workspace = files.workspaceFor?.(nodeId);
     const runtime = workspace === undefined ? context.runtime : { ...context.runtime, workspace };

@@ -57,3 +57,16 @@ export function handoffMessage(dependency: PlanNode | undefined, completed: Comp
   const files = completed.filesChanged.length > 0 ? `\nFiles changed: ${completed.filesChanged.join(', ')}` : '';
   return `Result of ${title}:\n${completed.result.trim() || '(no answer)'}${files}`;
 }
+
+/**
+ * What a node is handed before its instruction runs: one message per direct dependency that
+ * succeeded, in the order the node lists them — the same whether the node runs in the scheduler's
+ * process or on a worker. (What the dependencies' own dependencies handed over reached the node
+ * through them.)
+ */
+export function handoffsFor(nodes: readonly PlanNode[], node: PlanNode, completed: ReadonlyMap<string, CompletedNode>): string[] {
+  return node.dependsOn.flatMap((id) => {
+    const result = completed.get(id);
+    return result === undefined ? [] : [handoffMessage(nodes.find((candidate) => candidate.id === id), result)];
+  });
+}

@@ -76,6 +76,39 @@ for (const backend of contractStores()) {
       expect(nodeReads.filter((query) => !query.types?.includes('node/told'))).toEqual([]);
     });
 
+    it("hands the node its direct dependencies' results, as the scheduler's process does: not theirs before them", async () => {
+      const chain: Plan = {
+        goal: 'Rename area',
+        rationale: 'Read, decide, report.',
+        nodes: [
+          { id: 'read-a', kind: 'read', title: 'Read a', instructions: 'Read src/a.ts.', reads: ['src/a.ts'], writes: [], dependsOn: [] },
+          { id: 'decide', kind: 'read', title: 'Decide the name', instructions: 'Pick the new name.', reads: [], writes: [], dependsOn: ['read-a'] },
+          { id: 'report', kind: 'read', title: 'Report', instructions: 'Say what changes.', reads: [], writes: [], dependsOn: ['decide'] },
+        ],
+      };
+      const run = await createRun(store.db, { task: chain.goal, workspace: '/repo', mode: 'plan' });
+      await savePlan(store.db, run.id, { plan: chain, reason: 'planned' });
+      await approvePlan(store.db, run.id);
+      await store.db.updateTable('runs').set({ status: 'running' }).where('id', '=', run.id).execute();
+      const log = new EventLog(store.db, run.id);
+      for (const [nodeId, result] of [['read-a', 'a.ts exports area()'], ['decide', 'call it surface()']] as const) {
+        await log.append({ type: 'node/started', nodeId, payload: { attempt: 1 } });
+        await log.append({ type: 'node/succeeded', nodeId, payload: { result } });
+      }
+      await log.append({ type: 'node/started', nodeId: 'report', payload: { attempt: 1 } });
+      const provider = createScriptedProvider({ script: { agents: { 'node:report': [{ text: 'area() becomes surface()' }] } } });
+      const runtime: NodeRuntime = { workspace: '/repo', tools: new FakeTools({}), approver, resolveModel: () => ({ provider, model: 'scripted' }), defaultTools: () => [] };
+
+      const outcome = await executeNodeJob(
+        { runId: run.id, nodeId: 'report', attempt: 1, dispatchKey: `${run.id}:report:1:0:1` },
+        { db: store.db, queue, worker: 'host-a/1/aa', claimTtlMs: 60_000, signal: new AbortController().signal, workspaceFor: async () => ({ runtime, files: new FakeNodeFiles() }) },
+      );
+
+      expect(outcome).toBe('committed');
+      const told = (await readEvents(store.db, run.id, { nodeId: 'report', types: ['user/message'] })).map((event) => String(event.payload.content));
+      expect(told.filter((text) => text.startsWith('Result of '))).toEqual(['Result of decide (Decide the name):\ncall it surface()']);
+    });
+
     it('commits no outcome once its claim ran out by its own clock: the node is left for another worker, not failed', async () => {
       const run = await runningWithNodeStarted();
       const scripted = createScriptedProvider({ script: { agents: { 'node:read-a': [{ toolCalls: [{ id: 'r1', name: 'read_file', args: { path: 'src/a.ts' } }] }, { text: 'a.ts exports area()' }] } } });
