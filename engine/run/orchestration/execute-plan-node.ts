@@ -234,6 +234,31 @@ export async function warmNodePrompts(
 ): Promise<void> {
   if (tokenizerLoading()) warmSecretShapes();
   warmEventChecks(tokenizerLoading);
+  const snapshots = await nodePromptSnapshots(runtime, plan);
+  // Best effort too: a node records its prompt with its request when this did not.
+  if (log !== undefined) await recordPrompts(log, snapshots).catch(() => undefined);
+  try {
+    for (const snapshot of snapshots) {
+      estimateSystemTokens(snapshot.system);
+      estimateToolTokens(snapshot.tools);
+    }
+  } catch {
+    // The first step counts them again and meets the same failure.
+  }
+}
+
+/**
+ * Records in `log` the prompts (system text and tools) the model nodes of `plan` will send, and
+ * nothing more: what a run dispatched to workers does before it starts (the workers count their
+ * own tokens). A worker whose prompt is the same (the run's workspace, tools and config) finds it
+ * recorded; one whose prompt differs records its own with its first request. Best effort.
+ */
+export async function recordNodePrompts(runtime: NodeRuntime, plan: { readonly nodes: readonly Pick<PlanNode, 'kind' | 'tools'>[] }, log: EventLog): Promise<void> {
+  await recordPrompts(log, await nodePromptSnapshots(runtime, plan)).catch(() => undefined);
+}
+
+/** The system prompt and tools of each distinct tool set among the model nodes of `plan`. */
+async function nodePromptSnapshots(runtime: NodeRuntime, plan: { readonly nodes: readonly Pick<PlanNode, 'kind' | 'tools'>[] }): Promise<PromptSnapshot[]> {
   const seen = new Set<string>();
   const snapshots: PromptSnapshot[] = [];
   for (const node of plan.nodes) {
@@ -245,16 +270,7 @@ export async function warmNodePrompts(
     // The node's own first step assembles its prompt and reports what is wrong.
     snapshots.push(...(await nodeSystemPrompt(runtime, allowed).assemble().then((snapshot) => [snapshot], () => [])));
   }
-  // Best effort too: a node records its prompt with its request when this did not.
-  if (log !== undefined) await recordPrompts(log, snapshots).catch(() => undefined);
-  try {
-    for (const snapshot of snapshots) {
-      estimateSystemTokens(snapshot.system);
-      estimateToolTokens(snapshot.tools);
-    }
-  } catch {
-    // The first step counts them again and meets the same failure.
-  }
+  return snapshots;
 }
 
 /**

@@ -109,8 +109,8 @@ class RunController {
     const stored = await executablePlan(this.#db, this.#run, this.#options.approvedHash === undefined ? {} : { approvedHash: this.#options.approvedHash });
     ({ plan: this.#plan, version: this.#planVersion } = stored);
     const recovered = await this.#recover();
-    // A remote fleet's workers prepare their own nodes.
-    if (this.#options.fleet?.remote === undefined) await prepareNodes(this.#options.runtime, this.#plan, this.#options.files, this.#settings.concurrency, this.#log);
+    // A remote fleet's workers prepare their own nodes: only the prompts they will send are recorded here.
+    await prepareNodes(this.#options.runtime, this.#plan, this.#options.files, this.#settings.concurrency, this.#log, this.#options.fleet?.remote !== undefined);
     await this.#startRun();
     this.#gate = new BudgetGate({
       log: this.#log,
