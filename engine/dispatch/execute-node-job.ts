@@ -3,7 +3,7 @@ import type { Database } from '../db/database.js';
 import { errorMessage } from '../errors.js';
 import type { PlanNode } from '../plan/plan-schema.js';
 import { nodeEndHooks, nodeStartHooks } from '../run/orchestration/node-hooks.js';
-import { executePlanNode, type NodeAttemptResult, type NodeRuntime } from '../run/orchestration/execute-plan-node.js';
+import { executePlanNode, warmNodePrompts, type NodeAttemptResult, type NodeRuntime } from '../run/orchestration/execute-plan-node.js';
 import { BudgetGate } from '../run/budget/budget-gate.js';
 import type { NodeFiles } from '../run/orchestration/node-files.js';
 import { resumableAttempt, resumeSteps, stepCheckpointer, trackStartedCalls, type ResumedAttempt, type StepResumeContext } from '../run/orchestration/step-resume.js';
@@ -219,6 +219,19 @@ async function beginClaimedAttempt(
 
 /** Each run's fold on this worker, for as long as the worker keeps the run's workspace. */
 const runFolds = new WeakMap<RunWorkspace, WorkerRunFold>();
+
+/**
+ * What a worker's first node of `run` would otherwise do on its way to the model, done as soon as
+ * the run is dispatched (`dispatch/started`), before any of its jobs arrives: the run's workspace
+ * opened (tools, runtime, files), its plan read and its log folded, and its nodes' prompts
+ * assembled and counted with the run's runtime. Rejects as the first node would have failed (a run
+ * of another workspace mode, say): the caller leaves that to the node.
+ */
+export async function prepareRun(context: Pick<NodeJobContext, 'db' | 'workspaceFor'>, run: RunRecord): Promise<void> {
+  const workspace = await context.workspaceFor(run);
+  const fold = runFoldOf(workspace, context.db, run.id);
+  await Promise.all([fold.refresh(), fold.plan(run).then(({ plan }) => warmNodePrompts(workspace.runtime, plan))]);
+}
 
 /** Brings the worker's fold of `run` up to what is committed now (`JobClaimsContext.prefetch`). */
 export async function refreshRunFold(context: Pick<NodeJobContext, 'db' | 'workspaceFor'>, run: RunRecord): Promise<void> {

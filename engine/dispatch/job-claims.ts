@@ -198,7 +198,7 @@ export class JobClaims {
     } finally {
       settleRecorded(round?.recorded ?? new Set());
     }
-    if (round.run !== undefined) this.#seeRun(round.run);
+    if (round.run !== undefined) this.seeRun(round.run);
     const prefetched = prefetchedBeside ?? (round.recorded.size > 0 ? this.#prefetch(round.run!) : undefined);
     const held: Taking[] = [];
     for (const taking of takings) {
@@ -227,8 +227,8 @@ export class JobClaims {
     return prefetched;
   }
 
-  /** Keeps the run's record for its next rounds (the last few runs). */
-  #seeRun(run: RunRecord): void {
+  /** Keeps the run's record for its next rounds (the last few runs): a round of it begins its nodes' first read beside its claims. */
+  seeRun(run: RunRecord): void {
     this.#runs.delete(run.id);
     this.#runs.set(run.id, run);
     if (this.#runs.size > KEPT_RUNS) this.#runs.delete(this.#runs.keys().next().value!);

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { errorMessage } from '../errors.js';
-import { holdListening } from '../session/postgres-notifications.js';
+import { getRun } from '../run/storage/run-store.js';
+import { EVENTS_NOTIFY_CHANNEL, eventsNotification, hearNotifications, holdListening } from '../session/postgres-notifications.js';
 import { runQueueTasks, type QueueRunner } from './graphile-job-queue.js';
-import { executeNodeJob, refreshRunFold, type NodeJobContext } from './execute-node-job.js';
+import { executeNodeJob, prepareRun, refreshRunFold, type NodeJobContext } from './execute-node-job.js';
 import { NODE_TASK, type NodeJob } from './job-queue.js';
 import { findOrphanedRuns } from './orphaned-runs.js';
 import { ClaimsFirst } from './claims-first.js';
@@ -49,10 +50,25 @@ export async function startNodeWorker(options: NodeWorkerOptions): Promise<NodeW
     ...(options.report === undefined ? {} : { report: options.report }),
   });
   const base = { ...options, worker: id, signal: abort.signal, watchRun: (runId: string) => watches.enter(runId), claimsFirst: new ClaimsFirst() };
-  const context: NodeJobContext = { ...base, claims: new JobClaims({ ...base, prefetch: (run) => refreshRunFold(base, run) }) };
+  const claims = new JobClaims({ ...base, prefetch: (run) => refreshRunFold(base, run) });
+  const context: NodeJobContext = { ...base, claims };
   // The runs' watches hear the store on one listening connection, opened now: the first node of
   // each run here would otherwise wait for it to open. One that cannot open is opened by the first watch.
   const stopHolding = await holdListening(options.connectionString).catch(() => undefined);
+  // A run dispatched to workers is prepared for at once (`prepareRun`), before its first job: its
+  // watch is entered first, so the run's end lets go of what was opened for it.
+  const stopHearing = await hearDispatchedRuns(options.connectionString, async (runId) => {
+    const watch = watches.enter(runId);
+    try {
+      const run = await getRun(options.db, runId);
+      claims.seeRun(run);
+      await prepareRun(base, run);
+    } catch {
+      // What failed here (a run of another workspace mode, say) fails its first node here, which reports it.
+    } finally {
+      (await watch).leave();
+    }
+  });
   const runner: QueueRunner = await runQueueTasks(
     options.connectionString,
     {
@@ -87,6 +103,7 @@ export async function startNodeWorker(options: NodeWorkerOptions): Promise<NodeW
     if (adoptTimer !== undefined) clearInterval(adoptTimer);
     await runner.stop();
     await Promise.allSettled([...adoptions]);
+    await stopHearing?.();
     await watches.close();
     await stopHolding?.();
   };
@@ -98,4 +115,19 @@ export async function startNodeWorker(options: NodeWorkerOptions): Promise<NodeW
       await drain();
     },
   };
+}
+
+/** Calls `prepare` with each run dispatched to workers (`dispatch/started`) as the store says it is, once at a time per run. */
+async function hearDispatchedRuns(url: string, prepare: (runId: string) => Promise<void>): Promise<(() => Promise<void>) | undefined> {
+  const preparing = new Set<string>();
+  return hearNotifications(url, {
+    onNotification: (message) => {
+      if (message.channel !== EVENTS_NOTIFY_CHANNEL) return;
+      const { runId, types } = eventsNotification(message.payload);
+      if (types?.includes('dispatch/started') !== true || preparing.has(runId)) return;
+      preparing.add(runId);
+      void prepare(runId).finally(() => preparing.delete(runId));
+    },
+    onLost: () => undefined,
+  }).catch(() => undefined);
 }
