@@ -17,7 +17,11 @@ export interface NodeFiles {
   /** `readsOnly`: nothing the node does can change a file (`reads-only.ts`), so its workspace may be a view it shares with other such nodes. */
   beginNode(nodeId: string, writes: readonly string[], options?: { readonly readsOnly?: boolean }): Promise<unknown>;
   /** `otherWrites`: the other nodes' write globs, so a sibling's change is not taken for this node's. */
-  /** `beforeRecording`: runs before anything of the node's end is written (not at all when nothing is). */
+  /**
+   * `beforeRecording`: runs before anything of the node's end is written; not at all when nothing
+   * is, unless the node has a write set or changed files (then it may run beside the reads that
+   * find out; its rejection counts only when something is to be written).
+   */
   /** `strayChanges`: the recorded changes the node's declared writes do not cover. */
   /** `firstAttempt`: no attempt of the node began before this one (the log holds no boundary of it). */
   /** `quietSinceCheckpoint`: nothing ran in the node's workspace since its last step checkpoint (no call, no hook), so its files are the checkpoint's. */

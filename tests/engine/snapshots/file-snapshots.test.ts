@@ -60,6 +60,31 @@ describe('FileSnapshots write scope', () => {
     expect((await snapshotRows(h.store, h.runId)).map((row) => [row.node_id, row.content_after])).toEqual([['edit-a', null]]);
   });
 
+  it("checks an edit node's claim beside the read of its snapshots, not after it", async () => {
+    const h = await harness({ watch: false, files: { 'src/a.ts': 'original\n' } });
+    const order: string[] = [];
+    const watching = h.store.db.withPlugin({
+      transformQuery: (args) => {
+        if (args.node.kind === 'SelectQueryNode' && JSON.stringify(args.node.from).includes('file_snapshots')) order.push('snapshots read');
+        return args.node;
+      },
+      transformResult: async (args) => {
+        if (order.at(-1) === 'snapshots read') order.push('snapshots back');
+        return args.result;
+      },
+    });
+    const snapshots = new FileSnapshots({ db: watching, runId: h.runId, workspace: h.workspace, watch: false });
+    await h.startNode('edit-a');
+    const editing = await snapshots.beginNode('edit-a', ['src/a.ts']);
+    await h.toolWrite(snapshots.writeScopeFor('edit-a', ['src/a.ts']), 'src/a.ts', 'edited\n');
+    order.length = 0;
+
+    const end = await snapshots.endNode('edit-a', ['src/a.ts'], throughTheLog(editing), { beforeRecording: async () => void order.push('claim checked') });
+
+    expect(end.filesChanged).toEqual(['src/a.ts']);
+    expect(order.slice(0, 3)).toEqual(['claim checked', 'snapshots read', 'snapshots back']);
+  });
+
   it("ends a read node's first attempt that changed nothing without reading the store, and still records one that did", async () => {
     const h = await harness({ git: true, watch: false, files: { 'notes.md': 'read me\n' } });
     const selects: string[] = [];
