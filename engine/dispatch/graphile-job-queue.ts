@@ -1,6 +1,8 @@
 import type * as GraphileWorker from 'graphile-worker';
-import type { Logger, Runner, Task, WorkerUtils } from 'graphile-worker';
+import { EventEmitter } from 'node:events';
+import type { Logger, Runner, Task, WorkerEvents, WorkerUtils } from 'graphile-worker';
 import { underSchemaChangeLock } from '../db/schema-change-lock.js';
+import { fetchForIdleSlotsOnly } from './idle-slot-fetches.js';
 import { NODE_TASK, nodeJobKeyPrefix, type JobQueue, type NodeJob } from './job-queue.js';
 
 /**
@@ -96,11 +98,14 @@ export async function runQueueTasks(connectionString: string, tasks: Readonly<Re
   // The worker's slots share one fetch of the queue: a wide stage's jobs come in one `get_jobs`
   // instead of one `get_job` per idle slot (30 at once, competing with the stage's claims).
   const localQueue = { size: concurrency };
+  // ... and only for the slots that are free: a busy worker leaves new jobs to the idle ones.
+  const events = new EventEmitter();
+  events.on('localQueue:init', ({ localQueue: queue }: { localQueue: unknown }) => fetchForIdleSlotsOnly(queue));
   // Jobs that end in the same turn of the event loop are completed in one statement (a stage's
   // nodes often do). A job's completion only tidies the queue: its outcome is already in the log.
   const completeJobBatchDelay = 0;
   const runner: Runner = await underSchemaChangeLock(connectionString, () =>
-    run({ connectionString, concurrency, taskList, noHandleSignals: true, pollInterval: FALLBACK_POLL_MS, logger: quiet, preset: { worker: { localQueue, completeJobBatchDelay } } }),
+    run({ connectionString, concurrency, taskList, noHandleSignals: true, pollInterval: FALLBACK_POLL_MS, logger: quiet, events: events as WorkerEvents, preset: { worker: { localQueue, completeJobBatchDelay } } }),
   );
   return { done: runner.promise, stop: () => runner.stop() };
 }

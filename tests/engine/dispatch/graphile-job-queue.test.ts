@@ -1,6 +1,7 @@
 import { describe, expect, inject, it } from 'vitest';
 import { DispatchedAttempts } from '../../../engine/dispatch/dispatched-attempts.js';
 import { createGraphileJobQueue, runQueueTasks } from '../../../engine/dispatch/graphile-job-queue.js';
+import { NODE_TASK } from '../../../engine/dispatch/job-queue.js';
 import { createRun, openDatabase, runLog } from '../../../engine/index.js';
 import { createDatabase, query, until } from './fleet-harness.js';
 
@@ -46,6 +47,64 @@ describe.skipIf(postgresUrl === '')('the job queue on a fresh database', () => {
       for (const queue of queues) await queue.close();
     }
     expect(failures).toEqual([]);
+  });
+});
+
+/** Jobs go to workers with a free slot: one whose slots all run leaves new jobs to the others. */
+describe.skipIf(postgresUrl === '')('workers sharing the queue', () => {
+  it('a busy worker does not take a job it cannot start; an idle one starts it at once', async () => {
+    const url = await createDatabase(postgresUrl);
+    const queue = await createGraphileJobQueue(url);
+    const started: string[] = [];
+    let finishFirst!: () => void;
+    const firstHeld = new Promise<void>((resolve) => (finishFirst = resolve));
+    const work = (runner: string) => async (payload: unknown) => {
+      const { nodeId } = payload as { nodeId: string };
+      started.push(`${nodeId} on ${runner}`);
+      if (nodeId === 'first') await firstHeld;
+    };
+    const busy = await runQueueTasks(url, { [NODE_TASK]: work('busy') }, 1);
+    let idle: Awaited<ReturnType<typeof runQueueTasks>> | undefined;
+    try {
+      await queue.enqueueNodes([{ runId: 'r-1', nodeId: 'first', attempt: 1, dispatchKey: 'r-1:first:1:new:1' }]);
+      await until('the first job started', async () => started.length === 1, 10_000, []);
+      // Its one slot runs `first`: a job queued now is told to it, and it leaves it in the queue.
+      await queue.enqueueNodes([{ runId: 'r-1', nodeId: 'second', attempt: 1, dispatchKey: 'r-1:second:1:new:1' }]);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const [second] = await query<{ locked_by: string | null }>(url, 'SELECT locked_by FROM graphile_worker.jobs WHERE key = $1', ['r-1:second:1:new:1']);
+      expect(second?.locked_by).toBeNull();
+
+      idle = await runQueueTasks(url, { [NODE_TASK]: work('idle') }, 1);
+      await until('the second job started', async () => started.length === 2, 10_000, []);
+      expect(started).toEqual(['first on busy', 'second on idle']);
+    } finally {
+      finishFirst();
+      await busy.stop();
+      await idle?.stop();
+      await queue.close();
+    }
+  });
+
+  it('a worker with three free slots takes three of four jobs and leaves the fourth in the queue', async () => {
+    const url = await createDatabase(postgresUrl);
+    const queue = await createGraphileJobQueue(url);
+    const started: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const runner = await runQueueTasks(url, { [NODE_TASK]: async (payload) => void (started.push((payload as { nodeId: string }).nodeId), await held) }, 3);
+    try {
+      await queue.enqueueNodes(['a', 'b', 'c', 'd'].map((nodeId) => ({ runId: 'r-1', nodeId, attempt: 1, dispatchKey: `r-1:${nodeId}:1:new:1` })));
+      await until('three jobs started', async () => started.length === 3, 10_000, []);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const locked = await query<{ key: string }>(url, 'SELECT key FROM graphile_worker.jobs WHERE locked_by IS NOT NULL', []);
+      // Three slots, three jobs held: the fourth waits in the queue for whichever worker frees a slot first.
+      expect(started).toHaveLength(3);
+      expect(locked).toHaveLength(3);
+    } finally {
+      release();
+      await runner.stop();
+      await queue.close();
+    }
   });
 });
 
