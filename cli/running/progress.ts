@@ -25,24 +25,22 @@ const FOLDED_TYPES: ReadonlySet<string> = new Set(RUN_VIEW_EVENT_TYPES);
  *
  * Lines are written together, at most `PROGRESS_LINES_WAIT_MS` after the first of them: each
  * write to a pipe is a system call that wakes its reader, and a wide stage makes a line per node.
- * A question for the user (`approval/requested`) goes out at once, with the lines before it.
+ * The events are folded and their lines made then too, not as they arrive: a wide stage's starts
+ * arrive while its nodes prepare their first requests on the same thread, and the fold waits
+ * for the time the run then spends waiting on the model. A question for the user
+ * (`approval/requested`) goes out at once, with the lines before it.
  */
 export function createProgressPrinter(io: CliIo, options: { json: boolean; initial?: RunView; approvalsHere?: boolean }): ProgressPrinter {
   let view = options.initial ?? emptyRunView('');
   // A question on the terminal stays in one piece: lines wait while it is open.
   const hold = outputHold(io);
+  let arrived: SessionEvent[] = [];
   let waiting: string[] = [];
   let timer: NodeJS.Timeout | undefined;
-  const flush = (): void => {
-    if (timer !== undefined) clearTimeout(timer);
-    timer = undefined;
-    if (waiting.length === 0) return;
-    const lines = waiting;
-    waiting = [];
-    hold.writeLine(io.stdout, lines.join('\n'));
-  };
-  const print = (events: readonly SessionEvent[]): void => {
-    let now = false;
+  /** Folds the events that arrived, in order, their lines made as each is folded. */
+  const fold = (): void => {
+    const events = arrived;
+    arrived = [];
     for (const event of events) {
       if (FOLDED_TYPES.has(event.type)) view = reduceRunView(view, event);
       if (options.json) {
@@ -51,12 +49,29 @@ export function createProgressPrinter(io: CliIo, options: { json: boolean; initi
       }
       const line = progressLine(event, view, options.approvalsHere === true);
       if (line !== undefined) waiting.push(`${event.createdAt.slice(11, 19)}  ${visibleText(line)}`);
-      if (event.type === 'approval/requested') now = true;
     }
-    if (now) flush();
-    else if (waiting.length > 0) timer ??= setTimeout(flush, PROGRESS_LINES_WAIT_MS);
   };
-  return Object.assign(print, { view: () => view, flush });
+  const flush = (): void => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    fold();
+    if (waiting.length === 0) return;
+    const lines = waiting;
+    waiting = [];
+    hold.writeLine(io.stdout, lines.join('\n'));
+  };
+  const print = (events: readonly SessionEvent[]): void => {
+    arrived.push(...events);
+    if (events.some((event) => event.type === 'approval/requested')) flush();
+    else if (arrived.length > 0) timer ??= setTimeout(flush, PROGRESS_LINES_WAIT_MS);
+  };
+  return Object.assign(print, {
+    view: () => {
+      fold();
+      return view;
+    },
+    flush,
+  });
 }
 
 /** The line for one event, read after the event is folded into `view`. */

@@ -59,6 +59,22 @@ describe('progress lines of a run', () => {
     expect(lines[1]).toBe('10:00:01  ✓ edit 1.5s · 1.2K tokens · $0 · a.ts');
   });
 
+  it('the run as the lines follow it includes the events whose lines are still waiting', () => {
+    const { io, writes } = capturedIo();
+    const print = createProgressPrinter(io, { json: false, initial: emptyRunView('r-1') });
+
+    print([event('node/started', 'read-0', { attempt: 1 })]);
+    print([event('node/succeeded', 'read-0', { result: 'read' }), event('node/started', 'edit', { attempt: 1 })]);
+
+    expect(writes).toEqual([]);
+    expect([...print.view().nodes.values()].map((node) => [node.id, node.status])).toEqual([
+      ['read-0', 'succeeded'],
+      ['edit', 'running'],
+    ]);
+    vi.advanceTimersByTime(PROGRESS_LINES_WAIT_MS);
+    expect(writes.join('').trimEnd().split('\n')).toEqual(['10:00:00  ▶ read-0 started', '10:00:00  ✓ read-0 0ms · 0 tokens · $0', '10:00:00  ▶ edit started']);
+  });
+
   it('a question for the user goes out at once, after the lines before it', () => {
     const { io, writes } = capturedIo();
     const print = createProgressPrinter(io, { json: false, initial: emptyRunView('r-1') });
