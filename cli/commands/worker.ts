@@ -18,10 +18,14 @@ import {
 } from '../../engine/index.js';
 import { CliContext } from '../context/cli-context.js';
 import { writeLine } from '../context/cli-io.js';
+import { lineBatch } from '../context/line-batch.js';
 import { defineCommand } from '../context/command.js';
 import { createApprover, createNodeRuntime, createTools } from '../runtime/compose-runtime.js';
 import { recordedRouting } from '../runtime/model-routing.js';
 import { runApprovedPlan } from '../running/run-plan.js';
+
+/** A worker's lines wait at most this long for the others of their burst (ms). */
+const WORKER_LINES_WAIT_MS = 50;
 
 interface WorkerArgs {
   concurrency?: number;
@@ -56,6 +60,8 @@ export const workerCommand = defineCommand<WorkerArgs>({
     await store.keepConnections(concurrency * 2);
     await warmUp(context);
     const queue = await createGraphileJobQueue(store.url);
+    // A wide stage's nodes start and end together: their lines go out in one write.
+    const lines = lineBatch(out, WORKER_LINES_WAIT_MS);
     const worker = await startNodeWorker({
       connectionString: store.url,
       db: store.db,
@@ -74,23 +80,28 @@ export const workerCommand = defineCommand<WorkerArgs>({
         return workspace;
       },
       adopt: async (runId) => {
-        writeLine(out, `worker: run ${runId} has lost its scheduler; taking it over`);
+        lines.write(`worker: run ${runId} has lost its scheduler; taking it over`);
         try {
           const code = await runApprovedPlan(context, runId, { workers: 'shared' });
-          writeLine(out, `worker: the adopted run ${runId} ended (exit ${code})`);
+          lines.write(`worker: the adopted run ${runId} ended (exit ${code})`);
         } catch (error) {
           if (!(error instanceof RunClaimedError)) throw error;
         }
       },
       onRunEnded: closeWorkspace,
-      report: (line) => writeLine(out, `worker: ${visibleText(line)}`),
+      report: (line) => lines.write(`worker: ${visibleText(line)}`),
     });
     writeLine(out, `worker ${worker.id} ready · ${concurrency} at a time · ${clone === undefined ? 'shared workspace' : `clone ${clone}`}`);
-    await new Promise<void>((resolveStop) => context.io.interrupt.addEventListener('abort', () => resolveStop(), { once: true }));
-    writeLine(out, `worker ${worker.id} draining: running nodes finish, no new ones start (Ctrl-C again stops at once)`);
-    await worker.drain();
-    await Promise.all([...workspaces.keys()].map(closeWorkspace));
-    await queue.close();
+    try {
+      await new Promise<void>((resolveStop) => context.io.interrupt.addEventListener('abort', () => resolveStop(), { once: true }));
+      lines.flush();
+      writeLine(out, `worker ${worker.id} draining: running nodes finish, no new ones start (Ctrl-C again stops at once)`);
+      await worker.drain();
+      await Promise.all([...workspaces.keys()].map(closeWorkspace));
+      await queue.close();
+    } finally {
+      lines.flush();
+    }
     writeLine(out, `worker ${worker.id} stopped`);
     return 0;
   },
