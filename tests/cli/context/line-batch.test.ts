@@ -1,18 +1,6 @@
-import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { lineBatch } from '../../../cli/context/line-batch.js';
-
-/** A stdout that keeps each write apart, as a pipe's reader receives them. */
-function capturedStream(): { stream: Writable; writes: string[] } {
-  const writes: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer | string, _encoding, done) {
-      writes.push(chunk.toString());
-      done();
-    },
-  });
-  return { stream, writes };
-}
+import { capturedStream } from '../../helpers/captured-stream.js';
 
 describe("a worker's lines", () => {
   beforeEach(() => vi.useFakeTimers());

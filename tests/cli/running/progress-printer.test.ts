@@ -1,23 +1,17 @@
-import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { CliIo } from '../../../cli/context/cli-io.js';
 import { PROGRESS_LINES_WAIT_MS, createProgressPrinter } from '../../../cli/running/progress.js';
 import { emptyRunView, type SessionEvent } from '../../../engine/index.js';
+import { capturedStream } from '../../helpers/captured-stream.js';
 
 let seq = 0;
 const event = (type: string, nodeId: string | null, payload: Record<string, unknown>, at = '2026-12-05T10:00:00.000Z'): SessionEvent =>
   ({ seq: ++seq, runId: 'r-1', nodeId, turn: 0, step: 0, type, payload, createdAt: at }) as unknown as SessionEvent;
 
-/** A terminal-less stdout that keeps each write apart, as a pipe's reader would receive them. */
+/** A terminal-less CLI whose stdout keeps each write apart. */
 function capturedIo(): { io: CliIo; writes: string[] } {
-  const writes: string[] = [];
-  const stdout = new Writable({
-    write(chunk: Buffer | string, _encoding, done) {
-      writes.push(chunk.toString());
-      done();
-    },
-  });
-  const io = { stdout, stderr: stdout, stdin: process.stdin, env: {}, cwd: '/', interrupt: new AbortController().signal } as unknown as CliIo;
+  const { stream, writes } = capturedStream();
+  const io = { stdout: stream, stderr: stream, stdin: process.stdin, env: {}, cwd: '/', interrupt: new AbortController().signal } as unknown as CliIo;
   return { io, writes };
 }
 
