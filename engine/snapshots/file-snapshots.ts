@@ -214,17 +214,14 @@ export class FileSnapshots {
     const writeSet = createWriteSet(writes);
     const otherWrites = options.otherWrites === undefined ? undefined : createWriteSet(options.otherWrites);
     const { attributed, stray } = attributeChanges(changes.paths, writeSet, otherWrites);
-    // A node with a write set or changes has its end recorded, all but always: the check before
-    // recording goes beside the read of what is recorded so far, not after it (one round trip).
+    // A node with a write set or changes all but always records its end: the check goes beside the read below, not after it.
     const checking = writes.length > 0 || changes.paths.length > 0 ? options.beforeRecording?.() : undefined;
     checking?.catch(() => undefined);
     const recorded = await listSnapshots(this.#db, this.#runId, nodeId);
     const known = new Set(recorded.map((snapshot) => snapshot.path));
     const unknown = [...attributed, ...stray].filter((path) => !known.has(path));
     if (unknown.length > 0 || recorded.length > 0) await (checking ?? options.beforeRecording?.());
-    for (const path of unknown) {
-      await insertSnapshotIfAbsent(this.#db, this.#key(nodeId, path), await changes.beforeOf(path), this.#timestamp());
-    }
+    for (const path of unknown) await insertSnapshotIfAbsent(this.#db, this.#key(nodeId, path), await changes.beforeOf(path), this.#timestamp());
     const filesChanged: string[] = [];
     // Read again only when rows were added: most nodes end with the snapshots they had.
     for (const snapshot of unknown.length > 0 ? await listSnapshots(this.#db, this.#runId, nodeId) : recorded) {
