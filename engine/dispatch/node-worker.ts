@@ -101,9 +101,10 @@ export async function startNodeWorker(options: NodeWorkerOptions): Promise<NodeW
   adoptTimer?.unref();
   const drain = async (): Promise<void> => {
     if (adoptTimer !== undefined) clearInterval(adoptTimer);
+    // No run is readied from here on; those being readied are, before the runs are let go of.
+    await stopHearing();
     await runner.stop();
     await Promise.allSettled([...adoptions]);
-    await stopHearing?.();
     await watches.close();
     await stopHolding?.();
   };
@@ -117,17 +118,23 @@ export async function startNodeWorker(options: NodeWorkerOptions): Promise<NodeW
   };
 }
 
-/** Calls `prepare` with each run dispatched to workers (`dispatch/started`) as the store says it is, once at a time per run. */
-async function hearDispatchedRuns(url: string, prepare: (runId: string) => Promise<void>): Promise<(() => Promise<void>) | undefined> {
-  const preparing = new Set<string>();
-  return hearNotifications(url, {
+/**
+ * Calls `prepare` with each run dispatched to workers (`dispatch/started`) as the store says it is,
+ * once at a time per run. The returned stop ends the hearing and waits for the runs being prepared.
+ */
+async function hearDispatchedRuns(url: string, prepare: (runId: string) => Promise<void>): Promise<() => Promise<void>> {
+  const preparing = new Map<string, Promise<void>>();
+  const stopHearing = await hearNotifications(url, {
     onNotification: (message) => {
       if (message.channel !== EVENTS_NOTIFY_CHANNEL) return;
       const { runId, types } = eventsNotification(message.payload);
       if (types?.includes('dispatch/started') !== true || preparing.has(runId)) return;
-      preparing.add(runId);
-      void prepare(runId).finally(() => preparing.delete(runId));
+      preparing.set(runId, prepare(runId).finally(() => preparing.delete(runId)));
     },
     onLost: () => undefined,
   }).catch(() => undefined);
+  return async () => {
+    await stopHearing?.();
+    await Promise.allSettled([...preparing.values()]);
+  };
 }
