@@ -42,10 +42,14 @@ export function fetchForIdleSlotsOnly(value: unknown): boolean {
   const queue = value;
   const size = queue.getJobBatchSize;
   let deferred = false;
-  Object.defineProperty(queue, 'getJobBatchSize', { get: () => Math.min(size, Math.max(1, queue.workerQueue.length)), configurable: true });
+  // Set as each fetch begins, for the whole of it: a full batch means more may be waiting, and the
+  // queue fetches again at once (for the slots still waiting, if any).
+  let batch = size;
+  Object.defineProperty(queue, 'getJobBatchSize', { get: () => batch, configurable: true });
   const fetch = queue.fetch;
   queue.fetch = () => {
     if (queue.mode !== 'POLLING' || queue.workerQueue.length > 0) {
+      batch = Math.min(size, Math.max(1, queue.workerQueue.length));
       fetch();
       return;
     }
