@@ -35,10 +35,10 @@ function isLocalQueue(value: unknown): value is LocalQueueInternals {
  * waited 40–140 ms so while three other workers were idle). Made to fetch for its idle slots
  * only: a batch as large as the slots waiting for a job (a wide stage still comes in one fetch),
  * none while no slot waits — the fetch waits for the next slot that asks (or the poll, as before).
- * Returns false, leaving the queue as it is, when it is not the shape this relies on.
+ * A queue that is not the shape this relies on (another graphile-worker) is left as it is.
  */
-export function fetchForIdleSlotsOnly(value: unknown): boolean {
-  if (!isLocalQueue(value)) return false;
+export function fetchForIdleSlotsOnly(value: unknown): void {
+  if (!isLocalQueue(value)) return;
   const queue = value;
   const size = queue.getJobBatchSize;
   let deferred = false;
@@ -68,5 +68,4 @@ export function fetchForIdleSlotsOnly(value: unknown): boolean {
     }
     return job;
   };
-  return true;
 }
