@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Logger, makeWorkerUtils, run as runGraphile } from 'graphile-worker';
@@ -19,7 +19,9 @@ import { printTable } from './lib/table.js';
  * 2. W2 and W3 of the scheduler bench as real dagent runs (each node one scripted model turn that
  *    takes the node's latency), by the in-process scheduler and by `run --workers` with 1, 2 and
  *    4 `dagent worker` processes: wall time over the critical-path bound, and the dispatch hop
- *    (a dependency's outcome committed → the dependent claimed by a worker), p50 and p95. The
+ *    (a dependency's outcome committed → the dependent claimed by a worker), p50 and p95. Each
+ *    fleet runs two runs, each measured: its first, just started, and a second (a standing fleet,
+ *    as a team's is: its workers have run nodes before). The
  *    workers share the workload's concurrency (each runs width / N at a time): a slot beyond the
  *    stage's width is not free, since every idle slot of every worker asks the queue for a job
  *    when jobs are added.
@@ -40,13 +42,13 @@ export async function runWorkersBench(): Promise<void> {
     for (const workload of [w2(), w3()]) {
       for (const workers of [0, 1, 2, 4]) {
         if (only !== undefined && !only.includes(`${workload.name}:${workers}`)) continue;
-        const row = await dagentRow(server, workload, workers).catch((error: unknown) => [workload.name, `${workers} workers`, `failed: ${(error as Error).message.split('\n')[0]}`, '', '', '', '', '']);
-        process.stdout.write(`  measured: ${row.join(' · ')}\n`);
-        rows.push(row);
+        const measured = await dagentRows(server, workload, workers).catch((error: unknown) => [[workload.name, `${workers} workers`, `failed: ${(error as Error).message.split('\n')[0]}`, '', '', '', '', '']]);
+        for (const row of measured) process.stdout.write(`  measured: ${row.join(' · ')}\n`);
+        rows.push(...measured);
       }
     }
     printTable(
-      'W2 and W3 as dagent runs: in-process scheduler vs `run --workers` with N worker processes (one run each, a shared 2-core machine)',
+      `W2 and W3 as dagent runs: in-process scheduler vs \`run --workers\` with N worker processes (a new fleet's first run, then its 2nd; a shared 2-core machine)`,
       ['workload', 'engine', 'wall ms', 'critical path ms', 'wall / bound', 'hop p50 ms', 'hop p95 ms', 'hop p50: noticed · started · claimed ms'],
       rows,
     );
@@ -110,30 +112,48 @@ async function pgBossHops(url: string): Promise<number[]> {
   return hops;
 }
 
-async function dagentRow(server: BenchPostgres, workload: Workload, workerCount: number): Promise<string[]> {
+/**
+ * The workload's rows: in process, one run; through `workerCount` workers, the first run of a
+ * fleet started for it and then a second run on the same fleet (a standing fleet, as one serving
+ * a team runs: its processes have run nodes before, so their code is compiled and warm).
+ */
+async function dagentRows(server: BenchPostgres, workload: Workload, workerCount: number): Promise<string[][]> {
   const dir = mkdtempSync(join(tmpdir(), 'dagent-bench-workers-'));
-  const workspace = join(dir, 'ws');
   const processes: ChildProcess[] = [];
   try {
     const { plan, script } = planOf(workload);
     writeFileSync(join(dir, 'plan.json'), JSON.stringify(plan));
     writeFileSync(join(dir, 'script.json'), JSON.stringify(script));
-    await import('node:fs').then((fs) => fs.mkdirSync(workspace));
     const url = await server.database(`bench_${workload.name.toLowerCase()}_${workerCount}_${process.pid}`);
     const flags = ['--db', url, '--model', `scripted:${join(dir, 'script.json')}`, '--approval', 'auto'];
-    const created = await dagent(['plan', '--from', join(dir, 'plan.json'), '--json', ...flags], workspace);
-    const runId = (JSON.parse(created) as { runId: string }).runId;
-    await dagent(['approve', runId, ...flags], workspace);
-    if (workerCount === 0) {
-      await dagent(['run', runId, '--concurrency', String(workload.concurrency), ...flags], workspace);
-    } else {
-      const slots = String(Math.ceil(workload.concurrency / workerCount));
-      for (let index = 0; index < workerCount; index += 1) processes.push(await startWorker(['worker', '--concurrency', slots, ...flags], workspace));
-      await dagent(['run', runId, '--workers', ...flags], workspace);
+    // Each run in a workspace of its own: the second starts from the files the example begins with too.
+    const runs: { runId: string; workspace: string }[] = [];
+    for (const name of workerCount === 0 ? ['ws'] : ['ws', 'ws-second']) {
+      const workspace = join(dir, name);
+      mkdirSync(workspace);
+      const created = await dagent(['plan', '--from', join(dir, 'plan.json'), '--json', ...flags], workspace);
+      runs.push({ runId: (JSON.parse(created) as { runId: string }).runId, workspace });
+      await dagent(['approve', runs.at(-1)!.runId, ...flags], workspace);
     }
-    const measured = await measureFromLog(url, runId, workerCount > 0);
     const bound = criticalPathMs(workload.nodes, workload.latencyMs);
-    return [workload.name, workerCount === 0 ? 'in-process scheduler' : `--workers, ${workerCount} worker process${workerCount > 1 ? 'es' : ''}`, fixed(measured.wallMs), fixed(bound), `${(measured.wallMs / bound).toFixed(2)}×`, fixed(percentile(measured.hops, 0.5)), fixed(percentile(measured.hops, 0.95)), partsOf(measured.parts)];
+    const row = async (engine: string, runId: string): Promise<string[]> => {
+      const measured = await measureFromLog(url, runId, workerCount > 0);
+      return [workload.name, engine, fixed(measured.wallMs), fixed(bound), `${(measured.wallMs / bound).toFixed(2)}×`, fixed(percentile(measured.hops, 0.5)), fixed(percentile(measured.hops, 0.95)), partsOf(measured.parts)];
+    };
+    if (workerCount === 0) {
+      const { runId, workspace } = runs[0]!;
+      await dagent(['run', runId, '--concurrency', String(workload.concurrency), ...flags], workspace);
+      return [await row('in-process scheduler', runId)];
+    }
+    const slots = String(Math.ceil(workload.concurrency / workerCount));
+    for (let index = 0; index < workerCount; index += 1) processes.push(await startWorker(['worker', '--concurrency', slots, ...flags], runs[0]!.workspace));
+    const fleet = `--workers, ${workerCount} worker process${workerCount > 1 ? 'es' : ''}`;
+    const measured: string[][] = [];
+    for (const [index, { runId, workspace }] of runs.entries()) {
+      await dagent(['run', runId, '--workers', ...flags], workspace);
+      measured.push(await row(index === 0 ? fleet : `${fleet}, its 2nd run`, runId));
+    }
+    return measured;
   } finally {
     for (const child of processes) child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
