@@ -11,6 +11,7 @@ import * as evalResults from './0009-eval-results.js';
 import * as memorySource from './0010-memory-source.js';
 import * as memoriesNotify from './0011-memories-notify.js';
 import * as eventsNotifyTypes from './0012-events-notify-types.js';
+import * as controlNotify from './0013-control-notify.js';
 
 /**
  * Every migration, in order. Names sort in the order they must run; a new schema change is a
@@ -29,6 +30,9 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0010-memory-source': memorySource,
   '0011-memories-notify': memoriesNotify,
   '0012-events-notify-types': eventsNotifyTypes,
+  '0013-control-notify': controlNotify,
 };
 
 export { dialectOf, type SqlDialectName } from './dialect-of.js';
+/** The event types the events trigger notifies `dagent_control` for, as the last migration that set them made it. */
+export { CONTROL_TYPES_0013 as CONTROL_TYPES } from './0013-control-notify.js';

@@ -16,6 +16,8 @@ export const STEERING_FRESH_MS = 50;
 const STEERING_EVENT_TYPES = ['node/told', 'node/pause-requested', 'node/resume-requested', 'node/paused', 'user/message'] as const;
 /** What a person (or another process) writes to steer a node; the rest of the steering types follow from these. */
 const INCOMING_STEERING_TYPES = ['node/told', 'node/pause-requested', 'node/resume-requested'] as const;
+/** The steering types only the process running the node writes for it (the words it delivered, its pause): a follower need not hear them. */
+const OWN_STEERING_TYPES = ['user/message', 'node/paused'] as const;
 
 type SteeringEvent = SessionEvent<(typeof STEERING_EVENT_TYPES)[number]>;
 
@@ -111,7 +113,7 @@ export class NodeSteering {
     const now = performance.now();
     this.#checkedAt = now;
     const { writes } = this.#session.log;
-    const mark = writes.mark(this.#session.nodeId, STEERING_EVENT_TYPES);
+    const mark = writes.mark(this.#session.nodeId, STEERING_EVENT_TYPES, OWN_STEERING_TYPES);
     if (mark !== undefined && mark === this.#readMark && now - this.#readAt < this.#pollMs) return;
     const reads = steeringReadsOf(this.#session.log);
     if (mark !== undefined && this.#state === NO_STEERING && (await reads.nothingIncoming(this.#pollMs))) {

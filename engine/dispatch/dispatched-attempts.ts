@@ -75,7 +75,7 @@ export class DispatchedAttempts implements RemoteAttempts {
           if (message.channel === OUTCOMES_NOTIFY_CHANNEL && message.payload === runId) this.#schedule('log');
         },
         onLost: () => undefined,
-      });
+      }, [OUTCOMES_NOTIFY_CHANNEL]);
     }
     this.#timer = setInterval(() => this.wake(), this.#options.pollMs ?? DEFAULT_POLL_MS);
     this.#timer.unref();

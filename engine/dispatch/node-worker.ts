@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { errorMessage } from '../errors.js';
 import { getRun } from '../run/storage/run-store.js';
-import { EVENTS_NOTIFY_CHANNEL, eventsNotification, hearNotifications, holdListening } from '../session/postgres-notifications.js';
+import { CONTROL_NOTIFY_CHANNEL, eventsNotification, hearNotifications, holdListening } from '../session/postgres-notifications.js';
 import { runQueueTasks, type QueueRunner } from './graphile-job-queue.js';
 import { executeNodeJob, prepareRun, refreshRunFold, type NodeJobContext } from './execute-node-job.js';
 import { NODE_TASK, type NodeJob } from './job-queue.js';
@@ -126,13 +126,13 @@ async function hearDispatchedRuns(url: string, prepare: (runId: string) => Promi
   const preparing = new Map<string, Promise<void>>();
   const stopHearing = await hearNotifications(url, {
     onNotification: (message) => {
-      if (message.channel !== EVENTS_NOTIFY_CHANNEL) return;
+      if (message.channel !== CONTROL_NOTIFY_CHANNEL) return;
       const { runId, types } = eventsNotification(message.payload);
       if (types?.includes('dispatch/started') !== true || preparing.has(runId)) return;
       preparing.set(runId, prepare(runId).finally(() => preparing.delete(runId)));
     },
     onLost: () => undefined,
-  }).catch(() => undefined);
+  }, [CONTROL_NOTIFY_CHANNEL]).catch(() => undefined);
   return async () => {
     await stopHearing?.();
     await Promise.allSettled([...preparing.values()]);

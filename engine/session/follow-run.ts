@@ -3,7 +3,7 @@ import type { Database } from '../db/database.js';
 import { hearMemoryChanges, MEMORIES_NOTIFY_CHANNEL } from '../db/memory-changes.js';
 import { readEvents, type EventLog } from './event-log.js';
 import type { EventType, SessionEvent } from './event-types.js';
-import { EVENTS_NOTIFY_CHANNEL, eventsNotification, hearNotifications } from './postgres-notifications.js';
+import { allControlTypes, CONTROL_EVENT_TYPES, CONTROL_NOTIFY_CHANNEL, EVENTS_NOTIFY_CHANNEL, eventsNotification, hearNotifications } from './postgres-notifications.js';
 import { runLog } from './run-log.js';
 
 /** The store a follower reads: the database, its dialect, and its URL (PostgreSQL: the process listens on one connection, `postgres-notifications.ts`). */
@@ -109,7 +109,7 @@ export async function followRun(store: FollowedStore, runId: string, options: Fo
     if (reading !== undefined || !deliver(events)) pullQuietly();
   });
   // A filtered follower reads only for a notification that names one of its types (or names none).
-  const stopListening = await listenForOtherWriters(store, log, (inserted) => (types === undefined || inserted === undefined || inserted.some((type) => types.has(type))) && soon.request());
+  const stopListening = await listenForOtherWriters(store, log, options.types, (inserted) => (types === undefined || inserted === undefined || inserted.some((type) => types.has(type))) && soon.request());
   const timer = await pollForCommits(store, pollMs, pullQuietly);
 
   const stop = async (): Promise<void> => {
@@ -184,22 +184,25 @@ async function sqliteDataVersion(db: Kysely<Database>): Promise<() => Promise<bo
 
 /**
  * PostgreSQL: hears the run's inserts. Another process's are noted on the run's live log and read
- * for (`request`); this process's own are not, their events came from the live log.
+ * for (`request`); this process's own are not, their events came from the live log. A follower of
+ * control types only hears `dagent_control` (a worker's watch: not woken by every message of the
+ * run); any other hears every insert.
  */
-async function listenForOtherWriters(store: FollowedStore, log: EventLog, request: (types: readonly string[] | undefined) => void): Promise<(() => Promise<void>) | undefined> {
+async function listenForOtherWriters(store: FollowedStore, log: EventLog, types: readonly EventType[] | undefined, request: (types: readonly string[] | undefined) => void): Promise<(() => Promise<void>) | undefined> {
   if (store.dialect !== 'postgres') return undefined;
-  const onInsert = (sender: number, types: readonly string[] | undefined): void => {
+  const onInsert = (sender: number, inserted: readonly string[] | undefined): void => {
     if (store.ownBackends?.has(sender) === true) return;
-    log.writes.noteOtherWrites(types);
-    request(types);
+    log.writes.noteOtherWrites(inserted);
+    request(inserted);
   };
+  const controlOnly = types !== undefined && allControlTypes(types);
   let memories: ReturnType<typeof hearMemoryChanges> | undefined;
-  return listenPostgres(store.url, log.runId, {
+  return listenPostgres(store.url, log.runId, controlOnly, {
     onInsert,
     // The same connection hears the store's memory changes: a project with none is not searched at every step.
     onMemoriesChanged: () => memories?.changed(),
     watch: () => {
-      const unwatch = log.writes.watchOthers();
+      const unwatch = log.writes.watchOthers(controlOnly ? CONTROL_HEARD : 'all');
       memories = hearMemoryChanges(store.db);
       return () => {
         unwatch();
@@ -208,6 +211,8 @@ async function listenForOtherWriters(store: FollowedStore, log: EventLog, reques
     },
   });
 }
+
+const CONTROL_HEARD: ReadonlySet<string> = new Set(CONTROL_EVENT_TYPES);
 
 interface PostgresListeners {
   /** This run's events were inserted, by the backend of this process id. */
@@ -218,8 +223,9 @@ interface PostgresListeners {
   readonly watch: () => () => void;
 }
 
-/** Hears `dagent_events` (this run's) and `dagent_memories` on the process's shared listening connection. */
-async function listenPostgres(url: string, runId: string, { onInsert, onMemoriesChanged, watch }: PostgresListeners): Promise<() => Promise<void>> {
+/** Hears `dagent_events` (or, `controlOnly`, `dagent_control`) of this run and `dagent_memories` on the process's shared listening connection. */
+async function listenPostgres(url: string, runId: string, controlOnly: boolean, { onInsert, onMemoriesChanged, watch }: PostgresListeners): Promise<() => Promise<void>> {
+  const channel = controlOnly ? CONTROL_NOTIFY_CHANNEL : EVENTS_NOTIFY_CHANNEL;
   let unwatch: (() => void) | undefined;
   const end = (): void => {
     unwatch?.();
@@ -227,7 +233,7 @@ async function listenPostgres(url: string, runId: string, { onInsert, onMemories
   };
   const stopHearing = await hearNotifications(url, {
     onNotification: (message) => {
-      if (message.channel === EVENTS_NOTIFY_CHANNEL) {
+      if (message.channel === channel) {
         const inserted = eventsNotification(message.payload);
         if (inserted.runId === runId) onInsert(message.processId, inserted.types);
       }
@@ -235,7 +241,7 @@ async function listenPostgres(url: string, runId: string, { onInsert, onMemories
     },
     // A dropped listening connection only slows the follower to its safety poll; nothing is heard any more.
     onLost: end,
-  });
+  }, [channel, MEMORIES_NOTIFY_CHANNEL]);
   unwatch = watch();
   return async () => {
     end();

@@ -4,10 +4,12 @@ import type { EventType, SessionEvent } from './event-types.js';
  * What one process knows of the writes to a run's log: the events it appended through the run's
  * live log, by type, and the other processes' inserts a follower listening for the run heard, by
  * type where their notification named them. A reader that keeps a mark reads the store again only
- * when the mark moved.
+ * when the mark moved. A follower may hear only some types (a worker's, the control types): a mark
+ * of a type no follower hears is not known, unless the reader says only this process writes it.
  */
 export class KnownWrites {
-  #watchers = 0;
+  /** What each listening follower hears of the other processes' inserts: some types, or all. */
+  readonly #watchers: (ReadonlySet<string> | 'all')[] = [];
   /** Other processes' inserts whose types were not said. */
   #otherWrites = 0;
   /** Other processes' inserts by type, as their notifications named them. */
@@ -21,10 +23,12 @@ export class KnownWrites {
   /**
    * A number that changes whenever an event of `nodeId` (null: the run's own) of one of `types`
    * may have been written to the run since it was taken: by this process, or by another one (as a
-   * follower heard it). `undefined` while no follower listens: then only the store can say.
+   * follower heard it). `undefined` while no follower hears every one of `types` from the other
+   * processes: then only the store can say. `ownOnly`: those of `types` only this process writes
+   * for `nodeId` (a running node's delivered words): counted from its own appends alone.
    */
-  mark(nodeId: string | null, types: readonly EventType[]): number | undefined {
-    if (this.#watchers === 0) return undefined;
+  mark(nodeId: string | null, types: readonly EventType[], ownOnly: readonly EventType[] = []): number | undefined {
+    if (this.#watchers.length === 0 || !types.every((type) => ownOnly.includes(type) || this.#hears(type))) return undefined;
     let mark = this.#otherWrites;
     for (const type of types) mark += (this.#appended.get(appendedKey(nodeId, type)) ?? 0) + (this.#otherByType.get(type) ?? 0);
     return mark;
@@ -32,7 +36,7 @@ export class KnownWrites {
 
   /** `mark` for events of `types` of any node of the run. */
   markOfTypes(types: readonly EventType[]): number | undefined {
-    if (this.#watchers === 0) return undefined;
+    if (this.#watchers.length === 0 || !types.every((type) => this.#hears(type))) return undefined;
     let mark = this.#otherWrites;
     for (const type of types) mark += (this.#appendedByType.get(type) ?? 0) + (this.#otherByType.get(type) ?? 0);
     return mark;
@@ -53,14 +57,19 @@ export class KnownWrites {
     }
   }
 
-  /** A follower listens for other processes' inserts into the run until the returned function is called. */
-  watchOthers(): () => void {
-    this.#watchers += 1;
+  /** A follower listens for other processes' inserts into the run (of `heard` types, or all) until the returned function is called. */
+  watchOthers(heard: ReadonlySet<string> | 'all' = 'all'): () => void {
+    this.#watchers.push(heard);
     let watching = true;
     return () => {
-      if (watching) this.#watchers -= 1;
+      if (watching) this.#watchers.splice(this.#watchers.indexOf(heard), 1);
       watching = false;
     };
+  }
+
+  /** Whether a listening follower hears other processes' inserts of `type`. */
+  #hears(type: string): boolean {
+    return this.#watchers.some((heard) => heard === 'all' || heard.has(type));
   }
 
   /** Another process inserted events into the run (a listening follower heard it): of `types`, or of any type when not said. */

@@ -1,6 +1,7 @@
 import type { Client, Notification } from 'pg';
-import { MEMORIES_NOTIFY_CHANNEL } from '../db/memory-changes.js';
-import { OUTCOMES_NOTIFY_CHANNEL } from './one-statement-append.js';
+import type { MEMORIES_NOTIFY_CHANNEL } from '../db/memory-changes.js';
+import { CONTROL_TYPES } from '../../migrations/index.js';
+import type { OUTCOMES_NOTIFY_CHANNEL } from './one-statement-append.js';
 
 /**
  * The channel a PostgreSQL store notifies per statement that inserts a run's events; the payload
@@ -15,31 +16,57 @@ export function eventsNotification(payload: string | undefined): { readonly runI
   return space < 0 ? { runId: text } : { runId: text.slice(0, space), types: text.slice(space + 1).split(',') };
 }
 
-/** What the listening connection hears: a run's events, a worker's outcome (its run's scheduler reads it), the memories. */
-const CHANNELS = [EVENTS_NOTIFY_CHANNEL, OUTCOMES_NOTIFY_CHANNEL, MEMORIES_NOTIFY_CHANNEL] as const;
+/**
+ * The channel a PostgreSQL store notifies when a statement inserts events of the types another
+ * process acts on (`CONTROL_EVENT_TYPES`; migration 0013), named as on `dagent_events` with those
+ * types only. A process that follows only those (a worker) listens here: every message of every
+ * node of a run would otherwise wake it, to be parsed and dropped.
+ */
+export const CONTROL_NOTIFY_CHANNEL = 'dagent_control';
+
+/**
+ * The types `dagent_control` is notified for: a run dispatched, stopped or ended, a node told
+ * something, paused or resumed, an approval answered, a budget set or reached, missed work
+ * reported. The list is migration 0013's, which the trigger was made with: a change of it is a
+ * migration of its own.
+ */
+export const CONTROL_EVENT_TYPES = CONTROL_TYPES;
+const CONTROL: ReadonlySet<string> = new Set(CONTROL_EVENT_TYPES);
+
+/** Whether inserts of `types` are all notified on `dagent_control` too (a follower of them need not hear every insert). */
+export function allControlTypes(types: readonly string[]): boolean {
+  return types.every((type) => CONTROL.has(type));
+}
+
+/** The channels a process's listening connection may listen on. */
+export type NotifyChannel = typeof EVENTS_NOTIFY_CHANNEL | typeof CONTROL_NOTIFY_CHANNEL | typeof OUTCOMES_NOTIFY_CHANNEL | typeof MEMORIES_NOTIFY_CHANNEL;
 
 /** One hearer of a store's notifications. */
 export interface NotificationHearer {
-  /** `message` came on one of the channels (`message.channel`). */
+  /** `message` came on one of the channels listened to (`message.channel`: not only the hearer's own). */
   readonly onNotification: (message: Notification) => void;
   /** The connection dropped: nothing more will be heard through this hearing. */
   readonly onLost: () => void;
 }
 
 /**
- * A process's one listening connection to a PostgreSQL store (`LISTEN dagent_events;
- * LISTEN dagent_outcomes; LISTEN dagent_memories`), shared by everyone in the process who hears
- * it: each run's followers, the dashboard's, a worker's watch of every run it works on, a
- * dispatching scheduler's wait for its workers' outcomes. Opening a connection costs a server
+ * A process's one listening connection to a PostgreSQL store, shared by everyone in the process
+ * who hears it: each run's followers, the dashboard's, a worker's watch of every run it works on,
+ * a dispatching scheduler's wait for its workers' outcomes. Opening a connection costs a server
  * process and 10–25 ms on a small host; a run's control follower and a worker's first node of each
  * run paid that on their critical path. It opens with its first hearer and closes with its last
  * (`holdListening` keeps it for a long-lived process); one that drops tells its hearers and is
- * opened afresh for the next.
+ * opened afresh for the next. It listens on the channels its hearers name, each while one of
+ * them needs it: a worker's connection is not woken by every insert of the runs it works on.
  */
 class SharedListening {
   readonly #url: string;
-  readonly #hearers = new Set<NotificationHearer>();
+  readonly #hearers = new Map<NotificationHearer, readonly NotifyChannel[]>();
   readonly #client: Promise<Client>;
+  /** The channels listened on (or being), each with how many hearers need it. */
+  readonly #needed = new Map<NotifyChannel, number>();
+  /** LISTEN and UNLISTEN statements go one after the other, in the order they were asked for. */
+  #changing: Promise<void> = Promise.resolve();
   #closed = false;
 
   constructor(url: string, onGone: () => void) {
@@ -52,7 +79,7 @@ class SharedListening {
     const client = new pg.default.Client({ connectionString: this.#url });
     const lost = (): void => {
       onGone();
-      for (const hearer of [...this.#hearers]) hearer.onLost();
+      for (const hearer of [...this.#hearers.keys()]) hearer.onLost();
       this.#hearers.clear();
     };
     client.on('error', lost);
@@ -60,11 +87,10 @@ class SharedListening {
       if (!this.#closed) lost();
     });
     client.on('notification', (message) => {
-      for (const hearer of [...this.#hearers]) hearer.onNotification(message);
+      for (const hearer of [...this.#hearers.keys()]) hearer.onNotification(message);
     });
     try {
       await client.connect();
-      await client.query(CHANNELS.map((channel) => `LISTEN ${channel}`).join('; '));
     } catch (error) {
       onGone();
       await client.end().catch(() => undefined);
@@ -73,32 +99,59 @@ class SharedListening {
     return client;
   }
 
-  /** Hears from now on (once the connection listens); the returned function stops. */
-  async hear(hearer: NotificationHearer): Promise<() => Promise<void>> {
-    this.#hearers.add(hearer);
+  /** Hears `channels` from now on (once the connection listens on them); the returned function stops. */
+  async hear(hearer: NotificationHearer, channels: readonly NotifyChannel[]): Promise<() => Promise<void>> {
+    this.#hearers.set(hearer, channels);
+    const fresh = channels.filter((channel) => this.#needed.set(channel, (this.#needed.get(channel) ?? 0) + 1).get(channel) === 1);
     try {
-      await this.#client;
+      await this.#change('LISTEN', fresh);
     } catch (error) {
-      this.#hearers.delete(hearer);
+      await this.#stop(hearer);
       throw error;
     }
-    return async () => {
-      this.#hearers.delete(hearer);
-      if (this.#hearers.size > 0 || this.#closed) return;
-      this.#closed = true;
-      listenings.delete(this.#url);
-      await (await this.#client).end().catch(() => undefined);
-    };
+    return () => this.#stop(hearer);
+  }
+
+  async #stop(hearer: NotificationHearer): Promise<void> {
+    const channels = this.#hearers.get(hearer);
+    if (channels === undefined) return;
+    this.#hearers.delete(hearer);
+    const unneeded = channels.filter((channel) => {
+      const left = (this.#needed.get(channel) ?? 1) - 1;
+      if (left > 0) this.#needed.set(channel, left);
+      else this.#needed.delete(channel);
+      return left === 0;
+    });
+    if (this.#hearers.size > 0 || this.#closed) {
+      // A channel nobody needs any more stops waking this process; a failure only leaves it heard.
+      if (!this.#closed) await this.#change('UNLISTEN', unneeded).catch(() => undefined);
+      return;
+    }
+    this.#closed = true;
+    if (listenings.get(this.#url) === this) listenings.delete(this.#url);
+    await (await this.#client.catch(() => undefined))?.end().catch(() => undefined);
+  }
+
+  /** One statement for all of `channels`, after the ones asked for before it. */
+  #change(verb: 'LISTEN' | 'UNLISTEN', channels: readonly NotifyChannel[]): Promise<void> {
+    const changed = this.#changing.then(async () => {
+      const client = await this.#client;
+      if (channels.length > 0) await client.query(channels.map((channel) => `${verb} ${channel}`).join('; '));
+    });
+    this.#changing = changed.catch(() => undefined);
+    return changed;
   }
 }
 
 const listenings = new Map<string, SharedListening>();
 
 /**
- * Hears the notifications of the PostgreSQL store at `url` on the process's shared listening
- * connection, opening it if need be; resolves once it listens, rejects if it cannot be opened.
+ * Hears the notifications of the PostgreSQL store at `url` on `channels`, on the process's shared
+ * listening connection, opening it if need be; resolves once it listens, rejects if it cannot be
+ * opened. The hearer gets what the connection hears on every channel it listens on (other hearers'
+ * too): it looks at `message.channel`.
  */
-export function hearNotifications(url: string, hearer: NotificationHearer): Promise<() => Promise<void>> {
+export function hearNotifications(url: string, hearer: NotificationHearer, channels: readonly NotifyChannel[]): Promise<() => Promise<void>> {
   let listening = listenings.get(url);
   if (listening === undefined) {
     const opened: SharedListening = new SharedListening(url, () => {
@@ -107,7 +160,7 @@ export function hearNotifications(url: string, hearer: NotificationHearer): Prom
     listening = opened;
     listenings.set(url, listening);
   }
-  return listening.hear(hearer);
+  return listening.hear(hearer, channels);
 }
 
 /**
@@ -115,5 +168,5 @@ export function hearNotifications(url: string, hearer: NotificationHearer): Prom
  * worker holds it from its start, so each run it takes a node of is heard without opening one.
  */
 export function holdListening(url: string): Promise<() => Promise<void>> {
-  return hearNotifications(url, { onNotification: () => undefined, onLost: () => undefined });
+  return hearNotifications(url, { onNotification: () => undefined, onLost: () => undefined }, [CONTROL_NOTIFY_CHANNEL]);
 }

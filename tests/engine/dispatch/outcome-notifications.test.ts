@@ -78,7 +78,7 @@ describe.skipIf(!postgres.available)('outcome notifications on postgres', () => 
         if (message.channel === OUTCOMES_NOTIFY_CHANNEL && message.payload === run.id) heard.push(run.id);
       },
       onLost: () => undefined,
-    });
+    }, [OUTCOMES_NOTIFY_CHANNEL]);
     try {
       const log = new EventLog(store.db, run.id);
       await log.append({ type: 'node/started', nodeId: 'edit-a', payload: { attempt: 1 } });
