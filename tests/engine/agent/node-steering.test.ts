@@ -107,6 +107,37 @@ for (const backend of contractStores()) {
       }
     });
 
+    it.skipIf(backend.name !== 'postgres')("on a worker, whose watch hears only the run's control events, a quiet step reads nothing and a word told from elsewhere still arrives (PostgreSQL)", async () => {
+      const heard: SessionEvent[] = [];
+      // A worker's watch of the run: its cancel and end only (it listens on the control channel).
+      const watch: RunFollower = await followRun({ db: session.log.db, dialect: 'postgres', url: store.url, ...(store.ownBackends === undefined ? {} : { ownBackends: store.ownBackends }) }, runId, {
+        afterSeq: 0,
+        types: ['run/cancel-requested', 'run/succeeded', 'run/failed', 'run/cancelled', 'run/paused'],
+        signal: new AbortController().signal,
+        onEvents: (events) => heard.push(...events),
+      });
+      try {
+        steering = new NodeSteering(session);
+        expect(await nextStep(1)).toBe(0);
+        // Another worker's node's messages, and this node's own: nothing that can steer it, no read.
+        await runLog(other.db, runId).append({ type: 'node/started', nodeId: 'read-x', payload: { attempt: 1 } });
+        await session.append({ type: 'assistant/message', payload: { content: 'thinking', toolCalls: [], finishReason: 'stop', provider: 'scripted', model: 'steer' } });
+        await sleep(100);
+        const quiet = statements;
+        expect(await nextStep(2)).toBe(0);
+        expect(statements).toBe(quiet);
+
+        const before = session.log.writes.markOfTypes(['node/told']);
+        const told = await tellNode(other.db, runId, 'edit', 'use tabs', 'ana');
+        // Heard on the control channel: the node's next boundary knows to read.
+        await until('the word noted', () => session.log.writes.markOfTypes(['node/told']) !== before);
+        expect(await nextStep(3)).toBe(1);
+        expect((await readEvents(store.db, runId, { nodeId: 'edit', types: ['user/message'] })).map((event) => event.sourceEventSeqs)).toEqual([[told.seq]]);
+      } finally {
+        await watch.stop();
+      }
+    });
+
     /** A listening follower of the run in the node's process, as `dagent run` has. */
     async function listening(): Promise<{ heard: SessionEvent[]; stop: () => Promise<void> }> {
       const heard: SessionEvent[] = [];
