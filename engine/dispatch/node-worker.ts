@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { errorMessage } from '../errors.js';
+import { warmSecretShapes } from '../secret-redactor.js';
+import { warmEventChecks } from '../session/event-types.js';
 import { getRun } from '../run/storage/run-store.js';
 import { CONTROL_NOTIFY_CHANNEL, eventsNotification, hearNotifications, holdListening } from '../session/postgres-notifications.js';
 import { runQueueTasks, type QueueRunner } from './graphile-job-queue.js';
@@ -49,6 +51,11 @@ export async function startNodeWorker(options: NodeWorkerOptions): Promise<NodeW
     ...(options.onRunEnded === undefined ? {} : { onRunEnded: options.onRunEnded }),
     ...(options.report === undefined ? {} : { report: options.report }),
   });
+  // What a worker's first nodes would pay on first use is paid before it says it is ready (a run
+  // process does it while the tokenizer's tables load): every event type's payload check, built
+  // and run once; the secret shapes' patterns, compiled.
+  warmEventChecks(() => true);
+  warmSecretShapes();
   const base = { ...options, worker: id, signal: abort.signal, watchRun: (runId: string) => watches.enter(runId), claimsFirst: new ClaimsFirst() };
   const claims = new JobClaims({ ...base, prefetch: (run) => refreshRunFold(base, run) });
   const context: NodeJobContext = { ...base, claims };
