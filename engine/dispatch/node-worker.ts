@@ -42,6 +42,16 @@ export function workerIdOf(): string {
   return `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`;
 }
 
+/**
+ * What a worker's first nodes would pay on first use, paid before it says it is ready (a run
+ * process does it while the tokenizer's tables load): every event type's payload check, built and
+ * run once; the secret shapes' patterns, compiled.
+ */
+function warmFirstUses(): void {
+  warmEventChecks(() => true);
+  warmSecretShapes();
+}
+
 /** A worker process's loop: node jobs from the queue, `concurrency` at a time, and adoption of orphaned runs. */
 export async function startNodeWorker(options: NodeWorkerOptions): Promise<NodeWorker> {
   const id = workerIdOf();
@@ -51,11 +61,7 @@ export async function startNodeWorker(options: NodeWorkerOptions): Promise<NodeW
     ...(options.onRunEnded === undefined ? {} : { onRunEnded: options.onRunEnded }),
     ...(options.report === undefined ? {} : { report: options.report }),
   });
-  // What a worker's first nodes would pay on first use is paid before it says it is ready (a run
-  // process does it while the tokenizer's tables load): every event type's payload check, built
-  // and run once; the secret shapes' patterns, compiled.
-  warmEventChecks(() => true);
-  warmSecretShapes();
+  warmFirstUses();
   const base = { ...options, worker: id, signal: abort.signal, watchRun: (runId: string) => watches.enter(runId), claimsFirst: new ClaimsFirst() };
   const claims = new JobClaims({ ...base, prefetch: (run) => refreshRunFold(base, run) });
   const context: NodeJobContext = { ...base, claims };
