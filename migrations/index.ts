@@ -12,6 +12,7 @@ import * as memorySource from './0010-memory-source.js';
 import * as memoriesNotify from './0011-memories-notify.js';
 import * as eventsNotifyTypes from './0012-events-notify-types.js';
 import * as controlNotify from './0013-control-notify.js';
+import * as runSeqs from './0014-run-seqs.js';
 
 /**
  * Every migration, in order. Names sort in the order they must run; a new schema change is a
@@ -31,6 +32,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0011-memories-notify': memoriesNotify,
   '0012-events-notify-types': eventsNotifyTypes,
   '0013-control-notify': controlNotify,
+  '0014-run-seqs': runSeqs,
 };
 
 export { dialectOf, type SqlDialectName } from './dialect-of.js';

@@ -6,6 +6,7 @@ import { NODE_TRANSITION_EVENT_TYPES } from '../run/storage/node-event.js';
 import { isUniqueViolation, MAX_SEQ_CONFLICT_RETRIES, type PendingRow } from '../session/event-inserts.js';
 import type { EventDraft } from '../session/event-types.js';
 import type { EventLog, StoredThrough } from '../session/event-log.js';
+import { takeSeqs } from '../session/one-statement-append.js';
 import type { NodeJob } from './job-queue.js';
 import { freeClaimsUpsert, type Claimant } from './node-claim.js';
 import { NODE_OUTCOME_EVENT_TYPES } from './pending-results.js';
@@ -97,7 +98,7 @@ function roundStatement(db: Kysely<Database>, runId: string, jobs: readonly Node
     going as (
       select c.*, row_number() over (order by c.ord) as n from current_jobs c join claimed k on k.node_id = c.node_id and k.token = 1
       where exists (select 1 from runs where id = ${runId} and status = 'running')),
-    next as (select coalesce(max(seq), 0) as seq from events where run_id = ${runId}),
+    next as (${takeSeqs(runId, sql`(select count(*) from going)`, sql`exists (select 1 from going)`)}),
     inserted as (
       insert into events (run_id, seq, node_id, turn, step, type, payload, surface_op, source_event_seqs, created_at, version)
       select ${runId}::text, next.seq + g.n, g.node_id, g.turn, g.step, g.type, g.payload, null, null, g.created_at, g.version from going g cross join next

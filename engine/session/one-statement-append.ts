@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/database.js';
 import { upsertAfterInsert, type RowUpsert } from './row-upsert.js';
 
@@ -42,13 +42,14 @@ export const OUTCOMES_NOTIFY_CHANNEL = 'dagent_outcomes';
 const ANNOUNCED_EVENT_TYPES: ReadonlySet<string> = new Set(['attempt/finished']);
 
 /**
- * PostgreSQL: appends `rows` (all of one run) in one autocommitted statement, taking the next seqs
- * as `max(seq) + 1…` of the rows it sees: no transaction, no lock held across round trips, so the
- * run's other writers never wait on this process. With `fence`, the statement locks its claims'
- * rows (`FOR UPDATE`, to its commit) and inserts nothing unless every claim is still current —
- * the same fence as a transaction that checks them. Two statements that take the same seq meet on the
- * primary key: the later one fails with a unique violation (the caller tries again), so a seq
- * becomes visible only after every seq before it has committed. `upserts` go in with the rows, in
+ * PostgreSQL: appends `rows` (all of one run) in one autocommitted statement, taking the run's next
+ * seqs from its row in `run_seqs` (`takeSeqs`): no transaction, no lock held across round trips.
+ * With `fence`, the statement locks its claims' rows (`FOR UPDATE`, to its commit) and takes no
+ * seq and inserts nothing unless every claim is still current — the same fence as a transaction
+ * that checks them. A statement appending to the run while another does waits for the other's
+ * commit on that row and takes the seqs after its, so a seq becomes visible only after every seq
+ * before it has committed. A seq taken twice all the same (a process from before the row) fails
+ * on the primary key with a unique violation, and the caller tries again. `upserts` go in with the rows, in
  * the same statement, only when every row went in (`upsertAfterInsert`), and so are the claims of
  * `fence.releases` released.
  */
@@ -63,14 +64,14 @@ export async function appendInOneStatement(db: Kysely<Database>, rows: readonly 
   const claims = fence?.claims ?? [];
   const held =
     claims.length === 0
-      ? sql``
-      : sql`, fence as (select 1 from node_claims where run_id = ${runId} and (${sql.join(claims.map((claim) => sql`(node_id = ${claim.nodeId} and token = ${claim.token})`), sql` or `)}) and released_at is null for update)`;
+      ? undefined
+      : sql`fence as (select 1 from node_claims where run_id = ${runId} and (${sql.join(claims.map((claim) => sql`(node_id = ${claim.nodeId} and token = ${claim.token})`), sql` or `)}) and released_at is null for update)`;
   const insert = sql`insert into events (run_id, seq, node_id, turn, step, type, payload, surface_op, source_event_seqs, created_at, version)
     select ${runId}::text, next.seq + 1 + v.ord, v.node_id, v.turn, v.step, v.type, v.payload, v.surface_op, v.source_event_seqs, v.created_at, v.version
     from (values ${values}) as v(ord, node_id, turn, step, type, payload, surface_op, source_event_seqs, created_at, version)
-    cross join next${claims.length === 0 ? sql`` : sql` where (select count(*) from fence) = ${claims.length}`}
+    cross join next
     returning seq, payload`;
-  const next = sql`with next as (select coalesce(max(seq), 0) as seq from events where run_id = ${runId})${held}`;
+  const next = sql`${held === undefined ? sql`with` : sql`with ${held},`} next as (${takeSeqs(runId, sql.lit(rows.length), claims.length === 0 ? sql`true` : sql`(select count(*) from fence) = ${claims.length}`)})`;
   const announces = rows.some((row) => ANNOUNCED_EVENT_TYPES.has(row.type));
   const releases = claims.length === 0 ? [] : (fence?.releases ?? []);
   // Only when the rows went in (a data-modifying part always runs: it is guarded, not referenced).
@@ -89,6 +90,21 @@ export async function appendInOneStatement(db: Kysely<Database>, rows: readonly 
   if (result.rows.length === 0) return { refused: true };
   const stored = result.rows.map((row) => ({ seq: Number(row.seq), payload: row.payload })).sort((a, b) => a.seq - b.seq);
   return { refused: false, stored };
+}
+
+/**
+ * The part of an append's statement that takes the run's next `count` seqs when `when` holds: it
+ * moves the run's row in `run_seqs` on (migration 0014) and returns the seq before them. Another
+ * statement appending to the run at once holds that row until it commits: this one waits for it,
+ * then takes the seqs after its, where the two once took the same and the later failed on the
+ * primary key. A run whose row is behind its events (written by a process from before the row)
+ * goes on after the greater of the two.
+ */
+export function takeSeqs(runId: string, count: RawBuilder<unknown>, when: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`insert into run_seqs as taken (run_id, seq)
+    select ${runId}::text, coalesce((select max(seq) from events where run_id = ${runId}), 0) + ${count} where ${when}
+    on conflict (run_id) do update set seq = greatest(taken.seq, excluded.seq - ${count}) + ${count}
+    returning seq - ${count} as seq`;
 }
 
 interface StoredRow {
