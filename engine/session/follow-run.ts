@@ -202,7 +202,7 @@ async function listenForOtherWriters(store: FollowedStore, log: EventLog, types:
     // The same connection hears the store's memory changes: a project with none is not searched at every step.
     onMemoriesChanged: () => memories?.changed(),
     watch: () => {
-      const unwatch = log.writes.watchOthers(controlOnly ? CONTROL_HEARD : 'all');
+      const unwatch = log.writes.watchOthers(controlOnly ? CONTROL_EVENT_TYPES : 'all');
       memories = hearMemoryChanges(store.db);
       return () => {
         unwatch();
@@ -211,8 +211,6 @@ async function listenForOtherWriters(store: FollowedStore, log: EventLog, types:
     },
   });
 }
-
-const CONTROL_HEARD: ReadonlySet<string> = new Set(CONTROL_EVENT_TYPES);
 
 interface PostgresListeners {
   /** This run's events were inserted, by the backend of this process id. */

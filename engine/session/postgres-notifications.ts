@@ -30,12 +30,11 @@ export const CONTROL_NOTIFY_CHANNEL = 'dagent_control';
  * reported. The list is migration 0013's, which the trigger was made with: a change of it is a
  * migration of its own.
  */
-export const CONTROL_EVENT_TYPES = CONTROL_TYPES;
-const CONTROL: ReadonlySet<string> = new Set(CONTROL_EVENT_TYPES);
+export const CONTROL_EVENT_TYPES: ReadonlySet<string> = new Set(CONTROL_TYPES);
 
 /** Whether inserts of `types` are all notified on `dagent_control` too (a follower of them need not hear every insert). */
 export function allControlTypes(types: readonly string[]): boolean {
-  return types.every((type) => CONTROL.has(type));
+  return types.every((type) => CONTROL_EVENT_TYPES.has(type));
 }
 
 /** The channels a process's listening connection may listen on. */
