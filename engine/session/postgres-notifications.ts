@@ -62,8 +62,6 @@ class SharedListening {
   readonly #url: string;
   readonly #hearers = new Map<NotificationHearer, readonly NotifyChannel[]>();
   readonly #client: Promise<Client>;
-  /** The channels listened on (or being), each with how many hearers need it. */
-  readonly #needed = new Map<NotifyChannel, number>();
   /** LISTEN and UNLISTEN statements go one after the other, in the order they were asked for. */
   #changing: Promise<void> = Promise.resolve();
   #closed = false;
@@ -100,8 +98,8 @@ class SharedListening {
 
   /** Hears `channels` from now on (once the connection listens on them); the returned function stops. */
   async hear(hearer: NotificationHearer, channels: readonly NotifyChannel[]): Promise<() => Promise<void>> {
+    const fresh = channels.filter((channel) => !this.#listensOn(channel));
     this.#hearers.set(hearer, channels);
-    const fresh = channels.filter((channel) => this.#needed.set(channel, (this.#needed.get(channel) ?? 0) + 1).get(channel) === 1);
     try {
       await this.#change('LISTEN', fresh);
     } catch (error) {
@@ -115,12 +113,7 @@ class SharedListening {
     const channels = this.#hearers.get(hearer);
     if (channels === undefined) return;
     this.#hearers.delete(hearer);
-    const unneeded = channels.filter((channel) => {
-      const left = (this.#needed.get(channel) ?? 1) - 1;
-      if (left > 0) this.#needed.set(channel, left);
-      else this.#needed.delete(channel);
-      return left === 0;
-    });
+    const unneeded = channels.filter((channel) => !this.#listensOn(channel));
     if (this.#hearers.size > 0 || this.#closed) {
       // A channel nobody needs any more stops waking this process; a failure only leaves it heard.
       if (!this.#closed) await this.#change('UNLISTEN', unneeded).catch(() => undefined);
@@ -129,6 +122,11 @@ class SharedListening {
     this.#closed = true;
     if (listenings.get(this.#url) === this) listenings.delete(this.#url);
     await (await this.#client.catch(() => undefined))?.end().catch(() => undefined);
+  }
+
+  /** Whether a hearer needs `channel` (the connection listens on it, or is about to). */
+  #listensOn(channel: NotifyChannel): boolean {
+    return [...this.#hearers.values()].some((channels) => channels.includes(channel));
   }
 
   /** One statement for all of `channels`, after the ones asked for before it. */
