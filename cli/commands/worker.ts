@@ -22,6 +22,7 @@ import { lineBatch } from '../context/line-batch.js';
 import { defineCommand } from '../context/command.js';
 import { createApprover, createNodeRuntime, createTools } from '../runtime/compose-runtime.js';
 import { recordedRouting } from '../runtime/model-routing.js';
+import { rehearseNodePath } from '../running/rehearsal.js';
 import { runApprovedPlan } from '../running/run-plan.js';
 
 /** A worker's lines wait at most this long for the others of their burst (ms). */
@@ -32,6 +33,7 @@ interface WorkerArgs {
   clone?: string;
   'claim-ttl'?: number;
   'adopt-every'?: number;
+  'warm-up'?: boolean;
 }
 
 export const workerCommand = defineCommand<WorkerArgs>({
@@ -43,7 +45,8 @@ export const workerCommand = defineCommand<WorkerArgs>({
       .option('concurrency', { alias: 'j', type: 'number', default: 2, describe: 'nodes this worker runs at once (1 in clone mode)' })
       .option('clone', { type: 'string', describe: 'clone mode: this git clone of the repository is where this worker runs nodes' })
       .option('claim-ttl', { type: 'number', describe: 'ms a node claim lasts without renewal; a dead worker\'s node goes to another after it (default 15000)' })
-      .option('adopt-every', { type: 'number', describe: 'ms between looks for runs whose scheduler died, which this worker then schedules (default 5000)' }),
+      .option('adopt-every', { type: 'number', describe: 'ms between looks for runs whose scheduler died, which this worker then schedules (default 5000)' })
+      .option('warm-up', { type: 'boolean', default: true, describe: "before taking jobs, rehearse a node's path on a scripted three-node plan in memory (some 0.1–0.3 s), so a new fleet's first run goes as quickly as its later ones; --no-warm-up takes jobs at once" }),
   async run(context, args) {
     const store = await context.store();
     if (store.dialect !== 'postgres') throw new DagentError('dagent worker needs the PostgreSQL store of the runs it serves: --db postgres://…');
@@ -58,7 +61,7 @@ export const workerCommand = defineCommand<WorkerArgs>({
     };
     // A stage's jobs reach the worker at once: their claims find the store's connections open (two per slot, up to its pool's size).
     await store.keepConnections(concurrency * 2);
-    await warmUp(context);
+    const warmedUp = args['warm-up'] === false ? undefined : await warmUp(context);
     const queue = await createGraphileJobQueue(store.url);
     // A wide stage's nodes start and end together: their lines go out in one write.
     const lines = lineBatch(out, WORKER_LINES_WAIT_MS);
@@ -91,9 +94,11 @@ export const workerCommand = defineCommand<WorkerArgs>({
       onRunEnded: closeWorkspace,
       report: (line) => lines.write(`worker: ${visibleText(line)}`),
     });
-    writeLine(out, `worker ${worker.id} ready · ${concurrency} at a time · ${clone === undefined ? 'shared workspace' : `clone ${clone}`}`);
+    const warmth = warmedUp === undefined ? '' : ` · warmed up in ${(warmedUp / 1000).toFixed(1)} s`;
+    writeLine(out, `worker ${worker.id} ready · ${concurrency} at a time · ${clone === undefined ? 'shared workspace' : `clone ${clone}`}${warmth}`);
     try {
-      await new Promise<void>((resolveStop) => context.io.interrupt.addEventListener('abort', () => resolveStop(), { once: true }));
+      // Ctrl-C during the warm-up stopped it; the worker then drains at once.
+      if (!context.io.interrupt.aborted) await new Promise<void>((resolveStop) => context.io.interrupt.addEventListener('abort', () => resolveStop(), { once: true }));
       lines.flush();
       writeLine(out, `worker ${worker.id} draining: running nodes finish, no new ones start (Ctrl-C again stops at once)`);
       await worker.drain();
@@ -108,13 +113,18 @@ export const workerCommand = defineCommand<WorkerArgs>({
 });
 
 /**
- * Before the worker takes jobs, what its first node of every run would otherwise pay for on this
- * one thread, in the middle of a stage's claims (some 60 ms here): the sandbox probe (its answer
- * is kept for the process), and the token counts of the static prompt prefix of each node kind
- * (the tool definitions and system text, whose encodings the tokenizer then keeps). Best effort,
- * on the worker's own folder with no MCP servers started: a failure is left for a node to meet.
+ * Before the worker takes jobs, what its first nodes would otherwise pay for on this one thread, in
+ * the middle of a stage's claims: the code of a node's path run for the first time (a rehearsal,
+ * `rehearseNodePath`: a fleet's first run took 60–100 ms longer than its 2nd through two workers,
+ * the workers' CPU 20 % more); the sandbox probe (its answer is kept for the process); the token
+ * counts of the static prompt prefix of each node kind (the tool definitions and system text, whose
+ * encodings the tokenizer then keeps). Best effort, on the worker's own folder with no MCP servers
+ * started: a failure is told and left for a node to meet. Returns the ms it took.
  */
-async function warmUp(context: CliContext): Promise<void> {
+async function warmUp(context: CliContext): Promise<number> {
+  const started = performance.now();
+  const rehearsal = await rehearseNodePath(context.io);
+  if (!rehearsal.succeeded && !context.io.interrupt.aborted) writeLine(context.io.stderr, `worker: the warm-up rehearsal failed (${visibleText(rehearsal.error ?? 'no reason given')}); the first nodes start slower, nothing else changes`);
   try {
     const tools = await createTools(context, { mcp: false });
     const runtime = await createNodeRuntime(context, { tools, approver: createApprover(context) });
@@ -122,6 +132,7 @@ async function warmUp(context: CliContext): Promise<void> {
   } catch {
     // The node that needs what failed here reports it.
   }
+  return performance.now() - started;
 }
 
 /** A run's runtime and files on this worker: the run's own workspace (shared mode), or this worker's clone. */
