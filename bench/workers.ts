@@ -24,10 +24,14 @@ import { printTable } from './lib/table.js';
  *    as a team's is: its workers have run nodes before). The
  *    workers share the workload's concurrency (each runs width / N at a time): a slot beyond the
  *    stage's width is not free, since every idle slot of every worker asks the queue for a job
- *    when jobs are added.
+ *    when jobs are added. A worker warms up before it says it is ready (`dagent worker`'s
+ *    warm-up: a rehearsal of the node path in memory); what that costs its start (spawn → ready) is
+ *    printed under the table. BENCH_WORKERS_WARM_UP=off starts them with `--no-warm-up`.
  */
 
 const QUEUE_JOBS = 60;
+/** Each worker's start, spawn → ready (ms), over the bench. */
+const workerStarts: number[] = [];
 const QUIET = new Logger(() => () => undefined);
 
 export async function runWorkersBench(): Promise<void> {
@@ -52,6 +56,10 @@ export async function runWorkersBench(): Promise<void> {
       ['workload', 'engine', 'wall ms', 'critical path ms', 'wall / bound', 'hop p50 ms', 'hop p95 ms', 'hop p50: noticed · started · claimed ms'],
       rows,
     );
+    if (workerStarts.length > 0) {
+      const warmUp = process.env.BENCH_WORKERS_WARM_UP === 'off' ? 'started with --no-warm-up' : 'its warm-up included';
+      process.stdout.write(`a worker's start, spawn → ready (${warmUp}): p50 ${fixed(percentile(workerStarts, 0.5))} ms, max ${fixed(Math.max(...workerStarts))} ms over ${workerStarts.length} workers\n`);
+    }
   } finally {
     clearInterval(keepAlive);
     server.stop();
@@ -146,7 +154,8 @@ async function dagentRows(server: BenchPostgres, workload: Workload, workerCount
       return [await row('in-process scheduler', runId)];
     }
     const slots = String(Math.ceil(workload.concurrency / workerCount));
-    for (let index = 0; index < workerCount; index += 1) processes.push(await startWorker(['worker', '--concurrency', slots, ...flags], runs[0]!.workspace));
+    const warmUp = process.env.BENCH_WORKERS_WARM_UP === 'off' ? ['--no-warm-up'] : [];
+    for (let index = 0; index < workerCount; index += 1) processes.push(await startWorker(['worker', '--concurrency', slots, ...warmUp, ...flags], runs[0]!.workspace));
     const fleet = `--workers, ${workerCount} worker process${workerCount > 1 ? 'es' : ''}`;
     const measured: string[][] = [];
     for (const [index, { runId, workspace }] of runs.entries()) {
@@ -197,11 +206,14 @@ async function measureFromLog(url: string, runId: string, dispatched: boolean): 
 /** A worker process, once it says it is ready. */
 function startWorker(args: readonly string[], cwd: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
+    const spawned = performance.now();
     const child = spawn(process.execPath, [DAGENT_BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
     child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
     child.stdout.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes(' ready ·')) resolve(child);
+      if (!chunk.toString().includes(' ready ·')) return;
+      workerStarts.push(performance.now() - spawned);
+      resolve(child);
     });
     child.once('close', (code) => reject(new Error(`dagent worker exited ${code}: ${err.slice(-500)}`)));
   });
