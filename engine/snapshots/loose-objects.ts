@@ -23,7 +23,7 @@ export async function looseObjectFolder(root: string, git: (args: readonly strin
  * left as it is). Synchronous, like its compression: a round trip through the thread pool per
  * call would cost more than the writing.
  */
-export function writeLooseObject(objects: string, type: 'blob' | 'commit', bytes: Buffer): string {
+export function writeLooseObject(objects: string, type: 'blob' | 'tree' | 'commit', bytes: Buffer): string {
   const header = Buffer.from(`${type} ${bytes.length}\0`, 'utf8');
   const id = createHash('sha1').update(header).update(bytes).digest('hex');
   const folder = join(objects, id.slice(0, 2));

@@ -107,6 +107,57 @@ export class GitObjects {
     return commit;
   }
 
+  /**
+   * `commit` merged onto `head` (three-way, from `start`, their merge base): the merged tree, and
+   * the paths that conflict (none for a clean merge; then the tree holds both sides' lines for
+   * them, with conflict markers). Changes to different paths merge here (`mergeTrees`), without a
+   * git process; the rest is `git merge-tree`'s.
+   */
+  async mergeCommits(start: string, head: string, commit: string): Promise<{ tree: string; conflicted: string[] }> {
+    const [base, ours, theirs] = await Promise.all([this.treeOf(start), this.treeOf(head), this.treeOf(commit)]);
+    const merged = await this.mergeTrees(base, ours, theirs);
+    if (merged !== undefined) return { tree: merged, conflicted: [] };
+    const output = (await this.git(['merge-tree', '--write-tree', '--name-only', '--no-messages', head, commit], { cwd: this.repo, okCodes: [1] })).toString('utf8');
+    const [tree = '', ...conflicted] = output.split('\n').filter((line) => line !== '');
+    return { tree, conflicted: [...new Set(conflicted)] };
+  }
+
+  /**
+   * The three-way merge of trees `ours` and `theirs` from `base`, when no path changed on both
+   * sides (a folder changed on both is merged inside): each path takes the side that changed it,
+   * and a folder left empty goes. That is what `git merge-tree` writes for such changes (no side
+   * renamed a folder the other added to: that changes the folder on both sides). Written here
+   * (SHA-1, the real git); undefined when a path changed on both sides, or it cannot be written
+   * here: git's merge decides those.
+   */
+  async mergeTrees(base: string, ours: string, theirs: string): Promise<string | undefined> {
+    const store = this.#reading() ? await this.#objectFolder() : undefined;
+    if (store === undefined || ![base, ours, theirs].every((id) => SHA1_ID.test(id))) return undefined;
+    const merged = await this.#mergeTree(store, base, ours, theirs).catch(() => undefined);
+    return merged === null ? writeLooseObject(store, 'tree', Buffer.alloc(0)) : merged;
+  }
+
+  /** `#mergeTree` of two trees: the merged tree's id, null when it is empty, undefined when a path changed on both sides. */
+  async #mergeTree(store: string, base: string | undefined, ours: string, theirs: string): Promise<string | null | undefined> {
+    if (ours === theirs || base === theirs) return ours;
+    if (base === ours) return theirs;
+    const [before, mine, yours] = await Promise.all([base === undefined ? new Map<string, TreeItem>() : this.#tree(base), this.#tree(ours), this.#tree(theirs)]);
+    const merged = new Map<string, TreeItem>();
+    for (const name of new Set([...before.keys(), ...mine.keys(), ...yours.keys()])) {
+      const [b, o, t] = [before.get(name), mine.get(name), yours.get(name)];
+      let item: TreeItem | undefined;
+      if (sameItem(o, t) || sameItem(b, t)) item = o;
+      else if (sameItem(b, o)) item = t;
+      else if (o?.mode === TREE_MODE && t?.mode === TREE_MODE && (b === undefined || b.mode === TREE_MODE)) {
+        const folder = await this.#mergeTree(store, b?.id, o.id, t.id);
+        if (folder === undefined) return undefined;
+        item = folder === null ? undefined : { mode: TREE_MODE, id: folder };
+      } else return undefined;
+      if (item !== undefined) merged.set(name, item);
+    }
+    return merged.size === 0 ? null : writeLooseObject(store, 'tree', treeObject(merged));
+  }
+
   /** Moves `ref` to `to` only if it still points at `from` (undefined: only if it does not exist yet; 'anywhere': wherever it points). */
   async moveRef(ref: string, to: string, from: string | undefined | 'anywhere'): Promise<void> {
     if (this.#refs !== undefined && !this.#refs.closed) return this.#refs.move(ref, to, from);
@@ -228,6 +279,17 @@ export class GitObjects {
     );
     return new Map(paths.map((path, index) => [path, found[index]!]));
   }
+}
+
+function sameItem(a: TreeItem | undefined, b: TreeItem | undefined): boolean {
+  return a?.id === b?.id && a?.mode === b?.mode;
+}
+
+/** A tree object's bytes: its entries in git's order (by name, a folder's name as if it ended in `/`), each `<mode> <name>\0<raw id>`. */
+function treeObject(items: ReadonlyMap<string, TreeItem>): Buffer {
+  const sortKey = (name: string, item: TreeItem): Buffer => Buffer.from(item.mode === TREE_MODE ? `${name}/` : name, 'utf8');
+  const sorted = [...items].sort(([a, itemA], [b, itemB]) => Buffer.compare(sortKey(a, itemA), sortKey(b, itemB)));
+  return Buffer.concat(sorted.flatMap(([name, item]) => [Buffer.from(`${item.mode} ${name}\0`, 'utf8'), Buffer.from(item.id, 'hex')]));
 }
 
 /** Parses a tree object: `<mode> <name>\0<id, idBytes raw bytes>`, repeated. */

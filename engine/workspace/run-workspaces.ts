@@ -343,10 +343,9 @@ export class RunWorkspaces {
       if (head === node.start) {
         tree = await this.objects.treeOf(node.commit);
       } else {
-        const output = (await this.objects.git(['merge-tree', '--write-tree', '--name-only', '--no-messages', head, node.commit], { cwd: this.repo, okCodes: [1] })).toString('utf8');
-        const [merged = '', ...conflicted] = output.split('\n').filter((line) => line !== '');
-        if (conflicted.length > 0) return { status: 'conflict', conflicts: await this.#conflicts(merged, [...new Set(conflicted)]) };
-        tree = merged;
+        const merged = await this.objects.mergeCommits(node.start, head, node.commit);
+        if (merged.conflicted.length > 0) return { status: 'conflict', conflicts: await this.#conflicts(merged.tree, merged.conflicted) };
+        tree = merged.tree;
       }
       if (tree === (await this.objects.treeOf(head))) return { status: 'unchanged', commit: head };
       const commit = await this.objects.commitTree(tree, [head], message);

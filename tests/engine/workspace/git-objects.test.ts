@@ -168,3 +168,116 @@ describe('a SHA-256 repository', () => {
     expect(git(repo, 'log', '-1', '--format=%an %s', 'dagent/r-1')).toBe('dagent dagent: n');
   });
 });
+
+/** A repository with a `base` commit, and two lines of work from it (`ours`, `theirs`) made by `change` callbacks. */
+function forked(files: Record<string, string>, ours: (repo: string) => void, theirs: (repo: string) => void): { repo: string; base: string; ours: string; theirs: string } {
+  const folder = tempDir('dagent-git-merge-');
+  cleanups.push(folder.cleanup);
+  const repo = folder.dir;
+  git(repo, 'init', '-q', '-b', 'main');
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(join(repo, path, '..'), { recursive: true });
+    writeFileSync(join(repo, path), text);
+  }
+  const commit = (message: string): string => {
+    git(repo, 'add', '-A');
+    git(repo, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', message);
+    return git(repo, 'rev-parse', 'HEAD');
+  };
+  const base = commit('base');
+  ours(repo);
+  const oursCommit = commit('ours');
+  git(repo, 'checkout', '-q', '--detach', base);
+  git(repo, 'clean', '-q', '-ffdx');
+  theirs(repo);
+  const theirsCommit = commit('theirs');
+  return { repo, base, ours: oursCommit, theirs: theirsCommit };
+}
+
+/** What `git merge-tree` makes of the two lines: its tree, and the paths it says conflict. */
+function gitMerge(repo: string, ours: string, theirs: string): { tree: string; conflicted: string[] } {
+  let output: string;
+  try {
+    output = git(repo, 'merge-tree', '--write-tree', '--name-only', '--no-messages', ours, theirs);
+  } catch (error) {
+    output = String((error as { stdout?: string }).stdout ?? '').trim();
+  }
+  const [tree = '', ...conflicted] = output.split('\n').filter((line) => line !== '');
+  return { tree, conflicted: [...new Set(conflicted)] };
+}
+
+const BASE_FILES = {
+  'a.txt': 'a\n',
+  'run.sh': '#!/bin/sh\n',
+  'src/x.ts': 'export const x = 1;\n',
+  'src/deep/y.ts': 'export const y = 1;\n',
+  'docs/readme.md': '# readme\n',
+  'gone/only.txt': 'only\n',
+  'shared.txt': 'one\ntwo\nthree\nfour\nfive\nsix\nseven\n',
+};
+
+describe('merging two lines of work', () => {
+  it('merges changes to different files without git, into the tree git merges them to', async () => {
+    const { repo, base, ours, theirs } = forked(
+      BASE_FILES,
+      (repo) => {
+        writeFileSync(join(repo, 'a.txt'), 'a, ours\n');
+        writeFileSync(join(repo, 'src', 'new.ts'), 'export const fresh = 1;\n');
+        execFileSync('rm', ['-r', join(repo, 'docs')]);
+        chmodSync(join(repo, 'run.sh'), 0o755);
+      },
+      (repo) => {
+        writeFileSync(join(repo, 'src', 'deep', 'y.ts'), 'export const y = 2;\n');
+        mkdirSync(join(repo, 'newdir', 'nested'), { recursive: true });
+        writeFileSync(join(repo, 'newdir', 'nested', 'z.ts'), 'export const z = 1;\n');
+        execFileSync('rm', ['-r', join(repo, 'gone')]);
+        writeFileSync(join(repo, 'src', 'another.ts'), 'export const another = 1;\n');
+        symlinkSync('a.txt', join(repo, 'link'));
+      },
+    );
+    const objects = new GitObjects(repo);
+    cleanups.push(() => objects.close());
+
+    const [baseTree, oursTree, theirsTree] = await Promise.all([base, ours, theirs].map((commit) => objects.treeOf(commit)));
+    const here = await objects.mergeTrees(baseTree!, oursTree!, theirsTree!);
+
+    expect(here).toBe(gitMerge(repo, ours, theirs).tree);
+    expect(git(repo, 'cat-file', '-t', here!)).toBe('tree');
+    expect(git(repo, 'ls-tree', '-r', '--name-only', here!).split('\n')).toEqual(['a.txt', 'link', 'newdir/nested/z.ts', 'run.sh', 'shared.txt', 'src/another.ts', 'src/deep/y.ts', 'src/new.ts', 'src/x.ts']);
+    expect(git(repo, 'ls-tree', here!, 'run.sh')).toMatch(/^100755 /);
+    expect(await objects.mergeCommits(base, ours, theirs)).toEqual({ tree: here, conflicted: [] });
+  });
+
+  it('leaves a file changed on both sides to git: different lines merge, the same lines conflict', async () => {
+    const apart = forked(BASE_FILES, (repo) => writeFileSync(join(repo, 'shared.txt'), 'ONE\ntwo\nthree\nfour\nfive\nsix\nseven\n'), (repo) => writeFileSync(join(repo, 'shared.txt'), 'one\ntwo\nthree\nfour\nfive\nsix\nSEVEN\n'));
+    const clash = forked(BASE_FILES, (repo) => writeFileSync(join(repo, 'shared.txt'), 'ours\n'), (repo) => writeFileSync(join(repo, 'shared.txt'), 'theirs\n'));
+
+    for (const { repo, base, ours, theirs } of [apart, clash]) {
+      const objects = new GitObjects(repo);
+      cleanups.push(() => objects.close());
+      const [baseTree, oursTree, theirsTree] = await Promise.all([base, ours, theirs].map((commit) => objects.treeOf(commit)));
+      expect(await objects.mergeTrees(baseTree!, oursTree!, theirsTree!)).toBeUndefined();
+      expect(await objects.mergeCommits(base, ours, theirs)).toEqual(gitMerge(repo, ours, theirs));
+    }
+    const clashObjects = new GitObjects(clash.repo);
+    cleanups.push(() => clashObjects.close());
+    expect((await clashObjects.mergeCommits(clash.base, clash.ours, clash.theirs)).conflicted).toEqual(['shared.txt']);
+  });
+
+  it('leaves a folder one side renamed and the other added to to git, which follows the rename', async () => {
+    const { repo, base, ours, theirs } = forked(
+      { 'lib/one.ts': 'export const one = 1;\n', 'lib/two.ts': 'export const two = 2;\n' },
+      (repo) => execFileSync('mv', [join(repo, 'lib'), join(repo, 'core')]),
+      (repo) => writeFileSync(join(repo, 'lib', 'three.ts'), 'export const three = 3;\n'),
+    );
+    const objects = new GitObjects(repo);
+    cleanups.push(() => objects.close());
+
+    const [baseTree, oursTree, theirsTree] = await Promise.all([base, ours, theirs].map((commit) => objects.treeOf(commit)));
+
+    expect(await objects.mergeTrees(baseTree!, oursTree!, theirsTree!)).toBeUndefined();
+    const merged = await objects.mergeCommits(base, ours, theirs);
+    expect(merged).toEqual(gitMerge(repo, ours, theirs));
+    expect(git(repo, 'ls-tree', '-r', '--name-only', merged.tree).split('\n')).toContain('core/three.ts');
+  });
+});
