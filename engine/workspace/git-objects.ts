@@ -108,10 +108,10 @@ export class GitObjects {
   }
 
   /**
-   * `commit` merged onto `head` (three-way, from `start`, their merge base): the merged tree, and
-   * the paths that conflict (none for a clean merge; then the tree holds both sides' lines for
-   * them, with conflict markers). Changes to different paths merge here (`mergeTrees`), without a
-   * git process; the rest is `git merge-tree`'s.
+   * `commit` merged onto `head` (three-way, from `start`, their merge base): the merged tree and
+   * the paths that conflict (none when the merge is clean; where there are some, the tree holds
+   * both sides' lines of them between conflict markers). Changes to different paths merge here
+   * (`mergeTrees`), without a git process; the rest is `git merge-tree`'s.
    */
   async mergeCommits(start: string, head: string, commit: string): Promise<{ tree: string; conflicted: string[] }> {
     const [base, ours, theirs] = await Promise.all([this.treeOf(start), this.treeOf(head), this.treeOf(commit)]);
@@ -137,7 +137,7 @@ export class GitObjects {
     return merged === null ? writeLooseObject(store, 'tree', Buffer.alloc(0)) : merged;
   }
 
-  /** `#mergeTree` of two trees: the merged tree's id, null when it is empty, undefined when a path changed on both sides. */
+  /** One folder's three-way merge (`base` undefined: both sides added it): its tree's id, null when it is left empty, undefined when a path in it changed on both sides. */
   async #mergeTree(store: string, base: string | undefined, ours: string, theirs: string): Promise<string | null | undefined> {
     if (ours === theirs || base === theirs) return ours;
     if (base === ours) return theirs;
