@@ -47,22 +47,46 @@ const REHEARSAL_SCRIPT = {
  * Nothing of the user's is read or touched: the run's home, config and data folders are in the
  * temporary folder (no config file, so no hooks, MCP servers, memories or telemetry), its
  * environment holds only `PATH` of the caller's, and no command runs. The caller's interrupt stops it.
- * `under`: the folder the temporary folder is made in (the system's by default).
+ * `under`: the folder the temporary folder is made in (the system's by default). One that has not
+ * ended after `timeoutMs` (15 s) is told to stop and answered as failed.
  */
-export async function rehearseNodePath(caller: Pick<CliIo, 'env' | 'interrupt'>, options: { readonly under?: string } = {}): Promise<Rehearsal> {
+export async function rehearseNodePath(caller: Pick<CliIo, 'env' | 'interrupt'>, options: { readonly under?: string; readonly timeoutMs?: number } = {}): Promise<Rehearsal> {
   const started = performance.now();
-  const dir = mkdtempSync(join(options.under ?? tmpdir(), 'dagent-rehearsal-'));
-  const workspace = join(dir, 'workspace');
-  mkdirSync(workspace);
-  writeFileSync(join(workspace, 'notes.md'), 'one line\n');
-  const script = join(dir, 'script.json');
-  writeFileSync(script, JSON.stringify(REHEARSAL_SCRIPT));
-  const sink = new PassThrough();
-  sink.resume();
-  const env: NodeJS.ProcessEnv = { HOME: dir, XDG_CONFIG_HOME: join(dir, 'config'), XDG_DATA_HOME: join(dir, 'data'), ...(caller.env.PATH === undefined ? {} : { PATH: caller.env.PATH }) };
-  const io: CliIo = { stdout: sink, stderr: sink, stdin: new PassThrough(), env, cwd: workspace, interrupt: caller.interrupt };
+  const timeoutMs = options.timeoutMs ?? REHEARSAL_TIMEOUT_MS;
+  const stop = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  // A rehearsal that does not end (it never should) is told to stop, and not waited for.
+  const late = new Promise<Rehearsal>((resolve) => {
+    timer = setTimeout(() => {
+      stop.abort(new Error('the rehearsal took too long'));
+      resolve({ succeeded: false, ms: performance.now() - started, error: `it did not end within ${timeoutMs / 1000} s` });
+    }, timeoutMs);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([rehearse({ ...caller, interrupt: AbortSignal.any([caller.interrupt, stop.signal]) }, options.under, started), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** How long a worker waits for its rehearsal (some 0.1 s here) before it starts without. */
+const REHEARSAL_TIMEOUT_MS = 15_000;
+
+async function rehearse(caller: Pick<CliIo, 'env' | 'interrupt'>, under: string | undefined, started: number): Promise<Rehearsal> {
+  let dir: string | undefined;
   let context: CliContext | undefined;
   try {
+    dir = mkdtempSync(join(under ?? tmpdir(), 'dagent-rehearsal-'));
+    const workspace = join(dir, 'workspace');
+    mkdirSync(workspace);
+    writeFileSync(join(workspace, 'notes.md'), 'one line\n');
+    const script = join(dir, 'script.json');
+    writeFileSync(script, JSON.stringify(REHEARSAL_SCRIPT));
+    const sink = new PassThrough();
+    sink.resume();
+    const env: NodeJS.ProcessEnv = { HOME: dir, XDG_CONFIG_HOME: join(dir, 'config'), XDG_DATA_HOME: join(dir, 'data'), ...(caller.env.PATH === undefined ? {} : { PATH: caller.env.PATH }) };
+    const io: CliIo = { stdout: sink, stderr: sink, stdin: new PassThrough(), env, cwd: workspace, interrupt: caller.interrupt };
     context = new CliContext(io, { workspace, db: ':memory:', model: `scripted:${script}`, approval: 'auto', sandbox: false });
     const { db } = await context.store();
     const run = await createRun(db, { task: REHEARSAL_PLAN.goal, workspace, mode: 'plan', config: {} });
@@ -74,6 +98,6 @@ export async function rehearseNodePath(caller: Pick<CliIo, 'env' | 'interrupt'>,
     return { succeeded: false, ms: performance.now() - started, error: errorMessage(error) };
   } finally {
     await context?.close().catch(() => undefined);
-    rmSync(dir, { recursive: true, force: true });
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   }
 }

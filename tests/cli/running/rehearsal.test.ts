@@ -50,6 +50,22 @@ describe("a worker's rehearsal of the node path", () => {
     expect(readdirSync(home)).toEqual(['.config']);
   });
 
+  it('says why when it cannot make its folder, instead of throwing', async () => {
+    const rehearsal = await rehearseNodePath({ env: { PATH: process.env.PATH }, interrupt: notInterrupted() }, { under: join(folder(), 'missing', 'deeper') });
+
+    expect(rehearsal.succeeded).toBe(false);
+    expect(rehearsal.error).toContain('ENOENT');
+  });
+
+  it('is answered as failed when it does not end in time, and stopped', async () => {
+    const under = folder();
+
+    const rehearsal = await rehearseNodePath({ env: { PATH: process.env.PATH }, interrupt: notInterrupted() }, { under, timeoutMs: 1 });
+
+    expect(rehearsal).toMatchObject({ succeeded: false, error: 'it did not end within 0.001 s' });
+    await expect.poll(() => readdirSync(under), { timeout: 10_000 }).toEqual([]);
+  });
+
   it('stops when the worker is interrupted, and still removes its folder', async () => {
     const under = folder();
     const interrupt = new AbortController();
