@@ -212,4 +212,4 @@ export { applyNodePatch, applyPatchOfNode, CloneWorkspace, git, type PatchedNode
 export { DispatchedAttempts, outcomeOf } from './dispatch/dispatched-attempts.js';
 export type { RunWorkspace } from './dispatch/execute-node-job.js';
 export { createGraphileJobQueue, runQueueTasks } from './dispatch/graphile-job-queue.js';
-export { startNodeWorker } from './dispatch/node-worker.js';
+export { startNodeWorker, warmWorkerFirstUses } from './dispatch/node-worker.js';

@@ -12,6 +12,7 @@ import {
   startNodeWorker,
   visibleText,
   warmNodePrompts,
+  warmWorkerFirstUses,
   type RunRecord,
   type RunWorkspace,
   type SessionEvent,
@@ -114,7 +115,8 @@ export const workerCommand = defineCommand<WorkerArgs>({
 
 /**
  * Before the worker takes jobs, what its first nodes would otherwise pay for on this one thread, in
- * the middle of a stage's claims: the code of a node's path run for the first time (a rehearsal,
+ * the middle of a stage's claims: every event type's payload check and the secret shapes' patterns
+ * (`warmWorkerFirstUses`); the code of a node's path run for the first time (a rehearsal,
  * `rehearseNodePath`: a fleet's first run took 60–100 ms longer than its 2nd through two workers,
  * the workers' CPU 20 % more); the sandbox probe (its answer is kept for the process); the token
  * counts of the static prompt prefix of each node kind (the tool definitions and system text, whose
@@ -123,6 +125,7 @@ export const workerCommand = defineCommand<WorkerArgs>({
  */
 async function warmUp(context: CliContext): Promise<number> {
   const started = performance.now();
+  warmWorkerFirstUses();
   const rehearsal = await rehearseNodePath(context.io);
   if (!rehearsal.succeeded && !context.io.interrupt.aborted) writeLine(context.io.stderr, `worker: the warm-up rehearsal failed (${visibleText(rehearsal.error ?? 'no reason given')}); the first nodes start slower, nothing else changes`);
   try {

@@ -4,7 +4,7 @@ export { createGraphileJobQueue, runQueueTasks, type QueueRunner } from './graph
 export { NODE_TASK, type JobQueue, type NodeJob } from './job-queue.js';
 export { ClaimExpiredError, ClaimLostError, ClaimTakenOverError, StaleClaimError } from './claim-lost.js';
 export { DEFAULT_NODE_CLAIM_TTL_MS, NodeClaim, claimNode, claimSafetyMarginMs, readNodeClaim, readNodeClaims, type ClaimNodeOptions, type NodeClaimHolder } from './node-claim.js';
-export { startNodeWorker, workerIdOf, type NodeWorker, type NodeWorkerOptions } from './node-worker.js';
+export { startNodeWorker, warmWorkerFirstUses, workerIdOf, type NodeWorker, type NodeWorkerOptions } from './node-worker.js';
 export { findOrphanedRuns } from './orphaned-runs.js';
 export { RunWatches, type RunWatch, type RunWatchesOptions } from './run-watches.js';
 export { NODE_OUTCOME_EVENT_TYPES, PENDING_RESULT_EVENT_TYPES, PendingResults } from './pending-results.js';

@@ -43,11 +43,12 @@ export function workerIdOf(): string {
 }
 
 /**
- * What a worker's first nodes would pay on first use, paid before it says it is ready (a run
- * process does it while the tokenizer's tables load): every event type's payload check, built and
- * run once; the secret shapes' patterns, compiled.
+ * What a worker's first nodes would pay on first use, for a worker to pay before it says it is
+ * ready (a run process does it while the tokenizer's tables load): every event type's payload
+ * check, built and run once; the secret shapes' patterns, compiled. Part of `dagent worker`'s
+ * warm-up.
  */
-function warmFirstUses(): void {
+export function warmWorkerFirstUses(): void {
   warmEventChecks(() => true);
   warmSecretShapes();
 }
@@ -61,7 +62,6 @@ export async function startNodeWorker(options: NodeWorkerOptions): Promise<NodeW
     ...(options.onRunEnded === undefined ? {} : { onRunEnded: options.onRunEnded }),
     ...(options.report === undefined ? {} : { report: options.report }),
   });
-  warmFirstUses();
   const base = { ...options, worker: id, signal: abort.signal, watchRun: (runId: string) => watches.enter(runId), claimsFirst: new ClaimsFirst() };
   const claims = new JobClaims({ ...base, prefetch: (run) => refreshRunFold(base, run) });
   const context: NodeJobContext = { ...base, claims };
