@@ -28,7 +28,7 @@ export class KnownWrites {
    * for `nodeId` (a running node's delivered words): counted from its own appends alone.
    */
   mark(nodeId: string | null, types: readonly EventType[], ownOnly: readonly EventType[] = []): number | undefined {
-    if (this.#watchers.length === 0 || !types.every((type) => ownOnly.includes(type) || this.#hears(type))) return undefined;
+    if (!this.#knows(types, ownOnly)) return undefined;
     let mark = this.#otherWrites;
     for (const type of types) mark += (this.#appended.get(appendedKey(nodeId, type)) ?? 0) + (this.#otherByType.get(type) ?? 0);
     return mark;
@@ -36,7 +36,7 @@ export class KnownWrites {
 
   /** `mark` for events of `types` of any node of the run. */
   markOfTypes(types: readonly EventType[]): number | undefined {
-    if (this.#watchers.length === 0 || !types.every((type) => this.#hears(type))) return undefined;
+    if (!this.#knows(types)) return undefined;
     let mark = this.#otherWrites;
     for (const type of types) mark += (this.#appendedByType.get(type) ?? 0) + (this.#otherByType.get(type) ?? 0);
     return mark;
@@ -67,9 +67,9 @@ export class KnownWrites {
     };
   }
 
-  /** Whether a listening follower hears other processes' inserts of `type`. */
-  #hears(type: string): boolean {
-    return this.#watchers.some((heard) => heard === 'all' || heard.has(type));
+  /** Whether every write of `types` reaches this process: those of `ownOnly` only it writes, the others a listening follower hears. */
+  #knows(types: readonly EventType[], ownOnly: readonly EventType[] = []): boolean {
+    return this.#watchers.length > 0 && types.every((type) => ownOnly.includes(type) || this.#watchers.some((heard) => heard === 'all' || heard.has(type)));
   }
 
   /** Another process inserted events into the run (a listening follower heard it): of `types`, or of any type when not said. */
