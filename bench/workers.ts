@@ -30,6 +30,8 @@ import { printTable } from './lib/table.js';
  */
 
 const QUEUE_JOBS = 60;
+/** BENCH_WORKERS_WARM_UP=off: the workers start with `--no-warm-up`. */
+const WARM_UP_OFF = process.env.BENCH_WORKERS_WARM_UP === 'off';
 /** Each worker's start, spawn → ready (ms), over the bench. */
 const workerStarts: number[] = [];
 const QUIET = new Logger(() => () => undefined);
@@ -57,7 +59,7 @@ export async function runWorkersBench(): Promise<void> {
       rows,
     );
     if (workerStarts.length > 0) {
-      const warmUp = process.env.BENCH_WORKERS_WARM_UP === 'off' ? 'started with --no-warm-up' : 'its warm-up included';
+      const warmUp = WARM_UP_OFF ? 'started with --no-warm-up' : 'its warm-up included';
       process.stdout.write(`a worker's start, spawn → ready (${warmUp}): p50 ${fixed(percentile(workerStarts, 0.5))} ms, max ${fixed(Math.max(...workerStarts))} ms over ${workerStarts.length} workers\n`);
     }
   } finally {
@@ -154,8 +156,7 @@ async function dagentRows(server: BenchPostgres, workload: Workload, workerCount
       return [await row('in-process scheduler', runId)];
     }
     const slots = String(Math.ceil(workload.concurrency / workerCount));
-    const warmUp = process.env.BENCH_WORKERS_WARM_UP === 'off' ? ['--no-warm-up'] : [];
-    for (let index = 0; index < workerCount; index += 1) processes.push(await startWorker(['worker', '--concurrency', slots, ...warmUp, ...flags], runs[0]!.workspace));
+    for (let index = 0; index < workerCount; index += 1) processes.push(await startWorker(['worker', '--concurrency', slots, ...(WARM_UP_OFF ? ['--no-warm-up'] : []), ...flags], runs[0]!.workspace));
     const fleet = `--workers, ${workerCount} worker process${workerCount > 1 ? 'es' : ''}`;
     const measured: string[][] = [];
     for (const [index, { runId, workspace }] of runs.entries()) {
