@@ -141,9 +141,7 @@ export class NodeSteering {
         resolve();
       };
       const timer = setTimeout(done, this.#pollMs);
-      const unsubscribe = this.#session.log.onAppend((events) => {
-        if (events.some((event) => event.nodeId === this.#session.nodeId)) done();
-      });
+      const unsubscribe = this.#session.log.onNodeAppend(this.#session.nodeId, done);
       signal.addEventListener('abort', done, { once: true });
     });
   }

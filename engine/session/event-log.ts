@@ -2,6 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { dialectOf } from '../../migrations/index.js';
 import type { Database } from '../db/database.js';
 import { InvalidEventError } from '../errors.js';
+import { AppendListeners, type AppendListener } from './append-listeners.js';
 import { insertAllPostgres, insertAllSqlite, insertEvent, isUniqueViolation, lockRunAppends, MAX_SEQ_CONFLICT_RETRIES, storedEvents, type PendingRow } from './event-inserts.js';
 import { readEvents, type EventQuery } from './event-reads.js';
 import { HeldRows } from './held-rows.js';
@@ -13,7 +14,6 @@ import { EVENT_PAYLOADS, EVENT_VERSIONS, isEventType, type EventDraft, type Even
 
 export { readEvents, type EventQuery } from './event-reads.js';
 
-export type AppendListener = (events: readonly SessionEvent[]) => void;
 
 /** A row a caller's statement stored (`EventLog.appendThrough`): its index among the rows it was given, its seq, its payload as stored. */
 export interface StoredThrough {
@@ -64,7 +64,7 @@ export interface AppendOptions {
  */
 export class EventLog {
   readonly #db: Kysely<Database>;
-  #listeners = new Set<AppendListener>();
+  #listeners = new AppendListeners();
   /** What this process knows of the run's writes, shared with this log's views. */
   #writes = new KnownWrites();
   /** Run inside every append's transaction (`withEffects`), before the caller's own effects. */
@@ -201,7 +201,7 @@ export class EventLog {
       stored ??= await this.#appendInTransaction([append], fence);
     }
     this.#writes.noteAppended(stored);
-    for (const listener of this.#listeners) listener(stored);
+    this.#listeners.notify(stored);
     return stored;
   }
 
@@ -220,7 +220,7 @@ export class EventLog {
     if (went.length === 0) return [];
     const stored = storedEvents(went.map((row) => rows[row.index]!), went);
     this.#writes.noteAppended(stored);
-    for (const listener of this.#listeners) listener(stored);
+    this.#listeners.notify(stored);
     return stored;
   }
 
@@ -307,10 +307,14 @@ export class EventLog {
     return readEvents(this.#db, this.runId, query);
   }
 
-  /** Called after every committed append made through this object. Returns an unsubscribe function. */
+  /** Called after every committed append made through this log or its views. Returns an unsubscribe function. */
   onAppend(listener: AppendListener): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#listeners.add(listener);
+  }
+
+  /** `onAppend` for the events of one node (null: the run's own), called only for appends that hold some, with those alone. */
+  onNodeAppend(nodeId: string | null, listener: AppendListener): () => void {
+    return this.#listeners.addForNode(nodeId, listener);
   }
 
   #validate(draft: EventDraft, createdAt: string): PendingRow {

@@ -55,8 +55,8 @@ export class Session {
     this.nodeId = nodeId;
     this.#fromSeq = fromSeq;
     this.firstOfNode = firstOfNode;
-    this.#unsubscribe = log.onAppend((events) => {
-      for (const event of events) if (event.nodeId === this.nodeId) this.#apply(event);
+    this.#unsubscribe = log.onNodeAppend(nodeId, (events) => {
+      for (const event of events) this.#apply(event);
     });
   }
 

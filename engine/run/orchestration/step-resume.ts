@@ -78,9 +78,9 @@ export async function resumeSteps(context: StepResumeContext, node: PlanNode, at
  * (from `fromSeq`) starts, by step. Returns the unsubscribe.
  */
 export function trackStartedCalls(log: EventLog, nodeId: string, fromSeq: number, startedByStep: Map<number, string[]>): () => void {
-  return log.onAppend((events) => {
+  return log.onNodeAppend(nodeId, (events) => {
     for (const event of events) {
-      if (event.nodeId !== nodeId || event.type !== 'tool/call' || event.seq < fromSeq) continue;
+      if (event.type !== 'tool/call' || event.seq < fromSeq) continue;
       startedByStep.set(event.step, [...(startedByStep.get(event.step) ?? []), event.payload.name]);
     }
   });
