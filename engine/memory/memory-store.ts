@@ -141,8 +141,7 @@ export class MemoryStore {
    * with no memories answered each search through the full-text index.
    */
   async #isEmpty(): Promise<boolean> {
-    const { rows } = await sql<{ data_version: number }>`PRAGMA data_version`.execute(this.#db);
-    const version = Number(rows[0]?.data_version);
+    const version = await dataVersion(this.#db);
     if (knownEmpty.get(this.#db) === version) return true;
     const any = await this.#db.selectFrom('memories').select('id').limit(1).executeTakeFirst();
     if (any === undefined) knownEmpty.set(this.#db, version);
@@ -169,6 +168,23 @@ export class MemoryStore {
     return empty;
   }
 }
+
+/**
+ * SQLite's `data_version` on `db`: a wide stage's nodes search at once, and a read in flight is
+ * the answer for every search that asks while it is (one statement for the stage, not one each).
+ */
+function dataVersion(db: Kysely<Database>): Promise<number> {
+  let reading = dataVersionReads.get(db);
+  if (reading === undefined) {
+    reading = sql<{ data_version: number }>`PRAGMA data_version`.execute(db).then(({ rows }) => Number(rows[0]?.data_version));
+    dataVersionReads.set(db, reading);
+    const done = (): void => void (dataVersionReads.get(db) === reading && dataVersionReads.delete(db));
+    reading.then(done, done);
+  }
+  return reading;
+}
+
+const dataVersionReads = new WeakMap<Kysely<Database>, Promise<number>>();
 
 /** Database handles whose memories table was empty, by the `data_version` it was seen empty at. */
 const knownEmpty = new WeakMap<Kysely<Database>, number>();

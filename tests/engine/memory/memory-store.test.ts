@@ -211,6 +211,28 @@ describe('the portable search on SQLite', () => {
     await done();
   });
 
+  it("answers a wide stage's searches of an empty project with one look at the store, and finds a memory another process adds after them", async () => {
+    const { store: project, path, cleanup: done } = await openTempStore();
+    const recall = new MemoryStore(project);
+    const executed: string[] = [];
+    const execute = project.db.getExecutor().executeQuery.bind(project.db.getExecutor());
+    vi.spyOn(project.db.getExecutor(), 'executeQuery').mockImplementation((query, ...rest) => {
+      executed.push(query.sql);
+      return execute(query, ...rest);
+    });
+
+    const answers = await Promise.all(Array.from({ length: 30 }, () => recall.search('indentation tabs')));
+
+    expect(answers).toEqual(Array.from({ length: 30 }, () => []));
+    expect(executed.filter((text) => /data_version/.test(text))).toHaveLength(1);
+    const other = await openDatabase(path);
+    const theirs = await new MemoryStore(other).add({ content: 'Use tabs for indentation.' });
+    await other.close();
+    expect((await recall.search('indentation tabs')).map((r) => r.memory.id)).toEqual([theirs.memory.id]);
+    vi.restoreAllMocks();
+    await done();
+  });
+
   it('falls back by itself when the FTS5 index is missing', async () => {
     const { store: bare, cleanup: done } = await openTempStore();
     const { sql } = await import('kysely');
