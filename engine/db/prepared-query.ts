@@ -35,6 +35,11 @@ export class PreparedQuery<N extends string> {
     return db.executeQuery<R>(CompiledQuery.raw(sql, parameters));
   }
 
+  /** Builds and compiles the query for `db`'s dialect now (time spent waiting anyway), not at its first execution. */
+  compileFor(db: Kysely<Database>): void {
+    this.#compile(db);
+  }
+
   #compile(db: Kysely<Database>): { sql: string; names: readonly N[]; inOrder: boolean } {
     const dialect = db.getExecutor().adapter.constructor.name;
     let compiled = this.#compiled.get(dialect);

@@ -228,7 +228,7 @@ export function estimateToolTokens(tools: readonly ToolSpec[]): number {
   for (const tool of tools) {
     let counted = toolTokens.get(tool);
     if (counted === undefined) {
-      counted = 8 + estimateTextTokens(`${tool.name}\n${tool.description}\n${JSON.stringify(tool.parameters)}`);
+      counted = TOOL_OVERHEAD_TOKENS + estimateTextTokens(toolText(tool));
       toolTokens.set(tool, counted);
     }
     tokens += counted;
@@ -236,5 +236,27 @@ export function estimateToolTokens(tools: readonly ToolSpec[]): number {
   return tokens;
 }
 
+/** Tokens a tool definition costs beyond its name, description and parameters' JSON. */
+const TOOL_OVERHEAD_TOKENS = 8;
+
+function toolText(tool: ToolSpec): string {
+  return `${tool.name}\n${tool.description}\n${JSON.stringify(tool.parameters)}`;
+}
+
 /** `estimateTextTokens` of a system prompt, counted once per distinct text (the last few kept). */
-export const estimateSystemTokens: (system: string) => number = keptByKey(32, (system: string) => estimateTextTokens(system));
+export const estimateSystemTokens = keptByKey(32, (system: string) => estimateTextTokens(system));
+
+/**
+ * Counts the system prompts and tools not counted yet, as `estimateSystemTokens` and
+ * `estimateToolTokens` will be asked for them, in one request that does not block this thread:
+ * the caller can do other work while the tokenizer counts.
+ */
+export async function countPromptsAhead(prompts: readonly { readonly system: string; readonly tools: readonly ToolSpec[] }[]): Promise<void> {
+  const systems = [...new Set(prompts.map((prompt) => prompt.system))].filter((system) => estimateSystemTokens.peek(system) === undefined);
+  const tools = [...new Set(prompts.flatMap((prompt) => prompt.tools))].filter((tool) => !toolTokens.has(tool));
+  if (systems.length === 0 && tools.length === 0) return;
+  const texts = [...systems, ...tools.map(toolText)];
+  const counts = await tokenizer().countManyAsync(texts.map((text) => (text.length === 0 ? ' ' : text)));
+  systems.forEach((system, index) => estimateSystemTokens.keep(system, system.length === 0 ? 0 : counts[index]!));
+  tools.forEach((tool, index) => toolTokens.set(tool, TOOL_OVERHEAD_TOKENS + counts[systems.length + index]!));
+}

@@ -149,6 +149,12 @@ export function storedEvents(rows: readonly PendingRow[], stored: readonly { rea
   return stored.map((inserted, index) => eventFromDraftRow(asStored(rows[index]!, inserted.payload), inserted.seq));
 }
 
+/** Compiles every insert statement of the log for `db`'s dialect ahead of the first appends that use them. */
+export function warmInsertStatements(db: Kysely<Database>): void {
+  INSERT_NEXT_EVENT.compileFor(db);
+  for (const size of INSERT_SIZES) insertEvents(size).compileFor(db);
+}
+
 /** SQLite: the first insert takes the write lock and the next seq; the rest follow it in a few multi-row statements. */
 export async function insertAllSqlite(db: Kysely<Database>, rows: readonly PendingRow[]): Promise<SessionEvent[]> {
   const first = await insertEvent(db, rows[0]!);

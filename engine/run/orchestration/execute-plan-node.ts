@@ -11,7 +11,7 @@ import type { StepPosition } from '../../context/runtime-context.js';
 import { SystemPrompt, type ContextProvider, type PromptSection, type PromptSnapshot } from '../../context/system-prompt.js';
 import { errorMessage } from '../../errors.js';
 import type { ModelProvider, StreamPart, Usage } from '../../model/model-provider.js';
-import { estimateSystemTokens, estimateToolTokens, tokenizerLoading } from '../../model/token-estimate.js';
+import { countPromptsAhead, estimateSystemTokens, estimateToolTokens, tokenizerLoading } from '../../model/token-estimate.js';
 import { nodeKind } from '../../plan/node-kinds.js';
 import type { Plan, PlanNode, PlanNodeKind } from '../../plan/plan-schema.js';
 import { warmSecretShapes } from '../../secret-redactor.js';
@@ -20,6 +20,8 @@ import type { Session } from '../../session/session.js';
 import { commandFailure } from './command-failure.js';
 import { recordPrompts } from '../../context/record-request.js';
 import type { EventLog } from '../../session/event-log.js';
+import { warmInsertStatements } from '../../session/event-inserts.js';
+import { warmNodeProjection } from '../storage/node-projection.js';
 import { NODE_SYSTEM_SECTIONS, nodeInstruction } from './node-prompt.js';
 import type { NodeAction } from './node-outcome.js';
 import { nodeModels, type ModelRouting, type RoleModels } from './node-models.js';
@@ -226,6 +228,9 @@ function nodeSystemPrompt(runtime: NodeRuntime, allowed: readonly string[] | und
  * secret shapes' patterns (`warmSecretShapes`) and the event checks (`warmEventChecks`), never past
  * the moment the tables are loaded. Given the run's `log`, the prompts (system text and tools) the
  * nodes will send are recorded there first (`recordPrompts`): no node's first request carries them.
+ * The counts themselves (20–30 ms in the tokenizer's thread) are made while this thread compiles
+ * the statements of the run's first appends and settled nodes (`warmInsertStatements`,
+ * `warmNodeProjection`), which a wide stage's first batch otherwise compiled on the way.
  */
 export async function warmNodePrompts(
   runtime: NodeRuntime,
@@ -237,6 +242,13 @@ export async function warmNodePrompts(
   const snapshots = await nodePromptSnapshots(runtime, plan);
   // Best effort too: a node records its prompt with its request when this did not.
   if (log !== undefined) await recordPrompts(log, snapshots).catch(() => undefined);
+  // The tokenizer's thread counts while this one compiles.
+  const counting = countPromptsAhead(snapshots).catch(() => undefined);
+  if (log !== undefined) {
+    warmInsertStatements(log.db);
+    warmNodeProjection(log.db);
+  }
+  await counting;
   try {
     for (const snapshot of snapshots) {
       estimateSystemTokens(snapshot.system);

@@ -218,6 +218,11 @@ const SKIPPED_COLUMNS: readonly (readonly [keyof NodesTable, Cast])[] = [
 const upsertFinished = upsertStatements(FINISHED_COLUMNS);
 const upsertSkipped = upsertStatements(SKIPPED_COLUMNS);
 
+/** Compiles the upserts of settled nodes' rows for `db`'s dialect now, not when the first nodes settle. */
+export function warmNodeProjection(db: Kysely<Database>): void {
+  for (const size of UPSERT_SIZES) upsertFinished(size).compileFor(db);
+}
+
 /**
  * Prepared multi-row upserts of `nodes` rows by size: INSERT … ON CONFLICT (run_id, node_id)
  * DO UPDATE SET every column but the key and the plan version, from `excluded`.

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import type * as GptTokenizerModule from 'gpt-tokenizer';
 import { describe, expect, it } from 'vitest';
-import { estimateMessageTokens, estimateMessagesTokens, estimateTextTokens, loadTokenizer } from '../../../engine/model/token-estimate.js';
+import { countPromptsAhead, estimateMessageTokens, estimateMessagesTokens, estimateSystemTokens, estimateTextTokens, estimateToolTokens, loadTokenizer } from '../../../engine/model/token-estimate.js';
 import { requestParts } from '../../../engine/model/request-text.js';
 import { requestTokenPartsAsync, requestTokens } from '../../../engine/model/request-tokens.js';
 import { historyWithToolRound, modelRequest } from './request-fixtures.js';
@@ -48,5 +48,20 @@ describe('token estimates when the tokenizer thread fails', () => {
     expect(a).toEqual(alone(first));
     expect(b).toEqual(alone(second));
     expect(requestTokens(second)).toEqual(alone(second).flat());
+  });
+
+  it("counts a run's prompts ahead, without blocking, to the same numbers a node's first step would count", async () => {
+    const system = `You are node ${Date.now()} of a run: 日本語 and <|endoftext|> are text.`;
+    const tools = [
+      { name: 'read_file', description: `Reads a file (${Date.now()}).`, parameters: { type: 'object', properties: { path: { type: 'string' } } } },
+      { name: 'grep', description: `Searches files (${Date.now()}).`, parameters: { type: 'object', properties: { pattern: { type: 'string' } } } },
+    ];
+
+    await countPromptsAhead([{ system, tools }, { system, tools: [tools[1]!] }, { system: '', tools: [] }]);
+
+    expect(estimateSystemTokens.peek(system)).toBe(gptTokenizer.countTokens(system, PLAIN));
+    expect(estimateSystemTokens.peek('')).toBe(0);
+    const definition = (tool: (typeof tools)[number]) => `${tool.name}\n${tool.description}\n${JSON.stringify(tool.parameters)}`;
+    expect(estimateToolTokens(tools)).toBe(tools.reduce((total, tool) => total + 8 + gptTokenizer.countTokens(definition(tool), PLAIN), 0));
   });
 });
