@@ -3,6 +3,7 @@ import { ImageReferenceError, loadImageData } from '../context/image-references.
 import { requestInputTokens, sendRequestRecord } from '../context/record-request.js';
 import { projectRuntimeContext, type StepPosition } from '../context/runtime-context.js';
 import { errorMessage } from '../errors.js';
+import { linkedAbort } from '../model/abort-reason.js';
 import { callModel, type ModelResponse } from '../model/call-model.js';
 import { ContextOverflowError, ImagesNotAcceptedError } from '../model/model-errors.js';
 import type { ModelMessage } from '../model/model-message.js';
@@ -148,18 +149,20 @@ async function prepareRequest(options: RunAgentOptions, position: StepPosition) 
  * call and is what this throws, as when the record was stored before the call.
  */
 async function whileStored<T>(stored: Promise<void>, signal: AbortSignal, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const unrecorded = new AbortController();
+  const unrecorded = linkedAbort(signal);
   let failure: { readonly error: unknown } | undefined;
   const recorded = stored.catch((error: unknown) => {
     failure = { error };
-    unrecorded.abort(error);
+    unrecorded.controller.abort(error);
   });
   let answer: T;
   try {
-    answer = await call(AbortSignal.any([signal, unrecorded.signal]));
+    answer = await call(unrecorded.controller.signal);
   } catch (error) {
     await recorded;
     throw failure === undefined ? error : failure.error;
+  } finally {
+    unrecorded.unlink();
   }
   await recorded;
   if (failure !== undefined) throw failure.error;
