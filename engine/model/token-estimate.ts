@@ -116,12 +116,9 @@ export function loadTokenizer(options: TokenizerThreadOptions = {}): void {
   }
 }
 
-/**
- * Whether the process's tokenizer is a thread still loading its tables: the first count will wait
- * for it, and work done before it (on this thread) is done in time that is waited anyway.
- */
-export function tokenizerLoading(): boolean {
-  return thread?.loading === true;
+/** Whether the process's tokenizer thread is loading or counting: a caller about to wait for it has this time for other work. */
+export function tokenizerWorking(): boolean {
+  return thread?.working === true;
 }
 
 function inProcessTokenizer(): Tokenizer {

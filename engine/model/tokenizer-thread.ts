@@ -72,6 +72,12 @@ export class TokenizerThread implements Tokenizer {
     return this.#broken === undefined && Atomics.load(this.#control, SLOT_STATE) === STATE_LOADING;
   }
 
+  /** Whether the thread is loading its tables or answering a request (time a caller that will wait for it can use). */
+  get working(): boolean {
+    const state = Atomics.load(this.#control, SLOT_STATE);
+    return this.#broken === undefined && (state === STATE_LOADING || state === STATE_REQUEST);
+  }
+
   count(text: string): number {
     return this.countMany([text])[0]!;
   }

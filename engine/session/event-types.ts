@@ -72,14 +72,18 @@ export const EVENT_TYPES = Object.keys(EVENT_PAYLOADS) as EventType[];
  * refuses), asking `worthIt()` before each type. A run pays both at the first append of each type,
  * in the middle of its first stage (the first write node's tool events: ~3 ms on W3's critical
  * path); this costs 20–30 ms for all types, so `warmNodePrompts` does it only while it would wait
- * for the tokenizer's tables anyway.
+ * for the tokenizer's thread anyway, the types of a node's attempt first.
  */
 export function warmEventChecks(worthIt: () => boolean): void {
-  for (const type of EVENT_TYPES) {
+  for (const type of WARM_FIRST) {
     if (!worthIt()) return;
     EVENT_PAYLOADS[type].safeParse({});
   }
 }
+
+/** The types every model node's attempt appends, then every other: what a run meets first is warmed first. */
+const NODE_ATTEMPT_TYPES: readonly EventType[] = ['node/started', 'node/snapshotted', 'user/message', 'request/header', 'request/context', 'assistant/message', 'agent/finished', 'node/keyed', 'node/succeeded', 'tool/call', 'tool/result', 'step/checkpointed'];
+const WARM_FIRST: readonly EventType[] = [...new Set([...NODE_ATTEMPT_TYPES, ...EVENT_TYPES])];
 
 export function isEventType(value: string): value is EventType {
   return Object.hasOwn(EVENT_PAYLOADS, value);

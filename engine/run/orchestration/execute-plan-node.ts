@@ -11,7 +11,7 @@ import type { StepPosition } from '../../context/runtime-context.js';
 import { SystemPrompt, type ContextProvider, type PromptSection, type PromptSnapshot } from '../../context/system-prompt.js';
 import { errorMessage } from '../../errors.js';
 import type { ModelProvider, StreamPart, Usage } from '../../model/model-provider.js';
-import { countPromptsAhead, estimateSystemTokens, estimateToolTokens, tokenizerLoading } from '../../model/token-estimate.js';
+import { countPromptsAhead, estimateSystemTokens, estimateToolTokens, tokenizerWorking } from '../../model/token-estimate.js';
 import { nodeKind } from '../../plan/node-kinds.js';
 import type { Plan, PlanNode, PlanNodeKind } from '../../plan/plan-schema.js';
 import { warmSecretShapes } from '../../secret-redactor.js';
@@ -224,30 +224,36 @@ function nodeSystemPrompt(runtime: NodeRuntime, allowed: readonly string[] | und
  * at their first step for the ~30 ms they take. Best effort: a failure is left for the node to meet.
  *
  * The counts wait for the tokenizer's tables when they still load in their thread (0.1–0.2 s of a
- * `dagent run`'s set-up): that time first goes to what the first nodes would pay on first use, the
- * secret shapes' patterns (`warmSecretShapes`) and the event checks (`warmEventChecks`), never past
- * the moment the tables are loaded. Given the run's `log`, the prompts (system text and tools) the
- * nodes will send are recorded there first (`recordPrompts`): no node's first request carries them.
- * The counts themselves (20–30 ms in the tokenizer's thread) are made while this thread compiles
- * the statements of the run's first appends and settled nodes (`warmInsertStatements`,
- * `warmNodeProjection`), which a wide stage's first batch otherwise compiled on the way.
+ * `dagent run`'s set-up), and are made there (20–30 ms more): that time goes to what the first
+ * nodes would pay on first use, never past the moment the thread is done — the secret shapes'
+ * patterns (`warmSecretShapes`), the statements of the run's first appends and settled nodes
+ * (`warmInsertStatements`, `warmNodeProjection`), and the event checks (`warmEventChecks`), those
+ * of a node's attempt first. Given the run's `log`, the prompts (system text and tools) the nodes
+ * will send are recorded there first (`recordPrompts`): no node's first request carries them.
  */
 export async function warmNodePrompts(
   runtime: NodeRuntime,
   plan: { readonly nodes: readonly Pick<PlanNode, 'kind' | 'tools'>[] },
   log?: EventLog,
 ): Promise<void> {
-  if (tokenizerLoading()) warmSecretShapes();
-  warmEventChecks(tokenizerLoading);
+  let warmed = false;
+  const warmWhileCounting = (): void => {
+    if (!warmed && tokenizerWorking()) {
+      warmed = true;
+      warmSecretShapes();
+      if (log !== undefined) {
+        warmInsertStatements(log.db);
+        warmNodeProjection(log.db);
+      }
+    }
+    warmEventChecks(tokenizerWorking);
+  };
+  warmWhileCounting();
   const snapshots = await nodePromptSnapshots(runtime, plan);
   // Best effort too: a node records its prompt with its request when this did not.
   if (log !== undefined) await recordPrompts(log, snapshots).catch(() => undefined);
-  // The tokenizer's thread counts while this one compiles.
   const counting = countPromptsAhead(snapshots).catch(() => undefined);
-  if (log !== undefined) {
-    warmInsertStatements(log.db);
-    warmNodeProjection(log.db);
-  }
+  warmWhileCounting();
   await counting;
   try {
     for (const snapshot of snapshots) {

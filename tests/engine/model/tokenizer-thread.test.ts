@@ -142,8 +142,24 @@ describe('the tokenizer thread', () => {
     const thread = start({ modulePath: slow });
 
     expect(thread.loading).toBe(true);
+    expect(thread.working).toBe(true);
     expect(thread.count('hello world')).toBe(gptTokenizer.countTokens('hello world', PLAIN));
     expect(thread.loading).toBe(false);
+    expect(thread.working).toBe(false);
+  });
+
+  it('says it is working while an answer it owes is on the way, so the caller can use the wait', async () => {
+    const thread = start();
+    thread.count('load first');
+    const long = 'a question of many words '.repeat(20_000);
+
+    const answer = thread.countManyAsync([long]);
+    const workingAtOnce = thread.working;
+    const [count] = await answer;
+
+    expect(workingAtOnce).toBe(true);
+    expect(count).toBe(gptTokenizer.countTokens(long, PLAIN));
+    expect(thread.working).toBe(false);
   });
 
   it('says it could not load its tokenizer, and stays refused', () => {
