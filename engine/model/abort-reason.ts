@@ -25,8 +25,8 @@ export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
 /**
  * A controller whose signal also aborts when `parent` does (with its reason) until `unlink()`, for
  * a short-lived child of a long-lived signal: what `AbortSignal.any([parent, own])` gives, without
- * the weak reference and finalization `any` registers on the parent for every child (a model call's
- * and a tool batch's: three times the cost, and work for the collector).
+ * the weak reference and finalization `any` registers on the parent for every child (a model
+ * call's, under its node's: three times the cost here, and work for the collector).
  */
 export function linkedAbort(parent: AbortSignal): { readonly controller: AbortController; unlink(): void } {
   const controller = new AbortController();

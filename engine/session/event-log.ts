@@ -14,7 +14,6 @@ import { EVENT_PAYLOADS, EVENT_VERSIONS, isEventType, type EventDraft, type Even
 
 export { readEvents, type EventQuery } from './event-reads.js';
 
-
 /** A row a caller's statement stored (`EventLog.appendThrough`): its index among the rows it was given, its seq, its payload as stored. */
 export interface StoredThrough {
   readonly index: number;
