@@ -44,9 +44,9 @@ export function workerIdOf(): string {
 
 /**
  * What a worker's first nodes would pay on first use, for a worker to pay before it says it is
- * ready (a run process does it while the tokenizer's tables load): every event type's payload
- * check, built and run once; the secret shapes' patterns, compiled. Part of `dagent worker`'s
- * warm-up.
+ * ready (a run process does it while its tokenizer's thread loads and counts, `warmNodePrompts`):
+ * every event type's payload check, built and run once; the secret shapes' patterns, compiled.
+ * Part of `dagent worker`'s warm-up.
  */
 export function warmWorkerFirstUses(): void {
   warmEventChecks(() => true);
