@@ -80,16 +80,20 @@ export class RunWatches {
     await Promise.all(runs.map(async (run) => (await run.follower)?.stop()));
   }
 
-  /** Follows from the log's end, then looks back once for a cancel request since the run's latest start (made before the follower listened). */
+  /**
+   * Follows from the log's end, then looks back once at what the run's latest start was followed
+   * by before the follower listened: a cancel request, or the run's end (a watch that began just
+   * after the run ended would otherwise hold the run until the worker stops).
+   */
   async #follow(run: WatchedRun): Promise<RunFollower | undefined> {
     const { db } = this.#options.store;
     try {
       const last = await db.selectFrom('events').select((eb) => eb.fn.max('seq').as('seq')).where('run_id', '=', run.runId).executeTakeFirst();
       const afterSeq = Number(last?.seq ?? 0);
       const follower = await followRun(this.#options.store, run.runId, { afterSeq, types: WATCHED_EVENT_TYPES, signal: run.stopFollowing.signal, onEvents: (events) => this.#onEvents(run, events) });
-      const control = await readEvents(db, run.runId, { types: ['run/started', 'run/cancel-requested'], toSeq: afterSeq });
+      const control = await readEvents(db, run.runId, { types: ['run/started', ...WATCHED_EVENT_TYPES], toSeq: afterSeq });
       const latest = control.at(-1);
-      if (latest?.type === 'run/cancel-requested') this.#onEvents(run, [latest]);
+      if (latest !== undefined && latest.type !== 'run/started') this.#onEvents(run, [latest]);
       return follower;
     } catch (error) {
       // Without a follower the nodes still stop when their claims are taken over; the run is let go of when the worker stops.
