@@ -18,7 +18,13 @@ export interface RunWatchesOptions {
    */
   readonly onRunEnded?: (runId: string) => Promise<void>;
   readonly report?: (line: string) => void;
+  /** How long a watch whose follower could not open waits before it tries again (ms; doubled each time, to 30 s); default 1 s. */
+  readonly followRetryMs?: number;
 }
+
+/** The first pause before a failed follower is tried again, and the longest. */
+const FOLLOW_RETRY_MS = 1_000;
+const MAX_FOLLOW_RETRY_MS = 30_000;
 
 const RUN_END_EVENT_TYPES: ReadonlySet<string> = new Set(['run/succeeded', 'run/failed', 'run/cancelled', 'run/paused']);
 /** What a watch reads of its run: the rest (the nodes' messages, tool calls, every worker's appends) is not shipped to it. */
@@ -31,6 +37,8 @@ interface WatchedRun {
   follower: Promise<RunFollower | undefined>;
   active: number;
   ended: boolean;
+  /** Tries of its follower that failed in a row. */
+  failedFollows: number;
 }
 
 /**
@@ -52,7 +60,7 @@ export class RunWatches {
   async enter(runId: string): Promise<RunWatch> {
     let run = this.#runs.get(runId);
     if (run === undefined) {
-      run = { runId, cancel: new AbortController(), stopFollowing: new AbortController(), follower: Promise.resolve(undefined), active: 0, ended: false };
+      run = { runId, cancel: new AbortController(), stopFollowing: new AbortController(), follower: Promise.resolve(undefined), active: 0, ended: false, failedFollows: 0 };
       this.#runs.set(runId, run);
       run.follower = this.#follow(run);
     }
@@ -94,12 +102,29 @@ export class RunWatches {
       const control = await readEvents(db, run.runId, { types: ['run/started', ...WATCHED_EVENT_TYPES], toSeq: afterSeq });
       const latest = control.at(-1);
       if (latest !== undefined && latest.type !== 'run/started') this.#onEvents(run, [latest]);
+      if (run.failedFollows > 0) this.#options.report?.(`run ${run.runId}: its log is followed again`);
+      run.failedFollows = 0;
       return follower;
     } catch (error) {
-      // Without a follower the nodes still stop when their claims are taken over; the run is let go of when the worker stops.
-      this.#options.report?.(`run ${run.runId}: its log cannot be followed (${errorMessage(error)})`);
+      // Meanwhile the nodes still stop when their claims are taken over; the follower is tried
+      // again (a store that failed for a moment must not leave the run held until the worker stops).
+      if (run.failedFollows === 0) this.#options.report?.(`run ${run.runId}: its log cannot be followed (${errorMessage(error)}); trying again`);
+      run.failedFollows += 1;
+      this.#followAgain(run);
       return undefined;
     }
+  }
+
+  /** Tries the run's follower again after a pause that doubles with each failure, unless the run is let go of or the worker stops first. */
+  #followAgain(run: WatchedRun): void {
+    const pauseMs = Math.min((this.#options.followRetryMs ?? FOLLOW_RETRY_MS) * 2 ** (run.failedFollows - 1), MAX_FOLLOW_RETRY_MS);
+    const timer = setTimeout(() => {
+      run.stopFollowing.signal.removeEventListener('abort', cancel);
+      if (!this.#closed && !run.stopFollowing.signal.aborted) run.follower = this.#follow(run);
+    }, pauseMs);
+    timer.unref();
+    const cancel = (): void => clearTimeout(timer);
+    run.stopFollowing.signal.addEventListener('abort', cancel, { once: true });
   }
 
   #onEvents(run: WatchedRun, events: readonly SessionEvent[]): void {

@@ -23,8 +23,13 @@ describe.each(contractStores().filter((backend) => backend.available))('run watc
     await cleanup();
   });
 
-  const watchesOf = (ended: string[]): RunWatches =>
-    (watches = new RunWatches({ store: { db: store.db, dialect: store.dialect, url: store.url }, onRunEnded: async (runId) => void ended.push(runId) }));
+  const watchesOf = (ended: string[], options: { db?: Store['db']; reports?: string[] } = {}): RunWatches =>
+    (watches = new RunWatches({
+      store: { db: options.db ?? store.db, dialect: store.dialect, url: store.url },
+      onRunEnded: async (runId) => void ended.push(runId),
+      report: (line) => options.reports?.push(line),
+      followRetryMs: 50,
+    }));
 
   it('lets go of a run that ended just before the watch began, once its node there is done', async () => {
     // The run started and succeeded while this worker was still opening it (its follower not listening yet).
@@ -72,5 +77,36 @@ describe.each(contractStores().filter((backend) => backend.available))('run watc
     await until('the run let go of', () => ended.length > 0);
     expect(ended).toEqual([run.id]);
     expect(watch.signal.aborted).toBe(false);
+  });
+
+  it('follows a run again when its log could not be read at first, and lets go of it when it ends', async () => {
+    const run = await createRun(store.db, { task: 'watched', workspace: '/repo', mode: 'plan' });
+    const log = runLog(store.db, run.id);
+    await log.append({ type: 'run/started', payload: { pid: process.pid, host: 'here', planVersion: 1 } });
+    // The store fails the watch's first read (a dropped connection, say), then answers again.
+    let failures = 1;
+    const flaky = new Proxy(store.db, {
+      get(target, property, receiver) {
+        if (property === 'selectFrom' && failures > 0) {
+          failures -= 1;
+          return () => {
+            throw new Error('connection reset');
+          };
+        }
+        const value = Reflect.get(target, property, receiver) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const ended: string[] = [];
+    const reports: string[] = [];
+
+    const watch = await watchesOf(ended, { db: flaky, reports }).enter(run.id);
+    await until('the log followed again', () => reports.some((line) => line.includes('followed again')));
+    await log.append({ type: 'run/succeeded', payload: {} });
+    watch.leave();
+
+    await until('the run let go of', () => ended.length > 0);
+    expect(ended).toEqual([run.id]);
+    expect(reports[0]).toContain('its log cannot be followed (connection reset); trying again');
   });
 });
