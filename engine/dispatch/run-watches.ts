@@ -95,10 +95,11 @@ export class RunWatches {
    */
   async #follow(run: WatchedRun): Promise<RunFollower | undefined> {
     const { db } = this.#options.store;
+    let follower: RunFollower | undefined;
     try {
       const last = await db.selectFrom('events').select((eb) => eb.fn.max('seq').as('seq')).where('run_id', '=', run.runId).executeTakeFirst();
       const afterSeq = Number(last?.seq ?? 0);
-      const follower = await followRun(this.#options.store, run.runId, { afterSeq, types: WATCHED_EVENT_TYPES, signal: run.stopFollowing.signal, onEvents: (events) => this.#onEvents(run, events) });
+      follower = await followRun(this.#options.store, run.runId, { afterSeq, types: WATCHED_EVENT_TYPES, signal: run.stopFollowing.signal, onEvents: (events) => this.#onEvents(run, events) });
       const control = await readEvents(db, run.runId, { types: ['run/started', ...WATCHED_EVENT_TYPES], toSeq: afterSeq });
       const latest = control.at(-1);
       if (latest !== undefined && latest.type !== 'run/started') this.#onEvents(run, [latest]);
@@ -106,6 +107,8 @@ export class RunWatches {
       run.failedFollows = 0;
       return follower;
     } catch (error) {
+      // A follower that opened before the look-back failed is stopped: the next try opens its own.
+      await follower?.stop().catch(() => undefined);
       // Meanwhile the nodes still stop when their claims are taken over; the follower is tried
       // again (a store that failed for a moment must not leave the run held until the worker stops).
       if (run.failedFollows === 0) this.#options.report?.(`run ${run.runId}: its log cannot be followed (${errorMessage(error)}); trying again`);
