@@ -9,7 +9,7 @@ import { createStatementCache } from './statement-cache.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
 import { createSecretRedactor } from '../secret-redactor.js';
 import { describePostgresError } from './postgres-error.js';
-import { busyBackoff, type BusyBackoff } from './busy-backoff.js';
+import { busyBackoff, isBusyError, type BusyBackoff } from './busy-backoff.js';
 import { storeEdgeDialect, type BusyNotice } from './store-edge-dialect.js';
 import { underSchemaChangeLock } from './schema-change-lock.js';
 
@@ -74,11 +74,12 @@ const CHECKPOINT_BUSY_TIMEOUT_MS = 5_000;
 export async function openDatabase(url: string, options: OpenDatabaseOptions = {}): Promise<Store> {
   const isPostgres = /^postgres(ql)?:\/\//.test(url);
   const dialect: SqlDialectName = isPostgres ? 'postgres' : 'sqlite';
-  const opened = isPostgres ? await postgresDialect(url) : { ...sqliteDialect(url, options), keepConnections: async () => 0, ownBackends: undefined };
+  const backoff = busyBackoff(options.busyBackoff);
+  const opened = isPostgres ? await postgresDialect(url) : { ...(await sqliteDialectBesideOthers(url, options, backoff)), keepConnections: async () => 0, ownBackends: undefined };
   const { checkpointer, keepConnections, ownBackends } = opened;
   const edge = {
     redactor: createSecretRedactor(options.secrets),
-    backoff: busyBackoff(options.busyBackoff),
+    backoff,
     ...(options.onBusy === undefined ? {} : { onBusy: options.onBusy }),
     beginImmediate: !isPostgres,
   };
@@ -115,12 +116,38 @@ async function primeConnection(db: Kysely<Database>): Promise<void> {
   await sql`select ${sql.join(looks)}`.execute(db);
 }
 
+/**
+ * `sqliteDialect`, waiting out a lock another process holds while it sets the file up (a new
+ * store's switch to WAL, say: a `status` run beside a `plan` that is creating the store) with the
+ * store's async backoff, as every statement's lock is; the user is told once the wait is long.
+ */
+async function sqliteDialectBesideOthers(url: string, options: OpenDatabaseOptions, backoff: BusyBackoff): Promise<{ dialect: Dialect; checkpointer: WalCheckpointer | undefined }> {
+  let firstBusyAt: number | undefined;
+  let told = false;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      const opened = sqliteDialect(url, options);
+      if (told) options.onBusy?.({ state: 'resumed', waitedMs: Date.now() - firstBusyAt! });
+      return opened;
+    } catch (error) {
+      firstBusyAt ??= Date.now();
+      const waitedMs = Date.now() - firstBusyAt;
+      if (!isBusyError((error as { cause?: unknown }).cause) || waitedMs >= backoff.giveUpAfterMs) throw error;
+      if (!told && waitedMs >= backoff.noticeAfterMs) {
+        told = true;
+        options.onBusy?.({ state: 'waiting', waitedMs });
+      }
+      await new Promise((resolveLater) => setTimeout(resolveLater, backoff.delayMs(attempt)));
+    }
+  }
+}
+
 function sqliteDialect(url: string, options: OpenDatabaseOptions): { dialect: Dialect; checkpointer: WalCheckpointer | undefined } {
   const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url;
   const synchronous = options.synchronous ?? 'NORMAL';
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   const inMemory = path === ':memory:' || path === '';
-  let sqlite: BetterSqlite3.Database;
+  let sqlite: BetterSqlite3.Database | undefined;
   try {
     if (!inMemory) mkdirSync(dirname(resolve(path)), { recursive: true });
     sqlite = new BetterSqlite3(path);
@@ -134,18 +161,21 @@ function sqliteDialect(url: string, options: OpenDatabaseOptions): { dialect: Di
     // Checkpoints happen in a worker thread (WalCheckpointer), never inside one of our commits.
     if (!inMemory) sqlite.pragma('wal_autocheckpoint = 0');
   } catch (error) {
+    // Closed: a caller that waits out a lock opens the file again.
+    if (sqlite?.open === true) sqlite.close();
     throw describeSqliteError(error, url);
   }
+  const opened = sqlite;
   const checkpointer = inMemory
     ? undefined
     : new WalCheckpointer(resolve(path), {
         synchronous,
         busyTimeoutMs: Math.max(busyTimeoutMs, CHECKPOINT_BUSY_TIMEOUT_MS),
         onUnavailable: () => {
-          if (sqlite.open) sqlite.pragma(`wal_autocheckpoint = ${SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES}`);
+          if (opened.open) opened.pragma(`wal_autocheckpoint = ${SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES}`);
         },
       });
-  return { dialect: new SqliteDialect({ database: createStatementCache(sqlite) }), checkpointer };
+  return { dialect: new SqliteDialect({ database: createStatementCache(opened) }), checkpointer };
 }
 
 const SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES = 1_000;

@@ -71,6 +71,39 @@ describe('a database locked by another program', () => {
 
     expect(describeSqliteError(failed, path).message).toBe(`database ${path} is locked by another process; try again when it finishes`);
   });
+
+  it('is waited out when the store is opened while another process sets the file up (a status beside a plan creating the store)', async () => {
+    const path = `${temp.dir}/dagent.db`;
+    // The other process has created the file and holds it locked, not yet in WAL mode.
+    const other = new BetterSqlite3(path);
+    other.exec('BEGIN EXCLUSIVE');
+    const notices: BusyNotice[] = [];
+    const onBusy = (notice: BusyNotice): void => {
+      notices.push(notice);
+      if (notice.state === 'waiting') {
+        other.exec('COMMIT');
+        other.close();
+      }
+    };
+
+    store = await openDatabase(path, { busyTimeoutMs: 20, busyBackoff: { delayMs: () => 20, noticeAfterMs: 100 }, onBusy });
+    const run = await createRun(store.db, { task: 'opened after the wait', workspace: temp.dir, mode: 'react' });
+
+    expect(notices.map((notice) => notice.state)).toEqual(['waiting', 'resumed']);
+    expect((await new EventLog(store.db, run.id).read()).map((stored) => stored.type)).toEqual(['run/created']);
+  });
+
+  it('held past the give-up time while the store is opened, is one clear line', async () => {
+    const path = `${temp.dir}/dagent.db`;
+    const other = new BetterSqlite3(path);
+    other.exec('BEGIN EXCLUSIVE');
+
+    const failed = await openDatabase(path, { busyTimeoutMs: 20, busyBackoff: { delayMs: () => 20, giveUpAfterMs: 100 } }).catch((error: unknown) => error);
+    other.exec('ROLLBACK');
+    other.close();
+
+    expect((failed as Error).message).toBe(`database ${path} is locked by another process; try again when it finishes`);
+  });
 });
 
 describe('two processes on one database file', () => {
