@@ -14,7 +14,7 @@ export { createSecretRedactor, MAX_REDACTED_CHARS, OversizedValueError, secretsF
 // Database: open a store (SQLite or PostgreSQL) and its row types.
 export type { Database } from './db/database.js';
 export { describeSqliteError, openDatabase, type OpenDatabaseOptions, type SqliteSynchronous, type Store } from './db/open-database.js';
-export type { BusyNotice } from './db/store-edge-dialect.js';
+export type { BusyNotice } from './db/busy-backoff.js';
 
 // Settings: the config file schema, where settings come from, workspace trust.
 export type { DagentConfig } from './config/config-schema.js';

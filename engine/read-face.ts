@@ -8,7 +8,7 @@
 export { AmbiguousRunError, ConfigError, DagentError, UnknownRunError, errorMessage } from './errors.js';
 export { visibleJson, visibleText } from './visible-text.js';
 export { openDatabase, describeSqliteError, type Store } from './db/open-database.js';
-export type { BusyNotice } from './db/store-edge-dialect.js';
+export type { BusyNotice } from './db/busy-backoff.js';
 export { resolveConfig, WORKSPACE_CONFIG_FILE } from './config/resolve-config.js';
 export type { DagentConfig } from './config/config-schema.js';
 export { lintOptions } from './config/lint-options.js';

@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
 /** How long to wait before the next try at a database another program holds locked. */
 export interface BusyBackoff {
   /** Milliseconds before attempt `attempt` (1 = the first retry). */
@@ -32,4 +34,36 @@ export function busyBackoff(options: Partial<BusyBackoff> = {}): BusyBackoff {
 export function isBusyError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || code === 'SQLITE_BUSY_TIMEOUT';
+}
+
+/** A lock another program holds on the store: `waiting` when dagent starts waiting it out, `resumed` when it got through. */
+export interface BusyNotice {
+  readonly state: 'waiting' | 'resumed';
+  readonly waitedMs: number;
+}
+
+/**
+ * `attempt`, tried again with `backoff`'s delays for as long as it fails on a lock (`busy`) and
+ * `giveUpAfterMs` has not passed; `onBusy` is told once the wait has lasted `noticeAfterMs`, and
+ * again when it got through. Any other failure, or the lock past the give-up time, is thrown.
+ */
+export async function waitOutLocks<T>(attempt: () => T | Promise<T>, backoff: BusyBackoff, onBusy: ((notice: BusyNotice) => void) | undefined, busy: (error: unknown) => boolean = isBusyError): Promise<T> {
+  let firstBusyAt: number | undefined;
+  let told = false;
+  for (let tries = 1; ; tries += 1) {
+    try {
+      const result = await attempt();
+      if (told) onBusy?.({ state: 'resumed', waitedMs: Date.now() - firstBusyAt! });
+      return result;
+    } catch (error) {
+      firstBusyAt ??= Date.now();
+      const waitedMs = Date.now() - firstBusyAt;
+      if (!busy(error) || waitedMs >= backoff.giveUpAfterMs) throw error;
+      if (!told && waitedMs >= backoff.noticeAfterMs) {
+        told = true;
+        onBusy?.({ state: 'waiting', waitedMs });
+      }
+      await sleep(backoff.delayMs(tries));
+    }
+  }
 }

@@ -9,8 +9,8 @@ import { createStatementCache } from './statement-cache.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
 import { createSecretRedactor } from '../secret-redactor.js';
 import { describePostgresError } from './postgres-error.js';
-import { busyBackoff, isBusyError, type BusyBackoff } from './busy-backoff.js';
-import { storeEdgeDialect, type BusyNotice } from './store-edge-dialect.js';
+import { busyBackoff, isBusyError, waitOutLocks, type BusyBackoff, type BusyNotice } from './busy-backoff.js';
+import { storeEdgeDialect } from './store-edge-dialect.js';
 import { underSchemaChangeLock } from './schema-change-lock.js';
 
 /**
@@ -121,25 +121,8 @@ async function primeConnection(db: Kysely<Database>): Promise<void> {
  * store's switch to WAL, say: a `status` run beside a `plan` that is creating the store) with the
  * store's async backoff, as every statement's lock is; the user is told once the wait is long.
  */
-async function sqliteDialectBesideOthers(url: string, options: OpenDatabaseOptions, backoff: BusyBackoff): Promise<{ dialect: Dialect; checkpointer: WalCheckpointer | undefined }> {
-  let firstBusyAt: number | undefined;
-  let told = false;
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      const opened = sqliteDialect(url, options);
-      if (told) options.onBusy?.({ state: 'resumed', waitedMs: Date.now() - firstBusyAt! });
-      return opened;
-    } catch (error) {
-      firstBusyAt ??= Date.now();
-      const waitedMs = Date.now() - firstBusyAt;
-      if (!isBusyError((error as { cause?: unknown }).cause) || waitedMs >= backoff.giveUpAfterMs) throw error;
-      if (!told && waitedMs >= backoff.noticeAfterMs) {
-        told = true;
-        options.onBusy?.({ state: 'waiting', waitedMs });
-      }
-      await new Promise((resolveLater) => setTimeout(resolveLater, backoff.delayMs(attempt)));
-    }
-  }
+function sqliteDialectBesideOthers(url: string, options: OpenDatabaseOptions, backoff: BusyBackoff): Promise<{ dialect: Dialect; checkpointer: WalCheckpointer | undefined }> {
+  return waitOutLocks(() => sqliteDialect(url, options), backoff, options.onBusy, (error) => isBusyError((error as { cause?: unknown }).cause));
 }
 
 function sqliteDialect(url: string, options: OpenDatabaseOptions): { dialect: Dialect; checkpointer: WalCheckpointer | undefined } {

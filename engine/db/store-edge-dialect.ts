@@ -1,16 +1,9 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type QueryResult, type TransactionSettings } from 'kysely';
 import type { SecretRedactor } from '../secret-redactor.js';
 import { isWholeBase64 } from '../secret-scan.js';
-import { isBusyError, type BusyBackoff } from './busy-backoff.js';
+import { waitOutLocks, type BusyBackoff, type BusyNotice } from './busy-backoff.js';
 import { createRedactionMemo } from './redaction-memo.js';
 import { recordWrittenParameters } from './written-parameters.js';
-
-/** A lock another program holds on the store: `waiting` when dagent starts waiting it out, `resumed` when it got through. */
-export interface BusyNotice {
-  readonly state: 'waiting' | 'resumed';
-  readonly waitedMs: number;
-}
 
 export interface StoreEdge {
   readonly redactor: SecretRedactor;
@@ -63,25 +56,7 @@ class StoreEdgeConnection implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const redacted = this.#redacted(query);
-    const { backoff, onBusy } = this.edge;
-    let firstBusyAt: number | undefined;
-    let told = false;
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        const result = await this.inner.executeQuery<R>(redacted);
-        if (told) onBusy?.({ state: 'resumed', waitedMs: Date.now() - firstBusyAt! });
-        return result;
-      } catch (error) {
-        firstBusyAt ??= Date.now();
-        const waitedMs = Date.now() - firstBusyAt;
-        if (!isBusyError(error) || waitedMs >= backoff.giveUpAfterMs) throw error;
-        if (!told && waitedMs >= backoff.noticeAfterMs) {
-          told = true;
-          onBusy?.({ state: 'waiting', waitedMs });
-        }
-        await sleep(backoff.delayMs(attempt));
-      }
-    }
+    return waitOutLocks(() => this.inner.executeQuery<R>(redacted), this.edge.backoff, this.edge.onBusy);
   }
 
   streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {

@@ -7,6 +7,7 @@ import { createScriptedProvider } from '../../../engine/model/scripted-provider.
 import { contractStores } from '../../helpers/contract-stores.js';
 import { FakeNodeFiles } from '../../helpers/fake-node-files.js';
 import { FakeTools } from '../../helpers/fake-tools.js';
+import { until } from '../../helpers/wait-until.js';
 
 const postgres = contractStores().find((backend) => backend.name === 'postgres')!;
 
@@ -18,14 +19,6 @@ const PLAN: Plan = {
 
 const approver: Approver = { interactive: false, ask: async () => ({ decision: 'no' }) };
 const queue: JobQueue = { enqueueNodes: async () => undefined, lockedSince: async () => new Map(), dropLeftoverNodeJobs: async () => new Map(), close: async () => undefined };
-
-async function until(what: string, check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** A worker readies itself for a run as soon as the run is dispatched, before any job of it. */
 describe.skipIf(!postgres.available)('a node worker on postgres', () => {

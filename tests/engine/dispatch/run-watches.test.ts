@@ -2,14 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRun, runLog, type Store } from '../../../engine/index.js';
 import { RunWatches } from '../../../engine/dispatch/run-watches.js';
 import { contractStores } from '../../helpers/contract-stores.js';
+import { until } from '../../helpers/wait-until.js';
 
-async function until(what: string, check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const STARTED = { type: 'run/started', payload: { pid: process.pid, host: 'here', planVersion: 1 } } as const;
 
 /** A worker's watch of a run it works on: it lets go of the run once the run has ended and its last node there is done. */
 describe.each(contractStores().filter((backend) => backend.available))('run watches on $name', (backend) => {
@@ -31,11 +26,17 @@ describe.each(contractStores().filter((backend) => backend.available))('run watc
       followRetryMs: 50,
     }));
 
-  it('lets go of a run that ended just before the watch began, once its node there is done', async () => {
-    // The run started and succeeded while this worker was still opening it (its follower not listening yet).
+  /** A run of the store that has started, and its log. */
+  const startedRun = async () => {
     const run = await createRun(store.db, { task: 'watched', workspace: '/repo', mode: 'plan' });
     const log = runLog(store.db, run.id);
-    await log.append({ type: 'run/started', payload: { pid: process.pid, host: 'here', planVersion: 1 } });
+    await log.append(STARTED);
+    return { run, log };
+  };
+
+  it('lets go of a run that ended just before the watch began, once its node there is done', async () => {
+    // The run started and succeeded while this worker was still opening it (its follower not listening yet).
+    const { run, log } = await startedRun();
     await log.append({ type: 'run/succeeded', payload: {} });
     const ended: string[] = [];
 
@@ -49,9 +50,7 @@ describe.each(contractStores().filter((backend) => backend.available))('run watc
   });
 
   it('aborts the nodes of a run that failed before the watch began', async () => {
-    const run = await createRun(store.db, { task: 'watched', workspace: '/repo', mode: 'plan' });
-    const log = runLog(store.db, run.id);
-    await log.append({ type: 'run/started', payload: { pid: process.pid, host: 'here', planVersion: 1 } });
+    const { run, log } = await startedRun();
     await log.append({ type: 'run/failed', payload: { error: 'a node failed' } });
 
     const watch = await watchesOf([]).enter(run.id);
@@ -62,11 +61,9 @@ describe.each(contractStores().filter((backend) => backend.available))('run watc
   });
 
   it('keeps a run that was resumed after an earlier end, and lets go of it when it ends again', async () => {
-    const run = await createRun(store.db, { task: 'watched', workspace: '/repo', mode: 'plan' });
-    const log = runLog(store.db, run.id);
-    await log.append({ type: 'run/started', payload: { pid: process.pid, host: 'here', planVersion: 1 } });
+    const { run, log } = await startedRun();
     await log.append({ type: 'run/failed', payload: { error: 'a node failed' } });
-    await log.append({ type: 'run/started', payload: { pid: process.pid, host: 'here', planVersion: 1 } });
+    await log.append(STARTED);
     const ended: string[] = [];
 
     const watch = await watchesOf(ended).enter(run.id);
@@ -80,9 +77,7 @@ describe.each(contractStores().filter((backend) => backend.available))('run watc
   });
 
   it('follows a run again when its log could not be read at first, and lets go of it when it ends', async () => {
-    const run = await createRun(store.db, { task: 'watched', workspace: '/repo', mode: 'plan' });
-    const log = runLog(store.db, run.id);
-    await log.append({ type: 'run/started', payload: { pid: process.pid, host: 'here', planVersion: 1 } });
+    const { run, log } = await startedRun();
     // The store fails the watch's first read (a dropped connection, say), then answers again.
     let failures = 1;
     const flaky = new Proxy(store.db, {
