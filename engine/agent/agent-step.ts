@@ -39,9 +39,11 @@ export type StepVerdict =
  * One step of the chain (SPEC §1): assemble the prompt, project changed runtime context, let
  * compaction check pressure, deliver words sent to the node, derive messages from the log, build
  * and record the request, call the model, append its answer, run its tool calls and append their
- * results. Returns a verdict; throws only when the log itself cannot be written.
+ * results. `beforeAnswer` is waited for before the answer is recorded (the last step's end, which
+ * ran beside the call). Returns a verdict; throws only when the log itself cannot be written (or
+ * `beforeAnswer` fails).
  */
-export async function agentStep(options: RunAgentOptions, position: StepPosition, totals: AgentTotals): Promise<StepVerdict> {
+export async function agentStep(options: RunAgentOptions, position: StepPosition, totals: AgentTotals, beforeAnswer?: () => Promise<void>): Promise<StepVerdict> {
   const { session, signal } = options;
   let response: ModelResponse;
   // Streamed text and retry notices go to the log in order, before the answer that follows them.
@@ -84,6 +86,8 @@ export async function agentStep(options: RunAgentOptions, position: StepPosition
   } catch (error) {
     if (admitted?.admitted === true) admitted.settle();
     await writes.catch(() => undefined);
+    // A step that ends without an answer (stopped, overflowed) comes after the last one's end too.
+    await beforeAnswer?.();
     if (error instanceof ImageReferenceError || error instanceof ImagesNotAcceptedError) return { kind: 'stop', reason: 'error', detail: error.message, permanent: true };
     if (signal.aborted) return { kind: 'stop', reason: 'aborted', detail: abortedBecause(signal) };
     if (error instanceof ContextOverflowError) return { kind: 'overflow', detail: error.message };
@@ -91,6 +95,8 @@ export async function agentStep(options: RunAgentOptions, position: StepPosition
     return { kind: 'stop', reason: 'error', detail: errorMessage(error), ...(fallback === undefined ? {} : { fallback }) };
   }
 
+  // The last step's end (its checkpoint) ran beside the call: the answer and its calls come after it.
+  await beforeAnswer?.();
   const costUsd = options.price?.(response.usage) ?? 0;
   totals.add(response.usage, costUsd);
   const final = response.toolCalls.length === 0;

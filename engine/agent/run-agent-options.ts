@@ -78,8 +78,10 @@ export interface RunAgentOptions {
   /** The conversation turn the agent's events carry (1 for a node). */
   readonly turn?: number;
   /**
-   * Called after each step whose tool results are all in the log (a step boundary), before the
-   * next model call: a node checkpoints its files there.
+   * Called after each step whose tool results are all in the log (a step boundary): a node
+   * checkpoints its files there. It runs while the next step prepares and calls the model (neither
+   * touches a file); that step's answer is recorded, and its calls run, only once it has ended. With
+   * `beforeCompact` (hooks that may run commands in the workspace) it ends before the next step begins.
    */
   readonly onStepEnd?: (position: StepPosition) => Promise<void>;
   /**

@@ -5,10 +5,10 @@ import type { Usage } from '../model/model-provider.js';
 import type { Session } from '../session/session.js';
 import { agentStep, finishedDraft } from './agent-step.js';
 import { DEFAULT_TOOL_BATCH_TIMEOUT_MS, executeToolCalls } from './execute-tool-calls.js';
-import { spentSoFar } from './agent-totals.js';
+import { spentSoFar, type AgentTotals } from './agent-totals.js';
 import type { EndReason } from './end-reason.js';
 import { resumedModel, switchModel } from './model-fallback.js';
-import { DEFAULT_AGENT_LIMITS, abortedBecause, checkStopConditions } from './stop-conditions.js';
+import { DEFAULT_AGENT_LIMITS, abortedBecause, checkStopConditions, type AgentLimits, type StopVerdict } from './stop-conditions.js';
 import type { RunAgentOptions } from './run-agent-options.js';
 
 export interface AgentOutcome {
@@ -29,6 +29,17 @@ export interface AgentOutcome {
  * reason from a closed set; nothing escapes as an exception except a failure to write the log.
  */
 export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> {
+  // The last step's end (a node's checkpoint of its files) runs while the next step asks the model.
+  const stepEnd = new PendingStepEnd();
+  try {
+    return await stepsUntilEnd(options, stepEnd);
+  } finally {
+    // Ended by a failure to write the log: the last step's end is not left running into the node's end.
+    await stepEnd.settled().catch(() => undefined);
+  }
+}
+
+async function stepsUntilEnd(options: RunAgentOptions, stepEnd: PendingStepEnd): Promise<AgentOutcome> {
   const { session, signal } = options;
   const limits = { ...DEFAULT_AGENT_LIMITS, ...options.limits };
   const turn = options.turn ?? 1;
@@ -45,6 +56,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
     ...(permanent === true ? { permanent } : {}),
   });
   const finish = async (reason: EndReason, detail?: string, permanent?: boolean): Promise<AgentOutcome> => {
+    await stepEnd.settled();
     await active.options.compactor?.release?.(session).catch(() => undefined);
     await session.log.append(finishedDraft(session, turn, session.lastStep, reason, detail));
     return outcome(reason, detail, permanent);
@@ -64,10 +76,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
   let overflowRetried = false;
   for (;;) {
     await session.countsReady();
-    const stop = checkStopConditions(
-      { stepsTaken: session.answeredCalls, tokensSpent: totals.usage.input + totals.usage.output, messages: session.deriveMessages(), ...(signal.aborted ? { aborted: abortedBecause(signal) } : {}) },
-      limits,
-    );
+    const stop = stopCondition(session, totals, signal, limits);
     if (stop !== undefined) return finish(stop.reason, stop.detail);
     // A node paused from outside (`dagent pause`) waits here, between two steps; a cancel ends it as aborted.
     await options.steering?.holdWhilePaused(signal);
@@ -75,12 +84,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
 
     const position: StepPosition = { turn, step: session.lastStep + 1 };
     const current = active.options;
-    const verdict = await agentStep(current, position, totals);
+    const verdict = await agentStep(current, position, totals, () => stepEnd.settled());
     if (verdict.kind !== 'overflow' && verdict.text !== undefined && verdict.text.trim() !== '') lastText = verdict.text;
     switch (verdict.kind) {
       case 'continue':
         overflowRetried = false;
-        await current.onStepEnd?.(position);
+        await stepEnd.begin(current, position);
         continue;
       case 'done':
         // The step stored its final answer with `agent/finished`.
@@ -107,6 +116,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
       }
     }
   }
+}
+
+/** Why the agent stops before its next step, if it does: a limit reached, or the run cancelled. */
+function stopCondition(session: Session, totals: AgentTotals, signal: AbortSignal, limits: AgentLimits): StopVerdict | undefined {
+  const spent = totals.usage.input + totals.usage.output;
+  return checkStopConditions({ stepsTaken: session.answeredCalls, tokensSpent: spent, messages: session.deriveMessages(), ...(signal.aborted ? { aborted: abortedBecause(signal) } : {}) }, limits);
 }
 
 /** The instruction and handoffs, once per surface; an `@image` reference that cannot be attached is why not. */
@@ -162,6 +177,30 @@ async function settleOpenToolCalls(options: RunAgentOptions): Promise<void> {
   }
   await session.closeInterruptedToolCalls(resume.interruptedContent);
   await options.onStepEnd?.(position);
+}
+
+/**
+ * The end of the last step (`onStepEnd`: a node's checkpoint of its files), running while the next
+ * step prepares and asks the model, which touch no file: the answer is recorded, and its calls run,
+ * once it has `settled` (a failed end fails the agent there, as it would have before the call).
+ */
+class PendingStepEnd {
+  #pending: Promise<void> | undefined;
+
+  /** Begins the end of the step at `position`; with PreCompact hooks (they may run commands in the workspace while the next step prepares), waits for it. */
+  async begin(options: RunAgentOptions, position: StepPosition): Promise<void> {
+    const ending = options.onStepEnd?.(position);
+    if (ending === undefined) return;
+    if (options.beforeCompact !== undefined) return ending;
+    ending.catch(() => undefined); // awaited in `settled`; handled here so a failure cannot go unhandled meanwhile
+    this.#pending = ending;
+  }
+
+  async settled(): Promise<void> {
+    const pending = this.#pending;
+    this.#pending = undefined;
+    await pending;
+  }
 }
 
 /** The text of the surface's last message when it is the model's answer without tool calls. */
