@@ -1,3 +1,5 @@
+import type { GitObjects } from './git-objects.js';
+
 /** One place where two changes touched the same lines. */
 export interface ConflictHunk {
   /** The 1-based line of the conflict's first marker in the merged file. */
@@ -20,6 +22,15 @@ export type MergeOutcome =
   /** The change was already on the run branch (nothing to commit). */
   | { readonly status: 'unchanged'; readonly commit: string }
   | { readonly status: 'conflict'; readonly conflicts: readonly MergeConflict[] };
+
+/** The conflicts of `paths` in a merged `tree` (git's markers in their files), hunk by hunk. */
+export async function conflictsIn(objects: Pick<GitObjects, 'entriesAt'>, tree: string, paths: readonly string[]): Promise<MergeConflict[]> {
+  const entries = await objects.entriesAt(tree, paths);
+  return paths.map((path) => {
+    const entry = entries.get(path) ?? null;
+    return { path, hunks: entry === null ? [] : conflictHunks(entry.bytes.toString('utf8')) };
+  });
+}
 
 /**
  * The conflict hunks of a file git merged with conflict markers (`<<<<<<<`, `=======`,

@@ -5,11 +5,12 @@ import { dirname, join } from 'node:path';
 import { runGit, type GitRunner } from '../snapshots/file-git.js';
 import { GitObjects } from './git-objects.js';
 import { LINKED_FOLDERS_FILE, copyFolder, ignoredFolders, linkFolder, writableFolders } from './linked-folders.js';
-import { conflictHunks, type MergeConflict, type MergeOutcome } from './merge-conflicts.js';
+import { conflictsIn, type MergeOutcome } from './merge-conflicts.js';
 import { NodeWorkspace, type NodeCommit, type NodeWorkspaceHost } from './node-workspace.js';
 import { SerialLock } from './serial-lock.js';
 import { startingCommit } from './starting-commit.js';
 import { checkoutDetached, resetWorktree, worktreeGitFile } from './worktree-reuse.js';
+import { WorktreesAhead } from './worktrees-ahead.js';
 
 export interface RunWorkspacesOptions {
   /** The user's workspace: the top of a git repository. */
@@ -67,12 +68,15 @@ export class RunWorkspaces {
   readonly #deliveryLock = new SerialLock();
   /** Worktrees nodes are done with, where they are: the next nodes', reset. */
   readonly #spares: string[] = [];
-  /** Worktrees made ahead (`prepare`) that no node used yet, with the commit each shows: a node takes one with one checkout. */
-  readonly #unused = new Map<string, string>();
-  /** The making of worktrees ahead, which `close` waits for. */
-  #preparing: Promise<void> | undefined;
+  /** Worktrees made ahead (`prepare`): a node takes one with one checkout at most. */
+  readonly #ahead = new WorktreesAhead({
+    fresh: (commit) => this.#fresh(commit),
+    checkout: (path, commit) => checkoutDetached(this.objects, path, commit),
+    discard: (path) => this.#discard(path),
+  });
   #closing = false;
-  #nodeMadeOne = false;
+  /** A node found no worktree ready (it took the one being made, or made its own). */
+  #stageHere = false;
   /** Worktrees being deleted (not this process's, or changed by their node): `close` waits for them. */
   readonly #releasing = new Set<Promise<void>>();
   /** The `.git` file git wrote for each worktree this process made, by its folder: a reused one must still have it. */
@@ -123,17 +127,15 @@ export class RunWorkspaces {
    * for `git worktree add` (serialised). Views and spares count. Best effort (resolves when done).
    */
   prepare(count: number): Promise<void> {
-    const wanted = count - this.#views.size - this.#spares.length - this.#unused.size;
-    if (wanted <= 0 || this.#preparing !== undefined || this.#closing) return this.#preparing ?? Promise.resolve();
-    return (this.#preparing = (async () => {
+    if (this.#closing) return Promise.resolve();
+    return this.#ahead.make({
+      wanted: count - this.#views.size - this.#spares.length - this.#ahead.count,
       // The view the first readers wait for is made first.
-      await Promise.all([...this.#views.values()].map((view) => view.ready.catch(() => undefined)));
-      // Once a node had to make its own, the stage is here: making more ahead would only queue before it.
-      for (let made = 0; made < wanted && !this.#closing && !this.#nodeMadeOne; made += 1) {
-        const commit = this.#tip ?? (await this.head());
-        this.#unused.set(await this.#fresh(commit), commit);
-      }
-    })().catch(() => undefined));
+      after: Promise.all([...this.#views.values()].map((view) => view.ready.catch(() => undefined))),
+      commitOf: async () => this.#tip ?? (await this.head()),
+      // Once a node found none ready, the stage is here: making more ahead would only queue before it.
+      enough: () => this.#stageHere,
+    });
   }
 
   /** The run branch's tip: the base plus every change merged so far. */
@@ -177,6 +179,19 @@ export class RunWorkspaces {
     if (view === undefined) return undefined;
     this.#views.delete(view.commit);
     return view.path;
+  }
+
+  /**
+   * A view still being made that nobody reads (the one made as the run opens, for readers the plan
+   * may not have, or not yet), taken for a node once it is made, brought to `checkout`: its folder.
+   * Readers that come later get a view of their own.
+   */
+  async #takeViewBeingMade(checkout: string): Promise<string | undefined> {
+    const view = [...this.#views.values()].find((candidate) => candidate.readers === 0 && candidate.path === undefined);
+    if (view === undefined) return undefined;
+    this.#views.delete(view.commit);
+    const path = await view.ready.catch(() => undefined);
+    return path === undefined ? undefined : this.#ahead.bring(path, view.commit, checkout);
   }
 
   /** The view of `head` the readers share: made (or an idle view's worktree reset) when there is none. */
@@ -229,12 +244,17 @@ export class RunWorkspaces {
     return new NodeWorkspace(this.#host, nodeId, await this.#place(checkout, writes, true), start);
   }
 
-  /** A worktree checked out at `checkout` (one made ahead, a spare reset, else a new one), the dependency folders linked in: its folder (`forNode`: a node's, not a view). */
+  /**
+   * A worktree checked out at `checkout` (one made ahead, a spare reset, for a node the one being made ahead,
+   * else a new one), the dependency folders linked in: its folder (`forNode`: a node's, not a view).
+   */
   async #place(checkout: string, writes: readonly string[], forNode = false): Promise<string> {
-    let path = (await this.#takeUnused(checkout)) ?? (await this.#reuseSpare(checkout));
+    let path = (await this.#ahead.takeReady(checkout)) ?? (await this.#reuseSpare(checkout));
     if (path === undefined) {
-      this.#nodeMadeOne ||= forNode;
-      path = await this.#fresh(checkout);
+      this.#stageHere ||= forNode;
+      // Not for a view: the worktrees made ahead wait for the views to be made first.
+      if (forNode) path = (await this.#takeViewBeingMade(checkout)) ?? (await this.#ahead.takeComing(checkout));
+      path ??= await this.#fresh(checkout);
     }
     const writable = writableFolders(this.#linked, writes);
     await Promise.all(this.#linked.map((folder) => (writable.has(folder) ? copyFolder(this.repo, path, folder) : linkFolder(this.repo, path, folder))));
@@ -261,21 +281,6 @@ export class RunWorkspaces {
     await this.objects.inWorktree(path, ['read-tree', '-m', '-u', 'HEAD']);
     this.#gitFiles.set(path, await worktreeGitFile(path));
     return path;
-  }
-
-  /** A worktree made ahead, at `checkout` (nothing of a node to clear: one checkout at most); undefined when none is ready. */
-  async #takeUnused(checkout: string): Promise<string | undefined> {
-    for (const [path, commit] of this.#unused) {
-      this.#unused.delete(path);
-      if (commit === checkout) return path;
-      try {
-        await checkoutDetached(this.objects, path, checkout);
-        return path;
-      } catch {
-        await this.#discard(path);
-      }
-    }
-    return undefined;
   }
 
   /** A spare (or an idle view) reset to `checkout` where it is; undefined when there is none, or it could not be (then deleted). */
@@ -344,7 +349,7 @@ export class RunWorkspaces {
         tree = await this.objects.treeOf(node.commit);
       } else {
         const merged = await this.objects.mergeCommits(node.start, head, node.commit);
-        if (merged.conflicted.length > 0) return { status: 'conflict', conflicts: await this.#conflicts(merged.tree, merged.conflicted) };
+        if (merged.conflicted.length > 0) return { status: 'conflict', conflicts: await conflictsIn(this.objects, merged.tree, merged.conflicted) };
         tree = merged.tree;
       }
       if (tree === (await this.objects.treeOf(head))) return { status: 'unchanged', commit: head };
@@ -368,9 +373,8 @@ export class RunWorkspaces {
   async close(): Promise<void> {
     this.#closing = true;
     // A view or worktree still being made (made ahead, no node used it) is waited for, then removed with the rest.
-    await Promise.all([...this.#releasing, this.#preparing, ...[...this.#views.values()].map((view) => view.ready.catch(() => undefined))]);
+    await Promise.all([...this.#releasing, this.#ahead.stop(), ...[...this.#views.values()].map((view) => view.ready.catch(() => undefined))]);
     this.#spares.splice(0);
-    this.#unused.clear();
     this.#views.clear();
     this.#gitFiles.clear();
     await rm(this.folder, { recursive: true, force: true });
@@ -385,14 +389,6 @@ export class RunWorkspaces {
   #prune(): Promise<void> {
     return this.#worktreeLock.run(async () => {
       await this.objects.git(['worktree', 'prune'], { cwd: this.repo });
-    });
-  }
-
-  async #conflicts(tree: string, paths: readonly string[]): Promise<MergeConflict[]> {
-    const entries = await this.objects.entriesAt(tree, paths);
-    return paths.map((path) => {
-      const entry = entries.get(path) ?? null;
-      return { path, hunks: entry === null ? [] : conflictHunks(entry.bytes.toString('utf8')) };
     });
   }
 }

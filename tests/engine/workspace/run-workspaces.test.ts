@@ -31,6 +31,16 @@ function repository(files: Record<string, string>): string {
   return folder.dir;
 }
 
+/** A git runner that counts the worktrees it adds. */
+function countingWorktrees(): { counted: GitRunner; worktreesAdded: () => number } {
+  let added = 0;
+  const counted: GitRunner = (args, options) => {
+    if (args.includes('worktree') && args.includes('add')) added += 1;
+    return runGit(args, options);
+  };
+  return { counted, worktreesAdded: () => added };
+}
+
 const TEN_LINES = Array.from({ length: 10 }, (_, index) => `line ${index + 1}`).join('\n') + '\n';
 
 describe('node workspaces on a run branch', () => {
@@ -252,22 +262,18 @@ describe('node workspaces on a run branch', () => {
 
   it('makes worktrees ahead for a stage of edits: they start without a worktree of their own to add, at the tip as it is by then', async () => {
     const repo = repository({ 'a.txt': 'a\n', 'src/b.txt': 'b\n' });
-    const commands: string[][] = [];
-    const counted: GitRunner = (args, options) => {
-      commands.push([...args]);
-      return runGit(args, options);
-    };
+    const { counted, worktreesAdded } = countingWorktrees();
     // As `dagent run` opens them: the view the first readers share is made, and counts as one.
     const workspaces = await RunWorkspaces.open({ repo, runId: 'r-ahead', git: counted, prepareView: true });
     await workspaces.prepare(3);
     const first = await workspaces.openNode('first');
     writeFileSync(join(first.path, 'a.txt'), 'a\nby first\n');
     expect((await workspaces.merge((await first.commit('first'))!, 'first')).status).toBe('merged');
-    const added = commands.filter((args) => args.includes('worktree') && args.includes('add')).length;
+    const added = worktreesAdded();
 
     const stage = await Promise.all(['e1', 'e2'].map((id) => workspaces.openNode(id)));
 
-    expect(commands.filter((args) => args.includes('worktree') && args.includes('add'))).toHaveLength(added);
+    expect(worktreesAdded()).toBe(added);
     expect(added).toBe(3);
     for (const node of stage) {
       expect(readFileSync(join(node.path, 'a.txt'), 'utf8')).toBe('a\nby first\n');
@@ -290,6 +296,42 @@ describe('node workspaces on a run branch', () => {
     // The main working copy, the node's, and at most the one being made when the node asked.
     expect(git(repo, 'worktree', 'list').split('\n').length).toBeLessThanOrEqual(3);
     await workspaces.close();
+  });
+
+  it('gives a node that finds none ready the worktree being made, instead of checking out a second one beside it', async () => {
+    const repo = repository({ 'a.txt': 'a\n', 'src/b.txt': 'b\n' });
+    const { counted, worktreesAdded } = countingWorktrees();
+    const workspaces = await RunWorkspaces.open({ repo, runId: 'r-first-edit', git: counted });
+
+    // A run whose first node is an edit: the worktree made ahead for it has only just begun.
+    void workspaces.prepare(1);
+    const first = await workspaces.openNode('first');
+
+    expect(worktreesAdded()).toBe(1);
+    expect(readFileSync(join(first.path, 'src/b.txt'), 'utf8')).toBe('b\n');
+    expect(git(first.path, 'status', '--porcelain', '--ignored')).toBe('');
+    writeFileSync(join(first.path, 'a.txt'), 'a\nby first\n');
+    expect(await workspaces.merge((await first.commit('first'))!, 'first')).toMatchObject({ status: 'merged', files: ['a.txt'] });
+    await workspaces.close();
+    expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(1);
+  });
+
+  it('gives an editing node that starts as the run opens the view being made for readers, and a reader after it a view of its own', async () => {
+    const repo = repository({ 'a.txt': 'a\n' });
+    const { counted, worktreesAdded } = countingWorktrees();
+    const workspaces = await RunWorkspaces.open({ repo, runId: 'r-edit-first', git: counted, prepareView: true });
+
+    const edit = await workspaces.openNode('edit');
+    expect(worktreesAdded()).toBe(1);
+    writeFileSync(join(edit.path, 'a.txt'), 'a\nby edit\n');
+    const reader = await workspaces.openReader('read');
+
+    expect(worktreesAdded()).toBe(2);
+    expect(reader.path).not.toBe(edit.path);
+    expect(readFileSync(join(reader.path, 'a.txt'), 'utf8')).toBe('a\n');
+    expect(await workspaces.merge((await edit.commit('edit'))!, 'edit')).toMatchObject({ status: 'merged', files: ['a.txt'] });
+    await workspaces.close();
+    expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(1);
   });
 
   it('removes worktrees made ahead that no node took, also while they are still being made', async () => {
