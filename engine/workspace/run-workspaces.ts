@@ -9,7 +9,7 @@ import { conflictsIn, type MergeOutcome } from './merge-conflicts.js';
 import { NodeWorkspace, type NodeCommit, type NodeWorkspaceHost } from './node-workspace.js';
 import { SerialLock } from './serial-lock.js';
 import { startingCommit } from './starting-commit.js';
-import { checkoutDetached, resetWorktree, worktreeGitFile } from './worktree-reuse.js';
+import { checkoutDetached, spareOf, worktreeGitFile, type Spare } from './worktree-reuse.js';
 import { WorktreesAhead } from './worktrees-ahead.js';
 
 export interface RunWorkspacesOptions {
@@ -66,8 +66,8 @@ export class RunWorkspaces {
   readonly #mergeLock = new SerialLock();
   /** Merged changes reach the working copy one at a time, in the order they merged. */
   readonly #deliveryLock = new SerialLock();
-  /** Worktrees nodes are done with, where they are: the next nodes', reset. */
-  readonly #spares: string[] = [];
+  /** Worktrees nodes are done with, where they are, each cleared as soon as it was let go of: the next nodes', with one checkout. */
+  readonly #spares: Spare[] = [];
   /** Worktrees made ahead (`prepare`): a node takes one with one checkout at most. */
   readonly #ahead = new WorktreesAhead({
     fresh: (commit) => this.#fresh(commit),
@@ -283,19 +283,25 @@ export class RunWorkspaces {
     return path;
   }
 
-  /** A spare (or an idle view) reset to `checkout` where it is; undefined when there is none, or it could not be (then deleted). */
+  /** A spare (or an idle view) brought to `checkout` where it is; undefined when there is none, or it could not be (then deleted). */
   async #reuseSpare(checkout: string): Promise<string | undefined> {
-    const spare = this.#spares.pop() ?? this.#unreadView();
+    // One cleared already, if any (the last let go of may still be being cleared).
+    const settled = this.#spares.findIndex((candidate) => candidate.settled);
+    const spare = (settled === -1 ? this.#spares.pop() : this.#spares.splice(settled, 1)[0]) ?? this.#spareOf(this.#unreadView());
     if (spare === undefined) return undefined;
-    const gitFile = this.#gitFiles.get(spare);
     try {
-      if (gitFile === undefined) throw new Error(`${spare}: not a worktree of this run as git made it`);
-      await resetWorktree(this.objects, spare, gitFile, checkout);
-      return spare;
+      if (!(await spare.cleared)) throw new Error(`${spare.path}: could not be cleared for another node`);
+      await checkoutDetached(this.objects, spare.path, checkout);
+      return spare.path;
     } catch {
-      await this.#discard(spare);
+      await this.#discard(spare.path);
       return undefined;
     }
+  }
+
+  /** A worktree let go of, cleared from now on: the clean of what its node left happens while the run goes on, and the next node waits for a checkout only. */
+  #spareOf(path: string | undefined): Spare | undefined {
+    return path === undefined ? undefined : spareOf(this.objects, path, this.#gitFiles.get(path));
   }
 
   async #discard(path: string): Promise<void> {
@@ -311,7 +317,7 @@ export class RunWorkspaces {
    */
   #release(path: string): Promise<void> {
     if (this.#gitFiles.has(path)) {
-      this.#spares.push(path);
+      this.#spares.push(this.#spareOf(path)!);
       return Promise.resolve();
     }
     const releasing = rm(path, { recursive: true, force: true }).finally(() => this.#releasing.delete(releasing));
@@ -373,7 +379,7 @@ export class RunWorkspaces {
   async close(): Promise<void> {
     this.#closing = true;
     // A view or worktree still being made (made ahead, no node used it) is waited for, then removed with the rest.
-    await Promise.all([...this.#releasing, this.#ahead.stop(), ...[...this.#views.values()].map((view) => view.ready.catch(() => undefined))]);
+    await Promise.all([...this.#releasing, this.#ahead.stop(), ...this.#spares.map((spare) => spare.cleared), ...[...this.#views.values()].map((view) => view.ready.catch(() => undefined))]);
     this.#spares.splice(0);
     this.#views.clear();
     this.#gitFiles.clear();

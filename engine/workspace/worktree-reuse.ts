@@ -19,23 +19,38 @@ export function worktreeGitFile(worktree: string): Promise<string> {
 }
 
 /**
- * Brings a worktree an earlier node used to `commit`, exactly as a fresh checkout of it would be:
- * git's per-worktree state cleared, every untracked and ignored file removed (`clean -ffdx`: links
- * are removed, never followed; the linked dependency folders are linked again by the caller), then
- * HEAD detached at `commit` and the tracked files made the commit's (only those that differ from
- * it are written: the index knows which; a file the node staged and the commit lacks is removed).
- * The index's check and the clean read the index only, side by side: a node's start waits for two
- * git commands in turn, not three. Throws when the worktree cannot be trusted to come out exact
+ * Clears a worktree an earlier node used for the next node, to be brought to its commit by one
+ * checkout (`checkoutDetached`) exactly as a fresh checkout of it would be: git's per-worktree state
+ * cleared, every untracked and ignored file removed (`clean -ffdx`: links are removed, never
+ * followed; the linked dependency folders are linked again by the caller); the checkout then makes
+ * the tracked files the commit's (only those that differ from it are written: the index knows
+ * which; a file the node staged and the commit lacks is removed). The index's check and the clean
+ * read the index only, side by side. Throws when the worktree cannot be trusted to come out exact
  * (its `.git` file is not `gitFile`, as git wrote it; an index entry git would not look at): the
- * caller makes a fresh worktree instead.
+ * caller makes a fresh worktree instead. Runs as soon as the node is done with the worktree, before
+ * the next node, and its commit, are known (`spareOf`).
  */
-export async function resetWorktree(objects: GitObjects, worktree: string, gitFile: string, commit: string): Promise<void> {
+export async function clearWorktree(objects: GitObjects, worktree: string, gitFile: string): Promise<void> {
   if ((await worktreeGitFile(worktree)) !== gitFile) throw new Error(`${worktree}: its .git file changed`);
   const gitDir = resolve(worktree, gitFile.replace(/^gitdir: /, '').trim());
   await Promise.all((await readdir(gitDir)).filter((entry) => !KEPT_GIT_ENTRIES.has(entry)).map((entry) => rm(join(gitDir, entry), { recursive: true, force: true })));
   const [entries] = await Promise.all([objects.inWorktree(worktree, ['ls-files', '-v']), objects.inWorktree(worktree, ['clean', '-q', '-ffdx'])]);
   if (UNWATCHED_ENTRY.test(entries)) throw new Error(`${worktree}: its index hides files from git`);
-  await checkoutDetached(objects, worktree, commit);
+}
+
+/** A worktree a node is done with, being cleared for the next (`clearWorktree`): `cleared` says whether it came out of it, once `settled`. */
+export interface Spare {
+  readonly path: string;
+  readonly cleared: Promise<boolean>;
+  readonly settled: boolean;
+}
+
+/** `worktree`, let go of by its node, cleared from now on (`gitFile`: its `.git` file as git wrote it; none: it cannot be trusted). */
+export function spareOf(objects: GitObjects, worktree: string, gitFile: string | undefined): Spare {
+  const spare = { path: worktree, cleared: Promise.resolve(false), settled: false };
+  const clearing = gitFile === undefined ? Promise.resolve(false) : clearWorktree(objects, worktree, gitFile).then(() => true, () => false);
+  spare.cleared = clearing.finally(() => (spare.settled = true));
+  return spare;
 }
 
 /** HEAD detached at `commit`, the tracked files made the commit's (only those that differ are written; sparse checkout off). */

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RunWorkspaces } from '../../../engine/workspace/index.js';
 import { runGit, type GitRunner } from '../../../engine/snapshots/file-git.js';
 import { tempDir } from '../../helpers/temp-store.js';
+import { until } from '../../helpers/wait-until.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -181,16 +182,18 @@ describe('node workspaces on a run branch', () => {
     expect(git(repo, 'worktree', 'list').split('\n')).toHaveLength(1);
   });
 
-  it('hands a worktree on after two git commands in turn: its index is checked beside the clean, then the checkout', async () => {
+  it('clears a worktree as soon as its node lets go of it (its index checked beside the clean), and hands it on with one checkout', async () => {
     const repo = repository({ 'a.txt': 'a\n' });
     const running = new Set<string>();
     const overlapped: string[] = [];
+    const commands: string[] = [];
     // Each command takes a while, so commands run side by side are seen together.
     const slow: GitRunner = async (args, options) => {
       // The command: the first argument that is not an option (`-C <path>` and `-c <setting>` take a value).
       const name = args.find((arg, index) => !arg.startsWith('-') && args[index - 1] !== '-C' && args[index - 1] !== '-c') ?? '';
       for (const other of running) overlapped.push([other, name].sort().join(' + '));
       running.add(name);
+      commands.push(name);
       try {
         await new Promise((resolve) => setTimeout(resolve, 40));
         return await runGit(args, options);
@@ -201,14 +204,17 @@ describe('node workspaces on a run branch', () => {
     const workspaces = await RunWorkspaces.open({ repo, runId: 'r-turns', git: slow });
     const first = await workspaces.openNode('first');
     writeFileSync(join(first.path, 'left.txt'), 'left by first\n');
-    await first.remove();
     overlapped.length = 0;
 
+    await first.remove();
+    // No node has asked for it yet: what the first left goes now.
+    await until('the worktree cleared', () => !existsSync(join(first.path, 'left.txt')) && running.size === 0);
+    expect(overlapped).toEqual(['clean + ls-files']);
+    commands.length = 0;
     const next = await workspaces.openNode('next');
 
     expect(next.path).toBe(first.path);
-    expect(overlapped).toEqual(['clean + ls-files']);
-    expect(existsSync(join(next.path, 'left.txt'))).toBe(false);
+    expect(commands).toEqual(['checkout']);
     expect(git(next.path, 'status', '--porcelain', '--ignored')).toBe('');
     await workspaces.close();
   });
