@@ -219,6 +219,28 @@ describe('node workspaces on a run branch', () => {
     await workspaces.close();
   });
 
+  it('hands on a worktree cleared already before one still being cleared', async () => {
+    const repo = repository({ 'a.txt': 'a\n' });
+    let slowClean: string | undefined;
+    const slow: GitRunner = async (args, options) => {
+      if (args.includes('clean') && args.includes(slowClean ?? '')) await new Promise((resolve) => setTimeout(resolve, 500));
+      return runGit(args, options);
+    };
+    const workspaces = await RunWorkspaces.open({ repo, runId: 'r-cleared-first', git: slow });
+    const [early, late] = await Promise.all([workspaces.openNode('early'), workspaces.openNode('late')]);
+    writeFileSync(join(early.path, 'left.txt'), 'left by early\n');
+    await early.remove();
+    await until('the early worktree cleared', () => !existsSync(join(early.path, 'left.txt')));
+    slowClean = late.path;
+
+    await late.remove();
+    const next = await workspaces.openNode('next');
+
+    expect(next.path).toBe(early.path);
+    expect(git(next.path, 'status', '--porcelain', '--ignored')).toBe('');
+    await workspaces.close();
+  });
+
   it("gives a reused worktree the run branch's merged results, and a writable dependency copy only to the node whose writes reach into it", async () => {
     const repo = repository({ '.gitignore': 'node_modules/\n', 'a.txt': 'a\n' });
     mkdirSync(join(repo, 'node_modules', 'lib'), { recursive: true });
