@@ -245,8 +245,8 @@ export class RunWorkspaces {
   }
 
   /**
-   * A worktree checked out at `checkout` (one made ahead, a spare reset, for a node the one being made ahead,
-   * else a new one), the dependency folders linked in: its folder (`forNode`: a node's, not a view).
+   * A worktree checked out at `checkout` (one made ahead, a spare, for a node the one being made
+   * ahead, else a new one), the dependency folders linked in: its folder (`forNode`: a node's, not a view).
    */
   async #place(checkout: string, writes: readonly string[], forNode = false): Promise<string> {
     let path = (await this.#ahead.takeReady(checkout)) ?? (await this.#reuseSpare(checkout));
