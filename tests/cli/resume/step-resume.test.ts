@@ -172,6 +172,32 @@ describe('dagent resume of a node killed after step 2 of 4', () => {
     expect(merged.map((event) => event.files)).toEqual([['out/one.txt', 'out/three.txt', 'out/two.txt']]);
   });
 
+  it("takes step 2's checkpoint on resume when the process died before it was stored (it is made while step 3's model call goes out)", async () => {
+    gitInit();
+    // Each `git add` takes 2 s: step 2's checkpoint is still being made when step 3's request is in the log.
+    const slowAdd = join(dir.dir, 'slow-git');
+    mkdirSync(slowAdd);
+    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    writeFileSync(join(slowAdd, 'git'), `#!/bin/sh\ncase " $* " in\n  *" add "*) sleep 2 ;;\nesac\nexec ${realGit} "$@"\n`, { mode: 0o755 });
+    const turns = [write('out/one.txt', 'one\n', 'w1'), write('out/two.txt', 'two\n', 'w2'), write('out/three.txt', 'three\n', 'w3'), { text: 'Wrote the three files.' }];
+    writeScript(turns.map((turn, index) => (index === 2 ? { ...turn, latencyMs: 60_000 } : turn)));
+    const run = spawnCli(['plan', '--from', planFile, '--yes', ...FLAGS()], workspace, { env: { HOME: dir.dir, PATH: `${slowAdd}:${process.env.PATH ?? ''}` } });
+    await killWhen(run, (events) => events.some((event) => event.node_id === 'steps' && event.type === 'request/header' && event.step === 3));
+    expect(nodeEvents('step/checkpointed').map((event) => event.step), "step 2's checkpoint was not stored").toEqual([1]);
+
+    writeScript(turns);
+    const resume = await dagent('resume', runId(), ...FLAGS());
+
+    expect(resume.code, describeExit(resume)).toBe(0);
+    expectOnlyRemainingCalls();
+    const [resumed] = nodeEvents('step/resumed').map((event) => JSON.parse(event.payload) as Record<string, unknown>);
+    expect(resumed).toMatchObject({ fromStep: 2, rerun: 'model-call', interrupted: [] });
+    // Step 2's checkpoint, taken by the resumed attempt from the files as the killed one left them.
+    const checkpoints = nodeEvents('step/checkpointed').map((event) => [event.step, (JSON.parse(event.payload) as { attempt: number }).attempt]);
+    expect(checkpoints).toEqual([[1, 1], [2, 2], [4, 2]]);
+    for (const [path, content] of [['out/one.txt', 'one\n'], ['out/two.txt', 'two\n'], ['out/three.txt', 'three\n']]) expect(readFileSync(join(workspace, path!), 'utf8')).toBe(content);
+  });
+
   for (const kind of ['git', 'plain'] as const) {
     it(`reports a command killed mid-run as interrupted, puts its files back, and never runs it again (${kind} workspace)`, async () => {
       // Git-backed snapshots of the shared working copy (a git repository's default is a worktree per node).
