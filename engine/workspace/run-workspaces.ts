@@ -129,7 +129,7 @@ export class RunWorkspaces {
   prepare(count: number): Promise<void> {
     if (this.#closing) return Promise.resolve();
     return this.#ahead.make({
-      wanted: count - this.#views.size - this.#spares.length - this.#ahead.count,
+      wanted: count - this.#views.size - this.#spares.length,
       // The view the first readers wait for is made first.
       after: Promise.all([...this.#views.values()].map((view) => view.ready.catch(() => undefined))),
       commitOf: async () => this.#tip ?? (await this.head()),

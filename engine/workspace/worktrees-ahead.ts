@@ -9,7 +9,7 @@ export interface WorktreeMaker {
 }
 
 export interface MakeAhead {
-  /** How many to make, one after another. */
+  /** How many worktrees the stage needs besides those the run has otherwise (its views and spares): those made ahead count. */
   readonly wanted: number;
   /** What the first one waits for before it begins (the views the first readers wait for are made first). */
   readonly after: Promise<unknown>;
@@ -49,21 +49,17 @@ export class WorktreesAhead {
     this.#maker = maker;
   }
 
-  /** Worktrees made, or being made, that no node has taken. */
-  get count(): number {
-    return this.#ready.size + (this.#coming !== undefined && !this.#coming.taken ? 1 : 0);
-  }
-
   /** Begins making worktrees ahead (one making at a time; the first is under way when this returns). Best effort: resolves when done. */
   make({ wanted, after, commitOf, enough }: MakeAhead): Promise<void> {
-    if (wanted <= 0 || this.#making !== undefined || this.#stopped) return this.#making ?? Promise.resolve();
+    const toMake = wanted - this.#ready.size;
+    if (toMake <= 0 || this.#making !== undefined || this.#stopped) return this.#making ?? Promise.resolve();
     const makeOne = async (): Promise<Made> => {
       await after;
       const commit = await commitOf();
       return { path: await this.#maker.fresh(commit), commit };
     };
     return (this.#making = (async () => {
-      for (let made = 0; made < wanted && !this.#stopped && !enough(); made += 1) {
+      for (let made = 0; made < toMake && !this.#stopped && !enough(); made += 1) {
         const coming: Coming = { made: makeOne(), taken: false };
         coming.made.catch(() => undefined); // a node that took it handles its failure; else the making ends below
         this.#coming = coming;
