@@ -5,7 +5,13 @@ import { RUN_MODES } from './event-values.js';
 
 /** The events of a run's life and its plan's versions: created, started, ended; planned, approved, amended, replanned. */
 export const RUN_EVENTS = {
-  'run/created': defineEvent(1, () => z.strictObject({ task: z.string(), workspace: z.string(), mode: z.enum(RUN_MODES) })),
+  /**
+   * v2 names the process that created the run (`pid`, `host`): a plan-mode run's planning process,
+   * known from the run's first write, so one killed before it took the run's lease is still seen gone.
+   */
+  'run/created': defineEvent(2, () => z.strictObject({ task: z.string(), workspace: z.string(), mode: z.enum(RUN_MODES), pid: z.number().int().optional(), host: z.string().optional() }), {
+    1: { payload: () => z.strictObject({ task: z.string(), workspace: z.string(), mode: z.enum(RUN_MODES) }), upgrade: (payload) => payload },
+  }),
   'run/started': defineEvent(1, () => z.strictObject({ pid: z.number().int().optional(), host: z.string().optional(), planVersion: z.number().int().optional(), allowedLint: z.array(z.string()).optional() })),
   'run/succeeded': defineEvent(1, () => z.strictObject({ result: z.string().optional() })),
   'run/failed': defineEvent(1, () => z.strictObject({ error: z.string() })),

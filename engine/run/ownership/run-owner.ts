@@ -5,7 +5,10 @@ import { readEvents } from '../../session/event-log.js';
 import type { RunStatus } from '../storage/run-status.js';
 import { isProcessAlive, readLeaseHolder } from './lease-holder.js';
 
-/** The process that holds (or last held) a run: its lease, or for runs from before leases its last `run/started` (`cancel` and `status` ask). */
+/**
+ * The process that holds (or last held) a run: its lease; before one was taken (and for runs from
+ * before leases), the last `run/started`, else `run/created` (`cancel` and `status` ask).
+ */
 export interface RunOwner {
   readonly pid: number;
   readonly host: string;
@@ -16,10 +19,11 @@ export interface RunOwner {
 export async function runOwner(db: Kysely<Database>, runId: string): Promise<RunOwner | undefined> {
   const holder = await readLeaseHolder(db, runId);
   if (holder !== undefined && holder.token > 0) return { pid: holder.pid, host: holder.host, alive: holder.alive };
-  const started = (await readEvents(db, runId, { types: ['run/started'] })).at(-1);
-  if (started?.type !== 'run/started' || started.payload.pid === undefined) return undefined;
-  const pid = started.payload.pid;
-  const host = started.payload.host ?? hostname();
+  // Before any lease: the process that started the run, else the one that created it (planning, or killed before its claim).
+  const named = (await readEvents(db, runId, { types: ['run/created', 'run/started'] })).filter((event) => event.payload.pid !== undefined).at(-1);
+  if (named === undefined || named.payload.pid === undefined) return undefined;
+  const pid = named.payload.pid;
+  const host = named.payload.host ?? hostname();
   // Another host's process cannot be looked at from here: take it as alive.
   if (host !== hostname()) return { pid, host, alive: true };
   return { pid, host, alive: pid !== process.pid && isProcessAlive(pid) };

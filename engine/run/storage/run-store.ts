@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, RunsTable } from '../../db/database.js';
 import { AmbiguousRunError, UnknownRunError } from '../../errors.js';
 import { type RUN_MODES } from '../../session/index.js';
-import { runLog } from '../../session/run-log.js';
+import { EventLog } from '../../session/event-log.js';
 import { isRunStatus, type RunStatus } from './run-status.js';
 
 export type RunMode = (typeof RUN_MODES)[number];
@@ -30,31 +31,29 @@ export interface CreateRunInput {
   readonly now?: Date;
 }
 
-/** Creates a run with a short id (`r-7f3a`, longer when short ids collide) and its `run/created` event. */
+/**
+ * Creates a run with a short id (`r-7f3a`, longer when short ids collide) and its `run/created`
+ * event, in one transaction: no run is ever without its first event. The event names this process
+ * (`pid`, `host`), so a run killed before its process took the run's lease is still seen gone.
+ */
 export async function createRun(db: Kysely<Database>, input: CreateRunInput): Promise<RunRecord> {
   const now = (input.now ?? new Date()).toISOString();
-  for (let bytes = 2; ; bytes += 1) {
-    const id = `r-${randomBytes(bytes).toString('hex')}`;
-    const taken = await db.selectFrom('runs').select('id').where('id', '=', id).executeTakeFirst();
-    if (taken !== undefined) continue;
-    await db
-      .insertInto('runs')
-      .values({
-        id,
-        task: input.task,
-        workspace: input.workspace,
-        mode: input.mode,
-        status: input.status ?? 'planning',
-        plan_version: null,
-        config: JSON.stringify(input.config ?? {}),
-        created_at: now,
-        updated_at: now,
-        finished_at: null,
-      })
-      .execute();
-    await runLog(db, id).append({ type: 'run/created', payload: { task: input.task, workspace: input.workspace, mode: input.mode } });
-    return getRun(db, id);
-  }
+  const create = async (transaction: Kysely<Database>): Promise<string> => {
+    for (let bytes = 2; ; bytes += 1) {
+      const id = `r-${randomBytes(bytes).toString('hex')}`;
+      // A write first (no read before it): SQLite takes the write lock, waiting for another writer, not failing on a stale read.
+      const inserted = await transaction
+        .insertInto('runs')
+        .values({ id, task: input.task, workspace: input.workspace, mode: input.mode, status: input.status ?? 'planning', plan_version: null, config: JSON.stringify(input.config ?? {}), created_at: now, updated_at: now, finished_at: null })
+        .onConflict((conflict) => conflict.column('id').doNothing())
+        .executeTakeFirst();
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) continue;
+      await new EventLog(transaction, id).append({ type: 'run/created', payload: { task: input.task, workspace: input.workspace, mode: input.mode, pid: process.pid, host: hostname() } });
+      return id;
+    }
+  };
+  const id = db.isTransaction ? await create(db) : await db.transaction().execute(create);
+  return getRun(db, id);
 }
 
 /** The run, or `UnknownRunError`. A unique prefix of an id is accepted too; a shared one is `AmbiguousRunError`. */

@@ -1,10 +1,21 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RunClaimedError, claimRun, createRun, openDatabase, runOwner, waitForRun, type Store } from '../../../../engine/index.js';
+import { spawnSync } from 'node:child_process';
+import { hostname } from 'node:os';
+import { RunClaimedError, claimRun, createRun, deadRunOwner, getRun, openDatabase, readEvents, runOwner, waitForRun, type Store } from '../../../../engine/index.js';
 import { readLeaseHolder } from '../../../../engine/run/ownership/lease-holder.js';
 import { contractStores } from '../../../helpers/contract-stores.js';
+import { BUILT_ENGINE } from '../../../helpers/crash-process.js';
 
 /** A pid that no process of this host has (the kernel's pid_max is below 2^22). */
 const GONE_PID = 4_194_304 + 17;
+
+/** A process of its own creates a plan-mode run and exits without claiming it (as one killed in between would). */
+function createRunInChild(url: string, task: string): { id: string; pid: number } {
+  const script = `const { openDatabase, createRun } = await import(process.env.ENGINE); const store = await openDatabase(process.env.DB); const run = await createRun(store.db, { task: process.env.TASK, workspace: '/repo', mode: 'plan' }); await store.close(); process.stdout.write(JSON.stringify({ id: run.id, pid: process.pid }));`;
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, ENGINE: BUILT_ENGINE, DB: url, TASK: task }, encoding: 'utf8' });
+  if (child.status !== 0) throw new Error(`the creating process failed: ${child.stderr}`);
+  return JSON.parse(child.stdout) as { id: string; pid: number };
+}
 
 /** One runner per run, on every backend: claims race through separate connections, as separate processes would. */
 for (const backend of contractStores()) {
@@ -68,6 +79,17 @@ for (const backend of contractStores()) {
       const next = await claimRun(store.db, run.id);
       expect(next.token).toBe(remote.token + 1);
       await next.release();
+    });
+
+    it('names the process that created a run: one that died before taking the lease leaves its planning run seen gone', async () => {
+      const { id, pid } = await createRunInChild(store.url, 'killed before its claim');
+      const run = await getRun(store.db, id);
+
+      expect(run.status).toBe('planning');
+      expect(await runOwner(store.db, id)).toMatchObject({ pid, alive: false });
+      expect(await deadRunOwner(store.db, run)).toMatchObject({ pid, alive: false });
+      const live = await createRun(store.db, { task: 'still planning here', workspace: '/repo', mode: 'plan' });
+      expect((await readEvents(store.db, live.id))[0]).toMatchObject({ type: 'run/created', payload: { pid: process.pid, host: hostname() } });
     });
 
     it('a renewed lease on another host stays claimed; a holder that lost it is told through `lost`', async () => {
