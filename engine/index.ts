@@ -127,7 +127,7 @@ export { runSchedule } from './scheduler/scheduler.js';
 
 // Runs: the run store, plans of a run, planning, running, the folded run view.
 export { applyPlanPatch } from './run/orchestration/apply-plan-patch.js';
-export { processStartTime } from './run/orchestration/earlier-commands.js';
+export { isProcessAlive, processStartTime } from './process-state.js';
 export { NO_TERMINAL_DENIAL } from './run/orchestration/node-outcome.js';
 export type { NodeFiles } from './run/orchestration/node-files.js';
 export { endRun } from './run/storage/end-run.js';

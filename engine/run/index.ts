@@ -49,7 +49,7 @@ export {
   type StoredPlan,
 } from './storage/plan-store.js';
 export { applyPlanPatch, missedWorkNode, type PatchContext } from './orchestration/apply-plan-patch.js';
-export { processStartTime, stopEarlierCommands } from './orchestration/earlier-commands.js';
+export { stopEarlierCommands } from './orchestration/earlier-commands.js';
 export { NO_TERMINAL_DENIAL, unkeptPromise, type NodeAction, type NodeOutcomeInput, type UnkeptPromise } from './orchestration/node-outcome.js';
 export { commandFailure } from './orchestration/command-failure.js';
 export { DEFAULT_ROLES, executePlanNode, type NodeAttempt, type NodeAttemptResult, type NodeRuntime, type ResolvedModel, type RolePrompt } from './orchestration/execute-plan-node.js';
@@ -70,7 +70,7 @@ export { REACT_NODE_ID, REACT_SYSTEM_SECTIONS, executeReactRun, type ExecuteReac
 export { planTask, type PlanTaskOptions } from './orchestration/plan-task.js';
 export { deadRunOwner, needsLivingProcess, runOwner, type RunOwner } from './ownership/run-owner.js';
 export { DEFAULT_RUN_LEASE_TTL_MS, RunClaimedError, RunLease, claimRun, type ClaimRunOptions } from './ownership/run-lease.js';
-export { isHolderAlive, isProcessAlive, leaseHolderOf, readLeaseHolder, type LeaseHolder } from './ownership/lease-holder.js';
+export { isHolderAlive, leaseHolderOf, readLeaseHolder, type LeaseHolder } from './ownership/lease-holder.js';
 export { waitForRun, type WaitForRunOptions } from './ownership/wait-for-run.js';
 export { NodeNotPausedError, NodeNotRunningError, pauseNode, resumeNodes, tellNode, type SteeringReceipt } from './ownership/steer-node.js';
 export { immediateTransaction } from './storage/immediate-transaction.js';

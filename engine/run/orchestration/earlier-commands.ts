@@ -1,20 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { isProcessAlive, processStartTime } from '../../process-state.js';
 import type { SessionEvent } from '../../session/event-types.js';
 
 /** How long an earlier command's process group gets to go after SIGKILL before resume gives up. */
 const KILL_WAIT_MS = 5_000;
 const POLL_MS = 50;
-
-/** The start time of a process (clock ticks since boot, from /proc), which tells a pid from its reuse; null where /proc is missing. */
-export function processStartTime(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * Before a resumed run restarts its nodes, every command an earlier process of the run started on
@@ -40,20 +30,7 @@ export async function stopEarlierCommands(events: readonly SessionEvent<'command
 
 /** Alive (not a zombie), and — where the start time was recorded — the very process that was started. */
 function stillTheSameProcess(pid: number, startTime: string | null): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return startTime === null;
-  }
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  if (fields[0] === 'Z') return false;
-  return startTime === null || fields[19] === startTime;
+  return isProcessAlive(pid) && (startTime === null || processStartTime(pid) === startTime);
 }
 
 function signalGroup(pid: number, signal: NodeJS.Signals): void {

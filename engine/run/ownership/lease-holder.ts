@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import type { Kysely } from 'kysely';
 import type { Database, RunLeasesTable } from '../../db/database.js';
+import { isProcessAlive } from '../../process-state.js';
 
 /** Who holds a run's lease, as its row says, and whether that holder can still be running it. */
 export interface LeaseHolder {
@@ -32,14 +33,4 @@ export function leaseHolderOf(row: RunLeasesTable, now: Date): LeaseHolder {
 /** A lease-like row's holder is alive: not released, not expired, and (on this host) its pid exists. */
 export function isHolderAlive(row: { readonly released_at: string | null; readonly expires_at: string; readonly host: string; readonly pid: number }, now: Date): boolean {
   return row.released_at === null && row.expires_at > now.toISOString() && (row.host !== hostname() || isProcessAlive(row.pid));
-}
-
-/** Whether a process of this host exists (EPERM: it exists, under another user). */
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -3,7 +3,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
 import { readEvents } from '../../session/event-log.js';
 import type { RunStatus } from '../storage/run-status.js';
-import { isProcessAlive, readLeaseHolder } from './lease-holder.js';
+import { isProcessAlive } from '../../process-state.js';
+import { readLeaseHolder } from './lease-holder.js';
 
 /**
  * The process that holds (or last held) a run: its lease; before one was taken (and for runs from
