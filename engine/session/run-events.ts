@@ -6,10 +6,12 @@ import { RUN_MODES } from './event-values.js';
 /** The events of a run's life and its plan's versions: created, started, ended; planned, approved, amended, replanned. */
 export const RUN_EVENTS = {
   /**
-   * v2 names the process that created the run (`pid`, `host`): a plan-mode run's planning process,
-   * known from the run's first write, so one killed before it took the run's lease is still seen gone.
+   * v2 names the process that created the run (`pid`, `host`, and its `startTime` where /proc has
+   * one, which tells it from a later process given the same pid): a plan-mode run's planning
+   * process, known from the run's first write, so one killed before it took the run's lease is
+   * still seen gone.
    */
-  'run/created': defineEvent(2, () => z.strictObject({ task: z.string(), workspace: z.string(), mode: z.enum(RUN_MODES), pid: z.number().int().optional(), host: z.string().optional() }), {
+  'run/created': defineEvent(2, () => z.strictObject({ task: z.string(), workspace: z.string(), mode: z.enum(RUN_MODES), pid: z.number().int().optional(), host: z.string().optional(), startTime: z.string().optional() }), {
     1: { payload: () => z.strictObject({ task: z.string(), workspace: z.string(), mode: z.enum(RUN_MODES) }), upgrade: (payload) => payload },
   }),
   'run/started': defineEvent(1, () => z.strictObject({ pid: z.number().int().optional(), host: z.string().optional(), planVersion: z.number().int().optional(), allowedLint: z.array(z.string()).optional() })),

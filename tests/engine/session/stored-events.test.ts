@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { EVENT_VERSIONS, EventLog, StoredEventError, createRun, readEvents } from '../../../engine/index.js';
+import { EVENT_VERSIONS, EventLog, StoredEventError, createRun, processStartTime, readEvents } from '../../../engine/index.js';
 import { defineEvent, readStoredPayload, type EventDefinition } from '../../../engine/session/index.js';
 import { contractStores } from '../../helpers/contract-stores.js';
 
@@ -35,7 +35,7 @@ describe.each(contractStores())('events read back against the version they were 
       const events = await readEvents(store.db, run.id);
 
       expect(events.map((event) => [event.seq, event.type, event.payload])).toEqual([
-        [1, 'run/created', { task: 'an old run', workspace: '/w', mode: 'plan', pid: process.pid, host: hostname() }],
+        [1, 'run/created', { task: 'an old run', workspace: '/w', mode: 'plan', pid: process.pid, host: hostname(), startTime: processStartTime(process.pid) }],
         [2, 'node/succeeded', { result: 'done' }],
       ]);
     } finally {

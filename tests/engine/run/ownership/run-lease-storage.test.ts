@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
-import { RunClaimedError, claimRun, createRun, deadRunOwner, getRun, openDatabase, readEvents, runOwner, waitForRun, type Store } from '../../../../engine/index.js';
+import { RunClaimedError, claimRun, createRun, deadRunOwner, getRun, openDatabase, processStartTime, readEvents, runLog, runOwner, waitForRun, type Store } from '../../../../engine/index.js';
 import { readLeaseHolder } from '../../../../engine/run/ownership/lease-holder.js';
 import { contractStores } from '../../../helpers/contract-stores.js';
 import { BUILT_ENGINE } from '../../../helpers/crash-process.js';
@@ -90,6 +90,21 @@ for (const backend of contractStores()) {
       expect(await deadRunOwner(store.db, run)).toMatchObject({ pid, alive: false });
       const live = await createRun(store.db, { task: 'still planning here', workspace: '/repo', mode: 'plan' });
       expect((await readEvents(store.db, live.id))[0]).toMatchObject({ type: 'run/created', payload: { pid: process.pid, host: hostname() } });
+    });
+
+    it.skipIf(process.platform !== 'linux')('takes the pid of a run that another process was given since (its start time differs) as gone', async () => {
+      const run = await createRun(store.db, { task: 'pid given again', workspace: '/repo', mode: 'plan' });
+      const other = spawn('sleep', ['30'], { stdio: 'ignore' });
+      try {
+        const named = (startTime: string) => runLog(store.db, run.id).append({ type: 'run/created', payload: { task: run.task, workspace: '/repo', mode: 'plan', pid: other.pid!, host: hostname(), startTime } });
+
+        await named('1');
+        expect(await runOwner(store.db, run.id)).toMatchObject({ pid: other.pid, alive: false });
+        await named(processStartTime(other.pid!)!);
+        expect(await runOwner(store.db, run.id)).toMatchObject({ pid: other.pid, alive: true });
+      } finally {
+        other.kill('SIGKILL');
+      }
     });
 
     it('a renewed lease on another host stays claimed; a holder that lost it is told through `lost`', async () => {
