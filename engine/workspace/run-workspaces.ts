@@ -69,11 +69,7 @@ export class RunWorkspaces {
   /** Worktrees nodes are done with, where they are, each cleared as soon as it was let go of: the next nodes', with one checkout. */
   readonly #spares: Spare[] = [];
   /** Worktrees made ahead (`prepare`): a node takes one with one checkout at most. */
-  readonly #ahead = new WorktreesAhead({
-    fresh: (commit) => this.#fresh(commit),
-    checkout: (path, commit) => checkoutDetached(this.objects, path, commit),
-    discard: (path) => this.#discard(path),
-  });
+  readonly #ahead = new WorktreesAhead({ fresh: (commit) => this.#fresh(commit), bring: (path, shows, commit) => this.#bring(path, shows, commit) });
   #closing = false;
   /** A node found no worktree ready (it took the one being made, or made its own). */
   #stageHere = false;
@@ -191,7 +187,7 @@ export class RunWorkspaces {
     if (view === undefined) return undefined;
     this.#views.delete(view.commit);
     const path = await view.ready.catch(() => undefined);
-    return path === undefined ? undefined : this.#ahead.bring(path, view.commit, checkout);
+    return path === undefined ? undefined : this.#bring(path, view.commit, checkout);
   }
 
   /** The view of `head` the readers share: made (or an idle view's worktree reset) when there is none. */
@@ -283,18 +279,22 @@ export class RunWorkspaces {
     return path;
   }
 
-  /** A spare (or an idle view) brought to `checkout` where it is; undefined when there is none, or it could not be (then deleted). */
+  /** A spare (one cleared already first), or an idle view, brought to `checkout` where it is; undefined when there is none, or it could not be (then deleted). */
   async #reuseSpare(checkout: string): Promise<string | undefined> {
-    // One cleared already, if any (the last let go of may still be being cleared).
     const settled = this.#spares.findIndex((candidate) => candidate.settled);
     const spare = (settled === -1 ? this.#spares.pop() : this.#spares.splice(settled, 1)[0]) ?? this.#spareOf(this.#unreadView());
     if (spare === undefined) return undefined;
+    return (await spare.cleared) ? this.#bring(spare.path, undefined, checkout) : this.#discard(spare.path).then(() => undefined);
+  }
+
+  /** A worktree no node is in, showing `shows`, brought to `checkout` where it is: its folder; undefined (and deleted) when it could not be. */
+  async #bring(path: string, shows: string | undefined, checkout: string): Promise<string | undefined> {
+    if (shows === checkout) return path;
     try {
-      if (!(await spare.cleared)) throw new Error(`${spare.path}: could not be cleared for another node`);
-      await checkoutDetached(this.objects, spare.path, checkout);
-      return spare.path;
+      await checkoutDetached(this.objects, path, checkout);
+      return path;
     } catch {
-      await this.#discard(spare.path);
+      await this.#discard(path);
       return undefined;
     }
   }

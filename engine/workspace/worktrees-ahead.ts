@@ -2,10 +2,8 @@
 export interface WorktreeMaker {
   /** A new worktree checked out at `commit`: its folder. */
   fresh(commit: string): Promise<string>;
-  /** Brings a worktree made ahead to `commit` (one checkout of the files that differ). */
-  checkout(path: string, commit: string): Promise<void>;
-  /** Deletes a worktree that could not be brought to its commit. */
-  discard(path: string): Promise<void>;
+  /** A worktree no node used, showing `shows`, brought to `commit` (one checkout at most): its folder; undefined (and deleted) when it could not be. */
+  bring(path: string, shows: string, commit: string): Promise<string | undefined>;
 }
 
 export interface MakeAhead {
@@ -77,7 +75,7 @@ export class WorktreesAhead {
   async takeReady(commit: string): Promise<string | undefined> {
     for (const [path, shows] of this.#ready) {
       this.#ready.delete(path);
-      const brought = await this.bring(path, shows, commit);
+      const brought = await this.#maker.bring(path, shows, commit);
       if (brought !== undefined) return brought;
     }
     return undefined;
@@ -89,7 +87,7 @@ export class WorktreesAhead {
     if (coming === undefined || coming.taken) return undefined;
     coming.taken = true;
     const made = await coming.made.catch(() => undefined);
-    return made === undefined ? undefined : this.bring(made.path, made.commit, commit);
+    return made === undefined ? undefined : this.#maker.bring(made.path, made.commit, commit);
   }
 
   /** Makes no more; resolves once the one being made is done. Those made and not taken are the caller's to remove. */
@@ -97,17 +95,5 @@ export class WorktreesAhead {
     this.#stopped = true;
     await this.#making;
     this.#ready.clear();
-  }
-
-  /** A worktree no node used, showing `shows`, brought to `commit`: its folder; undefined (and deleted) when it could not be. */
-  async bring(path: string, shows: string, commit: string): Promise<string | undefined> {
-    if (shows === commit) return path;
-    try {
-      await this.#maker.checkout(path, commit);
-      return path;
-    } catch {
-      await this.#maker.discard(path);
-      return undefined;
-    }
   }
 }

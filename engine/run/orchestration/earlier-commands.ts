@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { isProcessAlive, processStartTime } from '../../process-state.js';
+import { isProcessAlive } from '../../process-state.js';
 import type { SessionEvent } from '../../session/event-types.js';
 
 /** How long an earlier command's process group gets to go after SIGKILL before resume gives up. */
@@ -17,20 +17,15 @@ export async function stopEarlierCommands(events: readonly SessionEvent<'command
   const stopped: number[] = [];
   for (const event of events) {
     const { pid, host, startTime } = event.payload;
-    if (host !== hostname() || pid === process.pid || !stillTheSameProcess(pid, startTime)) continue;
+    if (host !== hostname() || pid === process.pid || !isProcessAlive(pid, startTime)) continue;
     signalGroup(pid, 'SIGKILL');
-    for (let waited = 0; stillTheSameProcess(pid, startTime) && waited < KILL_WAIT_MS; waited += POLL_MS) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    if (stillTheSameProcess(pid, startTime)) {
+    for (let waited = 0; isProcessAlive(pid, startTime) && waited < KILL_WAIT_MS; waited += POLL_MS) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    if (isProcessAlive(pid, startTime)) {
       throw new Error(`a command of node ${event.nodeId ?? '?'} from an earlier attempt (pid ${pid}) is still running after SIGKILL; stop it, then resume`);
     }
     stopped.push(pid);
   }
   return stopped;
-}
-
-/** Alive (not a zombie), and — where the start time was recorded — the very process that was started. */
-function stillTheSameProcess(pid: number, startTime: string | null): boolean {
-  return isProcessAlive(pid) && (startTime === null || processStartTime(pid) === startTime);
 }
 
 function signalGroup(pid: number, signal: NodeJS.Signals): void {

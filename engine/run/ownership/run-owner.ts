@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
 import { readEvents } from '../../session/event-log.js';
 import type { RunStatus } from '../storage/run-status.js';
-import { isProcessAlive, processStartTime } from '../../process-state.js';
+import { isProcessAlive } from '../../process-state.js';
 import { readLeaseHolder } from './lease-holder.js';
 
 /**
@@ -28,9 +28,7 @@ export async function runOwner(db: Kysely<Database>, runId: string): Promise<Run
   // Another host's process cannot be looked at from here: take it as alive.
   if (host !== hostname()) return { pid, host, alive: true };
   // A start time recorded tells the run's process from a later one that was given its pid.
-  const startTime = named.type === 'run/created' ? named.payload.startTime : undefined;
-  const reused = startTime !== undefined && processStartTime(pid) !== startTime;
-  return { pid, host, alive: pid !== process.pid && isProcessAlive(pid) && !reused };
+  return { pid, host, alive: pid !== process.pid && isProcessAlive(pid, named.type === 'run/created' ? named.payload.startTime : undefined) };
 }
 
 /** A run that is planning or running moves on only while a process holds it. */

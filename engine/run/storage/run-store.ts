@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, RunsTable } from '../../db/database.js';
 import { AmbiguousRunError, UnknownRunError } from '../../errors.js';
-import { processStartTime } from '../../process-state.js';
+import { thisProcess } from '../../process-state.js';
 import { type RUN_MODES } from '../../session/index.js';
 import { EventLog } from '../../session/event-log.js';
 import { isRunStatus, type RunStatus } from './run-status.js';
@@ -55,12 +54,6 @@ export async function createRun(db: Kysely<Database>, input: CreateRunInput): Pr
   };
   const id = db.isTransaction ? await create(db) : await db.transaction().execute(create);
   return getRun(db, id);
-}
-
-/** This process, as a run's first event names it. */
-function thisProcess(): { pid: number; host: string; startTime?: string } {
-  const startTime = processStartTime(process.pid);
-  return { pid: process.pid, host: hostname(), ...(startTime === null ? {} : { startTime }) };
 }
 
 /** The run, or `UnknownRunError`. A unique prefix of an id is accepted too; a shared one is `AmbiguousRunError`. */
