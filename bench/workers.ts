@@ -26,12 +26,17 @@ import { printTable } from './lib/table.js';
  *    stage's width is not free, since every idle slot of every worker asks the queue for a job
  *    when jobs are added. A worker warms up before it says it is ready (`dagent worker`'s
  *    warm-up: a rehearsal of the node path in memory); what that costs its start (spawn → ready) is
- *    printed under the table. BENCH_WORKERS_WARM_UP=off starts them with `--no-warm-up`.
+ *    printed under the table. BENCH_WORKERS_WARM_UP=off starts them with `--no-warm-up`;
+ *    BENCH_WORKERS_RUNS=N measures N runs per fleet; BENCH_WORKERS_EVENTS=DIR keeps each run's events.
  */
 
 const QUEUE_JOBS = 60;
 /** BENCH_WORKERS_WARM_UP=off: the workers start with `--no-warm-up`. */
 const WARM_UP_OFF = process.env.BENCH_WORKERS_WARM_UP === 'off';
+/** BENCH_WORKERS_EVENTS=DIR: each measured run's events (seq, node, type, time, payload) are written to DIR as JSON (`W3-4-2.json`: W3, four workers, the fleet's 2nd run), for a look at where its time went. */
+const EVENTS_DIR = process.env.BENCH_WORKERS_EVENTS;
+/** BENCH_WORKERS_RUNS=N: each fleet runs N runs, each measured (2 by default: its first and a standing fleet's). */
+const FLEET_RUNS = Math.max(1, Number(process.env.BENCH_WORKERS_RUNS ?? 2) || 2);
 /** Each worker's start, spawn → ready (ms), over the bench. */
 const workerStarts: number[] = [];
 const QUIET = new Logger(() => () => undefined);
@@ -136,9 +141,9 @@ async function dagentRows(server: BenchPostgres, workload: Workload, workerCount
     writeFileSync(join(dir, 'script.json'), JSON.stringify(script));
     const url = await server.database(`bench_${workload.name.toLowerCase()}_${workerCount}_${process.pid}`);
     const flags = ['--db', url, '--model', `scripted:${join(dir, 'script.json')}`, '--approval', 'auto'];
-    // Each run in a workspace of its own: the second starts from the files the example begins with too.
+    // Each run in a workspace of its own: the later ones start from the files the example begins with too.
     const runs: { runId: string; workspace: string }[] = [];
-    for (const name of workerCount === 0 ? ['ws'] : ['ws', 'ws-second']) {
+    for (const name of workerCount === 0 ? ['ws'] : Array.from({ length: FLEET_RUNS }, (_, index) => (index === 0 ? 'ws' : `ws-${index + 1}`))) {
       const workspace = join(dir, name);
       mkdirSync(workspace);
       const created = await dagent(['plan', '--from', join(dir, 'plan.json'), '--json', ...flags], workspace);
@@ -148,6 +153,7 @@ async function dagentRows(server: BenchPostgres, workload: Workload, workerCount
     const bound = criticalPathMs(workload.nodes, workload.latencyMs);
     const row = async (engine: string, runId: string): Promise<string[]> => {
       const measured = await measureFromLog(url, runId, workerCount > 0);
+      if (EVENTS_DIR !== undefined) await dumpEvents(url, runId, join(EVENTS_DIR, `${workload.name}-${workerCount}-${/its (\d+)/.exec(engine)?.[1] ?? 1}.json`));
       return [workload.name, engine, fixed(measured.wallMs), fixed(bound), `${(measured.wallMs / bound).toFixed(2)}×`, fixed(percentile(measured.hops, 0.5)), fixed(percentile(measured.hops, 0.95)), partsOf(measured.parts)];
     };
     if (workerCount === 0) {
@@ -161,7 +167,7 @@ async function dagentRows(server: BenchPostgres, workload: Workload, workerCount
     const measured: string[][] = [];
     for (const [index, { runId, workspace }] of runs.entries()) {
       await dagent(['run', runId, '--workers', ...flags], workspace);
-      measured.push(await row(index === 0 ? fleet : `${fleet}, its 2nd run`, runId));
+      measured.push(await row(index === 0 ? fleet : `${fleet}, its ${ordinal(index + 1)} run`, runId));
     }
     return measured;
   } finally {
@@ -204,6 +210,19 @@ async function measureFromLog(url: string, runId: string, dispatched: boolean): 
   }
 }
 
+/** The run's events as the store has them, to `file` (BENCH_WORKERS_EVENTS). */
+async function dumpEvents(url: string, runId: string, file: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query('SELECT seq, node_id, type, created_at, payload FROM events WHERE run_id = $1 ORDER BY seq', [runId]);
+    mkdirSync(EVENTS_DIR!, { recursive: true });
+    writeFileSync(file, JSON.stringify(rows));
+  } finally {
+    await client.end();
+  }
+}
+
 /** A worker process, once it says it is ready. */
 function startWorker(args: readonly string[], cwd: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
@@ -233,4 +252,12 @@ function percentile(values: readonly number[], share: number): number {
 
 function fixed(value: number): string {
   return Number.isFinite(value) ? value.toFixed(0) : '-';
+}
+
+const ORDINAL_SUFFIXES: Readonly<Record<string, string>> = { one: 'st', two: 'nd', few: 'rd', other: 'th' };
+const ordinals = new Intl.PluralRules('en', { type: 'ordinal' });
+
+/** 2 → "2nd", 11 → "11th", 21 → "21st". */
+function ordinal(count: number): string {
+  return `${count}${ORDINAL_SUFFIXES[ordinals.select(count)] ?? 'th'}`;
 }
