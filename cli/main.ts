@@ -91,7 +91,7 @@ async function commandLineParser(
     .wrap(Math.min(110, io.stdout.columns ?? 100))
     .exitProcess(false)
     .fail((message, error) => {
-      throw error ?? new UsageError(chosen === undefined ? unknownCommandMessage(argv, message) : message);
+      throw error ?? new UsageError(chosen === undefined ? unknownCommandMessage(argv, message) : missingArgumentsMessage(chosen, message));
     });
   for (const [command, description] of EXAMPLES) parser.example(command, description);
   parser.epilogue('Settings: flags, then DAGENT_* environment variables, then ~/.config/dagent/config.json; a workspace\'s own .dagent/config.json may set models, URLs and approval policies only after `dagent trust`.');
@@ -111,6 +111,25 @@ function unknownCommandMessage(argv: readonly string[], message: string): string
   if (word === undefined || !/^(Unknown command|Unknown argument|Did you mean)/.test(message)) return message;
   const nearMiss = /^Did you mean (\S+?)\??$/.exec(message)?.[1];
   return `unknown command ${word}${nearMiss === undefined ? '' : ` (did you mean ${nearMiss}?)`}: \`dagent --help\` lists the commands`;
+}
+
+/**
+ * yargs says `Not enough non-option arguments: got 0, need at least 1`: the words the command
+ * still needs, as its usage names them, and where to find them (a run id: `dagent status`).
+ */
+function missingArgumentsMessage(entry: CommandEntry, message: string): string {
+  const got = /^Not enough non-option arguments: got (\d+)/.exec(message);
+  if (got === null) return message;
+  const name = commandName(entry);
+  const missing = entry.command
+    .split(' ')
+    .slice(1)
+    .filter((word) => word.startsWith('<'))
+    .slice(Number(got[1]))
+    .map((word) => word.replace('..', ''));
+  if (missing.length === 0) return message;
+  if (missing.length === 1 && missing[0] === '<run>') return `missing the run id: dagent ${entry.command} (\`dagent status\` lists this workspace's runs)`;
+  return `missing ${missing.join(' ')}: dagent ${entry.command} (\`dagent ${name} --help\` says more)`;
 }
 
 /** The read-only commands that a plain command line may run without yargs, and whether their run id is required. */

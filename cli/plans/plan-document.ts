@@ -17,11 +17,28 @@ export function readPlanFile(cwd: string, file: string, rules: PlanRules): Plan 
     text = readFileSync(path, 'utf8');
   } catch (error) {
     if (error instanceof ConfigError) throw error;
-    throw new ConfigError(`cannot read plan file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new ConfigError(`cannot read plan file ${file}: ${unreadableReason(error)}`);
   }
   const format = ['.yaml', '.yml'].includes(extname(path).toLowerCase()) ? 'yaml' : 'json';
   return parsePlanDocument(text, { format, source: file, rules });
 }
+
+/** Why a file could not be read, in words (the system's error code after them). */
+function unreadableReason(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  const reason = code === undefined ? undefined : UNREADABLE_REASONS[code];
+  if (reason !== undefined) return `${reason} (${code})`;
+  return code ?? (error as Error).message;
+}
+
+const UNREADABLE_REASONS: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EISDIR: 'a folder, not a file',
+  ENOTDIR: 'a part of its path is not a folder',
+  ELOOP: 'too many symbolic links on its path',
+};
 
 /** The document `export` writes and `import` reads. */
 export function planDocumentText(plan: Plan): string {

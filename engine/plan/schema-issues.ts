@@ -31,6 +31,7 @@ function describeIssue(issue: ZodIssue, value: unknown): string {
       if (value === undefined) return 'is required';
       return `must be ${EXPECTED[issue.expected] ?? issue.expected} (got ${describeValue(value)})`;
     case 'invalid_value':
+      if (value === undefined) return `is required: one of ${issue.values.map((v) => String(v)).join(', ')}`;
       return `${describeValue(value)} is not one of ${issue.values.map((v) => String(v)).join(', ')}`;
     case 'too_small':
       if (issue.origin === 'number') return issue.inclusive ? `must be at least ${issue.minimum}` : `must be greater than ${issue.minimum}`;

@@ -48,6 +48,22 @@ describe('the command line', () => {
     expect(nearMiss.stderr.trim()).toBe('dagent: unknown command statsu (did you mean status?): `dagent --help` lists the commands');
   });
 
+  it('names the words a command is missing, and where a run id is found', () => {
+    const run = dagent('run');
+    expect(run.status).toBe(2);
+    expect(run.stderr.trim()).toBe("dagent: missing the run id: dagent run <run> (`dagent status` lists this workspace's runs)");
+
+    const importing = dagent('import', 'r-1');
+    expect(importing.status).toBe(2);
+    expect(importing.stderr.trim()).toBe('dagent: missing <file>: dagent import <run> <file> (`dagent import --help` says more)');
+  });
+
+  it('says in words why a plan file cannot be read', () => {
+    const missing = dagent('plan', '--from', 'no-such-plan.json');
+    expect(missing.status).toBe(2);
+    expect(missing.stderr.trim()).toBe('dagent: cannot read plan file no-such-plan.json: no such file (ENOENT)');
+  });
+
   it('takes --no-dashboard on plan --yes, as on run, and prints progress lines', () => {
     writePlan({ goal: 'Say hello', nodes: [{ id: 'hello', kind: 'command', title: 'Say hello', command: 'echo hello > hello.txt' }] });
 

@@ -65,6 +65,11 @@ describe('parsePlanDocument', () => {
     ]);
   });
 
+  it('names the kinds a node without one may have', () => {
+    const text = yamlPlan.replace('    kind: edit\n', '');
+    expect(messagesOf(text)).toEqual(['nodes[1] (edit-a).kind: is required: one of read, edit, command, agent']);
+  });
+
   it('names the node and field of schema problems in JSON', () => {
     const document = {
       goal: '',
