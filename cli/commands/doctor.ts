@@ -31,7 +31,9 @@ export const doctorCommand = defineCommand<object>({
     if (context.json) {
       writeLine(context.io.stdout, JSON.stringify({ ok: checks.every((check) => check.ok), sandbox: sandbox.json, checks }));
     } else {
-      for (const check of checks) writeLine(context.io.stdout, `${check.name.padEnd(9)}${check.ok ? 'ok  ' : 'FAIL'}  ${check.detail}`);
+      // The names in a column of their own, as wide as the longest and a space.
+      const width = Math.max(...checks.map((check) => check.name.length)) + 1;
+      for (const check of checks) writeLine(context.io.stdout, `${check.name.padEnd(width)}${check.ok ? 'ok  ' : 'FAIL'}  ${check.detail}`);
     }
     return sandbox.check.ok && sandbox.probes.every((probe) => probe.ok) ? 0 : 1;
   },

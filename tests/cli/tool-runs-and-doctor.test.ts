@@ -37,6 +37,16 @@ describe('read-only commands and tool runs', () => {
     expect(existsSync(join(workspace, '.dagent'))).toBe(false);
   });
 
+  it('doctor lines up its answers in a column after every check\'s name', () => {
+    const lines = dagent('doctor').stdout.trim().split('\n');
+
+    const names = ['sandbox', 'git', 'isolation', 'database', 'keys'];
+    const found = names.map((name) => lines.find((line) => line.startsWith(`${name} `)));
+    expect(found.every((line) => line !== undefined), lines.join('\n')).toBe(true);
+    const columns = new Set(found.map((line) => /^\S+\s+/.exec(line!)![0].length));
+    expect([...columns]).toHaveLength(1);
+  });
+
   it('status leaves dagent tool calls out of the list, says so, and --all lists them', () => {
     expect(dagent('tool', 'read_file', JSON.stringify({ path: 'a.txt' })).status).toBe(0);
 
