@@ -120,7 +120,8 @@ export function renderStatusText(view: RunView, now: Date = new Date(), owner?: 
     lines.push('', renderTable(rows, { rightAlign: [2, 3, 4, 5] }));
     const paused = nodes.filter((node) => node.status === 'running' && node.pause !== null).map((node) => visibleText(node.id));
     if (paused.length > 0) lines.push(`paused by request: ${paused.join(', ')}; \`dagent resume ${view.runId}\` lets ${paused.length === 1 ? 'it' : 'them'} go on`);
-    for (const node of nodes) if (node.status === 'failed' && node.error !== null) lines.push(`${visibleText(node.id)} failed: ${oneLine(node.error, 200)}`);
+    // An error's first line says it all (a command's: its exit code and the line that names the error); the log holds the rest.
+    for (const node of nodes) if (node.status === 'failed' && node.error !== null) lines.push(`${visibleText(node.id)} failed: ${oneLine(node.error.split('\n', 1)[0]!, 200)}`);
     for (const node of nodes) for (const change of node.modelSwitches) lines.push(modelSwitchLine(node.id, change));
     for (const node of nodes) if (node.resumedFromStep !== null) lines.push(`${visibleText(node.id)} resumed from step ${node.resumedFromStep}: its completed steps were not run again`);
   }

@@ -27,12 +27,12 @@ describe.skipIf(!sandbox.available || sandbox.kind !== 'bubblewrap')('doctor on 
   it('reports the probes it ran inside the sandbox: no capabilities, the seccomp filter, a mount and new namespaces refused', async () => {
     const doctor = await runCli(['doctor'], { cwd: workspace, env });
     expect(doctor.code).toBe(0);
-    expect(doctor.stdout).toMatch(/^probe {4}ok {4}capabilities: CapEff 0{16} \(none\)$/m);
-    expect(doctor.stdout).toMatch(/^probe {4}ok {4}mount: refused/m);
-    expect(doctor.stdout).toMatch(/^probe {4}ok {4}mount-namespace: refused/m);
-    expect(doctor.stdout).toMatch(/^probe {4}ok {4}user-namespace: refused/m);
-    expect(doctor.stdout).toMatch(/^probe {4}ok {4}create-\.git: refused/m);
-    expect(doctor.stdout).toMatch(/^probe {4}ok {4}write-outside: refused/m);
+    expect(doctor.stdout).toMatch(/^probe +ok {4}capabilities: CapEff 0{16} \(none\)$/m);
+    expect(doctor.stdout).toMatch(/^probe +ok {4}mount: refused/m);
+    expect(doctor.stdout).toMatch(/^probe +ok {4}mount-namespace: refused/m);
+    expect(doctor.stdout).toMatch(/^probe +ok {4}user-namespace: refused/m);
+    expect(doctor.stdout).toMatch(/^probe +ok {4}create-\.git: refused/m);
+    expect(doctor.stdout).toMatch(/^probe +ok {4}write-outside: refused/m);
   });
 
   it.skipIf(process.getuid?.() !== 0)('fails, naming what broke, when the sandbox leaves root its capabilities', async () => {
@@ -41,7 +41,7 @@ describe.skipIf(!sandbox.available || sandbox.kind !== 'bubblewrap')('doctor on 
     chmodSync(fake, 0o755);
     const doctor = await runCli(['doctor'], { cwd: workspace, env: { ...env, DAGENT_BWRAP: fake } });
     expect(doctor.code).toBe(1);
-    expect(doctor.stdout).toMatch(/^probe {4}FAIL {2}capabilities: CapEff 0*[1-9a-f][0-9a-f]* — the sandbox does not hold here$/m);
-    expect(doctor.stdout).toMatch(/^probe {4}FAIL {2}mount: allowed/m);
+    expect(doctor.stdout).toMatch(/^probe +FAIL {2}capabilities: CapEff 0*[1-9a-f][0-9a-f]* — the sandbox does not hold here$/m);
+    expect(doctor.stdout).toMatch(/^probe +FAIL {2}mount: allowed/m);
   });
 });
