@@ -113,11 +113,23 @@ function unknownCommandMessage(argv: readonly string[], message: string): string
   return `unknown command ${word}${nearMiss === undefined ? '' : ` (did you mean ${nearMiss}?)`}: \`dagent --help\` lists the commands`;
 }
 
+/** Flags whose value is one of the run's node ids. */
+const NODE_FLAGS: ReadonlySet<string> = new Set(['from', 'node']);
+
 /**
- * yargs says `Not enough non-option arguments: got 0, need at least 1`: the words the command
- * still needs, as its usage names them, and where to find them (a run id: `dagent status`).
+ * yargs says `Not enough non-option arguments: got 0, need at least 1` or `Missing required
+ * argument: from`: the words or flags the command still needs, as its usage names them, and
+ * where to find them (a run id: `dagent status`).
  */
 function missingArgumentsMessage(entry: CommandEntry, message: string): string {
+  const options = /^Missing required arguments?: (.+)$/.exec(message);
+  if (options !== null) {
+    const names = options[1]!.split(', ');
+    const flags = names.map((name) => `--${name}`);
+    // `rerun --from` and `inspect --node` take a node id: the run's nodes are listed by its status.
+    if (names.length === 1 && NODE_FLAGS.has(names[0]!)) return `missing --${names[0]} NODE: \`dagent status RUN\` lists the run's nodes`;
+    return `missing ${flags.join(', ')}: \`dagent ${commandName(entry)} --help\` says what ${flags.length === 1 ? 'it takes' : 'they take'}`;
+  }
   const got = /^Not enough non-option arguments: got (\d+)/.exec(message);
   if (got === null) return message;
   const name = commandName(entry);

@@ -56,6 +56,10 @@ describe('the command line', () => {
     const importing = dagent('import', 'r-1');
     expect(importing.status).toBe(2);
     expect(importing.stderr.trim()).toBe('dagent: missing <file>: dagent import <run> <file> (`dagent import --help` says more)');
+
+    const rerun = dagent('rerun', 'r-1');
+    expect(rerun.status).toBe(2);
+    expect(rerun.stderr.trim()).toBe("dagent: missing --from NODE: `dagent status RUN` lists the run's nodes");
   });
 
   it('says in words why a plan file cannot be read', () => {
