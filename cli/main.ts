@@ -7,6 +7,7 @@ import type { CliContext } from './context/cli-context.js';
 import { processIo, writeLine, type CliIo } from './context/cli-io.js';
 import type { CliCommand } from './context/command.js';
 import { COMMANDS, commandName, type CommandEntry } from './commands/index.js';
+import { usageMessage } from './usage-messages.js';
 
 /** Global options that take a value: the word after them is not the command. */
 const VALUED_GLOBALS = new Set(['-w', '--workspace', '--db', '-m', '--model', '--base-url', '--approval']);
@@ -91,7 +92,7 @@ async function commandLineParser(
     .wrap(Math.min(110, io.stdout.columns ?? 100))
     .exitProcess(false)
     .fail((message, error) => {
-      throw error ?? new UsageError(chosen === undefined ? unknownCommandMessage(argv, message) : missingArgumentsMessage(chosen, message));
+      throw error ?? new UsageError(usageMessage(message, argv, commandWord(argv), chosen));
     });
   for (const [command, description] of EXAMPLES) parser.example(command, description);
   parser.epilogue('Settings: flags, then DAGENT_* environment variables, then ~/.config/dagent/config.json; a workspace\'s own .dagent/config.json may set models, URLs and approval policies only after `dagent trust`.');
@@ -100,48 +101,6 @@ async function commandLineParser(
   // not asked for) and parses its options. The top-level help and a mistyped name need them all.
   for (const entry of chosen === undefined ? COMMANDS : [chosen]) parser.command(commandModule(entry, entry === chosen ? loaded : undefined, io, setContext, setExitCode));
   return parser as unknown as Argv;
-}
-
-/**
- * yargs says `Unknown command: X` or, for a near miss, only `Did you mean Y?`: one line that
- * names the word it did not know, the near miss if any, and where the commands are listed.
- */
-function unknownCommandMessage(argv: readonly string[], message: string): string {
-  const word = commandWord(argv);
-  if (word === undefined || !/^(Unknown command|Unknown argument|Did you mean)/.test(message)) return message;
-  const nearMiss = /^Did you mean (\S+?)\??$/.exec(message)?.[1];
-  return `unknown command ${word}${nearMiss === undefined ? '' : ` (did you mean ${nearMiss}?)`}: \`dagent --help\` lists the commands`;
-}
-
-/** Flags whose value is one of the run's node ids. */
-const NODE_FLAGS: ReadonlySet<string> = new Set(['from', 'node']);
-
-/**
- * yargs says `Not enough non-option arguments: got 0, need at least 1` or `Missing required
- * argument: from`: the words or flags the command still needs, as its usage names them, and
- * where to find them (a run id: `dagent status`).
- */
-function missingArgumentsMessage(entry: CommandEntry, message: string): string {
-  const options = /^Missing required arguments?: (.+)$/.exec(message);
-  if (options !== null) {
-    const names = options[1]!.split(', ');
-    const flags = names.map((name) => `--${name}`);
-    // `rerun --from` and `inspect --node` take a node id: the run's nodes are listed by its status.
-    if (names.length === 1 && NODE_FLAGS.has(names[0]!)) return `missing --${names[0]} NODE: \`dagent status RUN\` lists the run's nodes`;
-    return `missing ${flags.join(', ')}: \`dagent ${commandName(entry)} --help\` says what ${flags.length === 1 ? 'it takes' : 'they take'}`;
-  }
-  const got = /^Not enough non-option arguments: got (\d+)/.exec(message);
-  if (got === null) return message;
-  const name = commandName(entry);
-  const missing = entry.command
-    .split(' ')
-    .slice(1)
-    .filter((word) => word.startsWith('<'))
-    .slice(Number(got[1]))
-    .map((word) => word.replace('..', ''));
-  if (missing.length === 0) return message;
-  if (missing.length === 1 && missing[0] === '<run>') return `missing the run id: dagent ${entry.command} (\`dagent status\` lists this workspace's runs)`;
-  return `missing ${missing.join(' ')}: dagent ${entry.command} (\`dagent ${name} --help\` says more)`;
 }
 
 /** The read-only commands that a plain command line may run without yargs, and whether their run id is required. */

@@ -62,6 +62,24 @@ describe('the command line', () => {
     expect(rerun.stderr.trim()).toBe("dagent: missing --from NODE: `dagent status RUN` lists the run's nodes");
   });
 
+  it('names a flag or word a command does not take, and a value it does not know with the ones it does', () => {
+    const flag = dagent('run', 'r-1', '--frob');
+    expect(flag.status).toBe(2);
+    expect(flag.stderr.trim()).toBe('dagent: run does not take --frob: dagent run <run> (`dagent run --help` lists its flags)');
+
+    const word = dagent('log', 'r-1', 'extra');
+    expect(word.status).toBe(2);
+    expect(word.stderr.trim()).toBe('dagent: log does not take extra: dagent log <run> (`dagent log --help` lists its flags)');
+
+    const approval = dagent('--approval', 'sometimes', 'status');
+    expect(approval.status).toBe(2);
+    expect(approval.stderr.trim()).toBe('dagent: --approval must be one of auto, suggest, never, not "sometimes"');
+
+    const action = dagent('memory', 'frob');
+    expect(action.status).toBe(2);
+    expect(action.stderr.trim()).toBe('dagent: <action> must be one of add, list, search, rm, not "frob"');
+  });
+
   it('says in words why a plan file cannot be read', () => {
     const missing = dagent('plan', '--from', 'no-such-plan.json');
     expect(missing.status).toBe(2);

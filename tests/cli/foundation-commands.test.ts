@@ -165,6 +165,6 @@ describe('bad input: one clear line, exit code 2, no stack trace', () => {
   it('a missing argument', async () => {
     const result = await runCli(['inspect', runId], { cwd: workspace });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/Missing required argument: node/);
+    expect(result.stderr.trim()).toBe("dagent: missing --node NODE: `dagent status RUN` lists the run's nodes");
   });
 });
