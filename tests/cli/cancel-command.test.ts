@@ -91,6 +91,6 @@ describe('dagent cancel', () => {
     const refused = await cli(['cancel', runId]);
 
     expect(refused.code).toBe(2);
-    expect(refused.stderr.trim()).toBe(`dagent: run ${runId} is not running (it is awaiting approval)`);
+    expect(refused.stderr.trim()).toBe(`dagent: run ${runId} is not running (its plan awaits approval)`);
   }, 60_000);
 });

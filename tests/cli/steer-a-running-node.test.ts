@@ -155,6 +155,6 @@ describe('a word to a running node', () => {
     expect(notPaused.code).toBe(2);
     expect(notPaused.stderr.trim()).toBe(`dagent: node slow of run ${runId} is not paused (it is running)`);
     expect(finished.code).toBe(2);
-    expect(finished.stderr.trim()).toBe(`dagent: node slow of run ${runId} is not running (it is succeeded); only a running node hears a word or pauses`);
+    expect(finished.stderr.trim()).toBe(`dagent: node slow of run ${runId} is not running (it succeeded); only a running node hears a word or pauses`);
   }, 90_000);
 });

@@ -8,6 +8,7 @@ import { endRun } from '../storage/end-run.js';
 import { needsLivingProcess, runOwner } from './run-owner.js';
 import { getRun } from '../storage/run-store.js';
 import type { RunStatus } from '../storage/run-status.js';
+import { statusWords } from './status-words.js';
 
 /** How often `cancelRun` looks whether the run has stopped. */
 const CANCEL_POLL_MS = 200;
@@ -15,7 +16,7 @@ const CANCEL_POLL_MS = 200;
 /** `cancel` of a run that is not running. */
 export class RunNotRunningError extends DagentError {
   constructor(readonly runId: string, readonly status: RunStatus) {
-    super(`run ${runId} is not running (it is ${status.replace('_', ' ')})`);
+    super(`run ${runId} is not running (${statusWords(status)})`);
   }
 }
 

@@ -4,19 +4,20 @@ import { DagentError, UnknownNodeError } from '../../errors.js';
 import { readEvents } from '../../session/event-log.js';
 import { runLog } from '../../session/run-log.js';
 import { getRun } from '../storage/run-store.js';
+import { statusWords } from './status-words.js';
 import { RUN_VIEW_EVENT_TYPES, foldRunView, type NodeView } from '../views/run-view.js';
 
 /** `say` or `pause` to a node that is not running now. */
 export class NodeNotRunningError extends DagentError {
   constructor(readonly runId: string, readonly nodeId: string, readonly status: string) {
-    super(`node ${nodeId} of run ${runId} is not running (it is ${status}); only a running node hears a word or pauses`);
+    super(`node ${nodeId} of run ${runId} is not running (${statusWords(status)}); only a running node hears a word or pauses`);
   }
 }
 
 /** `resume --node` of a node no pause was asked of. */
 export class NodeNotPausedError extends DagentError {
   constructor(readonly runId: string, readonly nodeId: string, readonly status: string) {
-    super(`node ${nodeId} of run ${runId} is not paused (it is ${status})`);
+    super(`node ${nodeId} of run ${runId} is not paused (${statusWords(status)})`);
   }
 }
 
