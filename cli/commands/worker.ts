@@ -50,7 +50,7 @@ export const workerCommand = defineCommand<WorkerArgs>({
       .option('warm-up', { type: 'boolean', default: true, describe: "before taking jobs, rehearse a node's path on a scripted three-node plan in memory (some 0.1–0.3 s), so a new fleet's first run goes as quickly as its later ones; --no-warm-up takes jobs at once" }),
   async run(context, args) {
     const store = await context.store();
-    if (store.dialect !== 'postgres') throw new DagentError('dagent worker needs the PostgreSQL store of the runs it serves: --db postgres://…');
+    if (store.dialect !== 'postgres') throw new DagentError('a worker takes its nodes from a PostgreSQL store: --db postgres://… or DAGENT_DB, the store the runs were planned in');
     const out = context.io.stdout;
     const clone = args.clone === undefined ? undefined : resolve(context.io.cwd, args.clone);
     const concurrency = clone === undefined ? Math.max(1, Math.floor(args.concurrency ?? 2)) : 1;

@@ -80,6 +80,12 @@ describe('the command line', () => {
     expect(action.stderr.trim()).toBe('dagent: <action> must be one of add, list, search, rm, not "frob"');
   });
 
+  it('tells a worker started on a SQLite store where its nodes come from', () => {
+    const worker = dagent('worker');
+    expect(worker.status).toBe(2);
+    expect(worker.stderr.trim()).toBe('dagent: a worker takes its nodes from a PostgreSQL store: --db postgres://… or DAGENT_DB, the store the runs were planned in');
+  });
+
   it('says in words why a plan file cannot be read', () => {
     const missing = dagent('plan', '--from', 'no-such-plan.json');
     expect(missing.status).toBe(2);
