@@ -26,7 +26,8 @@ class UsageError extends Error {
 }
 
 /** Runs the CLI with `argv` (without node and script); resolves to the exit code. */
-export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+export async function main(commandLine: readonly string[], io: CliIo = processIo()): Promise<number> {
+  const argv = withDashValues(commandLine);
   let exitCode = 0;
   let context: CliContext | undefined;
   const chosen = COMMANDS.find((entry) => commandName(entry) === commandWord(argv));
@@ -60,6 +61,20 @@ export async function main(argv: readonly string[], io: CliIo = processIo()): Pr
   } finally {
     await context?.close().catch(() => undefined);
   }
+}
+
+/**
+ * `--node -` (a run's own events, not a node's) as `--node=-`: yargs takes a lone `-` for a
+ * positional (standard input), never for an option's value, and refused the word.
+ */
+function withDashValues(argv: readonly string[]): readonly string[] {
+  const end = argv.indexOf('--');
+  return argv.flatMap((word, index) => {
+    if (end >= 0 && index > end) return [word];
+    if (word === '--node' && argv[index + 1] === '-') return ['--node=-'];
+    if (word === '-' && argv[index - 1] === '--node' && (end < 0 || index < end)) return [];
+    return [word];
+  });
 }
 
 /** yargs with every global option, and the commands it needs to know (see below). */

@@ -1,0 +1,53 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli-harness.js';
+import { tempDir } from '../helpers/temp-store.js';
+
+/** `dagent log RUN --node …`: a node's events, the run's own (`-`), and a node the run never had. */
+
+let temp: { dir: string; cleanup: () => void };
+let workspace: string;
+let runId: string;
+
+const cli = (args: string[]) => runCli(args, { cwd: workspace, env: { HOME: join(temp.dir, 'home'), PATH: process.env.PATH } });
+
+beforeEach(async () => {
+  temp = tempDir('dagent-log-');
+  workspace = join(temp.dir, 'workspace');
+  mkdirSync(workspace, { recursive: true });
+  mkdirSync(join(temp.dir, 'home'));
+  writeFileSync(
+    join(workspace, 'plan.json'),
+    JSON.stringify({ goal: 'Say hello', nodes: [{ id: 'hello', kind: 'command', title: 'Say hello', command: 'echo hello > hello.txt', writes: ['hello.txt'] }] }),
+  );
+  const planned = await cli(['plan', '--from', 'plan.json', '--json']);
+  expect(planned.code, planned.stderr).toBe(0);
+  runId = (JSON.parse(planned.stdout) as { runId: string }).runId;
+});
+
+afterEach(() => temp.cleanup());
+
+describe('dagent log --node', () => {
+  it('refuses a node no plan of the run has, naming where the nodes are listed', async () => {
+    const result = await cli(['log', runId, '--node', 'helo']);
+
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe(`dagent: run ${runId} has no node "helo": \`dagent status ${runId}\` lists its nodes`);
+  });
+
+  it('prints nothing, and is no error, for a planned node that has not run yet', async () => {
+    const result = await cli(['log', runId, '--node', 'hello']);
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe('');
+  });
+
+  it('takes "-" as its own word for the run-level events, as the help says', async () => {
+    const result = await cli(['log', runId, '--node', '-']);
+
+    expect(result.code, result.stderr).toBe(0);
+    const types = result.stdout.trim().split('\n').map((line) => line.trim().split(/\s+/)[3]);
+    expect(types).toEqual(['run/created', 'plan/created']);
+  });
+});
