@@ -20,7 +20,7 @@ export { NODE_WORKSPACE_FOLD_TYPES, foldNodeWorkspace, foldRunView, nodeWorkspac
 export { budgetWayOn, formatBudgetUsd, type RunBudget } from './run/budget/run-budget.js';
 export { budgetUse, type BudgetUse } from './run/views/budget-use.js';
 export { deadRunOwner, needsLivingProcess, runOwner, type RunOwner } from './run/ownership/run-owner.js';
-export { currentPlan, listPlanVersions, planVersion } from './run/storage/plan-store.js';
+export { currentPlan, inSomePlanVersion, planVersion } from './run/storage/plan-store.js';
 export { PLAN_LINT_EVENT_TYPES, approvalAllowances, recordedLint } from './run/views/plan-lint-record.js';
 export type { Plan } from './plan/plan-schema.js';
 export { PlanLintBlockedError, lintGateVerdict } from './plan/lint-gate.js';

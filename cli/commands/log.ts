@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DagentError, EVENT_TYPES, UnknownNodeError, getRun, isEventType, listPlanVersions, readEvents, type EventType } from '../../engine/read-face.js';
+import { DagentError, EVENT_TYPES, UnknownNodeError, getRun, inSomePlanVersion, isEventType, readEvents, type EventType } from '../../engine/read-face.js';
 import { integerAtLeast } from '../context/cli-args.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
@@ -40,17 +40,13 @@ export const logCommand = defineCommand<{ run: string; node?: string; type?: str
       print(events.filter((event) => (nodeId === undefined || event.nodeId === nodeId) && (types === undefined || types.has(event.type))));
       if (!args.follow || ended || context.io.interrupt.aborted) {
         // A node with no events may be one that has not run yet; one that no plan of the run has is a typo.
-        if (typeof nodeId === 'string' && !nodeSeen && args.since === undefined && !(await inSomePlan(db, run.id, nodeId))) throw new UnknownNodeError(run.id, nodeId);
+        if (typeof nodeId === 'string' && !nodeSeen && args.since === undefined && !(await inSomePlanVersion(db, run.id, nodeId))) throw new UnknownNodeError(run.id, nodeId);
         return 0;
       }
       await sleep(FOLLOW_POLL_MS, undefined, { signal: context.io.interrupt }).catch(() => undefined);
     }
   },
 });
-
-async function inSomePlan(db: Parameters<typeof listPlanVersions>[0], runId: string, nodeId: string): Promise<boolean> {
-  return (await listPlanVersions(db, runId)).some((stored) => stored.plan.nodes.some((node) => node.id === nodeId));
-}
 
 function expandTypes(requested: readonly string[] | undefined): Set<EventType> | undefined {
   if (requested === undefined || requested.length === 0) return undefined;

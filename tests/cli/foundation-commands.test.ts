@@ -159,7 +159,7 @@ describe('bad input: one clear line, exit code 2, no stack trace', () => {
   it('an unknown node for inspect', async () => {
     const result = await runCli(['inspect', runId, '--node', 'nope'], { cwd: workspace });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/has no model request for node nope/);
+    expect(result.stderr.trim()).toBe(`dagent: run ${runId} has no node "nope": \`dagent status ${runId}\` lists its nodes`);
   });
 
   it('a missing argument', async () => {

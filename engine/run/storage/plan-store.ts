@@ -75,6 +75,11 @@ export async function listPlanVersions(db: Kysely<Database>, runId: string): Pro
   return Promise.all(rows.map((row) => planVersion(db, runId, Number(row.version))));
 }
 
+/** Whether any plan version of the run has a node `nodeId` (a node that has not run yet has no events). */
+export async function inSomePlanVersion(db: Kysely<Database>, runId: string, nodeId: string): Promise<boolean> {
+  return (await listPlanVersions(db, runId)).some((stored) => stored.plan.nodes.some((node) => node.id === nodeId));
+}
+
 export interface SavePlanInput {
   readonly plan: Plan;
   /** Why this version exists: "planned", "edited", "imported from plan.json", "replan: …". */
