@@ -57,7 +57,12 @@ export async function currentPlan(db: Kysely<Database>, runOrId: string | RunRec
 
 export async function planVersion(db: Kysely<Database>, runId: string, version: number): Promise<StoredPlan> {
   const row = await db.selectFrom('plans').selectAll().where('run_id', '=', runId).where('version', '=', version).executeTakeFirst();
-  if (row === undefined) throw new DagentError(`run ${runId} has no plan v${version}`);
+  if (row === undefined) {
+    // Which versions there are: the message is one a user acts on (`--plan-version N`).
+    const versions = await db.selectFrom('plans').select('version').where('run_id', '=', runId).orderBy('version').execute();
+    const known = versions.length === 0 ? 'it has no plan yet' : `its plans: ${versions.map((stored) => `v${Number(stored.version)}`).join(', ')}`;
+    throw new DagentError(`run ${runId} has no plan v${version} (${known})`);
+  }
   return {
     runId,
     version: Number(row.version),

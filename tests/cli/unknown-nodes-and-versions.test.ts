@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli-harness.js';
 import { tempDir } from '../helpers/temp-store.js';
 
-/** `dagent log RUN --node …`: a node's events, the run's own (`-`), and a node the run never had. */
+/** A node or plan version a command names: `log --node` (a node's events, the run's own with `-`, one the run never had), `show --plan-version`. */
 
 let temp: { dir: string; cleanup: () => void };
 let workspace: string;
@@ -49,5 +49,14 @@ describe('dagent log --node', () => {
     expect(result.code, result.stderr).toBe(0);
     const types = result.stdout.trim().split('\n').map((line) => line.trim().split(/\s+/)[3]);
     expect(types).toEqual(['run/created', 'plan/created']);
+  });
+});
+
+describe('a plan version the run never had', () => {
+  it('is refused with the versions it has', async () => {
+    const result = await cli(['show', runId, '--plan-version', '9']);
+
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe(`dagent: run ${runId} has no plan v9 (its plans: v1)`);
   });
 });
