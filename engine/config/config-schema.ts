@@ -182,16 +182,36 @@ export const WORKSPACE_SAFE_KEYS: readonly (keyof DagentConfig)[] = [
   'languageServiceIdleMinutes',
 ];
 
-/** Checks raw settings against the schema; `source` names them in the one-line error. */
+/** Checks raw settings against the schema; `source` names them in the error, every problem at once. */
 export function parseConfig(raw: unknown, source: string): DagentConfig {
   const parsed = configSchema.safeParse(raw);
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
+  const problems = parsed.error.issues.map((issue) => configProblem(issue, raw));
+  return fail(problems.length === 1 ? `${source}: ${problems[0]}` : `${source}: ${problems.length} problems: ${problems.join('; ')}`);
+}
+
+/** One problem of a settings file, as a user fixes it: the setting's path, what it must be, what it was. */
+function configProblem(issue: z.core.$ZodIssue, raw: unknown): string {
+  const path = issue.path.map(String).join('.');
   if (issue.code === 'unrecognized_keys') {
-    const where = issue.path.length === 0 ? '' : ` in ${issue.path.join('.')}`;
-    return fail(`${source}: unknown setting${issue.keys.length > 1 ? 's' : ''}${where}: ${issue.keys.join(', ')}`);
+    return `unknown setting${issue.keys.length > 1 ? 's' : ''}${path === '' ? '' : ` in ${path}`}: ${issue.keys.join(', ')}`;
   }
-  return fail(`${source}: ${issue.path.join('.') || 'config'}: ${issue.message}`);
+  const value = issue.path.reduce<unknown>((at, key) => (at !== null && typeof at === 'object' ? (at as Record<PropertyKey, unknown>)[key] : undefined), raw);
+  const where = path || 'config';
+  if (issue.code === 'invalid_type' && value !== undefined) return `${where}: must be ${EXPECTED_TYPES[issue.expected] ?? issue.expected} (got ${shownValue(value)})`;
+  if (issue.code === 'invalid_value') return `${where}: must be one of ${issue.values.map(String).join(', ')} (got ${shownValue(value)})`;
+  if (issue.code === 'too_small' && issue.origin === 'number') return `${where}: must be ${issue.inclusive === true ? 'at least' : 'greater than'} ${String(issue.minimum)} (got ${shownValue(value)})`;
+  return `${where}: ${issue.message}`;
+}
+
+const EXPECTED_TYPES: Readonly<Record<string, string>> = { string: 'a string', number: 'a number', int: 'a whole number', boolean: 'true or false', array: 'a list', object: 'an object' };
+
+function shownValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return `a ${typeof value}`;
 }
 
 function fail(message: string): never {

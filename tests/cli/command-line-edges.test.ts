@@ -194,6 +194,18 @@ describe('errors: one line, exit 2', () => {
     expect(unknown.stderr).toBe(`dagent: ${join(home, '.config', 'dagent', 'config.json')}: unknown setting: modle\n`);
   });
 
+  it('names every problem of a settings file at once, each with what it must be and what it was', () => {
+    mkdirSync(join(home, '.config', 'dagent'), { recursive: true });
+    writeFileSync(join(home, '.config', 'dagent', 'config.json'), JSON.stringify({ model: 3, approval: 'sometimes', budget: { maxTokens: -1 }, frob: 1 }));
+
+    const result = dagent(['status']);
+
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe(
+      `dagent: ${join(home, '.config', 'dagent', 'config.json')}: 4 problems: model: must be a string (got 3); approval: must be one of auto, suggest, never (got "sometimes"); budget.maxTokens: must be greater than 0 (got -1); unknown setting: frob\n`,
+    );
+  });
+
   it('refuses edit without $EDITOR and without a terminal, instead of opening vi', () => {
     const runId = planFromDocument(TWO_NODES);
     const result = dagent(['edit', runId]);
