@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
+import { EXPECTED_TYPE_WORDS, describeValue } from '../schema-words.js';
 import { HOOK_EVENT_NAMES } from '../session/event-values.js';
 
 const approvalPolicy = z.enum(['auto', 'suggest', 'never']);
@@ -198,20 +199,10 @@ function configProblem(issue: z.core.$ZodIssue, raw: unknown): string {
   }
   const value = issue.path.reduce<unknown>((at, key) => (at !== null && typeof at === 'object' ? (at as Record<PropertyKey, unknown>)[key] : undefined), raw);
   const where = path || 'config';
-  if (issue.code === 'invalid_type' && value !== undefined) return `${where}: must be ${EXPECTED_TYPES[issue.expected] ?? issue.expected} (got ${shownValue(value)})`;
-  if (issue.code === 'invalid_value') return `${where}: must be one of ${issue.values.map(String).join(', ')} (got ${shownValue(value)})`;
-  if (issue.code === 'too_small' && issue.origin === 'number') return `${where}: must be ${issue.inclusive === true ? 'at least' : 'greater than'} ${String(issue.minimum)} (got ${shownValue(value)})`;
+  if (issue.code === 'invalid_type' && value !== undefined) return `${where}: must be ${EXPECTED_TYPE_WORDS[issue.expected] ?? issue.expected} (got ${describeValue(value)})`;
+  if (issue.code === 'invalid_value') return `${where}: must be one of ${issue.values.map(String).join(', ')} (got ${describeValue(value)})`;
+  if (issue.code === 'too_small' && issue.origin === 'number') return `${where}: must be ${issue.inclusive === true ? 'at least' : 'greater than'} ${String(issue.minimum)} (got ${describeValue(value)})`;
   return `${where}: ${issue.message}`;
-}
-
-const EXPECTED_TYPES: Readonly<Record<string, string>> = { string: 'a string', number: 'a number', int: 'a whole number', boolean: 'true or false', array: 'a list', object: 'an object' };
-
-function shownValue(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'a list';
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return `a ${typeof value}`;
 }
 
 function fail(message: string): never {

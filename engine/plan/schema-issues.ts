@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { EXPECTED_TYPE_WORDS, describeValue } from '../schema-words.js';
 import { nodeLocation, type PlanIssue } from './plan-issue.js';
 
 type ZodIssue = z.core.$ZodIssue;
@@ -29,7 +30,7 @@ function describeIssue(issue: ZodIssue, value: unknown): string {
   switch (issue.code) {
     case 'invalid_type':
       if (value === undefined) return 'is required';
-      return `must be ${EXPECTED[issue.expected] ?? issue.expected} (got ${describeValue(value)})`;
+      return `must be ${EXPECTED_TYPE_WORDS[issue.expected] ?? issue.expected} (got ${describeValue(value)})`;
     case 'invalid_value':
       if (value === undefined) return `is required: one of ${issue.values.map((v) => String(v)).join(', ')}`;
       return `${describeValue(value)} is not one of ${issue.values.map((v) => String(v)).join(', ')}`;
@@ -39,23 +40,6 @@ function describeIssue(issue: ZodIssue, value: unknown): string {
     default:
       return issue.message;
   }
-}
-
-const EXPECTED: Readonly<Record<string, string>> = {
-  string: 'a string',
-  number: 'a number',
-  int: 'a whole number',
-  boolean: 'true or false',
-  array: 'a list',
-  object: 'an object',
-};
-
-function describeValue(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'a list';
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return `a ${typeof value}`;
 }
 
 /** `nodes[2] (edit-b).reads[0]`; `plan` for the document itself. */

@@ -1,0 +1,20 @@
+/** How a schema's expected type reads to a user ("must be a string"). */
+export const EXPECTED_TYPE_WORDS: Readonly<Record<string, string>> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'a whole number',
+  boolean: 'true or false',
+  array: 'a list',
+  object: 'an object',
+};
+
+/** A value as an error message shows it: a string quoted (long ones cut), a number as it is, anything else by its kind. */
+export function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'string') return JSON.stringify(value.length > MAX_SHOWN_CHARS ? `${value.slice(0, MAX_SHOWN_CHARS)}…` : value);
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return `a ${typeof value}`;
+}
+
+const MAX_SHOWN_CHARS = 60;
