@@ -32,7 +32,7 @@ export const statusCommand = defineCommand<{ run?: string; all?: boolean }>({
       } else if (runs.length === 0) {
         writeLine(context.io.stdout, `no runs yet: \`dagent plan "<task>"\` starts one${toolRuns === 0 ? '' : ` (${toolRuns} \`dagent tool\` call${toolRuns === 1 ? '' : 's'}: status --all lists them)`}`);
       } else {
-        const status = (run: RunRecord): string => (dead.has(run.id) ? `${run.status}, process gone` : run.status);
+        const status = (run: RunRecord): string => (dead.has(run.id) ? `${statusText(run.status)}, process gone` : statusText(run.status));
         const rows = [['RUN', 'STATUS', 'PLAN', 'CREATED', 'TASK'], ...runs.map((run) => [run.id, status(run), run.planVersion === null ? '-' : `v${run.planVersion}`, run.createdAt.slice(0, 16).replace('T', ' '), oneLine(run.task, 60)])];
         writeLine(context.io.stdout, renderTable(rows));
         if (dead.size > 0) writeLine(context.io.stdout, `\n${deadRunsHint(runs.filter((run) => dead.has(run.id)))}`);
@@ -95,7 +95,7 @@ export function renderStatusText(view: RunView, now: Date = new Date(), owner?: 
   const nodes = view.order.map((id) => view.nodes.get(id)!);
   const done = nodes.filter((node) => node.status === 'succeeded').length;
   const gone = owner !== undefined && !owner.alive && needsLivingProcess(view.status);
-  const status = gone ? `${view.status}, but its process (pid ${owner.pid}) is gone` : view.status;
+  const status = gone ? `${statusText(view.status)}, but its process (pid ${owner.pid}) is gone` : statusText(view.status);
   // A dead run's clock stopped with its last event: its nodes' time does not keep growing.
   const clock = gone && view.lastEventAt !== null ? new Date(view.lastEventAt) : now;
   const header = `run ${view.runId} · ${status}${view.planVersion === null ? '' : ` · plan v${view.planVersion}`} · ${done}/${nodes.length} nodes done`;
@@ -258,6 +258,11 @@ function countBy(values: readonly string[]): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
   return counts;
+}
+
+/** A run's status as the text shows it: `awaiting approval`, not the stored `awaiting_approval` (JSON keeps that). */
+function statusText(status: string): string {
+  return status.replaceAll('_', ' ');
 }
 
 /** `text` on one line of at most `max` characters, with control characters and escapes made visible. */

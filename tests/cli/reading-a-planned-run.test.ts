@@ -4,7 +4,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli-harness.js';
 import { tempDir } from '../helpers/temp-store.js';
 
-/** A node or plan version a command names: `log --node` (a node's events, the run's own with `-`, one the run never had), `show --plan-version`. */
+/**
+ * A run planned and not yet approved, read back: its status in words, `log --node` (a node's
+ * events, the run's own with `-`, one the run never had), `show --plan-version` of one it never had.
+ */
 
 let temp: { dir: string; cleanup: () => void };
 let workspace: string;
@@ -58,5 +61,18 @@ describe('a plan version the run never had', () => {
 
     expect(result.code).toBe(2);
     expect(result.stderr.trim()).toBe(`dagent: run ${runId} has no plan v9 (its plans: v1)`);
+  });
+});
+
+describe('the status of a run awaiting approval', () => {
+  it('reads in words in the list and the run, as stored in JSON', async () => {
+    const list = await cli(['status']);
+    expect(list.stdout).toMatch(new RegExp(`^${runId} +awaiting approval +v1 `, 'm'));
+
+    const run = await cli(['status', runId]);
+    expect(run.stdout.split('\n')[0]).toBe(`run ${runId} · awaiting approval · plan v1 · 0/1 nodes done`);
+
+    const json = JSON.parse((await cli(['--json', 'status', runId])).stdout) as { run: { status: string } };
+    expect(json.run.status).toBe('awaiting_approval');
   });
 });
