@@ -107,7 +107,9 @@ async function commandLineParser(
     .wrap(Math.min(110, io.stdout.columns ?? 100))
     .exitProcess(false)
     .fail((message, error) => {
-      throw error ?? new UsageError(usageMessage(message, argv, commandWord(argv), chosen));
+      // yargs' own complaints (some come as its YError) are usage errors; a command's errors pass as they are.
+      if (error !== undefined && error !== null && error.name !== 'YError') throw error;
+      throw new UsageError(usageMessage(message ?? error?.message ?? '', argv, commandWord(argv), chosen));
     });
   for (const [command, description] of EXAMPLES) parser.example(command, description);
   parser.epilogue('Settings: flags, then DAGENT_* environment variables, then ~/.config/dagent/config.json; a workspace\'s own .dagent/config.json may set models, URLs and approval policies only after `dagent trust`.');

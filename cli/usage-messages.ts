@@ -7,6 +7,8 @@ import { commandName, type CommandEntry } from './commands/index.js';
  */
 export function usageMessage(message: string, argv: readonly string[], word: string | undefined, entry: CommandEntry | undefined): string {
   if (message.startsWith('Invalid values:')) return invalidValuesMessage(message, entry) ?? message;
+  const valueless = /^Not enough arguments following: (.+)$/.exec(message);
+  if (valueless !== null) return `--${valueless[1]} needs a value${entry === undefined ? '' : `: \`dagent ${commandName(entry)} --help\` says what it takes`}`;
   if (entry === undefined) return unknownCommandMessage(message, word);
   return missingArgumentsMessage(message, entry) ?? unknownArgumentsMessage(message, argv, entry) ?? message;
 }

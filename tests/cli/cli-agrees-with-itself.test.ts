@@ -75,6 +75,10 @@ describe('the command line', () => {
     expect(approval.status).toBe(2);
     expect(approval.stderr.trim()).toBe('dagent: --approval must be one of auto, suggest, never, not "sometimes"');
 
+    const valueless = dagent('scan', '--importers');
+    expect(valueless.status).toBe(2);
+    expect(valueless.stderr.trim()).toBe('dagent: --importers needs a value: `dagent scan --help` says what it takes');
+
     const action = dagent('memory', 'frob');
     expect(action.status).toBe(2);
     expect(action.stderr.trim()).toBe('dagent: <action> must be one of add, list, search, rm, not "frob"');
