@@ -7,9 +7,11 @@ import {
   lintOptions,
   readEvents,
   recordedLint,
+  visibleText,
 } from '../../engine/read-face.js';
 import type { Plan, PlanLinter, LintFinding, RunRecord } from '../../engine/index.js';
 import type { CliContext } from '../context/cli-context.js';
+import { writeLine } from '../context/cli-io.js';
 import { loadPlanners } from '../runtime/load-planners.js';
 import { warmLanguageService } from '../runtime/language-daemon/warm-language-service.js';
 import { workspaceLanguageService } from '../runtime/workspace-language-service.js';
@@ -83,7 +85,12 @@ export async function checkLintGate(context: CliContext, run: string | RunRecord
   const runId = typeof run === 'string' ? run : run.id;
   const stored = await currentPlan(db, run);
   const { findings, relinted } = await currentVersionLint(context, runId, stored.version, stored.plan);
-  if (!findings.some((finding) => finding.level === 'error')) return [];
+  // A code given to let through that no error of the plan has is a typo or stale: said, not silently kept.
+  const errorCodes = new Set(findings.filter((finding) => finding.level === 'error').map((finding) => finding.code));
+  for (const code of allowed) {
+    if (code !== 'all' && !errorCodes.has(code)) writeLine(context.io.stderr, `dagent: warning: --allow-lint ${visibleText(code)} lets nothing through: plan v${stored.version} has no lint error ${visibleText(code)}${errorCodes.size === 0 ? '' : ` (its errors: ${[...errorCodes].join(', ')})`}`);
+  }
+  if (errorCodes.size === 0) return [];
   const approvedWith = stored.status === 'approved' ? approvalAllowances(await readEvents(db, runId, { types: ['plan/approved'] }), stored.version) : [];
   const { blocking, letThrough } = lintGateVerdict(findings, { approvedWith, allowed });
   if (blocking.length > 0) throw new PlanLintBlockedError({ runId, version: stored.version, blocking, relinted });

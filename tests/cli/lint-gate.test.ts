@@ -87,6 +87,15 @@ describe('a plan version with a lint error', () => {
     expect(ran.stdout).toContain(`run ${runId} succeeded`);
   });
 
+  it('warns of an --allow-lint code that lets nothing through, and still refuses', () => {
+    const runId = planned();
+
+    const typo = dagent('approve', runId, '--allow-lint', 'missing-fle');
+
+    expect(typo.status).toBe(2);
+    expect(typo.stderr).toBe(`dagent: warning: --allow-lint missing-fle lets nothing through: plan v1 has no lint error missing-fle (its errors: missing-file)\n${refusal(runId)}`);
+  });
+
   it('is not run: plan --yes and run (of a version approved elsewhere) exit 2; run --allow-lint runs it and records the code', async () => {
     const yes = dagent('plan', '--from', 'plan.json', '--yes');
     expect(yes.status).toBe(2);
