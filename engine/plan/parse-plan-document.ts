@@ -18,6 +18,8 @@ export interface PlanDocumentOptions {
 
 /** A plan document's text (JSON, or YAML on import) checked against the schema and the graph rules. */
 export function checkPlanDocument(text: string, options: PlanDocumentOptions = {}): PlanCheck {
+  // An empty file is an empty document in either format, as YAML reads it (JSON's parser said "Unexpected end of JSON input").
+  if (text.trim() === '') return checkPlan(null, options.rules);
   const format = options.format ?? guessFormat(text, options.source);
   const read = format === 'json' ? readJson(text) : readYaml(text);
   if (!read.ok) return { ok: false, issues: [{ code: 'syntax', message: read.message }] };

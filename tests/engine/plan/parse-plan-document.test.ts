@@ -96,6 +96,8 @@ describe('parsePlanDocument', () => {
   it('refuses an empty plan and an empty document', () => {
     expect(messagesOf('goal: nothing\nnodes: []\n')).toEqual(['nodes: a plan needs at least one node']);
     expect(messagesOf('')).toEqual(['plan: the document is empty']);
+    expect(messagesOf('', 'plan.json')).toEqual(['plan: the document is empty']);
+    expect(messagesOf(' \n', 'plan.json')).toEqual(['plan: the document is empty']);
     expect(messagesOf('[1, 2]', 'plan.json')).toEqual(['plan: must be an object (got a list)']);
   });
 
