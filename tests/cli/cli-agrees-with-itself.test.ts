@@ -48,52 +48,23 @@ describe('the command line', () => {
     expect(nearMiss.stderr.trim()).toBe('dagent: unknown command statsu (did you mean status?): `dagent --help` lists the commands');
   });
 
-  it('names the words a command is missing, and where a run id is found', () => {
-    const run = dagent('run');
-    expect(run.status).toBe(2);
-    expect(run.stderr.trim()).toBe("dagent: missing the run id: dagent run <run> (`dagent status` lists this workspace's runs)");
+  // Each refused in one line (exit 2) that names what is wrong and where to look.
+  it.each([
+    ['a missing run id', ['run'], "dagent: missing the run id: dagent run <run> (`dagent status` lists this workspace's runs)"],
+    ['a missing positional', ['import', 'r-1'], 'dagent: missing <file>: dagent import <run> <file> (`dagent import --help` says more)'],
+    ['a missing node flag', ['rerun', 'r-1'], "dagent: missing --from NODE: `dagent status RUN` lists the run's nodes"],
+    ['a flag the command does not take', ['run', 'r-1', '--frob'], 'dagent: run does not take --frob: dagent run <run> (`dagent run --help` lists its flags)'],
+    ['a word beyond the positionals', ['log', 'r-1', 'extra'], 'dagent: log does not take extra: dagent log <run> (`dagent log --help` lists its flags)'],
+    ['an option value outside its choices', ['--approval', 'sometimes', 'status'], 'dagent: --approval must be one of auto, suggest, never, not "sometimes"'],
+    ['an option without its value', ['scan', '--importers'], 'dagent: --importers needs a value: `dagent scan --help` says what it takes'],
+    ['a positional outside its choices', ['memory', 'frob'], 'dagent: <action> must be one of add, list, search, rm, not "frob"'],
+    ['a worker on a SQLite store', ['worker'], 'dagent: a worker takes its nodes from a PostgreSQL store: --db postgres://… or DAGENT_DB, the store the runs were planned in'],
+    ['a plan file that is not there', ['plan', '--from', 'no-such-plan.json'], 'dagent: cannot read plan file no-such-plan.json: no such file (ENOENT)'],
+  ])('refuses %s, saying what and where', (_what, args, message) => {
+    const result = dagent(...args);
 
-    const importing = dagent('import', 'r-1');
-    expect(importing.status).toBe(2);
-    expect(importing.stderr.trim()).toBe('dagent: missing <file>: dagent import <run> <file> (`dagent import --help` says more)');
-
-    const rerun = dagent('rerun', 'r-1');
-    expect(rerun.status).toBe(2);
-    expect(rerun.stderr.trim()).toBe("dagent: missing --from NODE: `dagent status RUN` lists the run's nodes");
-  });
-
-  it('names a flag or word a command does not take, and a value it does not know with the ones it does', () => {
-    const flag = dagent('run', 'r-1', '--frob');
-    expect(flag.status).toBe(2);
-    expect(flag.stderr.trim()).toBe('dagent: run does not take --frob: dagent run <run> (`dagent run --help` lists its flags)');
-
-    const word = dagent('log', 'r-1', 'extra');
-    expect(word.status).toBe(2);
-    expect(word.stderr.trim()).toBe('dagent: log does not take extra: dagent log <run> (`dagent log --help` lists its flags)');
-
-    const approval = dagent('--approval', 'sometimes', 'status');
-    expect(approval.status).toBe(2);
-    expect(approval.stderr.trim()).toBe('dagent: --approval must be one of auto, suggest, never, not "sometimes"');
-
-    const valueless = dagent('scan', '--importers');
-    expect(valueless.status).toBe(2);
-    expect(valueless.stderr.trim()).toBe('dagent: --importers needs a value: `dagent scan --help` says what it takes');
-
-    const action = dagent('memory', 'frob');
-    expect(action.status).toBe(2);
-    expect(action.stderr.trim()).toBe('dagent: <action> must be one of add, list, search, rm, not "frob"');
-  });
-
-  it('tells a worker started on a SQLite store where its nodes come from', () => {
-    const worker = dagent('worker');
-    expect(worker.status).toBe(2);
-    expect(worker.stderr.trim()).toBe('dagent: a worker takes its nodes from a PostgreSQL store: --db postgres://… or DAGENT_DB, the store the runs were planned in');
-  });
-
-  it('says in words why a plan file cannot be read', () => {
-    const missing = dagent('plan', '--from', 'no-such-plan.json');
-    expect(missing.status).toBe(2);
-    expect(missing.stderr.trim()).toBe('dagent: cannot read plan file no-such-plan.json: no such file (ENOENT)');
+    expect(result.status).toBe(2);
+    expect(result.stderr.trim()).toBe(message);
   });
 
   it('takes --no-dashboard on plan --yes, as on run, and prints progress lines', () => {
