@@ -68,13 +68,18 @@ export async function main(commandLine: readonly string[], io: CliIo = processIo
  * positional (standard input), never for an option's value, and refused the word.
  */
 function withDashValues(argv: readonly string[]): readonly string[] {
-  const end = argv.indexOf('--');
-  return argv.flatMap((word, index) => {
-    if (end >= 0 && index > end) return [word];
-    if (word === '--node' && argv[index + 1] === '-') return ['--node=-'];
-    if (word === '-' && argv[index - 1] === '--node' && (end < 0 || index < end)) return [];
-    return [word];
-  });
+  const words: string[] = [];
+  for (let index = 0; index < argv.length; index += 1) {
+    // After `--` every word is an argument as given.
+    if (argv[index] === '--') return [...words, ...argv.slice(index)];
+    if (argv[index] === '--node' && argv[index + 1] === '-') {
+      words.push('--node=-');
+      index += 1;
+    } else {
+      words.push(argv[index]!);
+    }
+  }
+  return words;
 }
 
 /** yargs with every global option, and the commands it needs to know (see below). */

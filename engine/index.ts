@@ -6,7 +6,7 @@
  */
 
 // Errors, canonical JSON, reading a file beside the module, secret redaction.
-export { ConfigError, DagentError, DatabaseError, StoredEventError, UnknownNodeError, errorMessage } from './errors.js';
+export { ConfigError, DagentError, DatabaseError, StoredEventError, errorMessage } from './errors.js';
 export { readBeside } from './read-beside.js';
 export { visibleJson, visibleText } from './visible-text.js';
 export { createSecretRedactor, MAX_REDACTED_CHARS, OversizedValueError, secretsFromConfig, secretsFromEnvironment, type SecretRedactor } from './secret-redactor.js';
@@ -143,7 +143,7 @@ export { delegationVerdict, type DelegationVerdict } from './run/team/delegation
 export { delegatedBy } from './run/team/delegations.js';
 export type { PlanLinter } from './plan/plan-linter.js';
 export { PLAN_LINT_EVENT_TYPES, approvalAllowances, recordedLint } from './run/views/plan-lint-record.js';
-export { approvePlan, currentPlan, inSomePlanVersion, planVersion, rejectPlan, savePlan, type StoredPlan } from './run/storage/plan-store.js';
+export { approvePlan, currentPlan, assertRunHasNode, planVersion, rejectPlan, savePlan, type StoredPlan } from './run/storage/plan-store.js';
 export { planTask } from './run/orchestration/plan-task.js';
 export type { AmendInput, CompletedNode, PlanInput, Planner, PlanPatch, ReplanTrigger } from './plan/planner.js';
 export { executeRun } from './run/orchestration/run-controller.js';

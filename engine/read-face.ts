@@ -5,7 +5,7 @@
  * Most of it is also exported by engine/index.ts; `AmbiguousRunError` and `UnknownRunError` are
  * exported only here, as nothing outside the engine but these commands uses them.
  */
-export { AmbiguousRunError, ConfigError, DagentError, UnknownNodeError, UnknownRunError, errorMessage } from './errors.js';
+export { AmbiguousRunError, ConfigError, DagentError, UnknownRunError, errorMessage } from './errors.js';
 export { visibleJson, visibleText } from './visible-text.js';
 export { openDatabase, describeSqliteError, type Store } from './db/open-database.js';
 export type { BusyNotice } from './db/busy-backoff.js';
@@ -20,7 +20,7 @@ export { NODE_WORKSPACE_FOLD_TYPES, foldNodeWorkspace, foldRunView, nodeWorkspac
 export { budgetWayOn, formatBudgetUsd, type RunBudget } from './run/budget/run-budget.js';
 export { budgetUse, type BudgetUse } from './run/views/budget-use.js';
 export { deadRunOwner, needsLivingProcess, runOwner, type RunOwner } from './run/ownership/run-owner.js';
-export { currentPlan, inSomePlanVersion, planVersion } from './run/storage/plan-store.js';
+export { currentPlan, assertRunHasNode, planVersion } from './run/storage/plan-store.js';
 export { PLAN_LINT_EVENT_TYPES, approvalAllowances, recordedLint } from './run/views/plan-lint-record.js';
 export type { Plan } from './plan/plan-schema.js';
 export { PlanLintBlockedError, lintGateVerdict } from './plan/lint-gate.js';

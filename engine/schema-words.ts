@@ -18,3 +18,13 @@ export function describeValue(value: unknown): string {
 }
 
 const MAX_SHOWN_CHARS = 60;
+
+/** The value at `path` in a raw document (undefined where the path leads nowhere): what a schema issue was about. */
+export function valueAt(path: readonly PropertyKey[], document: unknown): unknown {
+  let value = document;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}

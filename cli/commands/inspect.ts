@@ -1,4 +1,4 @@
-import { NODE_WORKSPACE_FOLD_TYPES, RequestNotFoundError, UnknownNodeError, foldNodeWorkspace, getRun, inSomePlanVersion, nodeWorkspaceLine, readEvents, reconstructRequest, visibleJson, visibleText } from '../../engine/index.js';
+import { NODE_WORKSPACE_FOLD_TYPES, RequestNotFoundError, assertRunHasNode, foldNodeWorkspace, getRun, nodeWorkspaceLine, readEvents, reconstructRequest, visibleJson, visibleText } from '../../engine/index.js';
 import { writeLine } from '../context/cli-io.js';
 import { integerAtLeast } from '../context/cli-args.js';
 import { defineCommand } from '../context/command.js';
@@ -23,8 +23,8 @@ export const inspectCommand = defineCommand<{ run: string; node: string; step?: 
     try {
       request = await reconstructRequest(db, run.id, args.node, args.step);
     } catch (error) {
-      // A node id the run never had (not in its log, nor in any of its plans) is a typo, not a node without requests.
-      if (error instanceof RequestNotFoundError && (await readEvents(db, run.id, { nodeId: args.node })).length === 0 && !(await inSomePlanVersion(db, run.id, args.node))) throw new UnknownNodeError(run.id, args.node);
+      // A node id the run never had is a typo, not a node without requests.
+      if (error instanceof RequestNotFoundError) await assertRunHasNode(db, run.id, args.node);
       // A command node calls no model: its workspace and commit are what there is to see.
       if (!(error instanceof RequestNotFoundError) || args.step !== undefined || workspace === null) throw error;
       const line = `run ${run.id} · node ${args.node} · no model request (the node ran without a model)\nworkspace: ${nodeWorkspaceLine(workspace)}`;

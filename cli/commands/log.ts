@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DagentError, EVENT_TYPES, UnknownNodeError, getRun, inSomePlanVersion, isEventType, readEvents, type EventType } from '../../engine/read-face.js';
+import { DagentError, EVENT_TYPES, assertRunHasNode, getRun, isEventType, readEvents, type EventType } from '../../engine/read-face.js';
 import { integerAtLeast } from '../context/cli-args.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
@@ -31,16 +31,14 @@ export const logCommand = defineCommand<{ run: string; node?: string; type?: str
     };
     let lastSeq = args.since ?? 0;
     let ended = false;
-    let nodeSeen = false;
     for (;;) {
       const events = await readEvents(db, run.id, { fromSeq: lastSeq + 1 });
       if (events.length > 0) lastSeq = events.at(-1)!.seq;
       ended ||= events.some((event) => RUN_END_TYPES.has(event.type));
-      nodeSeen ||= typeof nodeId === 'string' && events.some((event) => event.nodeId === nodeId);
       print(events.filter((event) => (nodeId === undefined || event.nodeId === nodeId) && (types === undefined || types.has(event.type))));
       if (!args.follow || ended || context.io.interrupt.aborted) {
-        // A node with no events may be one that has not run yet; one that no plan of the run has is a typo.
-        if (typeof nodeId === 'string' && !nodeSeen && args.since === undefined && !(await inSomePlanVersion(db, run.id, nodeId))) throw new UnknownNodeError(run.id, nodeId);
+        // A node with no events may be one that has not run yet; one the run never had is a typo.
+        if (typeof nodeId === 'string') await assertRunHasNode(db, run.id, nodeId);
         return 0;
       }
       await sleep(FOLLOW_POLL_MS, undefined, { signal: context.io.interrupt }).catch(() => undefined);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import { EXPECTED_TYPE_WORDS, describeValue } from '../schema-words.js';
+import { EXPECTED_TYPE_WORDS, describeValue, valueAt } from '../schema-words.js';
 import { HOOK_EVENT_NAMES } from '../session/event-values.js';
 
 const approvalPolicy = z.enum(['auto', 'suggest', 'never']);
@@ -197,7 +197,7 @@ function configProblem(issue: z.core.$ZodIssue, raw: unknown): string {
   if (issue.code === 'unrecognized_keys') {
     return `unknown setting${issue.keys.length > 1 ? 's' : ''}${path === '' ? '' : ` in ${path}`}: ${issue.keys.join(', ')}`;
   }
-  const value = issue.path.reduce<unknown>((at, key) => (at !== null && typeof at === 'object' ? (at as Record<PropertyKey, unknown>)[key] : undefined), raw);
+  const value = valueAt(issue.path, raw);
   const where = path || 'config';
   if (issue.code === 'invalid_type' && value !== undefined) return `${where}: must be ${EXPECTED_TYPE_WORDS[issue.expected] ?? issue.expected} (got ${describeValue(value)})`;
   if (issue.code === 'invalid_value') return `${where}: must be one of ${issue.values.map(String).join(', ')} (got ${describeValue(value)})`;

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { EXPECTED_TYPE_WORDS, describeValue } from '../schema-words.js';
+import { EXPECTED_TYPE_WORDS, describeValue, valueAt } from '../schema-words.js';
 import { nodeLocation, type PlanIssue } from './plan-issue.js';
 
 type ZodIssue = z.core.$ZodIssue;
@@ -63,15 +63,6 @@ function nodeIdAt(path: readonly PathKey[], document: unknown): string | undefin
 function idAt(document: unknown, index: number): unknown {
   const node = valueAt(['nodes', index], document);
   return node !== null && typeof node === 'object' ? (node as Record<string, unknown>)['id'] : undefined;
-}
-
-function valueAt(path: readonly PathKey[], document: unknown): unknown {
-  let value = document;
-  for (const key of path) {
-    if (value === null || typeof value !== 'object') return undefined;
-    value = (value as Record<PropertyKey, unknown>)[key];
-  }
-  return value;
 }
 
 const NODE_FIELDS = ['id', 'kind', 'title', 'instructions', 'reads', 'writes', 'dependsOn', 'command', 'tools', 'model', 'role', 'maxSteps', 'estimate'];

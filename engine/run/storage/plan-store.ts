@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/database.js';
-import { DagentError } from '../../errors.js';
+import { DagentError, UnknownNodeError } from '../../errors.js';
 import type { LintFinding } from '../../plan/lint-finding.js';
 import { diffPlans, type PlanDiff } from '../../plan/plan-diff.js';
 import { planHash } from '../../plan/plan-hash.js';
@@ -80,9 +80,15 @@ export async function listPlanVersions(db: Kysely<Database>, runId: string): Pro
   return Promise.all(rows.map((row) => planVersion(db, runId, Number(row.version))));
 }
 
-/** Whether any plan version of the run has a node `nodeId` (a node that has not run yet has no events). */
-export async function inSomePlanVersion(db: Kysely<Database>, runId: string, nodeId: string): Promise<boolean> {
-  return (await listPlanVersions(db, runId)).some((stored) => stored.plan.nodes.some((node) => node.id === nodeId));
+/**
+ * Throws `UnknownNodeError` unless the run has the node: in its log (a node that ran, the planner,
+ * a react run's agent) or in any of its plan versions (a node that has not run yet has no events).
+ */
+export async function assertRunHasNode(db: Kysely<Database>, runId: string, nodeId: string): Promise<void> {
+  const logged = await db.selectFrom('events').select('seq').where('run_id', '=', runId).where('node_id', '=', nodeId).limit(1).executeTakeFirst();
+  if (logged !== undefined) return;
+  if ((await listPlanVersions(db, runId)).some((stored) => stored.plan.nodes.some((node) => node.id === nodeId))) return;
+  throw new UnknownNodeError(runId, nodeId);
 }
 
 export interface SavePlanInput {
