@@ -15,7 +15,7 @@ export { lintOptions } from './config/lint-options.js';
 export { secretsFromConfig, secretsFromEnvironment } from './secret-redactor.js';
 export { EVENT_TYPES, isEventType, type EventType, type SessionEvent } from './session/event-types.js';
 export { readEvents } from './session/event-log.js';
-export { getRun, listRuns, type RunRecord } from './run/storage/run-store.js';
+export { countRunsByMode, getRun, listRuns, type RunRecord } from './run/storage/run-store.js';
 export { NODE_WORKSPACE_FOLD_TYPES, foldNodeWorkspace, foldRunView, nodeWorkspaceLabel, nodeWorkspaceLine, RUN_VIEW_EVENT_TYPES, shortCommit, type NodeView, type NodeWorkspaceView, type RunView } from './run/views/run-view.js';
 export { budgetWayOn, formatBudgetUsd, type RunBudget } from './run/budget/run-budget.js';
 export { budgetUse, type BudgetUse } from './run/views/budget-use.js';

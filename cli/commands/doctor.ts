@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { PROVIDERS, chooseIsolation, describeIsolation, listRuns } from '../../engine/index.js';
+import { PROVIDERS, chooseIsolation, countRunsByMode, describeIsolation } from '../../engine/index.js';
 import { homedir } from 'node:os';
 import { CommandSandbox, probeSandbox, type SandboxProbe } from '../../tools/index.js';
 import type { CliContext } from '../context/cli-context.js';
@@ -92,8 +92,8 @@ async function databaseCheck(context: CliContext): Promise<Check> {
     // doctor only looks: a workspace without a database yet gets none from it.
     if (!/^[a-z]+:\/\//.test(context.dbUrl) && !existsSync(context.dbUrl.replace(/^sqlite:/, ''))) return { name: 'database', ok: true, detail: `${shown} · not created yet (the first \`dagent plan\` creates it)` };
     const { db } = await context.readStore();
-    const runs = await listRuns(db);
-    return { name: 'database', ok: true, detail: `${shown} · ${runs.length} run${runs.length === 1 ? '' : 's'}` };
+    const runs = [...(await countRunsByMode(db)).values()].reduce((sum, count) => sum + count, 0);
+    return { name: 'database', ok: true, detail: `${shown} · ${runs} run${runs === 1 ? '' : 's'}` };
   } catch (error) {
     return { name: 'database', ok: false, detail: `${context.dbUrl}: ${(error as Error).message}` };
   }

@@ -1,10 +1,11 @@
-import { RUN_VIEW_EVENT_TYPES, budgetUse, budgetWayOn, nodeWorkspaceLabel, nodeWorkspaceLine, shortCommit, deadRunOwner, formatBudgetUsd, foldRunView, getRun, listRuns, needsLivingProcess, readEvents, runOwner, visibleJson, visibleText, type RunOwner, type NodeView, type RunRecord, type RunView } from '../../engine/read-face.js';
+import { RUN_VIEW_EVENT_TYPES, countRunsByMode, budgetUse, budgetWayOn, nodeWorkspaceLabel, nodeWorkspaceLine, shortCommit, deadRunOwner, formatBudgetUsd, foldRunView, getRun, listRuns, needsLivingProcess, readEvents, runOwner, visibleJson, visibleText, type RunOwner, type NodeView, type RunRecord, type RunView } from '../../engine/read-face.js';
 import { basename } from 'node:path';
+import { integerAtLeast } from '../context/cli-args.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
 import { durationBetween, formatDuration, formatTokens, formatUsd, renderTable } from '../render/index.js';
 
-export const statusCommand = defineCommand<{ run?: string; all?: boolean }>({
+export const statusCommand = defineCommand<{ run?: string; all?: boolean; limit?: number }>({
   examples: [
     ['$0 status', 'every run, newest first'],
     ['$0 status r-7f3a', 'one run\'s nodes, tokens and cost'],
@@ -12,14 +13,17 @@ export const statusCommand = defineCommand<{ run?: string; all?: boolean }>({
   builder: (yargs) =>
     yargs
       .positional('run', { type: 'string', describe: 'run id (a unique prefix is enough)' })
-      .option('all', { type: 'boolean', describe: 'list the runs of `dagent tool` too (each tool call is a run of its own)' }),
+      .option('all', { type: 'boolean', describe: 'list the runs of `dagent tool` too (each tool call is a run of its own)' })
+      .option('limit', { type: 'number', coerce: integerAtLeast('--limit', 1), describe: 'list at most N runs, newest first (default 50)' }),
   async run(context, args) {
     const { db } = await context.readStore();
     if (args.run === undefined) {
-      const everyRun = await listRuns(db);
+      const limit = args.limit ?? 50;
       // `dagent tool` calls are runs too (their log is kept), but not the plans and tasks the user follows.
-      const runs = args.all === true ? everyRun : everyRun.filter((run) => run.mode !== 'tool');
-      const toolRuns = everyRun.length - runs.length;
+      const runs = await listRuns(db, { limit, ...(args.all === true ? {} : { exceptModes: ['tool'] }) });
+      const counts = await countRunsByMode(db);
+      const toolRuns = args.all === true ? 0 : (counts.get('tool') ?? 0);
+      const listable = [...counts.values()].reduce((sum, count) => sum + count, 0) - toolRuns;
       // A planning or running run whose process is gone will not move on by itself: the list says so.
       const dead = new Map<string, RunOwner>();
       for (const run of runs) {
@@ -28,13 +32,14 @@ export const statusCommand = defineCommand<{ run?: string; all?: boolean }>({
       }
       if (context.json) {
         const listed = runs.map((run) => ({ id: run.id, status: run.status, mode: run.mode, planVersion: run.planVersion, task: run.task, createdAt: run.createdAt, ...(dead.has(run.id) ? { process: dead.get(run.id) } : {}) }));
-        writeLine(context.io.stdout, visibleJson(JSON.stringify({ runs: listed })));
+        writeLine(context.io.stdout, visibleJson(JSON.stringify({ runs: listed, total: listable })));
       } else if (runs.length === 0) {
         writeLine(context.io.stdout, `no runs yet: \`dagent plan "<task>"\` starts one${toolRuns === 0 ? '' : ` (${toolRuns} \`dagent tool\` call${toolRuns === 1 ? '' : 's'}: status --all lists them)`}`);
       } else {
         const status = (run: RunRecord): string => (dead.has(run.id) ? `${statusText(run.status)}, process gone` : statusText(run.status));
         const rows = [['RUN', 'STATUS', 'PLAN', 'CREATED', 'TASK'], ...runs.map((run) => [run.id, status(run), run.planVersion === null ? '-' : `v${run.planVersion}`, run.createdAt.slice(0, 16).replace('T', ' '), oneLine(run.task, 60)])];
         writeLine(context.io.stdout, renderTable(rows));
+        if (runs.length < listable) writeLine(context.io.stdout, `the newest ${runs.length} of ${listable} runs: --limit ${listable} lists them all`);
         if (dead.size > 0) writeLine(context.io.stdout, `\n${deadRunsHint(runs.filter((run) => dead.has(run.id)))}`);
         if (toolRuns > 0) writeLine(context.io.stdout, `${toolRuns} \`dagent tool\` call${toolRuns === 1 ? '' : 's'} not listed: status --all lists them`);
       }

@@ -6,7 +6,7 @@
  * The Planner and PlanLinter interfaces live beside the plan, in engine/plan.
  */
 export { IllegalRunTransitionError, RUN_STATUSES, isRunStatus, isTerminalRunStatus, transitionRun, type RunStatus } from './storage/run-status.js';
-export { createRun, getRun, listRuns, runFromRow, type CreateRunInput, type RunMode, type RunRecord } from './storage/run-store.js';
+export { countRunsByMode, createRun, getRun, listRuns, runFromRow, type RunSelection, type CreateRunInput, type RunMode, type RunRecord } from './storage/run-store.js';
 export {
   RUN_VIEW_EVENT_TYPES,
   emptyRunView,

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createRun, openDatabase } from '../../engine/index.js';
 import { DAGENT_BIN } from '../helpers/crash-process.js';
 import { tempDir } from '../helpers/temp-store.js';
 
@@ -54,5 +55,23 @@ describe('read-only commands and tool runs', () => {
     expect((JSON.parse(dagent('--json', 'status').stdout) as { runs: unknown[] }).runs).toEqual([]);
     const all = JSON.parse(dagent('--json', 'status', '--all').stdout) as { runs: { mode: string; status: string }[] };
     expect(all.runs).toEqual([expect.objectContaining({ mode: 'tool', status: 'succeeded' })]);
+  });
+
+  it('lists the newest runs that are not tool calls however many tool calls came after them, says when the list is cut, and doctor counts them all', async () => {
+    const store = await openDatabase(join(workspace, '.dagent', 'dagent.db'));
+    for (let index = 0; index < 3; index += 1) await createRun(store.db, { task: `plan ${index}`, workspace, mode: 'plan' });
+    for (let index = 0; index < 60; index += 1) await createRun(store.db, { task: `tool call ${index}`, workspace, mode: 'tool' });
+    await store.close();
+
+    const listed = dagent('status').stdout.trim().split('\n');
+    expect(listed.slice(1, 4).map((line) => line.split(/\s{2,}/).at(-1))).toEqual(expect.arrayContaining(['plan 0', 'plan 1', 'plan 2']));
+    expect(listed.at(-1)).toBe('60 `dagent tool` calls not listed: status --all lists them');
+    const all = dagent('status', '--all', '--limit', '10').stdout.trim().split('\n');
+    expect(all).toHaveLength(1 + 10 + 1);
+    expect(all.at(-1)).toBe('the newest 10 of 63 runs: --limit 63 lists them all');
+    expect(JSON.parse(dagent('--json', 'status', '--limit', '2').stdout)).toMatchObject({ total: 3, runs: [expect.anything(), expect.anything()] });
+    expect(dagent('doctor').stdout).toMatch(/database\s+ok\s+.* · 63 runs/);
+    const refused = dagent('status', '--limit', '0');
+    expect([refused.status, refused.stderr]).toEqual([2, 'dagent: --limit must be a whole number of at least 1, not "0"\n']);
   });
 });

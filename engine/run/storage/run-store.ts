@@ -67,9 +67,22 @@ export async function getRun(db: Kysely<Database>, id: string): Promise<RunRecor
   throw new UnknownRunError(id);
 }
 
-export async function listRuns(db: Kysely<Database>, options: { limit?: number } = {}): Promise<RunRecord[]> {
-  const rows = await db.selectFrom('runs').selectAll().orderBy('created_at', 'desc').orderBy('id').limit(options.limit ?? 50).execute();
-  return rows.map(runFromRow);
+/** Which runs `listRuns` and `countRuns` look at: all, or all but those of some modes (`dagent tool` calls are runs too). */
+export interface RunSelection {
+  readonly exceptModes?: readonly RunMode[];
+}
+
+/** The newest runs first (50 unless `limit` says otherwise). */
+export async function listRuns(db: Kysely<Database>, options: RunSelection & { readonly limit?: number } = {}): Promise<RunRecord[]> {
+  let select = db.selectFrom('runs').selectAll().orderBy('created_at', 'desc').orderBy('id').limit(options.limit ?? 50);
+  if (options.exceptModes !== undefined && options.exceptModes.length > 0) select = select.where('mode', 'not in', [...options.exceptModes]);
+  return (await select.execute()).map(runFromRow);
+}
+
+/** How many runs the store holds, by mode. */
+export async function countRunsByMode(db: Kysely<Database>): Promise<Map<RunMode, number>> {
+  const rows = await db.selectFrom('runs').select((eb) => ['mode', eb.fn.countAll<number | string | bigint>().as('count')]).groupBy('mode').execute();
+  return new Map(rows.map((row) => [row.mode as RunMode, Number(row.count)]));
 }
 
 export function runFromRow(row: Selectable<RunsTable>): RunRecord {
