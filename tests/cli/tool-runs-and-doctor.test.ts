@@ -74,4 +74,22 @@ describe('read-only commands and tool runs', () => {
     const refused = dagent('status', '--limit', '0');
     expect([refused.status, refused.stderr]).toEqual([2, 'dagent: --limit must be a whole number of at least 1, not "0"\n']);
   });
+
+  it.each([
+    ['a string for arguments', ['read_file', '"a.txt"'], 'dagent: tool arguments must be a JSON object, e.g. \'{"path":"src/a.ts"}\', not a string'],
+    ['null for arguments', ['read_file', 'null'], 'dagent: tool arguments must be a JSON object, e.g. \'{"path":"src/a.ts"}\', not null'],
+    ['a team lead\'s tool', ['delegate', '{"id":"a","title":"t","instructions":"i"}'], 'dagent: delegate works only inside a run: the lead agent of `dagent team` calls it, and `dagent tool` runs a tool on its own'],
+    ['a planned node\'s tool', ['report_missing_work', '{}'], 'dagent: report_missing_work works only inside a run: a node of a planned run calls it, and `dagent tool` runs a tool on its own'],
+  ])('refuses %s at once, exit 2', (_, args, message) => {
+    const result = dagent('tool', ...args);
+
+    expect([result.status, result.stderr.trim()]).toEqual([2, message]);
+  });
+
+  it('takes arguments the tool cannot use as bad input: exit 2, with what the tool expects', () => {
+    const result = dagent('tool', 'read_file', '{}');
+
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('Expected: { path: string');
+  });
 });
