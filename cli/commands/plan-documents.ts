@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { ConfigError, currentPlan, getRun, isEmptyPlanDiff, parsePlanDocument, planVersion, renderPlanDiff, savePlan, visibleJson, type Plan } from '../../engine/index.js';
+import { ConfigError, currentPlan, getRun, isEmptyPlanDiff, needsLivingProcess, parsePlanDocument, planVersion, renderPlanDiff, runOwner, savePlan, visibleJson, type Plan, type RunRecord, type Store } from '../../engine/index.js';
 import type { CliContext } from '../context/cli-context.js';
 import { integerAtLeast } from '../context/cli-args.js';
 import { writeLine } from '../context/cli-io.js';
@@ -58,9 +58,11 @@ export const editCommand = defineCommand<{ run: string; discard?: boolean }>({
       .option('discard', { type: 'boolean', describe: 'delete the unfinished edit kept from an earlier `edit` (the next `edit` starts from the current plan)' }),
   async run(context, args) {
     const { db } = await context.store();
-    const stored = await currentPlan(db, (await getRun(db, args.run)).id);
+    const run = await getRun(db, args.run);
+    const stored = await currentPlan(db, run.id);
     const file = draftFile(context, stored.runId, stored.version);
     if (args.discard === true) return discardDraft(context, file);
+    await assertPlanMayChange(db, run);
     const editor = context.io.env.VISUAL || context.io.env.EDITOR || (context.io.stdin.isTTY === true && context.io.stdout.isTTY === true ? 'vi' : undefined);
     if (editor === undefined) {
       throw new ConfigError(`no editor: set $VISUAL or $EDITOR (without a terminal dagent does not open vi), or \`dagent export ${stored.runId} plan.json\`, edit it, and \`dagent import ${stored.runId} plan.json\``);
@@ -104,10 +106,24 @@ function discardDraft(context: CliContext, file: string): number {
   return 0;
 }
 
+/**
+ * A run whose process is planning or running it goes on with the plan it approved: a new version
+ * under it would be one the run cannot end with. Once its process is gone (killed), the plan may
+ * change, and `resume` asks for its approval.
+ */
+async function assertPlanMayChange(db: Store['db'], run: RunRecord): Promise<void> {
+  if (!needsLivingProcess(run.status)) return;
+  const owner = await runOwner(db, run.id);
+  if (owner !== undefined && !owner.alive) return;
+  const doing = run.status === 'planning' ? 'being planned' : 'running';
+  throw new ConfigError(`run ${run.id} is ${doing}${owner === undefined ? '' : ` (pid ${owner.pid})`}: its plan cannot change under it; change it once the run ends, or \`dagent cancel ${run.id}\` (the run stays resumable) and then change it`);
+}
+
 /** Stores a user's plan as a new version awaiting approval, then prints the diff and the plan. */
 async function storeEditedPlan(context: CliContext, runArg: string, plan: Plan, reason: string): Promise<number> {
   const { db } = await context.store();
   const run = await getRun(db, runArg);
+  await assertPlanMayChange(db, run);
   const previous = await currentPlan(db, run.id);
   if (previous.status !== 'rejected' && planDocumentText(plan) === planDocumentText(previous.plan)) {
     // The same document again: no new version (it would need approving again for nothing);

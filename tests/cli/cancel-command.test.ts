@@ -93,4 +93,24 @@ describe('dagent cancel', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr.trim()).toBe(`dagent: run ${runId} is not running (its plan awaits approval)`);
   }, 60_000);
+
+  it('keeps a running run\'s plan from changing under it: import and edit are refused until the run is cancelled', async () => {
+    const { runId, runner } = await runningRun();
+    const edited: Plan = { ...PLAN, nodes: [PLAN.nodes[0]!] };
+    writeFileSync(join(workspace.dir, 'edited.json'), JSON.stringify(edited));
+
+    const imported = await cli(['import', runId, join(workspace.dir, 'edited.json')]);
+    const edit = spawnCli(['edit', runId, ...flags], workspace.dir, { env: { EDITOR: 'true' } });
+
+    const refusal = `dagent: run ${runId} is running (pid ${runner.child.pid}): its plan cannot change under it; change it once the run ends, or \`dagent cancel ${runId}\` (the run stays resumable) and then change it`;
+    expect([imported.code, imported.stderr.trim()]).toEqual([2, refusal]);
+    const editResult = await edit.exited;
+    expect([editResult.code, editResult.stderr.trim()]).toEqual([2, refusal]);
+    expect((await cli(['cancel', runId])).code).toBe(0);
+    await runner.exited;
+    const after = await cli(['import', runId, join(workspace.dir, 'edited.json')]);
+    expect(after.code, after.stderr).toBe(0);
+    expect(after.stdout).toContain('plan v1 → v2');
+  }, 60_000);
 });
+
