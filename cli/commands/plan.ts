@@ -7,6 +7,8 @@ import { planRulesFor } from '../plans/plan-rules.js';
 import { ALLOW_LINT_OPTION, lintForReview, versionLint } from '../plans/plan-lint.js';
 import { analyzeForReview, printPlan } from '../plans/plan-review.js';
 import { recordedModels } from '../plans/recorded-models.js';
+import { NO_MODEL_CONFIGURED } from '../runtime/models.js';
+import { nodeModelChoice } from '../runtime/model-routing.js';
 import type { RunFlags } from '../running/run-plan.js';
 import { APPROVE_FROM_DASHBOARD_DESCRIPTION, DASHBOARD_DESCRIPTION, MAX_COST_OPTION, MAX_TOKENS_OPTION, ROUTING_DESCRIPTION } from './run-options.js';
 
@@ -47,6 +49,8 @@ export const planCommand = defineCommand<PlanArgs>({
     let runId: string;
     if (args.from !== undefined) {
       const plan: Plan = readPlanFile(context.io.cwd, args.from, await planRulesFor(context));
+      // --yes runs it at once: a node with no model to run on is refused before a run is stored.
+      if (args.yes === true) assertModelsFor(context, plan);
       // The model named now (`-m`, config) is checked and recorded: `dagent run` uses it unless told otherwise.
       const run = await createRun(db, { task: task || plan.goal, workspace: context.workspace, mode: 'plan', config: recordedModels(context) });
       await savePlan(db, run.id, { plan, reason: `imported from ${args.from}`, lint: await lintForReview(context, plan) });
@@ -91,3 +95,11 @@ function nextStep(runId: string, lint: readonly LintFinding[]): string {
   const allow = codes.map((code) => `--allow-lint ${code}`).join(' ');
   return `next: the lint ${codes.length === 1 ? 'error above stops' : 'errors above stop'} \`approve\`: fix the plan (dagent edit ${runId}), or approve it anyway with dagent approve ${runId} ${allow}`;
 }
+
+/** Every node that calls a model has one to run on: its own, its role's, or the run's (`--model`, config). */
+function assertModelsFor(context: CliContext, plan: Plan): void {
+  const modelOf = nodeModelChoice(context, undefined);
+  const without = plan.nodes.filter((node) => node.kind !== 'command' && modelOf(node) === undefined);
+  if (without.length > 0) throw new ConfigError(`${NO_MODEL_CONFIGURED} (the plan's ${without.map((node) => node.id).slice(0, 3).join(', ')}${without.length > 3 ? ', …' : ''} call${without.length === 1 ? 's' : ''} one); nothing was stored`);
+}
+

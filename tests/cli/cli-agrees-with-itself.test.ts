@@ -77,6 +77,16 @@ describe('the command line', () => {
     expect(result.stdout).toMatch(/✓ hello/);
   });
 
+  it('refuses plan --yes of a plan whose nodes have no model to run on before it stores a run', () => {
+    writePlan({ goal: 'Look twice', nodes: [{ id: 'look', kind: 'read', title: 'Look', instructions: 'Look.' }, { id: 'check', kind: 'command', title: 'Check', command: 'true' }] });
+
+    const result = dagent('plan', '--from', 'plan.json', '--yes', '--no-dashboard');
+
+    expect(result.status).toBe(2);
+    expect(result.stderr.trim()).toMatch(/^dagent: no model configured: .* \(the plan's look calls one\); nothing was stored$/);
+    expect(dagent('status').stdout.trim()).toBe('no runs yet: `dagent plan "<task>"` starts one');
+  });
+
   it('after a plan with lint errors, says what to fix instead of approve && run', () => {
     writePlan({ goal: 'Check the notes', nodes: [{ id: 'check', kind: 'command', title: 'Check the notes', command: 'echo checked', reads: ['notes/release.md'] }] });
 
