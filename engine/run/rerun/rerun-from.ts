@@ -53,12 +53,15 @@ export async function prepareRerun(db: Kysely<Database>, runId: string, input: R
   if (run.status === 'running') throw new DagentError(`run ${run.id} is running; a rerun needs it stopped: \`dagent cancel ${run.id}\` first (it also closes a run whose process died)`);
   const stored = await currentPlan(db, run);
   const plan = stored.plan;
+  // A rerun runs the plan a person approved, again from one node: never a version nobody approved.
+  if (stored.status !== 'approved') throw new DagentError(`plan v${stored.version} of run ${run.id} is ${stored.status.replace('_', ' ')}: a rerun runs an approved plan again; review it with \`dagent show ${run.id}\`, then \`dagent approve ${run.id}\` and \`dagent run ${run.id}\``);
   if (!plan.nodes.some((node) => node.id === input.from)) {
     throw new DagentError(`node ${input.from} is not in plan v${stored.version} of run ${run.id}; its nodes: ${plan.nodes.map((node) => node.id).join(', ')}`);
   }
   const again = rerunSet(plan, input.from);
   const log = runLog(db, run.id);
   const states = nodeStatesFromEvents(await log.read({ types: NODE_TRANSITION_EVENT_TYPES }));
+  if (states.size === 0) throw new DagentError(`run ${run.id} has not run yet: \`dagent run ${run.id}\` runs it (every node, once)`);
   const touched = new Set((await listSnapshots(db, run.id)).map((snapshot) => snapshot.nodeId));
   // The last node first: each one's files are then as it left them, and come back exactly.
   const order = planStages(plan).flat().filter((id) => again.has(id) && touched.has(id)).reverse();
@@ -79,6 +82,7 @@ export async function prepareRerun(db: Kysely<Database>, runId: string, input: R
   if (onBranch.length > 0) await revertOnRunBranch(input.workspace, run.id, onBranch, `rerun from ${input.from}`);
   const next = input.instruction === undefined ? plan : withInstruction(plan, input.from, input.instruction);
   const reason = `rerun from ${input.from}${input.instruction === undefined ? '' : ' with an instruction'}`;
+  // A rerun stopped before its run began left the run approved: this one goes on from there.
   const saved = await savePlan(db, run.id, { plan: next, reason, status: 'approved', runStatus: 'approved', log });
   const version = saved.stored.version;
   const nodes = plan.nodes.map((node) => node.id).filter((id) => again.has(id));

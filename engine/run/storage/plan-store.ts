@@ -141,7 +141,8 @@ export async function savePlan(db: Kysely<Database>, runId: string, input: SaveP
         .insertInto('plans')
         .values({ run_id: run.id, version, body: JSON.stringify(input.plan), status, reason: input.reason, hash, created_at: now, approved_at: status === 'approved' ? now : null })
         .execute();
-      await setRunStatus(transaction, run.id, transitionRun(run.status, nextRunStatus), { plan_version: version });
+      // A run that stays as it is (approved, a new approved version) takes the new version only.
+      await setRunStatus(transaction, run.id, nextRunStatus === run.status ? run.status : transitionRun(run.status, nextRunStatus), { plan_version: version });
     },
   });
   return { stored: await planVersion(db, run.id, version), ...(diff === undefined ? {} : { diff }) };
