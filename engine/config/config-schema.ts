@@ -40,7 +40,11 @@ const mcpServersConfig = z.record(
 const hookSpec = z.strictObject({
   matcher: z
     .string()
-    .refine((value) => isRegExp(value), { error: 'matcher is not a valid regular expression' })
+    // `*` matches every one, as empty does (`hookMatches`); anything else is a regular expression.
+    .superRefine((value, context) => {
+      const problem = value === '*' ? undefined : regExpProblem(value);
+      if (problem !== undefined) context.addIssue({ code: 'custom', message: `matcher is not a valid regular expression (${problem}); \`*\` or no matcher matches every one` });
+    })
     .optional(),
   command: z.string().min(1),
   timeoutMs: z.number().int().positive().max(600_000).optional(),
@@ -49,12 +53,13 @@ const hookSpec = z.strictObject({
 /** `hooks`: commands run at moments of a run (`PreToolUse`, `PostToolUse`, `NodeStart`, `NodeEnd`, `PreCompact`, `RunEnd`); see docs/hooks.md. */
 const hooksConfig = z.strictObject(Object.fromEntries(HOOK_EVENT_NAMES.map((name) => [name, z.array(hookSpec).optional()])) as Record<(typeof HOOK_EVENT_NAMES)[number], z.ZodOptional<z.ZodArray<typeof hookSpec>>>);
 
-function isRegExp(value: string): boolean {
+/** Why `value` is not a regular expression, in the engine's words; undefined when it is one. */
+function regExpProblem(value: string): string | undefined {
   try {
     new RegExp(value);
-    return true;
-  } catch {
-    return false;
+    return undefined;
+  } catch (error) {
+    return (error as Error).message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /, '');
   }
 }
 

@@ -6,6 +6,7 @@ import { openTempStore } from '../../../helpers/temp-store.js';
 
 const PLAN: Plan = {
   goal: 'Look twice',
+  rationale: 'Two looks.',
   nodes: [
     { id: 'first', kind: 'read', title: 'Look', instructions: 'Look.', reads: [], writes: [], dependsOn: [] },
     { id: 'second', kind: 'read', title: 'Look again', instructions: 'Look again.', reads: [], writes: [], dependsOn: ['first'] },
