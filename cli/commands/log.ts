@@ -1,12 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DagentError, EVENT_TYPES, assertRunHasNode, getRun, isEventType, readEvents, type EventType } from '../../engine/read-face.js';
+import { DagentError, EVENT_TYPES, assertRunHasNode, deadRunOwner, getRun, isEventType, readEvents, type EventType } from '../../engine/read-face.js';
 import { integerAtLeast } from '../context/cli-args.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
 import { eventJson, formatEventLine } from '../render/index.js';
 
 const FOLLOW_POLL_MS = 250;
-const RUN_END_TYPES = new Set<string>(['run/succeeded', 'run/failed', 'run/cancelled', 'plan/rejected']);
+const RUN_END_TYPES = new Set<string>(['run/succeeded', 'run/failed', 'run/cancelled', 'run/paused', 'plan/rejected']);
+/** A followed run whose status is one of these has no process to write more: following it ends. */
+const STILL_STATUSES = new Set<string>(['succeeded', 'failed', 'cancelled', 'paused', 'rejected']);
 
 export const logCommand = defineCommand<{ run: string; node?: string; type?: string[]; follow?: boolean; since?: number }>({
   examples: [
@@ -36,6 +38,8 @@ export const logCommand = defineCommand<{ run: string; node?: string; type?: str
       if (events.length > 0) lastSeq = events.at(-1)!.seq;
       ended ||= events.some((event) => RUN_END_TYPES.has(event.type));
       print(events.filter((event) => (nodeId === undefined || event.nodeId === nodeId) && (types === undefined || types.has(event.type))));
+      // Nothing new: the run may have ended before the events read (`--since` past its end), or its process may be gone.
+      if (args.follow === true && !ended && events.length === 0) ended = await stoppedWriting(db, run.id, (line) => writeLine(context.io.stderr, line));
       if (!args.follow || ended || context.io.interrupt.aborted) {
         // A node with no events may be one that has not run yet; one the run never had is a typo.
         if (typeof nodeId === 'string') await assertRunHasNode(db, run.id, nodeId);
@@ -45,6 +49,16 @@ export const logCommand = defineCommand<{ run: string; node?: string; type?: str
     }
   },
 });
+
+/** Whether a followed run will write no more: it ended, paused, or its process is gone (said on stderr, with how to go on). */
+async function stoppedWriting(db: Parameters<typeof getRun>[0], runId: string, say: (line: string) => void): Promise<boolean> {
+  const run = await getRun(db, runId);
+  if (STILL_STATUSES.has(run.status)) return true;
+  const gone = await deadRunOwner(db, run);
+  if (gone === undefined) return false;
+  say(`dagent: run ${runId} is ${run.status}, but its process (pid ${gone.pid}) is gone: \`dagent resume ${runId}\` goes on with it`);
+  return true;
+}
 
 function expandTypes(requested: readonly string[] | undefined): Set<EventType> | undefined {
   if (requested === undefined || requested.length === 0) return undefined;

@@ -1,6 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EventLog, createRun, openDatabase } from '../../engine/index.js';
 import { runCli } from '../helpers/cli-harness.js';
 import { tempDir } from '../helpers/temp-store.js';
 
@@ -76,3 +78,29 @@ describe('the status of a run awaiting approval', () => {
     expect(json.run.status).toBe('awaiting_approval');
   });
 });
+
+describe('dagent log -f', () => {
+  it('ends at once for a run that has ended, even from past its last event', async () => {
+    expect((await cli(['--no-sandbox', 'approve', runId])).code).toBe(0);
+    expect((await cli(['--no-sandbox', 'run', runId, '--no-dashboard'])).code).toBe(0);
+
+    const followed = await cli(['log', runId, '-f', '--since', '9999']);
+
+    expect([followed.code, followed.stdout]).toEqual([0, '']);
+  });
+
+  it('ends for a run whose process is gone, saying how to go on', async () => {
+    const store = await openDatabase(join(workspace, '.dagent', 'dagent.db'));
+    const orphan = await createRun(store.db, { task: 'left running', workspace, mode: 'plan', status: 'running' });
+    const gonePid = spawnSync(process.execPath, ['-e', '']).pid!;
+    await new EventLog(store.db, orphan.id).append({ type: 'run/started', payload: { pid: gonePid } });
+    await store.close();
+
+    const followed = await cli(['log', orphan.id, '-f']);
+
+    expect(followed.code).toBe(0);
+    expect(followed.stdout).toContain('run/started');
+    expect(followed.stderr.trim()).toBe(`dagent: run ${orphan.id} is running, but its process (pid ${gonePid}) is gone: \`dagent resume ${orphan.id}\` goes on with it`);
+  });
+});
+
