@@ -7,3 +7,4 @@ export { WorktreeNodeFiles, type WorktreeBoundary, type WorktreeEndOptions, type
 export { deliverChange, type DeliveredFile, type Delivery } from './working-copy-delivery.js';
 export { chooseIsolation, describeIsolation, type IsolationChoice, type IsolationSetting } from './isolation.js';
 export { LINKED_FOLDERS_FILE, linkedFolderTargets } from './linked-folders.js';
+export { worktreeGitDir } from './worktree-reuse.js';

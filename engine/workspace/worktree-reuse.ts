@@ -18,6 +18,11 @@ export function worktreeGitFile(worktree: string): Promise<string> {
   return readFile(join(worktree, '.git'), 'utf8');
 }
 
+/** The folder a worktree's `.git` file (its text, `gitdir: <path>`) leads to, absolute (git may write it relative to the worktree). Pure. */
+export function worktreeGitDir(worktree: string, gitFile: string): string {
+  return resolve(worktree, gitFile.replace(/^gitdir: /, '').trim());
+}
+
 /**
  * Clears a worktree an earlier node used for the next node, to be brought to its commit by one
  * checkout (`checkoutDetached`) exactly as a fresh checkout of it would be: git's per-worktree state
@@ -32,7 +37,7 @@ export function worktreeGitFile(worktree: string): Promise<string> {
  */
 export async function clearWorktree(objects: GitObjects, worktree: string, gitFile: string): Promise<void> {
   if ((await worktreeGitFile(worktree)) !== gitFile) throw new Error(`${worktree}: its .git file changed`);
-  const gitDir = resolve(worktree, gitFile.replace(/^gitdir: /, '').trim());
+  const gitDir = worktreeGitDir(worktree, gitFile);
   await Promise.all((await readdir(gitDir)).filter((entry) => !KEPT_GIT_ENTRIES.has(entry)).map((entry) => rm(join(gitDir, entry), { recursive: true, force: true })));
   const [entries] = await Promise.all([objects.inWorktree(worktree, ['ls-files', '-v']), objects.inWorktree(worktree, ['clean', '-q', '-ffdx'])]);
   if (UNWATCHED_ENTRY.test(entries)) throw new Error(`${worktree}: its index hides files from git`);

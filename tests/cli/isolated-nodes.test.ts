@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { detectSandbox } from '../../tools/index.js';
 import { runCli } from '../helpers/cli-harness.js';
 import { tempDir } from '../helpers/temp-store.js';
 
@@ -51,6 +52,16 @@ nodes:
     command: "sed -i 's/^line 10$/line ten/' f.txt"
     writes: ["f.txt"]
     dependsOn: []
+`;
+
+/** A command node that changes a file, then asks git about it: git reads the repository through the node's worktree. */
+const GIT_READS = `goal: Ask git
+nodes:
+  - id: git-read
+    kind: command
+    title: Change a file and ask git about it
+    command: "echo changed >> a.txt && git status --short && git diff && git log --format=%s"
+    writes: ["a.txt"]
 `;
 
 let workspace: string;
@@ -159,6 +170,22 @@ describe('nodes in their own workspaces', () => {
     expect(clashed.code, clashed.stdout + clashed.stderr).toBe(0);
     expect(clashed.stdout).toMatch(/✗ (top|bottom) failed: merge conflict: node (top|bottom) changed the same lines/);
     expect(clashed.stdout).toMatch(/⚡ (top|bottom) conflicts with changes merged before it on dagent\/r-[0-9a-z]+: f\.txt:2/);
+  }, 60_000);
+
+  it.skipIf(!detectSandbox().available)('lets a command node run git in its worktree, in the sandbox, by default: status, diff and log see the node’s change', async () => {
+    // The default settings: a worktree per node (the repository under /tmp, which the sandbox's private /tmp hides).
+    writeFileSync(join(workspace, '.dagent', 'config.json'), '{}');
+    writeFileSync(join(workspace, 'plan.yaml'), GIT_READS);
+    const ran = await cli('plan', '--from', 'plan.yaml', '--yes');
+    expect(ran.code, ran.stderr).toBe(0);
+    const runId = runIdOf(ran.stdout);
+    const log = await cli('log', runId, '--node', 'git-read', '--type', 'tool/result', '--json');
+    const result = JSON.parse(log.stdout.trim().split('\n')[0]!) as { payload: { content: string; meta: { sandbox: string } } };
+    expect(result.payload.meta.sandbox).not.toBe('none');
+    expect(result.payload.content).toContain(' M a.txt');
+    expect(result.payload.content).toContain('+changed');
+    expect(result.payload.content).toMatch(/^initial$/m);
+    expect(git('show', '--name-only', '--format=', `dagent/${runId}`)).toBe('a.txt');
   }, 60_000);
 
   it('refuses the same two unordered writers of one file where nodes share the working copy (isolation: shared)', async () => {

@@ -20,7 +20,8 @@ export interface BubblewrapConfinement {
  * - The whole file system read-only, a private `/tmp` (tmpfs, gone with the command), a fresh
  *   `/dev` and `/proc`; then the workspace writable, its `.git` and `.dagent` read-only again (a
  *   separate mount, so a hard link into them fails too), an empty read-only folder where they do
- *   not exist yet (so a command cannot create them); credential stores hidden.
+ *   not exist yet (so a command cannot create them); a linked worktree's git folders visible and
+ *   read-only (separate mounts too, even under the private `/tmp`); credential stores hidden.
  * - New user, PID, IPC and network namespaces: the command has no capabilities (`--cap-drop ALL`,
  *   even when dagent runs as root), sees only its own processes, and no network but its own
  *   loopback (where the allow-list bridge listens, when there is one). The seccomp filter refuses
@@ -35,8 +36,17 @@ export function bubblewrapArgs(policy: SandboxPolicy, confinement: BubblewrapCon
   // Read paths: over the private /tmp, under the workspace's own mount, so they can never make it read-only or writable.
   const [revealed, readPaths] = partition(policy.readPaths ?? [], (path) => policy.hidden.some((hidden) => isWithin(path, hidden.path)));
   for (const path of readPaths) args.push('--ro-bind-try', path, path);
+  // A linked worktree's git folders, all read-only, the index in its admin folder too: a read-only
+  // git command (`status`, `diff`, `log`) refreshes the index only when it can take the index's
+  // lock and goes on without it, as in a plain workspace whose `.git` is read-only; and dagent
+  // commits a node's change through that index (`git add -A`, outside the sandbox), so a writable
+  // one would let a command stage other content or mark files skip-worktree to keep them out of
+  // the commit. Those outside the workspace (or holding it) go under its mount, so they can never
+  // make it read-only; one inside it goes over it, so the workspace's mount cannot make it writable.
+  const [gitInside, gitAround] = partition(policy.gitFolders ?? [], (path) => isStrictlyWithin(path, policy.workspace));
+  for (const path of gitAround) args.push('--ro-bind', path, path);
   args.push('--bind', policy.workspace, policy.workspace);
-  for (const path of policy.readOnly) args.push('--ro-bind', path, path);
+  for (const path of [...policy.readOnly, ...gitInside]) args.push('--ro-bind', path, path);
   for (const path of policy.placeholders ?? []) {
     if (policy.emptyFolder === undefined) args.push('--tmpfs', path, '--remount-ro', path);
     else args.push('--ro-bind', policy.emptyFolder, path);
@@ -58,7 +68,11 @@ export function bubblewrapArgs(policy: SandboxPolicy, confinement: BubblewrapCon
 }
 
 function isWithin(path: string, folder: string): boolean {
-  return path === folder || path.startsWith(folder.endsWith('/') ? folder : `${folder}/`);
+  return path === folder || isStrictlyWithin(path, folder);
+}
+
+function isStrictlyWithin(path: string, folder: string): boolean {
+  return path.startsWith(folder.endsWith('/') ? folder : `${folder}/`);
 }
 
 function partition<T>(items: readonly T[], test: (item: T) => boolean): [T[], T[]] {

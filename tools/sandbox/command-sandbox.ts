@@ -11,6 +11,7 @@ import { SANDBOX_PROXY_PORT, SANDBOX_PROXY_SOCKET, type HiddenPath, type Sandbox
 import { allHomes, holdPlaceholders, workspaceProtection } from './protected-paths.js';
 import { seatbeltProfile } from './seatbelt-profile.js';
 import { seccompProgram } from './seccomp-filter.js';
+import { worktreeGitFolders } from './worktree-git-folders.js';
 
 export type SandboxKind = 'bubblewrap' | 'seatbelt';
 
@@ -101,8 +102,9 @@ export function detectSandbox(options: Pick<CommandSandboxOptions, 'bwrapPath' |
 
 /**
  * Confines commands with the machine's OS sandbox: writes only to the workspace (not its `.git`
- * and `.dagent`) and a private temp folder, credential stores hidden, no network except the
- * allow-list proxy, every process gone with the command and with dagent.
+ * and `.dagent`, nor a linked worktree's git folders, which it reads) and a private temp folder,
+ * credential stores hidden, no network except the allow-list proxy, every process gone with the
+ * command and with dagent.
  */
 export class CommandSandbox {
   readonly kind: SandboxKind;
@@ -142,12 +144,13 @@ export class CommandSandbox {
     const network = await this.#network();
     const hidden = hiddenPaths(allHomes(this.#options.homes));
     const { readOnly, placeholders } = workspaceProtection(input.workspace, [PACKAGE_ROOT, OWN_CACHE, process.env['DAGENT_CODE_CACHE']]);
+    const gitFolders = worktreeGitFolders(input.workspace);
     const proxyEnv = network.kind === 'none' ? {} : proxyEnvironment(network.kind === 'proxy-socket' ? SANDBOX_PROXY_PORT : network.port);
     if (this.kind === 'bubblewrap') {
       const emptyFolder = placeholders.length === 0 ? undefined : privateEmptyFolder();
       // A node workspace's linked folders (node_modules, build caches) stay visible, read-only, under the private /tmp too.
       const visible = [PACKAGE_ROOT, dirname(process.execPath), ...linkedFolderTargets(input.workspace)];
-      const policy: SandboxPolicy = { workspace: input.workspace, readOnly, placeholders, ...(emptyFolder === undefined ? {} : { emptyFolder }), hidden, visible, readPaths: (this.#options.readPaths ?? []).map(realPathOrSelf), tempDir: '/tmp', network };
+      const policy: SandboxPolicy = { workspace: input.workspace, readOnly, placeholders, gitFolders, ...(emptyFolder === undefined ? {} : { emptyFolder }), hidden, visible, readPaths: (this.#options.readPaths ?? []).map(realPathOrSelf), tempDir: '/tmp', network };
       const inner = network.kind === 'proxy-socket'
         ? [process.execPath, BRIDGE_SCRIPT, SANDBOX_PROXY_SOCKET, String(SANDBOX_PROXY_PORT), '--', input.shell, '-c', input.command]
         : [input.shell, '-c', input.command];
@@ -159,7 +162,7 @@ export class CommandSandbox {
     }
     const tempDir = realpathSync(mkdtempSync(join(tmpdir(), 'dagent-cmd-')));
     const profileFile = join(tempDir, 'sandbox.sb');
-    const policy: SandboxPolicy = { workspace: input.workspace, readOnly, placeholders, hidden, tempDir, network };
+    const policy: SandboxPolicy = { workspace: input.workspace, readOnly, placeholders, gitFolders, hidden, tempDir, network };
     writeFileSync(profileFile, seatbeltProfile(policy));
     return {
       file: this.#program,

@@ -9,6 +9,12 @@ export interface SandboxPolicy {
    * an empty read-only folder is mounted there for the command's time.
    */
   readonly placeholders?: readonly string[];
+  /**
+   * Git folders the workspace's `.git` file leads to when it is a linked worktree (its admin folder
+   * `<common>/worktrees/<name>` and the common git folder): visible, and read-only like the `.git`
+   * folder of a plain repository (see worktree-git-folders.ts). Real paths.
+   */
+  readonly gitFolders?: readonly string[];
   /** An empty folder outside every workspace, bound read-only at each placeholder (one bind is cheaper than a tmpfs made read-only). */
   readonly emptyFolder?: string;
   /** Existing credential stores, hidden behind an empty folder or file. */

@@ -3,8 +3,9 @@ import type { SandboxPolicy } from './sandbox-policy.js';
 /**
  * A `sandbox-exec` profile (macOS Seatbelt) with the same promises as the bubblewrap sandbox:
  * reads everywhere except the credential stores, writes only in the workspace (not its `.git`
- * and `.dagent`) and the private temp folder, no network except the allow-list proxy's port on
- * the loopback. Pure; the paths must be real paths (`/private/var/…`, not `/var/…`).
+ * and `.dagent`, nor a linked worktree's git folders) and the private temp folder, no network
+ * except the allow-list proxy's port on the loopback. Pure; the paths must be real paths
+ * (`/private/var/…`, not `/var/…`).
  */
 export function seatbeltProfile(policy: SandboxPolicy): string {
   const lines = [
@@ -22,7 +23,9 @@ export function seatbeltProfile(policy: SandboxPolicy): string {
     '(allow file-read*)',
     `(allow file-write* (subpath ${quote(policy.workspace)}) (subpath ${quote(policy.tempDir)}) (literal "/dev/null") (literal "/dev/zero") (literal "/dev/stdout") (literal "/dev/stderr") (regex #"^/dev/fd/"))`,
   ];
-  for (const path of [...policy.readOnly, ...(policy.placeholders ?? [])]) lines.push(`(deny file-write* (subpath ${quote(path)}))`);
+  // A linked worktree's git folders are readable like every path; their writes are denied by name
+  // too (for the reasons given in bubblewrap-args.ts), wherever they lie.
+  for (const path of [...policy.readOnly, ...(policy.placeholders ?? []), ...(policy.gitFolders ?? [])]) lines.push(`(deny file-write* (subpath ${quote(path)}))`);
   for (const hidden of policy.hidden) {
     const filter = hidden.kind === 'directory' ? `(subpath ${quote(hidden.path)})` : `(literal ${quote(hidden.path)})`;
     lines.push(`(deny file-read* file-write* ${filter})`);

@@ -67,6 +67,15 @@ describe('bubblewrapArgs', () => {
     expect(bound).toContain('--bind /work/repo /work/repo --ro-bind /tmp/dagent-empty-1 /work/repo/.git');
   });
 
+  it('mounts a linked worktree\'s git folders read-only: those around the workspace under its mount, one inside it over it', () => {
+    const args = bubblewrapArgs({ ...POLICY, workspace: '/tmp/repo/.dagent/worktrees/r-1/wt-1', readOnly: [], gitFolders: ['/tmp/repo/.git', '/tmp/repo/.dagent/worktrees/r-1/wt-1/.modules/x'] });
+    const order = (flag: string, path: string): number => args.findIndex((arg, index) => arg === flag && args[index + 1] === path);
+    expect(order('--ro-bind', '/tmp/repo/.git')).toBeGreaterThan(order('--tmpfs', '/tmp'));
+    expect(order('--ro-bind', '/tmp/repo/.git')).toBeLessThan(order('--bind', '/tmp/repo/.dagent/worktrees/r-1/wt-1'));
+    expect(order('--ro-bind', '/tmp/repo/.dagent/worktrees/r-1/wt-1/.modules/x')).toBeGreaterThan(order('--bind', '/tmp/repo/.dagent/worktrees/r-1/wt-1'));
+    expect(args.filter((arg) => arg === '--bind')).toHaveLength(1);
+  });
+
   it('binds the allow-list proxy socket when there is one', () => {
     const args = bubblewrapArgs({ ...POLICY, network: { kind: 'proxy-socket', socketPath: '/run/p/proxy.sock', port: 3128 } });
     expect(args.join(' ')).toContain('--ro-bind /run/p/proxy.sock /tmp/.dagent-proxy.sock');
@@ -85,6 +94,7 @@ describe('seatbeltProfile', () => {
     expect(profile).toContain('(deny file-read* file-write* (literal "/home/me/.netrc"))');
     expect(profile).not.toContain('network-outbound');
     expect(seatbeltProfile({ ...POLICY, readOnly: [], placeholders: ['/work/repo/.git'] })).toContain('(deny file-write* (subpath "/work/repo/.git"))');
+    expect(seatbeltProfile({ ...POLICY, gitFolders: ['/work/main/.git'] })).toContain('(deny file-write* (subpath "/work/main/.git"))');
   });
 
   it('allows only the proxy port on the loopback when hosts are allowed', () => {
