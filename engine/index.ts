@@ -102,6 +102,7 @@ export { extractKeyFacts, type KeyFact, type KeyFactOrigin, type KeyFactSink } f
 
 // Plans: the plan schema, checks, stages, estimates and diffs.
 export { checkPlan } from './plan/check-plan.js';
+export { PLANNER_NODE_ID, reservedIdIssues } from './plan/validate-plan.js';
 export { ISOLATED_PLAN_RULES, SHARED_PLAN_RULES, type PlanRules } from './plan/plan-rules.js';
 export { lenientPlan } from './plan/lenient-plan.js';
 export { checkPlanDocument, parsePlanDocument } from './plan/parse-plan-document.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  PLANNER_NODE_ID,
   PlanInvalidError,
   applyPlanPatch,
   checkPlan,
@@ -7,6 +8,7 @@ import {
   lenientPlan,
   planNodeSchema,
   planSchema,
+  reservedIdIssues,
   type Plan,
   type PlanIssue,
   type PlanNode,
@@ -15,8 +17,8 @@ import {
   type ReplanTrigger,
 } from '../engine/index.js';
 
-/** The planner's own surface in the run log; no plan node may take this id. */
-export const PLANNER_NODE_ID = 'planner';
+/** The planner's own surface in the run log; no plan node may take this id (`validatePlan`). */
+export { PLANNER_NODE_ID };
 
 /** A model's answer, checked: the value it stands for, or every problem found. */
 export type AnswerCheck<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly issues: readonly PlanIssue[] };
@@ -108,9 +110,7 @@ export function checkPlanAnswer(answer: string, rules?: PlanRules): AnswerCheck<
   const read = readJson(answer);
   if (!read.ok) return read;
   const check = checkPlan(read.value, rules);
-  if (!check.ok) return { ok: false, issues: check.issues };
-  const reserved = reservedIdIssues(check.plan.nodes);
-  return reserved.length > 0 ? { ok: false, issues: reserved } : { ok: true, value: check.plan };
+  return check.ok ? { ok: true, value: check.plan } : { ok: false, issues: check.issues };
 }
 
 /**
@@ -188,16 +188,6 @@ function issuesOfApplying(patch: PlanPatch, context: AmendContext): readonly Pla
     if (error instanceof PlanInvalidError) return error.issues;
     throw error;
   }
-}
-
-function reservedIdIssues(nodes: readonly PlanNode[]): PlanIssue[] {
-  const issues: PlanIssue[] = [];
-  nodes.forEach((node, index) => {
-    if (node.id === PLANNER_NODE_ID) {
-      issues.push({ code: 'schema', nodeId: node.id, message: `nodes[${index}] (${node.id}).id: "${PLANNER_NODE_ID}" is reserved for the planner itself; choose another id` });
-    }
-  });
-  return issues;
 }
 
 function fail(issue: PlanIssue): AnswerCheck<never> {

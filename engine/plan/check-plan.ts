@@ -16,7 +16,8 @@ export type PlanCheck = { readonly ok: true; readonly plan: Plan } | { readonly 
  * already parsed from JSON: a stored body, a planner's output. `rules`: as the run's isolation
  * allows (unordered nodes writing one file are refused unless they are `merge`d).
  */
-export function checkPlan(value: unknown, rules?: PlanRules): PlanCheck {
+export function checkPlan(given: unknown, rules?: PlanRules): PlanCheck {
+  const value = withoutReviewFields(given);
   const parsed = planSchema.safeParse(value);
   if (!parsed.success) {
     const readable = lenientPlan(value);
@@ -24,6 +25,18 @@ export function checkPlan(value: unknown, rules?: PlanRules): PlanCheck {
   }
   const issues = validatePlan(parsed.data, rules);
   return issues.length === 0 ? { ok: true, plan: parsed.data } : { ok: false, issues };
+}
+
+/**
+ * The fields `dagent show --json` adds beside the plan (its review and the run's version): such a
+ * document imports again. Any other field the plan does not have is an issue, as in a node (a
+ * typo of `strictWrites` was dropped without a word).
+ */
+const REVIEW_FIELDS = ['stages', 'criticalPath', 'width', 'estimate', 'lint', 'runId', 'status', 'planVersion', 'hash', 'reused'];
+
+function withoutReviewFields(value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  return Object.fromEntries(Object.entries(value).filter(([key]) => !REVIEW_FIELDS.includes(key)));
 }
 
 /** `checkPlan` that throws `PlanInvalidError` (naming `source`, e.g. the file) on any issue. */

@@ -11,7 +11,7 @@ export { nodesById, planEdges, planGraph, type PlanEdge, type PlanGraph, type Pl
 export { findCycles } from './find-cycles.js';
 export { createReachability, type Reachability } from './reachability.js';
 export { isGlobPattern, literalPrefix, literalSuffix, writesOverlap, type WriteOverlap } from './writes-overlap.js';
-export { assertValidPlan, validatePlan } from './validate-plan.js';
+export { PLANNER_NODE_ID, assertValidPlan, reservedIdIssues, validatePlan } from './validate-plan.js';
 export { planStages, planWidth } from './plan-stages.js';
 export { DEFAULT_NODE_COST_TOKENS, criticalPath, plannedCost, type CriticalPath, type CriticalPathOptions } from './critical-path.js';
 export { diffPlans, isEmptyPlanDiff, type FieldChange, type PlanDiff, type PlanNodeField } from './plan-diff.js';

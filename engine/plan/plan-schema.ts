@@ -102,7 +102,7 @@ export const planNodeSchema = z.strictObject({
   strictWrites: z.boolean({ error: 'must be true or false' }).optional(),
 });
 
-export const planSchema = z.object({
+export const planSchema = z.strictObject({
   goal: nonEmpty,
   rationale: z.string().default(''),
   nodes: z.array(planNodeSchema).min(1, { error: 'a plan needs at least one node' }),

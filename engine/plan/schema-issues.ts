@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { EXPECTED_TYPE_WORDS, describeValue, valueAt } from '../schema-words.js';
 import { nodeLocation, type PlanIssue } from './plan-issue.js';
+import { planNodeSchema, planSchema } from './plan-schema.js';
 
 type ZodIssue = z.core.$ZodIssue;
 type PathKey = PropertyKey;
@@ -65,13 +66,14 @@ function idAt(document: unknown, index: number): unknown {
   return node !== null && typeof node === 'object' ? (node as Record<string, unknown>)['id'] : undefined;
 }
 
-const NODE_FIELDS = ['id', 'kind', 'title', 'instructions', 'reads', 'writes', 'dependsOn', 'command', 'tools', 'model', 'role', 'maxSteps', 'estimate'];
+const NODE_FIELDS = Object.keys(planNodeSchema.shape);
+const PLAN_FIELDS = Object.keys(planSchema.shape);
 
-/** ` (did you mean "dependsOn"?)` for `depends_on`, `depends-on`, `DependsOn`, `write`. */
+/** ` (did you mean "dependsOn"?)` for `depends_on`, `depends-on`, `DependsOn`, `write`; `strictWrites` for `strict_writes` at the top. */
 function suggestion(key: string, path: readonly PathKey[]): string {
-  if (path[0] !== 'nodes') return '';
+  const fields = path.length === 0 ? PLAN_FIELDS : path[0] === 'nodes' && path.length === 2 ? NODE_FIELDS : [];
   const simplified = simplify(key);
-  const match = NODE_FIELDS.find((field) => {
+  const match = fields.find((field) => {
     const candidate = simplify(field);
     return candidate === simplified || candidate === `${simplified}s` || `${candidate}s` === simplified;
   });

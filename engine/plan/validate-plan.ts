@@ -19,6 +19,7 @@ import { literalPrefix, writesOverlap, type WriteOverlap } from './writes-overla
 export function validatePlan(plan: Plan, rules: PlanRules = SHARED_PLAN_RULES): readonly PlanIssue[] {
   const graph = planGraph(plan);
   return [
+    ...reservedIdIssues(plan.nodes),
     ...duplicateIdIssues(plan),
     ...dependencyIssues(plan, graph),
     ...missingCommandIssues(plan),
@@ -33,6 +34,16 @@ export function assertValidPlan(plan: Plan, source?: string, rules?: PlanRules):
   const issues = validatePlan(plan, rules);
   if (issues.length > 0) throw new PlanInvalidError(issues, source);
   return plan;
+}
+
+/** The id of the planner's own events in a run's log (its requests, its tool calls): no node may take it. */
+export const PLANNER_NODE_ID = 'planner';
+
+/** Nodes that take the planner's id: their events would be the planner's (`log --node`, `inspect`). */
+export function reservedIdIssues(nodes: readonly Pick<PlanNode, 'id'>[]): PlanIssue[] {
+  return nodes.flatMap((node, index) =>
+    node.id === PLANNER_NODE_ID ? [{ code: 'schema' as const, nodeId: node.id, message: `${nodeLocation(index, node.id)}.id: "${PLANNER_NODE_ID}" is reserved for the planner itself; choose another id` }] : [],
+  );
 }
 
 function duplicateIdIssues(plan: Plan): PlanIssue[] {

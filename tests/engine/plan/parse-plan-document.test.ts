@@ -65,6 +65,16 @@ describe('parsePlanDocument', () => {
     ]);
   });
 
+  it('refuses a field the plan does not have at its top, as in a node, with the one meant', () => {
+    const text = `strict_writes: true\ndescription: a typo'd plan\n${yamlPlan}`;
+    expect(messagesOf(text)).toEqual(['plan: unknown field "strict_writes" (did you mean "strictWrites"?)', 'plan: unknown field "description"']);
+  });
+
+  it('keeps the planner\'s id for the planner: a node that takes it is refused', () => {
+    const text = yamlPlan.replace('id: edit-a', 'id: planner').replace('dependsOn: [edit-a]', 'dependsOn: [planner]');
+    expect(messagesOf(text)).toEqual(['nodes[1] (planner).id: "planner" is reserved for the planner itself; choose another id']);
+  });
+
   it('names the kinds a node without one may have', () => {
     const text = yamlPlan.replace('    kind: edit\n', '');
     expect(messagesOf(text)).toEqual(['nodes[1] (edit-a).kind: is required: one of read, edit, command, agent']);
@@ -118,7 +128,7 @@ describe('parsePlanDocument', () => {
     expect(check.issues[0]!.message).toMatch(/^not valid YAML: .+ at line 4, column \d+$/);
   });
 
-  it('strips unknown top-level fields, so a show --json document imports again', () => {
+  it('strips the review fields show --json adds, so its document imports again', () => {
     const plan = parsePlanDocument(yamlPlan);
     const shown = { ...plan, stages: [['read-all'], ['edit-a'], ['test']], criticalPath: ['read-all', 'edit-a', 'test'], width: 1, estimate: null, lint: [] };
     expect(checkPlan(shown)).toEqual({ ok: true, plan });
