@@ -67,7 +67,10 @@ export async function assertNodeInRun(db: Kysely<Database>, runId: string, nodeI
     db.selectFrom('events').select('seq').where('run_id', '=', runId).where('node_id', '=', nodeId).limit(1).executeTakeFirst(),
     db.selectFrom('file_snapshots').select('path').where('run_id', '=', runId).where('node_id', '=', nodeId).limit(1).executeTakeFirst(),
   ]);
-  if (node === undefined && event === undefined && snapshot === undefined) throw new UnknownNodeError(runId, nodeId);
+  if (node !== undefined || event !== undefined || snapshot !== undefined) return;
+  // A node of the plan that has not run yet is the run's too: it has changed nothing.
+  const plans = await db.selectFrom('plans').select('body').where('run_id', '=', runId).execute();
+  if (!plans.some((plan) => (JSON.parse(plan.body) as { nodes?: { id?: unknown }[] }).nodes?.some((planned) => planned.id === nodeId) === true)) throw new UnknownNodeError(runId, nodeId);
 }
 
 function compare(a: string, b: string): number {

@@ -79,6 +79,16 @@ describe('the status of a run awaiting approval', () => {
   });
 });
 
+describe('diff and revert of a planned node that has not run yet', () => {
+  it('say it changed no files, as of a node that ran and changed none', async () => {
+    const diff = await cli(['diff', runId, '--node', 'hello']);
+    const revert = await cli(['revert', runId, '--node', 'hello', '--dry-run']);
+
+    expect([diff.code, diff.stdout.trim()]).toEqual([0, `node hello of run ${runId} changed no files`]);
+    expect([revert.code, revert.stdout.trim()]).toEqual([0, `node hello of run ${runId} changed no files: nothing to revert`]);
+  });
+});
+
 describe('dagent log -f', () => {
   it('ends at once for a run that has ended, even from past its last event', async () => {
     expect((await cli(['--no-sandbox', 'approve', runId])).code).toBe(0);
