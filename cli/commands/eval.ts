@@ -7,6 +7,7 @@ import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
 import { packageRoot } from '../context/package-root.js';
 import { EVAL_MODES, compareMarkdown, createEvalProgress, evalDocument, evalListLines, evalMarkdown, loadSuite, readEvalResults, runEval, type EvalMode, type EvalResult } from '../eval/index.js';
+import { writeUserFile } from '../context/user-files.js';
 
 interface EvalArgs {
   suite?: string;
@@ -68,8 +69,9 @@ export const evalCommand = defineCommand<EvalArgs>({
       signal: context.io.interrupt,
     });
     const document = evalDocument(results);
-    if (args.out !== undefined) writeFileSync(resolve(context.io.cwd, args.out), `${JSON.stringify(document, null, 2)}\n`);
     writeLine(context.io.stdout, context.json ? visibleJson(JSON.stringify(document)) : visibleText(evalMarkdown(results), { multiline: true }));
+    // After the results are shown (and kept in the store): a file that cannot be written loses nothing.
+    if (args.out !== undefined) writeUserFile(context.io.cwd, args.out, `${JSON.stringify(document, null, 2)}\n`, 'the evaluation');
     return results.length === total && results.every((result) => result.passed) ? 0 : 1;
   },
 });

@@ -10,6 +10,7 @@ import { planDocumentText, readPlanFile } from '../plans/plan-document.js';
 import { planRulesFor } from '../plans/plan-rules.js';
 import { lintForReview } from '../plans/plan-lint.js';
 import { analyzeForReview, printPlan } from '../plans/plan-review.js';
+import { writeUserFile } from '../context/user-files.js';
 
 export const exportCommand = defineCommand<{ run: string; file?: string; 'plan-version'?: number }>({
   builder: (yargs) =>
@@ -29,7 +30,7 @@ export const exportCommand = defineCommand<{ run: string; file?: string; 'plan-v
     const text = visibleJson(planDocumentText(stored.plan));
     if (args.file === undefined) context.io.stdout.write(text);
     else {
-      writeFileSync(resolve(context.io.cwd, args.file), text);
+      writeUserFile(context.io.cwd, args.file, text, `plan v${stored.version}`);
       writeLine(context.io.stderr, `wrote plan v${stored.version} of run ${stored.runId} to ${args.file}`);
     }
     return 0;

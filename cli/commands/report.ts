@@ -7,6 +7,7 @@ import { defineCommand } from '../context/command.js';
 import { dagentCommand } from '../context/dagent-command.js';
 import { fileStat } from '../render/index.js';
 import { buildRunReport, renderReportHtml, renderReportMarkdown, reproduceCommands, type ReportDiff, type RunReport } from '../report/index.js';
+import { writeUserFile } from '../context/user-files.js';
 
 type ReportFormat = 'markdown' | 'html' | 'json';
 const REPORT_FORMATS: readonly ReportFormat[] = ['markdown', 'html', 'json'];
@@ -34,7 +35,7 @@ export const reportCommand = defineCommand<{ run: string; format: ReportFormat; 
     });
     const text = renderReport(report, context.json ? 'json' : args.format);
     if (args.out === undefined) writeLine(context.io.stdout, text);
-    else writeFileSync(resolve(context.io.cwd, args.out), `${text}\n`);
+    else writeUserFile(context.io.cwd, args.out, `${text}\n`, 'the report');
     return 0;
   },
 });

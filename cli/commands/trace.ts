@@ -5,6 +5,7 @@ import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
 import { spansFromLog } from '../telemetry/log-spans.js';
 import { traceExportConfig } from '../telemetry/trace-config.js';
+import { writeUserFile } from '../context/user-files.js';
 
 export const traceCommand = defineCommand<{ run: string; out?: string }>({
   examples: [
@@ -28,7 +29,7 @@ export const traceCommand = defineCommand<{ run: string; out?: string }>({
     const finished = spans.map((span) => (span.endTime !== null ? span : { ...span, endTime: lastTime, attributes: { ...span.attributes, 'dagent.span.unfinished': true } }));
     const otel = await import('../telemetry/otel-export.js');
     if (args.out !== undefined) {
-      writeFileSync(resolve(context.io.cwd, args.out), `${await otel.otlpJsonOf(run.id, finished)}\n`);
+      writeUserFile(context.io.cwd, args.out, `${await otel.otlpJsonOf(run.id, finished)}\n`, 'the trace');
       writeLine(context.io.stdout, `${finished.length} spans of run ${run.id} (trace ${otel.traceIdOf(run.id)}) written to ${args.out}`);
       return 0;
     }

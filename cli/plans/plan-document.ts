@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { ConfigError, parsePlanDocument, type Plan, type PlanRules } from '../../engine/index.js';
+import { fileProblem } from '../context/user-files.js';
 
 /** The largest plan document read (4 MiB): a plan names work to do; content belongs in files. */
 export const MAX_PLAN_FILE_BYTES = 4 * 1024 * 1024;
@@ -17,28 +18,11 @@ export function readPlanFile(cwd: string, file: string, rules: PlanRules): Plan 
     text = readFileSync(path, 'utf8');
   } catch (error) {
     if (error instanceof ConfigError) throw error;
-    throw new ConfigError(`cannot read plan file ${file}: ${unreadableReason(error)}`);
+    throw new ConfigError(`cannot read plan file ${file}: ${fileProblem(error)}`);
   }
   const format = ['.yaml', '.yml'].includes(extname(path).toLowerCase()) ? 'yaml' : 'json';
   return parsePlanDocument(text, { format, source: file, rules });
 }
-
-/** Why a file could not be read, in words (the system's error code after them). */
-function unreadableReason(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  const reason = code === undefined ? undefined : UNREADABLE_REASONS[code];
-  if (reason !== undefined) return `${reason} (${code})`;
-  return code ?? (error as Error).message;
-}
-
-const UNREADABLE_REASONS: Readonly<Record<string, string>> = {
-  ENOENT: 'no such file',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EISDIR: 'a folder, not a file',
-  ENOTDIR: 'a part of its path is not a folder',
-  ELOOP: 'too many symbolic links on its path',
-};
 
 /** The document `export` writes and `import` reads. */
 export function planDocumentText(plan: Plan): string {

@@ -89,6 +89,16 @@ describe('diff and revert of a planned node that has not run yet', () => {
   });
 });
 
+describe('what a command writes to a file the user names', () => {
+  it('is refused in words, exit 2, when the file\'s folder is not there', async () => {
+    const exported = await cli(['export', runId, 'out/plan.json']);
+    const reported = await cli(['report', runId, '--out', 'out/report.md']);
+
+    expect([exported.code, exported.stderr.trim()]).toEqual([2, `dagent: cannot write plan v1 to out/plan.json: no such folder (ENOENT): make out first`]);
+    expect([reported.code, reported.stderr.trim()]).toEqual([2, `dagent: cannot write the report to out/report.md: no such folder (ENOENT): make out first`]);
+  });
+});
+
 describe('dagent log -f', () => {
   it('ends at once for a run that has ended, even from past its last event', async () => {
     expect((await cli(['--no-sandbox', 'approve', runId])).code).toBe(0);
