@@ -7,7 +7,7 @@ import { planRulesFor } from '../plans/plan-rules.js';
 import { ALLOW_LINT_OPTION, lintForReview, versionLint } from '../plans/plan-lint.js';
 import { analyzeForReview, printPlan } from '../plans/plan-review.js';
 import { recordedModels } from '../plans/recorded-models.js';
-import { NO_MODEL_CONFIGURED } from '../runtime/models.js';
+import { noModelConfigured } from '../runtime/models.js';
 import { nodeModelChoice } from '../runtime/model-routing.js';
 import type { RunFlags } from '../running/run-plan.js';
 import { APPROVE_FROM_DASHBOARD_DESCRIPTION, DASHBOARD_DESCRIPTION, MAX_COST_OPTION, MAX_TOKENS_OPTION, ROUTING_DESCRIPTION } from './run-options.js';
@@ -100,6 +100,6 @@ function nextStep(runId: string, lint: readonly LintFinding[]): string {
 function assertModelsFor(context: CliContext, plan: Plan): void {
   const modelOf = nodeModelChoice(context, undefined);
   const without = plan.nodes.filter((node) => node.kind !== 'command' && modelOf(node) === undefined);
-  if (without.length > 0) throw new ConfigError(`${NO_MODEL_CONFIGURED} (the plan's ${without.map((node) => node.id).slice(0, 3).join(', ')}${without.length > 3 ? ', …' : ''} call${without.length === 1 ? 's' : ''} one); nothing was stored`);
+  if (without.length > 0) throw new ConfigError(`${noModelConfigured(context)} (the plan's ${without.map((node) => node.id).slice(0, 3).join(', ')}${without.length > 3 ? ', …' : ''} call${without.length === 1 ? 's' : ''} one); nothing was stored`);
 }
 

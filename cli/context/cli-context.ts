@@ -25,6 +25,8 @@ export class CliContext {
   readonly workspace: string;
   #config: DagentConfig;
   readonly json: boolean;
+  /** Settings of the workspace's own config file left out until the user trusts it (`dagent trust`). */
+  readonly untrustedKeys: readonly string[];
   /** Whether `--workspace` was given (else the workspace was found from the current folder). */
   readonly workspaceGiven: boolean;
   #store: Store | undefined;
@@ -49,6 +51,7 @@ export class CliContext {
     this.#config = resolved.config;
     if (this.#config.baseUrl !== undefined) checkedBaseUrl(this.#config.baseUrl);
     this.json = options.json ?? false;
+    this.untrustedKeys = resolved.untrustedKeys;
     if (resolved.untrustedKeys.length > 0) {
       writeLine(
         io.stderr,

@@ -1,7 +1,7 @@
 import { ConfigError, effectiveBudget, planTask, type Planner, type RunBudget } from '../../engine/index.js';
 import type { CliContext } from '../context/cli-context.js';
 import { createApprover, createTools } from '../runtime/compose-runtime.js';
-import { NO_MODEL_CONFIGURED, chooseModel, modelIdFor } from '../runtime/models.js';
+import { chooseModel, modelIdFor, noModelConfigured } from '../runtime/models.js';
 import { loadPlanners } from '../runtime/load-planners.js';
 import { checkTaskImages, createImageSupport } from '../runtime/task-images.js';
 import { planLinter } from './plan-lint.js';
@@ -36,7 +36,7 @@ export async function planWithModel(context: CliContext, task: string, budgetFla
   const { extractTaskReferences } = await loadPlanners();
   const references = await extractTaskReferences(task, context.workspace);
   const planner = await createPlanner(context);
-  if (planner === undefined) throw new ConfigError(NO_MODEL_CONFIGURED);
+  if (planner === undefined) throw new ConfigError(noModelConfigured(context));
   // Images the task names are shown to the nodes that name them: their model must take images.
   if (context.config.model !== undefined) await checkTaskImages(references.task, chooseModel(context, context.config.model).provider, createImageSupport(context));
   // A missing key or an unknown provider is refused here, before a run exists to fail.

@@ -11,12 +11,18 @@ export interface ChosenModel {
   price(usage: Usage): number;
 }
 
-export const NO_MODEL_CONFIGURED = 'no model configured: pass --model PROVIDER:MODEL (e.g. deepseek:deepseek-chat, or scripted:FILE offline), set DAGENT_MODEL, or "model" in .dagent/config.json';
+const NO_MODEL_CONFIGURED = 'no model configured: pass --model PROVIDER:MODEL (e.g. deepseek:deepseek-chat, or scripted:FILE offline), set DAGENT_MODEL, or "model" in .dagent/config.json';
+
+/** That no model is configured, and how to name one; a workspace's own untrusted model is named as the way (`dagent trust`). */
+export function noModelConfigured(context: Pick<CliContext, 'untrustedKeys'>): string {
+  if (!context.untrustedKeys.some((key) => key === 'model' || key === 'plannerModel')) return NO_MODEL_CONFIGURED;
+  return 'no model configured: this workspace\'s .dagent/config.json names one, left out until you trust the workspace (`dagent trust`); or pass --model PROVIDER:MODEL, or set DAGENT_MODEL';
+}
 
 /** The model for a role: `--model` / config `model` for nodes, `plannerModel` for the planner (falling back to `model`). */
 export function modelIdFor(context: CliContext, role: 'node' | 'planner' | 'summarizer'): string {
   const id = role === 'planner' ? context.config.plannerModel ?? context.config.model : role === 'summarizer' ? context.config.summarizerModel ?? context.config.model : context.config.model;
-  if (id === undefined) throw new ConfigError(NO_MODEL_CONFIGURED);
+  if (id === undefined) throw new ConfigError(noModelConfigured(context));
   return id;
 }
 

@@ -425,7 +425,7 @@ describe('a repository cannot steer dagent', () => {
     const untrusted = dagent(['plan', 'rename it']);
     expect(untrusted.status).toBe(2);
     expect(untrusted.stderr).toContain(`dagent: ${config} sets model, approval; ignored until you trust this workspace (\`dagent trust\`)`);
-    expect(untrusted.stderr).toContain('no model configured');
+    expect(untrusted.stderr).toContain("dagent: no model configured: this workspace's .dagent/config.json names one, left out until you trust the workspace (`dagent trust`); or pass --model PROVIDER:MODEL, or set DAGENT_MODEL");
 
     const trusted = dagent(['trust']);
     expect(trusted.status, trusted.stderr).toBe(0);
