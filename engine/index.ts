@@ -154,7 +154,7 @@ export { claimRun, RunClaimedError, type RunLease } from './run/ownership/run-le
 export { deadRunOwner, needsLivingProcess, runOwner, type RunOwner } from './run/ownership/run-owner.js';
 export { RunNotRunningError, cancelRun, requestCancel, type CancelOutcome } from './run/ownership/cancel-run.js';
 export { NodeNotPausedError, NodeNotRunningError, pauseNode, resumeNodes, tellNode, type SteeringReceipt } from './run/ownership/steer-node.js';
-export { isTerminalRunStatus } from './run/storage/run-status.js';
+export { isTerminalRunStatus, type RunStatus } from './run/storage/run-status.js';
 export { countRunsByMode, createRun, getRun, listRuns, type RunRecord, type RunSelection } from './run/storage/run-store.js';
 export {
   emptyRunView,

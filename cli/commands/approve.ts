@@ -1,4 +1,4 @@
-import { approvePlan, getRun, rejectPlan } from '../../engine/index.js';
+import { approvePlan, getRun, rejectPlan, type RunStatus } from '../../engine/index.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
 import { refuseWhilePlanning, rejectWhilePlanning } from '../running/unplanned-run.js';
@@ -20,7 +20,7 @@ export const approveCommand = defineCommand<{ run: string; 'allow-lint'?: string
       writeLine(context.io.stdout, JSON.stringify({ runId: run.id, status: stored.status, planVersion: stored.version, hash: stored.hash, ...(allowedLint.length === 0 ? {} : { allowedLint }) }));
     } else {
       const allowed = allowedLint.length === 0 ? '' : ` · lint errors allowed: ${allowedLint.join(', ')}`;
-      writeLine(context.io.stdout, `approved plan v${stored.version} of run ${run.id} · hash ${stored.hash}${allowed}\nnext: dagent run ${run.id}`);
+      writeLine(context.io.stdout, `approved plan v${stored.version} of run ${run.id} · hash ${stored.hash}${allowed}\n${nextAfterApproval((await getRun(db, run.id)).status, run.id)}`);
     }
     return 0;
   },
@@ -45,3 +45,11 @@ export const rejectCommand = defineCommand<{ run: string; reason?: string }>({
     return 0;
   },
 });
+
+/** What goes on from an approved plan: a run not started runs it; one that stopped resumes; one that succeeded with it reruns nodes. */
+function nextAfterApproval(status: RunStatus, runId: string): string {
+  if (status === 'succeeded') return `run ${runId} already succeeded with it: \`dagent rerun ${runId} --from NODE\` runs a node and those after it again`;
+  if (status === 'failed' || status === 'cancelled' || status === 'paused') return `next: dagent resume ${runId}`;
+  return `next: dagent run ${runId}`;
+}
+

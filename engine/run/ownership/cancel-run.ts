@@ -8,7 +8,7 @@ import { endRun } from '../storage/end-run.js';
 import { needsLivingProcess, runOwner } from './run-owner.js';
 import { getRun } from '../storage/run-store.js';
 import type { RunStatus } from '../storage/run-status.js';
-import { statusWords } from './status-words.js';
+import { statusWords } from '../storage/status-words.js';
 
 /** How often `cancelRun` looks whether the run has stopped. */
 const CANCEL_POLL_MS = 200;

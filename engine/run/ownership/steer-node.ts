@@ -4,7 +4,7 @@ import { DagentError, UnknownNodeError } from '../../errors.js';
 import { readEvents } from '../../session/event-log.js';
 import { runLog } from '../../session/run-log.js';
 import { getRun } from '../storage/run-store.js';
-import { statusWords } from './status-words.js';
+import { statusWords } from '../storage/status-words.js';
 import { RUN_VIEW_EVENT_TYPES, foldRunView, type NodeView } from '../views/run-view.js';
 
 /** `say` or `pause` to a node that is not running now. */

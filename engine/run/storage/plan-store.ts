@@ -11,6 +11,7 @@ import { runLog } from '../../session/run-log.js';
 import { ensureNodeRows } from './node-projection.js';
 import { transitionRun, type RunStatus } from './run-status.js';
 import { getRun, type RunRecord } from './run-store.js';
+import { statusWords } from './status-words.js';
 
 export interface StoredPlan {
   readonly runId: string;
@@ -154,6 +155,7 @@ export async function approvePlan(db: Kysely<Database>, runId: string, options: 
   const run = await getRun(db, runId);
   const stored = await currentPlan(db, run.id);
   if (stored.status === 'approved') return stored;
+  if (stored.status === 'rejected') throw new PlanNotApprovedError(run.id, stored.version, stored.status);
   const status = transitionPlan(stored.status, 'approved');
   const allowedLint = options.allowedLint === undefined || options.allowedLint.length === 0 ? {} : { allowedLint: [...options.allowedLint] };
   await runLog(db, run.id).append(
@@ -171,6 +173,7 @@ export async function approvePlan(db: Kysely<Database>, runId: string, options: 
 export async function rejectPlan(db: Kysely<Database>, runId: string, reason?: string): Promise<StoredPlan> {
   const run = await getRun(db, runId);
   const stored = await currentPlan(db, run.id);
+  assertRejectable(run, stored);
   const status = transitionPlan(stored.status, 'rejected');
   await runLog(db, run.id).append(
     { type: 'plan/rejected', payload: { version: stored.version, ...(reason === undefined ? {} : { reason }) } },
@@ -182,6 +185,16 @@ export async function rejectPlan(db: Kysely<Database>, runId: string, reason?: s
     },
   );
   return planVersion(db, run.id, stored.version);
+}
+
+/** A rejection is of a plan under review, or approved and not run yet; anything else is said in words. */
+function assertRejectable(run: RunRecord, stored: StoredPlan): void {
+  const plan = `plan v${stored.version} of run ${run.id}`;
+  if (stored.status === 'rejected') throw new DagentError(`${plan} is already rejected`);
+  if (run.status === 'planning' || run.status === 'running') throw new DagentError(`run ${run.id} is ${run.status === 'planning' ? 'being planned' : 'running'}: \`dagent cancel ${run.id}\` stops it (it stays resumable)`);
+  if (run.status !== 'awaiting_approval' && run.status !== 'approved') {
+    throw new DagentError(`run ${run.id} ran plan v${stored.version} and ${statusWords(run.status).replace(/^it /, '')}: there is no plan under review to reject (\`dagent revert ${run.id}\` undoes its change)`);
+  }
 }
 
 /**
