@@ -62,7 +62,7 @@ export const statusCommand = defineCommand<{ run?: string; all?: boolean; limit?
 export function statusJson(view: RunView, owner?: RunOwner): unknown {
   const nodes = view.order.map((id) => view.nodes.get(id)!);
   return {
-    run: { id: view.runId, status: view.status, planVersion: view.planVersion, task: view.task, ...(owner === undefined ? {} : { process: owner }) },
+    run: { id: view.runId, status: view.status, planVersion: view.planVersion, task: view.task, ...(owner === undefined ? {} : { process: owner }), ...(view.rejection === null ? {} : { rejection: view.rejection }) },
     nodes: nodes.map((node) => ({
       id: node.id,
       status: node.status,
@@ -142,9 +142,16 @@ export function renderStatusText(view: RunView, now: Date = new Date(), owner?: 
   if (view.status === 'paused' && view.pausedReason !== null) lines.push(`paused: ${visibleText(view.pausedReason)}; ${visibleText(budgetWayOn(view.runId, view.pausedAtNodeBudget))}`);
   for (const replan of view.replans) if (replan.outcome !== 'amended' && replan.reason !== undefined) lines.push(`replan after ${replan.trigger} ${replan.outcome}: ${oneLine(replan.reason, 200)}`);
   if (view.error !== null) lines.push(`error: ${visibleText(view.error, { multiline: true })}`);
+  if (view.status === 'rejected' && view.rejection !== null) lines.push(rejectionLine(view.runId, view.rejection));
   if (gone && view.status === 'planning') lines.push(`it has no plan: \`dagent cancel ${view.runId}\` closes it, and \`dagent plan\` plans the task again`);
   else if (gone) lines.push(`\`dagent resume ${view.runId}\` finishes it: succeeded nodes are not run again, nodes that were running go on from their last completed step; \`dagent cancel ${view.runId}\` closes it`);
   return lines.join('\n');
+}
+
+/** `plan v1 was rejected: too broad; …`: why, when the reviewer said, and how a new version is made. */
+function rejectionLine(runId: string, rejection: NonNullable<RunView['rejection']>): string {
+  const why = rejection.reason === null ? '' : `: ${oneLine(visibleText(rejection.reason), 200)}`;
+  return `plan v${rejection.version} was rejected${why}; \`dagent edit ${runId}\` or \`dagent import ${runId} FILE\` makes a new version to review`;
 }
 
 /** A node's STATUS cell: `reused` for a kept result, `paused` or `pausing` for a running node a pause was asked of. */

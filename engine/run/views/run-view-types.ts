@@ -153,6 +153,8 @@ export interface RunView {
   /** When the last event the view read was written: where a run whose process died stopped. */
   readonly lastEventAt: string | null;
   readonly error: string | null;
+  /** The plan version a person rejected last, and why if they said (`reject --reason`); null once a new version is made. */
+  readonly rejection: { readonly version: number; readonly reason: string | null } | null;
 }
 
 export const ZERO_TOKENS: TokenTotals = { input: 0, output: 0, cacheHit: 0, reasoning: 0 };

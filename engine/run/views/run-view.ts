@@ -38,6 +38,7 @@ export function emptyRunView(runId: string): RunView {
     lastSeq: 0,
     lastEventAt: null,
     error: null,
+    rejection: null,
   };
 }
 
@@ -167,16 +168,16 @@ function reduceRunEvent(view: RunView, event: SessionEvent): RunView {
     case 'run/cancelled':
       return { ...settleRunningNodes(view), status: 'cancelled', finishedAt: event.createdAt };
     case 'plan/created':
-      return withPlan({ ...view, planVersion: event.payload.version, planHash: event.payload.hash, status: view.status === 'running' ? 'running' : 'awaiting_approval' }, event.payload.plan);
+      return withPlan({ ...view, planVersion: event.payload.version, planHash: event.payload.hash, status: view.status === 'running' ? 'running' : 'awaiting_approval', rejection: null }, event.payload.plan);
     case 'plan/amended':
       return withPlan(
-        withPlanChange({ ...view, planVersion: event.payload.version, planHash: event.payload.hash, status: view.status === 'running' ? 'running' : 'awaiting_approval' }, event),
+        withPlanChange({ ...view, planVersion: event.payload.version, planHash: event.payload.hash, status: view.status === 'running' ? 'running' : 'awaiting_approval', rejection: null }, event),
         event.payload.plan,
       );
     case 'plan/approved':
       return { ...view, status: view.status === 'running' ? view.status : 'approved', planHash: event.payload.hash };
     case 'plan/rejected':
-      return { ...view, status: 'rejected' };
+      return { ...view, status: 'rejected', rejection: { version: event.payload.version, reason: event.payload.reason ?? null } };
     default:
       return view;
   }
