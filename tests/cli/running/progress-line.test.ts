@@ -16,3 +16,18 @@ describe('progressLine for approvals', () => {
     expect(progressLine(event(type, payload), emptyRunView('r-1'))).toBe(line);
   });
 });
+
+/** A hook that did not run fine is shown where it ran (docs/hooks.md: an error is shown and logged); one that ran fine makes no line. */
+describe('progressLine for hooks', () => {
+  const ran = (outcome: string, extra: Record<string, unknown> = {}): SessionEvent =>
+    event('hook/ran', { event: 'PostToolUse', matcher: 'edit_file', command: 'npx prettier --write x.ts', tool: 'edit_file', outcome, exitCode: 1, durationMs: 120, stdout: '', stderr: '', ...extra });
+
+  it.each([
+    ['ok', {}, undefined],
+    ['error', { stderr: 'prettier: not found\nmore' }, '⚑ PostToolUse hook failed (exit 1) at edit-a edit_file: npx prettier --write x.ts · prettier: not found'],
+    ['timeout', { exitCode: null, durationMs: 20_000 }, '⚑ PostToolUse hook timed out after 20.0s at edit-a edit_file: npx prettier --write x.ts'],
+    ['blocked', { exitCode: 2, stderr: 'publishing is for humans' }, '⚑ PostToolUse hook blocked at edit-a edit_file: npx prettier --write x.ts · publishing is for humans'],
+  ])('%s', (outcome, extra, line) => {
+    expect(progressLine(ran(outcome, extra), emptyRunView('r-1'))).toBe(line);
+  });
+});
