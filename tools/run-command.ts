@@ -47,7 +47,7 @@ export interface RunCommandToolOptions {
   readonly confinement?: CommandConfinement;
   /** What `~` means to the command checker. */
   readonly home?: string;
-  /** Folders outside the workspace where writing is only risky (default: the system temp folder and /tmp). */
+  /** Temp folders, where making something new directly in one is only risky (default: the system temp folder and /tmp); what exists there is outside. */
   readonly scratchDirectories?: readonly string[];
   readonly defaultTimeoutMs?: number;
 }

@@ -1,8 +1,10 @@
+import { resolve } from 'node:path';
 import { commandName, DECODERS, DOWNLOADERS, downloads, INTERPRETERS, MAX_COMMAND_NESTING, SHELLS, WRAPPERS } from './command-names.js';
-import { judgeWrite, placeAt, protectedLabel, usesTainted, type CheckContext, type CommandCheckOptions, type ShellState } from './command-context.js';
+import { judgeWrite, locateAt, placeAt, protectedLabel, usesTainted, type CheckContext, type CommandCheckOptions, type ShellState } from './command-context.js';
 import { Findings, type CommandVerdict } from './command-findings.js';
 import { abbreviates, checkReadOnly, READ_ONLY_COMMANDS } from './read-only-commands.js';
 import { ruleFor } from './command-rules.js';
+import { resolveOnDisk } from './real-paths.js';
 import { parseShell, type ShellCommand, type ShellPipeline, type ShellRedirect, type ShellWord } from './shell-syntax.js';
 
 export type { CommandCheckOptions } from './command-context.js';
@@ -14,21 +16,28 @@ export const MAX_CHECKED_COMMAND_CHARS = 100_000;
 /**
  * Classifies a shell command line. It fails closed: anything it cannot parse or does not know
  * is at least risky; `safe` needs every command to be a known read-only one, with no variable
- * expansion, substitution or file-writing redirection. Pure: no file system access.
+ * expansion, substitution or file-writing redirection. It judges paths by where they really lead:
+ * the symbolic links of the existing part of each path it judges are followed (`options.resolvePath`,
+ * lstat and readlink on the file system by default), so a link in the workspace that leads out is
+ * outside. It never opens, writes or runs anything.
  */
 export function checkCommand(command: string, options: CommandCheckOptions): CommandVerdict {
   const findings = new Findings();
   if (command.trim() === '') findings.add('risky', 'the command is empty');
   else if (command.length > MAX_CHECKED_COMMAND_CHARS) findings.opaque('the command is too long to check');
   else {
+    const resolvePath = options.resolvePath ?? resolveOnDisk;
+    const workspace = resolvePath(resolve(options.workspace), true).path;
     const context: CheckContext = {
       options,
       findings,
-      scratch: options.scratchDirectories ?? [],
+      workspace,
+      scratch: (options.scratchDirectories ?? []).map((folder) => resolvePath(resolve(folder), true).path),
+      resolvePath,
       checkScript: (source, state, depth) => checkScript(source, context, state, depth),
       checkWords: (words, state, depth, fromInput) => checkWords(words, context, state, depth, fromInput),
     };
-    checkScript(command, context, { cwd: options.workspace, tainted: new Set() }, 0);
+    checkScript(command, context, { cwd: workspace, tainted: new Set() }, 0);
   }
   return findings.verdict();
 }
@@ -115,7 +124,7 @@ function checkRedirect(redirect: ShellRedirect, context: CheckContext, state: Sh
     }
     return;
   }
-  judgeWrite(target, placeAt(target, context, state), findings, `redirects output to ${target.text}`);
+  judgeWrite(target, locateAt(target, context, state), findings, `redirects output to ${target.text}`);
 }
 
 interface Unwrapped {
@@ -158,7 +167,7 @@ function unwrap(words: readonly ShellWord[], context: CheckContext, state: Shell
         if (name === 'command' && (text === '-v' || text === '-V')) return { words: [], moreArgumentsFromInput };
         if (name === 'time') {
           const target = timeOutputFile(word, rest[index + 1]);
-          if (target !== undefined) judgeWrite(target, placeAt(target, context, state), findings, `time -o writes ${target.text}`);
+          if (target !== undefined) judgeWrite(target, locateAt(target, context, state), findings, `time -o writes ${target.text}`);
         }
         index += spec.valueOptions.includes(text) ? 2 : 1;
         continue;
@@ -211,7 +220,8 @@ function checkWords(words: readonly ShellWord[], context: CheckContext, state: S
   } else {
     findings.add('risky', `${name} is not a known read-only command`);
     for (const arg of args) {
-      if (placeAt(arg, context, state) === 'protected') findings.add('dangerous', `${name} ${arg.text}: touches ${protectedLabel(arg.text)}, which no command may change directly`);
+      const location = locateAt(arg, context, state);
+      if (location.place === 'protected') findings.add('dangerous', `${name} ${arg.text}: touches ${protectedLabel(arg.text, location)}, which no command may change directly`);
     }
   }
 }

@@ -1,8 +1,9 @@
 import { join } from 'node:path';
-import { hasShortFlag, judgeWrite, operandsOf, placeAt, protectedLabel, usesTainted, type CheckContext, type ShellState } from './command-context.js';
+import { hasShortFlag, judgeWrite, locateAt, operandsOf, placeAt, placeContextOf, protectedLabel, usesTainted, whereNote, type CheckContext, type ShellState } from './command-context.js';
 import { downloads, INTERPRETERS } from './command-names.js';
-import { pathOfWord, type PlaceContext } from './command-places.js';
+import { pathOfWord, physicalPathOfWord } from './command-places.js';
 import { checkGitCommand } from './git-command-rules.js';
+import { checkLinkTargets } from './link-targets.js';
 import { checkReadOnly } from './read-only-commands.js';
 import type { ShellWord } from './shell-syntax.js';
 
@@ -57,10 +58,12 @@ function deleteRule({ name, args, context, state, moreFromInput }: RuleInput): v
   if (moreFromInput && recursive) findings.add('dangerous', `${name} -r on paths read from input: what it deletes is only known when it runs`);
   if (targets.length === 0) findings.add('risky', `${name} deletes files`);
   for (const target of targets) {
-    const place = placeAt(target, context, state);
-    if (place === 'root' || place === 'above') findings.add('dangerous', `${name} ${target.text} deletes the whole workspace or a folder that contains it`);
-    else if (place === 'protected') findings.add('dangerous', `${name} ${target.text} deletes inside ${protectedLabel(target.text)}`);
-    else if (place === 'outside' || place === 'device') findings.add('dangerous', `${name} ${target.text} deletes outside the workspace`);
+    // rm, unlink and rmdir remove a link they are given, not what it leads to; shred writes through it.
+    const location = locateAt(target, context, state, name === 'shred' ? 'target' : 'entry');
+    const { place } = location;
+    if (place === 'root' || place === 'above') findings.add('dangerous', `${name} ${target.text} deletes the whole workspace or a folder that contains it${whereNote(target, location)}`);
+    else if (place === 'protected') findings.add('dangerous', `${name} ${target.text} deletes inside ${protectedLabel(target.text, location)}`);
+    else if (place === 'outside' || place === 'device') findings.add('dangerous', `${name} ${target.text} deletes outside the workspace${whereNote(target, location)}`);
     else if (place === 'unknown' && recursive) findings.add('dangerous', `${name} -r ${target.text}: what it deletes is only known when it runs`);
     else findings.add('risky', `${name} deletes files`);
   }
@@ -72,6 +75,7 @@ function writtenOperands(name: string, args: readonly ShellWord[]): ShellWord[] 
   const targetOption = args.findIndex((word) => word.text === '-t' || word.text.startsWith('--target-directory'));
   switch (name) {
     case 'cp':
+    case 'mv':
     case 'install':
     case 'ln':
     case 'rsync':
@@ -100,14 +104,19 @@ function writeRule({ name, args, context, state }: RuleInput): void {
   const recursive = hasShortFlag(args, 'R') || args.some((word) => word.text === '--recursive');
   if (targets.length === 0) findings.add('risky', `${name} changes files`);
   for (const target of targets) {
-    const place = placeAt(target, context, state);
-    if (place === 'root' && (name === 'mv' || recursive)) findings.add(name === 'mv' ? 'dangerous' : 'risky', `${name} ${target.text} acts on the whole workspace`);
-    else judgeWrite(target, place, findings, `${name} ${target.text}`);
+    const location = locateAt(target, context, state);
+    if (location.place === 'root' && (name === 'mv' || recursive)) findings.add(name === 'mv' ? 'dangerous' : 'risky', `${name} ${target.text} acts on the whole workspace`);
+    else judgeWrite(target, location, findings, `${name} ${target.text}`);
   }
   if (name === 'mv') {
-    for (const source of operandsOf(args).slice(0, -1)) {
-      const place = placeAt(source, context, state);
-      if (place === 'outside' || place === 'above' || place === 'root' || place === 'device') findings.add('dangerous', `mv ${source.text} moves something that is not inside the workspace`);
+    const operands = operandsOf(args);
+    const sources = args.some((word) => word.text === '-t' || word.text.startsWith('--target-directory')) ? operands.filter((word) => !targets.includes(word)) : operands.slice(0, -1);
+    // mv moves a link it is given, not what the link leads to.
+    for (const source of sources) {
+      const location = locateAt(source, context, state, 'entry');
+      if (['outside', 'above', 'root', 'device'].includes(location.place)) findings.add('dangerous', `mv ${source.text} moves something that is not inside the workspace${whereNote(source, location)}`);
+      else if (location.place === 'protected') findings.add('dangerous', `mv ${source.text} moves something out of ${protectedLabel(source.text, location)}, which no command may change directly`);
+      else findings.add('risky', `mv ${source.text}: it moves a file`);
     }
   }
 }
@@ -119,7 +128,7 @@ function ddRule({ args, context, state }: RuleInput): void {
     return;
   }
   const target = { ...output, text: output.text.slice(3), tilde: output.text.startsWith('of=~') };
-  judgeWrite(target, placeAt(target, context, state), context.findings, `dd of=${target.text}`);
+  judgeWrite(target, locateAt(target, context, state), context.findings, `dd of=${target.text}`);
 }
 
 /** `cd`, `pushd`, `popd`: later relative paths resolve against the new folder (unknown when it is). */
@@ -134,8 +143,10 @@ function cdRule({ name, args, context, state }: RuleInput): void {
     state.cwd = context.options.home;
     return;
   }
-  const placeContext: PlaceContext = { workspace: context.options.workspace, home: context.options.home, scratchDirectories: context.scratch, cwd: state.cwd };
-  state.cwd = pathOfWord(target, placeContext);
+  // bash's `cd` reads `..` lexically (`cd link/..` comes back); `cd -P` goes where the links lead.
+  const physical = args.some((word) => /^-[LPe@]*P[LPe@]*$/.test(word.text));
+  const placeContext = placeContextOf(context, state);
+  state.cwd = physical ? physicalPathOfWord(target, placeContext) : pathOfWord(target, placeContext);
 }
 
 function shellRule({ name, args, context, state, depth }: RuleInput): void {
@@ -240,9 +251,10 @@ function findRule({ args, context, state, depth }: RuleInput): void {
     } else if (text === '-delete') {
       readOnly = false;
       for (const start of starts) {
-        const place = placeAt(start, context, state);
-        if (place === 'outside' || place === 'above' || place === 'device') findings.add('dangerous', `find ${start.text} -delete deletes outside the workspace`);
-        else if (place === 'protected') findings.add('dangerous', `find ${start.text} -delete deletes inside ${protectedLabel(start.text)}`);
+        const location = locateAt(start, context, state);
+        const { place } = location;
+        if (place === 'outside' || place === 'above' || place === 'device') findings.add('dangerous', `find ${start.text} -delete deletes outside the workspace${whereNote(start, location)}`);
+        else if (place === 'protected') findings.add('dangerous', `find ${start.text} -delete deletes inside ${protectedLabel(start.text, location)}`);
         else if (place === 'unknown') findings.add('dangerous', `find ${start.text} -delete: what it deletes is only known when it runs`);
         else findings.add('risky', 'find -delete deletes files');
       }
@@ -291,7 +303,10 @@ const COMMAND_RULES: Readonly<Record<string, CommandRule>> = {
   rmdir: deleteRule,
   cp: writeRule,
   mv: writeRule,
-  ln: writeRule,
+  ln: (input) => {
+    checkLinkTargets(input.args, input.context, input.state);
+    writeRule(input);
+  },
   install: writeRule,
   tee: writeRule,
   touch: writeRule,

@@ -16,6 +16,32 @@ export const MAX_SYMLINK_HOPS = 40;
  * its path before and while it runs.
  */
 export async function resolveRealPath(start: string, relative: string, display: string): Promise<string> {
+  return walkRealPath(start, relative, display).path;
+}
+
+/** Where a walk through the file system led. */
+export interface RealPathWalk {
+  /** Where the path really leads. */
+  readonly path: string;
+  /** The real path of its longest existing part: `path` itself when all of it exists. */
+  readonly existing: string;
+}
+
+export interface RealPathWalkOptions {
+  /**
+   * Whether a symbolic link in the last place is followed (the default: what opening the path
+   * reaches). `false` stops at the link itself, as `rm` and `mv` treat a link they are given.
+   */
+  readonly followLast?: boolean;
+}
+
+/**
+ * `resolveRealPath`, synchronous, telling also how much of the path exists. Reads the file system
+ * with lstat and readlink only. Throws `SymlinkLoopError` after MAX_SYMLINK_HOPS links, and the
+ * file system's own error for anything but a missing component (EACCES, ELOOP…).
+ */
+export function walkRealPath(start: string, relative: string, display: string, options: RealPathWalkOptions = {}): RealPathWalk {
+  const followLast = options.followLast ?? true;
   let current = start;
   let pending = splitComponents(relative);
   let hops = 0;
@@ -33,10 +59,10 @@ export async function resolveRealPath(start: string, relative: string, display: 
       const code = errorCode(error);
       // Nothing exists from here on: the rest is plain names (lexically normalised; a `..` that
       // follows a missing directory fails in the OS too, so resolving it lexically only refuses more).
-      if (code === 'ENOENT' || code === 'ENOTDIR') return join(next, ...pending);
+      if (code === 'ENOENT' || code === 'ENOTDIR') return { path: join(next, ...pending), existing: current };
       throw error;
     }
-    if (!isLink) {
+    if (!isLink || (!followLast && pending.length === 0)) {
       current = next;
       continue;
     }
@@ -50,7 +76,7 @@ export async function resolveRealPath(start: string, relative: string, display: 
       pending = [...splitComponents(target), ...pending];
     }
   }
-  return current;
+  return { path: current, existing: current };
 }
 
 function splitComponents(path: string): string[] {

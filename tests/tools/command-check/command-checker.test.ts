@@ -1,7 +1,18 @@
+import { dirname, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkCommand, type CommandClass } from '../../../tools/index.js';
+import { checkCommand, type CommandClass, type ResolvedPath } from '../../../tools/index.js';
 
-const options = { workspace: '/work/repo', home: '/home/dev', scratchDirectories: ['/tmp'] };
+/** The table's file system, in memory: these folders exist, nothing else does, and there are no links. */
+const EXISTING: ReadonlySet<string> = new Set(['/', '/work', '/work/repo', '/work/repo/src', '/home', '/home/dev', '/etc', '/tmp', '/tmp/other-eval']);
+
+function inMemory(path: string): ResolvedPath {
+  const normal = resolve(path);
+  let existing = normal;
+  while (!EXISTING.has(existing)) existing = dirname(existing);
+  return { path: normal, existing };
+}
+
+const options = { workspace: '/work/repo', home: '/home/dev', scratchDirectories: ['/tmp'], resolvePath: inMemory };
 
 const SAFE: readonly string[] = [
   'ls -la',
@@ -65,6 +76,11 @@ const RISKY: readonly string[] = [
   'echo "c3VkbyBpZA==" | sh',
   'git tag v1.0',
   'killall node',
+  'echo log > /tmp/build.log',
+  'mkdir -p /tmp/build/out && cp dist/a.js /tmp/build/out/',
+  'ln -s ../README.md src/readme-link',
+  'mv src/a.ts /dev/null',
+  'mv -t src notes.txt',
 ];
 
 const DANGEROUS: readonly string[] = [
@@ -141,6 +157,15 @@ const DANGEROUS: readonly string[] = [
   'rm -rf src/../..',
   'FOO=1 sudo id',
   'cat <<EOF\n$(sudo id)\nEOF',
+  'rm -rf /tmp/other-eval',
+  'rm -f /tmp/other-eval/notes.txt',
+  'echo x > /tmp/other-eval/new.txt',
+  'cd /tmp/other-eval && rm -rf src',
+  'rm -rf /tmp',
+  'mv .git/config x',
+  'ln -s /etc etc-link',
+  'ln -s ../../../etc src/etc-link',
+  'ln .dagent/dagent.db copy.db',
 ];
 
 function classOf(command: string): CommandClass {
@@ -192,6 +217,18 @@ describe('checkCommand', () => {
     const verdict = checkCommand(command, options);
     expect(verdict.class).toBe('risky');
     expect(verdict.reasons).toContain(reason);
+  });
+
+  it.each([
+    ['rm -rf /tmp/other-eval', 'rm /tmp/other-eval deletes outside the workspace (/tmp/other-eval already exists; in the temp folder /tmp a command may only make new files and folders of its own)'],
+    [
+      'echo x > /tmp/other-eval/new.txt',
+      'redirects output to /tmp/other-eval/new.txt: it writes outside the workspace (/tmp/other-eval already exists; in the temp folder /tmp a command may only make new files and folders of its own)',
+    ],
+    ['rm -fr ../other-project', 'rm ../other-project deletes outside the workspace (/work/other-project)'],
+    ['ln -s ../../../etc src/etc-link', 'ln ../../../etc: makes a symbolic link to /etc, outside the workspace; commands through it would reach there'],
+  ])('says what %s reaches and where', (command, reason) => {
+    expect(checkCommand(command, options)).toMatchObject({ class: 'dangerous', reasons: [reason] });
   });
 
   it('refuses time -o into a file outside the workspace', () => {
