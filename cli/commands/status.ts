@@ -140,7 +140,7 @@ export function renderStatusText(view: RunView, now: Date = new Date(), owner?: 
   const saved = savedLine(view);
   if (saved !== undefined) lines.push(saved);
   if (view.status === 'paused' && view.pausedReason !== null) lines.push(`paused: ${visibleText(view.pausedReason)}; ${visibleText(budgetWayOn(view.runId, view.pausedAtNodeBudget))}`);
-  for (const replan of view.replans) if (replan.outcome !== 'amended' && replan.reason !== undefined) lines.push(`replan after ${replan.trigger} ${replan.outcome}: ${oneLine(replan.reason, 200)}`);
+  for (const replan of view.replans) if (replan.outcome !== 'amended' && replan.reason !== undefined) lines.push(replanLine(view.runId, replan.trigger, replan.outcome, replan.reason));
   if (view.error !== null) lines.push(`error: ${visibleText(view.error, { multiline: true })}`);
   if (view.status === 'rejected' && view.rejection !== null) lines.push(rejectionLine(view.runId, view.rejection));
   if (gone && view.status === 'planning') lines.push(`it has no plan: \`dagent cancel ${view.runId}\` closes it, and \`dagent plan\` plans the task again`);
@@ -287,15 +287,38 @@ function oneLine(text: string, max: number): string {
  * `workspace: cmd-a merged 2 files as 1a2b3c4d5e6f on dagent/r-7f3a` for each node whose commit is
  * on the run branch, and the files left as the user edited them.
  */
+/** `replan after node-failure gave-up: …`: its reason's first line; one too long for a line ends where the log has it whole. */
+function replanLine(runId: string, trigger: string, outcome: string | undefined, reason: string): string {
+  const first = reason.split('\n', 1)[0]!;
+  const line = oneLine(first, 240);
+  const cut = line.endsWith('…') || first.length < reason.trimEnd().length;
+  return `replan after ${trigger} ${outcome ?? 'ended'}: ${line}${cut ? ` (\`dagent log ${runId} --type replan/\` has it whole)` : ''}`;
+}
+
+/** Past this many merged nodes, their commits are one line (`git log` lists them), not a line each under the table. */
+const MERGED_LINES_MAX = 8;
+
 function workspaceLines(view: RunView): string[] {
+  const merged = view.order.filter((id) => view.nodes.get(id)?.workspace?.state === 'merged');
+  if (merged.length > MERGED_LINES_MAX) {
+    const branch = view.nodes.get(merged[0]!)?.workspace?.branch ?? `dagent/${view.runId}`;
+    const lines = [`workspace: ${merged.length} nodes merged, each as a commit on ${branch} (\`git log --oneline ${branch}\` lists them; \`dagent inspect ${view.runId} --node ID\` names one)`];
+    return [...lines, ...view.order.flatMap((id) => keptYoursWarning(view, id))];
+  }
   return view.order.flatMap((id) => {
     const workspace = view.nodes.get(id)?.workspace;
     if (workspace === null || workspace === undefined || workspace.state !== 'merged' || workspace.commit === undefined) return [];
     const commit = shortCommit(workspace.commit);
     const kept = workspace.keptYours ?? [];
-    return [
-      `workspace: ${visibleText(id)} ${visibleText(nodeWorkspaceLine(workspace))}`,
-      ...(kept.length === 0 ? [] : [`warning: ${visibleText(id)}'s change was not brought into your edited ${visibleText(kept.join(', '))} (\`git diff ${commit}^ ${commit}\` shows it)`]),
-    ];
+    return [`workspace: ${visibleText(id)} ${visibleText(nodeWorkspaceLine(workspace))}`, ...keptYoursWarning(view, id)];
   });
+}
+
+/** A merged node's change that your own edits of a file kept out of it. */
+function keptYoursWarning(view: RunView, id: string): string[] {
+  const workspace = view.nodes.get(id)?.workspace;
+  if (workspace === null || workspace === undefined || workspace.state !== 'merged' || workspace.commit === undefined) return [];
+  const kept = workspace.keptYours ?? [];
+  const commit = shortCommit(workspace.commit);
+  return kept.length === 0 ? [] : [`warning: ${visibleText(id)}'s change was not brought into your edited ${visibleText(kept.join(', '))} (\`git diff ${commit}^ ${commit}\` shows it)`];
 }
