@@ -77,6 +77,7 @@ function mcpServerSpec(name: string, server: McpServerConfig, env: NodeJS.Proces
     ...(server.risk === undefined ? {} : { risk: server.risk }),
     ...(server.toolRisk === undefined ? {} : { toolRisk: server.toolRisk }),
     ...(server.timeoutMs === undefined ? {} : { timeoutMs: server.timeoutMs }),
+    ...(server.startupTimeoutMs === undefined ? {} : { startupTimeoutMs: server.startupTimeoutMs }),
   };
 }
 

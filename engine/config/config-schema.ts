@@ -24,6 +24,7 @@ const mcpServerCommon = {
   risk: toolRisk.optional(),
   toolRisk: z.record(z.string(), toolRisk).optional(),
   timeoutMs: z.number().int().positive().optional(),
+  startupTimeoutMs: z.number().int().positive().max(600_000).optional(),
   disabled: z.boolean().optional(),
 };
 

@@ -84,7 +84,7 @@ export class McpConnection {
     this.#move('starting');
     this.#error = undefined;
     this.#stderr = '';
-    const timeout = this.#options.startupTimeoutMs ?? DEFAULT_MCP_STARTUP_TIMEOUT_MS;
+    const timeout = this.spec.startupTimeoutMs ?? this.#options.startupTimeoutMs ?? DEFAULT_MCP_STARTUP_TIMEOUT_MS;
     let client: Client | undefined;
     try {
       // The SDK is loaded when a server first starts, not with every CLI command.
@@ -112,7 +112,7 @@ export class McpConnection {
       this.#move('ready');
     } catch (error) {
       if (this.#state !== 'starting') return;
-      this.#error = `${errorText(error)}${this.#stderrNote()}`;
+      this.#error = `${startupErrorText(error, timeout)}${this.#stderrNote()}`;
       this.#move('failed');
       if (client !== undefined) await closeQuietly(client);
     }
@@ -179,6 +179,12 @@ export class McpConnection {
 
 async function closeQuietly(client: Client): Promise<void> {
   await client.close().catch(() => undefined);
+}
+
+/** A start that ran out of time says how long it was given and which setting gives more (the SDK says "Request timed out"). */
+function startupErrorText(error: unknown, timeoutMs: number): string {
+  const text = errorText(error);
+  return /request timed out/i.test(text) ? `did not answer within ${timeoutMs / 1000} s of its start (startupTimeoutMs in its settings gives it longer)` : text;
 }
 
 function errorText(error: unknown): string {

@@ -15,6 +15,8 @@ export interface McpServerSpec {
   readonly toolRisk?: Readonly<Record<string, ToolRisk>>;
   /** One call's deadline. */
   readonly timeoutMs?: number;
+  /** How long it may take to start and list its tools (`DEFAULT_MCP_STARTUP_TIMEOUT_MS` unless set). */
+  readonly startupTimeoutMs?: number;
 }
 
 /** A stdio server's process after the sandbox had its say: the command line that really runs. */

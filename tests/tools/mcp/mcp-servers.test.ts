@@ -123,6 +123,16 @@ describe('MCP servers over stdio', () => {
     expect(tracker!.state).toBe('ready');
   });
 
+  it('gives a server that never answers its own startupTimeoutMs, and says so in words', async () => {
+    const silent = { name: 'silent', transport: { kind: 'stdio' as const, command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'], env: {} }, startupTimeoutMs: 300 };
+    servers = new McpServers([silent], { workspace: process.cwd() });
+
+    expect(await servers.start()).toEqual([]);
+
+    expect(servers.status()[0]).toMatchObject({ name: 'silent', state: 'failed' });
+    expect(servers.status()[0]!.error).toContain('did not answer within 0.3 s of its start (startupTimeoutMs in its settings gives it longer)');
+  });
+
   it('stops the server processes at the end of the run', async () => {
     const { runtime, bed } = await startTracker();
     const pid = Number((await bed.call(runtime, 'tracker__pid', {})).content.match(/\n(\d+)\n/)![1]);
