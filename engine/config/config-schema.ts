@@ -201,14 +201,27 @@ export function parseConfig(raw: unknown, source: string): DagentConfig {
 function configProblem(issue: z.core.$ZodIssue, raw: unknown): string {
   const path = issue.path.map(String).join('.');
   if (issue.code === 'unrecognized_keys') {
-    return `unknown setting${issue.keys.length > 1 ? 's' : ''}${path === '' ? '' : ` in ${path}`}: ${issue.keys.join(', ')}`;
+    const known = issue.path.length === 0 ? Object.keys(configSchema.shape) : [];
+    const keys = issue.keys.map((key) => `${key}${meantKey(key, known)}`);
+    return `unknown setting${issue.keys.length > 1 ? 's' : ''}${path === '' ? '' : ` in ${path}`}: ${keys.join(', ')}`;
   }
   const value = valueAt(issue.path, raw);
   const where = path || 'config';
+  // An MCP server's entry that is neither kind; a name that breaks the naming rule.
+  if (issue.code === 'invalid_union' && issue.path[0] === 'mcpServers') return `${where}: needs "command" (a server run over stdio) or "url" (an HTTP server)`;
+  if (issue.code === 'invalid_key') return `${where}: ${issue.issues[0]?.message ?? issue.message}`;
+  if (issue.code === 'too_big' && issue.origin === 'number') return `${where}: must be at most ${String(issue.maximum)} (got ${describeValue(value)})`;
   if (issue.code === 'invalid_type' && value !== undefined) return `${where}: must be ${EXPECTED_TYPE_WORDS[issue.expected] ?? issue.expected} (got ${describeValue(value)})`;
   if (issue.code === 'invalid_value') return `${where}: must be one of ${issue.values.map(String).join(', ')} (got ${describeValue(value)})`;
   if (issue.code === 'too_small' && issue.origin === 'number') return `${where}: must be ${issue.inclusive === true ? 'at least' : 'greater than'} ${String(issue.minimum)} (got ${describeValue(value)})`;
   return `${where}: ${issue.message}`;
+}
+
+/** ` (did you mean "mcpServers"?)` for `mcpServer`, `budgets`, `small_model`: the same letters, or one more or fewer s. */
+function meantKey(key: string, known: readonly string[]): string {
+  const simple = (name: string): string => name.toLowerCase().replace(/[^a-z0-9]/g, '');
+  const match = known.find((field) => [simple(field), `${simple(field)}s`].includes(simple(key)) || simple(field) === `${simple(key)}s`);
+  return match === undefined ? '' : ` (did you mean "${match}"?)`;
 }
 
 function fail(message: string): never {
