@@ -22,7 +22,7 @@ export const diffCommand = defineCommand<{ run: string; node?: string; stat?: bo
   builder: (yargs) =>
     yargs
       .positional('run', { type: 'string', demandOption: true, describe: 'run id (a unique prefix is enough)' })
-      .option('node', { type: 'string', describe: "only this node's change" })
+      .option('node', { type: 'string', requiresArg: true, describe: "only this node's change" })
       .option('stat', { type: 'boolean', describe: 'a summary: lines added and removed per file, and totals' }),
   async run(context, args) {
     const { db } = await context.readStore();
@@ -54,7 +54,7 @@ export const revertCommand = defineCommand<{ run: string; node?: string; force?:
   builder: (yargs) =>
     yargs
       .positional('run', { type: 'string', demandOption: true, describe: 'run id (a unique prefix is enough)' })
-      .option('node', { type: 'string', describe: "only undo this node's change, keeping later nodes' edits" })
+      .option('node', { type: 'string', requiresArg: true, describe: "only undo this node's change, keeping later nodes' edits" })
       .option('force', { type: 'boolean', describe: 'also overwrite files edited again since the run (a conflict otherwise leaves them untouched), and revert a run that is still running' })
       .option('dry-run', { type: 'boolean', describe: 'report what would be reverted without writing anything' }),
   async run(context, args) {

@@ -12,7 +12,7 @@ export const inspectCommand = defineCommand<{ run: string; node: string; step?: 
   builder: (yargs) =>
     yargs
       .positional('run', { type: 'string', demandOption: true, describe: 'run id' })
-      .option('node', { type: 'string', demandOption: true, describe: 'node id ("react" for a react run, "planner" for the planner)' })
+      .option('node', { type: 'string', requiresArg: true, demandOption: true, describe: 'node id ("react" for a react run, "planner" for the planner)' })
       .option('step', { requiresArg: true, coerce: integerAtLeast('--step', 1), describe: 'agent step (default: the last request)' }),
   async run(context, args) {
     const { db } = await context.readStore();

@@ -19,7 +19,7 @@ export const logCommand = defineCommand<{ run: string; node?: string; type?: str
   builder: (yargs) =>
     yargs
       .positional('run', { type: 'string', demandOption: true, describe: 'run id' })
-      .option('node', { type: 'string', describe: 'only this node (use "-" for run-level events)' })
+      .option('node', { type: 'string', requiresArg: true, describe: 'only this node (use "-" for run-level events)' })
       .option('type', { type: 'string', array: true, describe: 'only these event types; a prefix like "node/" matches a family' })
       .option('since', { requiresArg: true, coerce: integerAtLeast('--since', 0), describe: 'only events after this seq' })
       .option('follow', { alias: 'f', type: 'boolean', describe: 'keep printing new events until the run ends' }),

@@ -33,7 +33,7 @@ export const planCommand = defineCommand<PlanArgs>({
   builder: (yargs) =>
     yargs
       .positional('task', { type: 'string', array: true, describe: 'what to do; name files as @path' })
-      .option('from', { type: 'string', describe: 'a plan document (JSON or YAML) instead of planning with a model' })
+      .option('from', { type: 'string', requiresArg: true, describe: 'a plan document (JSON or YAML) instead of planning with a model' })
       .option('yes', { alias: 'y', type: 'boolean', describe: 'approve the plan and run it at once (lint errors stop it)' })
       .option('allow-lint', ALLOW_LINT_OPTION)
       // With --yes the plan runs here, as `run` would: the same display and approval options.

@@ -62,6 +62,8 @@ function readYaml(text: string): Read {
   yaml ??= createRequire(import.meta.url)('yaml') as typeof Yaml;
   const document = yaml.parseDocument(text, { prettyErrors: true });
   const first = document.errors[0];
+  // The parser's advice for several documents is for its own callers (`parseAllDocuments()`): a plan is one.
+  if (first?.code === 'MULTIPLE_DOCS') return { ok: false, message: 'a plan is one YAML document, and this file holds several (a line "---" starts another): keep one' };
   if (first !== undefined) return { ok: false, message: `not valid YAML: ${first.message.split('\n')[0]!.replace(/:$/, '')}` };
   return { ok: true, value: document.toJS() as unknown };
 }

@@ -57,6 +57,8 @@ describe('the command line', () => {
     ['a word beyond the positionals', ['log', 'r-1', 'extra'], 'dagent: log does not take extra: dagent log <run> (`dagent log --help` lists its flags)'],
     ['an option value outside its choices', ['--approval', 'sometimes', 'status'], 'dagent: --approval must be one of auto, suggest, never, not "sometimes"'],
     ['an option without its value', ['scan', '--importers'], 'dagent: --importers needs a value: `dagent scan --help` says what it takes'],
+    ['a plan file flag without its file', ['plan', '--from'], 'dagent: --from needs a value: `dagent plan --help` says what it takes'],
+    ['a node flag without its node', ['diff', 'r-1', '--node'], 'dagent: --node needs a value: `dagent diff --help` says what it takes'],
     ['a positional outside its choices', ['memory', 'frob'], 'dagent: <action> must be one of add, list, search, rm, not "frob"'],
     ['a worker on a SQLite store', ['worker'], 'dagent: a worker takes its nodes from a PostgreSQL store: --db postgres://… or DAGENT_DB, the store the runs were planned in'],
     ['a plan file that is not there', ['plan', '--from', 'no-such-plan.json'], 'dagent: cannot read plan file no-such-plan.json: no such file (ENOENT)'],

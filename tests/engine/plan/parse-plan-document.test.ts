@@ -70,6 +70,10 @@ describe('parsePlanDocument', () => {
     expect(messagesOf(text)).toEqual(['plan: unknown field "strict_writes" (did you mean "strictWrites"?)', 'plan: unknown field "description"']);
   });
 
+  it('says a plan is one YAML document when the file holds several', () => {
+    expect(() => parsePlanDocument(`${yamlPlan}---\n${yamlPlan}`, { format: 'yaml', source: 'plan.yaml' })).toThrow('plan.yaml: a plan is one YAML document, and this file holds several (a line "---" starts another): keep one');
+  });
+
   it('keeps the planner\'s id for the planner: a node that takes it is refused', () => {
     const text = yamlPlan.replace('id: edit-a', 'id: planner').replace('dependsOn: [edit-a]', 'dependsOn: [planner]');
     expect(messagesOf(text)).toEqual(['nodes[1] (planner).id: "planner" is reserved for the planner itself; choose another id']);
