@@ -1,8 +1,9 @@
-import { ConfigError, NO_TERMINAL_DENIAL, Session, createRun, endRun, runLog, visibleJson, visibleText } from '../../engine/index.js';
+import { ConfigError, Session, createRun, endRun, runLog, visibleJson, visibleText } from '../../engine/index.js';
 import { isMcpToolName, toolResultToJson } from '../../tools/index.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
 import { createApprover, createTools } from '../runtime/compose-runtime.js';
+import { deniedWithoutTerminal } from '../running/no-terminal-denials.js';
 
 export const toolCommand = defineCommand<{ name: string; args?: string }>({
   examples: [
@@ -41,12 +42,6 @@ export const toolCommand = defineCommand<{ name: string; args?: string }>({
     return result.meta.outcome === 'invalid-args' ? 2 : result.isError ? 1 : 0;
   },
 });
-
-/** A call `dagent tool` could not ask about: the plan and the dashboard do not apply here, the approval flag does. */
-function deniedWithoutTerminal(humanNextStep: string): string {
-  const call = humanNextStep.split(` ${NO_TERMINAL_DENIAL}`, 1)[0];
-  return `${call} ${NO_TERMINAL_DENIAL}; run it from a terminal to be asked, or pass --approval auto to allow it (the sandbox still confines commands)`;
-}
 
 /** The JSON arguments of a call: an object (`{}` when none are given); anything else is bad input. */
 function toolArguments(text: string | undefined): Record<string, unknown> {

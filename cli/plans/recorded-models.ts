@@ -14,8 +14,13 @@ export function recordedModels(context: CliContext): Record<string, string> {
   for (const role of ['planner', 'node'] as const) {
     const id = role === 'planner' ? modelIdFor(context, 'planner') : context.config.model;
     if (id === undefined) continue;
-    const chosen = chooseModel(context, id);
-    models[role === 'planner' ? 'plannerModel' : 'model'] = chosen.provider.modelId.provider === 'scripted' ? `scripted:${resolve(context.io.cwd, chosen.provider.model)}` : id;
+    models[role === 'planner' ? 'plannerModel' : 'model'] = recordedModelId(context, id);
   }
   return models;
+}
+
+/** A model id as a run records it, checked: a scripted model by its absolute path. */
+export function recordedModelId(context: CliContext, id: string): string {
+  const chosen = chooseModel(context, id);
+  return chosen.provider.modelId.provider === 'scripted' ? `scripted:${resolve(context.io.cwd, chosen.provider.model)}` : id;
 }

@@ -4,15 +4,14 @@ import type { Kysely } from 'kysely';
 import type { WriteScope } from '../agent/tool-runtime.js';
 import type { Database } from '../db/database.js';
 import { attributeChanges, scanChanges } from './file-boundary-changes.js';
-import { GIT_LINK_MODE, GitWorkingTree, type GitRunner } from './file-git.js';
+import { GitWorkingTree, type GitRunner } from './file-git.js';
 import { parseNodeBoundary, type NodeBoundary } from './file-node-boundary.js';
 import { nodeInputHashes, revertNodeChange } from './file-node-change.js';
 import { scanWriteSet } from './file-scan.js';
-import { FileSnapshotGitError } from './file-snapshot-errors.js';
+import { FileSnapshotGitError, SnapshotPathThroughLinkError } from './file-snapshot-errors.js';
 import { clearSnapshotsAfter, deleteSnapshot, insertSnapshotIfAbsent, listSnapshots, recordSnapshotAfter } from './file-snapshot-rows.js';
-import { ABSENT_FILE, fileStateOf, isRedacted, linkStateOf, sameContent, type FileState } from './file-state.js';
-import { GitChangeTracker, type BoundaryEntry } from './git-change-tracker.js';
-import { SnapshotPathThroughLinkError } from './file-snapshot-errors.js';
+import { ABSENT_FILE, isRedacted, sameContent, type FileState } from './file-state.js';
+import { GitChangeTracker, stateOfEntry } from './git-change-tracker.js';
 import { createWorkspaceFiles, existingWriteFolders, type WorkspaceFiles } from './file-workspace.js';
 import { removeTempLeftovers } from './file-temp-leftovers.js';
 import { createWriteSet, writeSetRefusal, type WriteSet } from './file-write-set.js';
@@ -35,6 +34,12 @@ export interface FileSnapshotsOptions {
    * whole working copy at every boundary. `close()` ends the watch.
    */
   readonly watch?: boolean;
+  /**
+   * In a git workspace, store the contents of the write set's files git ignores when a node begins
+   * (default true), so a command's change to them can be reverted. False for a write set as wide
+   * as the workspace (a react run's `**`), which would copy `node_modules`: such changes go unseen.
+   */
+  readonly snapshotIgnored?: boolean;
 }
 
 export interface NodeEnd {
@@ -93,6 +98,7 @@ export class FileSnapshots {
   readonly #now: () => Date;
   readonly #gitRunner: GitRunner | false | undefined;
   readonly #watch: boolean;
+  readonly #snapshotIgnored: boolean;
   #git: Promise<GitWorkingTree | undefined> | undefined;
   #tracker: Promise<GitChangeTracker | undefined> | undefined;
   #closed = false;
@@ -104,6 +110,7 @@ export class FileSnapshots {
     this.#now = options.now ?? (() => new Date());
     this.#gitRunner = options.git;
     this.#watch = options.watch ?? true;
+    this.#snapshotIgnored = options.snapshotIgnored ?? true;
   }
 
   /**
@@ -137,7 +144,7 @@ export class FileSnapshots {
     if (git !== undefined) {
       try {
         const boundary = await this.#gitBoundary(git, writes);
-        await this.#storeEagerSnapshots(nodeId, await this.#ignoredInWrites(git, writes));
+        if (this.#snapshotIgnored) await this.#storeEagerSnapshots(nodeId, await this.#ignoredInWrites(git, writes));
         return { ...boundary, folders: await existingWriteFolders(this.#files.root, writes) };
       } catch (error) {
         if (!(error instanceof FileSnapshotGitError)) throw error;
@@ -388,12 +395,5 @@ export class FileSnapshots {
   #timestamp(): string {
     return this.#now().toISOString();
   }
-}
-
-/** A path's state from its entry in a tree: a link's target, a file's bytes (through checkout filters when git stored it filtered). */
-async function stateOfEntry(git: GitWorkingTree, path: string, { entry, raw }: BoundaryEntry): Promise<FileState> {
-  if (entry === null) return ABSENT_FILE;
-  if (entry.mode === GIT_LINK_MODE) return linkStateOf((await git.readRawBlob(entry.blob)).toString('utf8'));
-  return fileStateOf(raw ? await git.readRawBlob(entry.blob) : await git.readBlob(entry.blob, path));
 }
 

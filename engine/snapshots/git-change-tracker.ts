@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { GitEntry, GitWorkingTree } from './file-git.js';
 import { GIT_LINK_MODE } from './file-git.js';
 import type { NodeBoundary } from './file-node-boundary.js';
-import { stateBytes } from './file-state.js';
+import { ABSENT_FILE, fileStateOf, linkStateOf, stateBytes, type FileState } from './file-state.js';
 import { readState } from './file-workspace.js';
 import { isDagentTempFile } from './temp-file-name.js';
 import { WorkspaceWatcher } from './workspace-watcher.js';
@@ -15,6 +15,13 @@ type WatchBoundary = Extract<NodeBoundary, { kind: 'watch' }>;
 export interface BoundaryEntry {
   readonly entry: GitEntry | null;
   readonly raw: boolean;
+}
+
+/** A path's state from its entry in a tree: a link's target, a file's bytes (through checkout filters when git stored it filtered). */
+export async function stateOfEntry(git: GitWorkingTree, path: string, { entry, raw }: BoundaryEntry): Promise<FileState> {
+  if (entry === null) return ABSENT_FILE;
+  if (entry.mode === GIT_LINK_MODE) return linkStateOf((await git.readRawBlob(entry.blob)).toString('utf8'));
+  return fileStateOf(raw ? await git.readRawBlob(entry.blob) : await git.readBlob(entry.blob, path));
 }
 
 /**

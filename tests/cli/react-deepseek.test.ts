@@ -275,7 +275,7 @@ describe('dagent react against a DeepSeek-style streaming server', () => {
     expect(inOrder(events.map((event) => event.type), ['request/header', 'request/context', 'model/retried', 'assistant/message', 'run/succeeded'])).toBe(true);
   });
 
-  it('under --approval suggest with no terminal, denies the edit, records it, and the model answers anyway', async () => {
+  it('under --approval suggest with no terminal, denies the edit, records it, and fails the run though the model answers', async () => {
     server.enqueue(
       toolCallTurn({
         thoughts: ['Edit directly.'],
@@ -288,13 +288,15 @@ describe('dagent react against a DeepSeek-style streaming server', () => {
     );
     const result = await react(TASK, 'suggest');
 
-    expect(result.code, result.stderr).toBe(0);
+    // A denied write fails the run, as it fails a plan node.
+    expect(result.code, result.stderr).toBe(1);
     expect(readFileSync(join(workspace, 'src', 'a.ts'), 'utf8')).toBe(SOURCE);
-    expect(result.stdout).toMatch(/^  → edit_file \{"path":"src\/a\.ts",/);
+    expect(result.stdout).toMatch(/^  → edit_file \{"path":"src\/a\.ts",.*\}\n  ⊘ react edit_file: denied \(no terminal to ask\)\n\n/);
     expect(result.stdout.endsWith('\n\nThe edit was rejected; src/a.ts is unchanged.\n')).toBe(true);
+    expect(result.stderr).toContain('\nfailed: a write was denied\n1 tool call was denied: there was no terminal to ask for approval;');
 
     const events = await logOf(runIdOf(result));
-    expect(inOrder(events.map((event) => event.type), ['assistant/message', 'approval/requested', 'approval/denied', 'tool/result', 'request/header', 'assistant/message', 'run/succeeded'])).toBe(true);
+    expect(inOrder(events.map((event) => event.type), ['assistant/message', 'approval/requested', 'approval/denied', 'tool/result', 'request/header', 'assistant/message', 'node/failed', 'run/failed'])).toBe(true);
     // Nothing ran: a denied call gets no tool/call event, only its result.
     expect(events.some((event) => event.type === 'tool/call')).toBe(false);
     expect(events.find((event) => event.type === 'approval/requested')?.payload).toMatchObject({ toolCallId: EDIT_CALL, tool: 'edit_file', policy: 'suggest' });

@@ -25,6 +25,7 @@ import { warmNodeProjection } from '../storage/node-projection.js';
 import { NODE_SYSTEM_SECTIONS, nodeInstruction } from './node-prompt.js';
 import type { NodeAction } from './node-outcome.js';
 import { nodeModels, type ModelRouting, type RoleModels } from './node-models.js';
+import { recordingActions } from './recording-actions.js';
 
 export interface ResolvedModel {
   readonly provider: ModelProvider;
@@ -299,26 +300,4 @@ function sharedTools(runtime: NodeRuntime, allowed: readonly string[] | undefine
   const readTools = runtime.defaultTools('read');
   if (readTools === undefined) return [];
   return allowed === undefined ? readTools : readTools.filter((name) => allowed.includes(name));
-}
-
-/** The runtime, recording each call's risk and outcome for the node's outcome checks. */
-function recordingActions(tools: ToolRuntime, actions: NodeAction[]): ToolRuntime {
-  return {
-    specs: (allowed) => tools.specs(allowed),
-    ...(tools.riskOf === undefined ? {} : { riskOf: (name: string) => tools.riskOf?.(name) }),
-    async execute(call, context) {
-      const result = await tools.execute(call, context);
-      const risk = typeof result.meta.risk === 'string' ? result.meta.risk : undefined;
-      const humanNextStep = typeof result.meta.humanNextStep === 'string' ? result.meta.humanNextStep : undefined;
-      actions.push({
-        tool: call.name,
-        ...(risk === undefined ? {} : { risk }),
-        outcome: result.meta.outcome,
-        summary: (result.content.split('\n', 1)[0] ?? '').slice(0, 240),
-        ...(humanNextStep === undefined ? {} : { humanNextStep }),
-        ...(result.meta.waitsFor === undefined ? {} : { waitsFor: result.meta.waitsFor }),
-      });
-      return result;
-    },
-  };
 }

@@ -11,7 +11,7 @@ import { tempDir } from '../../helpers/temp-store.js';
  * Live traces of a run that failed and was resumed, and of a `dagent react` run, through the
  * binary and a loopback OTLP/HTTP collector: the resumed run's two processes send every span once
  * (no span id twice), together exactly the spans `dagent trace --out` rebuilds; the react run's
- * model and tool calls arrive nested under its run span.
+ * model and tool calls arrive nested under its one agent's span, under its run span.
  */
 const exec = promisify(execFile);
 
@@ -86,7 +86,7 @@ describe('live traces', () => {
     ]);
   }, 120_000);
 
-  it('of `dagent react` nest its model and tool calls under the run', async () => {
+  it('of `dagent react` nest its model and tool calls under its agent, under the run', async () => {
     const workspace = join(dir.dir, 'react');
     mkdirSync(workspace, { recursive: true });
     writeFileSync(join(workspace, 'a.txt'), 'hello\n');
@@ -101,10 +101,11 @@ describe('live traces', () => {
     const byId = new Map(spans.map((span) => [span.spanId, span]));
     expect(new Set(spans.map((span) => span.traceId)).size).toBe(1);
     expect(spans.map((span) => `${span.name.split(' ')[0]} < ${span.parentSpanId ? byId.get(span.parentSpanId)?.name : '(root)'}`).sort()).toEqual([
-      'chat < dagent run',
-      'chat < dagent run',
+      'chat < invoke_agent react',
+      'chat < invoke_agent react',
       'dagent < (root)',
-      'execute_tool < dagent run',
+      'execute_tool < invoke_agent react',
+      'invoke_agent < dagent run',
     ]);
   }, 60_000);
 });

@@ -30,6 +30,8 @@ export interface HarnessOptions {
   readonly git?: boolean;
   /** Watch the git workspace (the default) or scan it at every boundary. */
   readonly watch?: boolean;
+  /** Store ahead what git ignores in a node's writes (the default), or not (a react run's snapshots). */
+  readonly snapshotIgnored?: boolean;
 }
 
 export async function openSnapshotHarness(options: HarnessOptions = {}): Promise<SnapshotHarness> {
@@ -54,7 +56,7 @@ export async function openSnapshotHarness(options: HarnessOptions = {}): Promise
   let tick = 0;
   const now = (): Date => new Date(Date.UTC(2025, 0, 1, 0, 0, tick++));
   const log = new EventLog(temp.store.db, run.id, { now });
-  const snapshots = new FileSnapshots({ db: temp.store.db, runId: run.id, workspace: workspace.dir, now, git: options.git === true ? undefined : false, ...(options.watch === undefined ? {} : { watch: options.watch }) });
+  const snapshots = new FileSnapshots({ db: temp.store.db, runId: run.id, workspace: workspace.dir, now, git: options.git === true ? undefined : false, ...(options.watch === undefined ? {} : { watch: options.watch }), ...(options.snapshotIgnored === undefined ? {} : { snapshotIgnored: options.snapshotIgnored }) });
   return {
     store: temp.store,
     runId: run.id,

@@ -151,4 +151,19 @@ describe('snapshots of ignored files', () => {
     expect(await h.snapshots.restoreNode('log', boundary)).toEqual(['logs/build.log']);
     expect(h.read('logs/build.log')).toBe('one\n');
   });
+  it('stores nothing git ignores ahead when told not to (a react run over **), and still saves a file before a tool writes it', async () => {
+    const h = await harness({ git: true, watch: false, snapshotIgnored: false, files: { '.gitignore': 'node_modules/\n', 'node_modules/p/index.js': 'module\n', 'node_modules/q/index.js': 'other\n', 'src/a.ts': 'a\n' } });
+    const writes = ['**'];
+    await h.startNode('react');
+    const boundary = JSON.parse(JSON.stringify(await h.snapshots.beginNode('react', writes))) as unknown;
+    expect(await snapshotRows(h.store, h.runId)).toEqual([]);
+
+    await h.toolWrite(h.snapshots.writeScopeFor('react', writes), 'node_modules/p/index.js', 'patched\n');
+    h.put('src/a.ts', 'changed by a command\n');
+    expect(await h.snapshots.endNode('react', writes, boundary, { firstAttempt: true })).toEqual({ filesChanged: ['node_modules/p/index.js', 'src/a.ts'], strayChanges: [] });
+    expect((await snapshotRows(h.store, h.runId)).map((row) => row.path).sort()).toEqual(['node_modules/p/index.js', 'src/a.ts']);
+
+    expect(await h.snapshots.restoreNode('react', boundary)).toEqual(['node_modules/p/index.js', 'src/a.ts']);
+    expect([h.read('node_modules/p/index.js'), h.read('src/a.ts')]).toEqual(['module\n', 'a\n']);
+  });
 });

@@ -1,0 +1,154 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { detectSandbox } from '../../tools/index.js';
+import { runCli, type CliResult } from '../helpers/cli-harness.js';
+import { tempDir } from '../helpers/temp-store.js';
+
+/**
+ * `dagent react` runs its one agent as one node, `react`: what it is denied is shown where it
+ * asked, and fails it as it fails a plan node; what it changes is recorded as a node's change, so
+ * `status` and `report` tell the run as it went, and `diff` and `revert` take it.
+ */
+
+const SHAPE = 'export interface Shape {\n  area(): number;\n}\n';
+const RENAMED = 'export interface Shape {\n  getArea(): number;\n}\n';
+const EDIT = { name: 'edit_file', args: { path: 'src/shape.ts', old_string: '  area(): number;', new_string: '  getArea(): number;' } };
+
+let dir: string;
+let workspace: string;
+let script: string;
+let cleanup: () => void;
+
+beforeEach(() => {
+  ({ dir, cleanup } = tempDir('dagent-react-node-'));
+  workspace = join(dir, 'repo');
+  mkdirSync(join(workspace, 'src'), { recursive: true });
+  writeFileSync(join(workspace, 'src', 'shape.ts'), SHAPE);
+  script = join(dir, 'react.script.json');
+});
+afterEach(() => cleanup());
+
+vi.setConfig({ testTimeout: 60_000 });
+
+const cli = (...args: string[]): Promise<CliResult> => runCli(args, { cwd: workspace });
+const shape = (): string => readFileSync(join(workspace, 'src', 'shape.ts'), 'utf8');
+
+function scriptTurns(...turns: readonly unknown[]): void {
+  writeFileSync(script, JSON.stringify({ agents: { react: turns } }));
+}
+
+function gitInit(): void {
+  const git = (...args: string[]): void => {
+    expect(spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: workspace }).status).toBe(0);
+  };
+  git('init', '-q');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'init');
+}
+
+async function react(...flags: string[]): Promise<{ result: CliResult; runId: string }> {
+  const result = await cli('react', 'rename Shape.area to getArea', '-m', `scripted:${script}`, ...flags);
+  const runId = /^run (r-\w+) · scripted:/m.exec(result.stderr)?.[1] ?? '';
+  expect(runId, result.stderr).not.toBe('');
+  return { result, runId };
+}
+
+describe('a react run without a terminal', () => {
+  it('shows a denied edit under its call, says at the end how many were denied and what lets them through, and fails as a plan node would', async () => {
+    scriptTurns({ toolCalls: [EDIT] }, { text: 'Renamed area() to getArea().' });
+
+    const { result, runId } = await react();
+
+    expect(result.code, result.stderr).toBe(1);
+    expect(shape()).toBe(SHAPE);
+    // The arguments as given (two spaces stay two), the denial in the words `run` uses for a node.
+    expect(result.stdout).toBe(
+      '  → edit_file {"path":"src/shape.ts","old_string":"  area(): number;","new_string":"  getArea(): number;"}\n' +
+        '  ⊘ react edit_file: denied (no terminal to ask)\n\nRenamed area() to getArea().\n',
+    );
+    const lines = result.stderr.trimEnd().split('\n');
+    expect(lines.slice(1, 3)).toEqual([
+      'failed: a write was denied',
+      '1 tool call was denied: there was no terminal to ask for approval; run it from a terminal to be asked, or pass --approval auto to allow it (the sandbox still confines commands)',
+    ]);
+    const status = await cli('status', runId);
+    expect(status.stdout).toContain(`run ${runId} · failed · 0/1 nodes done`);
+    expect(status.stdout).toMatch(/^react +failed +1 /m);
+    // What lets it through is what react takes: no `dagent resume` of a run that has no plan.
+    expect(status.stdout).toContain('react failed: a write was denied: edit_file src/shape.ts');
+    expect(status.stdout).toContain('was denied: there was no terminal to ask for approval; run it from a terminal to be asked, or pass --approval auto');
+    expect(status.stdout).not.toContain('dagent resume');
+  });
+});
+
+describe.each([
+  ['a git repository', true],
+  ['a folder without git', false],
+])('a react run that edits a file, in %s', (_where, git) => {
+  beforeEach(() => {
+    if (git) gitInit();
+  });
+
+  it('is listed by status and report as its one agent, done, with its model and tokens; diff --stat shows the file; revert puts it back', async () => {
+    scriptTurns({ toolCalls: [EDIT] }, { text: 'Renamed area() to getArea().' });
+
+    const { result, runId } = await react('--approval', 'auto');
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(shape()).toBe(RENAMED);
+    expect(result.stderr).not.toContain('denied');
+
+    const status = await cli('status', runId);
+    expect(status.stdout).toContain(`run ${runId} · succeeded · 1/1 nodes done`);
+    expect(status.stdout).toMatch(/^react +succeeded +1 .* scripted:react\.script\.json$/m);
+    const statusJson = JSON.parse((await cli('--json', 'status', runId)).stdout) as { nodes: { id: string; status: string; attempts: number; tokens: { input: number }; model: string }[] };
+    expect(statusJson.nodes).toEqual([expect.objectContaining({ id: 'react', status: 'succeeded', attempts: 1, model: `scripted:${script}` })]);
+    expect(statusJson.nodes[0]!.tokens.input).toBeGreaterThan(0);
+
+    const report = JSON.parse((await cli('report', runId, '--format', 'json')).stdout) as {
+      run: { mode: string; model: string | null };
+      nodes: { id: string; status: string; attempts: number; modelCalls: number; filesChanged: string[] }[];
+      diff: { files: { path: string; nodeIds: string[] }[] };
+      reproduce: string[];
+    };
+    expect(report.run).toMatchObject({ mode: 'react', model: `scripted:${script}` });
+    expect(report.nodes).toEqual([expect.objectContaining({ id: 'react', status: 'succeeded', attempts: 1, modelCalls: 2, filesChanged: ['src/shape.ts'] })]);
+    expect(report.diff.files).toEqual([expect.objectContaining({ path: 'src/shape.ts', nodeIds: ['react'] })]);
+    // A react run has no plan to `show`; it runs again with the model it ran with.
+    expect(report.reproduce.some((line) => line.includes(' show '))).toBe(false);
+    expect(report.reproduce.at(-1)).toContain(`--model scripted\\:${script} react 'rename Shape.area to getArea'`);
+
+    const stat = await cli('diff', runId, '--stat');
+    expect(stat.stdout).toContain('src/shape.ts | +1 -1  react');
+    const dryRun = await cli('revert', runId, '--dry-run');
+    expect(dryRun.stdout).toContain('would restore  src/shape.ts  as before react');
+    expect(shape()).toBe(RENAMED);
+
+    const reverted = await cli('revert', runId);
+    expect(reverted.code, reverted.stdout).toBe(0);
+    expect(shape()).toBe(SHAPE);
+  });
+});
+
+describe.skipIf(!detectSandbox().available).each([
+  ['a git repository', true],
+  ['a folder without git', false],
+])('a react run whose command changes files, in %s', (_where, git) => {
+  it('records them as its change: diff --stat names them, revert puts them back', async () => {
+    if (git) gitInit();
+    scriptTurns({ toolCalls: [{ name: 'run_command', args: { command: 'echo made > made.txt && sed -i s/area/getArea/ src/shape.ts' } }] }, { text: 'Made it.' });
+
+    const { result, runId } = await react('--approval', 'auto');
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(shape()).toBe(RENAMED);
+    const stat = (await cli('diff', runId, '--stat')).stdout;
+    expect(stat).toContain('made.txt     | +1 -0  react (new file)');
+    expect(stat).toContain('src/shape.ts | +1 -1  react');
+    expect((await cli('revert', runId)).code).toBe(0);
+    expect(existsSync(join(workspace, 'made.txt'))).toBe(false);
+    expect(shape()).toBe(SHAPE);
+  });
+});
