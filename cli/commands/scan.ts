@@ -1,4 +1,6 @@
-import { visibleJson, visibleText } from '../../engine/index.js';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ConfigError, visibleJson, visibleText } from '../../engine/index.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
 import { loadPlanners } from '../runtime/load-planners.js';
@@ -18,6 +20,8 @@ export const scanCommand = defineCommand<{ importers?: string; tsconfig?: string
       })
       .option('tsconfig', { type: 'string', requiresArg: true, describe: 'the tsconfig to resolve imports and types with (default tsconfig.json, then jsconfig.json)' }),
   async run(context, args) {
+    // A config named on the command line must be there: the default ones may be missing (the scan then resolves as node does).
+    if (args.tsconfig !== undefined && !existsSync(resolve(context.io.cwd, args.tsconfig))) throw new ConfigError(`--tsconfig ${args.tsconfig}: no such file (the scan looks for tsconfig.json, then jsconfig.json, when none is named)`);
     const { findSymbolReferences, renderScanText, scanJson } = await loadPlanners();
     const map = await workspaceRepoMap(context, args.tsconfig);
     const languageService = await warmLanguageService(context, args.tsconfig);

@@ -128,5 +128,6 @@ function loadConfig(
 }
 
 function diagnosticText(diagnostic: ts.Diagnostic): string {
-  return ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ');
+  // TypeScript ends its sentences with a full stop; the warning goes on after it.
+  return ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ').replace(/\.$/, '');
 }

@@ -18,7 +18,7 @@ afterAll(() => cleanup());
 const INVOICE_IMPORTERS = ['src/api/invoices.ts', 'src/jobs/reminder.ts', 'src/render/pdf.ts'];
 
 /** Runs the command's handler on a context of its own, as the CLI would after parsing. */
-async function scan(options: { json?: boolean; importers?: string; cwd?: string }): Promise<{ code: number; stdout: string; stderr: string }> {
+async function scan(options: { json?: boolean; importers?: string; cwd?: string; tsconfig?: string }): Promise<{ code: number; stdout: string; stderr: string }> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';
@@ -27,7 +27,7 @@ async function scan(options: { json?: boolean; importers?: string; cwd?: string 
   stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
   const io: CliIo = { stdout, stderr, stdin: new PassThrough(), env: {}, cwd: options.cwd ?? root, interrupt: new AbortController().signal };
   const context = new CliContext(io, { json: options.json ?? false });
-  const code = await scanCommand.run(context, { json: options.json ?? false, ...(options.importers === undefined ? {} : { importers: options.importers }) });
+  const code = await scanCommand.run(context, { json: options.json ?? false, ...(options.importers === undefined ? {} : { importers: options.importers }), ...(options.tsconfig === undefined ? {} : { tsconfig: options.tsconfig }) });
   return { code, stdout: out, stderr: err };
 }
 
@@ -68,6 +68,12 @@ describe('scanCommand', () => {
     } finally {
       cleanupBroken();
     }
+  });
+
+  it('refuses a --tsconfig that is not there (the default ones may be missing)', async () => {
+    const failure = await scan({ tsconfig: 'tsconfig.nope.json' }).catch((error: unknown) => error);
+
+    expect(failure).toMatchObject({ exitCode: 2, message: '--tsconfig tsconfig.nope.json: no such file (the scan looks for tsconfig.json, then jsconfig.json, when none is named)' });
   });
 
   it.each([
