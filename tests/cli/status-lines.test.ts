@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EventLog, RUN_VIEW_EVENT_TYPES, createRun, foldRunView, readEvents, rejectPlan, savePlan, type Plan, type Store } from '../../engine/index.js';
 import { renderStatusText } from '../../cli/commands/status.js';
 import { runCli } from '../helpers/cli-harness.js';
-import { openTempStore } from '../helpers/temp-store.js';
+import { openTempStore, plannedRunIn } from '../helpers/temp-store.js';
 
 /** What `status` says under its table: a rejected plan (which version, the reviewer's reason, how a new version is made), many merged nodes in one line. */
 
@@ -18,10 +18,8 @@ beforeEach(async () => {
 });
 afterEach(async () => cleanup());
 
-async function plannedRun(): Promise<string> {
-  const run = await createRun(store.db, { task: 'look', workspace: dir, mode: 'plan' });
-  await savePlan(store.db, run.id, { plan: PLAN, reason: 'planned' });
-  return run.id;
+function plannedRun(): Promise<string> {
+  return plannedRunIn(store, dir, PLAN);
 }
 
 describe('a rejected plan in status', () => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EventLog, approvePlan, createRun, currentPlan, getRun, prepareRerun, savePlan, type Plan, type Store } from '../../../../engine/index.js';
-import { openTempStore } from '../../../helpers/temp-store.js';
+import { EventLog, approvePlan, currentPlan, getRun, prepareRerun, type Plan, type Store } from '../../../../engine/index.js';
+import { openTempStore, plannedRunIn } from '../../../helpers/temp-store.js';
 
 /** What `rerun --from` runs: only a plan someone approved, only a run that ran, and again after a rerun that stopped before its run began. */
 
@@ -22,10 +22,8 @@ beforeEach(async () => {
 });
 afterEach(async () => cleanup());
 
-async function plannedRun(): Promise<string> {
-  const run = await createRun(store.db, { task: 'look twice', workspace: dir, mode: 'plan' });
-  await savePlan(store.db, run.id, { plan: PLAN, reason: 'planned' });
-  return run.id;
+function plannedRun(): Promise<string> {
+  return plannedRunIn(store, dir, PLAN);
 }
 
 /** The first node ran and succeeded (as a run that was then stopped leaves it). */

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { approvePlan, createRun, endRun, rejectPlan, savePlan, type Plan, type Store } from '../../../../engine/index.js';
-import { openTempStore } from '../../../helpers/temp-store.js';
+import { openTempStore, plannedRunIn } from '../../../helpers/temp-store.js';
 
 /** Approving and rejecting a plan where that makes no sense says why and what to do, not how the status machine refused it. */
 
@@ -15,10 +15,8 @@ beforeEach(async () => {
 });
 afterEach(async () => cleanup());
 
-async function plannedRun(): Promise<string> {
-  const run = await createRun(store.db, { task: 'look', workspace: dir, mode: 'plan' });
-  await savePlan(store.db, run.id, { plan: PLAN, reason: 'planned' });
-  return run.id;
+function plannedRun(): Promise<string> {
+  return plannedRunIn(store, dir, PLAN);
 }
 
 describe('approve and reject', () => {
