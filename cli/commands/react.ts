@@ -5,7 +5,7 @@ import { integerAtLeast } from '../context/cli-args.js';
 import { defineCommand } from '../context/command.js';
 import { recordedModelId } from '../plans/recorded-models.js';
 import { createApprover, createMemoryStore, createNodeCompactor, createTools, projectMemorySections } from '../runtime/compose-runtime.js';
-import { formatTokens, formatUsd } from '../render/index.js';
+import { formatTokens, formatUsd, plural } from '../render/index.js';
 import { chooseModel, modelIdFor } from '../runtime/models.js';
 import { checkTaskImages, createImageSupport } from '../runtime/task-images.js';
 import { countingDenials, deniedCallsLine } from '../running/no-terminal-denials.js';
@@ -82,7 +82,7 @@ export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number
       const cacheShare = outcome.usage.input === 0 ? 0 : Math.round((outcome.usage.cacheHit / outcome.usage.input) * 100);
       writeLine(
         context.io.stderr,
-        `run ${runId} · ${outcome.steps} steps · ${formatTokens(outcome.usage.input)} in (${cacheShare}% cache hit) · ${formatTokens(outcome.usage.output)} out · ${formatUsd(outcome.costUsd)}`,
+        `run ${runId} · ${plural(outcome.steps, 'step')} · ${formatTokens(outcome.usage.input)} in (${cacheShare}% cache hit) · ${formatTokens(outcome.usage.output)} out · ${formatUsd(outcome.costUsd)}`,
       );
     }
     return !failed ? 0 : environment === undefined ? 1 : 2;

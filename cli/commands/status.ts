@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { integerAtLeast } from '../context/cli-args.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
-import { durationBetween, formatDuration, formatTokens, formatUsd, renderTable } from '../render/index.js';
+import { durationBetween, formatDuration, formatTokens, formatUsd, plural, renderTable } from '../render/index.js';
 
 export const statusCommand = defineCommand<{ run?: string; all?: boolean; limit?: number }>({
   examples: [
@@ -133,7 +133,7 @@ export function renderStatusText(view: RunView, now: Date = new Date(), owner?: 
   const cacheShare = view.totals.input === 0 ? 0 : view.totals.cacheHit / view.totals.input;
   lines.push(
     '',
-    `tokens ${formatTokens(view.totals.input)} in (${Math.round(cacheShare * 100)}% cache hit) · ${formatTokens(view.totals.output)} out · ${view.totals.modelCalls} model calls · ${formatUsd(view.totals.costUsd)}`,
+    `tokens ${formatTokens(view.totals.input)} in (${Math.round(cacheShare * 100)}% cache hit) · ${formatTokens(view.totals.output)} out · ${plural(view.totals.modelCalls, 'model call')} · ${formatUsd(view.totals.costUsd)}`,
   );
   const budget = budgetLine(view);
   if (budget !== undefined) lines.push(budget);
@@ -194,7 +194,7 @@ export function savedLine(view: RunView): string | undefined {
   const parts = [
     ...(saved.reusedNodes > 0 ? [`${saved.reusedNodes} node${saved.reusedNodes === 1 ? '' : 's'} reused`] : []),
     ...(saved.resumedNodes > 0 ? [`${saved.resumedNodes} resumed from their last step`] : []),
-    `${saved.modelCalls} model calls · ${formatTokens(saved.tokens.input + saved.tokens.output)} tokens · ${formatUsd(saved.costUsd)} not paid again`,
+    `${plural(saved.modelCalls, 'model call')} · ${formatTokens(saved.tokens.input + saved.tokens.output)} tokens · ${formatUsd(saved.costUsd)} not paid again`,
   ];
   return `saved: ${parts.join(' · ')}`;
 }

@@ -11,3 +11,4 @@ export { formatDuration, durationBetween } from './duration.js';
 export { renderTable } from './table.js';
 export { formatEventLine, summarizeEvent, eventJson } from './event-line.js';
 export { renderRequestText } from './request-text.js';
+export { plural } from './counts.js';

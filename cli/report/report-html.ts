@@ -1,4 +1,4 @@
-import { formatDuration, formatTokens, formatUsd } from '../render/index.js';
+import { formatDuration, formatTokens, formatUsd, plural } from '../render/index.js';
 import { renderPlanSvg } from './plan-svg.js';
 import { htmlText } from './report-text.js';
 import type { ReportNode, RunReport } from './run-report.js';
@@ -48,7 +48,7 @@ function summary(report: RunReport): string {
   const rows: [string, string][] = [
     ['status', `${run.status}${run.planVersion === null ? '' : ` · plan v${run.planVersion}`} · ${totals.nodes.succeeded ?? 0}/${report.nodes.length} nodes succeeded · ${report.replans.length} replans`],
     ['time', run.durationMs === null ? '-' : formatDuration(run.durationMs)],
-    ['tokens', `${totals.tokens.input} in (${totals.tokens.cacheHit} cached) · ${totals.tokens.output} out · ${totals.modelCalls} model calls · ${totals.toolCalls} tool calls`],
+    ['tokens', `${totals.tokens.input} in (${totals.tokens.cacheHit} cached) · ${totals.tokens.output} out · ${plural(totals.modelCalls, 'model call')} · ${plural(totals.toolCalls, 'tool call')}`],
     ['cost', formatUsd(totals.costUsd)],
     ['model', run.model ?? '-'],
     ['workspace', run.workspace],
@@ -97,7 +97,7 @@ function nodeDetails(report: RunReport): string {
 
 function nodeDetail(node: ReportNode): string {
   const items = [
-    `${htmlText(node.status)} after ${node.attempts} attempt${node.attempts === 1 ? '' : 's'} · ${node.tokens.input} tokens in (${node.tokens.cacheHit} cached) · ${node.tokens.output} out · ${node.modelCalls} model calls${node.compactions > 0 ? ` · ${node.compactions} compactions` : ''}`,
+    `${htmlText(node.status)} after ${node.attempts} attempt${node.attempts === 1 ? '' : 's'} · ${node.tokens.input} tokens in (${node.tokens.cacheHit} cached) · ${node.tokens.output} out · ${plural(node.modelCalls, 'model call')}${node.compactions > 0 ? ` · ${plural(node.compactions, 'compaction')}` : ''}`,
   ];
   if (node.toolCalls.length > 0) items.push(`tools: ${node.toolCalls.map((tool) => `${htmlText(tool.name)} ×${tool.count}${tool.errors > 0 ? ` (${tool.errors} errors)` : ''}`).join(', ')}`);
   if (node.filesChanged.length > 0) items.push(`files changed: ${node.filesChanged.map((file) => `<code>${htmlText(file)}</code>`).join(', ')}`);

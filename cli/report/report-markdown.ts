@@ -1,4 +1,4 @@
-import { formatDuration, formatTokens, formatUsd } from '../render/index.js';
+import { formatDuration, formatTokens, formatUsd, plural } from '../render/index.js';
 import { markdownCodeBlock, markdownCodeSpan, markdownText, truncated } from './report-text.js';
 import type { ReportNode, RunReport } from './run-report.js';
 
@@ -37,7 +37,7 @@ function header(report: RunReport): string {
   const rows = [
     ['status', `${run.status}${run.planVersion === null ? '' : ` · plan v${run.planVersion}`} · ${succeeded}/${report.nodes.length} nodes succeeded · ${report.replans.length} replans`],
     ['time', run.durationMs === null ? '-' : formatDuration(run.durationMs)],
-    ['tokens', `${formatTokens(totals.tokens.input)} in (${cacheShare}% cache hit) · ${formatTokens(totals.tokens.output)} out · ${totals.modelCalls} model calls · ${totals.toolCalls} tool calls`],
+    ['tokens', `${formatTokens(totals.tokens.input)} in (${cacheShare}% cache hit) · ${formatTokens(totals.tokens.output)} out · ${plural(totals.modelCalls, 'model call')} · ${plural(totals.toolCalls, 'tool call')}`],
     ['cost', formatUsd(totals.costUsd)],
     ['model', run.model === null ? '-' : markdownText(run.model)],
   ];
@@ -88,7 +88,7 @@ function nodeDetails(report: RunReport, detailLimit: number): string {
 
 function nodeDetail(runId: string, node: ReportNode, detailLimit: number): string {
   const lines = [`#### ${markdownText(node.id)}: ${markdownText(node.title)}`, ''];
-  const tokens = `${node.tokens.input} in (${node.tokens.cacheHit} cached) · ${node.tokens.output} out · ${node.modelCalls} model calls`;
+  const tokens = `${node.tokens.input} in (${node.tokens.cacheHit} cached) · ${node.tokens.output} out · ${plural(node.modelCalls, 'model call')}`;
   lines.push(`- ${node.status} after ${node.attempts} attempt${node.attempts === 1 ? '' : 's'} · ${tokens}${node.compactions > 0 ? ` · ${node.compactions} compactions` : ''}`);
   if (node.toolCalls.length > 0) lines.push(`- tools: ${node.toolCalls.map((tool) => `${markdownText(tool.name)} ×${tool.count}${tool.errors > 0 ? ` (${tool.errors} errors)` : ''}`).join(', ')}`);
   if (node.filesChanged.length > 0) lines.push(`- files changed: ${node.filesChanged.map((file) => markdownText(file)).join(', ')}`);
