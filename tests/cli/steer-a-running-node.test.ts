@@ -157,4 +157,19 @@ describe('a word to a running node', () => {
     expect(finished.code).toBe(2);
     expect(finished.stderr.trim()).toBe(`dagent: node slow of run ${runId} is not running (it succeeded); only a running node hears a word or pauses`);
   }, 90_000);
+
+  it('says when the run\'s process is gone: the word waits for the resume, the pause has nothing to pause', async () => {
+    const { runId, runner } = await runningRun();
+    runner.child.kill('SIGKILL');
+    await runner.exited;
+
+    const told = await cli(['say', runId, '--node', 'slow', 'hello']);
+    const paused = await cli(['pause', runId, '--node', 'slow']);
+
+    expect(told.code, told.stderr).toBe(0);
+    expect(told.stderr.trim()).toBe(`dagent: warning: run ${runId}'s process (pid ${runner.child.pid}) is gone: the node reads your message once \`dagent resume ${runId}\` takes the run up`);
+    expect(paused.code, paused.stderr).toBe(0);
+    expect(paused.stderr.trim()).toBe(`dagent: warning: run ${runId}'s process (pid ${runner.child.pid}) is gone: nothing runs the node to pause it; \`dagent resume ${runId}\` takes the run up, its nodes going on`);
+  }, 90_000);
 });
+
