@@ -211,7 +211,7 @@ describe('the review round trip of the billing demo, from the CLI', () => {
     const result = await cli(['run', runId, '--approved', wrong, '--approval', 'auto', '--model', MODEL]);
     expect(result.code).toBe(2);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    expect(result.stderr).toContain(`is not the approved one: --approved ${wrong}, current plan hash ${approvedHash}`);
+    expect(result.stderr.trim()).toBe(`dagent: --approved ${wrong} is the hash of no plan of run ${runId}, and the approved plan is v3 (hash ${approvedHash}): review it with \`dagent show ${runId}\`, then \`dagent run ${runId} --approved ${approvedHash}\``);
     expect(readFileSync(join(workspace, 'src', 'models', 'invoice.js'), 'utf8')).toMatch(/\btotal\(\)/);
   });
 
@@ -219,7 +219,7 @@ describe('the review round trip of the billing demo, from the CLI', () => {
     for (const pinned of ['', approvedHash.slice(0, 3)]) {
       const result = await cli(['run', runId, '--approved', pinned, '--approval', 'auto', '--model', MODEL]);
       expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(/is not the approved one/);
+      expect(result.stderr).toContain(`is the hash of no plan of run ${runId}, and the approved plan is v3`);
     }
   });
 

@@ -41,9 +41,25 @@ export class PlanNotApprovedError extends DagentError {
 }
 
 export class PlanChangedError extends DagentError {
-  constructor(readonly runId: string, readonly approvedHash: string, readonly currentHash: string) {
-    super(`the plan of run ${runId} is not the approved one: --approved ${approvedHash || '(empty)'}, current plan hash ${currentHash}; review and approve it again`);
+  /**
+   * `pinnedVersion`/`currentVersion`: when `--approved` names the hash of another version of the run
+   * (a review of an older plan), the message says which, and how to run the plan approved now.
+   */
+  constructor(readonly runId: string, readonly approvedHash: string, readonly currentHash: string, pinnedVersion?: number, currentVersion?: number) {
+    super(
+      currentVersion === undefined
+        ? `the plan of run ${runId} is not the approved one: --approved ${approvedHash || '(empty)'}, current plan hash ${currentHash}; review and approve it again`
+        : `--approved ${approvedHash || '(empty)'} is ${pinnedVersion === undefined ? 'the hash of no plan of run ' + runId : `plan v${pinnedVersion}'s hash`}, and the approved plan is v${currentVersion} (hash ${currentHash}): review it with \`dagent show ${runId}\`, then \`dagent run ${runId} --approved ${currentHash}\``,
+    );
   }
+}
+
+/** The version of the run's plan whose hash begins with `pinned`, if one does. */
+async function versionOfHash(db: Kysely<Database>, runId: string, pinned: string): Promise<number | undefined> {
+  if (pinned.length < MIN_APPROVED_HASH_CHARS) return undefined;
+  const rows = await db.selectFrom('plans').select(['version', 'hash']).where('run_id', '=', runId).orderBy('version', 'desc').execute();
+  const found = rows.find((row) => row.hash.startsWith(pinned.toLowerCase()));
+  return found === undefined ? undefined : Number(found.version);
 }
 
 /** Shortest `--approved` prefix accepted: a hash that short cannot pin a plan. */
@@ -206,7 +222,7 @@ export async function executablePlan(db: Kysely<Database>, runOrId: string | Run
   if (stored.status !== 'approved') throw new PlanNotApprovedError(stored.runId, stored.version, stored.status);
   const pinned = options.approvedHash;
   if (pinned !== undefined && (pinned.length < MIN_APPROVED_HASH_CHARS || !stored.hash.startsWith(pinned.toLowerCase()))) {
-    throw new PlanChangedError(stored.runId, pinned, stored.hash);
+    throw new PlanChangedError(stored.runId, pinned, stored.hash, await versionOfHash(db, stored.runId, pinned), stored.version);
   }
   if (planHash(stored.plan) !== stored.hash) throw new PlanChangedError(stored.runId, stored.hash, planHash(stored.plan));
   return stored;
