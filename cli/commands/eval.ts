@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError, visibleJson, visibleText } from '../../engine/index.js';
 import { integerAtLeast } from '../context/cli-args.js';

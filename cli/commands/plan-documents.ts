@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ConfigError, currentPlan, getRun, isEmptyPlanDiff, needsLivingProcess, parsePlanDocument, planVersion, renderPlanDiff, runOwner, savePlan, visibleJson, type Plan, type RunRecord, type Store } from '../../engine/index.js';
 import type { CliContext } from '../context/cli-context.js';
 import { integerAtLeast } from '../context/cli-args.js';

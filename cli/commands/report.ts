@@ -1,6 +1,5 @@
-import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { NothingToDiffError, currentPlan, diffRun, errorMessage, getRun, readEvents, visibleJson, type RunRecord } from '../../engine/index.js';
+import { NothingToDiffError, currentPlan, diffRun, errorMessage, getRun, readEvents, visibleJson, type RunRecord, type SessionEvent } from '../../engine/index.js';
 import type { CliContext } from '../context/cli-context.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
@@ -24,11 +23,13 @@ export const reportCommand = defineCommand<{ run: string; format: ReportFormat; 
       .option('out', { type: 'string', requiresArg: true, describe: 'write the report to this file instead of stdout' }),
   async run(context, args) {
     const { db } = await context.readStore();
-    const run = await getRun(db, args.run);
+    const found = await getRun(db, args.run);
+    const events = await readEvents(db, found.id);
+    const run = withModelItRanOn(found, events);
     const stored = run.planVersion === null ? null : await currentPlan(db, run.id);
     const report = buildRunReport({
       run,
-      events: await readEvents(db, run.id),
+      events,
       plan: stored === null ? null : { version: stored.version, plan: stored.plan },
       diff: await diffStatOf(context, run),
       reproduce: reproduceCommands(dagentCommand(process.argv[1], context.io.env), run),
@@ -68,3 +69,18 @@ async function diffStatOf(context: CliContext, run: RunRecord): Promise<ReportDi
     return { available: false, reason: errorMessage(error) };
   }
 }
+
+/**
+ * The run with the model its nodes ran on, when none was recorded as it was planned (`dagent plan`
+ * without `-m`, then `run -m`): the report names it and its reproduce commands pass it, from the
+ * first request a node of the plan made (the planner's and the summarizer's are another role's).
+ */
+function withModelItRanOn(run: RunRecord, events: readonly SessionEvent[]): RunRecord {
+  if (typeof run.config.model === 'string') return run;
+  const request = events.find((event): event is SessionEvent<'request/header'> => event.type === 'request/header' && event.nodeId !== null && event.nodeId !== 'planner' && event.payload.agent.startsWith('node:'));
+  if (request === undefined) return run;
+  // A scripted model's file as the run named it, relative to where it ran: the workspace, as a run in it is run.
+  const model = request.payload.provider === 'scripted' ? resolve(run.workspace, request.payload.model) : request.payload.model;
+  return { ...run, config: { ...run.config, model: `${request.payload.provider}:${model}` } };
+}
+

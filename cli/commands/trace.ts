@@ -1,5 +1,3 @@
-import { writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { ConfigError, getRun, readEvents } from '../../engine/read-face.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
