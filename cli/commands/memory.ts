@@ -49,7 +49,7 @@ export const memoryCommand = defineCommand<MemoryArgs>({
         if (text === '') throw new ConfigError('memory add needs the text to remember');
         const result = await memory.add({ content: text, source: { kind: 'cli' }, ...(args.kind === undefined ? {} : { kind: args.kind }), ...(args.scope === undefined ? {} : { scope: args.scope }) });
         if (context.json) writeLine(out, JSON.stringify(result));
-        else writeLine(out, `${result.created ? 'remembered' : 'already known'}: ${memoryLine(result.memory)}`);
+        else writeLine(out, `${result.created ? 'remembered' : 'already known'}: ${memoryLine(result.memory).replace(/^- /, '')}`);
         return 0;
       }
       case 'list': {
@@ -70,7 +70,7 @@ export const memoryCommand = defineCommand<MemoryArgs>({
         if (!Number.isInteger(id) || id <= 0) throw new ConfigError(`memory rm needs a memory id (a number, as \`dagent memory list\` shows it), not "${text}"`);
         if (!(await memory.remove(id, args.scope))) throw new ConfigError(`no ${args.scope === undefined ? '' : `${args.scope} `}memory #${id}: \`dagent memory list\` shows the ids`);
         if (context.json) writeLine(out, JSON.stringify({ removed: id }));
-        else writeLine(out, `removed memory #${id}`);
+        else writeLine(out, `removed ${args.scope === undefined ? '' : `${args.scope} `}memory #${id}`);
         return 0;
       }
     }

@@ -11,7 +11,7 @@ describe('dagent memory', () => {
   it('adds, deduplicates, lists, searches and removes long-term memories', async () => {
     const added = await runCli(['memory', 'add', 'Tests need `npm run build` first', '--kind', 'lesson'], { cwd: workspace });
     expect(added).toMatchObject({ code: 0 });
-    expect(added.stdout).toMatch(/^remembered: - \[project lesson #1\] Tests need `npm run build` first/);
+    expect(added.stdout).toMatch(/^remembered: \[project lesson #1\] Tests need `npm run build` first/);
 
     const again = await runCli(['memory', 'add', '  tests NEED `npm run build` first '], { cwd: workspace });
     expect(again.stdout).toMatch(/^already known: .*#1/);

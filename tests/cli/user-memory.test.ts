@@ -24,8 +24,8 @@ const dagent = async (workspace: string, ...args: string[]): Promise<{ code: num
 
 describe('user memories', () => {
   it('are shared by every workspace of the user, while project memories stay in theirs', async () => {
-    expect((await dagent('shop', 'memory', 'add', '--scope', 'user', '--kind', 'preference', 'I prefer small commits with a why')).stdout).toMatch(/^remembered: - \[user preference #1\]/);
-    expect((await dagent('shop', 'memory', 'add', 'Prices are integer cents')).stdout).toMatch(/^remembered: - \[project fact #1\]/);
+    expect((await dagent('shop', 'memory', 'add', '--scope', 'user', '--kind', 'preference', 'I prefer small commits with a why')).stdout).toMatch(/^remembered: \[user preference #1\]/);
+    expect((await dagent('shop', 'memory', 'add', 'Prices are integer cents')).stdout).toMatch(/^remembered: \[project fact #1\]/);
 
     const blog = await dagent('blog', 'memory', 'list');
     expect(blog.stdout).toBe('- [user preference #1] I prefer small commits with a why  (added with dagent memory add)\n');
@@ -36,6 +36,7 @@ describe('user memories', () => {
     expect(ambiguous).toMatchObject({ code: 2, stderr: 'dagent: both a project and a user memory are #1: say which with --scope project or --scope user\n' });
     expect((await dagent('blog', 'memory', 'rm', '1')).stdout).toBe('removed memory #1\n');
     expect((await dagent('shop', 'memory', 'list')).stdout).toBe('- [project fact #1] Prices are integer cents  (added with dagent memory add)\n');
+    expect((await dagent('shop', 'memory', 'rm', '--scope', 'project', '1')).stdout).toBe('removed project memory #1\n');
   }, 60_000);
 
   it('are not a database until one is added: listing and searching a user folder without one creates nothing', async () => {
