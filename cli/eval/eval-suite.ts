@@ -31,11 +31,17 @@ const taskSchema = z.object({ task: z.string().trim().min(1), verify: z.string()
 
 /**
  * A suite is a folder of tasks; each task is a folder holding `task.json` (`task`, `verify`), the
- * fixture in `repo/`, and optionally `script.plan.json` / `script.react.json` for offline runs.
+ * fixture in `repo/`, and optionally `script.plan.json` / `script.react.json` for offline runs. A
+ * task's own folder is a suite of one.
  */
 export function loadSuite(folder: string): EvalSuite {
   const dir = resolve(folder);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new ConfigError(`eval suite ${folder} is not a folder: name a folder of tasks, e.g. dagent eval examples/eval`);
+  // One task's own folder is a suite of that task.
+  if (existsSync(join(dir, TASK_FILE))) {
+    const name = dir.split(/[\\/]/).at(-1) ?? dir;
+    return { name, dir, tasks: [loadTask(dir, name)] };
+  }
   const tasks = readdirSync(dir, { withFileTypes: true })
     .filter((entry) => entry.isDirectory() && existsSync(join(dir, entry.name, TASK_FILE)))
     .map((entry) => loadTask(join(dir, entry.name), entry.name))

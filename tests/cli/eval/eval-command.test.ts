@@ -119,4 +119,12 @@ describe('dagent eval on the shipped suite', () => {
     expect(compared.stdout).toContain('| extract-constant | plan | 1/1 → – |');
     expect(compared.stdout).toContain('| rename-function | react | 1/1 → 1/1 |');
   }, 240_000);
+
+  it('takes one task\'s own folder as a suite of that task', async () => {
+    const one = await dagent(['--json', 'eval', join(SUITE, 'rename-function'), '--mode', 'react']);
+
+    expect(one.code, one.stderr).toBe(0);
+    expect((JSON.parse(one.stdout) as { results: { task: string }[] }).results.map((result) => result.task)).toEqual(['rename-function']);
+  }, 120_000);
 });
+
