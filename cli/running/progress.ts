@@ -107,7 +107,7 @@ export function progressLine(event: SessionEvent, view: RunView, approvalsHere =
     case 'reuse/missed':
       return `↺ ${node} not reused: ${event.payload.reason}`;
     case 'step/resumed':
-      return `⏵ ${node} resumed after step ${event.payload.fromStep}${resumedRerun(event.payload.rerun)}${event.payload.interrupted.length === 0 ? '' : ` · ${event.payload.interrupted.length} interrupted call${event.payload.interrupted.length === 1 ? '' : 's'} not run again`} · ${event.payload.modelCalls} model calls not repeated`;
+      return [`⏵ ${node} resumed after step ${event.payload.fromStep}`, ...resumedParts(event.payload), `${event.payload.modelCalls} model call${event.payload.modelCalls === 1 ? '' : 's'} not repeated`].join(' · ');
     case 'writes/exceeded':
       if (event.payload.enforced === true) return `⚠ ${node} changed files outside its declared writes: ${event.payload.paths.join(', ')} (strictWrites: the node fails, its change is not merged)`;
       return `⚠ ${node} changed files outside its declared writes: ${event.payload.paths.join(', ')} (recorded: \`dagent diff\` shows them, \`dagent revert --node ${node}\` undoes them)`;
@@ -173,6 +173,14 @@ function firstLine(text: string): string {
   return text.split('\n', 1)[0] ?? '';
 }
 
-function resumedRerun(rerun: 'model-call' | 'tool-calls' | 'none'): string {
-  return rerun === 'model-call' ? ' · the model call in flight runs again' : rerun === 'tool-calls' ? ' · the read-only tool calls in flight run again' : '';
+/** What a resumed node did with what was in flight: the files it put back, the calls that run again (by tool), those reported interrupted. */
+function resumedParts(payload: SessionEvent<'step/resumed'>['payload']): string[] {
+  const parts: string[] = [];
+  const { restored, interrupted, toolCallIds = [], toolNames } = payload;
+  if (restored.length > 0) parts.push(`${restored.length} file${restored.length === 1 ? '' : 's'} put back as after step ${payload.fromStep}`);
+  if (payload.rerun === 'model-call') parts.push('the model call in flight runs again');
+  const again = toolNames === undefined ? `${toolCallIds.length} tool call${toolCallIds.length === 1 ? '' : 's'}` : toolNames.join(', ');
+  if (payload.rerun === 'tool-calls') parts.push(`${again} in flight ${toolCallIds.length === 1 ? 'runs' : 'run'} again`);
+  if (interrupted.length > 0) parts.push(`${interrupted.length} interrupted call${interrupted.length === 1 ? '' : 's'} not run again`);
+  return parts;
 }

@@ -3,6 +3,21 @@ import { defineEvent } from './define-event.js';
 
 const tokens = z.strictObject({ input: z.number().int().nonnegative(), output: z.number().int().nonnegative(), cacheHit: z.number().int().nonnegative(), reasoning: z.number().int().nonnegative() });
 
+/** `step/resumed` as v2 recorded it: v1 with `interrupted`, v3 without `toolNames`. */
+function stepResumedV2() {
+  return z.strictObject({
+    attempt: z.number().int().positive(),
+    fromStep: z.number().int().nonnegative(),
+    rerun: z.enum(['model-call', 'tool-calls', 'none']),
+    toolCallIds: z.array(z.string()).optional(),
+    interrupted: z.array(z.string()),
+    restored: z.array(z.string()),
+    modelCalls: z.number().int().nonnegative(),
+    saved: tokens,
+    savedCostUsd: z.number().nonnegative(),
+  });
+}
+
 /**
  * The events of work done again or not: a node put back to pending for a new attempt (`rerun`, or a
  * plan edit it must follow), the key of its inputs when it succeeds, and whether a later plan version
@@ -33,38 +48,21 @@ export const RERUN_EVENTS = {
    */
   'step/checkpointed': defineEvent(1, () => z.strictObject({ attempt: z.number().int().positive(), boundary: z.unknown() })),
   /**
-   * A node that was running when its process stopped goes on from its last completed step instead
-   * of starting over. `fromStep`: its last completed step; `rerun`: what runs again (`model-call`:
-   * the call of the step after it, `tool-calls`: calls of the interrupted step (read-only, never
-   * started, or file writes whose files went back), by id in `toolCallIds`, `none`); `interrupted`:
+   * A node whose attempt was running when its process stopped, or was stopped by the run (a cancel,
+   * a pause), goes on from its last completed step instead of starting over. `fromStep`: its last
+   * completed step; `rerun`: what runs again (`model-call`: the call of the step after it,
+   * `tool-calls`: calls of the interrupted step (read-only, never started, or file writes whose
+   * files went back), by id in `toolCallIds` and tool name in `toolNames`, `none`); `interrupted`:
    * calls that had started and are not safe to run twice (a command), told the model as
-   * interrupted; `restored`: files put back to the checkpoint of
-   * `fromStep`; `saved`: what its completed model calls cost, not paid again.
-   * v2: `interrupted`.
+   * interrupted; `restored`: files put back to the checkpoint of `fromStep`; `saved`: what its
+   * completed model calls cost, not paid again.
+   * v2: `interrupted`. v3: `toolNames`.
    */
-  'step/resumed': defineEvent(2, () => z.strictObject({
-    attempt: z.number().int().positive(),
-    fromStep: z.number().int().nonnegative(),
-    rerun: z.enum(['model-call', 'tool-calls', 'none']),
-    toolCallIds: z.array(z.string()).optional(),
-    interrupted: z.array(z.string()),
-    restored: z.array(z.string()),
-    modelCalls: z.number().int().nonnegative(),
-    saved: tokens,
-    savedCostUsd: z.number().nonnegative(),
-  }), {
+  'step/resumed': defineEvent(3, () => stepResumedV2().extend({ toolNames: z.array(z.string()).optional() }), {
     1: {
-      payload: () => z.strictObject({
-        attempt: z.number().int().positive(),
-        fromStep: z.number().int().nonnegative(),
-        rerun: z.enum(['model-call', 'tool-calls', 'none']),
-        toolCallIds: z.array(z.string()).optional(),
-        restored: z.array(z.string()),
-        modelCalls: z.number().int().nonnegative(),
-        saved: tokens,
-        savedCostUsd: z.number().nonnegative(),
-      }),
+      payload: () => stepResumedV2().omit({ interrupted: true }),
       upgrade: (payload) => ({ ...(payload as object), interrupted: [] }),
     },
+    2: { payload: stepResumedV2, upgrade: (payload) => payload },
   }),
 } as const;

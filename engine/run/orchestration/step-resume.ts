@@ -4,7 +4,7 @@ import type { PlanNode } from '../../plan/plan-schema.js';
 import type { EventLog } from '../../session/event-log.js';
 import type { OpenAttempt, RunMemory } from '../views/run-recovery.js';
 import type { NodeFiles } from './node-files.js';
-import { isEffectfulStep, planStepResume, settleWrites, STEP_RESUME_EVENT_TYPES, type ResumingPlan, type RiskOf } from './step-resume-plan.js';
+import { isEffectfulStep, planStepResume, settleWrites, STEP_RESUME_EVENT_TYPES, type ResumingPlan, type RiskOf, type StepResumeEvent } from './step-resume-plan.js';
 
 /**
  * The attempt of `node` that was running when its process stopped, when it can go on from its last
@@ -60,7 +60,7 @@ export async function resumeSteps(context: StepResumeContext, node: PlanNode, at
       attempt,
       fromStep: plan.fromStep,
       rerun: plan.rerun,
-      ...(plan.rerunCalls.length === 0 ? {} : { toolCallIds: [...plan.rerunCalls] }),
+      ...(plan.rerunCalls.length === 0 ? {} : { toolCallIds: [...plan.rerunCalls], toolNames: plan.rerunCalls.map((id) => toolNameOf(events, id)) }),
       interrupted: [...plan.interrupted],
       restored: [...restore.restored],
       modelCalls: plan.modelCalls,
@@ -119,6 +119,16 @@ async function checkpointStep(context: StepResumeContext, node: PlanNode, attemp
   if (checkpoint === undefined) return false;
   await context.log.append({ type: 'step/checkpointed', nodeId: node.id, turn: position.turn, step: position.step, payload: { attempt, boundary: checkpoint } });
   return true;
+}
+
+/** The tool a call of the attempt asked for, as its model's answer names it. */
+function toolNameOf(events: readonly StepResumeEvent[], toolCallId: string): string {
+  for (const event of events) {
+    if (event.type !== 'assistant/message') continue;
+    const call = event.payload.toolCalls.find((candidate) => candidate.id === toolCallId);
+    if (call !== undefined) return call.name;
+  }
+  return 'unknown';
 }
 
 /** What the model reads for a call that had started to write or run a command when the process stopped. */

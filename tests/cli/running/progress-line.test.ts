@@ -31,3 +31,19 @@ describe('progressLine for hooks', () => {
     expect(progressLine(ran(outcome, extra), emptyRunView('r-1'))).toBe(line);
   });
 });
+
+/** A resumed node says what happened to what was in flight: the files put back, and which calls run again, by tool (a write too, not only reads). */
+describe('progressLine for a resumed node', () => {
+  const resumed = (extra: Record<string, unknown>): SessionEvent =>
+    event('step/resumed', { attempt: 2, fromStep: 1, rerun: 'none', interrupted: [], restored: [], modelCalls: 2, saved: { input: 8000, output: 30, cacheHit: 0, reasoning: 0 }, savedCostUsd: 0, ...extra });
+
+  it.each([
+    [{ rerun: 'model-call' }, '⏵ edit-a resumed after step 1 · the model call in flight runs again · 2 model calls not repeated'],
+    [{ rerun: 'tool-calls', toolCallIds: ['c2'], toolNames: ['edit_file'], restored: ['src/a.ts'] }, '⏵ edit-a resumed after step 1 · 1 file put back as after step 1 · edit_file in flight runs again · 2 model calls not repeated'],
+    [{ rerun: 'tool-calls', toolCallIds: ['r2', 'w2'], toolNames: ['read_file', 'write_file'], interrupted: ['c2'] }, '⏵ edit-a resumed after step 1 · read_file, write_file in flight run again · 1 interrupted call not run again · 2 model calls not repeated'],
+    [{ rerun: 'tool-calls', toolCallIds: ['r2'] }, '⏵ edit-a resumed after step 1 · 1 tool call in flight runs again · 2 model calls not repeated'],
+    [{ modelCalls: 1 }, '⏵ edit-a resumed after step 1 · 1 model call not repeated'],
+  ])('%j', (extra, line) => {
+    expect(progressLine(resumed(extra), emptyRunView('r-1'))).toBe(line);
+  });
+});
