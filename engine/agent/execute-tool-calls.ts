@@ -1,7 +1,7 @@
 import PQueue from 'p-queue';
 import type { StepPosition } from '../context/runtime-context.js';
 import { errorMessage } from '../errors.js';
-import type { Session } from '../session/session.js';
+import { replacingOnSurface, type Session } from '../session/session.js';
 import type { ToolCall } from '../model/model-message.js';
 import type { SessionEvent } from '../session/event-types.js';
 import type { ToolExecutionContext, ToolResult, ToolRuntime } from './tool-runtime.js';
@@ -26,6 +26,8 @@ export interface ExecuteToolCallsInput {
   readonly maxCalls?: number;
   /** Default `MAX_PARALLEL_TOOL_CALLS`. */
   readonly maxParallel?: number;
+  /** Calls whose result takes the place of another on the surface, by id: the surface position of the result the run's stop gave them. */
+  readonly replacing?: ReadonlyMap<string, number>;
 }
 
 /**
@@ -67,6 +69,7 @@ export async function executeToolCalls(input: ExecuteToolCallsInput): Promise<Se
         input.session.countAhead([result.content]);
         return input.session.append({
           type: 'tool/result',
+          ...replacingOnSurface(input.replacing?.get(call.id)),
           turn: input.position.turn,
           step: input.position.step,
           payload: { toolCallId: call.id, name: call.name, content: result.content, isError: result.isError, meta: { ...result.meta, args: result.meta.args ?? call.args } },

@@ -147,9 +147,10 @@ async function appendInstruction(options: RunAgentOptions, turn: number): Promis
 }
 
 /**
- * Open tool calls of a surface whose process stopped between a call and its result: by default all
- * are closed as interrupted; a resumed node runs the ones it names again at their step, and the
- * step then ends as any step does (`onStepEnd`).
+ * Open tool calls of a surface whose process stopped between a call and its result, or whose calls
+ * the run's stop ended (`Session.openToolCalls`): by default all are closed as interrupted; a
+ * resumed node runs the ones it names again at their step, and the step then ends as any step does
+ * (`onStepEnd`). A call's new result takes the place of the one the run's stop gave it.
  */
 async function settleOpenToolCalls(options: RunAgentOptions): Promise<void> {
   const { session, resume } = options;
@@ -173,6 +174,7 @@ async function settleOpenToolCalls(options: RunAgentOptions): Promise<void> {
       position,
       signal: options.signal,
       batchTimeoutMs: options.toolBatchTimeoutMs ?? DEFAULT_TOOL_BATCH_TIMEOUT_MS,
+      replacing: new Map(again.flatMap((call) => (call.replaces === undefined ? [] : [[call.id, call.replaces] as const]))),
     });
   }
   await session.closeInterruptedToolCalls(resume.interruptedContent);

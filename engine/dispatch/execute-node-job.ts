@@ -200,7 +200,7 @@ async function beginClaimedAttempt(
   const { memory } = fold;
   // An attempt that began and never ended (its worker stopped): its model calls so far say whether it can go on from a step.
   const begun = memory.openAttempt(node.id);
-  const open = begun === undefined ? undefined : resumableAttempt(memory, workspace.files, node, { ...begun, modelCalls: await fold.modelCallsSince(node.id, begun.fromSeq) });
+  const open = begun === undefined ? undefined : resumableAttempt(workspace.files, node, { ...begun, modelCalls: await fold.modelCallsSince(node.id, begun.fromSeq) });
   if (open !== undefined && open.attempt === attempt) {
     const resumed = await resumeSteps(steps, node, attempt, open);
     if (resumed !== undefined) return resumed;

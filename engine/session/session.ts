@@ -1,8 +1,20 @@
 import { countTokensOfAsync, messagesTokens, messageTexts } from '../model/token-estimate.js';
 import type { EventLog } from './event-log.js';
-import type { EventDraft, EventType, SessionEvent } from './event-types.js';
-import type { ModelMessage, UserModelMessage } from '../model/model-message.js';
+import type { EventDraft, EventType, SessionEvent, SurfaceOp } from './event-types.js';
+import type { ModelMessage, ToolCall, UserModelMessage } from '../model/model-message.js';
+import { isStopResult } from './tool-result-meta.js';
 import { applyToSurface, eventToMessage, isSurfaceEvent, type SurfaceEntry, type SurfaceEvent } from './surface.js';
+
+/** A tool call of the surface without a result of its own (`Session.openToolCalls`). */
+export interface OpenToolCall extends ToolCall {
+  /** The surface position of the result the run's stop gave it, which its next result replaces. */
+  readonly replaces?: number;
+}
+
+/** A tool result's `surfaceOp` when it takes the place of the result at `position` (one the run's stop gave its call). */
+export function replacingOnSurface(position: number | undefined): { readonly surfaceOp?: SurfaceOp } {
+  return position === undefined ? {} : { surfaceOp: { op: 'replace', start: position, end: position } };
+}
 
 /** What an interrupted tool call's result says to the model. */
 export const INTERRUPTED_TOOL_RESULT = 'interrupted: the process stopped before this tool call returned; its effect is unknown. Check the state before retrying it.';
@@ -245,12 +257,21 @@ export class Session {
     return undefined;
   }
 
-  /** Tool calls of the surface that have no result: left behind by a crash between call and result. */
-  openToolCalls(): { id: string; name: string; args: unknown }[] {
-    const open = new Map<string, { id: string; name: string; args: unknown }>();
-    for (const { event } of this.#surface) {
+  /**
+   * Tool calls of the surface that have no result of their own: left behind by a crash between
+   * call and result, or stopped by the run's cancel or pause (`isStopResult`; `replaces` is the
+   * surface position of that result, which the call's next result replaces).
+   */
+  openToolCalls(): OpenToolCall[] {
+    const open = new Map<string, OpenToolCall>();
+    for (const { position, event } of this.#surface) {
       if (event.type === 'assistant/message') for (const call of event.payload.toolCalls) open.set(call.id, call);
-      else if (event.type === 'tool/result') open.delete(event.payload.toolCallId);
+      else if (event.type !== 'tool/result') continue;
+      else if (!isStopResult(event.payload)) open.delete(event.payload.toolCallId);
+      else {
+        const call = open.get(event.payload.toolCallId);
+        if (call !== undefined) open.set(call.id, { ...call, replaces: position });
+      }
     }
     return [...open.values()];
   }
@@ -265,6 +286,7 @@ export class Session {
     for (const call of open) {
       await this.append({
         type: 'tool/result',
+        ...replacingOnSurface(call.replaces),
         payload: {
           toolCallId: call.id,
           name: call.name,

@@ -44,3 +44,13 @@ function nonEmpty(value: unknown): string | undefined {
 function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/**
+ * Whether a tool result records the run's stop rather than the call's own end: the run's cancel or
+ * pause aborted the call, or stopped it before it ran (`aborted`). When the stopped attempt goes on
+ * from its last step, such a call counts as in flight, as after a kill, and the result it gets then
+ * replaces this one on the surface.
+ */
+export function isStopResult(payload: { readonly meta: { readonly outcome: string } }): boolean {
+  return payload.meta.outcome === 'aborted';
+}

@@ -57,7 +57,7 @@ export interface NodeRestore {
 }
 
 /** Where a resumed attempt's files go: a step checkpoint, the node's start, or as the stopped process left them. */
-export type StepFilesTarget = { readonly kind: 'checkpoint'; readonly checkpoint: unknown } | { readonly kind: 'start' } | { readonly kind: 'as-left' };
+export type StepFilesTarget = { readonly kind: 'checkpoint'; readonly checkpoint: unknown } | { readonly kind: 'start' } | { readonly kind: 'as-left'; readonly checkpoint?: unknown };
 
 export interface EndNodeOptions {
   /** The write globs of the run's other nodes: their changes are theirs, not stray. */
@@ -176,9 +176,10 @@ export class FileSnapshots {
 
   /**
    * Puts the node's files back to a step checkpoint (or, `start`, to where the node began) for an
-   * attempt that goes on after its process stopped; `as-left` changes nothing. The node's stored
-   * contents before it began are kept (its diff still counts from there). A file whose content at
-   * the checkpoint is not held (a workspace without git) is named in `unrestorable`, left as it is.
+   * attempt that goes on after its process or the run stopped; `as-left` changes nothing (whatever
+   * checkpoint it names). The node's stored contents before it began are kept (its diff still counts
+   * from there). A file whose content at the checkpoint is not held (a workspace without git) is
+   * named in `unrestorable`, left as it is.
    */
   async resumeNode(nodeId: string, writes: readonly string[], boundaryValue: unknown, target: StepFilesTarget): Promise<NodeRestore> {
     if (target.kind === 'as-left') return { restored: [], unrestorable: [] };

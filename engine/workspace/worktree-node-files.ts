@@ -46,8 +46,11 @@ export interface WorktreeCheckpoint {
   readonly changedFiles?: number;
 }
 
-/** Where a resumed attempt's files go: a step checkpoint, the node's start, or as the stopped process left them. */
-export type WorktreeResumeTarget = { readonly kind: 'checkpoint'; readonly checkpoint: unknown } | { readonly kind: 'start' } | { readonly kind: 'as-left' };
+/**
+ * Where a resumed attempt's files go: a step checkpoint, the node's start, or as the stopped attempt
+ * left them (its workspace, or, when that went with the run's stop, the checkpoint taken then).
+ */
+export type WorktreeResumeTarget = { readonly kind: 'checkpoint'; readonly checkpoint: unknown } | { readonly kind: 'start' } | { readonly kind: 'as-left'; readonly checkpoint?: unknown };
 
 /** How a node attempt ended for its files. `merged`: its run-branch commit; `conflict`: why it cannot merge (the hunks). */
 export interface WorktreeNodeEnd {
@@ -125,10 +128,11 @@ export class WorktreeNodeFiles {
   }
 
   /**
-   * A node attempt that goes on after its process stopped: a new workspace whose files are those
-   * of the step checkpoint (or the node's start), or, `as-left`, those of the stopped attempt's
-   * workspace as it was left; its change is still counted from where the node began. Returns the
-   * files that differ from what the stopped attempt left (put back).
+   * A node attempt that goes on after its process or the run stopped: a new workspace whose files
+   * are those of the step checkpoint (or the node's start), or, `as-left`, those of the stopped
+   * attempt's workspace as it was left (when the run's stop removed it, the checkpoint its last
+   * step took then); its change is still counted from where the node began. Returns the files
+   * that differ from what a stopped attempt's workspace still there held (put back).
    */
   async resumeNode(nodeId: string, writes: readonly string[], boundary: unknown, target: WorktreeResumeTarget): Promise<{ restored: string[]; unrestorable: string[] }> {
     const began = boundary as WorktreeBoundary;
@@ -139,6 +143,7 @@ export class WorktreeNodeFiles {
     let checkout: string;
     if (target.kind === 'checkpoint') checkout = (target.checkpoint as WorktreeCheckpoint).commit;
     else if (target.kind === 'as-left' && leftCommit !== undefined) checkout = leftCommit;
+    else if (target.kind === 'as-left' && target.checkpoint !== undefined) checkout = (target.checkpoint as WorktreeCheckpoint).commit;
     else checkout = began.start;
     if (left !== undefined) await workspaces.removeLeft(left);
     const workspace = await workspaces.reopenNode(nodeId, began.start, checkout, writes);

@@ -97,7 +97,8 @@ export async function attemptNode(context: NodeAttemptContext, nodeId: string, e
     if (end.conflicts !== undefined && end.branch !== undefined) {
       const conflicted = end.conflicts.map((conflict) => ({ path: conflict.path, hunks: conflict.hunks.map((hunk) => ({ line: hunk.line, ours: hunk.ours, theirs: hunk.theirs })) }));
       await log.append({ type: 'node/conflicted', nodeId, payload: { branch: end.branch, files: conflicted, onConflict: context.onConflict ?? 'replan' } });
-    } else if (end.branch !== undefined && end.merged === undefined && filesChanged.length > 0 && (result.status === 'failed' || end.overreach === true)) {
+      // Stopped by the run (a cancel, a pause), an attempt's change is not dropped: its step checkpoints (`refs/dagent/RUN/steps/NODE`) hold it for `resume` to go on from.
+    } else if (end.branch !== undefined && end.merged === undefined && filesChanged.length > 0 && ((result.status === 'failed' && !signal.aborted) || end.overreach === true)) {
       await log.append({ type: 'workspace/discarded', nodeId, payload: { files: [...filesChanged], reason: end.overreach === true ? 'overreach' : 'failed' } });
     }
     if (result.status === 'failed') return result;
@@ -132,7 +133,7 @@ async function beginAttempt(
 ): Promise<{ boundary: unknown; fromSeq: number; startedByStep: Map<number, string[]>; resume?: ResumedAttempt['resume']; opened?: Session; firstAttempt?: boolean }> {
   const { attempt, durable } = execution;
   const { files, log, memory } = context;
-  const open = resumableAttempt(memory, files, node);
+  const open = resumableAttempt(files, node, memory.attemptToGoOn(node.id, context.planVersion()));
   if (open !== undefined) {
     await durable;
     const resumed = await resumeSteps(steps, node, attempt, open);

@@ -71,14 +71,15 @@ export interface NodeFiles {
   checkpointNode?(nodeId: string, writes: readonly string[], boundary: unknown): Promise<unknown>;
   /**
    * Readies the files of an attempt that goes on where a stopped one left off (`boundary`: where
-   * that attempt began): back to a step checkpoint, to the node's start, or as left. Returns the
+   * that attempt began): back to a step checkpoint, to the node's start, or as left (`checkpoint`:
+   * the one taken after the stopped calls, for files that went with the run's stop). Returns the
    * files put back and those that could not be. Without it, a stopped attempt always starts over.
    */
   resumeNode?(
     nodeId: string,
     writes: readonly string[],
     boundary: unknown,
-    target: { readonly kind: 'checkpoint'; readonly checkpoint: unknown } | { readonly kind: 'start' } | { readonly kind: 'as-left' },
+    target: { readonly kind: 'checkpoint'; readonly checkpoint: unknown } | { readonly kind: 'start' } | { readonly kind: 'as-left'; readonly checkpoint?: unknown },
   ): Promise<{ readonly restored: readonly string[]; readonly unrestorable: readonly string[] }>;
   /** Ends what the snapshots keep running for the run (a workspace watch). */
   close?(): Promise<void>;

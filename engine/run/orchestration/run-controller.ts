@@ -43,8 +43,8 @@ import { onAbort } from './on-abort.js';
  * Runs a run's approved plan to its end (SPEC §2.4–2.5): durable node transitions, files
  * snapshotted per node, handoffs between nodes through the log, replanning on failures and on
  * missed work. Resumes where an earlier process stopped: succeeded nodes never run again, a node
- * that was running starts over with its files put back. Returns an outcome; throws only when the
- * plan may not run (not approved, changed since approval) or the store fails.
+ * stopped while it ran (killed, cancelled, paused) goes on from its last completed step or starts
+ * over, its files put back. Returns an outcome; throws only when the plan may not run or the store fails.
  */
 export async function executeRun(options: ExecuteRunOptions): Promise<RunResult> {
   return new RunController(options).execute();
@@ -178,7 +178,7 @@ class RunController {
       const boundary = this.#memory.boundaries.get(node.id);
       if (boundary === undefined || recovered.nodes.get(node.id)?.status === 'succeeded') continue;
       // A node that goes on from its last completed step puts its files back to that step itself.
-      if (resumableAttempt(this.#memory, this.#options.files, node) !== undefined) continue;
+      if (resumableAttempt(this.#options.files, node, this.#memory.attemptToGoOn(node.id, this.#planVersion)) !== undefined) continue;
       await this.#options.files.restoreNode(node.id, boundary);
     }
     return recovered;

@@ -1,5 +1,6 @@
 import type { Usage } from '../../model/model-provider.js';
 import type { SessionEvent } from '../../session/event-types.js';
+import { isStopResult } from '../../session/tool-result-meta.js';
 
 /** The events of an interrupted attempt that decide how it goes on. */
 export const STEP_RESUME_EVENT_TYPES = ['assistant/message', 'tool/call', 'tool/result', 'step/checkpointed', 'request/header'] as const;
@@ -9,11 +10,16 @@ export type StepResumeEvent = SessionEvent<(typeof STEP_RESUME_EVENT_TYPES)[numb
 /** A tool's risk as the tool runtime declares it; undefined for a tool it does not know. */
 export type RiskOf = (toolName: string) => string | undefined;
 
-/** Where the node's files go before it goes on: a step's checkpoint, the node's start, or as they are. */
+/**
+ * Where the node's files go before it goes on: a step's checkpoint, the node's start, or as the
+ * stopped attempt left them. `as-left` carries the checkpoint its last step took after its calls
+ * were stopped, when there is one (the run's stop lets a step end): it holds those files where they
+ * are gone (a worktree removed when the run stopped).
+ */
 export type FilesTarget =
   | { readonly kind: 'checkpoint'; readonly step: number; readonly checkpoint: unknown }
   | { readonly kind: 'start' }
-  | { readonly kind: 'as-left' };
+  | { readonly kind: 'as-left'; readonly checkpoint?: unknown };
 
 export type StepResumePlan =
   /** Nothing to keep (no model call had answered): the node starts over, as a new attempt. */
@@ -38,8 +44,10 @@ export type StepResumePlan =
     };
 
 /**
- * How a node attempt that was running when its process stopped goes on (pure). Its recorded model
- * answers and tool results are kept; what was in flight is decided by the step it belongs to:
+ * How a node attempt that was running when its process stopped, or that the run's stop (a cancel,
+ * a pause) ended, goes on (pure). Its recorded model answers and tool results are kept, but for
+ * the results of the stop itself (`isStopResult`): those calls were in flight. What was in flight
+ * is decided by the step it belongs to:
  * - the model call after the last completed step: the files go back to that step's checkpoint and
  *   the call is made again (the one call paid twice);
  * - tool calls of a step whose answer is recorded: the files go back to the previous step's
@@ -57,13 +65,18 @@ export function planStepResume(events: readonly StepResumeEvent[], riskOf: RiskO
   const answers = events.filter((event): event is SessionEvent<'assistant/message'> => event.type === 'assistant/message');
   const last = answers.at(-1);
   if (last === undefined) return { kind: 'restart' };
-  const results = new Set(events.flatMap((event) => (event.type === 'tool/result' ? [event.payload.toolCallId] : [])));
+  const results = new Set(events.flatMap((event) => (event.type === 'tool/result' && !isStopResult(event.payload) ? [event.payload.toolCallId] : [])));
   const started = new Set(events.flatMap((event) => (event.type === 'tool/call' ? [event.payload.toolCallId] : [])));
   const checkpoints = events.filter((event): event is SessionEvent<'step/checkpointed'> => event.type === 'step/checkpointed');
   const effectful = (id: string, name: string): boolean => started.has(id) && riskOf(name) !== 'read';
   const checkpointUpTo = (step: number): FilesTarget => {
     const found = checkpoints.filter((event) => event.step <= step).at(-1);
     return found === undefined ? { kind: 'start' } : { kind: 'checkpoint', step: found.step, checkpoint: found.payload.boundary };
+  };
+  // A checkpoint of the step in flight was taken after its calls were stopped (the run's stop let the step end).
+  const asLeft = (step: number): FilesTarget => {
+    const taken = checkpoints.filter((event) => event.step === step).at(-1);
+    return taken === undefined ? { kind: 'as-left' } : { kind: 'as-left', checkpoint: taken.payload.boundary };
   };
   const totals = savedBy(answers);
   const open = last.payload.toolCalls.filter((call) => !results.has(call.id));
@@ -76,7 +89,7 @@ export function planStepResume(events: readonly StepResumeEvent[], riskOf: RiskO
     return {
       kind: 'resume',
       fromStep: last.step - 1,
-      files: completedEffect ? { kind: 'as-left' } : checkpointUpTo(last.step - 1),
+      files: completedEffect ? asLeft(last.step) : checkpointUpTo(last.step - 1),
       checkpointNow: false,
       rerun: rerunCalls.length > 0 ? 'tool-calls' : 'none',
       rerunCalls,

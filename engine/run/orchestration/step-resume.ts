@@ -2,16 +2,17 @@ import type { StepPosition } from '../../context/runtime-context.js';
 import { nodeKind } from '../../plan/node-kinds.js';
 import type { PlanNode } from '../../plan/plan-schema.js';
 import type { EventLog } from '../../session/event-log.js';
-import type { OpenAttempt, RunMemory } from '../views/run-recovery.js';
+import type { OpenAttempt } from '../views/run-recovery.js';
 import type { NodeFiles } from './node-files.js';
 import { isEffectfulStep, planStepResume, settleWrites, STEP_RESUME_EVENT_TYPES, type ResumingPlan, type RiskOf, type StepResumeEvent } from './step-resume-plan.js';
 
 /**
- * The attempt of `node` that was running when its process stopped, when it can go on from its last
- * completed step: an agent node whose model answered at least once, with files that can be put
- * back to a step. Otherwise undefined: the node starts over (its files put back to its start).
+ * `open`, the attempt of `node` that was running when its process stopped or the run stopped it
+ * (`RunMemory.attemptToGoOn`), when it can go on from its last completed step: an agent node whose
+ * model answered at least once, with files that can be put back to a step. Otherwise undefined:
+ * the node starts over (its files put back to its start).
  */
-export function resumableAttempt(memory: RunMemory, files: NodeFiles, node: PlanNode, open: OpenAttempt | undefined = memory.openAttempt(node.id)): OpenAttempt | undefined {
+export function resumableAttempt(files: NodeFiles, node: PlanNode, open: OpenAttempt | undefined): OpenAttempt | undefined {
   if (open === undefined || open.modelCalls === 0 || !nodeKind(node.kind).runsModel) return undefined;
   return files.resumeNode === undefined ? undefined : open;
 }

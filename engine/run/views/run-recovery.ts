@@ -29,6 +29,12 @@ export class RunMemory {
   readonly #attemptSeqs = new Map<string, number>();
   /** Each node's attempt that began and has not ended (no settling transition yet). */
   readonly #openAttempts = new Map<string, OpenAttempt>();
+  /** Each node's last attempt that the run's stop ended (`node/cancelled`), with the plan version it ran under. */
+  readonly #stoppedAttempts = new Map<string, StoppedAttempt>();
+  /** Nodes whose open attempt a worker ended (`attempt/finished`): the run's stop does not keep it to go on from. */
+  readonly #endedOnWorker = new Set<string>();
+  /** The plan version the run runs as of the events folded so far: the one its last process started with, or one approved since. */
+  #planVersion: number | undefined;
 
   /**
    * The node's last attempt when it began and never ended: its process stopped while it ran (a
@@ -36,6 +42,21 @@ export class RunMemory {
    */
   openAttempt(nodeId: string): OpenAttempt | undefined {
     return this.#openAttempts.get(nodeId);
+  }
+
+  /**
+   * The node's last attempt when it can go on rather than start over: one that began and never
+   * ended (`openAttempt`), or one the run's stop ended — a cancel or a pause records
+   * `node/cancelled` for every attempt it stops — when the run goes on under `planVersion`, the
+   * version that attempt ran under. A failure, a retry, a reset (rerun) or a new attempt ends
+   * that; so does another plan version (an edit, an import, a rerun, a replan awaiting review):
+   * the node then starts over.
+   */
+  attemptToGoOn(nodeId: string, planVersion: number): OpenAttempt | undefined {
+    const open = this.#openAttempts.get(nodeId);
+    if (open !== undefined) return open;
+    const stopped = this.#stoppedAttempts.get(nodeId);
+    return stopped?.planVersion === planVersion ? stopped.attempt : undefined;
   }
 
   /** Whether an attempt of the node ever began its surface (`node/snapshotted`): the log may hold steps and compactions of it. */
@@ -53,6 +74,11 @@ export class RunMemory {
       if (event.payload.outcome === 'amended') this.replans += 1;
       return;
     }
+    // The version the run runs: the one its process started with, or one approved since (a replan or a delegation it took up).
+    if (event.type === 'run/started' || event.type === 'plan/approved') {
+      this.#planVersion = (event.type === 'run/started' ? event.payload.planVersion : event.payload.version) ?? this.#planVersion;
+      return;
+    }
     const nodeId = event.nodeId;
     if (nodeId === null) return;
     if (event.type === 'assistant/message') {
@@ -60,7 +86,7 @@ export class RunMemory {
       if (open !== undefined) this.#openAttempts.set(nodeId, { ...open, modelCalls: open.modelCalls + 1 });
       return;
     }
-    if (ATTEMPT_ENDS.has(event.type)) this.#openAttempts.delete(nodeId);
+    if (ATTEMPT_ENDS.has(event.type)) this.#endAttempt(nodeId, event.type === 'node/cancelled');
     if (event.type === 'node/succeeded') {
       const keyed = this.keyed.get(nodeId);
       if (keyed !== undefined && keyed.result === undefined) this.keyed.set(nodeId, { ...keyed, result: { nodeId, result: event.payload.result, filesChanged: event.payload.filesChanged ?? [] }, toSeq: event.seq });
@@ -74,11 +100,32 @@ export class RunMemory {
       this.boundaries.set(nodeId, event.payload.boundary);
       this.#attemptSeqs.set(nodeId, event.seq);
       this.#openAttempts.set(nodeId, { fromSeq: event.seq, attempt: event.payload.attempt, boundary: event.payload.boundary, modelCalls: 0 });
+      this.#stoppedAttempts.delete(nodeId);
+      this.#endedOnWorker.delete(nodeId);
     } else if (event.type === 'node/keyed') {
       const { key, inputs, planVersion } = event.payload;
       this.keyed.set(nodeId, { key, inputs, planVersion, fromSeq: this.#attemptSeqs.get(nodeId) ?? 0 });
     }
-    else if (event.type === 'attempt/finished' && event.payload.patch !== undefined) this.patches.set(nodeId, event.payload.patch);
+    else if (event.type === 'attempt/finished') {
+      if (event.payload.patch !== undefined) this.patches.set(nodeId, event.payload.patch);
+      // A worker's attempt the run stopped starts over: its files are the worker's (only a worker taking it over goes on from it).
+      if (this.#openAttempts.get(nodeId)?.attempt === event.payload.attempt) this.#endedOnWorker.add(nodeId);
+      if (this.#stoppedAttempts.get(nodeId)?.attempt.attempt === event.payload.attempt) this.#stoppedAttempts.delete(nodeId);
+    }
+  }
+
+  /**
+   * A transition settled the node's attempt. Stopped by the run (`cancelled`), an attempt that
+   * began here (not on a worker) is kept to go on from; an attempt that went on from a stopped one
+   * (no marker of its own) and is stopped again keeps the one it went on from. Any other end
+   * forgets both.
+   */
+  #endAttempt(nodeId: string, stoppedByRun: boolean): void {
+    const open = this.#openAttempts.get(nodeId);
+    this.#openAttempts.delete(nodeId);
+    const onWorker = this.#endedOnWorker.delete(nodeId);
+    if (!stoppedByRun) this.#stoppedAttempts.delete(nodeId);
+    else if (open !== undefined && !onWorker && this.#planVersion !== undefined) this.#stoppedAttempts.set(nodeId, { attempt: open, planVersion: this.#planVersion });
   }
 }
 
@@ -90,7 +137,13 @@ export interface OpenAttempt {
   readonly modelCalls: number;
 }
 
-/** Transitions after which a node's attempt is over: nothing of it goes on. */
+/** An attempt the run's stop ended, and the plan version it ran under. */
+interface StoppedAttempt {
+  readonly attempt: OpenAttempt;
+  readonly planVersion: number;
+}
+
+/** Transitions after which a node's attempt is over: only one the run's stop ended (`node/cancelled`) may go on (`attemptToGoOn`). */
 const ATTEMPT_ENDS: ReadonlySet<string> = new Set(['node/succeeded', 'node/failed', 'node/retried', 'node/cancelled', 'node/skipped', 'node/reset']);
 
 /** A node's reuse key as its last `node/keyed` recorded it, and the result it keyed. */
@@ -105,7 +158,7 @@ export interface KeyedResult {
 }
 
 /** The events `RunMemory` folds. */
-export const RUN_MEMORY_EVENT_TYPES = ['node/succeeded', 'node/snapshotted', 'attempt/finished', 'replan/finished', 'node/reset', 'node/keyed', 'node/failed', 'node/retried', 'node/cancelled', 'node/skipped', 'assistant/message'] as const;
+export const RUN_MEMORY_EVENT_TYPES = ['node/succeeded', 'node/snapshotted', 'attempt/finished', 'replan/finished', 'node/reset', 'node/keyed', 'node/failed', 'node/retried', 'node/cancelled', 'node/skipped', 'assistant/message', 'run/started', 'plan/approved'] as const;
 
 /** A run as an earlier process of it left it: where a resumed run carries on from. */
 export interface RecoveredRun {

@@ -23,6 +23,11 @@ const toolResult = (id: string, content: string): EventDraft<'tool/result'> => (
   type: 'tool/result',
   payload: { toolCallId: id, name: 'read_file', content, isError: false, meta: { outcome: 'ok', truncated: false, originalLength: content.length } },
 });
+/** The result a call gets when the run's cancel or pause stops it. */
+const stoppedByRun = (id: string): EventDraft<'tool/result'> => {
+  const content = 'aborted: the run was cancelled and the call was stopped';
+  return { type: 'tool/result', payload: { toolCallId: id, name: 'read_file', content, isError: true, meta: { outcome: 'aborted', truncated: false, originalLength: content.length } } };
+};
 const answer = (content: string): EventDraft<'assistant/message'> => ({
   type: 'assistant/message',
   payload: { content, toolCalls: [], finishReason: 'stop', provider: 'scripted', model: 'm' },
@@ -140,6 +145,24 @@ describe('Session', () => {
     expect(messages.at(-1)).toMatchObject({ role: 'tool', toolCallId: 'c1', isError: true });
     expect(after.openToolCalls()).toEqual([]);
     expect(await after.closeInterruptedToolCalls()).toBe(0);
+  });
+
+  it("keeps a call the run's stop aborted open, and its next result takes the aborted one's place on the surface (the log keeps both)", async () => {
+    const log = new EventLog(store.db, runId);
+    const session = await Session.open(log, 'n');
+    await session.append(instruction('go'));
+    await session.append(callingTool('c1', 'a.ts'));
+    const aborted = await session.append(stoppedByRun('c1'));
+
+    expect(session.openToolCalls()).toEqual([{ id: 'c1', name: 'read_file', args: { path: 'a.ts' }, replaces: aborted.seq }]);
+    expect(await session.closeInterruptedToolCalls('interrupted: not run again')).toBe(1);
+
+    expect(session.openToolCalls()).toEqual([]);
+    const tools = session.deriveMessages().filter((message) => message.role === 'tool');
+    expect(tools).toEqual([expect.objectContaining({ toolCallId: 'c1', content: 'interrupted: not run again' })]);
+    expect((await log.read({ types: ['tool/result'] })).map((event) => event.payload.meta.outcome)).toEqual(['aborted', 'interrupted']);
+    const reopened = await Session.open(log, 'n');
+    expect(reopened.deriveMessages()).toEqual(session.deriveMessages());
   });
 
   it('refuses an event whose payload does not match its type, and stores nothing', async () => {

@@ -19,6 +19,9 @@ const answer = (step: number, calls: readonly [string, string][], usage = { inpu
 const started = (step: number, id: string, name: string): StepResumeEvent => event('tool/call', step, { toolCallId: id, name, args: {} });
 const result = (step: number, id: string, name: string): StepResumeEvent =>
   event('tool/result', step, { toolCallId: id, name, content: 'ok', isError: false, meta: { outcome: 'ok', truncated: false, originalLength: 2 } });
+/** The result the run's cancel or pause gives a call it stops: no result of the call's own. */
+const stopped = (step: number, id: string, name: string): StepResumeEvent =>
+  event('tool/result', step, { toolCallId: id, name, content: 'aborted: the run was cancelled and the call was stopped', isError: true, meta: { outcome: 'aborted', truncated: false, originalLength: 55 } });
 const checkpoint = (step: number, tree: string): StepResumeEvent => event('step/checkpointed', step, { attempt: 1, boundary: tree });
 const request = (step: number): StepResumeEvent => event('request/header', step, {});
 
@@ -100,5 +103,39 @@ describe('planStepResume', () => {
   it('the final answer was recorded: nothing runs again', () => {
     const events = [...twoSteps(), request(3), answer(3, [])];
     expect(planStepResume(events, riskOf)).toMatchObject({ fromStep: 3, rerun: 'none', files: { kind: 'checkpoint', step: 1 }, modelCalls: 3 });
+  });
+});
+
+/** An attempt the run's cancel or pause stopped goes on by the same rules: what the stop aborted was in flight. */
+describe('planStepResume after the run stopped the attempt', () => {
+  it('calls the stop aborted are in flight: back to the step before, the read and the write run again, the command is interrupted', () => {
+    const events = [
+      ...twoSteps(),
+      request(3),
+      answer(3, [['r3', 'read_file'], ['w3', 'write_file'], ['c3', 'run_command']]),
+      started(3, 'r3', 'read_file'),
+      started(3, 'w3', 'write_file'),
+      started(3, 'c3', 'run_command'),
+      stopped(3, 'r3', 'read_file'),
+      stopped(3, 'w3', 'write_file'),
+      stopped(3, 'c3', 'run_command'),
+      // The run's stop let the step end: its checkpoint holds the files as the stopped calls left them.
+      checkpoint(3, 'after-stop'),
+    ];
+    expect(planStepResume(events, riskOf)).toMatchObject({ fromStep: 2, files: { kind: 'checkpoint', step: 1, checkpoint: 'after-1' }, rerun: 'tool-calls', rerunCalls: ['r3', 'w3'], rerunWrites: ['w3'], interrupted: ['c3'] });
+  });
+
+  it('a write of the step completed before the stop: the files stay as left, which the checkpoint taken at the stop holds', () => {
+    const events = [...twoSteps(), answer(3, [['w3', 'write_file'], ['c3', 'run_command']]), started(3, 'w3', 'write_file'), result(3, 'w3', 'write_file'), started(3, 'c3', 'run_command'), stopped(3, 'c3', 'run_command'), checkpoint(3, 'after-stop')];
+    expect(planStepResume(events, riskOf)).toMatchObject({ fromStep: 2, files: { kind: 'as-left', checkpoint: 'after-stop' }, rerunCalls: [], interrupted: ['c3'] });
+  });
+
+  it('a stopped call that ran again when the attempt went on has its result: stopped again later, it is not in flight', () => {
+    const events = [...twoSteps(), answer(3, [['r3', 'read_file']]), started(3, 'r3', 'read_file'), stopped(3, 'r3', 'read_file'), started(3, 'r3', 'read_file'), result(3, 'r3', 'read_file'), request(4)];
+    expect(planStepResume(events, riskOf)).toMatchObject({ fromStep: 3, rerun: 'model-call', rerunCalls: [] });
+  });
+
+  it('stopped before its next model call was sent (a budget refusal): nothing was in flight', () => {
+    expect(planStepResume(twoSteps(), riskOf)).toMatchObject({ fromStep: 2, rerun: 'none', files: { kind: 'checkpoint', step: 1 }, modelCalls: 2 });
   });
 });

@@ -49,3 +49,70 @@ describe('what a run log keeps for whoever carries the run on', () => {
     expect(recovered.usage.nodes.get('a')).toMatchObject({ tokens: { input: 10, output: 5 }, costUsd: 0.5 });
   });
 });
+
+/** Which attempt of a node goes on from its last step on resume, rather than starting over. */
+describe('RunMemory.attemptToGoOn', () => {
+  const answered = (nodeId: string): SessionEvent => event('assistant/message', nodeId, { content: '', toolCalls: [], finishReason: 'stop', provider: 'scripted', model: 'm' });
+  const began = (nodeId: string, attempt = 1): SessionEvent[] => [event('node/started', nodeId, { attempt }), event('node/snapshotted', nodeId, { attempt, boundary: `${nodeId}-${attempt}` })];
+  const runStarted = (planVersion: number): SessionEvent => event('run/started', null, { pid: 1, host: 'h', planVersion });
+
+  it('an attempt whose process died, and one the run stopped (a cancel, a pause), under the plan version it ran under', () => {
+    const memory = new RunMemory().add([runStarted(1), ...began('killed'), answered('killed'), ...began('stopped'), answered('stopped'), event('node/cancelled', 'stopped', { reason: 'run cancelled' })]);
+
+    expect(memory.attemptToGoOn('killed', 1)).toMatchObject({ attempt: 1, boundary: 'killed-1', modelCalls: 1 });
+    expect(memory.attemptToGoOn('stopped', 1)).toMatchObject({ attempt: 1, boundary: 'stopped-1', modelCalls: 1 });
+    expect(memory.openAttempt('stopped'), 'the stopped attempt is not open: workers start it over').toBeUndefined();
+    expect(memory.attemptToGoOn('stopped', 2), 'a plan version stored since (edit, import, rerun): it starts over').toBeUndefined();
+  });
+
+  it('a version approved while the run ran (a replan or a delegation it took up) is the one its attempt ran under', () => {
+    const memory = new RunMemory().add([runStarted(1), ...began('a'), answered('a'), event('plan/approved', null, { version: 2, hash: 'h2' }), event('node/cancelled', 'a', { reason: 'run cancelled' })]);
+
+    expect(memory.attemptToGoOn('a', 2)).toMatchObject({ attempt: 1 });
+    expect(memory.attemptToGoOn('a', 1)).toBeUndefined();
+  });
+
+  it('a replanned version the run paused to have reviewed is a new version: approved, the node starts over', () => {
+    const memory = new RunMemory().add([runStarted(1), ...began('b'), answered('b'), event('plan/amended', null, { version: 2, reason: 'replan', diff: {}, hash: 'h2', plan: {} }), event('node/cancelled', 'b', { reason: 'run cancelled' })]);
+
+    expect(memory.attemptToGoOn('b', 2)).toBeUndefined();
+  });
+
+  it('forgets it when the node failed, was reset (rerun), or began a new attempt', () => {
+    const stop = (nodeId: string): SessionEvent[] => [...began(nodeId), answered(nodeId), event('node/cancelled', nodeId, { reason: 'run cancelled' })];
+    const memory = new RunMemory().add([
+      runStarted(1),
+      ...stop('failed'),
+      event('node/failed', 'failed', { error: 'boom', attempt: 2 }),
+      ...stop('reset'),
+      event('node/reset', 'reset', { cause: 'rerun', planVersion: 1, reason: 'rerun from reset', reverted: true }),
+      ...stop('fresh'),
+      ...began('fresh', 2),
+    ]);
+
+    expect(memory.attemptToGoOn('failed', 1)).toBeUndefined();
+    expect(memory.attemptToGoOn('reset', 1)).toBeUndefined();
+    expect(memory.attemptToGoOn('fresh', 1)).toMatchObject({ attempt: 2, modelCalls: 0 });
+  });
+
+  it('an attempt that went on from a stopped one (no marker of its own) and is stopped again goes on from the same surface', () => {
+    const memory = new RunMemory().add([runStarted(1), ...began('a'), answered('a'), event('node/cancelled', 'a', { reason: 'run cancelled' }), runStarted(1), event('node/started', 'a', { attempt: 2 }), answered('a'), event('node/cancelled', 'a', { reason: 'run cancelled' })]);
+
+    expect(memory.attemptToGoOn('a', 1)).toMatchObject({ attempt: 1, boundary: 'a-1' });
+  });
+
+  it('an attempt a worker ended (its outcome committed, before or after the stop is recorded) starts over: its files are the worker\'s', () => {
+    const finished = (nodeId: string): SessionEvent => event('attempt/finished', nodeId, { attempt: 1, token: 1, worker: 'h/1', outcome: 'failed', error: 'aborted', retryable: false });
+    const cancelled = (nodeId: string): SessionEvent => event('node/cancelled', nodeId, { reason: 'run cancelled' });
+    const memory = new RunMemory().add([runStarted(1), ...began('before'), answered('before'), finished('before'), cancelled('before'), ...began('after'), answered('after'), cancelled('after'), finished('after')]);
+
+    expect(memory.attemptToGoOn('before', 1)).toBeUndefined();
+    expect(memory.attemptToGoOn('after', 1)).toBeUndefined();
+  });
+
+  it('a node cancelled before it started has no attempt to go on from', () => {
+    const memory = new RunMemory().add([runStarted(1), event('node/cancelled', 'a', { reason: 'run cancelled before the node started' })]);
+
+    expect(memory.attemptToGoOn('a', 1)).toBeUndefined();
+  });
+});
