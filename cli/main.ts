@@ -15,9 +15,9 @@ const VALUED_GLOBALS = new Set(['-w', '--workspace', '--db', '-m', '--model', '-
 const EXAMPLES: readonly (readonly [string, string])[] = [
   ['$0 demo', 'the offline demo: plan, review and run a refactor with a scripted model'],
   ['$0 plan "rename Invoice.total() to grandTotal()" -m deepseek:deepseek-chat', 'plan a task; prints the run id and the plan'],
-  ['$0 approve 01J9 && $0 run 01J9', 'approve the plan, then run it (a unique prefix of the run id is enough)'],
-  ['$0 status 01J9', "the run's nodes, tokens and cost"],
-  ['$0 diff 01J9 | less', 'what the run changed'],
+  ['$0 approve r-7f3a && $0 run r-7f3a', 'approve the plan, then run it (a unique prefix of the run id is enough)'],
+  ['$0 status r-7f3a', "the run's nodes, tokens and cost"],
+  ['$0 diff r-7f3a | less', 'what the run changed'],
 ];
 
 /** A wrong flag or argument: one line, exit 2. */

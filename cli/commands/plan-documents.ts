@@ -18,8 +18,8 @@ export const exportCommand = defineCommand<{ run: string; file?: string; 'plan-v
       .positional('run', { type: 'string', demandOption: true })
       .positional('file', { type: 'string', describe: 'where to write (default: stdout)' })
       .option('plan-version', { requiresArg: true, coerce: integerAtLeast('--plan-version', 1), describe: 'an earlier plan version (default: the current one)' })
-      .example('$0 export 01J9 plan.json', 'the current plan, to edit and `dagent import`')
-      .example('$0 export 01J9 --plan-version 1', 'the plan as first made, on stdout'),
+      .example('$0 export r-7f3a plan.json', 'the current plan, to edit and `dagent import`')
+      .example('$0 export r-7f3a --plan-version 1', 'the plan as first made, on stdout'),
   async run(context, args) {
     const { db } = await context.readStore();
     const runId = (await getRun(db, args.run)).id;
