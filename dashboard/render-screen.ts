@@ -100,7 +100,7 @@ function bottomLines(state: DashboardState): Span[][] {
     const took = view.startedAt === null || view.finishedAt === null ? '' : ` in ${formatClock(Date.parse(view.finishedAt) - Date.parse(view.startedAt))}`;
     lines.push([[`■ run ${view.status}${took}${view.error === null ? '' : `: ${view.error}`} · q to exit`, view.status === 'succeeded' ? 'green' : 'red']]);
   } else if (view.status === 'paused' && view.pausedReason !== null) {
-    lines.push([[`‖ paused: ${view.pausedReason} · ${budgetWayOn(view.runId, view.pausedAtNodeBudget)}`, 'yellow']]);
+    lines.push([[`‖ paused: ${view.pausedReason} · ${budgetWayOn(view.runId, view.pausedAtNodeBudget, view.budget)}`, 'yellow']]);
   } else if (view.status === 'awaiting_approval' && view.pausedReason !== null) {
     lines.push([[`‖ paused: ${view.pausedReason} · \`dagent show ${view.runId}\`, then approve and resume`, 'yellow']]);
   } else if (view.cancelRequested) {

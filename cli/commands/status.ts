@@ -139,7 +139,7 @@ export function renderStatusText(view: RunView, now: Date = new Date(), owner?: 
   if (budget !== undefined) lines.push(budget);
   const saved = savedLine(view);
   if (saved !== undefined) lines.push(saved);
-  if (view.status === 'paused' && view.pausedReason !== null) lines.push(`paused: ${visibleText(view.pausedReason)}; ${visibleText(budgetWayOn(view.runId, view.pausedAtNodeBudget))}`);
+  if (view.status === 'paused' && view.pausedReason !== null) lines.push(`paused: ${visibleText(view.pausedReason)}; ${visibleText(budgetWayOn(view.runId, view.pausedAtNodeBudget, view.budget))}`);
   for (const replan of view.replans) if (replan.outcome !== 'amended' && replan.reason !== undefined) lines.push(replanLine(view.runId, replan.trigger, replan.outcome, replan.reason));
   if (view.error !== null) lines.push(`error: ${visibleText(view.error, { multiline: true })}`);
   if (view.status === 'rejected' && view.rejection !== null) lines.push(rejectionLine(view.runId, view.rejection));

@@ -343,16 +343,8 @@ function summaryLine(result: RunResult, budget: RunBudget | undefined): string {
       return `${base}\nresume with: dagent resume ${result.runId}`;
     case 'paused':
       if (result.pausedFor !== undefined) return `${base}\n${result.pausedFor}`;
-      if (result.pause?.cause === 'budget') return `${base}\nrun ${result.runId} paused: ${result.pause.reason}; ${budgetWayOn(result.runId, result.pause.nodeId, resumeWithMore(result.runId, budget))}`;
+      if (result.pause?.cause === 'budget') return `${base}\nrun ${result.runId} paused: ${result.pause.reason}; ${budgetWayOn(result.runId, result.pause.nodeId, budget)}`;
       return `${base}\nreview the replanned plan: dagent show ${result.runId}, then dagent approve ${result.runId} && dagent resume ${result.runId}`;
   }
 }
 
-/** `dagent resume R --max-cost 0.2`: the command that goes on past a budget, with twice the caps (a node's budget is raised by editing the plan). */
-function resumeWithMore(runId: string, budget: RunBudget | undefined): string {
-  const flags = [
-    ...(budget?.maxCostUsd === undefined ? [] : [`--max-cost ${Number((budget.maxCostUsd * 2).toPrecision(3))}`]),
-    ...(budget?.maxTokens === undefined ? [] : [`--max-tokens ${budget.maxTokens * 2}`]),
-  ];
-  return [`dagent resume ${runId}`, ...flags].join(' ');
-}

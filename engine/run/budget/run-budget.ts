@@ -75,11 +75,21 @@ export function budgetPause(event: { readonly nodeId: string | null; readonly pa
  * run's budget is raised by `resume --max-cost`/`--max-tokens` (`resumeCommand`, when known, is the
  * exact command).
  */
-export function budgetWayOn(runId: string, nodeId: string | null | undefined, resumeCommand?: string): string {
+export function budgetWayOn(runId: string, nodeId: string | null | undefined, budget?: RunBudget | null): string {
   if (nodeId !== null && nodeId !== undefined) {
     return `raise node ${nodeId}'s \`budget\` in the plan (\`dagent edit ${runId}\`, or export and import), \`dagent approve ${runId}\`, then \`dagent resume ${runId}\``;
   }
-  return resumeCommand === undefined ? `\`dagent resume ${runId} --max-cost USD\` (or --max-tokens N) goes on under a higher cap` : `resume with a higher cap: ${resumeCommand}`;
+  const caps = budget ?? undefined;
+  return hasCaps(caps) ? `resume with a higher cap: ${resumeWithMore(runId, caps)}` : `\`dagent resume ${runId} --max-cost USD\` (or --max-tokens N) goes on under a higher cap`;
+}
+
+/** `dagent resume R --max-tokens 40000`: the command that goes on past the run's budget, with twice each of its caps. */
+function resumeWithMore(runId: string, budget: RunBudget): string {
+  const flags = [
+    ...(budget.maxCostUsd === undefined ? [] : [`--max-cost ${Number((budget.maxCostUsd * 2).toPrecision(3))}`]),
+    ...(budget.maxTokens === undefined ? [] : [`--max-tokens ${budget.maxTokens * 2}`]),
+  ];
+  return [`dagent resume ${runId}`, ...flags].join(' ');
 }
 
 /**

@@ -57,6 +57,8 @@ describe("the planner's calls under a budget", () => {
     const status = JSON.parse((await cli(['status', runId, '--json'])).stdout) as { run: { status: string }; budget?: { spentTokens: number } };
     expect(status.run.status).toBe('paused');
     expect(status.budget?.spentTokens).toBeLessThanOrEqual(CAP_TOKENS);
+    // A cap of tokens is raised by --max-tokens: status says the command, as the run's own line does.
+    expect((await cli(['status', runId])).stdout).toContain(`resume with a higher cap: dagent resume ${runId} --max-tokens ${CAP_TOKENS * 2}`);
   });
 
   it("a first planning whose call would cross the cap (plan --max-tokens) is not sent: one line says so, and the run keeps its task and budget", { timeout: 60_000 }, async () => {

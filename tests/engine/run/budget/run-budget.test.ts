@@ -41,8 +41,9 @@ describe('budgetWayOn', () => {
     expect(line).not.toContain('--max-cost');
   });
 
-  it("the run's budget is raised by resume with a higher cap, the exact command when known", () => {
+  it("the run's budget is raised by resume with a higher cap: twice each cap the run has, and only those", () => {
     expect(budgetWayOn('r-1', null)).toBe('`dagent resume r-1 --max-cost USD` (or --max-tokens N) goes on under a higher cap');
-    expect(budgetWayOn('r-1', undefined, 'dagent resume r-1 --max-cost 0.2')).toBe('resume with a higher cap: dagent resume r-1 --max-cost 0.2');
+    expect(budgetWayOn('r-1', undefined, { maxCostUsd: 0.1 })).toBe('resume with a higher cap: dagent resume r-1 --max-cost 0.2');
+    expect(budgetWayOn('r-1', null, { maxTokens: 20_000 })).toBe('resume with a higher cap: dagent resume r-1 --max-tokens 40000');
   });
 });
