@@ -176,7 +176,7 @@ export {
   type SavedWork,
 } from './run/views/run-view.js';
 export { waitForRun } from './run/ownership/wait-for-run.js';
-export { budgetWayOn, effectiveBudget, formatBudgetUsd, hasCaps, type RunBudget } from './run/budget/run-budget.js';
+export { budgetWayOn, capBelowSpend, effectiveBudget, formatBudgetUsd, hasCaps, type RunBudget } from './run/budget/run-budget.js';
 export { recordedBudget } from './run/budget/recorded-budget.js';
 export { budgetUse, type BudgetUse } from './run/views/budget-use.js';
 

@@ -1,7 +1,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  ConfigError,
   DagentError,
+  RUN_VIEW_EVENT_TYPES,
+  capBelowSpend,
+  hasCaps,
   DEFAULT_RUN_SETTINGS,
   DEFAULT_TEAM_LIMITS,
   approvePlan,
@@ -212,7 +216,7 @@ async function setUpAndRun(context: CliContext, run: RunRecord, flags: RunFlags,
     // Commands a replan adds were not approved: they wait for approval unless commands run under auto.
     reviewCommandChanges: tools.policyFor('run_command') !== 'auto',
   };
-  const budget = effectiveBudget(flags.budget ?? {}, await recordedBudget(runLog(db, run.id)), context.config.budget);
+  const budget = await budgetGoingOn(db, run.id, flags.budget, context.config.budget);
   const planner = await createPlanner(context);
   const dispatch = flags.workers === undefined ? undefined : await dispatchToWorkers(context, run, flags.workers);
   const cancelled = new AbortController();
@@ -346,5 +350,18 @@ function summaryLine(result: RunResult, budget: RunBudget | undefined): string {
       if (result.pause?.cause === 'budget') return `${base}\nrun ${result.runId} paused: ${result.pause.reason}; ${budgetWayOn(result.runId, result.pause.nodeId, budget)}`;
       return `${base}\nreview the replanned plan: dagent show ${result.runId}, then dagent approve ${result.runId} && dagent resume ${result.runId}`;
   }
+}
+
+/**
+ * The budget the run goes on with (`effectiveBudget`). A cap given to `run`/`resume` of a run that
+ * spent already must be above its spend (`capBelowSpend`): one at or below it is bad input.
+ */
+async function budgetGoingOn(db: Store['db'], runId: string, flags: RunBudget | undefined, config: RunBudget | undefined): Promise<ReturnType<typeof effectiveBudget>> {
+  if (hasCaps(flags)) {
+    const { totals } = foldRunView(runId, await readEvents(db, runId, { types: RUN_VIEW_EVENT_TYPES }));
+    const problem = capBelowSpend(flags, { costUsd: totals.costUsd, tokens: totals.input + totals.output });
+    if (problem !== undefined) throw new ConfigError(`run ${runId}: ${problem}`);
+  }
+  return effectiveBudget(flags ?? {}, await recordedBudget(runLog(db, runId)), config);
 }
 

@@ -83,6 +83,16 @@ export function budgetWayOn(runId: string, nodeId: string | null | undefined, bu
   return hasCaps(caps) ? `resume with a higher cap: ${resumeWithMore(runId, caps)}` : `\`dagent resume ${runId} --max-cost USD\` (or --max-tokens N) goes on under a higher cap`;
 }
 
+/**
+ * Why caps given for a run that has spent already cannot hold (a cap at or below the spend pauses
+ * the run before its next call): the cap and the spend in words, or undefined when they can.
+ */
+export function capBelowSpend(caps: RunBudget, spent: { readonly costUsd: number; readonly tokens: number }): string | undefined {
+  if (caps.maxTokens !== undefined && caps.maxTokens <= spent.tokens) return `--max-tokens ${caps.maxTokens} is not above the ${spent.tokens} tokens the run has spent: give more than that (e.g. --max-tokens ${spent.tokens * 2})`;
+  if (caps.maxCostUsd !== undefined && caps.maxCostUsd <= spent.costUsd) return `--max-cost ${caps.maxCostUsd} is not above the ${formatBudgetUsd(spent.costUsd)} the run has spent: give more than that (e.g. --max-cost ${Number((spent.costUsd * 2).toPrecision(3))})`;
+  return undefined;
+}
+
 /** `dagent resume R --max-tokens 40000`: the command that goes on past the run's budget, with twice each of its caps. */
 function resumeWithMore(runId: string, budget: RunBudget): string {
   const flags = [

@@ -59,6 +59,9 @@ describe("the planner's calls under a budget", () => {
     expect(status.budget?.spentTokens).toBeLessThanOrEqual(CAP_TOKENS);
     // A cap of tokens is raised by --max-tokens: status says the command, as the run's own line does.
     expect((await cli(['status', runId])).stdout).toContain(`resume with a higher cap: dagent resume ${runId} --max-tokens ${CAP_TOKENS * 2}`);
+    // A cap not above what the run spent would pause it again at once: refused, with one that holds.
+    const under = await cli(['resume', runId, '--no-dashboard', '--max-tokens', '100']);
+    expect([under.code, under.stderr.trim()]).toEqual([2, `dagent: run ${runId}: --max-tokens 100 is not above the ${status.budget!.spentTokens} tokens the run has spent: give more than that (e.g. --max-tokens ${status.budget!.spentTokens * 2})`]);
   });
 
   it("a first planning whose call would cross the cap (plan --max-tokens) is not sent: one line says so, and the run keeps its task and budget", { timeout: 60_000 }, async () => {

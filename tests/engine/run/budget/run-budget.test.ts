@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { budgetBreach, budgetPauseReason, budgetWayOn, effectiveBudget } from '../../../../engine/run/budget/run-budget.js';
+import { budgetBreach, budgetPauseReason, budgetWayOn, capBelowSpend, effectiveBudget } from '../../../../engine/run/budget/run-budget.js';
 
 /** The budget rules as pure functions: when a call is refused, which cap a run goes on with, and what the pause says. */
 
@@ -47,3 +47,12 @@ describe('budgetWayOn', () => {
     expect(budgetWayOn('r-1', null, { maxTokens: 20_000 })).toBe('resume with a higher cap: dagent resume r-1 --max-tokens 40000');
   });
 });
+
+describe('caps given to a run that has spent', () => {
+  it('must be above the spend: one at or below it says so, with one that holds', () => {
+    expect(capBelowSpend({ maxTokens: 5 }, { costUsd: 0, tokens: 17_446 })).toBe('--max-tokens 5 is not above the 17446 tokens the run has spent: give more than that (e.g. --max-tokens 34892)');
+    expect(capBelowSpend({ maxCostUsd: 0.01 }, { costUsd: 0.02, tokens: 0 })).toBe('--max-cost 0.01 is not above the $0.0200 the run has spent: give more than that (e.g. --max-cost 0.04)');
+    expect(capBelowSpend({ maxTokens: 40_000, maxCostUsd: 1 }, { costUsd: 0.02, tokens: 17_446 })).toBeUndefined();
+  });
+});
+
