@@ -20,7 +20,9 @@ export function renderRevertText(outcome: RevertOutcome, options: { dryRun: bool
         : file.action === 'patched'
           ? `${file.nodeId}'s change reversed, later edits kept`
           : `as before ${file.nodeId}`;
-    rows.push([verbs[file.action], file.path, detail]);
+    // --force over a file edited since the change: those edits go with it, and the line says so.
+    const over = file.overwrote === true ? `, over the edits made since (${options.dryRun ? 'they would be lost' : 'they are gone'})` : '';
+    rows.push([verbs[file.action], file.path, `${detail}${over}`]);
   }
   for (const conflict of outcome.conflicted) rows.push(['conflict', conflict.path, conflict.reason]);
   const lines: string[] = [];

@@ -5,12 +5,12 @@ import { isRedacted, sameContent, type FileState } from './file-state.js';
 /** What reverting one file does. */
 export type RevertStep =
   | { readonly action: 'unchanged' }
-  /** Put the recorded content back exactly. */
-  | { readonly action: 'restore'; readonly bytes: Buffer }
+  /** Put the recorded content back exactly (`overwrites`: over edits made since, as `force` asked). */
+  | { readonly action: 'restore'; readonly bytes: Buffer; readonly overwrites?: true }
   /** Put the recorded symbolic link back (its target, never followed). */
-  | { readonly action: 'relink'; readonly target: string }
+  | { readonly action: 'relink'; readonly target: string; readonly overwrites?: true }
   /** The change made a file that did not exist: delete it. */
-  | { readonly action: 'delete' }
+  | { readonly action: 'delete'; readonly overwrites?: true }
   /** Later edits survive: the change was reversed onto the current content. */
   | { readonly action: 'patch'; readonly bytes: Buffer }
   | { readonly action: 'conflict'; readonly reason: string };
@@ -42,7 +42,9 @@ export function revertStep(input: RevertStepInput): RevertStep {
   if (isRedacted(target)) return { action: 'conflict', reason: SECRET_KEPT_OUT };
   const exact: RevertStep =
     target.kind === 'absent' ? { action: 'delete' } : target.kind === 'link' ? { action: 'relink', target: target.target } : { action: 'restore', bytes: target.bytes };
-  if (changedTo === undefined || sameContent(current, changedTo) || force) return exact;
+  if (changedTo === undefined || sameContent(current, changedTo)) return exact;
+  // Forced over a file edited since the change: the edits go, and the revert says so.
+  if (force) return { ...exact, overwrites: true };
   if ([target, changedTo, current].some((state) => state.kind === 'link')) return { action: 'conflict', reason: 'the symbolic link has changed since' };
   return reversePatchStep(target, changedTo, current);
 }

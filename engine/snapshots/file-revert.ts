@@ -28,6 +28,8 @@ export interface RevertedFile {
   readonly action: RevertAction;
   /** The node whose "before" the file went back to. */
   readonly nodeId: string;
+  /** Written over edits made since the change (`force`): they are gone. */
+  readonly overwrote?: true;
 }
 
 export interface RevertConflict {
@@ -77,7 +79,7 @@ export async function revertRun(db: Kysely<Database>, runId: string, workspace: 
     if (step.action === 'unchanged') unchanged.push(item.path);
     else if (step.action === 'conflict') conflicted.push({ path: item.path, nodeId: item.nodeId, reason: step.reason });
     else if (options.dryRun === true) {
-      restored.push({ path: item.path, action: actionOf(step), nodeId: item.nodeId });
+      restored.push({ path: item.path, action: actionOf(step), nodeId: item.nodeId, ...('overwrites' in step && step.overwrites === true ? { overwrote: true as const } : {}) });
     } else {
       let action: RevertAction;
       try {
@@ -87,7 +89,7 @@ export async function revertRun(db: Kysely<Database>, runId: string, workspace: 
         conflicted.push({ path: item.path, nodeId: item.nodeId, reason: error.reason });
         continue;
       }
-      restored.push({ path: item.path, action, nodeId: item.nodeId });
+      restored.push({ path: item.path, action, nodeId: item.nodeId, ...('overwrites' in step && step.overwrites === true ? { overwrote: true as const } : {}) });
       await options.log.append({
         type: 'file/reverted',
         payload: { path: item.path, node: item.nodeId, scope: options.nodeId === undefined ? 'run' : 'node', action, forced: options.force === true },

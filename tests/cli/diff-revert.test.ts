@@ -205,9 +205,11 @@ describe('dagent revert', () => {
     const json = JSON.parse((await cli('revert', runId, '--node', 'edit-api', '--json')).stdout);
     expect(json.conflicted).toEqual([{ path: 'src/api.ts', nodeId: 'edit-api', reason: 'the file has changed since in the lines the change touched' }]);
 
+    const wouldForce = await cli('revert', runId, '--node', 'edit-api', '--force', '--dry-run');
+    expect(wouldForce.stdout).toContain('would restore  src/api.ts  as before edit-api, over the edits made since (they would be lost)');
     const forced = await cli('revert', runId, '--node', 'edit-api', '--force');
     expect(forced.code).toBe(0);
-    expect(forced.stdout).toContain('restored  src/api.ts');
+    expect(forced.stdout).toContain('restored  src/api.ts  as before edit-api, over the edits made since (they are gone)');
     expect(read('src/api.ts')).toBe(API);
   });
 

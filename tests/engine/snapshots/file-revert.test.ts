@@ -156,7 +156,7 @@ describe('revertStep', () => {
     ['after not recorded: taken as now', text('a\n'), undefined, text('c\n'), false, { action: 'restore', bytes: 'a\n' }],
     ['created, unchanged since', ABSENT_FILE, text('b\n'), text('b\n'), false, { action: 'delete' }],
     ['created, edited since', ABSENT_FILE, text('b\n'), text('c\n'), false, { action: 'conflict', reason: 'the file was created by the change and has been edited since' }],
-    ['created, edited since, forced', ABSENT_FILE, text('b\n'), text('c\n'), true, { action: 'delete' }],
+    ['created, edited since, forced: over the edits made since', ABSENT_FILE, text('b\n'), text('c\n'), true, { action: 'delete', overwrites: true }],
     ['deleted, still gone', text('a\n'), ABSENT_FILE, ABSENT_FILE, false, { action: 'restore', bytes: 'a\n' }],
     ['deleted, re-created since', text('a\n'), ABSENT_FILE, text('c\n'), false, { action: 'conflict', reason: 'the file was deleted by the change and has been re-created since' }],
     ['edited since, deleted since', text('a\n'), text('b\n'), ABSENT_FILE, false, { action: 'conflict', reason: 'the file has been deleted since' }],
