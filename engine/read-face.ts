@@ -32,3 +32,4 @@ export { DEFAULT_PRICE_TABLE, mergePriceTable, priceOf, type PriceTable } from '
 export { environmentModelFailure } from './model/model-errors.js';
 export { renderFileDiff } from './snapshots/file-diff-render.js';
 export { chooseIsolation, describeIsolation, type IsolationChoice } from './workspace/isolation.js';
+export { isTerminalRunStatus } from './run/storage/run-status.js';

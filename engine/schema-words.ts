@@ -28,3 +28,21 @@ export function valueAt(path: readonly PropertyKey[], document: unknown): unknow
   }
   return value;
 }
+
+/**
+ * ` (did you mean "dependsOn"?)` for `depends_on`, `depends-on`, `DependsOn`, `write`: the field of
+ * `known` with the same letters and digits, or one s more or fewer; '' when none is.
+ */
+export function meantField(key: string, known: readonly string[]): string {
+  const simplified = simplify(key);
+  const match = known.find((field) => {
+    const candidate = simplify(field);
+    return candidate === simplified || candidate === `${simplified}s` || `${candidate}s` === simplified;
+  });
+  return match === undefined ? '' : ` (did you mean "${match}"?)`;
+}
+
+function simplify(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9]/g, '');
+}
+

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DagentError, EVENT_TYPES, assertRunHasNode, deadRunOwner, getRun, isEventType, readEvents, type EventType } from '../../engine/read-face.js';
+import { DagentError, EVENT_TYPES, assertRunHasNode, deadRunOwner, getRun, isEventType, isTerminalRunStatus, readEvents, type EventType, type Store } from '../../engine/read-face.js';
 import { integerAtLeast } from '../context/cli-args.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
@@ -7,8 +7,6 @@ import { eventJson, formatEventLine } from '../render/index.js';
 
 const FOLLOW_POLL_MS = 250;
 const RUN_END_TYPES = new Set<string>(['run/succeeded', 'run/failed', 'run/cancelled', 'run/paused', 'plan/rejected']);
-/** A followed run whose status is one of these has no process to write more: following it ends. */
-const STILL_STATUSES = new Set<string>(['succeeded', 'failed', 'cancelled', 'paused', 'rejected']);
 
 export const logCommand = defineCommand<{ run: string; node?: string; type?: string[]; follow?: boolean; since?: number }>({
   examples: [
@@ -51,9 +49,10 @@ export const logCommand = defineCommand<{ run: string; node?: string; type?: str
 });
 
 /** Whether a followed run will write no more: it ended, paused, or its process is gone (said on stderr, with how to go on). */
-async function stoppedWriting(db: Parameters<typeof getRun>[0], runId: string, say: (line: string) => void): Promise<boolean> {
+async function stoppedWriting(db: Store['db'], runId: string, say: (line: string) => void): Promise<boolean> {
   const run = await getRun(db, runId);
-  if (STILL_STATUSES.has(run.status)) return true;
+  // Ended, or paused at its budget: no process writes to it until a resume.
+  if (isTerminalRunStatus(run.status) || run.status === 'paused') return true;
   const gone = await deadRunOwner(db, run);
   if (gone === undefined) return false;
   say(`dagent: run ${runId} is ${run.status}, but its process (pid ${gone.pid}) is gone: \`dagent resume ${runId}\` goes on with it`);

@@ -302,14 +302,12 @@ function workspaceLines(view: RunView): string[] {
   const merged = view.order.filter((id) => view.nodes.get(id)?.workspace?.state === 'merged');
   if (merged.length > MERGED_LINES_MAX) {
     const branch = view.nodes.get(merged[0]!)?.workspace?.branch ?? `dagent/${view.runId}`;
-    const lines = [`workspace: ${merged.length} nodes merged, each as a commit on ${branch} (\`git log --oneline ${branch}\` lists them; \`dagent inspect ${view.runId} --node ID\` names one)`];
-    return [...lines, ...view.order.flatMap((id) => keptYoursWarning(view, id))];
+    const line = `workspace: ${merged.length} nodes merged, each as a commit on ${branch} (\`git log --oneline ${branch}\` lists them; \`dagent inspect ${view.runId} --node ID\` names one)`;
+    return [line, ...merged.flatMap((id) => keptYoursWarning(view, id))];
   }
   return view.order.flatMap((id) => {
     const workspace = view.nodes.get(id)?.workspace;
     if (workspace === null || workspace === undefined || workspace.state !== 'merged' || workspace.commit === undefined) return [];
-    const commit = shortCommit(workspace.commit);
-    const kept = workspace.keptYours ?? [];
     return [`workspace: ${visibleText(id)} ${visibleText(nodeWorkspaceLine(workspace))}`, ...keptYoursWarning(view, id)];
   });
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import { EXPECTED_TYPE_WORDS, describeValue, valueAt } from '../schema-words.js';
+import { EXPECTED_TYPE_WORDS, describeValue, meantField, valueAt } from '../schema-words.js';
 import { HOOK_EVENT_NAMES } from '../session/event-values.js';
 
 const approvalPolicy = z.enum(['auto', 'suggest', 'never']);
@@ -202,7 +202,7 @@ function configProblem(issue: z.core.$ZodIssue, raw: unknown): string {
   const path = issue.path.map(String).join('.');
   if (issue.code === 'unrecognized_keys') {
     const known = issue.path.length === 0 ? Object.keys(configSchema.shape) : [];
-    const keys = issue.keys.map((key) => `${key}${meantKey(key, known)}`);
+    const keys = issue.keys.map((key) => `${key}${meantField(key, known)}`);
     return `unknown setting${issue.keys.length > 1 ? 's' : ''}${path === '' ? '' : ` in ${path}`}: ${keys.join(', ')}`;
   }
   const value = valueAt(issue.path, raw);
@@ -215,13 +215,6 @@ function configProblem(issue: z.core.$ZodIssue, raw: unknown): string {
   if (issue.code === 'invalid_value') return `${where}: must be one of ${issue.values.map(String).join(', ')} (got ${describeValue(value)})`;
   if (issue.code === 'too_small' && issue.origin === 'number') return `${where}: must be ${issue.inclusive === true ? 'at least' : 'greater than'} ${String(issue.minimum)} (got ${describeValue(value)})`;
   return `${where}: ${issue.message}`;
-}
-
-/** ` (did you mean "mcpServers"?)` for `mcpServer`, `budgets`, `small_model`: the same letters, or one more or fewer s. */
-function meantKey(key: string, known: readonly string[]): string {
-  const simple = (name: string): string => name.toLowerCase().replace(/[^a-z0-9]/g, '');
-  const match = known.find((field) => [simple(field), `${simple(field)}s`].includes(simple(key)) || simple(field) === `${simple(key)}s`);
-  return match === undefined ? '' : ` (did you mean "${match}"?)`;
 }
 
 function fail(message: string): never {

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { EXPECTED_TYPE_WORDS, describeValue, valueAt } from '../schema-words.js';
+import { EXPECTED_TYPE_WORDS, describeValue, meantField, valueAt } from '../schema-words.js';
 import { nodeLocation, type PlanIssue } from './plan-issue.js';
 import { planNodeSchema, planSchema } from './plan-schema.js';
 
@@ -69,17 +69,7 @@ function idAt(document: unknown, index: number): unknown {
 const NODE_FIELDS = Object.keys(planNodeSchema.shape);
 const PLAN_FIELDS = Object.keys(planSchema.shape);
 
-/** ` (did you mean "dependsOn"?)` for `depends_on`, `depends-on`, `DependsOn`, `write`; `strictWrites` for `strict_writes` at the top. */
+/** The field meant by an unknown one: of the plan at its top, of a node in a node. */
 function suggestion(key: string, path: readonly PathKey[]): string {
-  const fields = path.length === 0 ? PLAN_FIELDS : path[0] === 'nodes' && path.length === 2 ? NODE_FIELDS : [];
-  const simplified = simplify(key);
-  const match = fields.find((field) => {
-    const candidate = simplify(field);
-    return candidate === simplified || candidate === `${simplified}s` || `${candidate}s` === simplified;
-  });
-  return match === undefined ? '' : ` (did you mean "${match}"?)`;
-}
-
-function simplify(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9]/g, '');
+  return meantField(key, path.length === 0 ? PLAN_FIELDS : path[0] === 'nodes' && path.length === 2 ? NODE_FIELDS : []);
 }

@@ -49,7 +49,7 @@ export class PlanChangedError extends DagentError {
     super(
       currentVersion === undefined
         ? `the plan of run ${runId} is not the approved one: --approved ${approvedHash || '(empty)'}, current plan hash ${currentHash}; review and approve it again`
-        : `--approved ${approvedHash || '(empty)'} is ${pinnedVersion === undefined ? 'the hash of no plan of run ' + runId : `plan v${pinnedVersion}'s hash`}, and the approved plan is v${currentVersion} (hash ${currentHash}): review it with \`dagent show ${runId}\`, then \`dagent run ${runId} --approved ${currentHash}\``,
+        : `--approved ${approvedHash || '(empty)'} is ${pinnedVersion === undefined ? `the hash of no plan of run ${runId}` : `plan v${pinnedVersion}'s hash`}, and the approved plan is v${currentVersion} (hash ${currentHash}): review it with \`dagent show ${runId}\`, then \`dagent run ${runId} --approved ${currentHash}\``,
     );
   }
 }
