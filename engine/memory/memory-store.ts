@@ -77,6 +77,10 @@ export class MemoryStore {
     if (content.length > MAX_MEMORY_CHARS) throw new InvalidMemoryError(`a memory is at most ${MAX_MEMORY_CHARS} characters; this one has ${content.length}`);
     const contentHash = memoryContentHash(content);
     const keywords = [...new Set([...extractKeywords(content), ...(input.keywords ?? []).flatMap((keyword) => extractKeywords(keyword))])].slice(0, MAX_KEYWORDS * 2);
+    // An equal memory is found first: an insert turned away by the unique hash would still take
+    // a number from the table's sequence, and the next memory's id would skip one.
+    const existing = await this.#db.selectFrom('memories').selectAll().where('content_hash', '=', contentHash).executeTakeFirst();
+    if (existing !== undefined) return { memory: memoryFromRow(existing), created: false };
     const now = this.#now().toISOString();
     const inserted = await this.#db
       .insertInto('memories')

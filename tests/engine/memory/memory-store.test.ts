@@ -35,6 +35,14 @@ function memoryContract(name: string, open: () => Promise<{ store: Store; cleanu
       expect(await memories.list()).toEqual([first.memory]);
     });
 
+    it('numbers the next memory right after the last one when a duplicate was turned away', async () => {
+      await fresh();
+      const first = await memories.add({ content: 'Run the linter before each commit.' });
+      await memories.add({ content: 'run the linter before each commit.' });
+      const next = await memories.add({ content: 'Migrations live in migrations/.' });
+      expect(next.memory.id).toBe(first.memory.id + 1);
+    });
+
     it('lists by scope and kind, and removes', async () => {
       await fresh();
       const a = await memories.add({ content: 'The user prefers short answers.', kind: 'preference', scope: 'user' });
