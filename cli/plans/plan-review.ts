@@ -59,12 +59,19 @@ export async function analyzeForReview(context: CliContext, plan: Plan, lint: re
 }
 
 /**
- * Prints a stored plan in the chosen format (`--json` forces json). JSON shapes of the CLI
+ * Prints a stored plan in the chosen format (`--json` forces json; with `--format mermaid` or
+ * `dot` it is `{ runId, status, planVersion, hash, format, diagram }`). JSON shapes of the CLI
  * contract: `plan` → `{ runId, status, planVersion, plan }`; `show` → the plan document with
  * `stages`, `criticalPath`, `width`, `estimate`, `lint` (plus run id, version, status, hash).
  */
 export function printPlan(context: CliContext, stored: StoredPlan, analysis: PlanAnalysis, format: PlanFormat, shape: 'plan' | 'show' = 'show', reused: readonly string[] = []): void {
   const out = context.io.stdout;
+  if (context.json && (format === 'mermaid' || format === 'dot')) {
+    // Both asked for: the diagram, in the JSON the other commands answer with.
+    const diagram = format === 'mermaid' ? renderPlanMermaid(stored.plan) : renderPlanDot(stored.plan);
+    writeLine(out, visibleJson(JSON.stringify({ runId: stored.runId, status: stored.status, planVersion: stored.version, hash: stored.hash, format, diagram })));
+    return;
+  }
   const chosen = context.json ? 'json' : format;
   switch (chosen) {
     case 'json': {

@@ -111,6 +111,9 @@ describe('the review round trip of the billing demo, from the CLI', () => {
     expect(dot.stdout).toMatch(/^digraph plan \{\n/);
     expect(dot.stdout).toContain('"edit-reminder" -> "edit-tests";');
     expect(dot.stdout.trimEnd().endsWith('}')).toBe(true);
+    const asJson = await cli(['show', runId, '--format', 'mermaid', '--json']);
+    expect(asJson.code).toBe(0);
+    expect(JSON.parse(asJson.stdout)).toMatchObject({ runId, planVersion: 1, format: 'mermaid', diagram: mermaid.stdout.trimEnd() });
   });
 
   it('exports the plan, and imports an edited document as v2 with its diff and the lint warning', async () => {
