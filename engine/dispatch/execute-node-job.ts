@@ -133,7 +133,7 @@ async function runClaimedNode({ run, claim, prefetched }: ClaimedJob, job: NodeJ
     // statement that stores it: once another worker has the node, nothing of this one reaches the log.
     const fenced = log.withFence(claim.appendFence());
     const steps: StepResumeContext = { log: fenced, files: workspace.files, riskOf: (name) => workspace.runtime.tools.riskOf?.(name), filesLeftHere: workspace.clone === undefined };
-    const { boundary, fromSeq, startedByStep, resume, opened, firstAttempt } = await beginClaimedAttempt(workspace, fold, patches, node, job.attempt, steps);
+    const { boundary, fromSeq, startedByStep, resume, opened, firstAttempt } = await beginClaimedAttempt(workspace, fold, patches, node, { attempt: job.attempt, planVersion: run.planVersion }, steps);
     const untrack = trackStartedCalls(fenced, job.nodeId, fromSeq, startedByStep);
     const onStepEnd = stepCheckpointer(steps, node, job.attempt, boundary, startedByStep);
     // A fresh surface begins at its marker, held to go with its first append: the log is not read back (as in the scheduler's process).
@@ -183,8 +183,9 @@ async function runClaimedNode({ run, claim, prefetched }: ClaimedJob, job: NodeJ
 /**
  * Where a claimed attempt's files and surface begin. The attempt another worker held when it
  * stopped (its claim ran out) goes on from its last completed step, as a resumed run does
- * (`resumeSteps`): its answers and tool results are the log's, its files that step's checkpoint.
- * Any other begins afresh: files at the node's start (the clone prepared from the dependencies'
+ * (`resumeSteps`): its answers and tool results are the log's, its files that step's checkpoint;
+ * so does one the run's cancel or pause stopped, once the run is resumed under the same plan
+ * version (`RunMemory.attemptToGoOn`). Any other begins afresh: files at the node's start (the clone prepared from the dependencies'
  * patches, or a try before this one put back), a boundary recorded as `node/snapshotted`.
  */
 async function beginClaimedAttempt(
@@ -192,16 +193,18 @@ async function beginClaimedAttempt(
   fold: WorkerRunFold,
   patches: readonly AncestorPatch[],
   node: PlanNode,
-  attempt: number,
+  { attempt, planVersion }: { readonly attempt: number; readonly planVersion: number | null },
   steps: StepResumeContext,
 ): Promise<{ boundary: unknown; fromSeq: number; startedByStep: Map<number, string[]>; resume?: ResumedAttempt['resume']; opened?: Session; firstAttempt?: boolean }> {
   // A clone starts from the run's base and the dependencies' patches, whether the node goes on or begins.
   await workspace.clone?.prepare(patches);
   const { memory } = fold;
-  // An attempt that began and never ended (its worker stopped): its model calls so far say whether it can go on from a step.
+  // An attempt that began and never ended (its worker stopped), taken over as the same attempt; or
+  // one the run's stop ended, gone on from by the next: its model calls so far say whether it can go on from a step.
   const begun = memory.openAttempt(node.id);
-  const open = begun === undefined ? undefined : resumableAttempt(workspace.files, node, { ...begun, modelCalls: await fold.modelCallsSince(node.id, begun.fromSeq) });
-  if (open !== undefined && open.attempt === attempt) {
+  const toGoOn = begun === undefined ? (planVersion === null ? undefined : memory.attemptToGoOn(node.id, planVersion, { onWorkers: true })) : begun.attempt === attempt ? begun : undefined;
+  const open = toGoOn === undefined ? undefined : resumableAttempt(workspace.files, node, { ...toGoOn, modelCalls: await fold.modelCallsSince(node.id, toGoOn.fromSeq) });
+  if (open !== undefined) {
     const resumed = await resumeSteps(steps, node, attempt, open);
     if (resumed !== undefined) return resumed;
   }

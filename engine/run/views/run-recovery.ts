@@ -31,8 +31,14 @@ export class RunMemory {
   readonly #openAttempts = new Map<string, OpenAttempt>();
   /** Each node's last attempt that the run's stop ended (`node/cancelled`), with the plan version it ran under. */
   readonly #stoppedAttempts = new Map<string, StoppedAttempt>();
-  /** Nodes whose open attempt a worker ended (`attempt/finished`): the run's stop does not keep it to go on from. */
-  readonly #endedOnWorker = new Set<string>();
+  /** Nodes whose open attempt a worker ended (`attempt/finished`), and whether it can go on: see `#workerAttemptGoesOn`. */
+  readonly #endedOnWorker = new Map<string, boolean>();
+  /**
+   * Whether the run's workers run nodes in clones of their own (`dispatch/started`'s mode). In the
+   * shared working copy a worker's attempt leaves its files and checkpoints where any process of
+   * the run finds them, as an attempt of the scheduler's own process does.
+   */
+  #inClones = false;
   /** The plan version the run runs as of the events folded so far: the one its last process started with, or one approved since. */
   #planVersion: number | undefined;
 
@@ -50,13 +56,16 @@ export class RunMemory {
    * `node/cancelled` for every attempt it stops — when the run goes on under `planVersion`, the
    * version that attempt ran under. A failure, a retry, a reset (rerun) or a new attempt ends
    * that; so does another plan version (an edit, an import, a rerun, a replan awaiting review):
-   * the node then starts over.
+   * the node then starts over. An attempt a worker ran goes on only on a worker (`onWorkers`):
+   * its boundary and checkpoints are of the shared working copy, not of the worktrees a run in
+   * the scheduler's own process may give its nodes.
    */
-  attemptToGoOn(nodeId: string, planVersion: number): OpenAttempt | undefined {
+  attemptToGoOn(nodeId: string, planVersion: number, { onWorkers = false }: { readonly onWorkers?: boolean } = {}): OpenAttempt | undefined {
     const open = this.#openAttempts.get(nodeId);
     if (open !== undefined) return open;
     const stopped = this.#stoppedAttempts.get(nodeId);
-    return stopped?.planVersion === planVersion ? stopped.attempt : undefined;
+    if (stopped === undefined || stopped.planVersion !== planVersion) return undefined;
+    return stopped.onWorker && !onWorkers ? undefined : stopped.attempt;
   }
 
   /** Whether an attempt of the node ever began its surface (`node/snapshotted`): the log may hold steps and compactions of it. */
@@ -70,6 +79,10 @@ export class RunMemory {
   }
 
   #add(event: SessionEvent): void {
+    if (event.type === 'dispatch/started') {
+      this.#inClones = event.payload.mode === 'clone';
+      return;
+    }
     if (event.type === 'replan/finished') {
       if (event.payload.outcome === 'amended') this.replans += 1;
       return;
@@ -108,24 +121,39 @@ export class RunMemory {
     }
     else if (event.type === 'attempt/finished') {
       if (event.payload.patch !== undefined) this.patches.set(nodeId, event.payload.patch);
-      // A worker's attempt the run stopped starts over: its files are the worker's (only a worker taking it over goes on from it).
-      if (this.#openAttempts.get(nodeId)?.attempt === event.payload.attempt) this.#endedOnWorker.add(nodeId);
-      if (this.#stoppedAttempts.get(nodeId)?.attempt.attempt === event.payload.attempt) this.#stoppedAttempts.delete(nodeId);
+      const goesOn = this.#workerAttemptGoesOn(event.payload.outcome);
+      if (this.#openAttempts.get(nodeId)?.attempt === event.payload.attempt) this.#endedOnWorker.set(nodeId, goesOn);
+      const stopped = this.#stoppedAttempts.get(nodeId);
+      if (stopped?.attempt.attempt === event.payload.attempt) {
+        if (goesOn) this.#stoppedAttempts.set(nodeId, { ...stopped, onWorker: true });
+        else this.#stoppedAttempts.delete(nodeId);
+      }
     }
   }
 
   /**
    * A transition settled the node's attempt. Stopped by the run (`cancelled`), an attempt that
-   * began here (not on a worker) is kept to go on from; an attempt that went on from a stopped one
+   * began here or on a worker in the shared working copy (not in a worker's clone) is kept to go on from; an attempt that went on from a stopped one
    * (no marker of its own) and is stopped again keeps the one it went on from. Any other end
    * forgets both.
    */
   #endAttempt(nodeId: string, stoppedByRun: boolean): void {
     const open = this.#openAttempts.get(nodeId);
     this.#openAttempts.delete(nodeId);
-    const onWorker = this.#endedOnWorker.delete(nodeId);
+    const onWorker = this.#endedOnWorker.get(nodeId);
+    this.#endedOnWorker.delete(nodeId);
     if (!stoppedByRun) this.#stoppedAttempts.delete(nodeId);
-    else if (open !== undefined && !onWorker && this.#planVersion !== undefined) this.#stoppedAttempts.set(nodeId, { attempt: open, planVersion: this.#planVersion });
+    else if (open !== undefined && onWorker !== false && this.#planVersion !== undefined) this.#stoppedAttempts.set(nodeId, { attempt: open, planVersion: this.#planVersion, onWorker: onWorker === true });
+  }
+
+  /**
+   * Whether an attempt a worker ended (with `outcome`) can be gone on from once the run's stop
+   * ended it too: in the shared working copy, one the stop cut short (its files and checkpoints
+   * are where every process of the run finds them); not one its worker had answered, nor one in a
+   * worker's own clone, whose files are the worker's (only a worker taking it over goes on from it).
+   */
+  #workerAttemptGoesOn(outcome: 'succeeded' | 'failed'): boolean {
+    return !this.#inClones && outcome === 'failed';
   }
 }
 
@@ -141,6 +169,8 @@ export interface OpenAttempt {
 interface StoppedAttempt {
   readonly attempt: OpenAttempt;
   readonly planVersion: number;
+  /** A worker ran it (in the shared working copy): only a worker goes on from it. */
+  readonly onWorker: boolean;
 }
 
 /** Transitions after which a node's attempt is over: only one the run's stop ended (`node/cancelled`) may go on (`attemptToGoOn`). */
@@ -158,7 +188,7 @@ export interface KeyedResult {
 }
 
 /** The events `RunMemory` folds. */
-export const RUN_MEMORY_EVENT_TYPES = ['node/succeeded', 'node/snapshotted', 'attempt/finished', 'replan/finished', 'node/reset', 'node/keyed', 'node/failed', 'node/retried', 'node/cancelled', 'node/skipped', 'assistant/message', 'run/started', 'plan/approved'] as const;
+export const RUN_MEMORY_EVENT_TYPES = ['node/succeeded', 'node/snapshotted', 'attempt/finished', 'replan/finished', 'node/reset', 'node/keyed', 'node/failed', 'node/retried', 'node/cancelled', 'node/skipped', 'assistant/message', 'run/started', 'plan/approved', 'dispatch/started'] as const;
 
 /** A run as an earlier process of it left it: where a resumed run carries on from. */
 export interface RecoveredRun {
