@@ -245,7 +245,7 @@ async function setUpAndRun(context: CliContext, run: RunRecord, flags: RunFlags,
       ...(budget === undefined ? {} : { budget: { caps: budget.budget, source: budget.source } }),
       ...(nodeCost === undefined ? {} : { nodeCost }),
       fleet: {
-        ...(dispatch === undefined ? {} : { remote: dispatch.remote }),
+        ...(dispatch === undefined ? {} : { remote: dispatch.remote, remoteSharesFiles: dispatch.mode === 'shared' }),
         // Workers' reports of missed work, and `dagent cancel` from a host that cannot signal this process.
         follow: store,
         // A cancel request appended after the lease was taken is for this process, even one before its `run/started`.

@@ -8,6 +8,7 @@ import { BudgetGate } from '../run/budget/budget-gate.js';
 import type { NodeFiles } from '../run/orchestration/node-files.js';
 import { resumableAttempt, resumeSteps, stepCheckpointer, trackStartedCalls, type ResumedAttempt, type StepResumeContext } from '../run/orchestration/step-resume.js';
 import { unkeptPromise } from '../run/orchestration/node-outcome.js';
+import { nodeKeyDraft } from '../run/orchestration/node-reuse.js';
 import type { NodeWaitsFor } from '../scheduler/schedulable-node.js';
 import { handoffsFor } from '../run/orchestration/node-prompt.js';
 import type { RunRecord } from '../run/storage/run-store.js';
@@ -15,7 +16,7 @@ import type { RunMemory } from '../run/views/run-recovery.js';
 import { readEvents, type EventLog } from '../session/event-log.js';
 import { runLog } from '../session/run-log.js';
 import { Session } from '../session/session.js';
-import type { SessionEvent } from '../session/event-types.js';
+import type { EventDraft, SessionEvent } from '../session/event-types.js';
 import type { JobQueue, NodeJob } from './job-queue.js';
 import { ClaimLostError } from './claim-lost.js';
 import type { NodeClaim } from './node-claim.js';
@@ -84,11 +85,14 @@ export async function executeNodeJob(job: NodeJob, context: NodeJobContext, queu
     // entered beside the node's setup (its workspace, plan and fold); the node's work waits for it.
     watching = context.watchRun?.(runId) ?? Promise.resolve(undefined);
     const log = runLog(context.db, runId);
-    const outcome = await runClaimedNode(taken, job, log, context, watching.then((watch) => watch?.signal));
+    const attempted = await runClaimedNode(taken, job, log, context, watching.then((watch) => watch?.signal));
+    const { keyed, ...outcome } = attempted.outcome === 'succeeded' ? attempted : { ...attempted, keyed: undefined };
     // The statement that stores the outcome releases the claim too (`outcomeFence`). A node stopped
     // because its claim was lost (a stalled process whose claim ran out) did not fail: the fence
     // refuses the outcome before it is sent (`assertHeld`), and the node is left to be taken over.
-    await log.append({ type: 'attempt/finished', nodeId, payload: { attempt: job.attempt, token: claim.token, worker: context.worker, ...outcome } }, { fence: claim.outcomeFence() });
+    // A succeeded node's reuse key goes in the same statement, just before it.
+    const finished: EventDraft<'attempt/finished'> = { type: 'attempt/finished', nodeId, payload: { attempt: job.attempt, token: claim.token, worker: context.worker, ...outcome } };
+    await log.appendMany(keyed === undefined ? [finished] : [keyed, finished], { fence: claim.outcomeFence() });
     context.report?.(`${nodeId} (run ${runId}) ${outcome.outcome}`);
     // The outcome is committed (the statement that stored it notified the run's scheduler, which
     // hears its workers' outcomes on a channel of their own): the scheduler finds it whether or
@@ -109,7 +113,7 @@ export async function executeNodeJob(job: NodeJob, context: NodeJobContext, queu
 }
 
 type AttemptOutcome =
-  | { readonly outcome: 'succeeded'; readonly answer: string; readonly filesChanged: string[]; readonly patch?: string }
+  | { readonly outcome: 'succeeded'; readonly answer: string; readonly filesChanged: string[]; readonly patch?: string; readonly keyed?: EventDraft<'node/keyed'> }
   | { readonly outcome: 'failed'; readonly error: string; readonly retryable: boolean; readonly filesChanged?: string[]; readonly waitsFor?: NodeWaitsFor };
 
 async function runClaimedNode({ run, claim, prefetched }: ClaimedJob, job: NodeJob, log: EventLog, context: NodeJobContext, watched: Promise<AbortSignal | undefined>): Promise<AttemptOutcome> {
@@ -140,6 +144,7 @@ async function runClaimedNode({ run, claim, prefetched }: ClaimedJob, job: NodeJ
     const session = opened ?? (await Session.open(fenced, job.nodeId, { fromSeq }));
     const scope = workspace.files.writeScopeFor(job.nodeId, node.writes);
     let result: NodeAttemptResult;
+    let answers: readonly SessionEvent[] = [];
     try {
       const hookContext = { hooks: workspace.runtime.hooks, runId: run.id, nodeId: job.nodeId, workspace: workspace.runtime.workspace, attempt: job.attempt, session, signal };
       result = (await nodeStartHooks(hookContext)) ?? (await executePlanNode({ ...workspace.runtime, gate }, {
@@ -156,6 +161,7 @@ async function runClaimedNode({ run, claim, prefetched }: ClaimedJob, job: NodeJ
         ...(resume === undefined ? {} : { resume }),
       }));
       result = await nodeEndHooks(hookContext, result);
+      answers = session.answers();
       // An attempt that appended nothing (it failed before its instruction) stores its marker now.
       await fenced.release(job.nodeId);
     } finally {
@@ -172,8 +178,11 @@ async function runClaimedNode({ run, claim, prefetched }: ClaimedJob, job: NodeJ
     // The same checks as a node run in the scheduler's process: an outcome that cannot lie.
     const unkept = unkeptPromise({ nodeId: node.id, kind: node.kind, actions: result.actions ?? [], filesChanged, writes: node.writes });
     if (unkept !== undefined) return { outcome: 'failed', ...unkept, retryable: false, filesChanged: [...filesChanged] };
+    // In the shared working copy, what the result depends on, for a later plan version to keep it
+    // by (`reuseOrRevert`, in the scheduler's process); a clone's files are this worker's alone.
+    const keyed = workspace.clone !== undefined || run.planVersion === null ? undefined : await nodeKeyDraft({ plan, planVersion: run.planVersion, runtime: workspace.runtime, files: workspace.files, memory: fold.memory }, node, answers);
     const patch = workspace.clone === undefined ? undefined : await workspace.clone.patch();
-    return { outcome: 'succeeded', answer: result.answer, filesChanged: [...filesChanged], ...(patch === undefined ? {} : { patch }) };
+    return { outcome: 'succeeded', answer: result.answer, filesChanged: [...filesChanged], ...(patch === undefined ? {} : { patch }), ...(keyed === undefined ? {} : { keyed }) };
   } catch (error) {
     if (error instanceof ClaimLostError) throw error;
     return { outcome: 'failed', error: `on worker ${context.worker}: ${errorMessage(error)}`, retryable: true };

@@ -6,7 +6,8 @@ import type { EventDraft, SessionEvent } from '../../session/event-types.js';
 import type { RunMemory } from '../views/run-recovery.js';
 import { inputsDifference, reuseKey } from '../views/reuse-key.js';
 import { nodeInputs, pathsRead, type NodeInputsContext } from './node-inputs.js';
-import type { NodeResult } from './run-options.js';
+import type { NodeExecution, NodeOutcome } from '../../scheduler/schedulable-node.js';
+import type { NodeResult, RemoteAttempts } from './run-options.js';
 
 /** Whether results are reused (`--no-reuse` turns it off), and the nodes a new plan version put back to pending to check. */
 export interface ReuseSettings {
@@ -83,6 +84,21 @@ export async function reuseOrRevert(context: ReuseContext & { readonly files: No
   const conflicts = reverted.conflicts.length === 0 ? '' : `; its change to ${reverted.conflicts.join(', ')} could not be reverted (edited since in the same lines) and stays`;
   await context.log.append({ type: 'reuse/missed', nodeId: node.id, payload: { planVersion: context.planVersion, reason: `${reason}${conflicts}`, ...(keyed === undefined ? {} : { key: keyed.key }) } });
   return undefined;
+}
+
+/**
+ * A node run on a worker. One a plan edit put back to check (workers in the shared working copy)
+ * keeps its result here when nothing it depends on changed, or has its change reverted before it
+ * is dispatched (`reuseOrRevert`, as `attemptNode` does in process).
+ */
+export async function attemptRemote(remote: RemoteAttempts, context: ReuseContext, reuse: ReuseSettings | undefined, nodeId: string, execution: NodeExecution): Promise<NodeOutcome<NodeResult>> {
+  const node = context.plan.nodes.find((candidate) => candidate.id === nodeId);
+  if (node !== undefined && reuse?.recheck.has(nodeId) === true) {
+    await execution.durable;
+    const kept = await reuseOrRevert(context, node, reuse);
+    if (kept !== undefined) return { status: 'succeeded', result: kept };
+  }
+  return remote.execute(nodeId, { ...execution, planVersion: context.planVersion });
 }
 
 /** What the attempt that made a node's kept result cost: its model calls, tokens and cost. */

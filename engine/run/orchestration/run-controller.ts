@@ -30,7 +30,7 @@ import { conflictPauseLine, conflictReplanError, conflictResolutionNode, noteCon
 import { attemptNode } from './node-attempt.js';
 import { prepareNodes } from './prepare-nodes.js';
 import { resumableAttempt } from './step-resume.js';
-import { nodesToRecheck, type ReuseSettings } from './node-reuse.js';
+import { attemptRemote, nodesToRecheck, type ReuseSettings } from './node-reuse.js';
 import { changedCommandNodes, replanVerdict, reviewAfterReplan } from './replan-verdict.js';
 import { DEFAULT_RUN_SETTINGS, type ExecuteRunOptions, type NodeResult, type RunPause, type RunResult, type RunSettings } from './run-options.js';
 import { runOutcome } from './run-outcome.js';
@@ -187,11 +187,11 @@ class RunController {
   /**
    * After a plan edit: the succeeded nodes whose inputs changed, and the nodes after them, go back
    * to pending (`node/reset`); each is kept or run again when it would run (`reuseOrRevert`).
-   * Remote attempts (workers) are not keyed, so nothing is rechecked for them.
+   * Remote attempts in workers' own clones are not keyed, so nothing is rechecked for them.
    */
   async #recheckAfterEdit(recovered: RecoveredRun): Promise<ReadonlySet<string>> {
     this.#reuse = { enabled: this.#options.reuse ?? true, recheck: new Set() };
-    if (this.#options.fleet?.remote !== undefined) return this.#reuse.recheck;
+    if (this.#options.fleet?.remote !== undefined && this.#options.fleet.remoteSharesFiles !== true) return this.#reuse.recheck;
     const context = { plan: this.#plan, planVersion: this.#planVersion, runtime: this.#options.runtime, files: this.#options.files, memory: this.#memory, log: this.#log };
     const statuses = new Map([...recovered.nodes].map(([id, state]) => [id, state.status]));
     const recheck = await nodesToRecheck(context, statuses);
@@ -244,9 +244,9 @@ class RunController {
   }
 
   #attempt(nodeId: string, execution: NodeExecution): Promise<NodeOutcome<NodeResult>> {
-    const remote = this.#options.fleet?.remote;
-    if (remote !== undefined) return remote.execute(nodeId, { ...execution, planVersion: this.#planVersion });
     const { runtime, files } = this.#options;
+    const remote = this.#options.fleet?.remote;
+    if (remote !== undefined) return attemptRemote(remote, { plan: this.#plan, planVersion: this.#planVersion, runtime, files, memory: this.#memory, log: this.#log }, this.#reuse, nodeId, execution);
     const { onConflict } = this.#settings;
     const gated = this.#gate === undefined ? runtime : { ...runtime, gate: this.#gate };
     const context = { runId: this.#runId, log: this.#log, runtime: gated, files, memory: this.#memory, plan: () => this.#plan, planVersion: () => this.#planVersion, reuse: this.#reuse, onConflict };

@@ -96,6 +96,12 @@ export interface RunFleet {
    */
   readonly remote?: RemoteAttempts;
   /**
+   * The remote attempts' workers share this process's working copy (not clones of their own):
+   * their nodes' results are keyed as they succeed (`node/keyed`), and after a plan edit a node
+   * put back to check is kept or reverted here before it is dispatched, as in process.
+   */
+  readonly remoteSharesFiles?: boolean;
+  /**
    * Follow the run's log as other processes append to it too (worker processes, `dagent cancel`
    * on another host): missed work a worker reports is replanned as if reported here, and a
    * `run/cancel-requested` from anywhere cancels the run.
