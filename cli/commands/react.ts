@@ -32,7 +32,7 @@ export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number
     const memory = await createMemoryStore(context);
     let tracing: RunTracing | undefined;
     let unfollow: (() => void) | undefined;
-    const { runId, outcome, filesChanged, unkept } = await executeReactRun({
+    const { runId, status, outcome, filesChanged, unkept } = await executeReactRun({
       db,
       task,
       workspace: context.workspace,
@@ -63,7 +63,7 @@ export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number
       unfollow?.();
       await tracing?.finish();
     });
-    const failed = outcome.reason !== 'done' || unkept !== undefined;
+    const failed = status !== 'succeeded';
     const environment = outcome.reason === 'error' && outcome.detail !== undefined ? environmentModelFailure(outcome.detail) : undefined;
     if (environment !== undefined && !context.json) {
       if (transcript.midLine()) writeLine(context.io.stdout);
@@ -72,10 +72,11 @@ export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number
     }
     if (context.json) {
       const error = unkept === undefined ? {} : { error: unkept.error };
-      writeLine(context.io.stdout, visibleJson(JSON.stringify({ runId, status: failed ? 'failed' : 'succeeded', reason: outcome.reason, answer: outcome.answer, detail: outcome.detail, ...error, filesChanged, denied: denials.count(), steps: outcome.steps, usage: outcome.usage, costUsd: outcome.costUsd })));
+      writeLine(context.io.stdout, visibleJson(JSON.stringify({ runId, status, reason: outcome.reason, answer: outcome.answer, detail: outcome.detail, ...error, filesChanged, denied: denials.count(), steps: outcome.steps, usage: outcome.usage, costUsd: outcome.costUsd })));
     } else {
       if (transcript.midLine()) writeLine(context.io.stdout);
-      if (outcome.reason !== 'done') writeLine(context.io.stderr, `stopped: ${outcome.reason.replace('_', ' ')}${outcome.detail ? ` (${visibleText(outcome.detail)})` : ''}`);
+      if (status === 'cancelled') writeLine(context.io.stderr, cancelledLine(runId, outcome.detail, filesChanged));
+      else if (outcome.reason !== 'done') writeLine(context.io.stderr, `stopped: ${outcome.reason.replace('_', ' ')}${outcome.detail ? ` (${visibleText(outcome.detail)})` : ''}`);
       // What went wrong comes before the error's first ': ' (`unkeptPromise`); the denial line below says what lets it through.
       else if (unkept !== undefined) writeLine(context.io.stderr, `failed: ${visibleText(unkept.error.split(': ', 1)[0]!)}`);
       if (denials.count() > 0) writeLine(context.io.stderr, deniedCallsLine(denials.count()));
@@ -85,6 +86,17 @@ export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number
         `run ${runId} · ${plural(outcome.steps, 'step')} · ${formatTokens(outcome.usage.input)} in (${cacheShare}% cache hit) · ${formatTokens(outcome.usage.output)} out · ${formatUsd(outcome.costUsd)}`,
       );
     }
+    if (status === 'cancelled') return EXIT_INTERRUPTED;
     return !failed ? 0 : environment === undefined ? 1 : 2;
   },
 });
+
+/** A react run stopped by Ctrl-C, SIGTERM or `dagent cancel` exits as an interrupted command does in a shell (128 + SIGINT). */
+const EXIT_INTERRUPTED = 130;
+
+/** Why the run was cancelled, and where its change so far is: a react run has no plan to resume. */
+function cancelledLine(runId: string, why: string | undefined, filesChanged: readonly string[]): string {
+  const line = `cancelled: ${visibleText(why ?? 'interrupted')}`;
+  if (filesChanged.length === 0) return `${line}; nothing was changed`;
+  return `${line}; it had changed ${plural(filesChanged.length, 'file')}: see them with dagent diff ${runId}, undo them with dagent revert ${runId}`;
+}

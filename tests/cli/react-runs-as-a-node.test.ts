@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import BetterSqlite3 from 'better-sqlite3';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -152,3 +154,43 @@ describe.skipIf(!detectSandbox().available).each([
     expect(shape()).toBe(SHAPE);
   });
 });
+
+describe('a react run stopped by Ctrl-C', () => {
+  it('ends cancelled, not failed: the interrupt is named, what it changed is pointed to, and it exits 130 as an interrupted command does', async () => {
+    scriptTurns({ toolCalls: [EDIT] }, { latencyMs: 60_000, text: 'too late' });
+    const interrupt = new AbortController();
+
+    const running = runCli(['react', 'rename Shape.area to getArea', '-m', `scripted:${script}`, '--approval', 'auto'], { cwd: workspace, signal: interrupt.signal });
+    await untilEvent("type = 'tool/result'");
+    interrupt.abort(new Error('interrupted (SIGINT)'));
+    const result = await running;
+
+    expect(result.code, result.stderr).toBe(130);
+    const runId = /^run (r-\w+) · scripted:/m.exec(result.stderr)?.[1] ?? '';
+    expect(result.stderr).toContain(`cancelled: interrupted (SIGINT); it had changed 1 file: see them with dagent diff ${runId}, undo them with dagent revert ${runId}\n`);
+    expect(result.stderr).not.toContain('stopped: aborted');
+    const status = await cli('status', runId);
+    expect(status.stdout).toContain(`run ${runId} · cancelled · 0/1 nodes done`);
+    expect(status.stdout).toMatch(/^react +cancelled +1 /m);
+    expect((await cli('diff', runId, '--stat')).stdout).toContain('src/shape.ts | +1 -1  react');
+  });
+});
+
+/** Waits until the workspace's log holds an event matching `where` (the run is that far). */
+async function untilEvent(where: string): Promise<void> {
+  const file = join(workspace, '.dagent', 'dagent.db');
+  for (let waited = 0; waited < 30_000; waited += 50) {
+    if (existsSync(file)) {
+      const db = new BetterSqlite3(file, { readonly: true });
+      try {
+        if ((db.prepare(`SELECT count(*) AS n FROM events WHERE ${where}`).get() as { n: number }).n > 0) return;
+      } catch {
+        // The store is still being made.
+      } finally {
+        db.close();
+      }
+    }
+    await sleep(50);
+  }
+  throw new Error(`no event where ${where} within 30 s`);
+}

@@ -78,6 +78,8 @@ export interface ExecuteReactRunOptions {
 
 export interface ReactRunResult {
   readonly runId: string;
+  /** How the run ended, as stored: `cancelled` when its signal stopped the agent. */
+  readonly status: ReactEnding['status'];
   readonly outcome: AgentOutcome;
   /** The files the agent changed, by its tools or its commands, sorted. */
   readonly filesChanged: readonly string[];
@@ -85,7 +87,7 @@ export interface ReactRunResult {
   readonly unkept?: UnkeptPromise;
 }
 
-type ReactAttempt = Omit<ReactRunResult, 'runId'>;
+type ReactAttempt = Omit<ReactRunResult, 'runId' | 'status'>;
 
 /**
  * A react run (SPEC §2.6, the one-agent mode): creates the run and runs one ReAct agent on the
@@ -104,10 +106,10 @@ export async function executeReactRun(options: ExecuteReactRunOptions): Promise<
   const files = options.files(run.id);
   try {
     const attempt = await attemptReact(options, run.id, log, files);
-    const ending = reactEnding(attempt);
+    const ending = reactEnding(attempt, options.signal);
     await log.appendMany(nodeTransitionDrafts([settled(ending, attempt)], describeResult));
     await endRun(options.db, run.id, ending, log);
-    return { runId: run.id, ...attempt };
+    return { runId: run.id, status: ending.status, ...attempt };
   } catch (error) {
     // A fault of the store or the files: the run ends failed, not running without a process.
     await endRun(options.db, run.id, { status: 'failed', error: errorMessage(error) }, log).catch(() => undefined);
@@ -163,10 +165,14 @@ async function attemptReact(options: ExecuteReactRunOptions, runId: string, log:
   return { outcome, filesChanged, ...(unkept === undefined ? {} : { unkept }) };
 }
 
-type ReactEnding = Extract<RunEnding, { readonly status: 'succeeded' | 'failed' }>;
+type ReactEnding = Extract<RunEnding, { readonly status: 'succeeded' | 'failed' | 'cancelled' }>;
 
-/** Succeeded when the agent is done and kept its promise; failed with why otherwise. */
-function reactEnding({ outcome, unkept }: ReactAttempt): ReactEnding {
+/**
+ * Succeeded when the agent is done and kept its promise; cancelled when the run's signal stopped
+ * it (Ctrl-C, SIGTERM, `dagent cancel`), as a plan run's interrupt ends it; failed with why otherwise.
+ */
+function reactEnding({ outcome, unkept }: ReactAttempt, signal: AbortSignal): ReactEnding {
+  if (outcome.reason === 'aborted' && signal.aborted) return { status: 'cancelled', reason: errorMessage(signal.reason) };
   if (outcome.reason !== 'done') return { status: 'failed', error: `${outcome.reason}: ${outcome.detail ?? ''}` };
   if (unkept !== undefined) return { status: 'failed', error: unkept.error };
   return { status: 'succeeded', result: outcome.answer };
@@ -181,6 +187,7 @@ interface ReactResult {
 function settled(ending: ReactEnding, attempt: ReactAttempt): NodeTransition<ReactResult> {
   const base = { nodeId: REACT_NODE_ID, from: 'running', attempts: 1 } as const;
   if (ending.status === 'succeeded') return { ...base, kind: 'succeeded', to: 'succeeded', result: { answer: attempt.outcome.answer, filesChanged: attempt.filesChanged } };
+  if (ending.status === 'cancelled') return { ...base, kind: 'cancelled', to: 'cancelled', reason: ending.reason };
   return { ...base, kind: 'failed', to: 'failed', error: ending.error, ...(attempt.unkept?.waitsFor === undefined ? {} : { waitsFor: attempt.unkept.waitsFor }) };
 }
 
