@@ -1,8 +1,8 @@
 import ts from 'typescript';
 
 /**
- * The symbol a dotted path names in a source file: `Invoice` (an export, or a top-level
- * declaration of a script), then members — `Invoice.total` (a method or property, inherited
+ * The symbol a dotted path names in a source file: `Invoice` (an export, a top-level
+ * declaration of a script, or a name the file imports: the declaration it comes from), then members — `Invoice.total` (a method or property, inherited
  * ones included), `Status.Paid` (an enum member), `Shape.area` (an interface member),
  * `schemas.string` (a namespace or an object's property), `Invoice.create` (a static).
  * Undefined when some part does not exist; `missing` says which.
@@ -47,8 +47,9 @@ function exportsOf(checker: ts.TypeChecker, sourceFile: ts.SourceFile): Map<stri
 
 function topLevelSymbols(checker: ts.TypeChecker, sourceFile: ts.SourceFile): Map<string, ts.Symbol> {
   const symbols = exportsOf(checker, sourceFile);
-  // A script's declarations, and a module's own non-exported ones.
-  const flags = ts.SymbolFlags.Value | ts.SymbolFlags.Type | ts.SymbolFlags.Namespace;
+  // A script's declarations, a module's own non-exported ones, and the names it imports (aliases,
+  // which `unalias` follows through every re-export to the declaration).
+  const flags = ts.SymbolFlags.Value | ts.SymbolFlags.Type | ts.SymbolFlags.Namespace | ts.SymbolFlags.Alias;
   for (const symbol of checker.getSymbolsInScope(sourceFile, flags)) {
     if (symbols.has(symbol.name)) continue;
     if ((symbol.declarations ?? []).some((declaration) => declaration.getSourceFile() === sourceFile)) symbols.set(symbol.name, symbol);

@@ -1,4 +1,4 @@
-import { cpSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,6 +91,32 @@ describe('symbol tools on a fixture repository', () => {
 
     expect(unknown!.isError).toBe(true);
     expect(unknown!.content).toMatch(/^error: .*Receipt/);
+  });
+
+  it('follows a name a file imports to the file that declares it: through a barrel\'s re-exports, a renamed import and a member', { timeout: 180_000 }, async () => {
+    const bed = await openToolTestBed();
+    const languageService = createLanguageService({ workspace: bed.workspace });
+    try {
+      mkdirSync(join(bed.workspace, 'src'));
+      writeFileSync(join(bed.workspace, 'src', 'shape.ts'), 'export interface Shape {\n  area(): number;\n}\nexport class Square implements Shape {\n  area(): number { return 4; }\n}\n');
+      writeFileSync(join(bed.workspace, 'src', 'circle.ts'), "import { Shape } from './shape';\nexport class Circle implements Shape {\n  area(): number { return 3; }\n}\n");
+      writeFileSync(join(bed.workspace, 'src', 'index.ts'), "export { Shape } from './shape';\nexport * from './circle';\n");
+      writeFileSync(join(bed.workspace, 'src', 'total.ts'), "import { Shape, Circle } from './index';\nimport { Square as Box } from './shape';\nexport const all: Shape[] = [new Box(), new Circle()];\n");
+      const runtime = new LocalToolRuntime({ tools: createSymbolTools(async () => languageService) });
+      const definition = async (path: string, symbol: string): Promise<string> => (await bed.call(runtime, 'find_definition', { path, symbol })).content;
+
+      expect(await definition('src/circle.ts', 'Shape')).toBe('definition of src/circle.ts#Shape:\nsrc/shape.ts:1:18  export interface Shape {');
+      expect(await definition('src/total.ts', 'Shape')).toBe('definition of src/total.ts#Shape:\nsrc/shape.ts:1:18  export interface Shape {');
+      expect(await definition('src/total.ts', 'Circle')).toBe('definition of src/total.ts#Circle:\nsrc/circle.ts:2:14  export class Circle implements Shape {');
+      expect(await definition('src/index.ts', 'Circle')).toBe('definition of src/index.ts#Circle:\nsrc/circle.ts:2:14  export class Circle implements Shape {');
+      expect(await definition('src/total.ts', 'Box')).toBe('definition of src/total.ts#Box:\nsrc/shape.ts:4:14  export class Square implements Shape {');
+      expect(await definition('src/total.ts', 'Box.area')).toBe('definition of src/total.ts#Box.area:\nsrc/shape.ts:5:3  area(): number { return 4; }');
+      // A name the file neither declares nor imports is still refused, with the names it has.
+      expect(await definition('src/total.ts', 'Triangle')).toMatch(/^error: src\/total\.ts has no "Triangle" \(known: .*Box, Circle, Shape/);
+    } finally {
+      languageService.dispose();
+      await bed.cleanup();
+    }
   });
 
   it('caps a long answer with a note and meta.truncated', async () => {
