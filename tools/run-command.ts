@@ -151,6 +151,8 @@ async function executeCommand(settings: CommandSettings, args: RunCommandArgs, c
   // worker, even if this process is paused or cut off (a watchdog in its process group).
   const claim = context.writeScope?.claim;
   if (claim !== undefined && claim.remainingMs() === 0) throw new ToolError("the node's claim has run out on this worker: the command was not started");
+  // What the command may change is found by comparing the workspace with how it was before it.
+  await context.writeScope?.beforeCommand?.();
   const watched = claim !== undefined && canWatchClaims() ? underClaimWatchdog(wrapped, claim) : undefined;
   const subprocess = spawnDetached(watched ?? wrapped, wrapped, workspace, watched !== undefined);
   // Read from the start, before anything is awaited: the output streams flow as soon as the

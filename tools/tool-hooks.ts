@@ -17,6 +17,8 @@ export interface HookedCall {
 export async function preToolUseHooks(hooks: HookRunner | undefined, hooked: HookedCall): Promise<string | undefined> {
   if (hooks?.matches('PreToolUse', hooked.tool) !== true) return undefined;
   const { call, context } = hooked;
+  // A hook is a command: what it may change is found as a command's is.
+  await context.writeScope?.beforeCommand?.();
   const input = { event: 'PreToolUse' as const, runId: context.runId, nodeId: context.nodeId, workspace: hooked.workspace, tool: hooked.tool, toolCallId: call.id, args: hooked.args };
   const verdict = await hooks.run(input, hookRecorder(context), context.signal);
   if (verdict.blocked === undefined) return undefined;
@@ -34,6 +36,7 @@ export async function postToolUseHooks(
 ): Promise<string | undefined> {
   if (hooks?.matches('PostToolUse', hooked.tool) !== true) return undefined;
   const { call, context } = hooked;
+  await context.writeScope?.beforeCommand?.();
   const input = { event: 'PostToolUse' as const, runId: context.runId, nodeId: context.nodeId, workspace: hooked.workspace, tool: hooked.tool, toolCallId: call.id, args: hooked.args, result };
   // The tool already ran: a cancel does not stop its hooks (a formatter finishes what it started; each has its time limit).
   const verdict = await hooks.run(input, hookRecorder(context), new AbortController().signal);

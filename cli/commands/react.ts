@@ -50,8 +50,9 @@ export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number
       onPart: transcript.onPart,
       images,
       // One node over the whole workspace: a watch would cost more than the two looks it saves, and
-      // storing what git ignores ahead would copy node_modules (FileSnapshotsOptions.snapshotIgnored).
-      files: (id) => new FileSnapshots({ db, runId: id, workspace: context.workspace, watch: false, snapshotIgnored: false }),
+      // storing what git ignores ahead would copy node_modules (FileSnapshotsOptions.snapshotIgnored);
+      // without git, the workspace is read only if a command, hook or MCP tool runs (deferScan).
+      files: (id) => new FileSnapshots({ db, runId: id, workspace: context.workspace, watch: false, snapshotIgnored: false, deferScan: true }),
       config: { model: recordedModelId(context, modelId) },
       onStart: async (id) => {
         if (!context.json) context.io.stderr.write(`run ${id} · ${chosen.modelId}\n`);

@@ -87,6 +87,11 @@ export interface WriteScope {
   check(relativePath: string): string | undefined;
   /** Called once before each write with the file's workspace-relative path. */
   beforeWrite(relativePath: string): Promise<void>;
+  /**
+   * Called before something runs that may change files without `beforeWrite`: a command, a hook,
+   * an MCP server's tool. A scope whose node took its boundary ahead (every plan node) has none.
+   */
+  beforeCommand?(): Promise<void>;
   /** A node run by a worker process: its claim, which its writes and commands must not outlive. */
   readonly claim?: ClaimFence;
 }

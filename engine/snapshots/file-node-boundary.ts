@@ -10,7 +10,10 @@ const gitEntry = z.object({ mode: z.string().regex(/^[0-7]{6}$/), blob: objectId
  * - `git`: the tree of the whole working copy (tracked and untracked files, .gitignore honoured);
  * - `watch`: the same, as the run's base tree plus the entries changed since (null: removed),
  *   as a workspace watcher reported them; `session` names the watcher that can continue from it;
- * - `scan`: the hashes of the files the node's write set covered (workspaces without git).
+ * - `scan`: the hashes of the files the node's write set covered (workspaces without git);
+ *   `deferred`: none taken at the begin (`FileSnapshotsOptions.deferScan`): the node's first
+ *   command takes them, held by the process that runs the node; with none, its tools' writes are
+ *   its whole change.
  * `folders`: the folders on the write set's paths that existed, so a restore never removes them.
  */
 export type NodeBoundary =
@@ -23,7 +26,7 @@ export type NodeBoundary =
       readonly writes: readonly string[];
       readonly folders?: readonly string[];
     }
-  | { readonly kind: 'scan'; readonly writes: readonly string[]; readonly files: Readonly<Record<string, string>>; readonly folders?: readonly string[] };
+  | { readonly kind: 'scan'; readonly writes: readonly string[]; readonly files: Readonly<Record<string, string>>; readonly folders?: readonly string[]; readonly deferred?: true };
 
 export const nodeBoundarySchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('git'), tree: objectId, writes: z.array(z.string()), folders: z.array(z.string()).optional() }),
@@ -35,7 +38,7 @@ export const nodeBoundarySchema = z.discriminatedUnion('kind', [
     writes: z.array(z.string()),
     folders: z.array(z.string()).optional(),
   }),
-  z.object({ kind: z.literal('scan'), writes: z.array(z.string()), files: z.record(z.string(), z.string()), folders: z.array(z.string()).optional() }),
+  z.object({ kind: z.literal('scan'), writes: z.array(z.string()), files: z.record(z.string(), z.string()), folders: z.array(z.string()).optional(), deferred: z.literal(true).optional() }),
 ]);
 
 /** A boundary read back from the log; throws `InvalidNodeBoundaryError` for anything else. */

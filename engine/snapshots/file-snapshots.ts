@@ -3,18 +3,19 @@ import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import type { WriteScope } from '../agent/tool-runtime.js';
 import type { Database } from '../db/database.js';
-import { attributeChanges, scanChanges } from './file-boundary-changes.js';
+import { attributeChanges } from './file-boundary-changes.js';
 import { GitWorkingTree, type GitRunner } from './file-git.js';
 import { parseNodeBoundary, type NodeBoundary } from './file-node-boundary.js';
 import { nodeInputHashes, revertNodeChange } from './file-node-change.js';
 import { scanWriteSet } from './file-scan.js';
+import { DeferredScans, scanChangesSince, type BoundaryChanges, type ScanHashes } from './file-scan-changes.js';
 import { FileSnapshotGitError, SnapshotPathThroughLinkError } from './file-snapshot-errors.js';
 import { clearSnapshotsAfter, deleteSnapshot, insertSnapshotIfAbsent, listSnapshots, recordSnapshotAfter } from './file-snapshot-rows.js';
-import { ABSENT_FILE, isRedacted, sameContent, type FileState } from './file-state.js';
+import { isRedacted, sameContent, type FileState } from './file-state.js';
 import { GitChangeTracker, stateOfEntry } from './git-change-tracker.js';
 import { createWorkspaceFiles, existingWriteFolders, type WorkspaceFiles } from './file-workspace.js';
 import { removeTempLeftovers } from './file-temp-leftovers.js';
-import { createWriteSet, writeSetRefusal, type WriteSet } from './file-write-set.js';
+import { createWriteSet, writeSetRefusal } from './file-write-set.js';
 
 /** Without git, a node's boundary keeps the content of write-set files up to these sizes, so command-made changes can be reverted. */
 export const MAX_EAGER_SNAPSHOT_FILE_BYTES = 1024 * 1024;
@@ -40,6 +41,8 @@ export interface FileSnapshotsOptions {
    * as the workspace (a react run's `**`), which would copy `node_modules`: such changes go unseen.
    */
   readonly snapshotIgnored?: boolean;
+  /** Without git, a node's begin reads nothing (default false); its first command, hook or MCP tool scans (`beforeCommand`): one that ran none reads only what its tools wrote. For a react run's `**`. */
+  readonly deferScan?: boolean;
 }
 
 export interface NodeEnd {
@@ -75,12 +78,6 @@ export interface EndNodeOptions {
   readonly firstAttempt?: boolean;
 }
 
-/** The changes since a boundary, and how to get a changed file's content at the boundary. */
-interface BoundaryChanges {
-  readonly paths: readonly string[];
-  beforeOf(path: string): Promise<FileState>;
-}
-
 /**
  * The file snapshots of one run (SPEC §2.4, §4): before a node first changes a file its content
  * is stored, and at the node's end its changes are found, also those made by commands, so the run
@@ -99,6 +96,7 @@ export class FileSnapshots {
   readonly #gitRunner: GitRunner | false | undefined;
   readonly #watch: boolean;
   readonly #snapshotIgnored: boolean;
+  readonly #deferred: DeferredScans | undefined;
   #git: Promise<GitWorkingTree | undefined> | undefined;
   #tracker: Promise<GitChangeTracker | undefined> | undefined;
   #closed = false;
@@ -111,6 +109,7 @@ export class FileSnapshots {
     this.#gitRunner = options.git;
     this.#watch = options.watch ?? true;
     this.#snapshotIgnored = options.snapshotIgnored ?? true;
+    this.#deferred = options.deferScan === true ? new DeferredScans() : undefined;
   }
 
   /**
@@ -131,13 +130,15 @@ export class FileSnapshots {
         }
         return pending;
       },
+      ...(this.#deferred === undefined ? {} : { beforeCommand: () => this.#deferred!.takeOnce(nodeId, () => this.#scanAhead(nodeId, writes)) }),
     };
   }
 
   /**
    * Marks where a node attempt begins. In a git workspace, also stores the contents of files in
    * the write set that git ignores (the boundary leaves them out); without git, those of every
-   * file in the write set (within the size limits), so command-made changes can be undone.
+   * file in the write set (within the size limits), so command-made changes can be undone: at its
+   * first command with `deferScan`.
    */
   async beginNode(nodeId: string, writes: readonly string[]): Promise<NodeBoundary> {
     const git = await this.#gitTree();
@@ -150,10 +151,17 @@ export class FileSnapshots {
         if (!(error instanceof FileSnapshotGitError)) throw error;
       }
     }
+    const folders = await existingWriteFolders(this.#files.root, writes);
+    if (this.#deferred === undefined) return { kind: 'scan', writes: [...writes], files: await this.#scanAhead(nodeId, writes), folders };
+    this.#deferred.begin(nodeId);
+    return { kind: 'scan', writes: [...writes], files: {}, folders, deferred: true };
+  }
+
+  /** Hashes the write set's files and stores their contents within the eager limits: a scan boundary's files. */
+  async #scanAhead(nodeId: string, writes: readonly string[]): Promise<ScanHashes> {
     const scan = await scanWriteSet(this.#files.root, createWriteSet(writes));
     await this.#storeEagerSnapshots(nodeId, [...scan].filter(([, file]) => file.size <= MAX_EAGER_SNAPSHOT_FILE_BYTES).map(([path, file]) => ({ path, size: file.size })));
-    const folders = await existingWriteFolders(this.#files.root, writes);
-    return { kind: 'scan', writes: [...writes], files: Object.fromEntries([...scan].map(([path, file]) => [path, file.hash])), folders };
+    return Object.fromEntries([...scan].map(([path, file]) => [path, file.hash]));
   }
 
   /**
@@ -186,7 +194,7 @@ export class FileSnapshots {
     const boundary = parseNodeBoundary(target.kind === 'checkpoint' ? target.checkpoint : boundaryValue);
     const before = new Map<string, FileState>();
     for (const snapshot of await listSnapshots(this.#db, this.#runId, nodeId)) before.set(snapshot.path, snapshot.before);
-    const changes = await this.#changesSince(boundary, writes);
+    const changes = await this.#changesSince(boundary, writes, nodeId);
     const writeSet = createWriteSet(boundary.writes);
     const targets = new Map<string, FileState>();
     for (const path of changes.paths) {
@@ -216,7 +224,7 @@ export class FileSnapshots {
    * (validated: `InvalidNodeBoundaryError`).
    */
   async endNode(nodeId: string, writes: readonly string[], boundary: unknown, options: EndNodeOptions = {}): Promise<NodeEnd> {
-    const changes = await this.#changesSince(parseNodeBoundary(boundary), writes);
+    const changes = await this.#changesSince(parseNodeBoundary(boundary), writes, nodeId);
     // No write set: no snapshot taken before a write or at the boundary; a first attempt: none left by an earlier one.
     if (options.firstAttempt === true && writes.length === 0 && changes.paths.length === 0) return { filesChanged: [], strayChanges: [] };
     const writeSet = createWriteSet(writes);
@@ -261,7 +269,7 @@ export class FileSnapshots {
     const targets = new Map<string, FileState>();
     for (const snapshot of await listSnapshots(this.#db, this.#runId, nodeId)) targets.set(snapshot.path, snapshot.before);
     if (boundary !== undefined) {
-      const changes = await this.#changesSince(boundary, boundary.writes);
+      const changes = await this.#changesSince(boundary, boundary.writes, nodeId);
       const writeSet = createWriteSet(boundary.writes);
       for (const path of changes.paths) if (writeSet.covers(path) && !targets.has(path)) targets.set(path, await changes.beforeOf(path));
     }
@@ -348,7 +356,7 @@ export class FileSnapshots {
     return tracker?.broken === undefined ? tracker : undefined;
   }
 
-  async #changesSince(boundary: NodeBoundary, writes: readonly string[]): Promise<BoundaryChanges> {
+  async #changesSince(boundary: NodeBoundary, writes: readonly string[], nodeId: string): Promise<BoundaryChanges> {
     if (boundary.kind === 'git' || boundary.kind === 'watch') {
       const git = await this.#gitTree();
       if (git === undefined) throw new FileSnapshotGitError('write-tree', `the node began in a git workspace, but ${this.#files.root} is no longer one`);
@@ -371,15 +379,7 @@ export class FileSnapshots {
         },
       };
     }
-    const writeSet: WriteSet = createWriteSet([...new Set([...boundary.writes, ...writes])]);
-    const now = await scanWriteSet(this.#files.root, writeSet);
-    return {
-      paths: scanChanges(boundary.files, now),
-      beforeOf: async (path) => {
-        const hash = boundary.files[path];
-        return hash === undefined ? ABSENT_FILE : { kind: 'unrecorded', hash };
-      },
-    };
+    return scanChangesSince(this.#files.root, boundary, writes, boundary.deferred === true ? this.#deferred?.held(nodeId) : undefined);
   }
 
   #gitTree(): Promise<GitWorkingTree | undefined> {

@@ -194,3 +194,18 @@ async function untilEvent(where: string): Promise<void> {
   }
   throw new Error(`no event where ${where} within 30 s`);
 }
+
+describe('a react run in a folder without git', () => {
+  it.skipIf(!detectSandbox().available)('whose hook writes a file records that file as its change, as a command\'s', async () => {
+    const config = join(dir, 'config');
+    mkdirSync(join(config, 'dagent'), { recursive: true });
+    writeFileSync(join(config, 'dagent', 'config.json'), JSON.stringify({ hooks: { PostToolUse: [{ matcher: 'read_file', command: 'echo seen > seen-by-hook.txt' }] } }));
+    scriptTurns({ toolCalls: [{ name: 'read_file', args: { path: 'src/shape.ts' } }] }, { text: 'Read it.' });
+
+    const result = await runCli(['react', 'read the shape', '-m', `scripted:${script}`], { cwd: workspace, env: { HOME: join(dir, 'home'), XDG_CONFIG_HOME: config, PATH: process.env.PATH } });
+
+    expect(result.code, result.stderr).toBe(0);
+    const runId = /^run (r-\w+) · scripted:/m.exec(result.stderr)?.[1] ?? '';
+    expect((await cli('diff', runId, '--stat')).stdout).toContain('seen-by-hook.txt | +1 -0  react (new file)');
+  });
+});

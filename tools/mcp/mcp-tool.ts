@@ -35,6 +35,8 @@ export function createMcpTool(connection: McpConnection, info: McpToolInfo, name
       return `${name} ${text.length > 200 ? `${text.slice(0, 200)}…` : text}`;
     },
     async execute(args, context) {
+      // The server is another process: what it changes in the workspace is found as a command's is.
+      await context.writeScope?.beforeCommand?.();
       return renderMcpResult(server, info.name, await connection.call(info.name, args, context.signal, timeoutMs));
     },
   }) as Tool;

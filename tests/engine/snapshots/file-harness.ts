@@ -32,6 +32,8 @@ export interface HarnessOptions {
   readonly watch?: boolean;
   /** Store ahead what git ignores in a node's writes (the default), or not (a react run's snapshots). */
   readonly snapshotIgnored?: boolean;
+  /** Without git, scan at a node's first command instead of its begin (a react run's snapshots). */
+  readonly deferScan?: boolean;
 }
 
 export async function openSnapshotHarness(options: HarnessOptions = {}): Promise<SnapshotHarness> {
@@ -56,7 +58,7 @@ export async function openSnapshotHarness(options: HarnessOptions = {}): Promise
   let tick = 0;
   const now = (): Date => new Date(Date.UTC(2025, 0, 1, 0, 0, tick++));
   const log = new EventLog(temp.store.db, run.id, { now });
-  const snapshots = new FileSnapshots({ db: temp.store.db, runId: run.id, workspace: workspace.dir, now, git: options.git === true ? undefined : false, ...(options.watch === undefined ? {} : { watch: options.watch }), ...(options.snapshotIgnored === undefined ? {} : { snapshotIgnored: options.snapshotIgnored }) });
+  const snapshots = new FileSnapshots({ db: temp.store.db, runId: run.id, workspace: workspace.dir, now, git: options.git === true ? undefined : false, ...(options.watch === undefined ? {} : { watch: options.watch }), ...(options.snapshotIgnored === undefined ? {} : { snapshotIgnored: options.snapshotIgnored }), ...(options.deferScan === undefined ? {} : { deferScan: options.deferScan }) });
   return {
     store: temp.store,
     runId: run.id,
