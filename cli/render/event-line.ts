@@ -60,7 +60,9 @@ function summary(event: SessionEvent): string {
       const { payload } = event;
       const exit = payload.exitCode === null || payload.outcome === 'ok' ? '' : ` (exit ${payload.exitCode})`;
       const said = (payload.outcome === 'ok' ? payload.stdout : payload.stderr).trim() || (payload.error ?? '');
-      return `${payload.event}${payload.tool === undefined ? '' : ` ${payload.tool}`} ${payload.outcome}${exit}${said === '' ? '' : `: ${said}`} · $ ${payload.command}`;
+      // Where it ran: a sandboxed hook writes there only (docs/hooks.md), so a file it wrote elsewhere is not lost unseen.
+      const where = payload.folder === undefined ? '' : ` in ${payload.folder}${payload.sandbox === 'none' ? '' : ` (${payload.sandbox}: writes only there)`}`;
+      return `${payload.event}${payload.tool === undefined ? '' : ` ${payload.tool}`} ${payload.outcome}${exit}${where}${said === '' ? '' : `: ${said}`} · $ ${payload.command}`;
     }
     default:
       return JSON.stringify(event.payload);

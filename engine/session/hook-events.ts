@@ -10,7 +10,17 @@ export const HOOK_EVENTS = {
    * `blocked` (the tool did not run, or the node failed), `context` (its output was added to the
    * tool result), `ignored` (exit 2 where nothing can be blocked).
    */
-  'hook/ran': defineEvent(1, () => z.strictObject({
+  'hook/ran': defineEvent(2, () => hookRanV1().extend({
+    /** v2: the folder it ran in (absolute): the node's workspace, its worktree under `isolation: worktree`; the only place a sandboxed hook can write. */
+    folder: z.string().optional(),
+  }), {
+    1: { payload: hookRanV1, upgrade: (payload) => payload },
+  }),
+} as const;
+
+/** `hook/ran` as version 1 wrote it. */
+function hookRanV1() {
+  return z.strictObject({
     event: z.enum(HOOK_EVENT_NAMES),
     matcher: z.string().optional(),
     command: z.string(),
@@ -26,5 +36,5 @@ export const HOOK_EVENTS = {
     effect: z.enum(['none', 'blocked', 'context', 'ignored']),
     /** Why a hook is an error (no start, a timeout), in one line. */
     error: z.string().optional(),
-  })),
-} as const;
+  });
+}

@@ -26,7 +26,7 @@ const git = (...args: string[]): string =>
 
 interface HookRan {
   readonly nodeId: string | null;
-  readonly payload: { event: string; command: string; tool?: string; toolCallId?: string; outcome: string; exitCode: number | null; stdout: string; stderr: string; effect: string; sandbox: string };
+  readonly payload: { event: string; command: string; tool?: string; toolCallId?: string; outcome: string; exitCode: number | null; stdout: string; stderr: string; effect: string; sandbox: string; folder?: string };
 }
 
 beforeEach(() => {
@@ -110,7 +110,9 @@ describe('hooks', () => {
     expect(text).toMatch(/── hooks \(2\) ──/);
     expect(text).toMatch(/PreToolUse run_command \[call-publish\] blocked \(exit 2\)/);
     const log = (await cli('log', run.runId, '--type', 'hook/ran')).stdout;
-    expect(log).toMatch(/hook\/ran\s+PreToolUse run_command blocked \(exit 2\)/);
+    // It says where the hook ran, the one folder a sandboxed hook can write in.
+    expect(log).toMatch(/hook\/ran\s+PreToolUse run_command blocked \(exit 2\) in \/\S+ \(bubblewrap: writes only there\): /);
+    expect(runs.every((ran) => typeof ran.payload.folder === 'string' && ran.payload.folder !== '')).toBe(true);
   });
 
   it('a PostToolUse formatter after edit_file changes the file; the change is in the node\'s diff and the model hears of it', { timeout: 60_000 }, async () => {

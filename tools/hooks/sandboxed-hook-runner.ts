@@ -57,6 +57,7 @@ export function createHookRunner(options: HookRunnerOptions): HookRunner {
           stdout: end.stdout,
           stderr: end.stderr,
           sandbox: end.sandbox,
+          folder: input.workspace,
           effect,
           ...(end.error === undefined ? {} : { error: end.error }),
         };
