@@ -14,7 +14,7 @@ export { isGlobPattern, literalPrefix, literalSuffix, writesOverlap, type WriteO
 export { PLANNER_NODE_ID, assertValidPlan, reservedIdIssues, validatePlan } from './validate-plan.js';
 export { planStages, planWidth } from './plan-stages.js';
 export { DEFAULT_NODE_COST_TOKENS, criticalPath, plannedCost, type CriticalPath, type CriticalPathOptions } from './critical-path.js';
-export { diffPlans, isEmptyPlanDiff, type FieldChange, type PlanDiff, type PlanNodeField } from './plan-diff.js';
+export { diffPlans, isEmptyPlanDiff, type FieldChange, type PlanDiff, type PlanField, type PlanNodeField } from './plan-diff.js';
 export { MAX_DIFF_VALUE_CHARS, renderPlanDiff } from './render-plan-diff.js';
 export { planHash } from './plan-hash.js';
 export { IllegalPlanTransitionError, PLAN_STATUSES, isFinalPlanStatus, isPlanStatus, transitionPlan, type PlanStatus } from './plan-status.js';

@@ -12,9 +12,11 @@ export interface FieldChange<Field extends string = string> {
 
 export type PlanNodeField = Exclude<keyof PlanNode, 'id' | 'dependsOn'>;
 
+export type PlanField = Exclude<keyof Plan, 'nodes'>;
+
 export interface PlanDiff {
-  /** `goal` and `rationale`, when they changed. */
-  readonly planChanges: readonly FieldChange<'goal' | 'rationale'>[];
+  /** The plan's own fields (`goal`, `rationale`, `strictWrites`), when they changed. */
+  readonly planChanges: readonly FieldChange<PlanField>[];
   readonly addedNodes: readonly PlanNode[];
   readonly removedNodes: readonly PlanNode[];
   /** Nodes kept by id whose fields changed; dependencies show as edges instead. */
@@ -23,7 +25,13 @@ export interface PlanDiff {
   readonly removedEdges: readonly PlanEdge[];
 }
 
-const NODE_FIELDS: readonly PlanNodeField[] = ['kind', 'title', 'instructions', 'reads', 'writes', 'command', 'tools', 'model', 'role', 'maxSteps', 'estimate'];
+/**
+ * Every field a diff compares, in the order it lists them. Written as a record of the field type, so a field
+ * added to `PlanNode` or `Plan` does not compile until it is listed here: a plan whose only change
+ * is a field missing from the list would read as no change at all.
+ */
+const NODE_FIELDS = fieldsOf<PlanNodeField>({ kind: true, title: true, instructions: true, reads: true, writes: true, command: true, tools: true, model: true, fallbackModels: true, role: true, maxSteps: true, budget: true, estimate: true, simple: true, changes: true, strictWrites: true });
+const PLAN_FIELDS = fieldsOf<PlanField>({ goal: true, rationale: true, strictWrites: true });
 
 /**
  * What changed from one plan version to the next, matching nodes by id. Lists follow the
@@ -33,9 +41,7 @@ const NODE_FIELDS: readonly PlanNodeField[] = ['kind', 'title', 'instructions', 
 export function diffPlans(previous: Plan, next: Plan): PlanDiff {
   const before = nodesById(previous);
   const after = nodesById(next);
-  const planChanges = (['goal', 'rationale'] as const).flatMap((field) =>
-    previous[field] === next[field] ? [] : [{ field, before: previous[field], after: next[field] }],
-  );
+  const planChanges = PLAN_FIELDS.flatMap((field) => (same(previous[field], next[field]) ? [] : [{ field, before: previous[field], after: next[field] }]));
   const changedNodes = [...after.values()].flatMap((node) => {
     const old = before.get(node.id);
     if (old === undefined) return [];
@@ -66,6 +72,11 @@ export function isEmptyPlanDiff(diff: PlanDiff): boolean {
     diff.addedEdges.length === 0 &&
     diff.removedEdges.length === 0
   );
+}
+
+/** The keys of an object that must name every field of the type, in the order written. */
+function fieldsOf<Field extends string>(fields: Record<Field, true>): readonly Field[] {
+  return Object.keys(fields) as Field[];
 }
 
 function same(a: unknown, b: unknown): boolean {

@@ -70,4 +70,26 @@ describe('diffPlans', () => {
     expect(isEmptyPlanDiff(diff)).toBe(true);
     expect(renderPlanDiff(diff)).toBe('no changes');
   });
+
+  it("names a change of a node's budget, its only change", () => {
+    const capped = parsePlan({ ...first, nodes: first.nodes.map((node) => (node.id === 'edit-b' ? { ...node, budget: { maxTokens: 6000 } } : node)) });
+    const raised = parsePlan({ ...first, nodes: first.nodes.map((node) => (node.id === 'edit-b' ? { ...node, budget: { maxTokens: 60000 } } : node)) });
+    const diff = diffPlans(capped, raised);
+    expect(isEmptyPlanDiff(diff)).toBe(false);
+    expect(renderPlanDiff(diff)).toBe('~ edit-b.budget: {"maxTokens":6000} → {"maxTokens":60000}');
+  });
+
+  it.each([
+    { field: 'fallbackModels', value: ['deepseek:deepseek-chat'] },
+    { field: 'simple', value: true },
+    { field: 'changes', value: ['src/b.ts#area'] },
+    { field: 'strictWrites', value: true },
+  ])("names a node's $field when only it changed", ({ field, value }) => {
+    const changed = parsePlan({ ...first, nodes: first.nodes.map((node) => (node.id === 'edit-b' ? { ...node, [field]: value } : node)) });
+    expect(renderPlanDiff(diffPlans(first, changed))).toBe(`~ edit-b.${field}: (none) → ${JSON.stringify(value)}`);
+  });
+
+  it("names a change of the plan's own strictWrites", () => {
+    expect(renderPlanDiff(diffPlans(first, { ...first, strictWrites: true }))).toBe('~ strictWrites: (none) → true');
+  });
 });
