@@ -1,4 +1,4 @@
-import { budgetUse, formatBudgetUsd, isTerminalRunStatus, type RunView } from '../engine/index.js';
+import { budgetUse, budgetUseText, isTerminalRunStatus, type RunView } from '../engine/index.js';
 import type { Span } from './styled-line.js';
 import { bar, formatClock, formatTokens, formatUsd } from './text-format.js';
 import { estimateTimeLeft } from './time-left.js';
@@ -62,13 +62,8 @@ export function renderHeader(view: RunView, now: number, width: number): Span[][
   return [title, progressLine, totalsLine];
 }
 
-/** ` of $0.0500 budget` (and tokens against theirs): the spend beside the run's caps, when it has them. */
+/** ` · budget $0.0412 of $0.0500 (82%) · 17676 of 20000 tokens (88%)`: the spend against the run's caps, as `status` says it, when it has them. */
 function budgetText(view: RunView): string {
   const use = budgetUse(view);
-  if (use === undefined) return '';
-  const parts = [
-    ...(use.cost === undefined ? [] : [` of ${formatBudgetUsd(use.cost.cap)} budget`]),
-    ...(use.tokens === undefined ? [] : [` · ${formatTokens(use.tokens.spent)} of ${formatTokens(use.tokens.cap)} tokens budget`]),
-  ];
-  return parts.join('');
+  return use === undefined ? '' : ` · budget ${budgetUseText(use)}`;
 }

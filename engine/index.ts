@@ -178,7 +178,7 @@ export {
 export { waitForRun } from './run/ownership/wait-for-run.js';
 export { budgetWayOn, capBelowSpend, effectiveBudget, formatBudgetUsd, hasCaps, type RunBudget } from './run/budget/run-budget.js';
 export { recordedBudget } from './run/budget/recorded-budget.js';
-export { budgetUse, type BudgetUse } from './run/views/budget-use.js';
+export { budgetUse, budgetUseJson, budgetUseText, nodeBudgetUse, type BudgetUse } from './run/views/budget-use.js';
 
 // Snapshots: per-node file snapshots, diff and revert.
 export { renderFileDiff, type FileDiff, type RunDiff } from './snapshots/file-diff-render.js';

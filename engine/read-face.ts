@@ -18,7 +18,7 @@ export { readEvents } from './session/event-log.js';
 export { countRunsByMode, getRun, listRuns, type RunRecord } from './run/storage/run-store.js';
 export { NODE_WORKSPACE_FOLD_TYPES, foldNodeWorkspace, foldRunView, nodeWorkspaceLabel, nodeWorkspaceLine, RUN_VIEW_EVENT_TYPES, shortCommit, type NodeView, type NodeWorkspaceView, type RunView } from './run/views/run-view.js';
 export { budgetWayOn, formatBudgetUsd, type RunBudget } from './run/budget/run-budget.js';
-export { budgetUse, type BudgetUse } from './run/views/budget-use.js';
+export { budgetUse, budgetUseJson, budgetUseText, nodeBudgetUse, type BudgetUse } from './run/views/budget-use.js';
 export { deadRunOwner, needsLivingProcess, runOwner, type RunOwner } from './run/ownership/run-owner.js';
 export { currentPlan, assertRunHasNode, planVersion } from './run/storage/plan-store.js';
 export { PLAN_LINT_EVENT_TYPES, approvalAllowances, recordedLint } from './run/views/plan-lint-record.js';

@@ -1,4 +1,4 @@
-import { RUN_VIEW_EVENT_TYPES, countRunsByMode, budgetUse, budgetWayOn, nodeWorkspaceLabel, nodeWorkspaceLine, shortCommit, deadRunOwner, formatBudgetUsd, foldRunView, getRun, listRuns, needsLivingProcess, readEvents, runOwner, visibleJson, visibleText, type RunOwner, type NodeView, type RunRecord, type RunView } from '../../engine/read-face.js';
+import { RUN_VIEW_EVENT_TYPES, countRunsByMode, budgetUse, budgetUseJson, budgetUseText, budgetWayOn, nodeBudgetUse, nodeWorkspaceLabel, nodeWorkspaceLine, shortCommit, deadRunOwner, foldRunView, getRun, listRuns, needsLivingProcess, readEvents, runOwner, visibleJson, visibleText, type RunOwner, type NodeView, type RunRecord, type RunView } from '../../engine/read-face.js';
 import { basename } from 'node:path';
 import { integerAtLeast } from '../context/cli-args.js';
 import { writeLine } from '../context/cli-io.js';
@@ -73,6 +73,7 @@ export function statusJson(view: RunView, owner?: RunOwner): unknown {
       costUsd: node.costUsd,
       contextTokens: node.contextTokens,
       compactions: node.compactions,
+      ...nodeBudgetJson(node),
       ...(node.model === null ? {} : { model: node.model }),
       ...(node.routedTo === null ? {} : { routedTo: node.routedTo }),
       ...(node.modelSwitches.length === 0 ? {} : { modelSwitches: node.modelSwitches.map(({ from, to, reason, error }) => ({ from, to, reason, error })) }),
@@ -135,8 +136,7 @@ export function renderStatusText(view: RunView, now: Date = new Date(), owner?: 
     '',
     `tokens ${formatTokens(view.totals.input)} in (${Math.round(cacheShare * 100)}% cache hit) · ${formatTokens(view.totals.output)} out · ${plural(view.totals.modelCalls, 'model call')} · ${formatUsd(view.totals.costUsd)}`,
   );
-  const budget = budgetLine(view);
-  if (budget !== undefined) lines.push(budget);
+  lines.push(...budgetLines(view));
   const saved = savedLine(view);
   if (saved !== undefined) lines.push(saved);
   if (view.status === 'paused' && view.pausedReason !== null) lines.push(`paused: ${visibleText(view.pausedReason)}; ${visibleText(budgetWayOn(view.runId, view.pausedAtNodeBudget, view.budget))}`);
@@ -164,27 +164,27 @@ function nodeStatusText(node: NodeView): string {
 /** `budget: { maxCostUsd, maxTokens, spentUsd, spentTokens }` when the run has one. */
 function budgetJson(view: RunView): { budget?: unknown } {
   const use = budgetUse(view);
-  if (use === undefined) return {};
-  return {
-    budget: {
-      ...(use.cost === undefined ? {} : { maxCostUsd: use.cost.cap }),
-      ...(use.tokens === undefined ? {} : { maxTokens: use.tokens.cap }),
-      spentUsd: view.totals.costUsd,
-      spentTokens: view.totals.input + view.totals.output,
-    },
-  };
+  return use === undefined ? {} : { budget: budgetUseJson(use) };
 }
 
-/** `budget: $0.0412 of $0.0500 (82%) · 41K of 100K tokens (41%)`, when the run has one. */
-export function budgetLine(view: RunView): string | undefined {
+/** A node's own plan budget, the same shape as the run's: its caps and what the node spent. */
+function nodeBudgetJson(node: NodeView): { budget?: unknown } {
+  const use = nodeBudgetUse(node);
+  return use === undefined ? {} : { budget: budgetUseJson(use) };
+}
+
+/**
+ * `budget: $0.0412 of $0.0500 (82%) · 41200 of 100000 tokens (41%)` when the run has one, and a
+ * line per node with its own plan budget (`budget of edit-b: 4371 of 6000 tokens (73%)`).
+ */
+export function budgetLines(view: RunView): string[] {
   const use = budgetUse(view);
-  if (use === undefined) return undefined;
-  const share = (spent: number, cap: number): string => `${Math.round((spent / cap) * 100)}%`;
-  const parts = [
-    ...(use.cost === undefined ? [] : [`${formatBudgetUsd(use.cost.spent)} of ${formatBudgetUsd(use.cost.cap)} (${share(use.cost.spent, use.cost.cap)})`]),
-    ...(use.tokens === undefined ? [] : [`${formatTokens(use.tokens.spent)} of ${formatTokens(use.tokens.cap)} tokens (${share(use.tokens.spent, use.tokens.cap)})`]),
-  ];
-  return `budget: ${parts.join(' · ')}`;
+  const nodes = view.order.flatMap((id) => {
+    const node = view.nodes.get(id);
+    const nodeUse = node === undefined ? undefined : nodeBudgetUse(node);
+    return nodeUse === undefined ? [] : [`budget of ${visibleText(id)}: ${budgetUseText(nodeUse)}`];
+  });
+  return [...(use === undefined ? [] : [`budget: ${budgetUseText(use)}`]), ...nodes];
 }
 
 /** `saved by reuse: 2 nodes reused · 5 model calls · 48K tokens · $0.01 not paid again`, when anything was. */

@@ -1,5 +1,5 @@
 import { visibleText } from '../../engine/read-face.js';
-import { nodeKind, nodeSubject, type Plan, type NodeEstimate, type PlanAnalysis, type PlanNode, type PlanStatus } from '../../engine/index.js';
+import { formatBudgetUsd, nodeKind, nodeSubject, type Plan, type NodeEstimate, type PlanAnalysis, type PlanNode, type PlanStatus } from '../../engine/index.js';
 import { formatTokens, formatUsd } from './format-estimate.js';
 
 export interface PlanTextOptions {
@@ -123,6 +123,7 @@ function detailLines(analysis: PlanAnalysis, nodeOf: (id: string) => PlanNode): 
       ['model', modelsText(node) ?? chosenModelText(estimate)],
       ['tools', node.tools?.join(', ')],
       ['steps', node.maxSteps === undefined ? undefined : `at most ${node.maxSteps}`],
+      ['budget', budgetText(node.budget)],
       ['cost', estimate === undefined || !nodeKind(node.kind).runsModel ? undefined : `≈ ${formatTokens(estimate.tokens)} tokens ≈ ${formatUsd(estimate.costUsd)}`],
     ];
     const present = fields.filter((field): field is [string, string] => field[1] !== undefined);
@@ -138,6 +139,13 @@ function missingNode(id: string): never {
 function chosenModelText(estimate: NodeEstimate | undefined): string | undefined {
   if (estimate?.model === undefined) return undefined;
   return `${estimate.model} (${estimate.routed === true ? 'small model: the plan marks it simple' : "the run's model"})`;
+}
+
+/** A node's own budget: `at most $0.5000 · 6000 tokens`, over all its attempts. */
+function budgetText(budget: PlanNode['budget']): string | undefined {
+  if (budget === undefined) return undefined;
+  const caps = [...(budget.maxCostUsd === undefined ? [] : [formatBudgetUsd(budget.maxCostUsd)]), ...(budget.maxTokens === undefined ? [] : [`${budget.maxTokens} tokens`])];
+  return caps.length === 0 ? undefined : `at most ${caps.join(' · ')} over all its attempts`;
 }
 
 /** `a`, or `a, then b, c` when the node lists models to fall back to. */

@@ -1,5 +1,6 @@
 import { NODE_TRANSITION_EVENT_TYPES } from '../storage/node-event.js';
 import type { SessionEvent } from '../../session/event-types.js';
+import { hasCaps, type RunBudget } from '../budget/run-budget.js';
 import { LayeredMap } from './layered-map.js';
 import { ZERO_TOKENS, type NodeView, type RunView } from './run-view-types.js';
 
@@ -49,7 +50,7 @@ export function resetUnfinishedNodes(view: RunView): RunView {
 }
 
 interface PlanLike {
-  nodes?: { id?: unknown; title?: unknown; kind?: unknown; dependsOn?: unknown }[];
+  nodes?: { id?: unknown; title?: unknown; kind?: unknown; dependsOn?: unknown; budget?: unknown }[];
 }
 
 export function withPlan(view: RunView, plan: unknown): RunView {
@@ -66,10 +67,19 @@ export function withPlan(view: RunView, plan: unknown): RunView {
       title: typeof raw.title === 'string' ? raw.title : base.title,
       kind: typeof raw.kind === 'string' ? raw.kind : base.kind,
       dependsOn: Array.isArray(raw.dependsOn) ? raw.dependsOn.filter((id): id is string => typeof id === 'string') : [],
+      budget: nodeBudget(raw.budget),
     });
     order.push(raw.id);
   }
   return { ...view, nodes: next, order };
+}
+
+/** A plan node's `budget` as the view keeps it: its caps, or null when it has none. */
+function nodeBudget(raw: unknown): RunBudget | null {
+  if (typeof raw !== 'object' || raw === null) return null;
+  const { maxCostUsd, maxTokens } = raw as { maxCostUsd?: unknown; maxTokens?: unknown };
+  const budget = { ...(typeof maxCostUsd === 'number' ? { maxCostUsd } : {}), ...(typeof maxTokens === 'number' ? { maxTokens } : {}) };
+  return hasCaps(budget) ? budget : null;
 }
 
 /** A node as the view starts it: pending, nothing spent, titled by its id until a plan names it. */
@@ -79,6 +89,7 @@ export function newNodeView(id: string): NodeView {
     title: id,
     kind: 'agent',
     dependsOn: [],
+    budget: null,
     status: 'pending',
     attempts: 0,
     startedAt: null,

@@ -40,6 +40,8 @@ export interface NodeView {
   readonly title: string;
   readonly kind: string;
   readonly dependsOn: readonly string[];
+  /** Its own spending cap from the plan (`budget`), over all its attempts; null: none. */
+  readonly budget: RunBudget | null;
   readonly status: NodeViewStatus;
   readonly attempts: number;
   readonly startedAt: string | null;

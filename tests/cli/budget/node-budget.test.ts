@@ -7,6 +7,8 @@ import { tempDir } from '../../helpers/temp-store.js';
 /**
  * A node's own plan `budget` stops it: the run pauses and says to raise that node's budget in the
  * plan (a `--max-cost` would not help), and doing exactly that, edit, approve, resume, finishes it.
+ * The budget is in sight all along: `show` lists it with the node, `status` (text and JSON) gives
+ * the node's spend against it, and the import that raises it says that is what changed.
  */
 
 let temp: { dir: string; cleanup: () => void };
@@ -15,6 +17,9 @@ let env: NodeJS.ProcessEnv;
 let runId: string;
 let paused: CliResult;
 let pausedStatus: CliResult;
+let shown: CliResult;
+let pausedJson: { nodes: { id: string; budget?: unknown }[] };
+let imported: CliResult;
 let resumed: CliResult;
 let fileWhenPaused: string;
 
@@ -38,12 +43,15 @@ beforeAll(async () => {
   const planned = await cli(['plan', '--from', 'plan.json']);
   expect(planned.code, planned.stderr).toBe(0);
   runId = /run (\S+) /.exec(planned.stdout)![1]!;
+  shown = await cli(['show', runId]);
   expect((await cli(['approve', runId])).code).toBe(0);
   paused = await cli(['run', runId, '--no-dashboard']);
   pausedStatus = await cli(['status', runId]);
+  pausedJson = JSON.parse((await cli(['--json', 'status', runId])).stdout) as typeof pausedJson;
   fileWhenPaused = readFileSync(join(workspace, 'src', 'a.txt'), 'utf8');
   writeFileSync(join(workspace, 'plan.json'), planWithNodeBudget(1_000_000));
-  expect((await cli(['import', runId, 'plan.json'])).code).toBe(0);
+  imported = await cli(['import', runId, 'plan.json']);
+  expect(imported.code, imported.stderr).toBe(0);
   expect((await cli(['approve', runId])).code).toBe(0);
   resumed = await cli(['resume', runId, '--no-dashboard']);
 }, 120_000);
@@ -60,6 +68,17 @@ describe("a node's own budget", () => {
     expect(pausedStatus.stdout).toContain(`raise node edit-a's \`budget\` in the plan`);
     expect(pausedStatus.stdout).not.toContain('--max-cost');
     expect(fileWhenPaused).toBe('old\n');
+  });
+
+  it('is shown with the node by `show`, and with its spend by `status` and `status --json`', () => {
+    expect(shown.stdout).toMatch(/^edit-a \(edit\): Change a\n(?: {2}.*\n)*? {2}budget {2}at most 100 tokens over all its attempts$/m);
+    expect(pausedStatus.stdout).toMatch(/^budget of edit-a: 0 of 100 tokens \(0%\)$/m);
+    expect(pausedJson.nodes).toEqual([expect.objectContaining({ id: 'edit-a', budget: { maxTokens: 100, spentUsd: 0, spentTokens: 0 } })]);
+  });
+
+  it('an import that only raises it says so', () => {
+    expect(imported.stdout).toContain('~ edit-a.budget: {"maxTokens":100} → {"maxTokens":1000000}');
+    expect(imported.stdout).not.toContain('no changes');
   });
 
   it('goes on once the plan gives the node more: edit, approve, resume', () => {
