@@ -18,6 +18,8 @@ const reachedV1 = () =>
     cap: z.number().positive(),
   });
 
+const reachedV2 = () => reachedV1().extend({ call: z.enum(['summary']).optional() });
+
 /** The events of a run's spending cap: the budget a process runs under, and the call it refused. */
 export const BUDGET_EVENTS = {
   /**
@@ -29,9 +31,12 @@ export const BUDGET_EVENTS = {
    * A model call was refused before it was sent: what was spent, the call's estimate, and the cap
    * the two together would cross. `scope` `node`: the node's own plan budget (the event's node).
    * v2 adds `call`: `summary` when the refused call was a compaction summary of the node's context
-   * (absent: the node's or the planner's own call).
+   * (absent: the node's or the planner's own call). v3 adds `inFlight`: the estimates of the
+   * process's calls not answered yet, which the cap counted too; `spent` is then what the log
+   * held, no longer with them (v2's `spent` included them).
    */
-  'budget/reached': defineEvent(2, () => reachedV1().extend({ call: z.enum(['summary']).optional() }), {
+  'budget/reached': defineEvent(3, () => reachedV2().extend({ inFlight: z.number().positive().optional() }), {
     1: { payload: reachedV1, upgrade: (payload) => payload },
+    2: { payload: reachedV2, upgrade: (payload) => payload },
   }),
 } as const;

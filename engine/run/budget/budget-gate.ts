@@ -1,7 +1,7 @@
 import type { GateVerdict, ModelCallEstimate, ModelCallGate } from '../../agent/model-call-gate.js';
 import type { EventLog } from '../../session/event-log.js';
 import { SPEND_EVENT_TYPES, spendOf, type SpendEvent } from './spend-events.js';
-import { NO_SPEND, budgetBreach, budgetPauseReason, hasCaps, type BudgetBreach, type RunBudget, type Spend } from './run-budget.js';
+import { NO_SPEND, budgetBreach, budgetPause, budgetPauseReason, hasCaps, type BudgetBreach, type RunBudget, type Spend } from './run-budget.js';
 
 export interface BudgetGateOptions {
   /** The run's log: the spend is summed from it (every process's calls), the refusal appended to it. */
@@ -22,7 +22,8 @@ export interface BudgetGateOptions {
  * summaries. The spend is the sum of the run's `assistant/message` and `compaction/summary` usage
  * and cost in the log, read again before each call (so calls of
  * other processes, workers, count), plus the estimates of this process's calls still in flight;
- * a call that would take it past a cap is refused and recorded as `budget/reached`.
+ * a call that would take it past a cap is refused and recorded as `budget/reached`, with the
+ * log's spend and the calls in flight apart.
  * Checks run one at a time, so two nodes of this process cannot both take the last of a budget.
  */
 export class BudgetGate implements ModelCallGate {
@@ -52,13 +53,38 @@ export class BudgetGate implements ModelCallGate {
     if (this.#reached !== undefined) return { admitted: false, reason: this.#reached };
     await this.#catchUp();
     const estimate = { costUsd: call.costUsd, tokens: call.inputTokens + call.outputTokens };
-    const runBreach = hasCaps(this.#options.budget) ? budgetBreach(this.#spent(null), estimate, this.#options.budget) : undefined;
+    const runBreach = hasCaps(this.#options.budget) ? this.#breach(null, estimate, this.#options.budget) : undefined;
     if (runBreach !== undefined) return this.#refuse(runBreach, 'run', call);
-    const nodeBreach = call.nodeId !== null && hasCaps(nodeBudget) ? budgetBreach(this.#spent(call.nodeId), estimate, nodeBudget) : undefined;
+    const nodeBreach = call.nodeId !== null && hasCaps(nodeBudget) ? this.#breach(call.nodeId, estimate, nodeBudget) : undefined;
     if (nodeBreach !== undefined) return this.#refuse(nodeBreach, 'node', call);
     const ticket = (this.#tickets += 1);
     this.#inFlight.set(ticket, { nodeId: call.nodeId, spend: estimate });
     return { admitted: true, settle: () => void this.#inFlight.delete(ticket) };
+  }
+
+  /**
+   * The pause line of the run's first refusal after `afterSeq` (this process's or a worker's), once
+   * the run's calls have settled: with what the log holds as spent now. The calls in flight at the
+   * refusal were answered (and are in the sum) or stopped (and are not), so the line gives the
+   * figure `status` and the dashboard give for the same log. Undefined when the log has no refusal.
+   */
+  settledPause(afterSeq: number): Promise<ReturnType<typeof budgetPause> | undefined> {
+    // In turn with the checks: both add the log's new answers to the sums.
+    const next = this.#turn.then(() => this.#settledPause(afterSeq));
+    this.#turn = next.catch(() => undefined);
+    return next;
+  }
+
+  async #settledPause(afterSeq: number): Promise<ReturnType<typeof budgetPause> | undefined> {
+    const [reached] = await this.#options.log.read({ types: ['budget/reached'], fromSeq: afterSeq + 1, limit: 1 });
+    if (reached?.type !== 'budget/reached') return undefined;
+    await this.#catchUp();
+    const { inFlight, ...payload } = reached.payload;
+    const whose = payload.scope === 'node' && reached.nodeId !== null ? (this.#nodes.get(reached.nodeId) ?? NO_SPEND) : this.#run;
+    const spent = Math.max(payload.spent, payload.measure === 'cost' ? whose.costUsd : whose.tokens);
+    // Calls in flight that were stopped unanswered were what crossed the cap: the line still says so.
+    const crossedWithout = spent + payload.estimate > payload.cap;
+    return budgetPause({ nodeId: reached.nodeId, payload: { ...payload, spent, ...(crossedWithout || inFlight === undefined ? {} : { inFlight }) } });
   }
 
   /** Records the refusal (on the node whose call it was; `scope` says whose budget) and tells the run. */
@@ -69,17 +95,26 @@ export class BudgetGate implements ModelCallGate {
     await this.#options.log.append({
       type: 'budget/reached',
       ...(nodeId === null ? {} : { nodeId }),
-      payload: { scope, measure: breach.measure, spent: breach.spent, estimate: breach.estimate, cap: breach.cap, ...(call.call === undefined ? {} : { call: call.call }) },
+      payload: { scope, measure: breach.measure, spent: breach.spent, estimate: breach.estimate, cap: breach.cap, ...(breach.inFlight === undefined ? {} : { inFlight: breach.inFlight }), ...(call.call === undefined ? {} : { call: call.call }) },
     });
     this.#options.onReached?.(reason, scope === 'node' ? (nodeId ?? undefined) : undefined);
     return { admitted: false, reason };
   }
 
-  /** What the log says was spent (the run's, or one node's), with this process's calls in flight. */
-  #spent(nodeId: string | null): Spend {
-    let spend = nodeId === null ? this.#run : (this.#nodes.get(nodeId) ?? NO_SPEND);
-    for (const flight of this.#inFlight.values()) if (nodeId === null || flight.nodeId === nodeId) spend = plus(spend, flight.spend);
-    return spend;
+  /**
+   * Whether the call would cross `budget` (the run's, `nodeId` null, or a node's): what the log says
+   * was spent, plus this process's calls in flight, plus the estimate. The breach gives the two
+   * apart: `spent` is the log's sum, the figure `status` and the dashboard show for the same log,
+   * and `inFlight` the estimates of the calls not answered yet (absent when there are none).
+   */
+  #breach(nodeId: string | null, estimate: Spend, budget: RunBudget): BudgetBreach | undefined {
+    const logged = nodeId === null ? this.#run : (this.#nodes.get(nodeId) ?? NO_SPEND);
+    let inFlight = NO_SPEND;
+    for (const flight of this.#inFlight.values()) if (nodeId === null || flight.nodeId === nodeId) inFlight = plus(inFlight, flight.spend);
+    const breach = budgetBreach(plus(logged, inFlight), estimate, budget);
+    if (breach === undefined) return undefined;
+    const measure = (spend: Spend): number => (breach.measure === 'cost' ? spend.costUsd : spend.tokens);
+    return { ...breach, spent: measure(logged), ...(measure(inFlight) > 0 ? { inFlight: measure(inFlight) } : {}) };
   }
 
   /** Adds the answers appended since the last look, by any process. */

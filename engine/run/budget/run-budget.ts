@@ -15,9 +15,12 @@ export const NO_SPEND: Spend = { costUsd: 0, tokens: 0 };
 /** The cap a call would cross: what was spent before it, its estimate, and the cap, in the cap's measure. */
 export interface BudgetBreach {
   readonly measure: 'cost' | 'tokens';
+  /** What the log says was spent: the figure `status` shows. */
   readonly spent: number;
   readonly estimate: number;
   readonly cap: number;
+  /** The estimates of calls admitted but not answered yet, which the cap counted too; absent: none. */
+  readonly inFlight?: number;
 }
 
 export function hasCaps(budget: RunBudget | undefined): budget is RunBudget {
@@ -59,7 +62,8 @@ export function budgetPauseReason(breach: BudgetBreach, nodeId?: string, call?: 
   const spent = formatBudgetAmount(breach.measure, breach.spent);
   const cap = formatBudgetAmount(breach.measure, breach.cap);
   const what = call === undefined ? '' : `a summary compacting ${call.summaryOf === null ? 'the context' : `node ${call.summaryOf}'s context`}, `;
-  return `${whose} is reached: spent ${spent} of ${cap}; the next model call (${what}about ${formatBudgetAmount(breach.measure, breach.estimate)}) would cross it`;
+  const running = breach.inFlight === undefined ? '' : `with calls still running (about ${formatBudgetAmount(breach.measure, breach.inFlight)}), `;
+  return `${whose} is reached: spent ${spent} of ${cap}; ${running}the next model call (${what}about ${formatBudgetAmount(breach.measure, breach.estimate)}) would cross it`;
 }
 
 /** The pause a `budget/reached` event stands for: its line, and the node when it was a node's own budget. */

@@ -381,7 +381,8 @@ class RunController {
 
   async #finish(status: 'succeeded' | 'failed' | 'cancelled', nodes: ReadonlyMap<string, { status: NodeStatus; attempts: number; error?: string }>): Promise<RunResult> {
     const unplanned = [...this.#unplanned.values()];
-    const outcome = runOutcome({ status, plan: this.#plan, nodes, paused: this.#paused, unplanned, cancelReason: this.#cancelReason ?? this.#options.signal.reason });
+    const paused = this.#paused?.cause === 'budget' ? ((await this.#gate?.settledPause(this.#startedSeq)) ?? this.#paused) : this.#paused;
+    const outcome = runOutcome({ status, plan: this.#plan, nodes, paused, unplanned, cancelReason: this.#cancelReason ?? this.#options.signal.reason });
     await runEndHooks(this.#options.runtime, this.#runId, outcome.status, this.#log);
     await endRun(this.#db, this.#runId, outcome.ending, this.#log);
     return {
@@ -390,7 +391,7 @@ class RunController {
       planVersion: this.#planVersion,
       nodes: outcome.nodes,
       replans: this.#memory.replans,
-      ...(outcome.status === 'paused' && this.#paused !== undefined ? { pause: this.#paused } : {}),
+      ...(outcome.status === 'paused' && paused !== undefined ? { pause: paused } : {}),
       ...(outcome.error === undefined ? {} : { error: outcome.error }),
       ...(outcome.unplanned === undefined ? {} : { unplannedWork: outcome.unplanned }),
       ...(outcome.status === 'paused' && this.#paused?.cause === 'conflict' ? { pausedFor: this.#paused.reason } : {}),

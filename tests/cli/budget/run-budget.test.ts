@@ -86,6 +86,15 @@ describe('a run with a budget below what it needs', () => {
     expect(pausedText).toContain(`paused: the run's budget is reached`);
   });
 
+  it('gives one spend wherever it shows it: the pause line, the budget line and status --json', () => {
+    const pauseLine = /run \S+ paused: the run's budget is reached: spent (\$\d\.\d{4}) of/.exec(paused.stdout)?.[1];
+    const statusPauseLine = /^paused: the run's budget is reached: spent (\$\d\.\d{4}) of/m.exec(pausedText)?.[1];
+    const budgetLine = /^budget: (\$\d\.\d{4}) of/m.exec(pausedText)?.[1];
+    expect(pauseLine).toBe(`$${pausedStatus.totals.costUsd.toFixed(4)}`);
+    expect(statusPauseLine).toBe(pauseLine);
+    expect(budgetLine).toBe(pauseLine);
+  });
+
   it('finishes when resumed with a higher cap, which the log records', () => {
     expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
     expect(resumed.stdout).toMatch(new RegExp(`run ${runId} succeeded`));

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BudgetGate } from '../../../../engine/run/budget/budget-gate.js';
+import { budgetUse } from '../../../../engine/run/views/budget-use.js';
 import { foldRunView } from '../../../../engine/run/views/run-view.js';
 import { EventLog, createRun } from '../../../../engine/index.js';
 import { openTempStore } from '../../../helpers/temp-store.js';
@@ -59,6 +60,31 @@ describe('BudgetGate', () => {
     expect((await gate.admit({ nodeId: 'b', inputTokens: 3_000, outputTokens: 500, costUsd: 0 })).admitted).toBe(true);
     const verdict = await gate.admit({ nodeId: 'a', inputTokens: 100, outputTokens: 100, costUsd: 0 });
     expect(verdict).toMatchObject({ admitted: false, reason: expect.stringContaining("node a's budget is reached: spent 3500 tokens of 3600 tokens") as string });
+  });
+  it("gives the log's spend, the figure status shows, with the calls still running apart", async () => {
+    await log.append({ type: 'budget/set', payload: { maxTokens: 5_000, source: 'flags' } });
+    await spendSoFar();
+    const gate = new BudgetGate({ log, budget: { maxTokens: 5_000 }, nodeBudget: () => undefined });
+    // Node b's call is sent and not answered yet when node a asks: 3 500 logged + 1 000 running + 1 000 > 5 000.
+    expect((await gate.admit({ nodeId: 'b', inputTokens: 900, outputTokens: 100, costUsd: 0 })).admitted).toBe(true);
+    const refused = await gate.admit({ nodeId: 'a', inputTokens: 900, outputTokens: 100, costUsd: 0 });
+
+    expect(refused).toEqual({ admitted: false, reason: "the run's budget is reached: spent 3500 tokens of 5000 tokens; with calls still running (about 1000 tokens), the next model call (about 1000 tokens) would cross it" });
+    const [reached] = await log.read({ types: ['budget/reached'] });
+    expect(reached).toMatchObject({ payload: { measure: 'tokens', spent: 3_500, inFlight: 1_000, estimate: 1_000, cap: 5_000 } });
+    expect(budgetUse(foldRunView(log.runId, await log.read()))?.tokens?.spent).toBe(3_500);
+  });
+  it("once the run's calls settle, the pause line gives what the log holds: the running call's answer counted, or a stopped call named", async () => {
+    await spendSoFar();
+    const gate = new BudgetGate({ log, budget: { maxTokens: 5_000 }, nodeBudget: () => undefined });
+    expect((await gate.admit({ nodeId: 'b', inputTokens: 900, outputTokens: 100, costUsd: 0 })).admitted).toBe(true);
+    await gate.admit({ nodeId: 'a', inputTokens: 900, outputTokens: 100, costUsd: 0 });
+
+    // Node b's call was stopped unanswered: it cost nothing the log knows, and it was what crossed the cap.
+    expect(await gate.settledPause(0)).toEqual({ cause: 'budget', reason: "the run's budget is reached: spent 3500 tokens of 5000 tokens; with calls still running (about 1000 tokens), the next model call (about 1000 tokens) would cross it" });
+    // Its answer came after all (1 600 tokens): the spend counts it, as status does.
+    await log.append({ type: 'assistant/message', nodeId: 'b', turn: 1, step: 1, payload: { content: 'ok', toolCalls: [], finishReason: 'stop', provider: 'p', model: 'big', usage: usage(1_500, 100), costUsd: 0 } });
+    expect(await gate.settledPause(0)).toEqual({ cause: 'budget', reason: "the run's budget is reached: spent 5100 tokens of 5000 tokens; the next model call (about 1000 tokens) would cross it" });
   });
 });
 
