@@ -34,8 +34,8 @@ export async function nodeInputHashes(db: Kysely<Database>, runId: string, nodeI
 }
 
 /**
- * Undoes a node's recorded change as `revert --node` does (the change reversed as a patch onto
- * later edits, exactly when the file is as the node left it) and forgets the node's snapshots, so
+ * Undoes a node's recorded change as `revert --node` does (the change undone by a three-way merge
+ * onto later edits, exactly when the file is as the node left it) and forgets the node's snapshots, so
  * its next attempt records its own. A file changed since in the lines the node touched is left as it is.
  */
 export async function revertNodeChange(db: Kysely<Database>, runId: string, nodeId: string, files: WorkspaceFiles): Promise<{ reverted: string[]; conflicts: string[] }> {

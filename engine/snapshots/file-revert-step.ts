@@ -1,6 +1,6 @@
-import { applyPatch, structuredPatch } from 'diff';
 import { isBinaryContent } from './file-content.js';
 import { isRedacted, sameContent, type FileState } from './file-state.js';
+import { reverseMerge } from './reverse-merge.js';
 
 /** What reverting one file does. */
 export type RevertStep =
@@ -11,7 +11,7 @@ export type RevertStep =
   | { readonly action: 'relink'; readonly target: string; readonly overwrites?: true }
   /** The change made a file that did not exist: delete it. */
   | { readonly action: 'delete'; readonly overwrites?: true }
-  /** Later edits survive: the change was reversed onto the current content. */
+  /** Later edits survive: the change was undone by a three-way merge onto the current content. */
   | { readonly action: 'patch'; readonly bytes: Buffer }
   | { readonly action: 'conflict'; readonly reason: string };
 
@@ -31,8 +31,9 @@ export const SECRET_KEPT_OUT = 'its content before held a secret (a key or token
 /**
  * How to undo one recorded change (`target` → `changedTo`) on the file as it is now. When the
  * file is still as the change left it, `target` comes back exactly; when it changed since, the
- * change is reversed as a patch onto the current content (a later, unrelated edit survives), and
- * a patch that does not apply is a conflict unless forced. Pure.
+ * change is undone by a three-way merge onto the current content (`reverseMerge`: a later edit of
+ * other lines, even the next one, survives), and lines the change made that were changed again
+ * are a conflict unless forced. Pure.
  */
 export function revertStep(input: RevertStepInput): RevertStep {
   const { target, changedTo, current, force } = input;
@@ -59,8 +60,7 @@ function reversePatchStep(target: FileState, changedTo: FileState, current: File
   if ([target, changedTo, current].some((state) => isBinaryContent(state.bytes))) {
     return { action: 'conflict', reason: 'the binary file has changed since' };
   }
-  const reverse = structuredPatch('after', 'before', changedTo.bytes.toString('utf8'), target.bytes.toString('utf8'), undefined, undefined, { context: 3 });
-  const patched = applyPatch(current.bytes.toString('utf8'), reverse);
-  if (patched === false) return { action: 'conflict', reason: 'the file has changed since in the lines the change touched' };
+  const patched = reverseMerge({ before: target.bytes.toString('utf8'), after: changedTo.bytes.toString('utf8'), current: current.bytes.toString('utf8') });
+  if (patched === null) return { action: 'conflict', reason: 'the file has changed since in the lines the change touched' };
   return { action: 'patch', bytes: Buffer.from(patched, 'utf8') };
 }

@@ -20,7 +20,7 @@ export interface RevertRunOptions {
   readonly log: EventLog;
 }
 
-/** How a reverted file came back: exactly as before, deleted (it was created), or by reversing a patch onto later edits. */
+/** How a reverted file came back: exactly as before, deleted (it was created), or merged: the change undone, later edits kept. */
 export type RevertAction = 'restored' | 'deleted' | 'patched';
 
 export interface RevertedFile {
@@ -57,8 +57,8 @@ interface RevertTarget {
 
 /**
  * Puts files back as they were before the run (each to its content before the first node that
- * changed it; created files deleted), or before one node (its change reversed as a patch onto the
- * current content, so later nodes' edits elsewhere in the file survive). A file that changed
+ * changed it; created files deleted), or before one node (its change undone by a three-way merge
+ * onto the current content, so later edits of other lines, even the next one, survive). A file that changed
  * since in a way the revert cannot undo is reported as a conflict and left untouched, unless
  * `force`. Writes go through a temporary file and a rename. With `dryRun`, nothing is written and
  * the outcome tells what would have happened. Returns the outcome (`runId` is a resolved id); throws only for an unknown run

@@ -59,8 +59,8 @@ export interface NodeFiles {
    */
   inputHashes?(nodeId: string, paths: readonly string[]): Promise<Readonly<Record<string, string>>>;
   /**
-   * Undoes the node's recorded change as `revert --node` does (reversed as a patch onto later
-   * edits), and forgets it, so its next attempt records afresh. Returns the files put back and
+   * Undoes the node's recorded change as `revert --node` does (undone by a three-way merge onto
+   * later edits), and forgets it, so its next attempt records afresh. Returns the files put back and
    * those that could not be (changed since in the same lines; left as they are).
    */
   revertNode?(nodeId: string): Promise<{ readonly reverted: readonly string[]; readonly conflicts: readonly string[] }>;

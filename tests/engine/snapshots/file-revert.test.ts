@@ -73,6 +73,18 @@ describe('revertRun', () => {
     expect(await revertedEvents(h)).toEqual([{ path: 'src/big.ts', node: 'edit-a', scope: 'node', action: 'patched', forced: false }]);
   });
 
+  it('reverts one node whose line a later node edited right next to, and keeps that edit', async () => {
+    const h = await harness({ 'src/big.ts': file(LINES) });
+    const afterA = withLine(LINES, 1, 'line 2 by edit-a');
+    await runNode(h, 'edit-a', ['src/big.ts'], { 'src/big.ts': file(afterA) });
+    await runNode(h, 'edit-b', ['src/big.ts'], { 'src/big.ts': file(withLine(afterA, 2, 'line 3 by edit-b')) });
+
+    const outcome = await revertRun(h.store.db, h.runId, h.workspace, { nodeId: 'edit-a', log: h.log });
+
+    expect(outcome).toMatchObject({ restored: [{ path: 'src/big.ts', action: 'patched', nodeId: 'edit-a' }], conflicted: [] });
+    expect(h.read('src/big.ts')).toBe(file(withLine(LINES, 2, 'line 3 by edit-b')));
+  });
+
   it('reports a conflict and leaves the file alone; with force, writes the content before the node', async () => {
     const h = await harness({ 'src/big.ts': file(LINES) });
     await runNode(h, 'edit-a', ['src/big.ts'], { 'src/big.ts': file(withLine(LINES, 1, 'line 2 by edit-a')) });
