@@ -1,4 +1,5 @@
-import { chooseIsolation, currentPlan, describeIsolation, getRun, planVersion, readEvents } from '../../engine/read-face.js';
+import { REVERTS_FOLD_TYPES, chooseIsolation, currentPlan, describeIsolation, foldReverts, getRun, planVersion, readEvents } from '../../engine/read-face.js';
+import { revertedLines } from '../render/index.js';
 import { writeLine } from '../context/cli-io.js';
 import { integerAtLeast } from '../context/cli-args.js';
 import { defineCommand } from '../context/command.js';
@@ -25,7 +26,11 @@ export const showCommand = defineCommand<{ run: string; format: PlanFormat; 'pla
     // Nodes this version kept from an earlier one: nothing they depend on changed.
     const reused = (await readEvents(db, run.id, { types: ['node/reused'] })).flatMap((event) => (event.type === 'node/reused' && event.payload.planVersion === stored.version && event.nodeId !== null ? [event.nodeId] : []));
     printPlan(context, stored, analysis, args.format, 'show', [...new Set(reused)]);
-    if (args.format === 'text' && !context.json) writeLine(context.io.stdout, describeIsolation(await chooseIsolation(context.config.isolation, run.workspace), run.id));
+    if (args.format === 'text' && !context.json) {
+      writeLine(context.io.stdout, describeIsolation(await chooseIsolation(context.config.isolation, run.workspace), run.id));
+      // The plan's changes that `dagent revert` undid are no longer in the workspace.
+      for (const line of revertedLines(run.id, foldReverts(await readEvents(db, run.id, { types: REVERTS_FOLD_TYPES })))) writeLine(context.io.stdout, line);
+    }
     return 0;
   },
 });

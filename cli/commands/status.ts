@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { integerAtLeast } from '../context/cli-args.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
-import { durationBetween, formatDuration, formatTokens, formatUsd, plural, renderTable } from '../render/index.js';
+import { durationBetween, formatDuration, formatTokens, formatUsd, nodeRevertedJson, nodeRevertedLabel, plural, renderTable, revertedLines } from '../render/index.js';
 
 export const statusCommand = defineCommand<{ run?: string; all?: boolean; limit?: number }>({
   examples: [
@@ -50,7 +50,7 @@ export const statusCommand = defineCommand<{ run?: string; all?: boolean; limit?
     const owner = needsLivingProcess(view.status) ? await runOwner(db, run.id) : undefined;
     const undeclared = await undeclaredChangesOf(db, run.id);
     if (context.json) writeLine(context.io.stdout, visibleJson(JSON.stringify(withUndeclared(statusJson(view, owner), undeclared))));
-    else writeLine(context.io.stdout, [renderStatusText(view, new Date(), owner), ...undeclaredLines(undeclared), ...workspaceLines(view)].join('\n'));
+    else writeLine(context.io.stdout, [renderStatusText(view, new Date(), owner), ...undeclaredLines(undeclared), ...workspaceLines(view), ...revertedLines(view.runId, view.reverts)].join('\n'));
     return 0;
   },
 });
@@ -62,7 +62,7 @@ export const statusCommand = defineCommand<{ run?: string; all?: boolean; limit?
 export function statusJson(view: RunView, owner?: RunOwner): unknown {
   const nodes = view.order.map((id) => view.nodes.get(id)!);
   return {
-    run: { id: view.runId, status: view.status, planVersion: view.planVersion, task: view.task, ...(owner === undefined ? {} : { process: owner }), ...(view.rejection === null ? {} : { rejection: view.rejection }) },
+    run: { id: view.runId, status: view.status, planVersion: view.planVersion, task: view.task, ...(owner === undefined ? {} : { process: owner }), ...(view.rejection === null ? {} : { rejection: view.rejection }), ...(view.reverts.run === null ? {} : { reverted: view.reverts.run }) },
     nodes: nodes.map((node) => ({
       id: node.id,
       status: node.status,
@@ -84,6 +84,8 @@ export function statusJson(view: RunView, owner?: RunOwner): unknown {
       ...(node.savedCostUsd > 0 || node.saved.input + node.saved.output > 0 ? { saved: { tokens: node.saved, costUsd: node.savedCostUsd } } : {}),
       // Its own workspace (isolation: worktree): clean, changed, merged (its commit), conflict or discarded.
       ...(node.workspace === null ? {} : { workspace: node.workspace }),
+      // Its change undone by `dagent revert` (its own, or the run's).
+      ...withDefined('reverted', nodeRevertedJson(view.reverts, node.id)),
     })),
     totals: {
       tokens: { input: view.totals.input, output: view.totals.output, cacheHit: view.totals.cacheHit, reasoning: view.totals.reasoning },
@@ -119,7 +121,7 @@ export function renderStatusText(view: RunView, now: Date = new Date(), owner?: 
         duration === undefined ? '-' : formatDuration(duration),
         formatTokens(node.tokens.input + node.tokens.output),
         formatUsd(node.costUsd),
-        ...(isolated ? [node.workspace === null ? '-' : nodeWorkspaceLabel(node.workspace)] : []),
+        ...(isolated ? [node.workspace === null ? '-' : withReverted(nodeWorkspaceLabel(node.workspace), view, node.id)] : []),
         modelLabel(node),
       ]);
     }
@@ -308,8 +310,18 @@ function workspaceLines(view: RunView): string[] {
   return view.order.flatMap((id) => {
     const workspace = view.nodes.get(id)?.workspace;
     if (workspace === null || workspace === undefined || workspace.state !== 'merged' || workspace.commit === undefined) return [];
-    return [`workspace: ${visibleText(id)} ${visibleText(nodeWorkspaceLine(workspace))}`, ...keptYoursWarning(view, id)];
+    return [`workspace: ${visibleText(id)} ${visibleText(withReverted(nodeWorkspaceLine(workspace), view, id))}`, ...keptYoursWarning(view, id)];
   });
+}
+
+/** A merged node's workspace label, and `, reverted since` when `dagent revert` undid its change. */
+function withReverted(label: string, view: RunView, id: string): string {
+  const reverted = view.nodes.get(id)?.workspace?.state === 'merged' ? nodeRevertedLabel(view.reverts, id) : undefined;
+  return reverted === undefined ? label : `${label}, ${reverted} since`;
+}
+
+function withDefined(key: string, value: object | undefined): Record<string, object> {
+  return value === undefined ? {} : { [key]: value };
 }
 
 /** A merged node's change that your own edits of a file kept out of it. */

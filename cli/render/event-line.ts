@@ -48,6 +48,14 @@ function summary(event: SessionEvent): string {
       return `${event.payload.compactionId} ${event.payload.trigger} seqs ${event.payload.range.start}-${event.payload.range.end} · ${event.payload.tokensBefore} tokens`;
     case 'compaction/end':
       return `${event.payload.compactionId} ${event.payload.outcome}${event.payload.tokensAfter === undefined ? '' : ` → ${event.payload.tokensAfter} tokens`}`;
+    case 'revert/finished': {
+      const { scope, node, reverted, unchanged, conflicts, forced } = event.payload;
+      const what = scope === 'run' ? "the run's changes" : `${node ?? '?'}'s change`;
+      const parts = [`${what} reverted${forced ? ' (forced)' : ''}: ${reverted.length === 0 ? 'no file written' : reverted.join(', ')}`];
+      if (unchanged.length > 0) parts.push(`already as before: ${unchanged.join(', ')}`);
+      if (conflicts.length > 0) parts.push(`conflict, left as edited: ${conflicts.join(', ')}`);
+      return parts.join(' · ');
+    }
     case 'node/merged': {
       const { files, commit, branch, keptYours } = event.payload;
       return `commit ${shortCommit(commit)} on ${branch}: ${files.length} file${files.length === 1 ? '' : 's'} (${files.join(', ')})${keptYours.length === 0 ? '' : ` · kept your edits of ${keptYours.join(', ')}`}`;

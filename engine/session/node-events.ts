@@ -48,6 +48,24 @@ export const NODE_EVENTS = {
     action: z.enum(['restored', 'deleted', 'patched']).optional(),
     forced: z.boolean().optional(),
   })),
+  /**
+   * One revert finished (`dagent revert`, or a rerun's revert of a node it runs again): the files it
+   * put back (each also a `file/reverted`), those already as before, and those left untouched for a
+   * conflict. Not written on a dry run, nor when the run or node had changed no file.
+   */
+  'revert/finished': defineEvent(1, () =>
+    z.strictObject({
+      /** The whole run's changes (`node` null), or one node's (`--node`). */
+      scope: z.enum(['run', 'node']),
+      node: z.string().nullable(),
+      /** The nodes whose changes it undid (those that changed the files it covers). */
+      nodes: z.array(z.string()),
+      reverted: z.array(z.string()),
+      unchanged: z.array(z.string()),
+      conflicts: z.array(z.string()),
+      forced: z.boolean(),
+    }),
+  ),
   /** v2: `origin`, who proposed it (`remember`, or a compaction's key facts with its `compactionId`). */
   'memory/added': defineEvent(
     2,

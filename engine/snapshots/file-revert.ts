@@ -16,7 +16,7 @@ export interface RevertRunOptions {
   readonly force?: boolean;
   /** Work out what the revert would do without writing a file or appending an event. */
   readonly dryRun?: boolean;
-  /** The run's log: each reverted file appends `file/reverted` (not on a dry run). */
+  /** The run's log: each reverted file appends `file/reverted`, the revert `revert/finished` (not on a dry run). */
   readonly log: EventLog;
 }
 
@@ -53,6 +53,8 @@ interface RevertTarget {
   readonly nodeId: string;
   readonly target: FileState;
   readonly changedTo: FileState | undefined;
+  /** Every node whose change to the path this revert undoes. */
+  readonly nodes: readonly string[];
 }
 
 /**
@@ -73,7 +75,8 @@ export async function revertRun(db: Kysely<Database>, runId: string, workspace: 
   const restored: RevertedFile[] = [];
   const conflicted: RevertConflict[] = [];
   const unchanged: string[] = [];
-  for (const item of await revertTargets(db, runId, options.nodeId)) {
+  const targets = await revertTargets(db, runId, options.nodeId);
+  for (const item of targets) {
     const current = await files.read(item.path);
     const step = revertStep({ target: item.target, changedTo: item.changedTo, current, force: options.force === true });
     if (step.action === 'unchanged') unchanged.push(item.path);
@@ -96,16 +99,30 @@ export async function revertRun(db: Kysely<Database>, runId: string, workspace: 
       });
     }
   }
+  if (options.dryRun !== true && restored.length + conflicted.length + unchanged.length > 0) {
+    await options.log.append({
+      type: 'revert/finished',
+      payload: {
+        scope: options.nodeId === undefined ? 'run' : 'node',
+        node: options.nodeId ?? null,
+        nodes: [...new Set(targets.flatMap((item) => item.nodes))].sort(),
+        reverted: restored.map((file) => file.path),
+        unchanged,
+        conflicts: conflicted.map((conflict) => conflict.path),
+        forced: options.force === true,
+      },
+    });
+  }
   return { runId: runId, nodeId: options.nodeId ?? null, restored, conflicted, unchanged };
 }
 
 async function revertTargets(db: Kysely<Database>, runId: string, nodeId: string | undefined): Promise<RevertTarget[]> {
   const snapshots = await listSnapshots(db, runId, nodeId);
-  if (nodeId !== undefined) return snapshots.map((snapshot) => ({ path: snapshot.path, nodeId, target: snapshot.before, changedTo: snapshot.after }));
+  if (nodeId !== undefined) return snapshots.map((snapshot) => ({ path: snapshot.path, nodeId, target: snapshot.before, changedTo: snapshot.after, nodes: [nodeId] }));
   return pathHistories(snapshots, await nodeStartSeqs(db, runId)).map((history) => {
     const first = history.snapshots[0];
     const last = history.snapshots[history.snapshots.length - 1]!;
-    return { path: history.path, nodeId: first.nodeId, target: first.before, changedTo: last.after };
+    return { path: history.path, nodeId: first.nodeId, target: first.before, changedTo: last.after, nodes: history.snapshots.map((snapshot) => snapshot.nodeId) };
   });
 }
 

@@ -2,6 +2,7 @@ import type { RunBudget } from '../budget/run-budget.js';
 import type { RunStatus } from '../storage/run-status.js';
 import type { NodeWorkspaceView } from './node-workspace-view.js';
 import type { ReportedWork } from './reported-work.js';
+import type { RevertsView } from './reverts-view.js';
 
 /** The shapes of the run view (`run-view.ts` folds them): a run, its nodes, approvals, replans. */
 
@@ -157,6 +158,8 @@ export interface RunView {
   readonly error: string | null;
   /** The plan version a person rejected last, and why if they said (`reject --reason`); null once a new version is made. */
   readonly rejection: { readonly version: number; readonly reason: string | null } | null;
+  /** The run's changes undone now by `dagent revert` (the whole run's, single nodes'). */
+  readonly reverts: RevertsView;
 }
 
 export const ZERO_TOKENS: TokenTotals = { input: 0, output: 0, cacheHit: 0, reasoning: 0 };

@@ -4,6 +4,7 @@ import { NODE_WORKSPACE_EVENT_TYPES, reduceNodeWorkspace } from './node-workspac
 import { addUsage, reduceNodeTransition, resetUnfinishedNodes, settleRunningNodes, updateNode, withPlan } from './node-view.js';
 import { reportedWork } from './reported-work.js';
 import { NOTHING_SAVED, ZERO_TOKENS, type PlanChangeView, type RunView } from './run-view-types.js';
+import { NO_REVERTS, REVERT_EVENT_TYPES, reduceReverts } from './reverts-view.js';
 import { reduceSavedWork } from './saved-work.js';
 
 /**
@@ -14,6 +15,7 @@ export type { CompactionView, NodePause, NodeView, NodeViewStatus, PendingApprov
 export type { ReportedWork } from './reported-work.js';
 export { NODE_WORKSPACE_FOLD_TYPES, foldNodeWorkspace, nodeWorkspaceLabel, nodeWorkspaceLine, shortCommit, type NodeWorkspaceState, type NodeWorkspaceView } from './node-workspace-view.js';
 export { newNodeView, reduceNodeTransition } from './node-view.js';
+export { REVERTS_FOLD_TYPES, foldReverts, isNodeReverted, type RevertRecord, type RevertsView } from './reverts-view.js';
 
 export function emptyRunView(runId: string): RunView {
   return {
@@ -39,6 +41,7 @@ export function emptyRunView(runId: string): RunView {
     lastEventAt: null,
     error: null,
     rejection: null,
+    reverts: NO_REVERTS,
   };
 }
 
@@ -79,10 +82,13 @@ export const RUN_VIEW_EVENT_TYPES = [
   'node/paused',
   'node/resume-requested',
   ...NODE_WORKSPACE_EVENT_TYPES,
+  ...REVERT_EVENT_TYPES,
 ] as const;
 
 export function reduceRunView(view: RunView, event: SessionEvent): RunView {
-  const next = reduceEvent(view, event);
+  const reduced = reduceEvent(view, event);
+  const reverts = reduceReverts(reduced.reverts, event);
+  const next = reverts === reduced.reverts ? reduced : { ...reduced, reverts };
   const lastEventAt = next.lastEventAt === null || event.createdAt > next.lastEventAt ? event.createdAt : next.lastEventAt;
   return { ...next, lastSeq: Math.max(next.lastSeq, event.seq), lastEventAt };
 }

@@ -1,0 +1,68 @@
+import type { SessionEvent } from '../../session/event-types.js';
+
+/** One revert as the log tells it (`revert/finished`). */
+export interface RevertRecord {
+  /** When it finished. */
+  readonly at: string;
+  /** Files put back. */
+  readonly reverted: readonly string[];
+  /** Files already as before. */
+  readonly unchanged: readonly string[];
+  /** Files left untouched: edited since in the lines the change made. */
+  readonly conflicts: readonly string[];
+  readonly forced: boolean;
+  /** The nodes whose changes it undid. */
+  readonly nodes: readonly string[];
+}
+
+/**
+ * Which of the run's changes are undone now: the whole run's (`revert RUN`; `ranSince`, nodes that
+ * ran again after it, their change back) and single nodes' (`revert --node`). A node that starts
+ * again, or is reset for a rerun, has its own revert forgotten: its change is about to be made anew.
+ */
+export interface RevertsView {
+  readonly run: (RevertRecord & { readonly ranSince: readonly string[] }) | null;
+  readonly nodes: Readonly<Record<string, RevertRecord>>;
+}
+
+export const NO_REVERTS: RevertsView = { run: null, nodes: {} };
+
+/** The events `reduceReverts` reads (`node/started` and `node/reset` are the run view's already). */
+export const REVERT_EVENT_TYPES = ['revert/finished'] as const;
+
+/** One event applied to the reverts. Pure; `status`, `show` and the dashboard's fold read it alike. */
+export function reduceReverts(reverts: RevertsView, event: SessionEvent): RevertsView {
+  switch (event.type) {
+    case 'revert/finished': {
+      const { scope, node, nodes, reverted, unchanged, conflicts, forced } = event.payload;
+      const record: RevertRecord = { at: event.createdAt, reverted, unchanged, conflicts, forced, nodes };
+      // The whole run's revert undid every node's change, theirs included.
+      if (scope === 'run' || node === null) return { run: { ...record, ranSince: [] }, nodes: {} };
+      return { ...reverts, nodes: { ...reverts.nodes, [node]: record } };
+    }
+    case 'node/started':
+    case 'node/reset': {
+      const nodeId = event.nodeId;
+      if (nodeId === null) return reverts;
+      // Only a node the run's revert undid can bring its change back.
+      const { [nodeId]: _forgotten, ...nodes } = reverts.nodes;
+      const run = reverts.run === null || event.type === 'node/reset' || reverts.run.ranSince.includes(nodeId) || !reverts.run.nodes.includes(nodeId) ? reverts.run : { ...reverts.run, ranSince: [...reverts.run.ranSince, nodeId] };
+      return run === reverts.run && _forgotten === undefined ? reverts : { run, nodes };
+    }
+    default:
+      return reverts;
+  }
+}
+
+/** Whether the node's change is undone now: by its own revert, or the run's (and it has not run again since). */
+export function isNodeReverted(reverts: RevertsView, nodeId: string): boolean {
+  return reverts.nodes[nodeId] !== undefined || (reverts.run !== null && reverts.run.nodes.includes(nodeId) && !reverts.run.ranSince.includes(nodeId));
+}
+
+/** What `foldReverts` reads, for a command that folds only the reverts (`show`). */
+export const REVERTS_FOLD_TYPES = [...REVERT_EVENT_TYPES, 'node/started', 'node/reset'] as const;
+
+/** The reverts from their events (`REVERTS_FOLD_TYPES`, in order). */
+export function foldReverts(events: readonly SessionEvent[]): RevertsView {
+  return events.reduce(reduceReverts, NO_REVERTS);
+}
