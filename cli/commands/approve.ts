@@ -3,6 +3,7 @@ import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
 import { refuseWhilePlanning, rejectWhilePlanning } from '../running/unplanned-run.js';
 import { ALLOW_LINT_OPTION, checkLintGate } from '../plans/plan-lint.js';
+import { droppedChangeLines, droppedChanges } from '../plans/dropped-changes.js';
 
 export const approveCommand = defineCommand<{ run: string; 'allow-lint'?: string[] }>({
   examples: [
@@ -16,11 +17,15 @@ export const approveCommand = defineCommand<{ run: string; 'allow-lint'?: string
     await refuseWhilePlanning(context, run);
     const allowedLint = await checkLintGate(context, run.id, args['allow-lint']);
     const stored = await approvePlan(db, run.id, { allowedLint });
+    // Nodes that ran and that this version dropped: their changes stay in the workspace.
+    const dropped = await droppedChanges(db, run, stored.plan);
     if (context.json) {
-      writeLine(context.io.stdout, JSON.stringify({ runId: run.id, status: stored.status, planVersion: stored.version, hash: stored.hash, ...(allowedLint.length === 0 ? {} : { allowedLint }) }));
+      const droppedJson = dropped.map(({ nodeId, files }) => ({ node: nodeId, files, revert: `dagent revert ${run.id} --node ${nodeId}` }));
+      writeLine(context.io.stdout, JSON.stringify({ runId: run.id, status: stored.status, planVersion: stored.version, hash: stored.hash, ...(allowedLint.length === 0 ? {} : { allowedLint }), ...(dropped.length === 0 ? {} : { droppedChanges: droppedJson }) }));
     } else {
       const allowed = allowedLint.length === 0 ? '' : ` · lint errors allowed: ${allowedLint.join(', ')}`;
-      writeLine(context.io.stdout, `approved plan v${stored.version} of run ${run.id} · hash ${stored.hash}${allowed}\n${nextAfterApproval((await getRun(db, run.id)).status, run.id)}`);
+      const notes = droppedChangeLines(run.id, dropped).map((line) => `${line}\n`).join('');
+      writeLine(context.io.stdout, `approved plan v${stored.version} of run ${run.id} · hash ${stored.hash}${allowed}\n${notes}${nextAfterApproval((await getRun(db, run.id)).status, run.id)}`);
     }
     return 0;
   },

@@ -11,6 +11,7 @@ import { planRulesFor } from '../plans/plan-rules.js';
 import { lintForReview } from '../plans/plan-lint.js';
 import { analyzeForReview, printPlan } from '../plans/plan-review.js';
 import { writeUserFile } from '../context/user-files.js';
+import { droppedChangeLines, droppedChanges } from '../plans/dropped-changes.js';
 
 export const exportCommand = defineCommand<{ run: string; file?: string; 'plan-version'?: number }>({
   builder: (yargs) =>
@@ -136,8 +137,11 @@ async function storeEditedPlan(context: CliContext, runArg: string, plan: Plan, 
   const lint = await lintForReview(context, plan);
   const saved = await savePlan(db, run.id, { plan, reason, lint });
   const analysis = await analyzeForReview(context, plan, lint);
+  // A node this version drops may have run already: its change stays unless reverted.
+  const dropped = droppedChangeLines(run.id, await droppedChanges(db, run, plan));
   if (context.json) {
     printPlan(context, saved.stored, analysis, 'json', 'plan');
+    for (const line of dropped) writeLine(context.io.stderr, line);
     return 0;
   }
   const diff = saved.diff;
@@ -145,6 +149,7 @@ async function storeEditedPlan(context: CliContext, runArg: string, plan: Plan, 
   writeLine(context.io.stdout, diff === undefined || isEmptyPlanDiff(diff) ? 'no changes to nodes or edges' : renderPlanDiff(diff));
   writeLine(context.io.stdout);
   printPlan(context, saved.stored, analysis, 'text');
+  for (const line of dropped) writeLine(context.io.stdout, line);
   writeLine(context.io.stdout, `next: dagent approve ${run.id}`);
   return 0;
 }
