@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { ConfigError, currentPlan, getRun, isEmptyPlanDiff, needsLivingProcess, parsePlanDocument, planVersion, renderPlanDiff, runOwner, savePlan, visibleJson, type Plan, type RunRecord, type Store } from '../../engine/index.js';
 import type { CliContext } from '../context/cli-context.js';
 import { integerAtLeast } from '../context/cli-args.js';
@@ -45,7 +45,7 @@ export const importCommand = defineCommand<{ run: string; file: string }>({
   builder: (yargs) => yargs.positional('run', { type: 'string', demandOption: true }).positional('file', { type: 'string', demandOption: true, describe: 'plan document (JSON or YAML)' }),
   async run(context, args) {
     const plan = readPlanFile(context.io.cwd, args.file, await planRulesFor(context));
-    return storeEditedPlan(context, args.run, plan, `imported from ${args.file}`);
+    return storeEditedPlan(context, args.run, plan, `imported from ${args.file}`, resolve(context.io.cwd, args.file));
   },
 });
 
@@ -63,13 +63,15 @@ export const editCommand = defineCommand<{ run: string; discard?: boolean }>({
     const run = await getRun(db, args.run);
     const stored = await currentPlan(db, run.id);
     const file = draftFile(context, stored.runId, stored.version);
-    if (args.discard === true) return discardDraft(context, file);
+    const stale = staleDrafts(context, stored.runId, stored.version);
+    if (args.discard === true) return discardDraft(context, file, stale);
     await assertPlanMayChange(db, run);
     const editor = context.io.env.VISUAL || context.io.env.EDITOR || (context.io.stdin.isTTY === true && context.io.stdout.isTTY === true ? 'vi' : undefined);
     if (editor === undefined) {
       throw new ConfigError(`no editor: set $VISUAL or $EDITOR (without a terminal dagent does not open vi), or \`dagent export ${stored.runId} plan.json\`, edit it, and \`dagent import ${stored.runId} plan.json\``);
     }
     const discard = `\`dagent edit ${stored.runId} --discard\` throws it away`;
+    for (const line of staleDraftLines(stale, stored.runId, stored.version)) writeLine(context.io.stderr, line);
     if (existsSync(file)) writeLine(context.io.stderr, `dagent: reopening your unfinished edit ${file} (${discard} and starts again from plan v${stored.version})`);
     else {
       mkdirSync(dirname(file), { recursive: true });
@@ -84,7 +86,7 @@ export const editCommand = defineCommand<{ run: string; discard?: boolean }>({
     } catch (error) {
       throw new ConfigError(`${(error as Error).message}\nyour edits are kept in ${file}: \`dagent edit ${stored.runId}\` reopens them, or fix the file and \`dagent import ${stored.runId} ${file}\`; ${discard}`);
     }
-    const code = await storeEditedPlan(context, stored.runId, plan, 'edited');
+    const code = await storeEditedPlan(context, stored.runId, plan, 'edited', file);
     rmSync(file, { force: true });
     return code;
   },
@@ -98,13 +100,44 @@ function draftFile(context: CliContext, runId: string, version: number): string 
   return join(context.workspace, '.dagent', 'edits', `${runId}-v${version + 1}.json`);
 }
 
-function discardDraft(context: CliContext, file: string): number {
-  if (!existsSync(file)) {
+/** A kept edit begun from an older plan version than the current one: `file`, begun from `version`. */
+interface StaleDraft {
+  readonly file: string;
+  readonly version: number;
+}
+
+/**
+ * The run's kept edits begun from a plan version older than `current` (a version was stored since,
+ * by `import` or a replan): `edit` no longer reopens them, so it names them instead of losing them.
+ */
+function staleDrafts(context: CliContext, runId: string, current: number): StaleDraft[] {
+  const folder = join(context.workspace, '.dagent', 'edits');
+  if (!existsSync(folder)) return [];
+  const prefix = `${runId}-v`;
+  return readdirSync(folder).flatMap((name) => {
+    const number = name.startsWith(prefix) && name.endsWith('.json') ? name.slice(prefix.length, -'.json'.length) : '';
+    const version = /^\d+$/.test(number) ? Number(number) - 1 : Number.NaN;
+    return Number.isInteger(version) && version >= 1 && version < current ? [{ file: join(folder, name), version }] : [];
+  });
+}
+
+function staleDraftLines(stale: readonly StaleDraft[], runId: string, current: number): string[] {
+  return stale.map(
+    ({ file, version }) =>
+      `dagent: your unfinished edit ${file} began from plan v${version}, and v${current} was stored since: \`dagent edit\` does not reopen it (it starts from v${current}); the file is kept: \`dagent import ${runId} ${file}\` takes it as it is, \`dagent edit ${runId} --discard\` deletes it`,
+  );
+}
+
+function discardDraft(context: CliContext, file: string, stale: readonly StaleDraft[]): number {
+  const files = [...stale.map((draft) => draft.file), ...(existsSync(file) ? [file] : [])];
+  if (files.length === 0) {
     writeLine(context.io.stdout, 'no unfinished edit to discard');
     return 0;
   }
-  rmSync(file, { force: true });
-  writeLine(context.io.stdout, `discarded the unfinished edit ${file}`);
+  for (const each of files) {
+    rmSync(each, { force: true });
+    writeLine(context.io.stdout, `discarded the unfinished edit ${each}`);
+  }
   return 0;
 }
 
@@ -122,7 +155,8 @@ async function assertPlanMayChange(db: Store['db'], run: RunRecord): Promise<voi
 }
 
 /** Stores a user's plan as a new version awaiting approval, then prints the diff and the plan. */
-async function storeEditedPlan(context: CliContext, runArg: string, plan: Plan, reason: string): Promise<number> {
+/** `fromDraft`: the file the plan was read from, when it is a kept edit (it is not named as left behind). */
+async function storeEditedPlan(context: CliContext, runArg: string, plan: Plan, reason: string, fromDraft?: string): Promise<number> {
   const { db } = await context.store();
   const run = await getRun(db, runArg);
   await assertPlanMayChange(db, run);
@@ -139,6 +173,8 @@ async function storeEditedPlan(context: CliContext, runArg: string, plan: Plan, 
   const analysis = await analyzeForReview(context, plan, lint);
   // A node this version drops may have run already: its change stays unless reverted.
   const dropped = droppedChangeLines(run.id, await droppedChanges(db, run, plan));
+  // An unfinished edit of an earlier version is not reopened from now on: say where it stays.
+  for (const line of staleDraftLines(staleDrafts(context, run.id, saved.stored.version).filter((draft) => draft.file !== fromDraft), run.id, saved.stored.version)) writeLine(context.io.stderr, line);
   if (context.json) {
     printPlan(context, saved.stored, analysis, 'json', 'plan');
     for (const line of dropped) writeLine(context.io.stderr, line);

@@ -75,6 +75,25 @@ describe('edit and its drafts', () => {
     expect(drafts()).toEqual([]);
   });
 
+  it('names a kept edit of an older version once a newer one is stored, keeps it, and --discard deletes it', () => {
+    const runId = planned();
+    const draft = join(workspace, '.dagent', 'edits', `${runId}-v2.json`);
+    expect(dagent(['edit', runId], { EDITOR: editor('break', '{ broken') }).status).toBe(2);
+    writeFileSync(join(workspace, 'plan2.json'), JSON.stringify({ ...PLAN, goal: 'Say hello twice' }));
+    const kept = `dagent: your unfinished edit ${draft} began from plan v1, and v2 was stored since: \`dagent edit\` does not reopen it (it starts from v2); the file is kept: \`dagent import ${runId} ${draft}\` takes it as it is, \`dagent edit ${runId} --discard\` deletes it`;
+
+    const imported = dagent(['import', runId, 'plan2.json']);
+    expect(imported.status, imported.stderr).toBe(0);
+    expect(imported.stderr).toContain(kept);
+    const edited = dagent(['edit', runId], { EDITOR: editor('keep') });
+    expect(edited.stderr).toContain(kept);
+    expect(drafts()).toEqual([`${runId}-v2.json`]);
+
+    const discarded = dagent(['edit', runId, '--discard']);
+    expect(discarded.stdout.trim()).toBe(`discarded the unfinished edit ${draft}`);
+    expect(drafts()).toEqual([]);
+  });
+
   it('leaves no draft behind after an edit that is stored', () => {
     const runId = planned();
     const edited = JSON.stringify({ ...PLAN, goal: 'Say hello twice' });
