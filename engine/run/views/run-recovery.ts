@@ -1,6 +1,7 @@
 import type { CompletedNode } from '../../plan/planner.js';
 import type { SessionEvent } from '../../session/event-types.js';
-import type { NodeInputs } from './reuse-key.js';
+import type { Plan } from '../../plan/plan-schema.js';
+import { specHash, type NodeInputs } from './reuse-key.js';
 import { NODE_TRANSITION_EVENT_TYPES } from '../storage/node-event.js';
 import { nodeStatesFromEvents, type FoldedNodeState } from './node-states.js';
 import { emptyRunView, reduceRunView } from './run-view.js';
@@ -41,6 +42,8 @@ export class RunMemory {
   #inClones = false;
   /** The plan version the run runs as of the events folded so far: the one its last process started with, or one approved since. */
   #planVersion: number | undefined;
+  /** Each plan version's node specifications (`specHash`): whether a node's work changed from one version to another. */
+  readonly #specs = new Map<number, ReadonlyMap<string, string>>();
 
   /**
    * The node's last attempt when it began and never ended: its process stopped while it ran (a
@@ -56,13 +59,15 @@ export class RunMemory {
    * `node/cancelled` for every attempt it stops — when the run goes on under `planVersion`, the
    * version that attempt ran under. A failure, a retry, a reset (rerun) or a new attempt ends
    * that; so does another plan version (an edit, an import, a rerun, a replan awaiting review):
-   * the node then starts over. An attempt a worker ran goes on only on a worker (`onWorkers`):
-   * its boundary and checkpoints are of the shared working copy, not of the worktrees a run in
-   * the scheduler's own process may give its nodes.
+   * the node then starts over. An attempt its process left running goes on under another version
+   * only while the node's specification (its instructions, files, tools, model, the plan's goal:
+   * `specHash`) is the same in both: changed, the node starts over with the new one. An attempt a
+   * worker ran goes on only on a worker (`onWorkers`): its boundary and checkpoints are of the
+   * shared working copy, not of the worktrees a run in the scheduler's own process may give its nodes.
    */
   attemptToGoOn(nodeId: string, planVersion: number, { onWorkers = false }: { readonly onWorkers?: boolean } = {}): OpenAttempt | undefined {
     const open = this.#openAttempts.get(nodeId);
-    if (open !== undefined) return open;
+    if (open !== undefined) return this.#sameWork(nodeId, open.planVersion, planVersion) ? open : undefined;
     const stopped = this.#stoppedAttempts.get(nodeId);
     if (stopped === undefined || stopped.planVersion !== planVersion) return undefined;
     return stopped.onWorker && !onWorkers ? undefined : stopped.attempt;
@@ -78,9 +83,20 @@ export class RunMemory {
     return this;
   }
 
+  /** Whether the node's specification is the same under both versions (unknown: not the same, unless it is one version). */
+  #sameWork(nodeId: string, began: number | undefined, now: number): boolean {
+    if (began === undefined || began === now) return true;
+    const before = this.#specs.get(began)?.get(nodeId);
+    return before !== undefined && before === this.#specs.get(now)?.get(nodeId);
+  }
+
   #add(event: SessionEvent): void {
     if (event.type === 'dispatch/started') {
       this.#inClones = event.payload.mode === 'clone';
+      return;
+    }
+    if (event.type === 'plan/created' || event.type === 'plan/amended') {
+      this.#specs.set(event.payload.version, nodeSpecs(event.payload.plan as Plan));
       return;
     }
     if (event.type === 'replan/finished') {
@@ -112,7 +128,7 @@ export class RunMemory {
     else if (event.type === 'node/snapshotted') {
       this.boundaries.set(nodeId, event.payload.boundary);
       this.#attemptSeqs.set(nodeId, event.seq);
-      this.#openAttempts.set(nodeId, { fromSeq: event.seq, attempt: event.payload.attempt, boundary: event.payload.boundary, modelCalls: 0 });
+      this.#openAttempts.set(nodeId, { fromSeq: event.seq, attempt: event.payload.attempt, boundary: event.payload.boundary, modelCalls: 0, ...(this.#planVersion === undefined ? {} : { planVersion: this.#planVersion }) });
       this.#stoppedAttempts.delete(nodeId);
       this.#endedOnWorker.delete(nodeId);
     } else if (event.type === 'node/keyed') {
@@ -163,6 +179,13 @@ export interface OpenAttempt {
   readonly attempt: number;
   readonly boundary: unknown;
   readonly modelCalls: number;
+  /** The plan version it began under. */
+  readonly planVersion?: number;
+}
+
+/** Each node's `specHash` in a stored plan version (a plan the log holds was checked when stored). */
+function nodeSpecs(plan: Plan): ReadonlyMap<string, string> {
+  return new Map((Array.isArray(plan?.nodes) ? plan.nodes : []).map((node) => [node.id, specHash(plan, node)]));
 }
 
 /** An attempt the run's stop ended, and the plan version it ran under. */
@@ -188,7 +211,7 @@ export interface KeyedResult {
 }
 
 /** The events `RunMemory` folds. */
-export const RUN_MEMORY_EVENT_TYPES = ['node/succeeded', 'node/snapshotted', 'attempt/finished', 'replan/finished', 'node/reset', 'node/keyed', 'node/failed', 'node/retried', 'node/cancelled', 'node/skipped', 'assistant/message', 'run/started', 'plan/approved', 'dispatch/started'] as const;
+export const RUN_MEMORY_EVENT_TYPES = ['node/succeeded', 'node/snapshotted', 'attempt/finished', 'replan/finished', 'node/reset', 'node/keyed', 'node/failed', 'node/retried', 'node/cancelled', 'node/skipped', 'assistant/message', 'run/started', 'plan/approved', 'plan/created', 'plan/amended', 'dispatch/started'] as const;
 
 /** A run as an earlier process of it left it: where a resumed run carries on from. */
 export interface RecoveredRun {

@@ -124,6 +124,26 @@ describe('RunMemory.attemptToGoOn', () => {
     expect(answeredFirst.attemptToGoOn('done', 1, { onWorkers: true })).toBeUndefined();
   });
 
+  it('an attempt whose process died starts over under a version that changed its instructions, and goes on under one that did not', () => {
+    const node = (id: string, instructions: string) => ({ id, kind: 'edit', title: id, instructions, reads: [], writes: [`${id}.ts`], dependsOn: [] });
+    const plan = (aSays: string) => ({ goal: 'g', nodes: [node('a', aSays), node('b', 'Change b.')] });
+    const memory = new RunMemory().add([
+      event('plan/created', null, { version: 1, plan: plan('Return 10.'), hash: 'h1' }),
+      runStarted(1),
+      ...began('a'),
+      answered('a'),
+      ...began('b'),
+      answered('b'),
+      // The process is killed here; a new version is imported and approved.
+      event('plan/amended', null, { version: 2, reason: 'imported', diff: {}, hash: 'h2', plan: plan('Return 99.') }),
+      event('plan/approved', null, { version: 2, hash: 'h2' }),
+    ]);
+
+    expect(memory.attemptToGoOn('a', 2), 'its instructions changed: it starts over with the new ones').toBeUndefined();
+    expect(memory.attemptToGoOn('b', 2), 'unchanged: it goes on from its last step').toMatchObject({ attempt: 1, modelCalls: 1 });
+    expect(memory.attemptToGoOn('a', 1)).toMatchObject({ attempt: 1 });
+  });
+
   it('a node cancelled before it started has no attempt to go on from', () => {
     const memory = new RunMemory().add([runStarted(1), event('node/cancelled', 'a', { reason: 'run cancelled before the node started' })]);
 
