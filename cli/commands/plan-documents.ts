@@ -183,9 +183,9 @@ async function storeEditedPlan(context: CliContext, runArg: string, plan: Plan, 
   const diff = saved.diff;
   writeLine(context.io.stdout, `plan v${previous.version} → v${saved.stored.version} (${reason})`);
   writeLine(context.io.stdout, diff === undefined || isEmptyPlanDiff(diff) ? 'no changes to nodes or edges' : renderPlanDiff(diff));
+  for (const line of dropped) writeLine(context.io.stdout, line);
   writeLine(context.io.stdout);
   printPlan(context, saved.stored, analysis, 'text');
-  for (const line of dropped) writeLine(context.io.stdout, line);
   writeLine(context.io.stdout, `next: dagent approve ${run.id}`);
   return 0;
 }
