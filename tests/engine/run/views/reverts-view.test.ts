@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import type { SessionEvent } from '../../../../engine/session/event-types.js';
+import { foldReverts, isNodeReverted } from '../../../../engine/run/views/reverts-view.js';
+
+let seq = 0;
+function event<T extends SessionEvent['type']>(type: T, nodeId: string | null, payload: SessionEvent<T>['payload']): SessionEvent {
+  seq += 1;
+  return { seq, runId: 'r-1', nodeId, turn: 1, step: 1, type, payload, createdAt: `2026-12-07T17:0${seq % 10}:00.000Z` } as unknown as SessionEvent;
+}
+
+const reverted = (scope: 'run' | 'node', node: string | null, nodes: string[], files: string[]): SessionEvent =>
+  event('revert/finished', null, { scope, node, nodes, reverted: files, unchanged: [], conflicts: [], forced: false });
+
+describe('which changes are reverted now', () => {
+  it('the whole run: every node it undid, until one of them runs again', () => {
+    const reverts = foldReverts([reverted('run', null, ['edit-a', 'edit-b'], ['a.js', 'b.js']), event('node/started', 'edit-b', { attempt: 2 }), event('node/started', 'later', { attempt: 1 })]);
+
+    expect(reverts.run).toMatchObject({ reverted: ['a.js', 'b.js'], ranSince: ['edit-b'] });
+    expect([isNodeReverted(reverts, 'edit-a'), isNodeReverted(reverts, 'edit-b'), isNodeReverted(reverts, 'later')]).toEqual([true, false, false]);
+  });
+
+  it('one node: until it starts again or a rerun resets it; a later whole-run revert takes its place', () => {
+    const nodeOnly = foldReverts([reverted('node', 'edit-a', ['edit-a'], ['a.js'])]);
+    expect(Object.keys(nodeOnly.nodes)).toEqual(['edit-a']);
+    expect(isNodeReverted(nodeOnly, 'edit-a')).toBe(true);
+
+    expect(foldReverts([reverted('node', 'edit-a', ['edit-a'], ['a.js']), event('node/reset', 'edit-a', { cause: 'rerun', planVersion: 2, reason: 'rerun', reverted: true })]).nodes).toEqual({});
+    const thenRun = foldReverts([reverted('node', 'edit-a', ['edit-a'], ['a.js']), reverted('run', null, ['edit-a', 'edit-b'], ['b.js'])]);
+    expect([thenRun.nodes, thenRun.run?.reverted]).toEqual([{}, ['b.js']]);
+  });
+});
