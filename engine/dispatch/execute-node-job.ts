@@ -210,8 +210,10 @@ async function beginClaimedAttempt(
   const { memory } = fold;
   // An attempt that began and never ended (its worker stopped), taken over as the same attempt; or
   // one the run's stop ended, gone on from by the next: its model calls so far say whether it can go on from a step.
+  // Either under a plan version that left the node's work as it was (`attemptToGoOn`).
   const begun = memory.openAttempt(node.id);
-  const toGoOn = begun === undefined ? (planVersion === null ? undefined : memory.attemptToGoOn(node.id, planVersion, { onWorkers: true })) : begun.attempt === attempt ? begun : undefined;
+  const candidate = planVersion === null ? undefined : memory.attemptToGoOn(node.id, planVersion, { onWorkers: true });
+  const toGoOn = candidate !== undefined && candidate === begun && begun.attempt !== attempt ? undefined : candidate;
   const open = toGoOn === undefined ? undefined : resumableAttempt(workspace.files, node, { ...toGoOn, modelCalls: await fold.modelCallsSince(node.id, toGoOn.fromSeq) });
   if (open !== undefined) {
     const resumed = await resumeSteps(steps, node, attempt, open);
