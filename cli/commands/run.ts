@@ -6,7 +6,7 @@ import { defineCommand } from '../context/command.js';
 import { APPROVE_FROM_DASHBOARD_DESCRIPTION, DASHBOARD_DESCRIPTION, MAX_COST_OPTION, MAX_TOKENS_OPTION, REUSE_DESCRIPTION, ROUTING_DESCRIPTION } from './run-options.js';
 import { ALLOW_LINT_OPTION, checkLintGate } from '../plans/plan-lint.js';
 import { runApprovedPlan } from '../running/run-plan.js';
-import { planAgainHint, refuseWhilePlanning } from '../running/unplanned-run.js';
+import { planAgainHint, refuseWhilePlanning, shellWord } from '../running/unplanned-run.js';
 
 interface RunArgs {
   run: string;
@@ -84,6 +84,7 @@ export const resumeCommand = defineCommand<RunArgs>({
   async run(context, args) {
     const { db } = await context.store();
     const run = await getRun(db, args.run);
+    if (run.mode === 'react') throw new DagentError(`run ${run.id} ${run.status}: ${reactWayOn(run)}`);
     if (await resumePausedNodes(context, run, args.node)) return 0;
     if (args.wait !== true && run.status === 'succeeded') {
       if (context.json) writeLine(context.io.stdout, JSON.stringify({ runId: run.id, status: run.status, resumed: false }));
@@ -107,7 +108,7 @@ export const cancelCommand = defineCommand<{ run: string; wait?: number }>({
     const outcome = await cancelRun(db, args.run, { by: `pid ${process.pid}`, waitMs: waitSeconds * 1000, signal: context.io.interrupt });
     const runId = outcome.runId;
     if (outcome.kind === 'still-running') throw new DagentError(`run ${runId} (pid ${outcome.pid}) did not stop within ${waitSeconds} s`, { exitCode: 1 });
-    const next = outcome.from === 'planning' ? `it has no plan; plan the task again with: ${planAgainHint(await getRun(db, runId))}` : `resume with: dagent resume ${runId}`;
+    const next = await afterCancel(db, runId, outcome.from);
     const line =
       outcome.kind === 'stopped'
         ? `run ${runId} ${outcome.status}; ${next}`
@@ -116,6 +117,19 @@ export const cancelCommand = defineCommand<{ run: string; wait?: number }>({
     return 0;
   },
 });
+
+/** What to do with a run once cancelled: resume it, or plan it again (no plan yet), or run a react run again (it has no plan to resume). */
+async function afterCancel(db: Parameters<typeof getRun>[0], runId: string, from: string): Promise<string> {
+  if (from === 'planning') return `it has no plan; plan the task again with: ${planAgainHint(await getRun(db, runId))}`;
+  const run = await getRun(db, runId);
+  if (run.mode === 'react') return reactWayOn(run);
+  return `resume with: dagent resume ${runId}`;
+}
+
+/** A react run (one agent, no plan) is not resumed: what it changed is in its diff, and it runs again as it ran. */
+function reactWayOn(run: { readonly id: string; readonly task: string }): string {
+  return `a react run has no plan to resume; see what it changed: dagent diff ${run.id}, or run it again: dagent react ${shellWord(run.task)}`;
+}
 
 function flagsOf(args: RunArgs) {
   return {

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
@@ -45,12 +45,35 @@ async function runningRun(): Promise<{ runId: string; runner: CliProcess }> {
   return { runId, runner };
 }
 
+/** Waits until a run started by `runner` has its node started; its id. */
+async function startedRunOf(runner: CliProcess): Promise<string> {
+  const file = join(workspace.dir, '.dagent', 'dagent.db');
+  for (let waited = 0; waited <= 30_000 && !runner.hasExited(); waited += 50) {
+    const runId = existsSync(file) ? startedRunIn(file) : undefined;
+    if (runId !== undefined) return runId;
+    await sleep(50);
+  }
+  throw new Error(`the run did not start its node:\n${(await runner.exited).stderr}`);
+}
+
+/** The run whose node has started in the store at `file`; undefined while there is none (or the store is still being made). */
+function startedRunIn(file: string): string | undefined {
+  const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare<[], { run_id: string }>("SELECT run_id FROM events WHERE type = 'node/started' LIMIT 1").get()?.run_id;
+  } catch {
+    return undefined;
+  } finally {
+    db.close();
+  }
+}
+
 beforeEach(() => {
   workspace?.cleanup();
   workspace = tempDir('dagent-cancel-');
   writeFileSync(join(workspace.dir, 'plan.json'), JSON.stringify(PLAN));
   const script = join(workspace.dir, 'slow.script.json');
-  writeFileSync(script, JSON.stringify({ agents: { 'node:slow': [{ latencyMs: 60_000, text: 'too late' }], 'node:after': [{ text: 'seen' }] } }));
+  writeFileSync(script, JSON.stringify({ agents: { 'node:slow': [{ latencyMs: 60_000, text: 'too late' }], 'node:after': [{ text: 'seen' }], react: [{ latencyMs: 60_000, text: 'too late' }] } }));
   flags = ['--model', `scripted:${script}`, '--approval', 'auto'];
 });
 
@@ -71,6 +94,22 @@ describe('dagent cancel', () => {
     expect(ran.code).toBe(1);
     const status = await cli(['status', runId, '--json']);
     expect(JSON.parse(status.stdout).run.status).toBe('cancelled');
+  }, 60_000);
+
+  it('stops a react run: it ends cancelled (exit 130), and what to do next is not a resume, which a run without a plan has not', async () => {
+    const runner = spawnCli(['react', 'wait a long time', ...flags], workspace.dir);
+    const runId = await startedRunOf(runner);
+
+    const cancelled = await cli(['cancel', runId]);
+
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    const wayOn = `a react run has no plan to resume; see what it changed: dagent diff ${runId}, or run it again: dagent react 'wait a long time'`;
+    expect(cancelled.stdout.trim()).toBe(`run ${runId} cancelled; ${wayOn}`);
+    const ran = await runner.exited;
+    expect(ran.code, ran.stderr).toBe(130);
+    expect(ran.stderr).toContain('cancelled: interrupted (SIGINT); nothing was changed');
+    const resumed = await cli(['resume', runId]);
+    expect([resumed.code, resumed.stderr.trim()]).toEqual([2, `dagent: run ${runId} cancelled: ${wayOn}`]);
   }, 60_000);
 
   it('records the cancellation itself when the process running it was killed', async () => {
