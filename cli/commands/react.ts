@@ -87,13 +87,13 @@ export const reactCommand = defineCommand<{ task: string[]; 'max-steps'?: number
         `run ${runId} · ${plural(outcome.steps, 'step')} · ${formatTokens(outcome.usage.input)} in (${cacheShare}% cache hit) · ${formatTokens(outcome.usage.output)} out · ${formatUsd(outcome.costUsd)}`,
       );
     }
-    if (status === 'cancelled') return EXIT_INTERRUPTED;
+    if (status === 'cancelled') return EXIT_CANCELLED;
     return !failed ? 0 : environment === undefined ? 1 : 2;
   },
 });
 
-/** A react run stopped by Ctrl-C, SIGTERM or `dagent cancel` exits as an interrupted command does in a shell (128 + SIGINT). */
-const EXIT_INTERRUPTED = 130;
+/** A react run stopped by Ctrl-C, SIGTERM or `dagent cancel` exits as a cancelled `dagent run` does: the job ran and did not succeed. */
+const EXIT_CANCELLED = 1;
 
 /** Why the run was cancelled, and where its change so far is: a react run has no plan to resume. */
 function cancelledLine(runId: string, why: string | undefined, filesChanged: readonly string[]): string {

@@ -156,7 +156,7 @@ describe.skipIf(!detectSandbox().available).each([
 });
 
 describe('a react run stopped by Ctrl-C', () => {
-  it('ends cancelled, not failed: the interrupt is named, what it changed is pointed to, and it exits 130 as an interrupted command does', async () => {
+  it('ends cancelled, not failed: the interrupt is named, what it changed is pointed to, and it exits 1 as a cancelled run does', async () => {
     scriptTurns({ toolCalls: [EDIT] }, { latencyMs: 60_000, text: 'too late' });
     const interrupt = new AbortController();
 
@@ -165,7 +165,7 @@ describe('a react run stopped by Ctrl-C', () => {
     interrupt.abort(new Error('interrupted (SIGINT)'));
     const result = await running;
 
-    expect(result.code, result.stderr).toBe(130);
+    expect(result.code, result.stderr).toBe(1);
     const runId = /^run (r-\w+) · scripted:/m.exec(result.stderr)?.[1] ?? '';
     expect(result.stderr).toContain(`cancelled: interrupted (SIGINT); it had changed 1 file: see them with dagent diff ${runId}, undo them with dagent revert ${runId}\n`);
     expect(result.stderr).not.toContain('stopped: aborted');
