@@ -1,4 +1,4 @@
-import { budgetWayOn, isTerminalRunStatus, planChangeSummary } from '../engine/index.js';
+import { isTerminalRunStatus, pausedBudgetWayOn, planChangeSummary } from '../engine/index.js';
 import { KEY_HELP, keyHelpLines } from './dashboard-keys.js';
 import type { DashboardState } from './dashboard-state.js';
 import { renderHeader } from './render-header.js';
@@ -100,7 +100,7 @@ function bottomLines(state: DashboardState): Span[][] {
     const took = view.startedAt === null || view.finishedAt === null ? '' : ` in ${formatClock(Date.parse(view.finishedAt) - Date.parse(view.startedAt))}`;
     lines.push([[`■ run ${view.status}${took}${view.error === null ? '' : `: ${view.error}`} · q to exit`, view.status === 'succeeded' ? 'green' : 'red']]);
   } else if (view.status === 'paused' && view.pausedReason !== null) {
-    lines.push([[`‖ paused: ${view.pausedReason} · ${budgetWayOn(view.runId, view.pausedAtNodeBudget, view.budget)}`, 'yellow']]);
+    lines.push([[`‖ paused: ${view.pausedReason} · ${pausedBudgetWayOn(view)}`, 'yellow']]);
   } else if (view.status === 'awaiting_approval' && view.pausedReason !== null) {
     lines.push([[`‖ paused: ${view.pausedReason} · \`dagent show ${view.runId}\`, then approve and resume`, 'yellow']]);
   } else if (view.cancelRequested) {

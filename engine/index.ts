@@ -176,7 +176,10 @@ export {
   type SavedWork,
 } from './run/views/run-view.js';
 export { waitForRun } from './run/ownership/wait-for-run.js';
-export { budgetWayOn, capBelowSpend, effectiveBudget, formatBudgetUsd, hasCaps, type RunBudget } from './run/budget/run-budget.js';
+export { capBelowSpend, effectiveBudget, formatBudgetUsd, hasCaps, type RunBudget } from './run/budget/run-budget.js';
+export { budgetWayOn } from './run/budget/budget-way-on.js';
+export { suggestedCaps, type BudgetOutlook } from './run/budget/suggested-caps.js';
+export { budgetOutlook, pausedBudgetWayOn } from './run/views/budget-outlook.js';
 export { recordedBudget } from './run/budget/recorded-budget.js';
 export { budgetUse, budgetUseJson, budgetUseText, nodeBudgetUse, type BudgetUse } from './run/views/budget-use.js';
 

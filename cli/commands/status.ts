@@ -1,4 +1,4 @@
-import { RUN_VIEW_EVENT_TYPES, countRunsByMode, budgetUse, budgetUseJson, budgetUseText, budgetWayOn, nodeBudgetUse, nodeWorkspaceLabel, nodeWorkspaceLine, shortCommit, deadRunOwner, foldRunView, getRun, listRuns, needsLivingProcess, readEvents, runOwner, visibleJson, visibleText, type RunOwner, type NodeView, type RunRecord, type RunView } from '../../engine/read-face.js';
+import { RUN_VIEW_EVENT_TYPES, countRunsByMode, budgetUse, budgetUseJson, budgetUseText, nodeBudgetUse, pausedBudgetWayOn, nodeWorkspaceLabel, nodeWorkspaceLine, shortCommit, deadRunOwner, foldRunView, getRun, listRuns, needsLivingProcess, readEvents, runOwner, visibleJson, visibleText, type RunOwner, type NodeView, type RunRecord, type RunView } from '../../engine/read-face.js';
 import { basename } from 'node:path';
 import { integerAtLeast } from '../context/cli-args.js';
 import { writeLine } from '../context/cli-io.js';
@@ -141,7 +141,7 @@ export function renderStatusText(view: RunView, now: Date = new Date(), owner?: 
   lines.push(...budgetLines(view));
   const saved = savedLine(view);
   if (saved !== undefined) lines.push(saved);
-  if (view.status === 'paused' && view.pausedReason !== null) lines.push(`paused: ${visibleText(view.pausedReason)}; ${visibleText(budgetWayOn(view.runId, view.pausedAtNodeBudget, view.budget))}`);
+  if (view.status === 'paused' && view.pausedReason !== null) lines.push(`paused: ${visibleText(view.pausedReason)}; ${visibleText(pausedBudgetWayOn(view))}`);
   for (const replan of view.replans) if (replan.outcome !== 'amended' && replan.reason !== undefined) lines.push(replanLine(view.runId, replan.trigger, replan.outcome, replan.reason));
   if (view.error !== null) lines.push(`error: ${visibleText(view.error, { multiline: true })}`);
   if (view.status === 'rejected' && view.rejection !== null) lines.push(rejectionLine(view.runId, view.rejection));

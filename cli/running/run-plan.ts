@@ -4,12 +4,12 @@ import {
   ConfigError,
   DagentError,
   RUN_VIEW_EVENT_TYPES,
+  budgetOutlook,
   capBelowSpend,
   hasCaps,
   DEFAULT_RUN_SETTINGS,
   DEFAULT_TEAM_LIMITS,
   approvePlan,
-  budgetWayOn,
   claimRun,
   effectiveBudget,
   recordedBudget,
@@ -24,8 +24,10 @@ import {
   isTerminalRunStatus,
   nodeKind,
   nodeModels,
+  pausedBudgetWayOn,
   readEvents,
   startGitSpawner,
+  suggestedCaps,
   visibleText,
   waitForRun,
   type Approver,
@@ -258,7 +260,7 @@ async function setUpAndRun(context: CliContext, run: RunRecord, flags: RunFlags,
     await feed.stop();
     await tracing?.finish();
   }
-  if (!context.json) writeLine(context.io.stdout, visibleText(summaryLine(result, budget?.budget), { multiline: true }));
+  if (!context.json) writeLine(context.io.stdout, visibleText(await summaryLine(db, result), { multiline: true }));
   return result.status === 'succeeded' || result.status === 'paused' ? 0 : 1;
 }
 
@@ -333,7 +335,7 @@ function abortion(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
 }
 
-function summaryLine(result: RunResult, budget: RunBudget | undefined): string {
+async function summaryLine(db: Store['db'], result: RunResult): Promise<string> {
   const done = result.nodes.filter((node) => node.status === 'succeeded').length;
   const base = `run ${result.runId} ${result.status} · plan v${result.planVersion} · ${done}/${result.nodes.length} nodes succeeded${result.replans > 0 ? ` · ${result.replans} replans` : ''}`;
   switch (result.status) {
@@ -347,7 +349,11 @@ function summaryLine(result: RunResult, budget: RunBudget | undefined): string {
       return `${base}\nresume with: dagent resume ${result.runId}`;
     case 'paused':
       if (result.pausedFor !== undefined) return `${base}\n${result.pausedFor}`;
-      if (result.pause?.cause === 'budget') return `${base}\nrun ${result.runId} paused: ${result.pause.reason}; ${budgetWayOn(result.runId, result.pause.nodeId, budget)}`;
+      if (result.pause?.cause === 'budget') {
+        // The way on is worked out from what the log says is left.
+        const view = foldRunView(result.runId, await readEvents(db, result.runId, { types: RUN_VIEW_EVENT_TYPES }));
+        return `${base}\nrun ${result.runId} paused: ${result.pause.reason}; ${pausedBudgetWayOn(view)}`;
+      }
       return `${base}\nreview the replanned plan: dagent show ${result.runId}, then dagent approve ${result.runId} && dagent resume ${result.runId}`;
   }
 }
@@ -358,8 +364,9 @@ function summaryLine(result: RunResult, budget: RunBudget | undefined): string {
  */
 async function budgetGoingOn(db: Store['db'], runId: string, flags: RunBudget | undefined, config: RunBudget | undefined): Promise<ReturnType<typeof effectiveBudget>> {
   if (hasCaps(flags)) {
-    const { totals } = foldRunView(runId, await readEvents(db, runId, { types: RUN_VIEW_EVENT_TYPES }));
-    const problem = capBelowSpend(flags, { costUsd: totals.costUsd, tokens: totals.input + totals.output });
+    const view = foldRunView(runId, await readEvents(db, runId, { types: RUN_VIEW_EVENT_TYPES }));
+    const outlook = budgetOutlook(view);
+    const problem = capBelowSpend(flags, outlook.spent, suggestedCaps(flags, outlook));
     if (problem !== undefined) throw new ConfigError(`run ${runId}: ${problem}`);
   }
   return effectiveBudget(flags ?? {}, await recordedBudget(runLog(db, runId)), config);

@@ -217,3 +217,27 @@ describe('the dashboard screen', () => {
     expect(screen).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
   });
 });
+
+describe('a run paused at its budget', () => {
+  const paused = applyEvents(
+    createDashboardState(emptyRunView('r-1'), { attached: false }),
+    events([
+      { type: 'run/created', payload: { task: 'Rename Channel.send() to Channel.deliver()', workspace: '/w', mode: 'plan' } },
+      { type: 'plan/created', payload: { version: 1, plan, hash: 'h1' } },
+      { type: 'budget/set', payload: { maxTokens: 20_000, source: 'flags' } },
+      { type: 'run/started', payload: { planVersion: 1 } },
+      { type: 'node/started', nodeId: 'edit-channel', payload: { attempt: 1 } },
+      { type: 'assistant/message', nodeId: 'edit-channel', payload: { content: 'done', toolCalls: [], finishReason: 'stop', provider: 'scripted', model: 'm', usage: { ...usage, input: 17_476 }, costUsd: 0 } },
+      { type: 'budget/reached', nodeId: 'edit-channel', payload: { scope: 'run', measure: 'tokens', spent: 17_676, estimate: 5_529, cap: 20_000 } },
+      { type: 'run/paused', payload: { reason: "the run's budget is reached: spent 17676 tokens of 20000 tokens; the next model call (about 5529 tokens) would cross it", cause: 'budget' } },
+    ]),
+  );
+
+  it('shows the spend as the pause line does, and a resume cap with room for the nodes left, as status does', () => {
+    const screen = screenOf(paused, 240, 40).join('\n');
+    expect(screen).toContain('budget 17676 of 20000 tokens (88%)');
+    expect(screen).toContain('spent 17676 tokens of 20000 tokens');
+    // 17 676 spent + the 5 529 call + a call's worth for each of the four edits left (the tests run no model) = 45 321.
+    expect(screen).toContain('resume with a higher cap: dagent resume r-1 --max-tokens 46000');
+  });
+});

@@ -74,36 +74,14 @@ export function budgetPause(event: { readonly nodeId: string | null; readonly pa
 }
 
 /**
- * How a run paused at a budget goes on, for `status` and the dashboard. A node's own plan budget
- * (`nodeId`) is raised in the plan, not by a flag: edit it, approve the new version, resume. The
- * run's budget is raised by `resume --max-cost`/`--max-tokens` (`resumeCommand`, when known, is the
- * exact command).
- */
-export function budgetWayOn(runId: string, nodeId: string | null | undefined, budget?: RunBudget | null): string {
-  if (nodeId !== null && nodeId !== undefined) {
-    return `raise node ${nodeId}'s \`budget\` in the plan (\`dagent edit ${runId}\`, or export and import), \`dagent approve ${runId}\`, then \`dagent resume ${runId}\``;
-  }
-  const caps = budget ?? undefined;
-  return hasCaps(caps) ? `resume with a higher cap: ${resumeWithMore(runId, caps)}` : `\`dagent resume ${runId} --max-cost USD\` (or --max-tokens N) goes on under a higher cap`;
-}
-
-/**
  * Why caps given for a run that has spent already cannot hold (a cap at or below the spend pauses
- * the run before its next call): the cap and the spend in words, or undefined when they can.
+ * the run before its next call): the cap and the spend in words, with the cap `suggested` for what
+ * is left (`suggestedCaps`; twice the spend when it has none), or undefined when they can hold.
  */
-export function capBelowSpend(caps: RunBudget, spent: { readonly costUsd: number; readonly tokens: number }): string | undefined {
-  if (caps.maxTokens !== undefined && caps.maxTokens <= spent.tokens) return `--max-tokens ${caps.maxTokens} is not above the ${spent.tokens} tokens the run has spent: give more than that (e.g. --max-tokens ${spent.tokens * 2})`;
-  if (caps.maxCostUsd !== undefined && caps.maxCostUsd <= spent.costUsd) return `--max-cost ${caps.maxCostUsd} is not above the ${formatBudgetUsd(spent.costUsd)} the run has spent: give more than that (e.g. --max-cost ${Number((spent.costUsd * 2).toPrecision(3))})`;
+export function capBelowSpend(caps: RunBudget, spent: Spend, suggested: RunBudget = {}): string | undefined {
+  if (caps.maxTokens !== undefined && caps.maxTokens <= spent.tokens) return `--max-tokens ${caps.maxTokens} is not above the ${spent.tokens} tokens the run has spent: give more than that (e.g. --max-tokens ${suggested.maxTokens ?? spent.tokens * 2})`;
+  if (caps.maxCostUsd !== undefined && caps.maxCostUsd <= spent.costUsd) return `--max-cost ${caps.maxCostUsd} is not above the ${formatBudgetUsd(spent.costUsd)} the run has spent: give more than that (e.g. --max-cost ${suggested.maxCostUsd ?? Number((spent.costUsd * 2).toPrecision(3))})`;
   return undefined;
-}
-
-/** `dagent resume R --max-tokens 40000`: the command that goes on past the run's budget, with twice each of its caps. */
-function resumeWithMore(runId: string, budget: RunBudget): string {
-  const flags = [
-    ...(budget.maxCostUsd === undefined ? [] : [`--max-cost ${Number((budget.maxCostUsd * 2).toPrecision(3))}`]),
-    ...(budget.maxTokens === undefined ? [] : [`--max-tokens ${budget.maxTokens * 2}`]),
-  ];
-  return [`dagent resume ${runId}`, ...flags].join(' ');
 }
 
 /**

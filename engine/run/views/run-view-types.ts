@@ -147,6 +147,8 @@ export interface RunView {
   readonly pausedReason: string | null;
   /** The node whose own plan `budget` paused the run (`budget/reached`, scope node); null: none, or the run's budget. */
   readonly pausedAtNodeBudget: string | null;
+  /** The call a budget refused since the run last started (`budget/reached`): whose, and its estimate in the crossed measure; null: none. */
+  readonly refusedCall: { readonly nodeId: string | null; readonly measure: 'cost' | 'tokens'; readonly estimate: number } | null;
   /** The run's budget as last recorded (`budget/set`); null: none. Spend is `totals`. */
   readonly budget: RunBudget | null;
   readonly cancelRequested: boolean;

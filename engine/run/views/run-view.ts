@@ -33,6 +33,7 @@ export function emptyRunView(runId: string): RunView {
     reportedWork: [],
     pausedReason: null,
     pausedAtNodeBudget: null,
+    refusedCall: null,
     budget: null,
     cancelRequested: false,
     startedAt: null,
@@ -154,15 +155,19 @@ function reduceRunEvent(view: RunView, event: SessionEvent): RunView {
     case 'run/created':
       return { ...view, task: event.payload.task };
     case 'run/started':
-      return { ...resetUnfinishedNodes(view), status: 'running', startedAt: view.startedAt ?? event.createdAt, finishedAt: null, error: null, pausedReason: null, pausedAtNodeBudget: null, cancelRequested: false };
+      return { ...resetUnfinishedNodes(view), status: 'running', startedAt: view.startedAt ?? event.createdAt, finishedAt: null, error: null, pausedReason: null, pausedAtNodeBudget: null, refusedCall: null, cancelRequested: false };
     case 'run/paused':
       return { ...view, status: event.payload.cause === 'budget' ? 'paused' : 'awaiting_approval', pausedReason: event.payload.reason };
     case 'budget/set': {
       const { source: _source, ...caps } = event.payload;
       return { ...view, budget: caps };
     }
-    case 'budget/reached':
-      return { ...view, pausedAtNodeBudget: event.payload.scope === 'node' ? event.nodeId : null };
+    case 'budget/reached': {
+      // The first refusal stops the run; a worker's later one changes nothing.
+      if (view.refusedCall !== null) return view;
+      const { scope, measure, estimate } = event.payload;
+      return { ...view, pausedAtNodeBudget: scope === 'node' ? event.nodeId : null, refusedCall: { nodeId: event.nodeId, measure, estimate } };
+    }
     case 'run/cancel-requested':
       return { ...view, cancelRequested: true };
     case 'work/reported':

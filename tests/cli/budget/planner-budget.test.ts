@@ -57,11 +57,13 @@ describe("the planner's calls under a budget", () => {
     const status = JSON.parse((await cli(['status', runId, '--json'])).stdout) as { run: { status: string }; budget?: { spentTokens: number } };
     expect(status.run.status).toBe('paused');
     expect(status.budget?.spentTokens).toBeLessThanOrEqual(CAP_TOKENS);
-    // A cap of tokens is raised by --max-tokens: status says the command, as the run's own line does.
-    expect((await cli(['status', runId])).stdout).toContain(`resume with a higher cap: dagent resume ${runId} --max-tokens ${CAP_TOKENS * 2}`);
-    // A cap not above what the run spent would pause it again at once: refused, with one that holds.
+    // A cap of tokens is raised by --max-tokens: status says the command, as the run's own line does, with room for the refused call.
+    const suggested = Number(new RegExp(`resume with a higher cap: dagent resume ${runId} --max-tokens (\\d+)$`, 'm').exec((await cli(['status', runId])).stdout)?.[1]);
+    expect(run.stdout).toContain(`dagent resume ${runId} --max-tokens ${suggested}`);
+    expect(suggested).toBeGreaterThan(status.budget!.spentTokens + reached[0]!.payload.estimate);
+    // A cap not above what the run spent would pause it again at once: refused, with the one suggested.
     const under = await cli(['resume', runId, '--no-dashboard', '--max-tokens', '100']);
-    expect([under.code, under.stderr.trim()]).toEqual([2, `dagent: run ${runId}: --max-tokens 100 is not above the ${status.budget!.spentTokens} tokens the run has spent: give more than that (e.g. --max-tokens ${status.budget!.spentTokens * 2})`]);
+    expect([under.code, under.stderr.trim()]).toEqual([2, `dagent: run ${runId}: --max-tokens 100 is not above the ${status.budget!.spentTokens} tokens the run has spent: give more than that (e.g. --max-tokens ${suggested})`]);
   });
 
   it("a first planning whose call would cross the cap (plan --max-tokens) is not sent: one line says so, and the run keeps its task and budget", { timeout: 60_000 }, async () => {

@@ -74,7 +74,11 @@ describe('a run with a budget below what it needs', () => {
 
   it('pauses with its spend at most the cap, and says in one line what it spent, of what, and how to go on', () => {
     expect(paused.code, paused.stdout + paused.stderr).toBe(0);
-    expect(paused.stdout).toMatch(new RegExp(`run ${runId} paused: the run's budget is reached: spent \\$0\\.0\\d{3} of \\$0\\.0800; the next model call \\(about \\$0\\.\\d{4}\\) would cross it; resume with a higher cap: dagent resume ${runId} --max-cost 0\\.16\\n`));
+    const line = new RegExp(`run ${runId} paused: the run's budget is reached: spent \\$(0\\.0\\d{3}) of \\$0\\.0800; the next model call \\(about \\$(0\\.\\d{4})\\) would cross it; resume with a higher cap: dagent resume ${runId} --max-cost (\\S+)\\n`).exec(paused.stdout);
+    expect(line, paused.stdout).not.toBeNull();
+    // The cap suggested has room for what was spent and the refused call at least.
+    const [spent, estimate, suggested] = line!.slice(1).map(Number) as [number, number, number];
+    expect(suggested).toBeGreaterThan(spent + estimate);
     expect(pausedStatus.run.status).toBe('paused');
     expect(pausedStatus.totals.costUsd).toBeGreaterThan(0);
     expect(pausedStatus.totals.costUsd).toBeLessThanOrEqual(CAP_USD);
@@ -84,6 +88,9 @@ describe('a run with a budget below what it needs', () => {
   it('shows the spend against the budget in `status`', () => {
     expect(pausedText).toMatch(/^budget: \$0\.0\d{3} of \$0\.0800 \(\d+%\)$/m);
     expect(pausedText).toContain(`paused: the run's budget is reached`);
+    // The same way on as the run's own line: one suggestion, worked out from the same log.
+    const suggested = /--max-cost (\S+)\n/.exec(paused.stdout)?.[1];
+    expect(pausedText).toContain(`resume with a higher cap: dagent resume ${runId} --max-cost ${suggested}\n`);
   });
 
   it('gives one spend wherever it shows it: the pause line, the budget line and status --json', () => {

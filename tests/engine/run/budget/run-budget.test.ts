@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { budgetBreach, budgetPauseReason, budgetWayOn, capBelowSpend, effectiveBudget } from '../../../../engine/run/budget/run-budget.js';
+import { budgetWayOn } from '../../../../engine/run/budget/budget-way-on.js';
+import { budgetBreach, budgetPauseReason, capBelowSpend, effectiveBudget } from '../../../../engine/run/budget/run-budget.js';
+import type { BudgetOutlook } from '../../../../engine/run/budget/suggested-caps.js';
 
 /** The budget rules as pure functions: when a call is refused, which cap a run goes on with, and what the pause says. */
 
@@ -35,16 +37,19 @@ describe('budgetPauseReason', () => {
 });
 
 describe('budgetWayOn', () => {
+  /** Nothing spent, the first call (about 5 483 tokens) refused, three nodes to run. */
+  const none = { costUsd: 0, tokens: 0 };
+  const outlook: BudgetOutlook = { spent: none, refused: { measure: 'tokens', estimate: 5_483 }, perFinishedNode: undefined, nodesLeft: [none, none, none] };
+
   it("a node's own budget is raised in the plan, never by --max-cost", () => {
-    const line = budgetWayOn('r-1', 'edit-a');
+    const line = budgetWayOn('r-1', 'edit-a', undefined, outlook);
     expect(line).toBe("raise node edit-a's `budget` in the plan (`dagent edit r-1`, or export and import), `dagent approve r-1`, then `dagent resume r-1`");
     expect(line).not.toContain('--max-cost');
   });
 
-  it("the run's budget is raised by resume with a higher cap: twice each cap the run has, and only those", () => {
-    expect(budgetWayOn('r-1', null)).toBe('`dagent resume r-1 --max-cost USD` (or --max-tokens N) goes on under a higher cap');
-    expect(budgetWayOn('r-1', undefined, { maxCostUsd: 0.1 })).toBe('resume with a higher cap: dagent resume r-1 --max-cost 0.2');
-    expect(budgetWayOn('r-1', null, { maxTokens: 20_000 })).toBe('resume with a higher cap: dagent resume r-1 --max-tokens 40000');
+  it("the run's budget is raised by resume with a cap that takes the run further, in the measure it caps", () => {
+    expect(budgetWayOn('r-1', null, undefined, outlook)).toBe('`dagent resume r-1 --max-cost USD` (or --max-tokens N) goes on under a higher cap');
+    expect(budgetWayOn('r-1', null, { maxTokens: 100 }, outlook)).toBe('resume with a higher cap: dagent resume r-1 --max-tokens 22000');
   });
 });
 
@@ -53,6 +58,8 @@ describe('caps given to a run that has spent', () => {
     expect(capBelowSpend({ maxTokens: 5 }, { costUsd: 0, tokens: 17_446 })).toBe('--max-tokens 5 is not above the 17446 tokens the run has spent: give more than that (e.g. --max-tokens 34892)');
     expect(capBelowSpend({ maxCostUsd: 0.01 }, { costUsd: 0.02, tokens: 0 })).toBe('--max-cost 0.01 is not above the $0.0200 the run has spent: give more than that (e.g. --max-cost 0.04)');
     expect(capBelowSpend({ maxTokens: 40_000, maxCostUsd: 1 }, { costUsd: 0.02, tokens: 17_446 })).toBeUndefined();
+    // The run paused at its budget: the example is the cap its pause line suggests.
+    expect(capBelowSpend({ maxTokens: 5 }, { costUsd: 0, tokens: 17_446 }, { maxTokens: 41_000 })).toBe('--max-tokens 5 is not above the 17446 tokens the run has spent: give more than that (e.g. --max-tokens 41000)');
   });
 });
 
