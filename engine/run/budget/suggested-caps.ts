@@ -10,6 +10,8 @@ export interface BudgetOutlook {
   readonly perFinishedNode: Spend | undefined;
   /** What each node that runs a model and has still to finish (the refused call's among them) has spent so far. */
   readonly nodesLeft: readonly Spend[];
+  /** What the node whose own plan budget was reached has spent over its attempts, when that is what paused the run. */
+  readonly pausedNode?: Spend;
 }
 
 /**
@@ -35,6 +37,22 @@ export function suggestedCaps(budget: RunBudget, outlook: BudgetOutlook): RunBud
   const maxCostUsd = suggest('cost', budget.maxCostUsd);
   const maxTokens = suggest('tokens', budget.maxTokens);
   return { ...(maxCostUsd === undefined ? {} : { maxCostUsd }), ...(maxTokens === undefined ? {} : { maxTokens }) };
+}
+
+/**
+ * The plan budget that takes a node paused at its own budget further, as its field reads
+ * (`maxTokens: 12000`, `maxCostUsd: 0.05`), in the measure of the refused call: what the node
+ * spent, the refused call's estimate, and what the finished nodes spent on average less what it
+ * spent already, or one more call like the refused one; rounded up as `suggestedCaps` does.
+ * Undefined when the refused call is unknown. Pure.
+ */
+export function suggestedNodeBudget(outlook: BudgetOutlook): string | undefined {
+  const { refused, pausedNode } = outlook;
+  if (refused === undefined || pausedNode === undefined) return undefined;
+  const of = (spend: Spend): number => (refused.measure === 'cost' ? spend.costUsd : spend.tokens);
+  const perNode = outlook.perFinishedNode === undefined ? 0 : of(outlook.perFinishedNode);
+  const needed = roundUpReadable(of(pausedNode) + refused.estimate + Math.max(refused.estimate, perNode - of(pausedNode)));
+  return refused.measure === 'cost' ? `maxCostUsd: ${needed}` : `maxTokens: ${needed}`;
 }
 
 /** `16449` → `17000`, `0.0844` → `0.085`: rounded up to two significant figures, a figure to type. Pure. */

@@ -15,11 +15,13 @@ export function budgetOutlook(view: RunView): BudgetOutlook {
   const nodes = view.order.flatMap((id) => view.nodes.get(id) ?? []);
   const finished = nodes.filter((node) => node.status === 'succeeded' && node.modelCalls > 0);
   const left = nodes.filter((node) => node.status !== 'succeeded' && node.status !== 'skipped' && runsModel(node));
+  const paused = view.pausedAtNodeBudget === null || view.pausedAtNodeBudget === undefined ? undefined : view.nodes.get(view.pausedAtNodeBudget);
   return {
     spent: { costUsd: view.totals.costUsd, tokens: view.totals.input + view.totals.output },
     refused: view.refusedCall === null ? undefined : { measure: view.refusedCall.measure, estimate: view.refusedCall.estimate },
     perFinishedNode: finished.length === 0 ? undefined : average(finished.map(spendOf)),
     nodesLeft: left.map(spendOf),
+    ...(paused === undefined ? {} : { pausedNode: spendOf(paused) }),
   };
 }
 

@@ -41,10 +41,13 @@ describe('budgetWayOn', () => {
   const none = { costUsd: 0, tokens: 0 };
   const outlook: BudgetOutlook = { spent: none, refused: { measure: 'tokens', estimate: 5_483 }, perFinishedNode: undefined, nodesLeft: [none, none, none] };
 
-  it("a node's own budget is raised in the plan, never by --max-cost", () => {
-    const line = budgetWayOn('r-1', 'edit-a', undefined, outlook);
-    expect(line).toBe("raise node edit-a's `budget` in the plan (`dagent edit r-1`, or export and import), `dagent approve r-1`, then `dagent resume r-1`");
+  it("a node's own budget is raised in the plan, never by --max-cost, to a figure that takes it past the refused call", () => {
+    // The node spent 1 200 tokens; its refused call needs about 5 483, and one more like it: 12 166 → 13 000.
+    const line = budgetWayOn('r-1', 'edit-a', undefined, { ...outlook, pausedNode: { costUsd: 0, tokens: 1_200 } });
+    expect(line).toBe("raise node edit-a's `budget` in the plan to at least `maxTokens: 13000` (`dagent edit r-1`, or export and import), `dagent approve r-1`, then `dagent resume r-1`");
     expect(line).not.toContain('--max-cost');
+    const atCost = budgetWayOn('r-1', 'edit-a', undefined, { ...outlook, refused: { measure: 'cost', estimate: 0.02 }, pausedNode: { costUsd: 0.031, tokens: 9_000 } });
+    expect(atCost).toContain('to at least `maxCostUsd: 0.071`');
   });
 
   it("the run's budget is raised by resume with a cap that takes the run further, in the measure it caps", () => {
