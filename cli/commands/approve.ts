@@ -1,4 +1,5 @@
-import { approvePlan, getRun, rejectPlan, type RunStatus } from '../../engine/index.js';
+import { approvePlan, getRun, readEvents, rejectPlan, type RunStatus } from '../../engine/index.js';
+import type { CliContext } from '../context/cli-context.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
 import { refuseWhilePlanning, rejectWhilePlanning } from '../running/unplanned-run.js';
@@ -25,7 +26,7 @@ export const approveCommand = defineCommand<{ run: string; 'allow-lint'?: string
     } else {
       const allowed = allowedLint.length === 0 ? '' : ` · lint errors allowed: ${allowedLint.join(', ')}`;
       const notes = droppedChangeLines(run.id, dropped).map((line) => `${line}\n`).join('');
-      writeLine(context.io.stdout, `approved plan v${stored.version} of run ${run.id} · hash ${stored.hash}${allowed}\n${notes}${nextAfterApproval((await getRun(db, run.id)).status, run.id)}`);
+      writeLine(context.io.stdout, `approved plan v${stored.version} of run ${run.id} · hash ${stored.hash}${allowed}\n${notes}${nextAfterApproval((await getRun(db, run.id)).status, run.id, await ranBefore(context, run.id))}`);
     }
     return 0;
   },
@@ -51,10 +52,20 @@ export const rejectCommand = defineCommand<{ run: string; reason?: string }>({
   },
 });
 
-/** What goes on from an approved plan: a run not started runs it; one that stopped resumes; one that succeeded with it reruns nodes. */
-function nextAfterApproval(status: RunStatus, runId: string): string {
+/**
+ * What goes on from an approved plan: a run not started runs it; one that stopped — also one
+ * whose new version was imported or edited after it stopped, which the pause line sent to
+ * `resume` — resumes; one that succeeded with it reruns nodes.
+ */
+function nextAfterApproval(status: RunStatus, runId: string, ran: boolean): string {
   if (status === 'succeeded') return `run ${runId} already succeeded with it: \`dagent rerun ${runId} --from NODE\` runs a node and those after it again`;
-  if (status === 'failed' || status === 'cancelled' || status === 'paused') return `next: dagent resume ${runId}`;
+  if (status === 'failed' || status === 'cancelled' || status === 'paused' || ran) return `next: dagent resume ${runId}`;
   return `next: dagent run ${runId}`;
+}
+
+/** Whether a process ever started the run (`run/started`). */
+async function ranBefore(context: CliContext, runId: string): Promise<boolean> {
+  const { db } = await context.store();
+  return (await readEvents(db, runId, { nodeId: null, types: ['run/started'] })).length > 0;
 }
 

@@ -20,6 +20,7 @@ let pausedStatus: CliResult;
 let shown: CliResult;
 let pausedJson: { nodes: { id: string; budget?: unknown }[] };
 let imported: CliResult;
+let approved: CliResult;
 let resumed: CliResult;
 let fileWhenPaused: string;
 
@@ -52,7 +53,8 @@ beforeAll(async () => {
   writeFileSync(join(workspace, 'plan.json'), planWithNodeBudget(1_000_000));
   imported = await cli(['import', runId, 'plan.json']);
   expect(imported.code, imported.stderr).toBe(0);
-  expect((await cli(['approve', runId])).code).toBe(0);
+  approved = await cli(['approve', runId]);
+  expect(approved.code).toBe(0);
   resumed = await cli(['resume', runId, '--no-dashboard']);
 }, 120_000);
 
@@ -83,6 +85,7 @@ describe("a node's own budget", () => {
   });
 
   it('goes on once the plan gives the node more: edit, approve, resume', () => {
+    expect(approved.stdout, 'approve sends it on as the pause line did').toContain(`next: dagent resume ${runId}`);
     expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain(`run ${runId} succeeded`);
     expect(readFileSync(join(workspace, 'src', 'a.txt'), 'utf8')).toBe('new\n');
