@@ -82,14 +82,8 @@ export function progressLine(event: SessionEvent, view: RunView, approvalsHere =
       return `run ${event.runId} started (plan v${event.payload.planVersion ?? '?'})`;
     case 'node/started':
       return `▶ ${node} started${event.payload.attempt > 1 ? ` (attempt ${event.payload.attempt})` : ''}`;
-    case 'node/succeeded': {
-      const folded = view.nodes.get(node);
-      const started = folded?.startedAt ?? event.createdAt;
-      const took = Date.parse(event.createdAt) - Date.parse(started);
-      const tokens = folded === undefined ? 0 : folded.tokens.input + folded.tokens.output;
-      const files = event.payload.filesChanged?.length ? ` · ${event.payload.filesChanged.join(', ')}` : '';
-      return `✓ ${node} ${formatDuration(took)} · ${formatTokens(tokens)} tokens · ${formatUsd(folded?.costUsd ?? 0)}${files}`;
-    }
+    case 'node/succeeded':
+      return succeededLine(event, view, node);
     case 'node/failed':
       return `✗ ${node} failed: ${firstLine(event.payload.error)}`;
     case 'node/retried':
@@ -106,11 +100,12 @@ export function progressLine(event: SessionEvent, view: RunView, approvalsHere =
       return `♻ ${node} reused: nothing it depends on changed · ${formatTokens(event.payload.saved.input + event.payload.saved.output)} tokens · ${formatUsd(event.payload.savedCostUsd)} saved`;
     case 'reuse/missed':
       return `↺ ${node} not reused: ${event.payload.reason}`;
+    case 'node/snapshotted':
+      return event.payload.startsOver === undefined ? undefined : `↺ ${node} starts over: ${event.payload.startsOver}`;
     case 'step/resumed':
       return [`⏵ ${node} resumed after step ${event.payload.fromStep}`, ...resumedParts(event.payload), `${event.payload.modelCalls} model call${event.payload.modelCalls === 1 ? '' : 's'} not repeated`].join(' · ');
     case 'writes/exceeded':
-      if (event.payload.enforced === true) return `⚠ ${node} changed files outside its declared writes: ${event.payload.paths.join(', ')} (strictWrites: the node fails, its change is not merged)`;
-      return `⚠ ${node} changed files outside its declared writes: ${event.payload.paths.join(', ')} (recorded: \`dagent diff\` shows them, \`dagent revert --node ${node}\` undoes them)`;
+      return `⚠ ${node} changed files outside its declared writes: ${event.payload.paths.join(', ')} (${event.payload.enforced === true ? 'strictWrites: the node fails, its change is not merged' : `recorded: \`dagent diff\` shows them, \`dagent revert --node ${node}\` undoes them`})`;
     case 'node/conflicted': {
       const where = event.payload.files.map((file) => (file.hunks.length === 0 ? file.path : `${file.path}:${file.hunks.map((hunk) => hunk.line).join(',')}`)).join(', ');
       return `⚡ ${node} conflicts with changes merged before it on ${event.payload.branch}: ${where} (${event.payload.onConflict === 'pause' ? 'the run pauses for you' : 'a replan appends a node to resolve it'})`;
@@ -154,6 +149,16 @@ export function progressLine(event: SessionEvent, view: RunView, approvalsHere =
     default:
       return undefined;
   }
+}
+
+/** `✓ edit-a 1.2s · 14K tokens · $0.01 · src/a.ts`: how long the node took, what it spent, the files it changed. */
+function succeededLine(event: SessionEvent<'node/succeeded'>, view: RunView, node: string): string {
+  const folded = view.nodes.get(node);
+  const started = folded?.startedAt ?? event.createdAt;
+  const took = Date.parse(event.createdAt) - Date.parse(started);
+  const tokens = folded === undefined ? 0 : folded.tokens.input + folded.tokens.output;
+  const files = event.payload.filesChanged?.length ? ` · ${event.payload.filesChanged.join(', ')}` : '';
+  return `✓ ${node} ${formatDuration(took)} · ${formatTokens(tokens)} tokens · ${formatUsd(folded?.costUsd ?? 0)}${files}`;
 }
 
 /**

@@ -6,7 +6,7 @@ import { nodeEndHooks, nodeStartHooks } from '../run/orchestration/node-hooks.js
 import { executePlanNode, warmNodePrompts, type NodeAttemptResult, type NodeRuntime } from '../run/orchestration/execute-plan-node.js';
 import { BudgetGate } from '../run/budget/budget-gate.js';
 import type { NodeFiles } from '../run/orchestration/node-files.js';
-import { resumableAttempt, resumeSteps, stepCheckpointer, trackStartedCalls, type ResumedAttempt, type StepResumeContext } from '../run/orchestration/step-resume.js';
+import { resumableAttempt, resumeSteps, startsOverReason, stepCheckpointer, trackStartedCalls, type ResumedAttempt, type StepResumeContext } from '../run/orchestration/step-resume.js';
 import { unkeptPromise } from '../run/orchestration/node-outcome.js';
 import { nodeKeyDraft } from '../run/orchestration/node-reuse.js';
 import type { NodeWaitsFor } from '../scheduler/schedulable-node.js';
@@ -225,8 +225,9 @@ async function beginClaimedAttempt(
   const boundary = await workspace.files.beginNode(node.id, node.writes);
   // The run's memory was read before this marker: whether an attempt of the node ever began a surface.
   const firstOfNode = !memory.hasSurfaced(node.id);
+  const startsOver = firstOfNode || planVersion === null ? undefined : await startsOverReason(memory, node, planVersion, (earlier) => fold.modelCallsSince(node.id, earlier.fromSeq));
   // The marker goes with the node's first append (as in the scheduler's process: `attemptNode`).
-  const opened = Session.opening(steps.log, { type: 'node/snapshotted', nodeId: node.id, turn: 1, payload: { attempt, boundary } }, { firstOfNode });
+  const opened = Session.opening(steps.log, { type: 'node/snapshotted', nodeId: node.id, turn: 1, payload: { attempt, boundary, ...(startsOver === undefined ? {} : { startsOver }) } }, { firstOfNode });
   // `fromSeq` 0: what listens from here on hears only this attempt's appends.
   return { boundary, fromSeq: 0, startedByStep: new Map(), opened, firstAttempt: earlier === undefined };
 }

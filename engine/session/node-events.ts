@@ -14,7 +14,10 @@ export const NODE_EVENTS = {
   'node/skipped': defineEvent(1, () => z.strictObject({ reason: z.string() })),
   'node/cancelled': defineEvent(1, () => z.strictObject({ reason: z.string().optional() })),
   'node/retried': defineEvent(1, () => z.strictObject({ attempt: z.number().int().positive(), delayMs: z.number().nonnegative(), error: z.string() })),
-  'node/snapshotted': defineEvent(1, () => z.strictObject({ attempt: z.number().int().positive(), boundary: z.unknown() })),
+  /** v2: `startsOver`, why the attempt begins afresh where an earlier one had model answers to go on from (its work changed in a new plan version). */
+  'node/snapshotted': defineEvent(2, () => z.strictObject({ attempt: z.number().int().positive(), boundary: z.unknown(), startsOver: z.string().optional() }), {
+    1: { payload: () => z.strictObject({ attempt: z.number().int().positive(), boundary: z.unknown() }), upgrade: (payload) => payload },
+  }),
   /** A node changed files its declared writes do not cover (a command's side effect): recorded, diffed and revertible like the others. */
   /**
    * v2: `writes`, what the node declared, and `enforced`, the plan's `strictWrites` failed the node

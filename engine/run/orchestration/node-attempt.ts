@@ -11,7 +11,7 @@ import { hooksBetweenSteps, nodeEndHooks, nodeStartHooks } from './node-hooks.js
 import { handoffsFor } from './node-prompt.js';
 import { nodeKeyDraft, reuseOrRevert, type ReuseContext, type ReuseSettings } from './node-reuse.js';
 import type { NodeResult } from './run-options.js';
-import { noCallSince, resumableAttempt, resumeSteps, stepCheckpointer, trackStartedCalls, type ResumedAttempt, type StepResumeContext } from './step-resume.js';
+import { noCallSince, resumableAttempt, resumeSteps, startsOverReason, stepCheckpointer, trackStartedCalls, type ResumedAttempt, type StepResumeContext } from './step-resume.js';
 import { readsOnly } from './reads-only.js';
 
 /** What one node attempt in the run's own process works with. */
@@ -149,10 +149,11 @@ async function beginAttempt(
   await durable;
   // Read before the marker's append reaches the run's memory.
   const firstOfNode = !memory.hasSurfaced(node.id);
+  const startsOver = firstOfNode ? undefined : await startsOverReason(memory, node, context.planVersion());
   // The marker goes with the node's first append (its instruction: one write where there were
   // two), before any tool or hook can touch the files; stored, it reaches the run's memory too
   // (its boundary for a later attempt). Every append of the attempt comes after it.
-  const opened = Session.opening(log, { type: 'node/snapshotted', nodeId: node.id, turn: 1, payload: { attempt, boundary } }, { firstOfNode });
+  const opened = Session.opening(log, { type: 'node/snapshotted', nodeId: node.id, turn: 1, payload: { attempt, boundary, ...(startsOver === undefined ? {} : { startsOver }) } }, { firstOfNode });
   // `fromSeq` 0: what listens from here on hears only this attempt's appends.
   return { boundary, fromSeq: 0, startedByStep: new Map(), opened, firstAttempt };
 }

@@ -2,7 +2,7 @@ import type { StepPosition } from '../../context/runtime-context.js';
 import { nodeKind } from '../../plan/node-kinds.js';
 import type { PlanNode } from '../../plan/plan-schema.js';
 import type { EventLog } from '../../session/event-log.js';
-import type { OpenAttempt } from '../views/run-recovery.js';
+import type { OpenAttempt, RunMemory } from '../views/run-recovery.js';
 import type { NodeFiles } from './node-files.js';
 import { isEffectfulStep, planStepResume, settleWrites, STEP_RESUME_EVENT_TYPES, type ResumingPlan, type RiskOf, type StepResumeEvent } from './step-resume-plan.js';
 
@@ -15,6 +15,19 @@ import { isEffectfulStep, planStepResume, settleWrites, STEP_RESUME_EVENT_TYPES,
 export function resumableAttempt(files: NodeFiles, node: PlanNode, open: OpenAttempt | undefined): OpenAttempt | undefined {
   if (open === undefined || open.modelCalls === 0 || !nodeKind(node.kind).runsModel) return undefined;
   return files.resumeNode === undefined ? undefined : open;
+}
+
+/**
+ * Why `node` begins afresh where an earlier attempt had model answers it could have gone on from
+ * (`RunMemory.whyStartsOver`), for its new attempt's marker (`startsOver`); undefined otherwise.
+ * `countCalls`: that attempt's answers (a worker's fold reads them; the run's memory counts them).
+ */
+export async function startsOverReason(memory: RunMemory, node: PlanNode, planVersion: number, countCalls: (attempt: OpenAttempt) => Promise<number> | number = (attempt) => attempt.modelCalls): Promise<string | undefined> {
+  if (!nodeKind(node.kind).runsModel) return undefined;
+  const why = memory.whyStartsOver(node.id, planVersion);
+  if (why === undefined) return undefined;
+  const calls = await countCalls(why.attempt);
+  return calls === 0 ? undefined : `${why.reason}; its ${calls} answered model call${calls === 1 ? ' is' : 's are'} made again`;
 }
 
 export interface StepResumeContext {

@@ -73,6 +73,21 @@ export class RunMemory {
     return stopped.onWorker && !onWorkers ? undefined : stopped.attempt;
   }
 
+  /**
+   * Why the node starts over under `planVersion` rather than going on from an earlier attempt that
+   * had model answers to keep (`attemptToGoOn` gives none), for its new attempt's marker; undefined
+   * when there was nothing to go on from, or it goes on. `modelCalls`: that attempt's answers, when
+   * the caller counts them (a worker's fold does not).
+   */
+  whyStartsOver(nodeId: string, planVersion: number): { readonly reason: string; readonly attempt: OpenAttempt } | undefined {
+    if (this.attemptToGoOn(nodeId, planVersion, { onWorkers: true }) !== undefined) return undefined;
+    const open = this.#openAttempts.get(nodeId);
+    if (open !== undefined) return { reason: `its work changed in plan v${planVersion}`, attempt: open };
+    const stopped = this.#stoppedAttempts.get(nodeId);
+    if (stopped !== undefined && stopped.planVersion !== planVersion) return { reason: `the run goes on under plan v${planVersion}, not plan v${stopped.planVersion} it was stopped under`, attempt: stopped.attempt };
+    return undefined;
+  }
+
   /** Whether an attempt of the node ever began its surface (`node/snapshotted`): the log may hold steps and compactions of it. */
   hasSurfaced(nodeId: string): boolean {
     return this.#attemptSeqs.has(nodeId);

@@ -53,6 +53,7 @@ describe('dagent resume of a killed node after a new plan version was approved',
     expect(resume.code, describeExit(resume)).toBe(0);
     expect(ws.nodeEvents('step/resumed'), 'nothing of the old attempt is gone on from').toEqual([]);
     expect(ws.nodeEvents('node/snapshotted'), 'a new attempt, from the node\'s start').toHaveLength(2);
+    expect(resume.stdout, 'the user is told why nothing was gone on from').toContain('↺ steps starts over: its work changed in plan v2; its 2 answered model calls are made again');
     const instructions = ws.nodeEvents('user/message').map((event) => (JSON.parse(event.payload) as { content: string }).content);
     expect(instructions.at(-1)).toContain('each ending with a newline');
     expect(readFileSync(join(ws.workspace, 'out/three.txt'), 'utf8')).toBe('three\n');
