@@ -24,6 +24,31 @@ export function specHash(plan: Plan, node: PlanNode): string {
   return contentHash(canonicalJson({ goal: plan.goal, dependsOn: [...dependsOn].sort(), ...spec }));
 }
 
+/**
+ * What a node's work is, for whether an attempt of it can go on under another plan version: its
+ * specification (`specHash`) but for its budget (raising a budget the node reached must not start
+ * it over), and the same of every node it depends on, directly or not (a dependency whose work
+ * changed hands it another result). Per node id of `plan`. Pure.
+ */
+export function workHashes(plan: Plan): Map<string, string> {
+  const byId = new Map(plan.nodes.map((node) => [node.id, node]));
+  const hashes = new Map<string, string>();
+  const hashOf = (id: string, seen: ReadonlySet<string>): string => {
+    const known = hashes.get(id);
+    if (known !== undefined) return known;
+    const node = byId.get(id);
+    // An unknown dependency (or a cycle, which a stored plan never has) hashes as its id alone.
+    if (node === undefined || seen.has(id)) return id;
+    const { budget: _budget, ...rest } = node;
+    const within = new Set([...seen, id]);
+    const hash = contentHash(canonicalJson({ spec: specHash(plan, rest as PlanNode), dependencies: [...node.dependsOn].sort().map((dependency) => hashOf(dependency, within)) }));
+    hashes.set(id, hash);
+    return hash;
+  };
+  for (const node of plan.nodes) hashOf(node.id, new Set());
+  return hashes;
+}
+
 type NodeResultRecord = { readonly result: string; readonly filesChanged: readonly string[] };
 
 /** A dependency's result as a hash: its answer and the files it changed. Kept per record: every dependent of a node hashes the same one. */

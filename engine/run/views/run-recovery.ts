@@ -1,7 +1,7 @@
 import type { CompletedNode } from '../../plan/planner.js';
 import type { SessionEvent } from '../../session/event-types.js';
 import type { Plan } from '../../plan/plan-schema.js';
-import { specHash, type NodeInputs } from './reuse-key.js';
+import { workHashes, type NodeInputs } from './reuse-key.js';
 import { NODE_TRANSITION_EVENT_TYPES } from '../storage/node-event.js';
 import { nodeStatesFromEvents, type FoldedNodeState } from './node-states.js';
 import { emptyRunView, reduceRunView } from './run-view.js';
@@ -58,10 +58,10 @@ export class RunMemory {
    * ended (`openAttempt`), or one the run's stop ended — a cancel or a pause records
    * `node/cancelled` for every attempt it stops — when the run goes on under `planVersion`, the
    * version that attempt ran under. A failure, a retry, a reset (rerun) or a new attempt ends
-   * that; so does another plan version (an edit, an import, a rerun, a replan awaiting review):
-   * the node then starts over. An attempt its process left running goes on under another version
-   * only while the node's specification (its instructions, files, tools, model, the plan's goal:
-   * `specHash`) is the same in both: changed, the node starts over with the new one. An attempt a
+   * that. Under another plan version (an edit, an import, a replan) either goes on only while the
+   * node's work (`workHashes`: its instructions, files, tools, model, the plan's goal, and the same
+   * of every node it depends on; not its budget) is the same in both: changed, the node starts over
+   * with the new one. An attempt a
    * worker ran goes on only on a worker (`onWorkers`): its boundary and checkpoints are of the
    * shared working copy, not of the worktrees a run in the scheduler's own process may give its nodes.
    */
@@ -69,7 +69,7 @@ export class RunMemory {
     const open = this.#openAttempts.get(nodeId);
     if (open !== undefined) return this.#sameWork(nodeId, open.planVersion, planVersion) ? open : undefined;
     const stopped = this.#stoppedAttempts.get(nodeId);
-    if (stopped === undefined || stopped.planVersion !== planVersion) return undefined;
+    if (stopped === undefined || !this.#sameWork(nodeId, stopped.planVersion, planVersion)) return undefined;
     return stopped.onWorker && !onWorkers ? undefined : stopped.attempt;
   }
 
@@ -81,11 +81,8 @@ export class RunMemory {
    */
   whyStartsOver(nodeId: string, planVersion: number): { readonly reason: string; readonly attempt: OpenAttempt } | undefined {
     if (this.attemptToGoOn(nodeId, planVersion, { onWorkers: true }) !== undefined) return undefined;
-    const open = this.#openAttempts.get(nodeId);
-    if (open !== undefined) return { reason: `its work changed in plan v${planVersion}`, attempt: open };
-    const stopped = this.#stoppedAttempts.get(nodeId);
-    if (stopped !== undefined && stopped.planVersion !== planVersion) return { reason: `the run goes on under plan v${planVersion}, not plan v${stopped.planVersion} it was stopped under`, attempt: stopped.attempt };
-    return undefined;
+    const earlier = this.#openAttempts.get(nodeId) ?? this.#stoppedAttempts.get(nodeId)?.attempt;
+    return earlier === undefined ? undefined : { reason: `its work changed in plan v${planVersion}`, attempt: earlier };
   }
 
   /** Whether an attempt of the node ever began its surface (`node/snapshotted`): the log may hold steps and compactions of it. */
@@ -200,7 +197,7 @@ export interface OpenAttempt {
 
 /** Each node's `specHash` in a stored plan version (a plan the log holds was checked when stored). */
 function nodeSpecs(plan: Plan): ReadonlyMap<string, string> {
-  return new Map((Array.isArray(plan?.nodes) ? plan.nodes : []).map((node) => [node.id, specHash(plan, node)]));
+  return Array.isArray(plan?.nodes) ? workHashes(plan) : new Map();
 }
 
 /** An attempt the run's stop ended, and the plan version it ran under. */

@@ -157,7 +157,7 @@ describe('dagent resume of a node the run\'s cancel stopped after step 2 of 4', 
     expect(resume.code, describeExit(resume)).toBe(0);
     expect(ws.nodeEvents('step/resumed')).toEqual([]);
     expect(ws.nodeEvents('node/snapshotted'), 'a new attempt from the start').toHaveLength(2);
-    expect(resume.stdout).toContain('↺ steps starts over: the run goes on under plan v2, not plan v1 it was stopped under; its 2 answered model calls are made again');
+    expect(resume.stdout).toContain('↺ steps starts over: its work changed in plan v2; its 2 answered model calls are made again');
     expect(ws.nodeEvents('request/header').map((event) => event.step)).toEqual([1, 2, 3, 1, 2, 3, 4]);
     expectFiles(ALL_THREE);
   });

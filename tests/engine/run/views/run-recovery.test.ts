@@ -144,6 +144,26 @@ describe('RunMemory.attemptToGoOn', () => {
     expect(memory.attemptToGoOn('a', 1)).toMatchObject({ attempt: 1 });
   });
 
+  it('an attempt the run stopped goes on under a version that left its work as it was (its budget raised), and starts over when its or a dependency\'s work changed', () => {
+    const node = (id: string, instructions: string, dependsOn: string[] = [], budget?: { maxTokens: number }) => ({ id, kind: 'edit', title: id, instructions, reads: [], writes: [`${id}.ts`], dependsOn, ...(budget === undefined ? {} : { budget }) });
+    const plan = (nodes: object[]) => ({ goal: 'g', nodes });
+    const stoppedThen = (amended: object[]) =>
+      new RunMemory().add([
+        event('plan/created', null, { version: 1, plan: plan([node('base', 'Write base.'), node('a', 'Change a.', ['base'], { maxTokens: 100 })]), hash: 'h1' }),
+        runStarted(1),
+        ...began('a'),
+        answered('a'),
+        event('node/cancelled', 'a', { reason: 'run paused: node a\'s budget is reached' }),
+        event('plan/amended', null, { version: 2, reason: 'imported', diff: {}, hash: 'h2', plan: plan(amended) }),
+        event('plan/approved', null, { version: 2, hash: 'h2' }),
+      ]);
+
+    expect(stoppedThen([node('base', 'Write base.'), node('a', 'Change a.', ['base'], { maxTokens: 100_000 })]).attemptToGoOn('a', 2), 'its budget raised').toMatchObject({ attempt: 1 });
+    expect(stoppedThen([node('base', 'Write base.'), node('a', 'Change a, carefully.', ['base'])]).attemptToGoOn('a', 2), 'its instructions changed').toBeUndefined();
+    expect(stoppedThen([node('base', 'Write base twice.'), node('a', 'Change a.', ['base'], { maxTokens: 100 })]).attemptToGoOn('a', 2), 'its dependency\'s work changed').toBeUndefined();
+    expect(stoppedThen([node('base', 'Write base twice.'), node('a', 'Change a.', ['base'])]).whyStartsOver('a', 2)?.reason).toBe('its work changed in plan v2');
+  });
+
   it('a node cancelled before it started has no attempt to go on from', () => {
     const memory = new RunMemory().add([runStarted(1), event('node/cancelled', 'a', { reason: 'run cancelled before the node started' })]);
 
