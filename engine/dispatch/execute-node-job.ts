@@ -85,8 +85,7 @@ export async function executeNodeJob(job: NodeJob, context: NodeJobContext, queu
     // entered beside the node's setup (its workspace, plan and fold); the node's work waits for it.
     watching = context.watchRun?.(runId) ?? Promise.resolve(undefined);
     const log = runLog(context.db, runId);
-    const attempted = await runClaimedNode(taken, job, log, context, watching.then((watch) => watch?.signal));
-    const { keyed, ...outcome } = attempted.outcome === 'succeeded' ? attempted : { ...attempted, keyed: undefined };
+    const { keyed, ...outcome } = await runClaimedNode(taken, job, log, context, watching.then((watch) => watch?.signal));
     // The statement that stores the outcome releases the claim too (`outcomeFence`). A node stopped
     // because its claim was lost (a stalled process whose claim ran out) did not fail: the fence
     // refuses the outcome before it is sent (`assertHeld`), and the node is left to be taken over.
@@ -114,7 +113,7 @@ export async function executeNodeJob(job: NodeJob, context: NodeJobContext, queu
 
 type AttemptOutcome =
   | { readonly outcome: 'succeeded'; readonly answer: string; readonly filesChanged: string[]; readonly patch?: string; readonly keyed?: EventDraft<'node/keyed'> }
-  | { readonly outcome: 'failed'; readonly error: string; readonly retryable: boolean; readonly filesChanged?: string[]; readonly waitsFor?: NodeWaitsFor };
+  | { readonly outcome: 'failed'; readonly error: string; readonly retryable: boolean; readonly filesChanged?: string[]; readonly waitsFor?: NodeWaitsFor; readonly keyed?: never };
 
 async function runClaimedNode({ run, claim, prefetched }: ClaimedJob, job: NodeJob, log: EventLog, context: NodeJobContext, watched: Promise<AbortSignal | undefined>): Promise<AttemptOutcome> {
   const workspace = await context.workspaceFor(run);
@@ -193,9 +192,10 @@ async function runClaimedNode({ run, claim, prefetched }: ClaimedJob, job: NodeJ
  * Where a claimed attempt's files and surface begin. The attempt another worker held when it
  * stopped (its claim ran out) goes on from its last completed step, as a resumed run does
  * (`resumeSteps`): its answers and tool results are the log's, its files that step's checkpoint;
- * so does one the run's cancel or pause stopped, once the run is resumed under the same plan
- * version (`RunMemory.attemptToGoOn`). Any other begins afresh: files at the node's start (the clone prepared from the dependencies'
- * patches, or a try before this one put back), a boundary recorded as `node/snapshotted`.
+ * so does one the run's cancel or pause stopped, once the run is resumed on workers; either only
+ * under a plan version that left the node's work as it was (`RunMemory.attemptToGoOn`). Any other
+ * begins afresh: files at the node's start (the clone prepared from the dependencies' patches, or
+ * a try before this one put back), a boundary recorded as `node/snapshotted`.
  */
 async function beginClaimedAttempt(
   workspace: RunWorkspace,
@@ -208,9 +208,8 @@ async function beginClaimedAttempt(
   // A clone starts from the run's base and the dependencies' patches, whether the node goes on or begins.
   await workspace.clone?.prepare(patches);
   const { memory } = fold;
-  // An attempt that began and never ended (its worker stopped), taken over as the same attempt; or
+  // An attempt that began and never ended (its worker stopped), taken over as the same attempt, or
   // one the run's stop ended, gone on from by the next: its model calls so far say whether it can go on from a step.
-  // Either under a plan version that left the node's work as it was (`attemptToGoOn`).
   const begun = memory.openAttempt(node.id);
   const candidate = planVersion === null ? undefined : memory.attemptToGoOn(node.id, planVersion, { onWorkers: true });
   const toGoOn = candidate !== undefined && candidate === begun && begun.attempt !== attempt ? undefined : candidate;

@@ -41,7 +41,7 @@ export function workHashes(plan: Plan): Map<string, string> {
     if (node === undefined || seen.has(id)) return id;
     const { budget: _budget, ...rest } = node;
     const within = new Set([...seen, id]);
-    const hash = contentHash(canonicalJson({ spec: specHash(plan, rest as PlanNode), dependencies: [...node.dependsOn].sort().map((dependency) => hashOf(dependency, within)) }));
+    const hash = contentHash(canonicalJson({ spec: specHash(plan, rest), dependencies: [...node.dependsOn].sort().map((dependency) => hashOf(dependency, within)) }));
     hashes.set(id, hash);
     return hash;
   };

@@ -42,8 +42,8 @@ export class RunMemory {
   #inClones = false;
   /** The plan version the run runs as of the events folded so far: the one its last process started with, or one approved since. */
   #planVersion: number | undefined;
-  /** Each plan version's node specifications (`specHash`): whether a node's work changed from one version to another. */
-  readonly #specs = new Map<number, ReadonlyMap<string, string>>();
+  /** Each plan version's nodes' work (`workHashes`): whether a node's work changed from one version to another. */
+  readonly #work = new Map<number, ReadonlyMap<string, string>>();
 
   /**
    * The node's last attempt when it began and never ended: its process stopped while it ran (a
@@ -95,11 +95,11 @@ export class RunMemory {
     return this;
   }
 
-  /** Whether the node's specification is the same under both versions (unknown: not the same, unless it is one version). */
+  /** Whether the node's work is the same under both versions (unknown: not the same, unless it is one version). */
   #sameWork(nodeId: string, began: number | undefined, now: number): boolean {
     if (began === undefined || began === now) return true;
-    const before = this.#specs.get(began)?.get(nodeId);
-    return before !== undefined && before === this.#specs.get(now)?.get(nodeId);
+    const before = this.#work.get(began)?.get(nodeId);
+    return before !== undefined && before === this.#work.get(now)?.get(nodeId);
   }
 
   #add(event: SessionEvent): void {
@@ -108,7 +108,7 @@ export class RunMemory {
       return;
     }
     if (event.type === 'plan/created' || event.type === 'plan/amended') {
-      this.#specs.set(event.payload.version, nodeSpecs(event.payload.plan as Plan));
+      this.#work.set(event.payload.version, nodeWork(event.payload.plan as Plan));
       return;
     }
     if (event.type === 'replan/finished') {
@@ -195,8 +195,8 @@ export interface OpenAttempt {
   readonly planVersion?: number;
 }
 
-/** Each node's `specHash` in a stored plan version (a plan the log holds was checked when stored). */
-function nodeSpecs(plan: Plan): ReadonlyMap<string, string> {
+/** Each node's work (`workHashes`) in a stored plan version (a plan the log holds was checked when stored). */
+function nodeWork(plan: Plan): ReadonlyMap<string, string> {
   return Array.isArray(plan?.nodes) ? workHashes(plan) : new Map();
 }
 
