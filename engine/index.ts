@@ -213,7 +213,7 @@ export {
 } from './workspace/index.js';
 
 // Scale-out: the job queue, node workers and clone workspaces.
-export { applyNodePatch, applyPatchOfNode, CloneWorkspace, git, type PatchedNodeFiles } from './dispatch/clone-workspace.js';
+export { applyNodePatch, applyPatchOfNode, CloneWorkspace, git, type NodePatch, type PatchApplier, type PatchedNodeFiles } from './dispatch/clone-workspace.js';
 export { DispatchedAttempts, outcomeOf } from './dispatch/dispatched-attempts.js';
 export type { RunWorkspace } from './dispatch/execute-node-job.js';
 export { createGraphileJobQueue, runQueueTasks } from './dispatch/graphile-job-queue.js';

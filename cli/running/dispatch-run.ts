@@ -54,7 +54,8 @@ export async function dispatchToWorkers(context: CliContext, run: RunRecord, req
             const { plan } = await currentPlan(db, run.id);
             const writes = plan.nodes.find((node) => node.id === nodeId)?.writes ?? [];
             const otherWrites = plan.nodes.filter((node) => node.id !== nodeId).flatMap((node) => node.writes);
-            await applyPatchOfNode(files, run.workspace, { nodeId, writes, otherWrites, patch: finished.payload.patch ?? '' });
+            const { attempt, token, patch = '' } = finished.payload;
+            await applyPatchOfNode(files, runLog(db, run.id), run.workspace, { nodeId, attempt, token, writes, otherWrites, patch });
             return outcomeOf(finished);
           },
         }

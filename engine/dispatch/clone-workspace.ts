@@ -3,7 +3,10 @@ import { promisify } from 'node:util';
 import type { WriteScope } from '../agent/tool-runtime.js';
 import { DagentError } from '../errors.js';
 import type { NodeFiles } from '../run/orchestration/node-files.js';
+import type { EventLog } from '../session/event-log.js';
+import type { SessionEvent } from '../session/event-types.js';
 import { controlledGitEnvironment, createWriteSet, writeSetRefusal } from '../snapshots/index.js';
+import { NODE_OUTCOME_EVENT_TYPES } from './pending-results.js';
 
 const run = promisify(execFile);
 const MAX_PATCH_BYTES = 256 * 1024 * 1024;
@@ -27,32 +30,73 @@ export async function applyNodePatch(cwd: string, patch: string, options: { read
 export interface PatchedNodeFiles {
   beginNode(nodeId: string, writes: readonly string[]): Promise<unknown>;
   endNode(nodeId: string, writes: readonly string[], boundary: unknown, options?: { readonly otherWrites?: readonly string[] }): Promise<unknown>;
+  restoreNode(nodeId: string, boundary?: unknown): Promise<unknown>;
 }
+
+/** A worker's succeeded attempt of a node, as the scheduler applies it. */
+export interface NodePatch {
+  readonly nodeId: string;
+  readonly attempt: number;
+  readonly token: number;
+  readonly writes: readonly string[];
+  readonly otherWrites: readonly string[];
+  readonly patch: string;
+}
+
+/** How a patch is put into (or, `reverse`, taken out of) a folder: `applyNodePatch`. */
+export type PatchApplier = (cwd: string, patch: string, options?: { readonly reverse?: boolean }) => Promise<void>;
+
+/** What settles an apply the scheduler began (`patch/started`): the node's outcome, or a reset. */
+const APPLY_SETTLED_TYPES = [...NODE_OUTCOME_EVENT_TYPES, 'node/reset'] as const;
 
 /**
  * Clone mode, in the scheduler: a worker's succeeded node comes home. Its patch is applied to the
  * user's workspace between a boundary and the node's end, so its change is recorded as in shared
- * mode (`diff`, `revert`). A scheduler killed after applying the patch and before recording the
- * node's outcome left the patch in the workspace: the one that takes the run over finds it there
- * (it applies in reverse, not forward), takes it out, and applies it again from a fresh boundary,
- * so the node's change is recorded once, from where it began. A patch that applies neither way
- * (the workspace was changed under the run) fails with git's reason.
+ * mode (`diff`, `revert`). The boundary goes in the log first (`patch/started`): a scheduler
+ * stopped anywhere before the node's outcome was recorded — inside `git apply`, which removes a
+ * file before it writes its new content, or after it — left the node's files in a state no patch
+ * applies to, or an attempt's change a later attempt's patch would be added to. The scheduler
+ * that applies the node's patch next puts those files back to that boundary first. A patch that
+ * does not apply but applies in reverse (left by a scheduler that recorded no boundary) is taken
+ * out and applied again from a fresh boundary. A patch that applies neither way (the workspace
+ * was changed under the run) fails with git's reason; a change whose end cannot be recorded is
+ * taken out again, so the node's next attempt finds the files as the node did.
  */
-export async function applyPatchOfNode(files: PatchedNodeFiles, workspace: string, change: { readonly nodeId: string; readonly writes: readonly string[]; readonly otherWrites: readonly string[]; readonly patch: string }): Promise<void> {
+export async function applyPatchOfNode(files: PatchedNodeFiles, log: EventLog, workspace: string, change: NodePatch, apply: PatchApplier = applyNodePatch): Promise<void> {
   const { nodeId, writes, patch } = change;
-  let boundary = await files.beginNode(nodeId, writes);
+  const cutShort = await unfinishedApply(log, nodeId);
+  if (cutShort !== undefined) await files.restoreNode(nodeId, cutShort);
+  let boundary = await beginApply(files, log, change);
   try {
-    await applyNodePatch(workspace, patch);
+    await apply(workspace, patch);
   } catch (error) {
-    const takenOut = await applyNodePatch(workspace, patch, { reverse: true }).then(
+    const takenOut = await apply(workspace, patch, { reverse: true }).then(
       () => true,
       () => false,
     );
     if (!takenOut) throw new DagentError(`the patch of ${nodeId} does not apply to the workspace ${workspace}: ${gitReason(error)}`, { cause: error });
-    boundary = await files.beginNode(nodeId, writes);
-    await applyNodePatch(workspace, patch);
+    boundary = await beginApply(files, log, change);
+    await apply(workspace, patch);
   }
-  await files.endNode(nodeId, writes, boundary, { otherWrites: change.otherWrites });
+  try {
+    await files.endNode(nodeId, writes, boundary, { otherWrites: change.otherWrites });
+  } catch (error) {
+    await files.restoreNode(nodeId, boundary).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** The boundary before the patch, recorded before it is applied. */
+async function beginApply(files: PatchedNodeFiles, log: EventLog, change: NodePatch): Promise<unknown> {
+  const boundary = await files.beginNode(change.nodeId, change.writes);
+  await log.append({ type: 'patch/started', nodeId: change.nodeId, payload: { attempt: change.attempt, token: change.token, boundary } });
+  return boundary;
+}
+
+/** The boundary of the node's last apply that no outcome of the node followed (its scheduler stopped during it), or undefined. */
+async function unfinishedApply(log: EventLog, nodeId: string): Promise<unknown> {
+  const last = (await log.read({ nodeId, types: ['patch/started', ...APPLY_SETTLED_TYPES] })).at(-1);
+  return last?.type === 'patch/started' ? (last as SessionEvent<'patch/started'>).payload.boundary : undefined;
 }
 
 /** What git said, without the command line Node puts first. */

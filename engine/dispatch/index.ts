@@ -8,4 +8,4 @@ export { startNodeWorker, warmWorkerFirstUses, workerIdOf, type NodeWorker, type
 export { findOrphanedRuns } from './orphaned-runs.js';
 export { RunWatches, type RunWatch, type RunWatchesOptions } from './run-watches.js';
 export { NODE_OUTCOME_EVENT_TYPES, PENDING_RESULT_EVENT_TYPES, PendingResults } from './pending-results.js';
-export { CloneWorkspace, applyNodePatch, applyPatchOfNode, git, type PatchedNodeFiles } from './clone-workspace.js';
+export { CloneWorkspace, applyNodePatch, applyPatchOfNode, git, type NodePatch, type PatchApplier, type PatchedNodeFiles } from './clone-workspace.js';

@@ -15,6 +15,13 @@ export const DISPATCH_EVENTS = {
   'attempt/finished': defineEvent(2, () => attemptFinished().extend({ waitsFor: z.enum(NODE_WAITS_FOR).optional() }), {
     1: { payload: attemptFinished, upgrade: (payload) => payload },
   }),
+  /**
+   * Clone mode: the scheduler begins to apply a succeeded attempt's patch to the workspace;
+   * `boundary`: the workspace before it. One that no outcome of the node follows was cut short (its
+   * scheduler stopped, maybe inside `git apply`): the node's files go back to `boundary` before its
+   * patch is applied again.
+   */
+  'patch/started': defineEvent(1, () => z.strictObject({ attempt: z.number().int().positive(), token: z.number().int().positive(), boundary: z.unknown() })),
 } as const;
 
 /** `attempt/finished` as version 1 wrote it. */
