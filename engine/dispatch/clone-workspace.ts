@@ -178,9 +178,10 @@ export class CloneWorkspace {
       // A step's checkpoint is the node's change so far as a patch, kept in the log: a worker that
       // takes the node over puts its own clone there (prepared, then the patch applied).
       checkpointNode: async () => ({ patch: await this.patch() }),
+      // `as-left` goes on from the checkpoint the stopped attempt's step took after the run's stop (its files as left).
       resumeNode: async (_nodeId, _writes, _boundary, target) => {
-        if (target.kind === 'as-left') throw new Error('a clone cannot go on from files another worker left');
-        const patch = target.kind === 'checkpoint' ? (target.checkpoint as { readonly patch?: unknown }).patch : undefined;
+        if (target.kind === 'as-left' && target.checkpoint === undefined) throw new Error('a clone cannot go on from files another worker left');
+        const patch = target.kind === 'start' ? undefined : (target.checkpoint as { readonly patch?: unknown }).patch;
         if (typeof patch !== 'string' || patch.trim() === '') return { restored: [], unrestorable: [] };
         await applyNodePatch(this.#dir, patch);
         await this.#stageAll();

@@ -37,7 +37,8 @@ export interface StepResumeContext {
   /**
    * Whether the files an interrupted attempt left are here to go on from (the same workspace);
    * false on a worker's own clone, where only the logged checkpoints are: an attempt that would go
-   * on from files as the other process left them starts over instead. Default true.
+   * on from files as the other process left them starts over instead, unless the run's stop let
+   * its step end with a checkpoint of them. Default true.
    */
   readonly filesLeftHere?: boolean;
 }
@@ -61,7 +62,8 @@ export async function resumeSteps(context: StepResumeContext, node: PlanNode, at
   const events = await log.read({ nodeId: node.id, types: STEP_RESUME_EVENT_TYPES, fromSeq: open.fromSeq });
   const planned = planStepResume(events, context.riskOf);
   if (planned.kind === 'restart' || files.resumeNode === undefined) return undefined;
-  if (planned.files.kind === 'as-left' && context.filesLeftHere === false) return undefined;
+  // Files only the stopped process had go on only from the checkpoint its step took after the run's stop.
+  if (planned.files.kind === 'as-left' && planned.files.checkpoint === undefined && context.filesLeftHere === false) return undefined;
   const restore = await files.resumeNode(node.id, node.writes, open.boundary, planned.files);
   const plan = settleWrites(planned, restore.unrestorable);
   if (plan.checkpointNow) await checkpointStep(context, node, attempt, open.boundary, { turn: 1, step: plan.fromStep });

@@ -34,12 +34,6 @@ export class RunMemory {
   readonly #stoppedAttempts = new Map<string, StoppedAttempt>();
   /** Nodes whose open attempt a worker ended (`attempt/finished`), and whether it can go on: see `#workerAttemptGoesOn`. */
   readonly #endedOnWorker = new Map<string, boolean>();
-  /**
-   * Whether the run's workers run nodes in clones of their own (`dispatch/started`'s mode). In the
-   * shared working copy a worker's attempt leaves its files and checkpoints where any process of
-   * the run finds them, as an attempt of the scheduler's own process does.
-   */
-  #inClones = false;
   /** The plan version the run runs as of the events folded so far: the one its last process started with, or one approved since. */
   #planVersion: number | undefined;
   /** Each plan version's nodes' work (`workHashes`): whether a node's work changed from one version to another. */
@@ -63,7 +57,8 @@ export class RunMemory {
    * of every node it depends on; not its budget) is the same in both: changed, the node starts over
    * with the new one. An attempt a
    * worker ran goes on only on a worker (`onWorkers`): its boundary and checkpoints are of the
-   * shared working copy, not of the worktrees a run in the scheduler's own process may give its nodes.
+   * shared working copy (or patches of a worker's clone), not of the worktrees a run in the
+   * scheduler's own process may give its nodes.
    */
   attemptToGoOn(nodeId: string, planVersion: number, { onWorkers = false }: { readonly onWorkers?: boolean } = {}): OpenAttempt | undefined {
     const open = this.#openAttempts.get(nodeId);
@@ -103,10 +98,6 @@ export class RunMemory {
   }
 
   #add(event: SessionEvent): void {
-    if (event.type === 'dispatch/started') {
-      this.#inClones = event.payload.mode === 'clone';
-      return;
-    }
     if (event.type === 'plan/created' || event.type === 'plan/amended') {
       this.#work.set(event.payload.version, nodeWork(event.payload.plan as Plan));
       return;
@@ -161,7 +152,7 @@ export class RunMemory {
 
   /**
    * A transition settled the node's attempt. Stopped by the run (`cancelled`), an attempt that
-   * began here or on a worker in the shared working copy (not in a worker's clone) is kept to go on from; an attempt that went on from a stopped one
+   * began here or on a worker (whose outcome the stop cut short) is kept to go on from; an attempt that went on from a stopped one
    * (no marker of its own) and is stopped again keeps the one it went on from. Any other end
    * forgets both.
    */
@@ -176,12 +167,12 @@ export class RunMemory {
 
   /**
    * Whether an attempt a worker ended (with `outcome`) can be gone on from once the run's stop
-   * ended it too: in the shared working copy, one the stop cut short (its files and checkpoints
-   * are where every process of the run finds them); not one its worker had answered, nor one in a
-   * worker's own clone, whose files are the worker's (only a worker taking it over goes on from it).
+   * ended it too: one the stop cut short, not one its worker had answered. In the shared working
+   * copy its files and checkpoints are where every process of the run finds them; in a worker's own
+   * clone its checkpoints are patches in the log, which another worker's clone is put at.
    */
   #workerAttemptGoesOn(outcome: 'succeeded' | 'failed'): boolean {
-    return !this.#inClones && outcome === 'failed';
+    return outcome === 'failed';
   }
 }
 
@@ -204,7 +195,7 @@ function nodeWork(plan: Plan): ReadonlyMap<string, string> {
 interface StoppedAttempt {
   readonly attempt: OpenAttempt;
   readonly planVersion: number;
-  /** A worker ran it (in the shared working copy): only a worker goes on from it. */
+  /** A worker ran it (in the shared working copy, or in its own clone): only a worker goes on from it. */
   readonly onWorker: boolean;
 }
 
@@ -223,7 +214,7 @@ export interface KeyedResult {
 }
 
 /** The events `RunMemory` folds. */
-export const RUN_MEMORY_EVENT_TYPES = ['node/succeeded', 'node/snapshotted', 'attempt/finished', 'replan/finished', 'node/reset', 'node/keyed', 'node/failed', 'node/retried', 'node/cancelled', 'node/skipped', 'assistant/message', 'run/started', 'plan/approved', 'plan/created', 'plan/amended', 'dispatch/started'] as const;
+export const RUN_MEMORY_EVENT_TYPES = ['node/succeeded', 'node/snapshotted', 'attempt/finished', 'replan/finished', 'node/reset', 'node/keyed', 'node/failed', 'node/retried', 'node/cancelled', 'node/skipped', 'assistant/message', 'run/started', 'plan/approved', 'plan/created', 'plan/amended'] as const;
 
 /** A run as an earlier process of it left it: where a resumed run carries on from. */
 export interface RecoveredRun {

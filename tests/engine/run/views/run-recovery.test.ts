@@ -101,26 +101,22 @@ describe('RunMemory.attemptToGoOn', () => {
     expect(memory.attemptToGoOn('a', 1)).toMatchObject({ attempt: 1, boundary: 'a-1' });
   });
 
-  it('an attempt a worker ended in the shared working copy (before or after the stop is recorded) goes on, but only on a worker', () => {
+  it.each(['shared', 'clone'] as const)('an attempt a worker ended (%s mode: files and checkpoints in the shared copy, or patches of its clone in the log), before or after the stop is recorded, goes on, but only on a worker', (mode) => {
     const finished = (nodeId: string): SessionEvent => event('attempt/finished', nodeId, { attempt: 1, token: 1, worker: 'h/1', outcome: 'failed', error: 'aborted', retryable: false });
     const cancelled = (nodeId: string): SessionEvent => event('node/cancelled', nodeId, { reason: 'run cancelled' });
-    const memory = new RunMemory().add([runStarted(1), event('dispatch/started', null, { mode: 'shared' }), ...began('before'), answered('before'), finished('before'), cancelled('before'), ...began('after'), answered('after'), cancelled('after'), finished('after')]);
+    const memory = new RunMemory().add([runStarted(1), event('dispatch/started', null, { mode }), ...began('before'), answered('before'), finished('before'), cancelled('before'), ...began('after'), answered('after'), cancelled('after'), finished('after')]);
 
     expect(memory.attemptToGoOn('before', 1, { onWorkers: true })).toMatchObject({ attempt: 1, boundary: 'before-1' });
     expect(memory.attemptToGoOn('after', 1, { onWorkers: true })).toMatchObject({ attempt: 1, boundary: 'after-1' });
-    // Its boundary and checkpoints are the shared working copy's, not those of a run's own worktrees.
+    // Its boundary and checkpoints are the shared working copy's (or a clone's), not those of a run's own worktrees.
     expect(memory.attemptToGoOn('before', 1)).toBeUndefined();
     expect(memory.attemptToGoOn('after', 1)).toBeUndefined();
   });
 
-  it('an attempt a worker ended in its own clone, or had answered before the stop, starts over: its files are the worker\'s', () => {
-    const finished = (nodeId: string, outcome: 'failed' | 'succeeded'): SessionEvent => event('attempt/finished', nodeId, { attempt: 1, token: 1, worker: 'h/1', outcome, ...(outcome === 'failed' ? { error: 'aborted', retryable: false } : { answer: 'done' }) });
-    const cancelled = (nodeId: string): SessionEvent => event('node/cancelled', nodeId, { reason: 'run cancelled' });
-    const inClones = new RunMemory().add([runStarted(1), event('dispatch/started', null, { mode: 'clone' }), ...began('before'), answered('before'), finished('before', 'failed'), cancelled('before'), ...began('after'), answered('after'), cancelled('after'), finished('after', 'failed')]);
-    const answeredFirst = new RunMemory().add([runStarted(1), event('dispatch/started', null, { mode: 'shared' }), ...began('done'), answered('done'), finished('done', 'succeeded'), cancelled('done')]);
+  it('an attempt its worker had answered before the stop starts over: its outcome was the worker\'s to give', () => {
+    const finished = event('attempt/finished', 'done', { attempt: 1, token: 1, worker: 'h/1', outcome: 'succeeded', answer: 'done' });
+    const answeredFirst = new RunMemory().add([runStarted(1), event('dispatch/started', null, { mode: 'shared' }), ...began('done'), answered('done'), finished, event('node/cancelled', 'done', { reason: 'run cancelled' })]);
 
-    expect(inClones.attemptToGoOn('before', 1, { onWorkers: true })).toBeUndefined();
-    expect(inClones.attemptToGoOn('after', 1, { onWorkers: true })).toBeUndefined();
     expect(answeredFirst.attemptToGoOn('done', 1, { onWorkers: true })).toBeUndefined();
   });
 
