@@ -122,8 +122,10 @@ async function runClaimedNode({ run, claim, prefetched }: ClaimedJob, job: NodeJ
   const { plan } = await fold.plan(run);
   const node = plan.nodes.find((candidate) => candidate.id === job.nodeId);
   if (node === undefined) return { outcome: 'failed', error: `node ${job.nodeId} is not in the run's approved plan`, retryable: false };
-  // Begun once the node was seen started (with its claim's round), so it holds the dependencies' outcomes; else read now.
+  // Begun with its claim's round (beside its claim, or once its checks saw the node started); else read now. Either way the
+  // fold holds the node's start, and so its dependencies' outcomes, before the node uses it.
   await (prefetched === undefined ? fold.refresh() : prefetched.catch(() => fold.refresh()));
+  await fold.readStartOf(job.nodeId, job.attempt);
   // The run's budget holds here too: the spend is the log's (every process's calls), a refusal stops this node and, heard by the scheduler, pauses the run.
   const atBudget = new AbortController();
   const gate = new BudgetGate({ log, budget: fold.budget, nodeBudget: (id) => plan.nodes.find((candidate) => candidate.id === id)?.budget, onReached: (reason) => atBudget.abort(new Error(reason)) });

@@ -31,9 +31,11 @@ export interface JobClaimsContext {
   readonly claimTtlMs?: number;
   readonly report?: (line: string) => void;
   /**
-   * Begins, once a round's checks have seen its nodes started, the read its nodes begin with (the
-   * worker's fold of the run: their dependencies' outcomes): beside the round's `attempt/claimed`,
-   * not after it, one round trip fewer before a node's request.
+   * Begins the read its nodes begin with (the worker's fold of the run: their dependencies'
+   * outcomes): beside the round's `attempt/claimed`, not after it, one round trip fewer before a
+   * node's request; on PostgreSQL, for a run the worker has seen, beside the claim statement
+   * itself, so it may have run before the nodes' start was stored: each node reads again when its
+   * fold lacks its start (`WorkerRunFold.readStartOf`).
    */
   readonly prefetch?: (run: RunRecord) => Promise<void>;
 }

@@ -6,12 +6,13 @@ import { executablePlan, type StoredPlan } from '../run/storage/plan-store.js';
 import type { RunRecord } from '../run/storage/run-store.js';
 import { RUN_MEMORY_EVENT_TYPES, RunMemory } from '../run/views/run-recovery.js';
 import { readEvents } from '../session/event-log.js';
+import type { SessionEvent } from '../session/event-types.js';
 
 /**
  * The run's memory without the model answers: those only count an open attempt's calls, which
  * the worker asks of the one node it takes over (`WorkerRunFold.modelCallsSince`).
  */
-const FOLDED_TYPES = [...RUN_MEMORY_EVENT_TYPES.filter((type) => type !== 'assistant/message'), 'budget/set'] as const;
+const FOLDED_TYPES = [...RUN_MEMORY_EVENT_TYPES.filter((type) => type !== 'assistant/message'), 'budget/set', 'node/started'] as const;
 
 /**
  * What a worker keeps of one run between the nodes it runs of it: the run's memory (handoffs,
@@ -24,6 +25,8 @@ const FOLDED_TYPES = [...RUN_MEMORY_EVENT_TYPES.filter((type) => type !== 'assis
 export class WorkerRunFold {
   readonly memory = new RunMemory();
   #budget: RunBudget | undefined;
+  /** Each node's last started attempt (`node/started`) folded so far. */
+  readonly #started = new Map<string, number>();
   #nextSeq = 1;
   #reading: Promise<void> | undefined;
   #queued: Promise<void> | undefined;
@@ -78,6 +81,16 @@ export class WorkerRunFold {
     return this.#plan!.stored;
   }
 
+  /**
+   * Folds in what was appended up to the start of the node's `attempt`, if no read has yet: a
+   * node's start is stored with or after its dependencies' outcomes, so a fold that holds it holds
+   * them. A read begun beside the claim (`JobClaimsContext.prefetch`) may have run before the
+   * scheduler's write of them landed, while the claim, a moment later, found the attempt started.
+   */
+  async readStartOf(nodeId: string, attempt: number): Promise<void> {
+    if ((this.#started.get(nodeId) ?? 0) < attempt) await this.refresh();
+  }
+
   /** How many model answers the node's attempt that began at `fromSeq` (and never ended) got. */
   async modelCallsSince(nodeId: string, fromSeq: number): Promise<number> {
     return (await readEvents(this.#db, this.#runId, { nodeId, types: ['assistant/message'], fromSeq })).length;
@@ -87,6 +100,7 @@ export class WorkerRunFold {
     const events = await readEvents(this.#db, this.#runId, { types: FOLDED_TYPES, fromSeq: this.#nextSeq });
     for (const event of events) {
       if (event.type === 'budget/set') this.#budget = budgetOf(event);
+      else if (event.type === 'node/started') this.#started.set(event.nodeId!, (event as SessionEvent<'node/started'>).payload.attempt);
       else this.memory.add([event]);
       this.#nextSeq = event.seq + 1;
     }
