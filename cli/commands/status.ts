@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { integerAtLeast } from '../context/cli-args.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
-import { durationBetween, formatDuration, formatTokens, formatUsd, nodeRevertedJson, nodeRevertedLabel, plural, renderTable, revertedLines } from '../render/index.js';
+import { durationBetween, foldLines, formatDuration, formatTokens, formatUsd, nodeRevertedJson, nodeRevertedLabel, plural, renderTable, revertedLines } from '../render/index.js';
 
 export const statusCommand = defineCommand<{ run?: string; all?: boolean; limit?: number }>({
   examples: [
@@ -281,7 +281,7 @@ function statusText(status: string): string {
 
 /** `text` on one line of at most `max` characters, with control characters and escapes made visible. */
 function oneLine(text: string, max: number): string {
-  const line = visibleText(text.replace(/\s+/g, ' ').trim());
+  const line = visibleText(foldLines(text));
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 

@@ -1,5 +1,6 @@
 import { shortCommit, visibleJson, visibleText } from '../../engine/read-face.js';
 import type { SessionEvent } from '../../engine/index.js';
+import { foldLines } from './one-line.js';
 
 const MAX_SUMMARY = 120;
 
@@ -12,7 +13,7 @@ export function formatEventLine(event: SessionEvent): string {
 
 /** The payload in one line, control characters and terminal escapes shown as escapes. */
 export function summarizeEvent(event: SessionEvent): string {
-  const text = visibleText(summary(event).replace(/\s+/g, ' ').trim());
+  const text = visibleText(foldLines(summary(event)));
   return text.length > MAX_SUMMARY ? `${text.slice(0, MAX_SUMMARY - 1)}…` : text;
 }
 

@@ -13,3 +13,4 @@ export { renderTable } from './table.js';
 export { formatEventLine, summarizeEvent, eventJson } from './event-line.js';
 export { renderRequestText } from './request-text.js';
 export { plural } from './counts.js';
+export { foldLines } from './one-line.js';
