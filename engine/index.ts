@@ -165,6 +165,8 @@ export {
   foldNodeWorkspace,
   nodeWorkspaceLabel,
   nodeWorkspaceLine,
+  revertedState,
+  revertedStateLabel,
   shortCommit,
   type NodePause,
   type NodeWorkspaceState,
@@ -172,6 +174,7 @@ export {
   type NodeView,
   type NodeViewStatus,
   type PendingApproval,
+  type RevertedState,
   type RunView,
   type SavedWork,
 } from './run/views/run-view.js';

@@ -1,4 +1,4 @@
-import { RUN_VIEW_EVENT_TYPES, countRunsByMode, budgetUse, budgetUseJson, budgetUseText, nodeBudgetUse, pausedBudgetWayOn, nodeWorkspaceLabel, nodeWorkspaceLine, shortCommit, deadRunOwner, foldRunView, getRun, listRuns, needsLivingProcess, readEvents, runOwner, visibleJson, visibleText, type RunOwner, type NodeView, type RunRecord, type RunView } from '../../engine/read-face.js';
+import { REVERTS_FOLD_TYPES, RUN_VIEW_EVENT_TYPES, countRunsByMode, foldReverts, revertedState, revertedStateLabel, budgetUse, budgetUseJson, budgetUseText, nodeBudgetUse, pausedBudgetWayOn, nodeWorkspaceLabel, nodeWorkspaceLine, shortCommit, deadRunOwner, foldRunView, getRun, listRuns, needsLivingProcess, readEvents, runOwner, visibleJson, visibleText, type RevertedState, type RunOwner, type NodeView, type RunRecord, type RunView } from '../../engine/read-face.js';
 import { basename } from 'node:path';
 import { integerAtLeast } from '../context/cli-args.js';
 import { writeLine } from '../context/cli-io.js';
@@ -30,13 +30,14 @@ export const statusCommand = defineCommand<{ run?: string; all?: boolean; limit?
         const owner = await deadRunOwner(db, run);
         if (owner !== undefined) dead.set(run.id, owner);
       }
+      const reverted = await revertedStates(db, runs);
       if (context.json) {
-        const listed = runs.map((run) => ({ id: run.id, status: run.status, mode: run.mode, planVersion: run.planVersion, task: run.task, createdAt: run.createdAt, ...(dead.has(run.id) ? { process: dead.get(run.id) } : {}) }));
+        const listed = runs.map((run) => ({ id: run.id, status: run.status, mode: run.mode, planVersion: run.planVersion, task: run.task, createdAt: run.createdAt, ...(dead.has(run.id) ? { process: dead.get(run.id) } : {}), ...withDefined('revertState', reverted.get(run.id)) }));
         writeLine(context.io.stdout, visibleJson(JSON.stringify({ runs: listed, total: listable })));
       } else if (runs.length === 0) {
         writeLine(context.io.stdout, `no runs yet: \`dagent plan "<task>"\` starts one${toolRuns === 0 ? '' : ` (${toolRuns} \`dagent tool\` call${toolRuns === 1 ? '' : 's'}: status --all lists them)`}`);
       } else {
-        const status = (run: RunRecord): string => (dead.has(run.id) ? `${statusText(run.status)}, process gone` : statusText(run.status));
+        const status = (run: RunRecord): string => `${dead.has(run.id) ? `${statusText(run.status)}, process gone` : statusText(run.status)}${revertedPart(reverted.get(run.id))}`;
         const rows = [['RUN', 'STATUS', 'PLAN', 'CREATED', 'TASK'], ...runs.map((run) => [run.id, status(run), run.planVersion === null ? '-' : `v${run.planVersion}`, run.createdAt.slice(0, 16).replace('T', ' '), oneLine(run.task, 60)])];
         writeLine(context.io.stdout, renderTable(rows));
         if (runs.length < listable) writeLine(context.io.stdout, `the newest ${runs.length} of ${listable} runs: --limit ${listable} lists them all`);
@@ -62,7 +63,7 @@ export const statusCommand = defineCommand<{ run?: string; all?: boolean; limit?
 export function statusJson(view: RunView, owner?: RunOwner): unknown {
   const nodes = view.order.map((id) => view.nodes.get(id)!);
   return {
-    run: { id: view.runId, status: view.status, planVersion: view.planVersion, task: view.task, ...(owner === undefined ? {} : { process: owner }), ...(view.rejection === null ? {} : { rejection: view.rejection }), ...(view.reverts.run === null ? {} : { reverted: view.reverts.run }) },
+    run: { id: view.runId, status: view.status, planVersion: view.planVersion, task: view.task, ...(owner === undefined ? {} : { process: owner }), ...(view.rejection === null ? {} : { rejection: view.rejection }), ...(view.reverts.run === null ? {} : { reverted: view.reverts.run }), ...withDefined('revertState', revertedState(view.reverts)) },
     nodes: nodes.map((node) => ({
       id: node.id,
       status: node.status,
@@ -106,7 +107,7 @@ export function renderStatusText(view: RunView, now: Date = new Date(), owner?: 
   const status = gone ? `${statusText(view.status)}, but its process (pid ${owner.pid}) is gone` : statusText(view.status);
   // A dead run's clock stopped with its last event: its nodes' time does not keep growing.
   const clock = gone && view.lastEventAt !== null ? new Date(view.lastEventAt) : now;
-  const header = `run ${view.runId} · ${status}${view.planVersion === null ? '' : ` · plan v${view.planVersion}`} · ${done}/${nodes.length} nodes done`;
+  const header = `run ${view.runId} · ${status}${revertedPart(revertedState(view.reverts))}${view.planVersion === null ? '' : ` · plan v${view.planVersion}`} · ${done}/${nodes.length} nodes done`;
   const lines = [header, oneLine(view.task, 100)];
   if (nodes.length > 0) {
     // Nodes in their own workspaces (isolation: worktree) show where each stands.
@@ -272,6 +273,21 @@ function countBy(values: readonly string[]): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
   return counts;
+}
+
+/** Per listed run, where its changes stand after `dagent revert` (only the runs with one undone now). */
+async function revertedStates(db: Parameters<typeof readEvents>[0], runs: readonly RunRecord[]): Promise<Map<string, RevertedState>> {
+  const states = new Map<string, RevertedState>();
+  for (const run of runs) {
+    const state = revertedState(foldReverts(await readEvents(db, run.id, { types: REVERTS_FOLD_TYPES })));
+    if (state !== undefined) states.set(run.id, state);
+  }
+  return states;
+}
+
+/** ` · reverted`, ` · 1 node reverted` after a run's status, so a run whose changes are undone does not read as in the workspace. */
+function revertedPart(state: RevertedState | undefined): string {
+  return state === undefined ? '' : ` · ${revertedStateLabel(state)}`;
 }
 
 /** A run's status as the text shows it: `awaiting approval`, not the stored `awaiting_approval` (JSON keeps that). */

@@ -68,6 +68,24 @@ describe('after dagent revert, the run says its changes were undone', () => {
     expect((await cli('status', runId)).stdout).not.toContain('reverted:');
   });
 
+  it('the run list and the run\'s first line say a run\'s changes were undone, all of them or some nodes\'', async () => {
+    const listed = async (): Promise<string> => (await cli('status')).stdout.split('\n').find((line) => line.startsWith(runId))!;
+    const header = async (): Promise<string> => (await cli('status', runId)).stdout.split('\n')[0]!;
+    expect(await listed()).not.toContain('reverted');
+
+    expect((await cli('revert', runId, '--node', 'edit-a')).code).toBe(0);
+    expect(await listed()).toMatch(/ · 1 node reverted {2,}-/);
+    expect(await header()).toMatch(/ · 1 node reverted · 2\/2 nodes done$/);
+
+    expect((await cli('revert', runId)).code).toBe(0);
+    expect(await listed()).toMatch(/ · reverted {2,}-/);
+    expect(await header()).toMatch(/ · reverted · 2\/2 nodes done$/);
+    const list = JSON.parse((await cli('status', '--json')).stdout) as { runs: { id: string; revertState?: unknown }[] };
+    expect(list.runs.find((run) => run.id === runId)?.revertState).toEqual({ scope: 'run', nodes: ['edit-a', 'edit-b'], conflicts: [] });
+    const one = JSON.parse((await cli('status', runId, '--json')).stdout) as { run: { revertState?: unknown } };
+    expect(one.run.revertState).toEqual({ scope: 'run', nodes: ['edit-a', 'edit-b'], conflicts: [] });
+  });
+
   it('a revert whose file was edited since in the same lines says which file kept its edits and how to overwrite them', async () => {
     put('src/b.js', 'sayHelloAgain();\n');
     expect((await cli('revert', runId)).code).toBe(1);

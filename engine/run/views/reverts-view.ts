@@ -59,6 +59,36 @@ export function isNodeReverted(reverts: RevertsView, nodeId: string): boolean {
   return reverts.nodes[nodeId] !== undefined || (reverts.run !== null && reverts.run.nodes.includes(nodeId) && !reverts.run.ranSince.includes(nodeId));
 }
 
+/**
+ * Where the run's changes stand after `dagent revert`, in a word for the run list and a run's
+ * header: the whole run's undone (`run`: its revert, no node ran again since) or some nodes'
+ * (`nodes`). The dashboard and `status` read it alike.
+ */
+export interface RevertedState {
+  readonly scope: 'run' | 'nodes';
+  /** The nodes whose change is undone now, sorted. */
+  readonly nodes: readonly string[];
+  /** Files a conflict left as edited since (the revert undid the rest). */
+  readonly conflicts: readonly string[];
+}
+
+/** The run's `RevertedState`; undefined when no change of it is undone now. */
+export function revertedState(reverts: RevertsView): RevertedState | undefined {
+  const run = reverts.run;
+  const fromRun = run === null ? [] : run.nodes.filter((id) => !run.ranSince.includes(id));
+  const nodes = [...new Set([...fromRun, ...Object.keys(reverts.nodes)])].sort();
+  if (nodes.length === 0) return undefined;
+  const records = [...(fromRun.length > 0 && run !== null ? [run] : []), ...Object.values(reverts.nodes)];
+  const conflicts = [...new Set(records.flatMap((record) => record.conflicts))].sort();
+  return { scope: run !== null && run.ranSince.length === 0 ? 'run' : 'nodes', nodes, conflicts };
+}
+
+/** `reverted`, `partly reverted` (a conflict kept files), `1 node reverted`, `2 nodes partly reverted`. */
+export function revertedStateLabel(state: RevertedState): string {
+  const partly = state.conflicts.length > 0 ? 'partly reverted' : 'reverted';
+  return state.scope === 'run' ? partly : `${state.nodes.length} node${state.nodes.length === 1 ? '' : 's'} ${partly}`;
+}
+
 /** What `foldReverts` reads, for a command that folds only the reverts (`show`). */
 export const REVERTS_FOLD_TYPES = [...REVERT_EVENT_TYPES, 'node/started', 'node/reset'] as const;
 
