@@ -1,4 +1,4 @@
-import { budgetUse, budgetUseText, isTerminalRunStatus, type RunView } from '../engine/index.js';
+import { budgetUse, budgetUseText, isTerminalRunStatus, revertedState, revertedStateLabel, type RunView } from '../engine/index.js';
 import type { Span } from './styled-line.js';
 import { bar, formatClock, formatTokens, formatUsd } from './text-format.js';
 import { estimateTimeLeft } from './time-left.js';
@@ -40,6 +40,7 @@ export function renderHeader(view: RunView, now: number, width: number): Span[][
     [view.runId, 'bold'],
     [' · '],
     [view.status.replace('_', ' '), statusStyle],
+    ...revertedSpans(view),
     [view.planVersion === null ? '' : ` · plan v${view.planVersion}`],
     [' · ', 'dim'],
     [view.task, 'dim'],
@@ -60,6 +61,12 @@ export function renderHeader(view: RunView, now: number, width: number): Span[][
     ...(view.saved.modelCalls > 0 ? ([[` · saved ${formatTokens(view.saved.tokens.input + view.saved.tokens.output)} tokens ${formatUsd(view.saved.costUsd)}`, 'green']] as Span[]) : []),
   ];
   return [title, progressLine, totalsLine];
+}
+
+/** ` · reverted`, ` · 1 node reverted` after the status, as `status` says it: the run's changes are not all in the workspace. */
+function revertedSpans(view: RunView): Span[] {
+  const state = revertedState(view.reverts);
+  return state === undefined ? [] : [[' · '], [revertedStateLabel(state), 'magenta']];
 }
 
 /** ` · budget $0.0412 of $0.0500 (82%) · 17676 of 20000 tokens (88%)`: the spend against the run's caps, as `status` says it, when it has them. */

@@ -1,4 +1,4 @@
-import { PLAN_NODE_KINDS, nodeKind, nodeWorkspaceLabel, nodeWorkspaceLine, type NodeView, type PlanNodeKind, type RunView } from '../engine/index.js';
+import { PLAN_NODE_KINDS, nodeKind, nodeRevertedLabel, nodeWorkspaceLabel, nodeWorkspaceLine, type NodeView, type PlanNodeKind, type RunView } from '../engine/index.js';
 import type { TailLine } from './event-tail-line.js';
 import { waitsOn } from './node-stages.js';
 import { NODE_GLYPHS, PAUSED_GLYPH, workspaceCell } from './render-stage-list.js';
@@ -57,7 +57,7 @@ export function nodePanel(view: RunView, node: NodeView | undefined, tail: reado
   const [glyph, style] = paused && node.pause === 'paused' ? PAUSED_GLYPH : NODE_GLYPHS[node.status];
   const elapsed = node.startedAt === null ? '' : ` ${formatClock((node.finishedAt === null ? options.now : Date.parse(node.finishedAt)) - Date.parse(node.startedAt))}`;
   const lines: Span[][] = [
-    [[`${glyph} `, style], [node.id, 'bold'], [` · ${node.kind} · `], [`${paused ? (node.pause === 'paused' ? 'paused' : 'pausing') : node.status}${elapsed}`, style], [node.attempts > 0 ? ` · attempt ${node.attempts}` : ''], ...resumeMark(node), ...workspaceSpans(node)],
+    [[`${glyph} `, style], [node.id, 'bold'], [` · ${node.kind} · `], [`${paused ? (node.pause === 'paused' ? 'paused' : 'pausing') : node.status}${elapsed}`, style], [node.attempts > 0 ? ` · attempt ${node.attempts}` : ''], ...resumeMark(node), ...workspaceSpans(node), ...revertedSpans(view, node)],
     [[node.title]],
     contextGauge(node, options.width),
     compactionMarkers(node),
@@ -77,6 +77,12 @@ export function nodePanel(view: RunView, node: NodeView | undefined, tail: reado
 function workspaceSpans(node: NodeView): Span[] {
   if (node.workspace === null) return [];
   return [[' · '], [nodeWorkspaceLabel(node.workspace), workspaceCell(node.workspace)[1]]];
+}
+
+/** ` · reverted` in the panel's first line when `dagent revert` undid the node's change (` · partly reverted`: a conflict kept files). */
+function revertedSpans(view: RunView, node: NodeView): Span[] {
+  const reverted = nodeRevertedLabel(view.reverts, node.id);
+  return reverted === undefined ? [] : [[' · '], [reverted, 'magenta']];
 }
 
 /** Lines of the panel that show the response streaming now. */

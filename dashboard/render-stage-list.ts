@@ -1,4 +1,4 @@
-import type { NodeView, NodeViewStatus, NodeWorkspaceView, RunView } from '../engine/index.js';
+import { nodeRevertedLabel, type NodeView, type NodeViewStatus, type NodeWorkspaceView, type RunView } from '../engine/index.js';
 import { nodeStages, waitsOn } from './node-stages.js';
 import type { Span, Style } from './styled-line.js';
 import { cell, formatClock } from './text-format.js';
@@ -75,6 +75,9 @@ function nodeRow(view: RunView, node: NodeView, options: { idWidth: number; widt
   const workspace = options.isolated ? workspaceCell(node.workspace) : undefined;
   const rest = Math.max(0, options.width - 2 - options.idWidth - 1 - 8 - 6 - 3 - 6 - (workspace === undefined ? 0 : WORKSPACE_CELL));
   const tail = waiting.length > 0 ? `⟵ ${waiting.join(',')}` : node.title;
+  // A node whose change `dagent revert` undid says so before its title: its ✓ alone reads as in the workspace.
+  const reverted = nodeRevertedLabel(view.reverts, node.id);
+  const mark = reverted === undefined ? '' : `↶ ${reverted} `;
   const spans: Span[] = [
     [`${glyph} `, style],
     [cell(node.id, options.idWidth), options.selected ? 'inverse' : 'plain'],
@@ -84,7 +87,8 @@ function nodeRow(view: RunView, node: NodeView, options: { idWidth: number; widt
     [cell(node.attempts > 1 ? `×${node.attempts}` : '', 3), 'yellow'],
     [cell(contextFill(node), 6), node.compactions.length > 0 ? 'yellow' : 'dim'],
     ...(workspace === undefined ? [] : [[cell(workspace[0], WORKSPACE_CELL), workspace[1]] as Span]),
-    [cell(tail, rest), waiting.length > 0 ? 'dim' : 'plain'],
+    ...(mark === '' ? [] : [[cell(mark, Math.min(mark.length, rest)), 'magenta'] as Span]),
+    [cell(tail, Math.max(0, rest - mark.length)), waiting.length > 0 ? 'dim' : 'plain'],
   ];
   return spans;
 }

@@ -165,6 +165,7 @@ export {
   foldNodeWorkspace,
   nodeWorkspaceLabel,
   nodeWorkspaceLine,
+  nodeRevertedLabel,
   revertedState,
   revertedStateLabel,
   shortCommit,

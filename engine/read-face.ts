@@ -16,7 +16,7 @@ export { secretsFromConfig, secretsFromEnvironment } from './secret-redactor.js'
 export { EVENT_TYPES, isEventType, type EventType, type SessionEvent } from './session/event-types.js';
 export { readEvents } from './session/event-log.js';
 export { countRunsByMode, getRun, listRuns, type RunRecord } from './run/storage/run-store.js';
-export { NODE_WORKSPACE_FOLD_TYPES, REVERTS_FOLD_TYPES, foldNodeWorkspace, foldReverts, foldRunView, isNodeReverted, revertedState, revertedStateLabel, type RevertedState, type RevertRecord, type RevertsView, nodeWorkspaceLabel, nodeWorkspaceLine, RUN_VIEW_EVENT_TYPES, shortCommit, type NodeView, type NodeWorkspaceView, type RunView } from './run/views/run-view.js';
+export { NODE_WORKSPACE_FOLD_TYPES, REVERTS_FOLD_TYPES, foldNodeWorkspace, foldReverts, foldRunView, isNodeReverted, nodeRevertedLabel, revertedState, revertedStateLabel, type RevertedState, type RevertRecord, type RevertsView, nodeWorkspaceLabel, nodeWorkspaceLine, RUN_VIEW_EVENT_TYPES, shortCommit, type NodeView, type NodeWorkspaceView, type RunView } from './run/views/run-view.js';
 export { formatBudgetUsd, type RunBudget } from './run/budget/run-budget.js';
 export { pausedBudgetWayOn } from './run/views/budget-outlook.js';
 export { budgetUse, budgetUseJson, budgetUseText, nodeBudgetUse, type BudgetUse } from './run/views/budget-use.js';

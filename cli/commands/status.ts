@@ -1,9 +1,9 @@
-import { REVERTS_FOLD_TYPES, RUN_VIEW_EVENT_TYPES, countRunsByMode, foldReverts, revertedState, revertedStateLabel, budgetUse, budgetUseJson, budgetUseText, nodeBudgetUse, pausedBudgetWayOn, nodeWorkspaceLabel, nodeWorkspaceLine, shortCommit, deadRunOwner, foldRunView, getRun, listRuns, needsLivingProcess, readEvents, runOwner, visibleJson, visibleText, type RevertedState, type RunOwner, type NodeView, type RunRecord, type RunView } from '../../engine/read-face.js';
+import { REVERTS_FOLD_TYPES, RUN_VIEW_EVENT_TYPES, countRunsByMode, foldReverts, nodeRevertedLabel, revertedState, revertedStateLabel, budgetUse, budgetUseJson, budgetUseText, nodeBudgetUse, pausedBudgetWayOn, nodeWorkspaceLabel, nodeWorkspaceLine, shortCommit, deadRunOwner, foldRunView, getRun, listRuns, needsLivingProcess, readEvents, runOwner, visibleJson, visibleText, type RevertedState, type RunOwner, type NodeView, type RunRecord, type RunView } from '../../engine/read-face.js';
 import { basename } from 'node:path';
 import { integerAtLeast } from '../context/cli-args.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
-import { durationBetween, foldLines, formatDuration, formatTokens, formatUsd, nodeRevertedJson, nodeRevertedLabel, plural, renderTable, revertedLines } from '../render/index.js';
+import { durationBetween, foldLines, formatDuration, formatTokens, formatUsd, nodeRevertedJson, plural, renderTable, revertedLines } from '../render/index.js';
 
 export const statusCommand = defineCommand<{ run?: string; all?: boolean; limit?: number }>({
   examples: [

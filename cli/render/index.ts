@@ -7,7 +7,7 @@ export { planShowJson, type PlanShowDocument } from './plan-show-json.js';
 export { diffJson, diffStatJson, fileStat, type FileStat } from './diff-json.js';
 export { renderColoredDiff, renderDiffStat } from './diff-text.js';
 export { renderRevertText } from './revert-text.js';
-export { nodeRevertedJson, nodeRevertedLabel, revertedLines } from './reverted-lines.js';
+export { nodeRevertedJson, revertedLines } from './reverted-lines.js';
 export { formatDuration, durationBetween } from './duration.js';
 export { renderTable } from './table.js';
 export { formatEventLine, summarizeEvent, eventJson } from './event-line.js';

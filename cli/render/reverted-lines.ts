@@ -22,13 +22,6 @@ export function revertedLines(runId: string, reverts: RevertsView): string[] {
   return lines;
 }
 
-/** `reverted` or `partly reverted` (a conflict left files as edited since) for a node's workspace cell; undefined: its change stands. */
-export function nodeRevertedLabel(reverts: RevertsView, nodeId: string): string | undefined {
-  if (!isNodeReverted(reverts, nodeId)) return undefined;
-  const record = reverts.nodes[nodeId] ?? reverts.run;
-  return record !== null && record.conflicts.length > 0 ? 'partly reverted' : 'reverted';
-}
-
 /** `status --json`'s `reverted` of a node: its own revert, or the run's that undid it. */
 export function nodeRevertedJson(reverts: RevertsView, nodeId: string): object | undefined {
   const own = reverts.nodes[nodeId];

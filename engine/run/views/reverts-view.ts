@@ -89,6 +89,13 @@ export function revertedStateLabel(state: RevertedState): string {
   return state.scope === 'run' ? partly : `${state.nodes.length} node${state.nodes.length === 1 ? '' : 's'} ${partly}`;
 }
 
+/** `reverted` or `partly reverted` (a conflict left files as edited since) for a node's workspace cell or row; undefined: its change stands. */
+export function nodeRevertedLabel(reverts: RevertsView, nodeId: string): string | undefined {
+  if (!isNodeReverted(reverts, nodeId)) return undefined;
+  const record = reverts.nodes[nodeId] ?? reverts.run;
+  return record !== null && record.conflicts.length > 0 ? 'partly reverted' : 'reverted';
+}
+
 /** What `foldReverts` reads, for a command that folds only the reverts (`show`). */
 export const REVERTS_FOLD_TYPES = [...REVERT_EVENT_TYPES, 'node/started', 'node/reset'] as const;
 

@@ -15,7 +15,7 @@ export type { CompactionView, NodePause, NodeView, NodeViewStatus, PendingApprov
 export type { ReportedWork } from './reported-work.js';
 export { NODE_WORKSPACE_FOLD_TYPES, foldNodeWorkspace, nodeWorkspaceLabel, nodeWorkspaceLine, shortCommit, type NodeWorkspaceState, type NodeWorkspaceView } from './node-workspace-view.js';
 export { newNodeView, reduceNodeTransition } from './node-view.js';
-export { REVERTS_FOLD_TYPES, foldReverts, isNodeReverted, revertedState, revertedStateLabel, type RevertRecord, type RevertedState, type RevertsView } from './reverts-view.js';
+export { REVERTS_FOLD_TYPES, foldReverts, isNodeReverted, nodeRevertedLabel, revertedState, revertedStateLabel, type RevertRecord, type RevertedState, type RevertsView } from './reverts-view.js';
 
 export function emptyRunView(runId: string): RunView {
   return {
