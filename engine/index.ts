@@ -190,7 +190,7 @@ export { budgetUse, budgetUseJson, budgetUseText, nodeBudgetUse, type BudgetUse 
 // Snapshots: per-node file snapshots, diff and revert.
 export { renderFileDiff, type FileDiff, type RunDiff } from './snapshots/file-diff-render.js';
 export { diffRun } from './snapshots/file-diff.js';
-export { revertRun, type RevertAction, type RevertOutcome } from './snapshots/file-revert.js';
+export { revertRun, type RevertAction, type RevertConflict, type RevertOutcome, type RevertRemedy } from './snapshots/file-revert.js';
 export { NothingToDiffError } from './snapshots/file-snapshot-errors.js';
 export { startGitSpawner } from './snapshots/git-spawner.js';
 export { CONTROLLED_GIT_CONFIG, controlledGitEnvironment } from './snapshots/git-environment.js';

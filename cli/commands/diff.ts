@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import {
   runLog,
   NothingToDiffError,
@@ -62,14 +63,16 @@ export const revertCommand = defineCommand<{ run: string; node?: string; force?:
     const run = await getRun(db, args.run);
     const force = args.force === true;
     const dryRun = args.dryRun === true;
-    const outcome = await revertRun(db, run.id, workspaceOf(context, args, run), {
+    const workspace = workspaceOf(context, args, run);
+    const outcome = await revertRun(db, run.id, workspace, {
       ...(args.node === undefined ? {} : { nodeId: args.node }),
       force,
       dryRun,
       log: runLog(db, run.id),
     });
     if (context.json) writeLine(context.io.stdout, visibleJson(JSON.stringify({ ...outcome, dryRun })));
-    else writeLine(context.io.stdout, renderRevertText(outcome, { dryRun, force }));
+    // A git command the text names runs in the workspace: from anywhere else it says where (`git -C`).
+    else writeLine(context.io.stdout, renderRevertText(outcome, { dryRun, force, ...(resolve(context.io.cwd) === resolve(workspace) ? {} : { gitDir: workspace }) }));
     return outcome.conflicted.length > 0 ? 1 : 0;
   },
 });

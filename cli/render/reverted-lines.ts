@@ -35,8 +35,14 @@ function filesPart(record: RevertRecord, state: string): string {
 }
 
 function conflictPart(record: RevertRecord, force: string): string {
-  if (record.conflicts.length === 0) return record.forced ? ' (--force: edits made since were overwritten)' : '';
-  return `; ${named(record.conflicts)} kept the edits made since in the lines the change made (a conflict; \`${force}\` overwrites them)`;
+  const forceable = record.conflicts.filter((path) => !record.unrestorable.includes(path));
+  const parts = [
+    ...(forceable.length === 0 ? [] : [`; ${named(forceable)} kept the edits made since in the lines the change made (a conflict; \`${force}\` overwrites them)`]),
+    // Their content before is not held: nothing dagent has puts them back, so no command is offered for them.
+    ...(record.unrestorable.length === 0 ? [] : [`; ${named(record.unrestorable)} left as ${record.unrestorable.length === 1 ? 'it is' : 'they are'} (\`dagent revert\` cannot put ${record.unrestorable.length === 1 ? 'it' : 'them'} back, even with --force)`]),
+  ];
+  if (parts.length === 0) return record.forced ? ' (--force: edits made since were overwritten)' : '';
+  return parts.join('');
 }
 
 function named(paths: readonly string[]): string {

@@ -56,18 +56,28 @@ export const NODE_EVENTS = {
    * put back (each also a `file/reverted`), those already as before, and those left untouched for a
    * conflict. Not written on a dry run, nor when the run or node had changed no file.
    */
-  'revert/finished': defineEvent(1, () =>
-    z.strictObject({
-      /** The whole run's changes (`node` null), or one node's (`--node`). */
-      scope: z.enum(['run', 'node']),
-      node: z.string().nullable(),
-      /** The nodes whose changes it undid (those that changed the files it covers). */
-      nodes: z.array(z.string()),
-      reverted: z.array(z.string()),
-      unchanged: z.array(z.string()),
-      conflicts: z.array(z.string()),
-      forced: z.boolean(),
-    }),
+  /** v2: `unrestorable`, the conflicts `--force` cannot put back either (their content before is not held). */
+  'revert/finished': defineEvent(
+    2,
+    () =>
+      z.strictObject({
+        /** The whole run's changes (`node` null), or one node's (`--node`). */
+        scope: z.enum(['run', 'node']),
+        node: z.string().nullable(),
+        /** The nodes whose changes it undid (those that changed the files it covers). */
+        nodes: z.array(z.string()),
+        reverted: z.array(z.string()),
+        unchanged: z.array(z.string()),
+        conflicts: z.array(z.string()),
+        unrestorable: z.array(z.string()).optional(),
+        forced: z.boolean(),
+      }),
+    {
+      1: {
+        payload: () => z.strictObject({ scope: z.enum(['run', 'node']), node: z.string().nullable(), nodes: z.array(z.string()), reverted: z.array(z.string()), unchanged: z.array(z.string()), conflicts: z.array(z.string()), forced: z.boolean() }),
+        upgrade: (payload) => payload,
+      },
+    },
   ),
   /** v2: `origin`, who proposed it (`remember`, or a compaction's key facts with its `compactionId`). */
   'memory/added': defineEvent(

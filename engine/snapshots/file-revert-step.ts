@@ -13,7 +13,8 @@ export type RevertStep =
   | { readonly action: 'delete'; readonly overwrites?: true }
   /** Later edits survive: the change was undone by a three-way merge onto the current content. */
   | { readonly action: 'patch'; readonly bytes: Buffer }
-  | { readonly action: 'conflict'; readonly reason: string };
+  /** Left untouched; `unrestorable`: its content before is not held, so `force` cannot put it back either. */
+  | { readonly action: 'conflict'; readonly reason: string; readonly unrestorable?: true };
 
 export interface RevertStepInput {
   /** The content to go back to (before the change). */
@@ -28,6 +29,9 @@ export interface RevertStepInput {
 /** Why a file whose content before held a secret is left as it is. */
 export const SECRET_KEPT_OUT = 'its content before held a secret (a key or token), which dagent never stores, so it cannot be put back: left as it is (put the secret back from your own copy)';
 
+/** Why a file whose content before was too large to keep is left as it is. */
+export const UNRECORDED_KEPT_OUT = 'its content before was not recorded (larger than the snapshot limit), so it cannot be put back: left as it is';
+
 /**
  * How to undo one recorded change (`target` → `changedTo`) on the file as it is now. When the
  * file is still as the change left it, `target` comes back exactly; when it changed since, the
@@ -38,9 +42,9 @@ export const SECRET_KEPT_OUT = 'its content before held a secret (a key or token
 export function revertStep(input: RevertStepInput): RevertStep {
   const { target, changedTo, current, force } = input;
   if (sameContent(current, target)) return { action: 'unchanged' };
-  if (target.kind === 'unrecorded') return { action: 'conflict', reason: 'its content before was not recorded (larger than the snapshot limit)' };
+  if (target.kind === 'unrecorded') return { action: 'conflict', reason: UNRECORDED_KEPT_OUT, unrestorable: true };
   // Writing the stored copy back would put `[REDACTED]` where the user's key was, even forced.
-  if (isRedacted(target)) return { action: 'conflict', reason: SECRET_KEPT_OUT };
+  if (isRedacted(target)) return { action: 'conflict', reason: SECRET_KEPT_OUT, unrestorable: true };
   const exact: RevertStep =
     target.kind === 'absent' ? { action: 'delete' } : target.kind === 'link' ? { action: 'relink', target: target.target } : { action: 'restore', bytes: target.bytes };
   if (changedTo === undefined || sameContent(current, changedTo)) return exact;

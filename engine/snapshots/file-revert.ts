@@ -3,6 +3,7 @@ import type { Database } from '../db/database.js';
 import type { EventLog } from '../session/event-log.js';
 import { RunStillRunningError } from './file-snapshot-errors.js';
 import { assertNodeInRun, nodeStartSeqs, pathHistories, runStatusOf } from './file-history.js';
+import { hasOtherCommittedCopy } from './committed-copy.js';
 import { revertStep, type RevertStep } from './file-revert-step.js';
 import { listSnapshots } from './file-snapshot-rows.js';
 import { fileOf, linkStateOf, type FileState } from './file-state.js';
@@ -36,7 +37,15 @@ export interface RevertConflict {
   readonly path: string;
   readonly nodeId: string;
   readonly reason: string;
+  /**
+   * What can still put the file back: `force` (`--force` writes the content before over the edits
+   * made since); `git` (its content before is not held, but the workspace's git repository has the
+   * file committed, as it is not now: `git checkout HEAD -- PATH`); `none` (nothing dagent knows of).
+   */
+  readonly remedy: RevertRemedy;
 }
+
+export type RevertRemedy = 'force' | 'git' | 'none';
 
 export interface RevertOutcome {
   readonly runId: string;
@@ -80,7 +89,7 @@ export async function revertRun(db: Kysely<Database>, runId: string, workspace: 
     const current = await files.read(item.path);
     const step = revertStep({ target: item.target, changedTo: item.changedTo, current, force: options.force === true });
     if (step.action === 'unchanged') unchanged.push(item.path);
-    else if (step.action === 'conflict') conflicted.push({ path: item.path, nodeId: item.nodeId, reason: step.reason });
+    else if (step.action === 'conflict') conflicted.push({ path: item.path, nodeId: item.nodeId, reason: step.reason, remedy: step.unrestorable === true ? await remedyWithoutForce(workspace, item.path) : 'force' });
     else if (options.dryRun === true) {
       restored.push({ path: item.path, action: actionOf(step), nodeId: item.nodeId, ...('overwrites' in step && step.overwrites === true ? { overwrote: true as const } : {}) });
     } else {
@@ -89,7 +98,8 @@ export async function revertRun(db: Kysely<Database>, runId: string, workspace: 
         action = await applyStep(files, item.path, step);
       } catch (error) {
         if (!(error instanceof SnapshotPathThroughLinkError)) throw error;
-        conflicted.push({ path: item.path, nodeId: item.nodeId, reason: error.reason });
+        // A link on the path: no write goes through it, forced or not.
+        conflicted.push({ path: item.path, nodeId: item.nodeId, reason: error.reason, remedy: 'none' });
         continue;
       }
       restored.push({ path: item.path, action, nodeId: item.nodeId, ...('overwrites' in step && step.overwrites === true ? { overwrote: true as const } : {}) });
@@ -109,6 +119,7 @@ export async function revertRun(db: Kysely<Database>, runId: string, workspace: 
         reverted: restored.map((file) => file.path),
         unchanged,
         conflicts: conflicted.map((conflict) => conflict.path),
+        unrestorable: conflicted.filter((conflict) => conflict.remedy !== 'force').map((conflict) => conflict.path),
         forced: options.force === true,
       },
     });
@@ -124,6 +135,11 @@ async function revertTargets(db: Kysely<Database>, runId: string, nodeId: string
     const last = history.snapshots[history.snapshots.length - 1]!;
     return { path: history.path, nodeId: first.nodeId, target: first.before, changedTo: last.after, nodes: history.snapshots.map((snapshot) => snapshot.nodeId) };
   });
+}
+
+/** A file `force` cannot put back: what else can, if anything. */
+async function remedyWithoutForce(workspace: string, path: string): Promise<RevertRemedy> {
+  return (await hasOtherCommittedCopy(workspace, path)) ? 'git' : 'none';
 }
 
 type WritingStep = Exclude<RevertStep, { action: 'unchanged' | 'conflict' }>;

@@ -4,7 +4,7 @@ export { nodeBoundarySchema, parseNodeBoundary, type NodeBoundary } from './file
 export { createWriteSet, writeSetRefusal, type WriteSet } from './file-write-set.js';
 export { diffRun, type DiffRunOptions } from './file-diff.js';
 export { DIFF_CONTEXT_LINES, fileDiff, renderFileDiff, renderUnifiedDiff, type DiffHunk, type FileChangeKind, type FileDiff, type FileDiffContent, type RunDiff } from './file-diff-render.js';
-export { revertRun, type RevertAction, type RevertConflict, type RevertOutcome, type RevertRunOptions, type RevertedFile } from './file-revert.js';
+export { revertRun, type RevertAction, type RevertConflict, type RevertOutcome, type RevertRemedy, type RevertRunOptions, type RevertedFile } from './file-revert.js';
 export { revertStep, type RevertStep, type RevertStepInput } from './file-revert-step.js';
 export { FileSnapshotGitError, InvalidNodeBoundaryError, NothingToDiffError, RunStillRunningError, SnapshotPathThroughLinkError, UnsafeSnapshotPathError, WorkspaceMissingError } from './file-snapshot-errors.js';
 export { ABSENT_FILE_HASH, listSnapshots, type FileSnapshot, type FileSnapshotKey } from './file-snapshot-rows.js';

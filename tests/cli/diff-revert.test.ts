@@ -203,7 +203,7 @@ describe('dagent revert', () => {
     expect(read('src/routes.ts')).toBeUndefined();
 
     const json = JSON.parse((await cli('revert', runId, '--node', 'edit-api', '--json')).stdout);
-    expect(json.conflicted).toEqual([{ path: 'src/api.ts', nodeId: 'edit-api', reason: 'the file has changed since in the lines the change touched' }]);
+    expect(json.conflicted).toEqual([{ path: 'src/api.ts', nodeId: 'edit-api', reason: 'the file has changed since in the lines the change touched', remedy: 'force' }]);
 
     const wouldForce = await cli('revert', runId, '--node', 'edit-api', '--force', '--dry-run');
     expect(wouldForce.stdout).toContain('would restore  src/api.ts  as before edit-api, over the edits made since (they would be lost)');

@@ -8,8 +8,10 @@ export interface RevertRecord {
   readonly reverted: readonly string[];
   /** Files already as before. */
   readonly unchanged: readonly string[];
-  /** Files left untouched: edited since in the lines the change made. */
+  /** Files left untouched: edited since in the lines the change made, or `unrestorable`. */
   readonly conflicts: readonly string[];
+  /** The conflicts `--force` cannot put back either: their content before is not held (too large, or it held a secret), or a link is on the path. */
+  readonly unrestorable: readonly string[];
   readonly forced: boolean;
   /** The nodes whose changes it undid. */
   readonly nodes: readonly string[];
@@ -35,7 +37,7 @@ export function reduceReverts(reverts: RevertsView, event: SessionEvent): Revert
   switch (event.type) {
     case 'revert/finished': {
       const { scope, node, nodes, reverted, unchanged, conflicts, forced } = event.payload;
-      const record: RevertRecord = { at: event.createdAt, reverted, unchanged, conflicts, forced, nodes };
+      const record: RevertRecord = { at: event.createdAt, reverted, unchanged, conflicts, unrestorable: event.payload.unrestorable ?? [], forced, nodes };
       // The whole run's revert undid every node's change, theirs included.
       if (scope === 'run' || node === null) return { run: { ...record, ranSince: [] }, nodes: {} };
       return { ...reverts, nodes: { ...reverts.nodes, [node]: record } };
@@ -72,15 +74,21 @@ export interface RevertedState {
   readonly conflicts: readonly string[];
 }
 
-/** The run's `RevertedState`; undefined when no change of it is undone now. */
+/** The run's `RevertedState`; undefined when no change of it is undone now (a revert that left every file for a conflict undid none). */
 export function revertedState(reverts: RevertsView): RevertedState | undefined {
-  const run = reverts.run;
+  const run = reverts.run !== null && putBackAny(reverts.run) ? reverts.run : null;
   const fromRun = run === null ? [] : run.nodes.filter((id) => !run.ranSince.includes(id));
-  const nodes = [...new Set([...fromRun, ...Object.keys(reverts.nodes)])].sort();
+  const own = Object.entries(reverts.nodes).filter(([, record]) => putBackAny(record));
+  const nodes = [...new Set([...fromRun, ...own.map(([id]) => id)])].sort();
   if (nodes.length === 0) return undefined;
-  const records = [...(fromRun.length > 0 && run !== null ? [run] : []), ...Object.values(reverts.nodes)];
+  const records = [...(fromRun.length > 0 && run !== null ? [run] : []), ...own.map(([, record]) => record)];
   const conflicts = [...new Set(records.flatMap((record) => record.conflicts))].sort();
   return { scope: run !== null && run.ranSince.length === 0 ? 'run' : 'nodes', nodes, conflicts };
+}
+
+/** Whether the revert put back a file (or found one already as before), not only left files for a conflict. */
+function putBackAny(record: RevertRecord): boolean {
+  return record.reverted.length + record.unchanged.length > 0;
 }
 
 /** `reverted`, `partly reverted` (a conflict kept files), `1 node reverted`, `2 nodes partly reverted`. */
@@ -93,6 +101,7 @@ export function revertedStateLabel(state: RevertedState): string {
 export function nodeRevertedLabel(reverts: RevertsView, nodeId: string): string | undefined {
   if (!isNodeReverted(reverts, nodeId)) return undefined;
   const record = reverts.nodes[nodeId] ?? reverts.run;
+  if (record !== null && !putBackAny(record)) return undefined;
   return record !== null && record.conflicts.length > 0 ? 'partly reverted' : 'reverted';
 }
 

@@ -94,7 +94,7 @@ describe('revertRun', () => {
     const refused = await revertRun(h.store.db, h.runId, h.workspace, { nodeId: 'edit-a', log: h.log });
     expect(refused).toMatchObject({
       restored: [],
-      conflicted: [{ path: 'src/big.ts', nodeId: 'edit-a', reason: 'the file has changed since in the lines the change touched' }],
+      conflicted: [{ path: 'src/big.ts', nodeId: 'edit-a', reason: 'the file has changed since in the lines the change touched', remedy: 'force' }],
     });
     expect(h.read('src/big.ts')).toBe(edited);
     expect(await revertedEvents(h)).toEqual([]);
@@ -138,7 +138,7 @@ describe('revertRun', () => {
         { path: 'src/shape.ts', action: 'restored', nodeId: 'edit-a' },
         { path: 'src/square.ts', action: 'deleted', nodeId: 'edit-a' },
       ],
-      conflicted: [{ path: 'src/big.ts', nodeId: 'edit-a', reason: 'the file has changed since in the lines the change touched' }],
+      conflicted: [{ path: 'src/big.ts', nodeId: 'edit-a', reason: 'the file has changed since in the lines the change touched', remedy: 'force' }],
       unchanged: [],
     });
     expect([h.read('src/shape.ts'), h.read('src/big.ts'), h.read('src/square.ts')]).toEqual(before);
@@ -173,7 +173,7 @@ describe('revertStep', () => {
     ['deleted, re-created since', text('a\n'), ABSENT_FILE, text('c\n'), false, { action: 'conflict', reason: 'the file was deleted by the change and has been re-created since' }],
     ['edited since, deleted since', text('a\n'), text('b\n'), ABSENT_FILE, false, { action: 'conflict', reason: 'the file has been deleted since' }],
     ['binary, changed since', fileStateOf(Buffer.from([0])), fileStateOf(Buffer.from([1])), fileStateOf(Buffer.from([2])), false, { action: 'conflict', reason: 'the binary file has changed since' }],
-    ['before not recorded', { kind: 'unrecorded', hash: 'x' }, text('b\n'), text('b\n'), true, { action: 'conflict', reason: 'its content before was not recorded (larger than the snapshot limit)' }],
+    ['before not recorded, forced: still left, and it says force cannot help', { kind: 'unrecorded', hash: 'x' }, text('b\n'), text('b\n'), true, { action: 'conflict', reason: 'its content before was not recorded (larger than the snapshot limit), so it cannot be put back: left as it is', unrestorable: true }],
   ])('%s', (_name, target, changedTo, current, force, expected) => {
     expect(bytes(revertStep({ target, changedTo, current, force }))).toEqual(expected);
   });
@@ -191,11 +191,26 @@ describe('a file that held a secret', () => {
 
     for (const force of [false, true]) {
       const outcome = await revertRun(h.store.db, h.runId, h.workspace, { log: h.log, force });
-      expect(outcome.conflicted).toEqual([{ path: 'settings.env', nodeId: 'edit', reason: expect.stringContaining('held a secret') }]);
+      expect(outcome.conflicted).toEqual([{ path: 'settings.env', nodeId: 'edit', reason: expect.stringContaining('held a secret'), remedy: 'none' }]);
       expect(h.read('settings.env')).toBe(after);
     }
     // The other file of the node is reverted as usual.
     expect(h.read('src/a.ts')).toBe('a\n');
+  });
+
+  it('in a git workspace where it is committed, names git as the way back, and the log says force cannot put it back', async () => {
+    const h = await openSnapshotHarness({ files: { 'settings.env': before }, git: true });
+    harnesses.push(h);
+    await runNode(h, 'edit', ['settings.env'], { 'settings.env': after });
+
+    const outcome = await revertRun(h.store.db, h.runId, h.workspace, { log: h.log });
+    expect(outcome.conflicted).toEqual([{ path: 'settings.env', nodeId: 'edit', reason: expect.stringContaining('held a secret'), remedy: 'git' }]);
+    const [finished] = await readEvents(h.store.db, h.runId, { types: ['revert/finished'] });
+    expect(finished?.payload).toMatchObject({ conflicts: ['settings.env'], unrestorable: ['settings.env'] });
+
+    // Committed as it is now: git has nothing else to put back.
+    h.git('commit', '-qam', 'prod');
+    expect((await revertRun(h.store.db, h.runId, h.workspace, { log: h.log, dryRun: true })).conflicted[0]?.remedy).toBe('none');
   });
 
   it('is left as it is when a node is restored for a retry or a resume, and named as not restored', async () => {

@@ -39,6 +39,7 @@ describe('the run in a word: reverted, partly, or some nodes', () => {
     ['the whole run', [reverted('run', null, ['edit-a', 'edit-b'], ['a.js', 'b.js'])], 'reverted'],
     ['the whole run, a conflict keeping one file', [conflicted(['a.js'], ['b.js'])], 'partly reverted'],
     ['one node', [reverted('node', 'edit-a', ['edit-a'], ['a.js'])], '1 node reverted'],
+    ['a revert that left every file for a conflict undid nothing', [conflicted([], ['a.js', 'b.js'])], undefined],
     ['the whole run, then one node ran again', [reverted('run', null, ['edit-a', 'edit-b'], ['a.js', 'b.js']), event('node/started', 'edit-b', { attempt: 2 })], '1 node reverted'],
     ['the whole run, then every node ran again', [reverted('run', null, ['edit-a'], ['a.js']), event('node/started', 'edit-a', { attempt: 2 })], undefined],
     ['one node, then it ran again', [reverted('node', 'edit-a', ['edit-a'], ['a.js']), event('node/started', 'edit-a', { attempt: 2 })], undefined],
