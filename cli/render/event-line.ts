@@ -51,10 +51,13 @@ function summary(event: SessionEvent): string {
       return `${event.payload.compactionId} ${event.payload.outcome}${event.payload.tokensAfter === undefined ? '' : ` → ${event.payload.tokensAfter} tokens`}`;
     case 'revert/finished': {
       const { scope, node, reverted, unchanged, conflicts, forced } = event.payload;
+      const unrestorable = event.payload.unrestorable ?? [];
+      const edited = conflicts.filter((path) => !unrestorable.includes(path));
       const what = scope === 'run' ? "the run's changes" : `${node ?? '?'}'s change`;
       const parts = [`${what} reverted${forced ? ' (forced)' : ''}: ${reverted.length === 0 ? 'no file written' : reverted.join(', ')}`];
       if (unchanged.length > 0) parts.push(`already as before: ${unchanged.join(', ')}`);
-      if (conflicts.length > 0) parts.push(`conflict, left as edited: ${conflicts.join(', ')}`);
+      if (edited.length > 0) parts.push(`conflict, left as edited: ${edited.join(', ')}`);
+      if (unrestorable.length > 0) parts.push(`cannot be put back, left as is: ${unrestorable.join(', ')}`);
       return parts.join(' · ');
     }
     case 'node/merged': {

@@ -79,6 +79,7 @@ describe('revert of a file whose content before is not held', () => {
     const status = await cli('status', runId);
     expect(status.stdout).toContain('src/a.js as before the run; settings.env left as it is (`dagent revert` cannot put it back, even with --force)');
     expect(status.stdout).not.toContain('--force` overwrites');
+    expect((await cli('log', runId, '--type', 'revert/finished')).stdout).toContain("the run's changes reverted: src/a.js · cannot be put back, left as is: settings.env");
   });
 
   it('in a git workspace where the file is committed, names the git command that puts it back, and it does', async () => {
