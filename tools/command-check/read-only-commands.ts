@@ -1,5 +1,5 @@
-import { looksLikePath } from './command-places.js';
-import { placeAt, type CheckContext, type ShellState } from './command-context.js';
+import { looksLikePath, type Location } from './command-places.js';
+import { locateAt, whereNote, type CheckContext, type ShellState } from './command-context.js';
 import type { ShellWord } from './shell-syntax.js';
 
 /** Commands that only read, and the options that would make them write or run something. */
@@ -71,8 +71,18 @@ export function checkReadOnly(name: string, args: readonly ShellWord[], context:
       skippedPattern = true;
       continue;
     }
-    if (!looksLikePath(word)) continue;
-    const place = placeAt(word, context, state);
-    if (place !== 'inside' && place !== 'root' && place !== 'protected' && place !== 'null') findings.add('risky', `${name} reads ${word.text}, outside the workspace`);
+    const location = locateAt(word, context, state);
+    if (!looksLikePath(word) && !namesSomething(location)) continue;
+    const place = location.place;
+    if (place !== 'inside' && place !== 'root' && place !== 'protected' && place !== 'null') findings.add('risky', `${name} reads ${word.text}, outside the workspace${whereNote(word, location)}`);
   }
+}
+
+/**
+ * A plain word (`notes`, `docs/a.md`) is a path when it names something that exists, or a symbolic
+ * link leads it out: `cat notes` reads /etc/passwd when `notes` links there. A word that names
+ * nothing (a pattern, a count) is left alone, even after a `cd` out of the workspace.
+ */
+function namesSomething(location: Location): boolean {
+  return location.throughLink || (location.path !== undefined && location.existing === location.path);
 }

@@ -92,6 +92,29 @@ describe('the command checker, on a real file system', () => {
   });
 });
 
+describe('a read through a link named plainly', () => {
+  beforeEach(() => {
+    symlinkSync(join(canary, 'target.txt'), join(bed.workspace, 'notes'));
+  });
+
+  it.each(['cat notes', 'grep keep notes', 'head -n 1 ./notes', 'cat link-out/target.txt', 'ls link-out', 'wc -l link-out/*', 'cd link-out && cat target.txt'])(
+    '%j is risky, not safe: it reads outside the workspace',
+    (command) => {
+      expect(checkCommand(command, checkOptions()).class).toBe('risky');
+    },
+  );
+
+  it('says where the link leads', () => {
+    const verdict = checkCommand('cat notes', checkOptions());
+
+    expect(verdict.reasons).toEqual([`cat reads notes, outside the workspace (notes leads to ${canary}/target.txt through a symbolic link)`]);
+  });
+
+  it('leaves files of the workspace, and words that name nothing, safe', () => {
+    expect(['cat notes.txt', 'head -n 20 build/out.js', 'grep -c keep missing.txt'].map((command) => checkCommand(command, checkOptions()).class)).toEqual(['safe', 'safe', 'safe']);
+  });
+});
+
 describe('run_command without a sandbox, under --approval auto', () => {
   it.each(PAYLOADS.refused)('refuses %j, and the canary stays', async (payload) => {
     const before = canaryState();
