@@ -132,7 +132,13 @@ function ddRule({ args, context, state }: RuleInput): void {
 }
 
 /** `cd`, `pushd`, `popd`: later relative paths resolve against the new folder (unknown when it is). */
-function cdRule({ name, args, context, state }: RuleInput): void {
+function cdRule(input: RuleInput): void {
+  changeFolder(input);
+  // Relative paths after it cannot be judged: `cd $DIR && cat notes` may read anywhere.
+  if (input.state.cwd === undefined) input.context.findings.add('risky', `${input.name} goes to a folder only known when it runs`);
+}
+
+function changeFolder({ name, args, context, state }: RuleInput): void {
   const operands = operandsOf(args).filter((word) => !/^-[LPe@]+$/.test(word.text));
   const target = operands[0];
   if (name === 'popd' || target?.text === '-' || target?.glob === true) {

@@ -1,4 +1,4 @@
-import { looksLikePath, type Location } from './command-places.js';
+import { looksLikePath, type Location, type Place } from './command-places.js';
 import { locateAt, whereNote, type CheckContext, type ShellState } from './command-context.js';
 import type { ShellWord } from './shell-syntax.js';
 
@@ -65,17 +65,36 @@ export function checkReadOnly(name: string, args: readonly ShellWord[], context:
   if (NON_PATH_ARGUMENTS.has(name)) return;
   const explicitPattern = args.some((word) => /^-(?:e|f|-regexp|-file)/.test(word.text));
   let skippedPattern = !PATTERN_FIRST.has(name) || explicitPattern;
+  let operands = 0;
   for (const word of args) {
     if (word.text.startsWith('-')) continue;
     if (!skippedPattern) {
       skippedPattern = true;
       continue;
     }
+    operands += 1;
     const location = locateAt(word, context, state);
     if (!looksLikePath(word) && !namesSomething(location)) continue;
-    const place = location.place;
-    if (place !== 'inside' && place !== 'root' && place !== 'protected' && place !== 'null') findings.add('risky', `${name} reads ${word.text}, outside the workspace${whereNote(word, location)}`);
+    if (!isReadable(location.place)) findings.add('risky', `${name} reads ${word.text}, outside the workspace${whereNote(word, location)}`);
   }
+  if (operands === 0 && readsItsFolder(name, args)) {
+    // `cd link && ls`, `cd .. && grep -r key`: with no path, these read the folder they run in.
+    const location = locateAt(HERE, context, state);
+    if (location.place !== 'unknown' && !isReadable(location.place)) findings.add('risky', `${name} reads the folder it runs in, ${location.path ?? state.cwd}, outside the workspace`);
+  }
+}
+
+const HERE: ShellWord = { text: '.', quoted: false, expanded: false, glob: false, tilde: false, substitutions: [], processSubstitution: false };
+/** Commands that read the folder they run in when given no path. */
+const FOLDER_READERS: ReadonlySet<string> = new Set(['ls', 'du', 'tree', 'rg', 'ag', 'find']);
+
+function readsItsFolder(name: string, args: readonly ShellWord[]): boolean {
+  if (FOLDER_READERS.has(name)) return true;
+  return PATTERN_FIRST.has(name) && args.some((word) => /^-[a-zA-Z]*[rR]/.test(word.text) || word.text === '--recursive' || word.text === '--dereference-recursive');
+}
+
+function isReadable(place: Place): boolean {
+  return place === 'inside' || place === 'root' || place === 'protected' || place === 'null';
 }
 
 /**

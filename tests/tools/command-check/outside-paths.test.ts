@@ -92,7 +92,7 @@ describe('the command checker, on a real file system', () => {
   });
 });
 
-describe('a read through a link named plainly', () => {
+describe('a read through a link named plainly, or in a folder outside', () => {
   beforeEach(() => {
     symlinkSync(join(canary, 'target.txt'), join(bed.workspace, 'notes'));
   });
@@ -110,8 +110,23 @@ describe('a read through a link named plainly', () => {
     expect(verdict.reasons).toEqual([`cat reads notes, outside the workspace (notes leads to ${canary}/target.txt through a symbolic link)`]);
   });
 
+  it.each(['cd link-out && ls', 'cd .. && ls', 'cd link-out && grep -r keep', 'cd link-out && find -name target.txt', 'cd $SOMEWHERE && cat notes.txt'])(
+    '%j is risky, not safe: the folder it reads is outside the workspace, or only known when it runs',
+    (command) => {
+      expect(checkCommand(command, checkOptions()).class).toBe('risky');
+    },
+  );
+
+  it('says which folder a read with no path reads', () => {
+    const verdict = checkCommand('cd link-out && ls', checkOptions());
+
+    expect(verdict.reasons).toEqual([`ls reads the folder it runs in, ${canary}, outside the workspace`]);
+  });
+
   it('leaves files of the workspace, and words that name nothing, safe', () => {
-    expect(['cat notes.txt', 'head -n 20 build/out.js', 'grep -c keep missing.txt'].map((command) => checkCommand(command, checkOptions()).class)).toEqual(['safe', 'safe', 'safe']);
+    const commands = ['cat notes.txt', 'head -n 20 build/out.js', 'grep -c keep missing.txt', 'ls', 'grep -r keep', 'cd build && ls', 'cd'];
+
+    expect(commands.map((command) => checkCommand(command, checkOptions()).class)).toEqual(commands.map(() => 'safe'));
   });
 });
 
