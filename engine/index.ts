@@ -153,6 +153,7 @@ export { DEFAULT_RUN_SETTINGS, type RemoteAttempts, type RunFleet, type RunPause
 export { claimRun, RunClaimedError, type RunLease } from './run/ownership/run-lease.js';
 export { deadRunOwner, needsLivingProcess, runOwner, type RunOwner } from './run/ownership/run-owner.js';
 export { RunNotRunningError, cancelRun, requestCancel, type CancelOutcome } from './run/ownership/cancel-run.js';
+export { RECOVERED_AFTER_CRASH, recoverStoppedRunFiles } from './run/ownership/recover-stopped-files.js';
 export { NodeNotPausedError, NodeNotRunningError, pauseNode, resumeNodes, tellNode, type SteeringReceipt } from './run/ownership/steer-node.js';
 export { isTerminalRunStatus, type RunStatus } from './run/storage/run-status.js';
 export { countRunsByMode, createRun, getRun, listRuns, type RunRecord, type RunSelection } from './run/storage/run-store.js';
@@ -195,6 +196,7 @@ export { NothingToDiffError } from './snapshots/file-snapshot-errors.js';
 export { startGitSpawner } from './snapshots/git-spawner.js';
 export { CONTROLLED_GIT_CONFIG, controlledGitEnvironment } from './snapshots/git-environment.js';
 export { FileSnapshots } from './snapshots/file-snapshots.js';
+export type { RecoveredNodeChange } from './snapshots/file-scan-recovery.js';
 export { DAGENT_TEMP_FILE_GLOB, isDagentTempFile } from './snapshots/temp-file-name.js';
 
 // Node workspaces: a git worktree per node, its change committed and merged onto the run branch.

@@ -13,6 +13,7 @@ import * as memoriesNotify from './0011-memories-notify.js';
 import * as eventsNotifyTypes from './0012-events-notify-types.js';
 import * as controlNotify from './0013-control-notify.js';
 import * as runSeqs from './0014-run-seqs.js';
+import * as nodeScans from './0015-node-scans.js';
 
 /**
  * Every migration, in order. Names sort in the order they must run; a new schema change is a
@@ -33,6 +34,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0012-events-notify-types': eventsNotifyTypes,
   '0013-control-notify': controlNotify,
   '0014-run-seqs': runSeqs,
+  '0015-node-scans': nodeScans,
 };
 
 export { dialectOf, type SqlDialectName } from './dialect-of.js';

@@ -13,6 +13,7 @@ import {
 import type { CliContext } from '../context/cli-context.js';
 import { useColor, writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
+import { recoverKilledRunFiles } from '../running/recovered-files.js';
 import { renderColoredDiff, renderDiffStat, renderRevertText, diffJson, diffStatJson } from '../render/index.js';
 
 export const diffCommand = defineCommand<{ run: string; node?: string; stat?: boolean }>({
@@ -28,6 +29,7 @@ export const diffCommand = defineCommand<{ run: string; node?: string; stat?: bo
   async run(context, args) {
     const { db } = await context.readStore();
     const run = await getRun(db, args.run);
+    await recoverKilledRunFiles(context, run, workspaceOf(context, args, run));
     const diff = await runDiffOrEmpty(() => diffRun(db, run.id, workspaceOf(context, args, run), args.node === undefined ? {} : { nodeId: args.node }), run.id, args.node);
     const out = context.io.stdout;
     if (context.json) {
@@ -61,6 +63,7 @@ export const revertCommand = defineCommand<{ run: string; node?: string; force?:
   async run(context, args) {
     const { db } = await context.readStore();
     const run = await getRun(db, args.run);
+    await recoverKilledRunFiles(context, run, workspaceOf(context, args, run));
     const force = args.force === true;
     const dryRun = args.dryRun === true;
     const workspace = workspaceOf(context, args, run);

@@ -1,4 +1,5 @@
 import { DagentError, cancelRun, getRun } from '../../engine/index.js';
+import { recoverKilledRunFiles } from '../running/recovered-files.js';
 import { resumePausedNodes } from '../running/resume-nodes.js';
 import { writeLine } from '../context/cli-io.js';
 import { integerAtLeast } from '../context/cli-args.js';
@@ -108,6 +109,8 @@ export const cancelCommand = defineCommand<{ run: string; wait?: number }>({
     const outcome = await cancelRun(db, args.run, { by: `pid ${process.pid}`, waitMs: waitSeconds * 1000, signal: context.io.interrupt });
     const runId = outcome.runId;
     if (outcome.kind === 'still-running') throw new DagentError(`run ${runId} (pid ${outcome.pid}) did not stop within ${waitSeconds} s`, { exitCode: 1 });
+    const run = await getRun(db, runId);
+    await recoverKilledRunFiles(context, run, run.workspace);
     const next = await afterCancel(db, runId, outcome.from);
     const line =
       outcome.kind === 'stopped'

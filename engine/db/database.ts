@@ -103,6 +103,17 @@ export interface NodeClaimsTable {
   released_at: string | null;
 }
 
+/** The hashes a node attempt's deferred scan took (`migrations/0015-node-scans.ts`), until its end is recorded. */
+export interface NodeScansTable {
+  run_id: string;
+  node_id: string;
+  /** JSON array of the write globs the scan covered. */
+  writes: string;
+  /** JSON object: workspace-relative path to content hash. */
+  files: string;
+  created_at: string;
+}
+
 export interface MemoriesTable {
   id: Generated<number>;
   scope: string;
@@ -125,4 +136,5 @@ export interface Database {
   memories: MemoriesTable;
   run_leases: RunLeasesTable;
   node_claims: NodeClaimsTable;
+  node_scans: NodeScansTable;
 }

@@ -72,6 +72,7 @@ export { deadRunOwner, needsLivingProcess, runOwner, type RunOwner } from './own
 export { DEFAULT_RUN_LEASE_TTL_MS, RunClaimedError, RunLease, claimRun, type ClaimRunOptions } from './ownership/run-lease.js';
 export { isHolderAlive, leaseHolderOf, readLeaseHolder, type LeaseHolder } from './ownership/lease-holder.js';
 export { waitForRun, type WaitForRunOptions } from './ownership/wait-for-run.js';
+export { RECOVERED_AFTER_CRASH, recoverStoppedRunFiles } from './ownership/recover-stopped-files.js';
 export { NodeNotPausedError, NodeNotRunningError, pauseNode, resumeNodes, tellNode, type SteeringReceipt } from './ownership/steer-node.js';
 export { immediateTransaction } from './storage/immediate-transaction.js';
 export { NODE_TRANSITION_EVENT_TYPES, nodeEventDraft } from './storage/node-event.js';

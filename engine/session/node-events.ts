@@ -42,6 +42,12 @@ export const NODE_EVENTS = {
   'work/reported': defineEvent(1, () => z.strictObject({ title: z.string(), files: z.array(z.string()), reason: z.string() })),
   /** A command's process group started: on resume, one still running from an earlier process is stopped first. */
   'command/started': defineEvent(1, () => z.strictObject({ toolCallId: z.string(), pid: z.number().int().positive(), host: z.string(), startTime: z.string().nullable(), sandboxed: z.boolean() })),
+  /**
+   * The files a node's commands changed, found after its process was killed mid-command (a react
+   * run without git: the scan its first command took, compared with the workspace by a later
+   * `diff`, `revert` or `cancel`); recorded as the node's snapshots, so `diff` and `revert` take them.
+   */
+  'files/recovered': defineEvent(1, () => z.strictObject({ files: z.array(z.string()), reason: z.string() })),
   'file/reverted': defineEvent(1, () => z.strictObject({
     path: z.string(),
     node: z.string().nullable().optional(),

@@ -35,35 +35,3 @@ export async function scanChangesSince(root: string, boundary: ScanBoundary, wri
     },
   };
 }
-
-/**
- * The boundaries a run's nodes take at their first command instead of their begin
- * (`FileSnapshotsOptions.deferScan`): one scan per node attempt, taken once however many
- * commands, hooks or MCP tools follow.
- */
-export class DeferredScans {
-  readonly #taken = new Map<string, Promise<ScanHashes> | undefined>();
-
-  /** A node attempt begins without a scan; an earlier attempt's is forgotten. */
-  begin(nodeId: string): void {
-    this.#taken.set(nodeId, undefined);
-  }
-
-  /** Takes the node's scan with `take` unless it was taken already; nothing for a node that did not begin deferred. */
-  takeOnce(nodeId: string, take: () => Promise<ScanHashes>): Promise<void> {
-    if (!this.#taken.has(nodeId)) return Promise.resolve();
-    let taken = this.#taken.get(nodeId);
-    if (taken === undefined) {
-      taken = take();
-      this.#taken.set(nodeId, taken);
-      // A failed scan is taken again by the next command; the one that asked sees the error.
-      void taken.catch(() => this.#taken.set(nodeId, undefined));
-    }
-    return taken.then(() => undefined);
-  }
-
-  /** The hashes the node's first command took, if one ran in this process. */
-  held(nodeId: string): Promise<ScanHashes> | undefined {
-    return this.#taken.get(nodeId);
-  }
-}

@@ -8,7 +8,8 @@ import { GitWorkingTree, type GitRunner } from './file-git.js';
 import { parseNodeBoundary, type NodeBoundary } from './file-node-boundary.js';
 import { nodeInputHashes, revertNodeChange } from './file-node-change.js';
 import { scanWriteSet } from './file-scan.js';
-import { DeferredScans, scanChangesSince, type BoundaryChanges, type ScanHashes } from './file-scan-changes.js';
+import { DeferredScans } from './deferred-scans.js';
+import { scanChangesSince, type BoundaryChanges, type ScanHashes } from './file-scan-changes.js';
 import { FileSnapshotGitError, SnapshotPathThroughLinkError } from './file-snapshot-errors.js';
 import { clearSnapshotsAfter, deleteSnapshot, insertSnapshotIfAbsent, listSnapshots, recordSnapshotAfter } from './file-snapshot-rows.js';
 import { isRedacted, sameContent, type FileState } from './file-state.js';
@@ -109,7 +110,7 @@ export class FileSnapshots {
     this.#gitRunner = options.git;
     this.#watch = options.watch ?? true;
     this.#snapshotIgnored = options.snapshotIgnored ?? true;
-    this.#deferred = options.deferScan === true ? new DeferredScans() : undefined;
+    this.#deferred = options.deferScan === true ? new DeferredScans({ db: this.#db, runId: this.#runId, now: this.#now }) : undefined;
   }
 
   /**
@@ -130,7 +131,7 @@ export class FileSnapshots {
         }
         return pending;
       },
-      ...(this.#deferred === undefined ? {} : { beforeCommand: () => this.#deferred!.takeOnce(nodeId, () => this.#scanAhead(nodeId, writes)) }),
+      ...(this.#deferred === undefined ? {} : { beforeCommand: () => this.#deferred!.takeOnce(nodeId, writes, () => this.#scanAhead(nodeId, writes)) }),
     };
   }
 
@@ -237,7 +238,7 @@ export class FileSnapshots {
     const known = new Set(recorded.map((snapshot) => snapshot.path));
     const unknown = [...attributed, ...stray].filter((path) => !known.has(path));
     if (unknown.length > 0 || recorded.length > 0) await (checking ?? options.beforeRecording?.());
-    for (const path of unknown) await insertSnapshotIfAbsent(this.#db, this.#key(nodeId, path), await changes.beforeOf(path), this.#timestamp());
+    for (const path of unknown) await insertSnapshotIfAbsent(this.#db, { runId: this.#runId, nodeId, path }, await changes.beforeOf(path), this.#timestamp());
     const filesChanged: string[] = [];
     // Read again only when rows were added: most nodes end with the snapshots they had.
     for (const snapshot of unknown.length > 0 ? await listSnapshots(this.#db, this.#runId, nodeId) : recorded) {
@@ -249,8 +250,8 @@ export class FileSnapshots {
         filesChanged.push(snapshot.path);
       }
     }
-    filesChanged.sort();
-    return { filesChanged, strayChanges: filesChanged.filter((path) => !writeSet.covers(path)) };
+    await this.#deferred?.ended(nodeId);
+    return { filesChanged: filesChanged.sort(), strayChanges: filesChanged.filter((path) => !writeSet.covers(path)) };
   }
 
   /**
@@ -322,7 +323,7 @@ export class FileSnapshots {
 
   async #snapshotBefore(nodeId: string, path: string): Promise<void> {
     const before = await this.#files.read(path);
-    await insertSnapshotIfAbsent(this.#db, this.#key(nodeId, path), before, this.#timestamp());
+    await insertSnapshotIfAbsent(this.#db, { runId: this.#runId, nodeId, path }, before, this.#timestamp());
   }
 
   async #storeEagerSnapshots(nodeId: string, files: readonly { readonly path: string; readonly size: number }[]): Promise<void> {
@@ -387,10 +388,6 @@ export class FileSnapshots {
       this.#git = this.#gitRunner === false ? Promise.resolve(undefined) : GitWorkingTree.detect(this.#files.root, this.#gitRunner);
     }
     return this.#git;
-  }
-
-  #key(nodeId: string, path: string): { runId: string; nodeId: string; path: string } {
-    return { runId: this.#runId, nodeId, path };
   }
 
   #timestamp(): string {

@@ -2,6 +2,7 @@
 export { FileSnapshots, MAX_EAGER_SNAPSHOT_FILE_BYTES, MAX_EAGER_SNAPSHOT_TOTAL_BYTES, type EndNodeOptions, type FileSnapshotsOptions, type NodeEnd, type NodeRestore } from './file-snapshots.js';
 export { nodeBoundarySchema, parseNodeBoundary, type NodeBoundary } from './file-node-boundary.js';
 export { createWriteSet, writeSetRefusal, type WriteSet } from './file-write-set.js';
+export { recoverStoppedScans, type RecoveredNodeChange } from './file-scan-recovery.js';
 export { diffRun, type DiffRunOptions } from './file-diff.js';
 export { DIFF_CONTEXT_LINES, fileDiff, renderFileDiff, renderUnifiedDiff, type DiffHunk, type FileChangeKind, type FileDiff, type FileDiffContent, type RunDiff } from './file-diff-render.js';
 export { revertRun, type RevertAction, type RevertConflict, type RevertOutcome, type RevertRemedy, type RevertRunOptions, type RevertedFile } from './file-revert.js';

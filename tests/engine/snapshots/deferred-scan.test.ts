@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { MAX_EAGER_SNAPSHOT_FILE_BYTES, recoverStoppedScans } from '../../../engine/snapshots/index.js';
 import { openSnapshotHarness, snapshotRows, type SnapshotHarness } from './file-harness.js';
 
 /**
@@ -53,5 +54,41 @@ describe('a node that scans at its first command (deferScan)', () => {
     expect(end.filesChanged).toEqual(['made.txt', 'src/a.ts', 'src/b.ts']);
     await h.snapshots.revertNode('react');
     expect([h.read('src/a.ts'), h.read('src/b.ts'), h.read('made.txt'), h.read('docs/c.md')]).toEqual(['a\n', 'b\n', undefined, 'c\n']);
+  });
+
+  it('stores its scan before the command runs, so a process killed mid-command leaves what recovers the command\'s change', async () => {
+    const big = Buffer.alloc(MAX_EAGER_SNAPSHOT_FILE_BYTES + 1, 'x');
+    const h = await reactHarness();
+    h.put('big.log', big);
+    await h.snapshots.beginNode('react', EVERYWHERE);
+    const scope = h.snapshots.writeScopeFor('react', EVERYWHERE);
+    await scope.beforeCommand?.();
+    // The command runs, then its process is killed: no endNode.
+    h.put('src/b.ts', 'B by a command\n');
+    h.put('made.txt', 'made\n');
+    h.put('big.log', Buffer.concat([big, Buffer.from('more\n')]));
+
+    const recovered = await recoverStoppedScans(h.store.db, h.runId, h.workspace);
+
+    expect(recovered).toEqual([{ nodeId: 'react', filesChanged: ['big.log', 'made.txt', 'src/b.ts'] }]);
+    const rows = await snapshotRows(h.store, h.runId);
+    expect(rows.map((row) => [row.path, row.content_before === null, row.hash_after === null])).toEqual([
+      ['big.log', true, false],
+      ['made.txt', true, false],
+      ['src/b.ts', false, false],
+    ]);
+    // Recovered once: a second look finds no scan left, and reads nothing.
+    expect(await recoverStoppedScans(h.store.db, h.runId, h.workspace)).toEqual([]);
+  });
+
+  it('forgets its stored scan once its end is recorded', async () => {
+    const h = await reactHarness();
+    const boundary = await h.snapshots.beginNode('react', EVERYWHERE);
+    const scope = h.snapshots.writeScopeFor('react', EVERYWHERE);
+    await scope.beforeCommand?.();
+    h.put('made.txt', 'made\n');
+    await h.snapshots.endNode('react', EVERYWHERE, boundary, { firstAttempt: true });
+
+    expect(await recoverStoppedScans(h.store.db, h.runId, h.workspace)).toEqual([]);
   });
 });
