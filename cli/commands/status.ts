@@ -51,7 +51,7 @@ export const statusCommand = defineCommand<{ run?: string; all?: boolean; limit?
     const owner = needsLivingProcess(view.status) ? await runOwner(db, run.id) : undefined;
     const undeclared = await undeclaredChangesOf(db, run.id);
     if (context.json) writeLine(context.io.stdout, visibleJson(JSON.stringify(withUndeclared(statusJson(view, owner), undeclared))));
-    else writeLine(context.io.stdout, [renderStatusText(view, new Date(), owner), ...undeclaredLines(undeclared), ...workspaceLines(view), ...revertedLines(view.runId, view.reverts)].join('\n'));
+    else writeLine(context.io.stdout, [renderStatusText(view, new Date(), owner, run.mode), ...undeclaredLines(undeclared), ...workspaceLines(view), ...revertedLines(view.runId, view.reverts)].join('\n'));
     return 0;
   },
 });
@@ -100,7 +100,7 @@ export function statusJson(view: RunView, owner?: RunOwner): unknown {
   };
 }
 
-export function renderStatusText(view: RunView, now: Date = new Date(), owner?: RunOwner): string {
+export function renderStatusText(view: RunView, now: Date = new Date(), owner?: RunOwner, mode?: string): string {
   const nodes = view.order.map((id) => view.nodes.get(id)!);
   const done = nodes.filter((node) => node.status === 'succeeded').length;
   const gone = owner !== undefined && !owner.alive && needsLivingProcess(view.status);
@@ -147,6 +147,7 @@ export function renderStatusText(view: RunView, now: Date = new Date(), owner?: 
   if (view.error !== null) lines.push(`error: ${visibleText(view.error, { multiline: true })}`);
   if (view.status === 'rejected' && view.rejection !== null) lines.push(rejectionLine(view.runId, view.rejection));
   if (gone && view.status === 'planning') lines.push(`it has no plan: \`dagent cancel ${view.runId}\` closes it, and \`dagent plan\` plans the task again`);
+  else if (gone && mode === 'react') lines.push(reactGoneLine(view.runId));
   else if (gone) lines.push(`\`dagent resume ${view.runId}\` finishes it: succeeded nodes are not run again, nodes that were running go on from their last completed step; \`dagent cancel ${view.runId}\` closes it`);
   return lines.join('\n');
 }
@@ -221,12 +222,19 @@ function modelSwitchLine(nodeId: string, change: { readonly from: string; readon
   return `${visibleText(nodeId)}: model ${visibleText(change.from)} gave way to ${visibleText(change.to)} (${change.reason.replace('-', ' ')}: ${oneLine(change.error, 160)})`;
 }
 
-/** What to do with runs whose process is gone: resume a running one, cancel a planning one. */
+/** A react run whose process is gone is not resumed (it has no plan): its diff, which records what a command cut short changed, and cancel. */
+function reactGoneLine(runId: string): string {
+  return `a react run has no plan to resume: \`dagent diff ${runId}\` shows what it changed, a command the crash cut short included; \`dagent cancel ${runId}\` closes it`;
+}
+
+/** What to do with runs whose process is gone: resume a running one (see the diff of a react one), cancel a planning one. */
 function deadRunsHint(runs: readonly RunRecord[]): string {
   const planning = runs.filter((run) => run.status === 'planning').map((run) => run.id);
-  const running = runs.filter((run) => run.status === 'running').map((run) => run.id);
+  const running = runs.filter((run) => run.status === 'running' && run.mode !== 'react').map((run) => run.id);
+  const reacting = runs.filter((run) => run.status === 'running' && run.mode === 'react').map((run) => run.id);
   const parts = [
     ...(running.length === 0 ? [] : [`\`dagent resume ${running[0]}\` finishes a run whose process is gone (\`dagent cancel\` closes it)`]),
+    ...(reacting.length === 0 ? [] : [`\`dagent diff ${reacting[0]}\` shows what a react run changed before its process went (\`dagent cancel\` closes it)`]),
     ...(planning.length === 0 ? [] : [`\`dagent cancel ${planning[0]}\` closes one that was planning`]),
   ];
   return `process gone: killed, crashed or its terminal closed; ${parts.join('; ')}`;

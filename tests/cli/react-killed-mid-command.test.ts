@@ -8,7 +8,7 @@ import { until } from '../helpers/wait-until.js';
 
 /**
  * A react run in a workspace without git whose process is killed (kill -9) in the middle of a
- * command: what the command changed (a file created, one deleted, one edited) is found by the next
+ * command: `status` points at its diff (it has no plan to resume); what the command changed (a file created, one deleted, one edited) is found by the next
  * `diff` from the scan the command's start stored, said to be recovered after a crash, and
  * `cancel` then `revert` put the workspace back as it was before the run.
  */
@@ -48,6 +48,9 @@ describe('a react run killed mid-command, in a workspace without git', () => {
     react.child.kill('SIGKILL');
     await react.exited;
     const runId = (JSON.parse(dagent('--json', 'status').stdout) as { runs: { id: string }[] }).runs[0]!.id;
+    expect(dagent('status', runId).stdout.trim().split('\n').at(-1)).toBe(
+      `a react run has no plan to resume: \`dagent diff ${runId}\` shows what it changed, a command the crash cut short included; \`dagent cancel ${runId}\` closes it`,
+    );
 
     const diff = dagent('diff', runId, '--stat');
 
