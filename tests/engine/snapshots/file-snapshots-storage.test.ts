@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EventLog, FileSnapshots, createRun, diffRun, revertRun, type Store } from '../../../engine/index.js';
+import { recoverStoppedScans } from '../../../engine/snapshots/index.js';
 import { contractStores } from '../../helpers/contract-stores.js';
 
 /** Migration 0003 and the snapshot rows behave the same on every backend, NUL bytes and all. */
@@ -41,6 +42,21 @@ for (const backend of contractStores()) {
       expect(outcome.restored.map((file) => file.path)).toEqual(['a.txt', 'b.bin']);
       expect(readFileSync(join(workspace, 'a.txt'), 'utf8')).toBe('héllo\n');
       expect(readFileSync(join(workspace, 'b.bin'))).toEqual(binary);
+    });
+
+    it('keeps a deferred scan (migration 0015) until a later process recovers what a killed command changed', async () => {
+      writeFileSync(join(workspace, 'a.txt'), 'before\n');
+      const run = await createRun(store.db, { task: 't', workspace, mode: 'react' });
+      const snapshots = new FileSnapshots({ db: store.db, runId: run.id, workspace, git: false, deferScan: true });
+      await snapshots.beginNode('react', ['**']);
+      await snapshots.writeScopeFor('react', ['**']).beforeCommand?.();
+      // A second attempt's scan takes the first one's place.
+      await snapshots.beginNode('react', ['**']);
+      await snapshots.writeScopeFor('react', ['**']).beforeCommand?.();
+      writeFileSync(join(workspace, 'made.txt'), 'made\n');
+
+      expect(await recoverStoppedScans(store.db, run.id, workspace)).toEqual([{ nodeId: 'react', filesChanged: ['made.txt'] }]);
+      expect(await store.db.selectFrom('node_scans').selectAll().execute()).toEqual([]);
     });
   });
 }
