@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
 import {
+  DagentError,
+  deadRunOwner,
   runLog,
   NothingToDiffError,
   diffRun,
@@ -66,6 +68,10 @@ export const revertCommand = defineCommand<{ run: string; node?: string; force?:
     await recoverKilledRunFiles(context, run, workspaceOf(context, args, run));
     const force = args.force === true;
     const dryRun = args.dryRun === true;
+    // A react run is not resumed: once its process is gone only `cancel` ends it, and the refusal says so.
+    if (!force && !dryRun && run.mode === 'react' && run.status === 'running' && (await deadRunOwner(db, run)) !== undefined) {
+      throw new DagentError(`run ${run.id}'s process is gone (killed or crashed), but the run is still open: \`dagent cancel ${run.id}\` closes it, then \`dagent revert ${run.id}\` undoes its change (--force reverts it now)`);
+    }
     const workspace = workspaceOf(context, args, run);
     const outcome = await revertRun(db, run.id, workspace, {
       ...(args.node === undefined ? {} : { nodeId: args.node }),

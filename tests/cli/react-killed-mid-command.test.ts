@@ -62,6 +62,9 @@ describe('a react run killed mid-command, in a workspace without git', () => {
     expect(diff.stdout).toMatch(/b\.txt +\| \+0 -1 +react \(deleted\)/);
     expect(dagent('--json', 'log', runId, '--type', 'files/recovered').stdout).toContain('"files":["a.txt","b.txt","c.txt"]');
 
+    expect(dagent('revert', runId).stderr.trim()).toBe(
+      `dagent: run ${runId}'s process is gone (killed or crashed), but the run is still open: \`dagent cancel ${runId}\` closes it, then \`dagent revert ${runId}\` undoes its change (--force reverts it now)`,
+    );
     expect(dagent('cancel', runId).status).toBe(0);
     const revert = dagent('revert', runId);
 
