@@ -3,6 +3,7 @@ import { toolSet } from '../../tools/index.js';
 import { defineCommand } from '../context/command.js';
 import { lintForReview } from '../plans/plan-lint.js';
 import { recordedModels } from '../plans/recorded-models.js';
+import { chooseModel, modelIdFor } from '../runtime/models.js';
 import { createTools } from '../runtime/compose-runtime.js';
 import { approveAndRun } from '../running/run-plan.js';
 import { APPROVE_FROM_DASHBOARD_DESCRIPTION, DASHBOARD_DESCRIPTION } from './run-options.js';
@@ -26,6 +27,8 @@ export const teamCommand = defineCommand<TeamArgs>({
   async run(context, args) {
     const task = (args.task ?? []).join(' ').trim();
     if (task === '') throw new ConfigError('name a task: `dagent team "split the date helpers out of src/util.ts"`');
+    // The lead runs on the run's model: without one, refuse before a run is stored.
+    chooseModel(context, modelIdFor(context, 'node'));
     const { db } = await context.store();
     const tools = await createTools(context, { mcp: false });
     const leadTools = [...toolSet(tools, 'read-only').filter((name) => name !== 'report_missing_work'), ...LEAD_EXTRA_TOOLS.filter((name) => tools.names().includes(name))];

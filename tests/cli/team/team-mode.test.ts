@@ -108,6 +108,15 @@ describe('dagent team, through the binary', () => {
     expect(ran.stdout).toMatch(/plan v3 · 3\/3 nodes succeeded/);
   });
 
+  it('refuses to start without a model, before it stores or announces a run', () => {
+    const ran = dagent(['team', 'fix add() and shout()', '--no-dashboard']);
+
+    expect(ran.status).toBe(2);
+    expect(ran.stderr.trim()).toMatch(/^dagent: no model configured: pass --model PROVIDER:MODEL/);
+    expect(ran.stdout).not.toContain('approved plan');
+    expect(dagent(['status']).stdout.trim()).toBe('no runs yet: `dagent plan "<task>"` starts one');
+  });
+
   it('resumes a killed team run without adding its delegated nodes again', async () => {
     const file = script((parsed) => {
       // The lead's check hangs: the process is killed there, after every member succeeded.
