@@ -33,9 +33,9 @@ export const COLLAPSE_FROM_NODES = 60;
 export function stageRows(view: RunView, selected: string | null, width: number, height: number, now: number): StageRow[] {
   const stages = nodeStages(view);
   const approvals = new Set(view.approvals.map((approval) => approval.nodeId));
-  const idWidth = Math.min(20, Math.max(6, ...view.order.map((id) => id.length)));
   // Nodes in their own workspaces (isolation: worktree) show where each stands.
   const isolated = view.order.some((id) => (view.nodes.get(id)?.workspace ?? null) !== null);
+  const layout = rowLayout(width, Math.max(0, ...view.order.map((id) => [...id].length)), isolated);
   const total = view.order.length;
   const fullRows = stages.reduce((sum, stage) => sum + 1 + stage.nodes.length, 0);
   const collapse = total >= COLLAPSE_FROM_NODES || fullRows > height;
@@ -53,7 +53,7 @@ export function stageRows(view: RunView, selected: string | null, width: number,
     });
     if (folded) continue;
     // A row's text is made when it is read: a 200-node run shows some 35 rows a frame.
-    for (const node of stage.nodes) rows.push(lazyRow(node.id, () => nodeRow(view, node, { idWidth, width, now, isolated, asking: approvals.has(node.id), selected: node.id === selected })));
+    for (const node of stage.nodes) rows.push(lazyRow(node.id, () => nodeRow(view, node, { layout, now, asking: approvals.has(node.id), selected: node.id === selected })));
   }
   return rows;
 }
@@ -68,29 +68,67 @@ function lazyRow(nodeId: string, render: () => Span[]): StageRow {
   };
 }
 
-function nodeRow(view: RunView, node: NodeView, options: { idWidth: number; width: number; now: number; isolated: boolean; asking: boolean; selected: boolean }): Span[] {
+function nodeRow(view: RunView, node: NodeView, options: { layout: RowLayout; now: number; asking: boolean; selected: boolean }): Span[] {
+  const { layout } = options;
   const [glyph, style] = options.asking ? (['?', 'magenta'] as const) : node.status === 'running' && node.pause === 'paused' ? PAUSED_GLYPH : NODE_GLYPHS[node.status];
   const elapsed = node.startedAt === null ? '' : formatClock((node.finishedAt === null ? options.now : Date.parse(node.finishedAt)) - Date.parse(node.startedAt));
   const waiting = waitsOn(view, node);
-  const workspace = options.isolated ? workspaceCell(node.workspace) : undefined;
-  const rest = Math.max(0, options.width - 2 - options.idWidth - 1 - 8 - 6 - 3 - 6 - (workspace === undefined ? 0 : WORKSPACE_CELL));
-  const tail = waiting.length > 0 ? `⟵ ${waiting.join(',')}` : node.title;
+  const workspace = layout.workspace === 'none' ? undefined : workspaceCell(node.workspace);
   // A node whose change `dagent revert` undid says so before its title: its ✓ alone reads as in the workspace.
   const reverted = nodeRevertedLabel(view.reverts, node.id);
   const mark = reverted === undefined ? '' : `↶ ${reverted} `;
-  const spans: Span[] = [
+  const markWidth = Math.min(mark.length, layout.tailWidth);
+  const tail: Span =
+    layout.workspace === 'in-tail' && node.workspace !== null
+      ? [cell(workspace![0], layout.tailWidth - markWidth), workspace![1]]
+      : [cell(waiting.length > 0 ? `⟵ ${waiting.join(',')}` : node.title, layout.tailWidth - markWidth), waiting.length > 0 ? 'dim' : 'plain'];
+  return [
     [`${glyph} `, style],
-    [cell(node.id, options.idWidth), options.selected ? 'inverse' : 'plain'],
+    [cell(node.id, layout.idWidth), options.selected ? 'inverse' : 'plain'],
     [' '],
-    [cell(node.kind, 8), 'dim'],
+    ...(layout.kind ? [[cell(node.kind, KIND_CELL), 'dim'] as Span] : []),
     [cell(elapsed, 6)],
     [cell(node.attempts > 1 ? `×${node.attempts}` : '', 3), 'yellow'],
     [cell(contextFill(node), 6), node.compactions.length > 0 ? 'yellow' : 'dim'],
-    ...(workspace === undefined ? [] : [[cell(workspace[0], WORKSPACE_CELL), workspace[1]] as Span]),
-    ...(mark === '' ? [] : [[cell(mark, Math.min(mark.length, rest)), 'magenta'] as Span]),
-    [cell(tail, Math.max(0, rest - mark.length)), waiting.length > 0 ? 'dim' : 'plain'],
+    ...(layout.workspace === 'column' ? [[cell(workspace![0], WORKSPACE_CELL), workspace![1]] as Span] : []),
+    ...(mark === '' ? [] : [[cell(mark, markWidth), 'magenta'] as Span]),
+    tail,
   ];
-  return spans;
+}
+
+/** How a node row uses the list's width: which cells it shows and how wide the id and the tail (title, or what it waits on) are. */
+export interface RowLayout {
+  readonly idWidth: number;
+  readonly kind: boolean;
+  /** `column` of its own; `in-tail`: a started node's workspace state takes the place of its title; `none`: the nodes share the working copy. */
+  readonly workspace: 'column' | 'in-tail' | 'none';
+  readonly tailWidth: number;
+}
+
+/** The glyph, the space after the id, elapsed time, attempts and the context gauge. */
+const CORE_CELLS = 2 + 1 + 6 + 3 + 6;
+const KIND_CELL = 8;
+/** The narrowest tail worth showing: `changed 12`, `⟵ edit-a`. */
+const MIN_TAIL = 10;
+/** Room a title keeps when long ids take the width a wide list has to spare. */
+const TITLE_ROOM = 24;
+
+/**
+ * The row cells that fit `width` whole, so no cell is cut to a lone `…`: an id of up to 20
+ * characters (longer ones when a wide list has room), the kind unless the tail would be too narrow
+ * without it, and in a narrow list a started node's workspace state in place of its title.
+ */
+export function rowLayout(width: number, longestId: number, isolated: boolean): RowLayout {
+  let idWidth = Math.min(20, Math.max(6, longestId));
+  const spare = width - CORE_CELLS - idWidth;
+  const kind = spare - KIND_CELL >= MIN_TAIL;
+  const rest = Math.max(0, spare - (kind ? KIND_CELL : 0));
+  const workspace = !isolated ? 'none' : rest >= WORKSPACE_CELL + MIN_TAIL ? 'column' : 'in-tail';
+  let tailWidth = rest - (workspace === 'column' ? WORKSPACE_CELL : 0);
+  const grow = Math.max(0, Math.min(longestId - idWidth, tailWidth - TITLE_ROOM));
+  idWidth += grow;
+  tailWidth -= grow;
+  return { idWidth, kind, workspace, tailWidth };
 }
 
 /** Width of a row's workspace cell. */

@@ -76,3 +76,45 @@ describe('the dashboard shows each node’s own workspace', () => {
     expect(screenOf(shared)).not.toMatch(/merged|conflict \d|changed \d|dropped|clean/);
   });
 });
+
+describe('the node list fits the terminal it is on', () => {
+  const longId = 'rename-area-in-the-shape-interface';
+  const teamPlan = {
+    nodes: [
+      { id: 'lead', kind: 'agent', title: 'Lead the team', dependsOn: [] },
+      { id: longId, kind: 'edit', title: 'Rename area() to getArea() in the Shape interface and the Square class', dependsOn: [] },
+      { id: 'edit-circle', kind: 'edit', title: 'Rename in circle.ts', dependsOn: [longId, 'lead'] },
+    ],
+  };
+  const teamRun = events([
+    { type: 'run/created', payload: { task: 'Rename area() to getArea() everywhere', workspace: '/w', mode: 'team' } },
+    { type: 'plan/created', payload: { version: 1, plan: teamPlan, hash: 'h1' } },
+    { type: 'run/started', payload: { planVersion: 1 } },
+    ...['lead', longId].flatMap((node): EventDraft[] => [
+      { type: 'node/started', nodeId: node, payload: { attempt: 1 } },
+      { type: 'node/snapshotted', nodeId: node, payload: { attempt: 1, boundary: worktree(node) } },
+    ]),
+    { type: 'node/merged', nodeId: longId, payload: { commit: COMMIT, branch: 'dagent/r-1', files: ['src/shape.ts'], keptYours: [] } },
+    { type: 'node/succeeded', nodeId: longId, payload: { result: 'renamed', filesChanged: ['src/shape.ts'] } },
+  ]);
+  const state = applyEvents(createDashboardState(emptyRunView('r-1'), { attached: false }), teamRun);
+  const listRows = (width: number, height: number): string[] =>
+    screenOf(state, width, height)
+      .split('\n')
+      .map((line) => line.split('│')[0]!)
+      .filter((line) => /^[·○▶✓✗■?‖-] /.test(line));
+
+  it('on 80×24, shows each workspace state whole instead of cutting it (and the title) to a lone …', () => {
+    const rows = listRows(80, 24);
+    expect(rows).toHaveLength(3);
+    for (const row of rows) expect(row, row).not.toMatch(/(^|\s)\S?…/);
+    expect(rows.find((row) => row.startsWith('✓'))).toMatch(/merged 1/);
+    expect(rows.find((row) => row.startsWith('▶ lead'))).toMatch(/clean/);
+    expect(rows.find((row) => row.includes('edit-circle'))).toMatch(/⟵ lead/);
+  });
+
+  it('on a wide terminal, shows a long id whole beside its kind, workspace and title', () => {
+    const row = listRows(200, 50).find((line) => line.startsWith('✓'))!;
+    expect(row).toMatch(new RegExp(`✓ ${longId} +edit +0:\\d\\d .*merged 1 +Rename area\\(\\) to getArea\\(\\)`));
+  });
+});
