@@ -98,7 +98,9 @@ function bottomLines(state: DashboardState): Span[][] {
     lines.push([['! ', 'red'], [`the process that ran this run (pid ${state.orphan.pid}) is gone; ${next}`, 'red']]);
   } else if (isTerminalRunStatus(view.status)) {
     const took = view.startedAt === null || view.finishedAt === null ? '' : ` in ${formatClock(Date.parse(view.finishedAt) - Date.parse(view.startedAt))}`;
-    lines.push([[`■ run ${view.status}${took}${view.error === null ? '' : `: ${view.error}`} · q to exit`, view.status === 'succeeded' ? 'green' : 'red']]);
+    // The node list's glyphs: ✓ succeeded, ■ cancelled, ✗ failed or rejected.
+    const glyph = view.status === 'succeeded' ? '✓' : view.status === 'cancelled' ? '■' : '✗';
+    lines.push([[`${glyph} run ${view.status}${took}${view.error === null ? '' : `: ${view.error}`} · q to exit`, view.status === 'succeeded' ? 'green' : 'red']]);
   } else if (view.status === 'paused' && view.pausedReason !== null) {
     lines.push([[`‖ paused: ${view.pausedReason} · ${pausedBudgetWayOn(view)}`, 'yellow']]);
   } else if (view.status === 'awaiting_approval' && view.pausedReason !== null) {

@@ -241,3 +241,26 @@ describe('a run paused at its budget', () => {
     expect(screen).toContain('resume with a higher cap: dagent resume r-1 --max-tokens 46000');
   });
 });
+
+describe('a run that ended', () => {
+  const ended = (draft: EventDraft): DashboardState =>
+    applyEvents(
+      createDashboardState(emptyRunView('r-1'), { attached: false }),
+      events([
+        { type: 'run/created', payload: { task: 'Rename Channel.send() to Channel.deliver()', workspace: '/w', mode: 'plan' } },
+        { type: 'plan/created', payload: { version: 1, plan, hash: 'h1' } },
+        { type: 'run/started', payload: { planVersion: 1 } },
+        draft,
+      ]),
+    );
+
+  // The line says how the run ended with the glyph the node list gives that outcome (■ is cancelled).
+  it.each([
+    ['succeeded', { type: 'run/succeeded', payload: {} }, /^✓ run succeeded in 0:01 · q to exit/],
+    ['failed', { type: 'run/failed', payload: { error: 'a node failed' } }, /^✗ run failed in 0:01: a node failed · q to exit/],
+    ['cancelled', { type: 'run/cancelled', payload: {} }, /^■ run cancelled in 0:01 · q to exit/],
+  ] as const)('%s', (_status, draft, line) => {
+    const lines = screenOf(ended(draft as EventDraft));
+    expect(lines.at(-2)).toMatch(line);
+  });
+});
