@@ -3,6 +3,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolError } from '../tool-errors/index.js';
 import type { McpCallResult } from './render-mcp-result.js';
 import type { McpSandbox, McpServerSpec } from './mcp-server-spec.js';
+import { hiddenPathHint, stderrNote } from './server-stderr.js';
 
 /** A server connection's lifecycle; `failed` covers both a failed start and a crash (the next call restarts it once). */
 export type McpServerState = 'idle' | 'starting' | 'ready' | 'failed' | 'stopped';
@@ -167,9 +168,10 @@ export class McpConnection {
     if (this.#state === 'ready') this.#move('failed');
   }
 
+  /** The end of the server's stderr, and for a sandboxed stdio server, the folder the sandbox hid from it. */
   #stderrNote(): string {
-    const tail = this.#stderr.trim();
-    return tail === '' ? '' : ` (stderr: ${tail.split('\n').slice(-5).join(' | ')})`;
+    const sandboxed = this.spec.transport.kind === 'stdio' && this.#options.sandbox !== undefined;
+    return `${stderrNote(this.#stderr)}${sandboxed ? hiddenPathHint(this.#stderr, this.#options.workspace) : ''}`;
   }
 
   #move(to: McpServerState): void {

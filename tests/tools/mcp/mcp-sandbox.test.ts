@@ -1,6 +1,7 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CommandSandbox, LocalToolRuntime, McpServers, detectSandbox, sandboxMcpLaunch, type McpLaunch } from '../../../tools/index.js';
 import { openToolTestBed, type ToolTestBed } from '../../helpers/tools-test-bed.js';
@@ -51,5 +52,35 @@ describe.skipIf(!detectSandbox().available)('a stdio MCP server in the OS comman
     expect(launches[0]!.args).toEqual(expect.arrayContaining(['--die-with-parent', '--unshare-net', '--unshare-pid', '--cap-drop', 'ALL']));
     // Inside its own pid namespace the server is one of the first processes, not a pid of this machine.
     expect(Number(pid.content.match(/\d+/)?.[0])).toBeLessThan(10);
+  });
+
+  it('names the folder the sandbox hid from a server that could not start, and starts it once that folder is a read path', async () => {
+    root = mkdtempSync(join(tmpdir(), 'dagent-mcp-hidden-'));
+    const workspace = join(root, 'workspace');
+    const home = join(root, 'home');
+    const serverFolder = join(home, 'mcp');
+    mkdirSync(workspace);
+    mkdirSync(serverFolder, { recursive: true });
+    copyFileSync(fileURLToPath(new URL('../../fixtures/mcp/plain-server.mjs', import.meta.url)), join(serverFolder, 'server.mjs'));
+    const spec = { name: 'plain', transport: { kind: 'stdio' as const, command: process.execPath, args: [join(serverFolder, 'server.mjs')], env: {} } };
+    const confinedBy = (readPaths: string[]): McpServers => {
+      const opened = CommandSandbox.open({ homes: [home], readPaths });
+      if (!(opened instanceof CommandSandbox)) throw new Error(opened.reason);
+      return new McpServers([spec], { workspace, sandbox: sandboxMcpLaunch(opened, workspace) });
+    };
+
+    servers = confinedBy([]);
+    await servers.start();
+    const [hidden] = servers.status();
+    expect(hidden!.state).toBe('failed');
+    // Node's own error line, not the last lines of its stack trace, then the setting that shows the folder.
+    expect(hidden!.error).toContain(`(stderr: Error: Cannot find module '${join(serverFolder, 'server.mjs')}')`);
+    expect(hidden!.error).toContain(`the command sandbox the server runs in hides it: add "${serverFolder}" to "sandbox": { "readPaths": [...] } in your config`);
+    await servers.stop();
+
+    servers = confinedBy([serverFolder]);
+    const tools = await servers.start();
+    expect(servers.status()[0]!.state).toBe('ready');
+    expect(tools.map((tool) => tool.name)).toContain('plain__echo');
   });
 });
