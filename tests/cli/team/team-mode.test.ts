@@ -108,6 +108,17 @@ describe('dagent team, through the binary', () => {
     expect(ran.stdout).toMatch(/plan v3 · 3\/3 nodes succeeded/);
   });
 
+  it('reports how to run the team again: its task as a team, not its grown plan as a plan', () => {
+    const scriptFile = script();
+    const runId = runIdOf(team(scriptFile).stdout);
+
+    const report = JSON.parse(dagent(['report', runId, '--format', 'json']).stdout) as { reproduce: string[] };
+
+    expect(report.reproduce.at(-1)).toContain(`team 'fix add() and shout(), export both from src/index.js'`);
+    expect(report.reproduce.at(-1)).toContain(`--model scripted\\:${scriptFile}`);
+    expect(report.reproduce.join('\n')).not.toMatch(/ plan (--from|')/);
+  });
+
   it('refuses to start without a model, before it stores or announces a run', () => {
     const ran = dagent(['team', 'fix add() and shout()', '--no-dashboard']);
 
