@@ -3,6 +3,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EvalMode, EvalTask } from './eval-suite.js';
+import { verifierReason } from './verifier-reason.js';
 
 /** A run may take this long before it is stopped (its attempt fails). */
 const RUN_TIME_LIMIT_MS = 30 * 60_000;
@@ -26,6 +27,8 @@ export interface AttemptRun {
   /** The child's last stderr line when it made no run (bad key, unknown model …). */
   readonly failure: string | null;
   readonly verifierExit: number | null;
+  /** Why the verifier failed, in one line (its exit code and the line that names the error); null when it passed or did not run. */
+  readonly verifierFailure: string | null;
   /** The files that differ from the fixture (git's view, before the verifier ran), or null without git. */
   readonly changedFiles: readonly string[] | null;
   /** Removes the workspace. */
@@ -60,9 +63,16 @@ export async function runAttempt(setup: AttemptSetup, task: EvalTask, mode: Eval
     exitCode: ran.code,
     failure: runId === null ? (ran.stderr.trim().split('\n').at(-1) ?? `dagent exited with ${ran.code}`) : null,
     verifierExit: verified?.code ?? null,
+    verifierFailure: verified === null || verified.code === 0 ? null : verifierFailure(verified),
     changedFiles,
     cleanup: () => rmSync(workspace, { recursive: true, force: true }),
   };
+}
+
+function verifierFailure(verified: Exit): string {
+  const reason = verifierReason(verified.stdout, verified.stderr);
+  const how = verified.code === null ? `the verifier was stopped (${VERIFY_TIME_LIMIT_MS / 60_000} min at most)` : `the verifier exited with ${verified.code}`;
+  return reason === null ? how : `${how}: ${reason}`;
 }
 
 /** A git repository with the fixture as its first commit, so the run starts from a clean tree; without git it stays a plain folder. */

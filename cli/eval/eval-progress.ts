@@ -26,7 +26,7 @@ export function createEvalProgress(out: NodeJS.WritableStream & { isTTY?: boolea
       if (tty) out.write(`\r\u001b[2K${bar(done)} ${label}`);
     },
     finished(done, result) {
-      const line = `${result.task} · ${result.mode} #${result.repetition}: ${result.passed ? 'pass' : 'fail'} · ${result.tokens.input + result.tokens.output} tokens · $${result.costUsd.toFixed(4)} · ${result.wallMs === null ? '–' : `${(result.wallMs / 1000).toFixed(1)} s`}${result.runId === null ? '' : ` · ${result.runId}`}`;
+      const line = `${result.task} · ${result.mode} #${result.repetition}: ${result.passed ? 'pass' : result.error === null ? 'fail' : `fail (${result.error})`} · ${result.tokens.input + result.tokens.output} tokens · $${result.costUsd.toFixed(4)} · ${result.wallMs === null ? '–' : `${(result.wallMs / 1000).toFixed(1)} s`}${result.runId === null ? '' : ` · ${result.runId}`}`;
       if (tty) out.write(`\r\u001b[2K${bar(done)} ${line}`);
       else out.write(`${done}/${total} ${line}\n`);
     },

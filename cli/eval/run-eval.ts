@@ -45,7 +45,7 @@ export async function runEval(options: EvalOptions): Promise<EvalResult[]> {
       const base = { evalId, suite: options.suite.name, label: options.label, model, dagentVersion: options.dagentVersion, task: task.name, mode, repetition, runId: attempt.runId, createdAt: new Date().toISOString() };
       const result: EvalResult = attempt.runId === null
         ? { ...base, ...NO_RUN, error: attempt.failure }
-        : { ...base, ...(await measureRun(options.db, attempt.runId, attempt.workspace, attempt.changedFiles)), passed: attempt.verifierExit === 0, verifierExit: attempt.verifierExit, error: null };
+        : { ...base, ...(await measureRun(options.db, attempt.runId, attempt.workspace, attempt.changedFiles)), passed: attempt.verifierExit === 0, verifierExit: attempt.verifierExit, error: attempt.verifierFailure };
       await saveEvalResult(options.db, result);
       results.push(result);
       options.progress.finished(results.length, result);

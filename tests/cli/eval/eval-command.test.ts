@@ -28,6 +28,7 @@ interface Result {
   plannedFiles: string[];
   changedFiles: string[];
   drift: { unplanned: string[]; unwritten: string[] } | null;
+  error: string | null;
 }
 interface LoggedEvent {
   nodeId: string | null;
@@ -69,6 +70,15 @@ describe('dagent eval on the shipped suite', () => {
     ]);
     expect(first.summary).toEqual([expect.objectContaining({ mode: 'plan', attempts: 2, passed: 2 }), expect.objectContaining({ mode: 'react', attempts: 2, passed: 1 })]);
     expect(progress.trim().split('\n').map((line) => line.split(':')[0])).toEqual(['1/4 extract-constant · plan #1', '2/4 extract-constant · react #1', '3/4 rename-function · plan #1', '4/4 rename-function · react #1']);
+  });
+
+  it("says why an attempt failed: the verifier's exit code and the line of its output that names the error", () => {
+    const failed = first.results.find((result) => !result.passed)!;
+    const why = 'the verifier exited with 1: AssertionError [ERR_ASSERTION]: src/invoice.js uses VAT_RATE';
+
+    expect(failed.error).toBe(why);
+    expect(progress).toContain(`2/4 extract-constant · react #1: fail (${why}) · `);
+    expect(first.results.filter((result) => result.passed).map((result) => result.error)).toEqual([null, null, null]);
   });
 
   it('gives the tokens, cost and wall time the log of each run gives', async () => {
