@@ -1,9 +1,13 @@
 import { ConfigError, getRun, readEvents } from '../../engine/read-face.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
+import { collectorAnswers } from '../telemetry/collector-probe.js';
 import { spansFromLog } from '../telemetry/log-spans.js';
 import { traceExportConfig } from '../telemetry/trace-config.js';
 import { writeUserFile } from '../context/user-files.js';
+
+/** A collector across the internet may take a TLS-less connect this long; one on this machine answers in a millisecond. */
+const COLLECTOR_CONNECT_TIMEOUT_MS = 3_000;
 
 export const traceCommand = defineCommand<{ run: string; out?: string }>({
   examples: [
@@ -31,10 +35,16 @@ export const traceCommand = defineCommand<{ run: string; out?: string }>({
       writeLine(context.io.stdout, `${finished.length} spans of run ${run.id} (trace ${otel.traceIdOf(run.id)}) written to ${args.out}`);
       return 0;
     }
-    const exporter = await otel.createOtlpExporter(config!);
-    const result = await otel.exportSpans(run.id, exporter, finished);
+    const nextStep = `check that it runs and listens there, or write the trace to a file: dagent trace ${run.id} --out trace.json`;
+    // A collector that takes no connection is told at once, not after the exporter's retries.
+    if (!(await collectorAnswers(config!.url, COLLECTOR_CONNECT_TIMEOUT_MS))) {
+      writeLine(context.io.stderr, `dagent: the collector at ${config!.url} does not accept a connection; ${nextStep}`);
+      return 1;
+    }
+    const exporter = await otel.createOtlpExporter(config!, otel.ONE_SHOT_EXPORT_TIMEOUT_MS);
+    const result = await otel.exportSpans(run.id, exporter, finished, otel.ONE_SHOT_EXPORT_TIMEOUT_MS);
     if (result !== null) {
-      writeLine(context.io.stderr, `dagent: the collector at ${config!.url} did not take the trace: ${result}`);
+      writeLine(context.io.stderr, `dagent: the collector at ${config!.url} did not take the trace: ${result}; ${nextStep}`);
       return 1;
     }
     writeLine(context.io.stdout, `${finished.length} spans of run ${run.id} sent to ${config!.url} (trace ${otel.traceIdOf(run.id)})`);

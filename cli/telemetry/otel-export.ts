@@ -45,9 +45,15 @@ class LogIdGenerator implements IdGenerator {
   }
 }
 
-/** The OTLP/HTTP exporter of the configured protocol (protobuf or JSON). */
-export async function createOtlpExporter(config: TraceExportConfig): Promise<SpanExporter> {
-  const options = { url: config.url, timeoutMillis: EXPORT_TIMEOUT_MS };
+/**
+ * `dagent trace` sends one export and waits for it: a collector across the internet (a TLS
+ * handshake, a busy ingest) is given the OTLP exporter's own default, not a live run's 750 ms.
+ */
+export const ONE_SHOT_EXPORT_TIMEOUT_MS = 10_000;
+
+/** The OTLP/HTTP exporter of the configured protocol (protobuf or JSON); each export may take `timeoutMs` (a live run's 750 ms by default). */
+export async function createOtlpExporter(config: TraceExportConfig, timeoutMs = EXPORT_TIMEOUT_MS): Promise<SpanExporter> {
+  const options = { url: config.url, timeoutMillis: timeoutMs };
   if (config.protocol === 'http/json') return new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter(options);
   return new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter(options);
 }
@@ -98,14 +104,22 @@ export async function otlpJsonOf(runId: string, spans: readonly LogSpan[]): Prom
   return new TextDecoder().decode(JsonTraceSerializer.serializeRequest(await readableSpansOf(runId, spans)));
 }
 
-/** Sends a finished run's spans in one export; resolves to null when the collector took them, else why not. */
-export async function exportSpans(runId: string, exporter: SpanExporter, spans: readonly LogSpan[]): Promise<string | null> {
+/** Sends a finished run's spans in one export (the exporter's timeout: `timeoutMs`); resolves to null when the collector took them, else why not. */
+export async function exportSpans(runId: string, exporter: SpanExporter, spans: readonly LogSpan[], timeoutMs: number): Promise<string | null> {
   const readable = await readableSpansOf(runId, spans);
   const outcome = await new Promise<string | null>((resolve) => {
-    exporter.export(readable, (result) => resolve(result.code === ExportResultCode.SUCCESS ? null : (result.error?.message ?? 'export failed')));
+    exporter.export(readable, (result) => resolve(result.code === ExportResultCode.SUCCESS ? null : exportFailure(result.error, timeoutMs)));
   });
   await exporter.shutdown().catch(() => undefined);
   return outcome;
+}
+
+/** Why an export failed, in words for the user: the HTTP status when the SDK carries one, what its retries and timeout amount to. */
+function exportFailure(error: (Error & { code?: unknown }) | undefined, timeoutMs: number): string {
+  if (error === undefined) return 'export failed';
+  if (error.message === 'Request timed out') return `it did not answer within ${timeoutMs / 1000} s`;
+  if (error.message === 'Export failed with retryable status') return `it answered busy (HTTP 429, 502, 503 or 504) to every try for ${timeoutMs / 1000} s`;
+  return typeof error.code === 'number' && !error.message.includes(String(error.code)) ? `HTTP ${error.code}: ${error.message}` : error.message;
 }
 
 async function readableSpansOf(runId: string, spans: readonly LogSpan[]): Promise<ReadableSpan[]> {

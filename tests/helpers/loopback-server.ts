@@ -12,6 +12,8 @@ export interface LoopbackResponse {
   readonly stall?: boolean;
   /** After the body, destroy the socket (a connection lost mid-response). */
   readonly reset?: boolean;
+  /** Wait this long before answering (a collector or server far away, or busy). */
+  readonly delayMs?: number;
 }
 
 export interface RecordedRequest {
@@ -68,6 +70,8 @@ export async function startLoopbackServer(...responses: LoopbackResponse[]): Pro
 }
 
 async function answer(response: ServerResponse, canned: LoopbackResponse): Promise<void> {
+  if (canned.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, canned.delayMs));
+  if (response.destroyed) return;
   response.socket?.setNoDelay(true);
   response.writeHead(canned.status ?? 200, { 'content-type': 'text/event-stream', ...canned.headers });
   const bytes = Buffer.from(canned.body ?? '', 'utf8');
