@@ -9,11 +9,12 @@ export const dashboardCommand = defineCommand<{ run: string }>({
   ],
   builder: (yargs) => yargs.positional('run', { type: 'string', demandOption: true, describe: 'run id (a unique prefix is enough)' }),
   async run(context, args) {
-    if (context.io.stdout.isTTY !== true || context.io.stdin.isTTY !== true) {
-      throw new DagentError(`the dashboard needs a terminal; without one, \`dagent status ${args.run}\` or \`dagent log ${args.run} --follow\` show the run`);
-    }
     const { db } = await context.store();
+    // An unknown run is named as one, terminal or not.
     const run = await getRun(db, args.run);
+    if (context.io.stdout.isTTY !== true || context.io.stdin.isTTY !== true) {
+      throw new DagentError(`the dashboard needs a terminal; without one, \`dagent status ${run.id}\` or \`dagent log ${run.id} --follow\` show the run`);
+    }
     const live = await showLiveDashboard(context, run.id, { attached: false });
     const interrupted = new Promise<void>((resolve) => context.io.interrupt.addEventListener('abort', () => resolve(), { once: true }));
     await Promise.race([live.dashboard.detached, interrupted]);

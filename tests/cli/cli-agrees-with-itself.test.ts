@@ -62,6 +62,7 @@ describe('the command line', () => {
     ['a positional outside its choices', ['memory', 'frob'], 'dagent: <action> must be one of add, list, search, rm, not "frob"'],
     ['a worker on a SQLite store', ['worker'], 'dagent: a worker takes its nodes from a PostgreSQL store: --db postgres://… or DAGENT_DB, the store the runs were planned in'],
     ['a plan file that is not there', ['plan', '--from', 'no-such-plan.json'], 'dagent: cannot read plan file no-such-plan.json: no such file (ENOENT)'],
+    ['an unknown run to the dashboard, with no terminal either', ['dashboard', 'r-zzzz'], 'dagent: unknown run "r-zzzz": `dagent status` lists the runs of this workspace'],
   ])('refuses %s, saying what and where', (_what, args, message) => {
     const result = dagent(...args);
 
