@@ -1,4 +1,4 @@
-import type { SessionEvent } from '../engine/index.js';
+import { toolResultGist, type SessionEvent } from '../engine/index.js';
 import { formatTokens } from './text-format.js';
 
 /** One line of a node's live events, as the screen lists them. */
@@ -25,7 +25,7 @@ export function tailLines(event: SessionEvent): TailLine[] {
       return lines;
     }
     case 'tool/result':
-      return [line(event.payload.isError ? 'error' : 'result', `← ${event.payload.name} ${event.payload.isError ? 'error' : 'ok'}: ${firstLine(event.payload.content)}`)];
+      return [line(event.payload.isError ? 'error' : 'result', `← ${event.payload.name} ${event.payload.isError ? 'error' : 'ok'}: ${firstLine(toolResultGist(event.payload.content))}`)];
     case 'approval/requested':
       return [line('approval', `? approval asked: ${typeof event.payload.summary === 'string' ? event.payload.summary : event.payload.tool}`)];
     case 'approval/granted':

@@ -9,6 +9,7 @@
 export { ConfigError, DagentError, DatabaseError, StoredEventError, errorMessage } from './errors.js';
 export { readBeside } from './read-beside.js';
 export { visibleJson, visibleText } from './visible-text.js';
+export { toolResultGist } from './tool-result-gist.js';
 export { createSecretRedactor, MAX_REDACTED_CHARS, OversizedValueError, secretsFromConfig, secretsFromEnvironment, type SecretRedactor } from './secret-redactor.js';
 
 // Database: open a store (SQLite or PostgreSQL) and its row types.

@@ -1,4 +1,4 @@
-import { shortCommit, visibleJson, visibleText } from '../../engine/read-face.js';
+import { shortCommit, toolResultGist, visibleJson, visibleText } from '../../engine/read-face.js';
 import type { SessionEvent } from '../../engine/index.js';
 import { foldLines } from './one-line.js';
 
@@ -31,7 +31,7 @@ function summary(event: SessionEvent): string {
     case 'tool/call':
       return `${event.payload.name} ${JSON.stringify(event.payload.args)}`;
     case 'tool/result':
-      return `${event.payload.name} ${event.payload.meta.outcome}${event.payload.meta.truncated ? ' (truncated)' : ''}: ${event.payload.content}`;
+      return `${event.payload.name} ${event.payload.meta.outcome}${event.payload.meta.truncated ? ' (truncated)' : ''}: ${toolResultGist(event.payload.content)}`;
     case 'request/header':
       return `${event.payload.provider}:${event.payload.model} system ${event.payload.systemHash} tools ${event.payload.toolNames.length}`;
     case 'request/context':
