@@ -40,7 +40,7 @@ export function renderScreen(state: DashboardState, size: ScreenSize, screenOpti
   const options = state.orphan !== null && view.lastEventAt !== null ? { ...screenOptions, now: Date.parse(view.lastEventAt) } : screenOptions;
   const line = (spans: readonly Span[], lineWidth = width): string => styledLine(spans, lineWidth, options.color);
   const header = renderHeader(view, options.now, width).map((spans) => line(spans));
-  const bottom = bottomLines(state).map((spans) => line(spans));
+  const bottom = bottomLines(state, width).map((spans) => line(spans));
   const footer = line([[state.notice ?? KEY_HELP, state.notice === null ? 'dim' : 'bold']]);
   const bodyHeight = Math.max(1, height - header.length - 1 - bottom.length - 1);
   const rule = line([['─'.repeat(width), 'dim']]);
@@ -74,7 +74,7 @@ export function renderScreen(state: DashboardState, size: ScreenSize, screenOpti
 }
 
 /** Replans (newest last, with what changed), pending approvals, and a line on how the run stands. */
-function bottomLines(state: DashboardState): Span[][] {
+function bottomLines(state: DashboardState, width: number): Span[][] {
   const { view } = state;
   const lines: Span[][] = [];
   if (state.composing !== null) lines.push([['✎ ', 'cyan'], [`to ${state.composing.nodeId}: `, 'bold'], [`${state.composing.text}▏`], ['  enter sends · esc drops', 'dim']]);
@@ -89,9 +89,7 @@ function bottomLines(state: DashboardState): Span[][] {
     ]);
   }
   const approvals = view.approvals.slice(0, 3);
-  for (const approval of approvals) {
-    lines.push([['? ', 'magenta'], [`${approval.nodeId ?? 'run'} asks: `, 'bold'], [approval.summary], ['  a approve · d deny', 'magenta']]);
-  }
+  for (const approval of approvals) lines.push(...approvalLines(`${approval.nodeId ?? 'run'} asks: `, approval.summary, width));
   if (view.approvals.length > approvals.length) lines.push([[`  … ${view.approvals.length - approvals.length} more approvals waiting`, 'magenta']]);
   if (state.orphan !== null) {
     const next = view.status === 'planning' ? `it has no plan; \`dagent cancel ${view.runId}\` closes it` : `\`dagent resume ${view.runId}\` finishes it, \`dagent cancel ${view.runId}\` closes it`;
@@ -110,6 +108,25 @@ function bottomLines(state: DashboardState): Span[][] {
   } else if (state.confirmingCancel) {
     lines.push([['press c again to cancel the run (it stays resumable), any other key to keep it going', 'yellow']]);
   }
+  return lines;
+}
+
+/** A pending approval's lines at most; a longer summary ends in `…`. */
+const APPROVAL_MAX_LINES = 4;
+const APPROVAL_KEYS = '  a approve · d deny';
+
+/**
+ * A pending approval wrapped to the screen's width, so what `a` approves can be read whole on a
+ * narrow terminal (up to four lines), with the keys after it when they fit.
+ */
+function approvalLines(who: string, summary: string, width: number): Span[][] {
+  const room = Math.max(10, width - 2);
+  const chars = [...`${who}${summary.replace(/\s+/g, ' ')}`];
+  const chunks: string[] = [];
+  for (let at = 0; at < chars.length && chunks.length < APPROVAL_MAX_LINES; at += room) chunks.push(chars.slice(at, at + room).join(''));
+  if (chunks.length * room < chars.length) chunks[chunks.length - 1] = `${[...chunks.at(-1)!].slice(0, room - 1).join('')}…`;
+  const lines: Span[][] = chunks.map((chunk, index) => (index === 0 ? [['? ', 'magenta'], [chunk.slice(0, who.length), 'bold'], [chunk.slice(who.length)]] : [['  '], [chunk]]));
+  if ([...chunks.at(-1)!].length + 2 + APPROVAL_KEYS.length <= width) lines.at(-1)!.push([APPROVAL_KEYS, 'magenta']);
   return lines;
 }
 

@@ -264,3 +264,27 @@ describe('a run that ended', () => {
     expect(lines.at(-2)).toMatch(line);
   });
 });
+
+describe('a pending approval on a narrow terminal', () => {
+  const command = 'touch built.txt && echo built the shapes module with a long command line && rm -f dist/old-shapes.js';
+  const asking = applyEvents(
+    createDashboardState(emptyRunView('r-1'), { attached: false }),
+    events([
+      { type: 'run/created', payload: { task: 'Rename Channel.send() to Channel.deliver()', workspace: '/w', mode: 'plan' } },
+      { type: 'plan/created', payload: { version: 1, plan, hash: 'h1' } },
+      { type: 'run/started', payload: { planVersion: 1 } },
+      { type: 'node/started', nodeId: 'edit-channel', payload: { attempt: 1 } },
+      { type: 'approval/requested', nodeId: 'edit-channel', payload: { toolCallId: 't1', tool: 'run_command', args: { command }, policy: 'suggest', summary: `run_command ${command}` } },
+    ]),
+  );
+
+  it('shows the whole command that a would approve, wrapped to 80 columns', () => {
+    const lines = screenOf(asking);
+    expect(lines).toHaveLength(24);
+    for (const line of lines) expect([...line].length).toBeLessThanOrEqual(80);
+    const at = lines.findIndex((line) => line.startsWith('? edit-channel asks: run_command touch built.txt'));
+    expect(at).toBeGreaterThan(0);
+    const shown = lines.slice(at, -1).map((line) => line.trim()).join('').replace('a approve · d deny', '');
+    expect(shown.replace(/\s+/g, '')).toBe(`?edit-channelasks:run_command${command}`.replace(/\s+/g, ''));
+  });
+});
