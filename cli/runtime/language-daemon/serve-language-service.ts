@@ -62,12 +62,20 @@ export async function serveLanguageService(options: ServeOptions): Promise<boole
       // Only a query is use: asking for the status (a script polling it) does not keep the service alive.
       const query = request.method !== 'status' && request.method !== 'stop';
       if (query) clearTimeout(idle);
-      queue = queue.then(async () => {
-        const response = await answer(service, request, status);
-        if (!socket.destroyed) writeLine(socket, response);
-        if (request.method === 'stop') stop();
-        else if (query) restartIdle();
-      });
+      // A question that could not be answered or written back (its asker gone) ends only itself:
+      // a rejection here would end the service for the queries after it.
+      queue = queue
+        .then(async () => {
+          const response = await answer(service, request, status);
+          if (!socket.destroyed) writeLine(socket, response);
+        })
+        .catch(() => {
+          socket.destroy();
+        })
+        .finally(() => {
+          if (request.method === 'stop') stop();
+          else if (query) restartIdle();
+        });
     });
     socket.on('error', () => socket.destroy());
   });
