@@ -82,9 +82,12 @@ describe('the warm language service', () => {
 
   it('says who it is in words', async () => {
     await importers();
+    // On a loaded machine the service may still be loading the compiler after the query (which
+    // this process then answered itself): it is asked once it listens.
+    await eventually(async () => (await serviceStatus()).running, 'the warm language service listening');
     const shown = await dagent(['language-service']);
 
-    expect(shown.stdout).toMatch(new RegExp(`^warm language service of ${root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: pid \\d+, started .+, 1 query; exits after 10 min without a query\\n$`));
+    expect(shown.stdout).toMatch(new RegExp(`^warm language service of ${root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: pid \\d+, started .+, [01] quer(?:y|ies); exits after 10 min without a query\\n$`));
   }, CASE_TIME_LIMIT_MS);
 
   it('exits by itself after languageServiceIdleMinutes without a query', async () => {

@@ -222,15 +222,20 @@ describe('node workspaces on a run branch', () => {
   it('hands on a worktree cleared already before one still being cleared', async () => {
     const repo = repository({ 'a.txt': 'a\n' });
     let slowClean: string | undefined;
+    // The clearing's two commands (its clean and its look at the index) each worktree has seen end.
+    const clearingsEnded = new Map<string, number>();
     const slow: GitRunner = async (args, options) => {
       if (args.includes('clean') && args.includes(slowClean ?? '')) await new Promise((resolve) => setTimeout(resolve, 500));
-      return runGit(args, options);
+      const output = await runGit(args, options);
+      const worktree = args.find((arg) => arg.includes('wt-'));
+      if (worktree !== undefined && (args.includes('clean') || args.includes('ls-files'))) clearingsEnded.set(worktree, (clearingsEnded.get(worktree) ?? 0) + 1);
+      return output;
     };
     const workspaces = await RunWorkspaces.open({ repo, runId: 'r-cleared-first', git: slow });
     const [early, late] = await Promise.all([workspaces.openNode('early'), workspaces.openNode('late')]);
     writeFileSync(join(early.path, 'left.txt'), 'left by early\n');
     await early.remove();
-    await until('the early worktree cleared', () => !existsSync(join(early.path, 'left.txt')));
+    await until('the early worktree cleared', () => !existsSync(join(early.path, 'left.txt')) && clearingsEnded.get(early.path) === 2);
     slowClean = late.path;
 
     await late.remove();
