@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { integerAtLeast } from '../context/cli-args.js';
 import { writeLine } from '../context/cli-io.js';
 import { defineCommand } from '../context/command.js';
-import { durationBetween, foldLines, formatDuration, formatTokens, formatUsd, nodeRevertedJson, plural, renderTable, revertedLines } from '../render/index.js';
+import { durationBetween, foldLines, formatDuration, formatTokens, formatUsd, nodeRevertedJson, overlappedNote, plural, renderTable, revertedLines } from '../render/index.js';
 
 export const statusCommand = defineCommand<{ run?: string; all?: boolean; limit?: number }>({
   examples: [
@@ -246,8 +246,9 @@ async function undeclaredChangesOf(db: Parameters<typeof readEvents>[0], runId: 
   for (const event of await readEvents(db, runId, { types: ['writes/exceeded'] })) {
     if (event.type !== 'writes/exceeded' || event.nodeId === null) continue;
     const paths = [...new Set([...(byNode.get(event.nodeId)?.paths ?? []), ...event.payload.paths])].sort();
+    const overlapped = [...new Set([...(byNode.get(event.nodeId)?.overlapped ?? []), ...(event.payload.overlapped ?? [])])].sort();
     // The node's last attempt says whether strictWrites failed it.
-    byNode.set(event.nodeId, { paths, enforced: event.payload.enforced === true });
+    byNode.set(event.nodeId, { paths, enforced: event.payload.enforced === true, overlapped });
   }
   return byNode;
 }
@@ -256,13 +257,15 @@ async function undeclaredChangesOf(db: Parameters<typeof readEvents>[0], runId: 
 interface Undeclared {
   readonly paths: readonly string[];
   readonly enforced: boolean;
+  /** Without git: nodes whose commands ran at the same time (the changes may be theirs). */
+  readonly overlapped: readonly string[];
 }
 
 function undeclaredLines(undeclared: ReadonlyMap<string, Undeclared>): string[] {
-  return [...undeclared].map(([node, { paths, enforced }]) =>
+  return [...undeclared].map(([node, { paths, enforced, overlapped }]) =>
     enforced
       ? `error: ${visibleText(node)} changed files outside its declared writes: ${visibleText(paths.join(', '))} (strictWrites: the node failed and its change was not merged)`
-      : `warning: ${visibleText(node)} changed files outside its declared writes: ${visibleText(paths.join(', '))} (in \`dagent diff\`; \`dagent revert --node ${visibleText(node)}\` undoes them)`,
+      : `warning: ${visibleText(node)} changed files outside its declared writes: ${visibleText(paths.join(', '))} (in \`dagent diff\`; \`dagent revert --node ${visibleText(node)}\` undoes them)${visibleText(overlappedNote(overlapped))}`,
   );
 }
 
@@ -272,7 +275,7 @@ function withUndeclared(document: unknown, undeclared: ReadonlyMap<string, Undec
     ...status,
     nodes: status.nodes.map((node) => {
       const found = undeclared.get(node.id);
-      return found === undefined ? node : { ...node, undeclaredChanges: found.paths, ...(found.enforced ? { strictWritesFailed: true } : {}) };
+      return found === undefined ? node : { ...node, undeclaredChanges: found.paths, ...(found.enforced ? { strictWritesFailed: true } : {}), ...(found.overlapped.length > 0 ? { undeclaredOverlapped: found.overlapped } : {}) };
     }),
   };
 }

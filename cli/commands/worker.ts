@@ -164,7 +164,8 @@ async function runWorkspace(context: CliContext, run: RunRecord, clone: string |
     const runRouting = routing === undefined ? {} : { routing: routing.enabled && routing.smallModel !== undefined, ...(routing.smallModel === undefined ? {} : { smallModel: routing.smallModel }) };
     const runtime = await createNodeRuntime(runContext, { tools: await createTools(runContext), approver: createApprover(runContext), ...runRouting });
     if (clone === undefined) {
-      const files = new FileSnapshots({ db, runId: run.id, workspace });
+      // Other workers' nodes change the shared workspace at the same time, unseen by this process: without git, a node's commands are not told from theirs.
+      const files = new FileSnapshots({ db, runId: run.id, workspace, commandWindows: false });
       return { runtime, files, close: async () => void (await Promise.all([files.close(), runContext.close()])) };
     }
     const cloned = await new CloneWorkspace(clone, dispatch?.payload.baseCommit ?? '').open().catch((error: unknown) => {

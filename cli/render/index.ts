@@ -14,3 +14,4 @@ export { formatEventLine, summarizeEvent, eventJson } from './event-line.js';
 export { renderRequestText } from './request-text.js';
 export { plural } from './counts.js';
 export { foldLines } from './one-line.js';
+export { overlappedNote } from './overlapped-note.js';

@@ -1,7 +1,7 @@
 import { RUN_VIEW_EVENT_TYPES, emptyRunView, reduceRunView, planChangeSummary, visibleText, type RunView, type SessionEvent } from '../../engine/index.js';
 import type { CliIo } from '../context/cli-io.js';
 import { outputHold } from '../context/output-hold.js';
-import { eventJson, formatDuration, formatTokens, formatUsd } from '../render/index.js';
+import { eventJson, formatDuration, formatTokens, formatUsd, overlappedNote } from '../render/index.js';
 
 export interface ProgressPrinter {
   (events: readonly SessionEvent[]): void;
@@ -105,7 +105,7 @@ export function progressLine(event: SessionEvent, view: RunView, approvalsHere =
     case 'step/resumed':
       return [`⏵ ${node} resumed after step ${event.payload.fromStep}`, ...resumedParts(event.payload), `${event.payload.modelCalls} model call${event.payload.modelCalls === 1 ? '' : 's'} not repeated`].join(' · ');
     case 'writes/exceeded':
-      return `⚠ ${node} changed files outside its declared writes: ${event.payload.paths.join(', ')} (${event.payload.enforced === true ? 'strictWrites: the node fails, its change is not merged' : `recorded: \`dagent diff\` shows them, \`dagent revert --node ${node}\` undoes them`})`;
+      return `⚠ ${node} changed files outside its declared writes: ${event.payload.paths.join(', ')} (${event.payload.enforced === true ? 'strictWrites: the node fails, its change is not merged' : `recorded: \`dagent diff\` shows them, \`dagent revert --node ${node}\` undoes them`})${overlappedNote(event.payload.overlapped)}`;
     case 'node/conflicted': {
       const where = event.payload.files.map((file) => (file.hunks.length === 0 ? file.path : `${file.path}:${file.hunks.map((hunk) => hunk.line).join(',')}`)).join(', ');
       return `⚡ ${node} conflicts with changes merged before it on ${event.payload.branch}: ${where} (${event.payload.onConflict === 'pause' ? 'the run pauses for you' : 'a replan appends a node to resolve it'})`;

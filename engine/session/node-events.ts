@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { defineEvent } from './define-event.js';
 import { MEMORY_KINDS, MEMORY_SCOPES, NODE_WAITS_FOR } from './event-values.js';
 
+const writesExceededV2 = () => z.strictObject({ paths: z.array(z.string()), writes: z.array(z.string()).optional(), enforced: z.boolean().optional() });
+
 /** The events of a plan node: its transitions, the files it changed, the work and memories it reported. */
 export const NODE_EVENTS = {
   'node/ready': defineEvent(1, () => z.strictObject({})),
@@ -21,10 +23,12 @@ export const NODE_EVENTS = {
   /** A node changed files its declared writes do not cover (a command's side effect): recorded, diffed and revertible like the others. */
   /**
    * v2: `writes`, what the node declared, and `enforced`, the plan's `strictWrites` failed the node
-   * for it (its change was not merged).
+   * for it (its change was not merged). v3: `overlapped`, in a workspace without git, the nodes
+   * whose commands ran while the node's did: the changes may be theirs.
    */
-  'writes/exceeded': defineEvent(2, () => z.strictObject({ paths: z.array(z.string()), writes: z.array(z.string()).optional(), enforced: z.boolean().optional() }), {
+  'writes/exceeded': defineEvent(3, () => writesExceededV2().extend({ overlapped: z.array(z.string()).optional() }), {
     1: { payload: () => z.strictObject({ paths: z.array(z.string()) }), upgrade: (payload) => payload },
+    2: { payload: writesExceededV2, upgrade: (payload) => payload },
   }),
   /** An isolated node's change, merged onto the run branch as `commit` (files the user had edited meanwhile are `keptYours`, not overwritten). */
   'node/merged': defineEvent(1, () => z.strictObject({ commit: z.string(), branch: z.string(), files: z.array(z.string()), keptYours: z.array(z.string()) })),

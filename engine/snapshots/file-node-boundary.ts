@@ -13,7 +13,9 @@ const gitEntry = z.object({ mode: z.string().regex(/^[0-7]{6}$/), blob: objectId
  * - `scan`: the hashes of the files the node's write set covered (workspaces without git);
  *   `deferred`: none taken at the begin (`FileSnapshotsOptions.deferScan`): the node's first
  *   command takes them, held by the process that runs the node; with none, its tools' writes are
- *   its whole change.
+ *   its whole change. Either way, a node's first command also opens its command window
+ *   (`CommandWindows`): the whole workspace scanned, held by the process, so what the node's
+ *   commands change outside its write set is seen at its end.
  * `folders`: the folders on the write set's paths that existed, so a restore never removes them.
  */
 export type NodeBoundary =

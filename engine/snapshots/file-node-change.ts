@@ -3,7 +3,8 @@ import type { Database } from '../db/database.js';
 import { nodeStartSeqs, pathHistories } from './file-history.js';
 import { revertStep } from './file-revert-step.js';
 import { ABSENT_FILE_HASH, deleteSnapshot, listSnapshots } from './file-snapshot-rows.js';
-import { fileOf, linkStateOf, sameContent, stateHash } from './file-state.js';
+import { SnapshotPathThroughLinkError } from './file-snapshot-errors.js';
+import { fileOf, isRedacted, linkStateOf, sameContent, stateHash, type FileState } from './file-state.js';
 import type { WorkspaceFiles } from './file-workspace.js';
 
 /**
@@ -54,4 +55,26 @@ export async function revertNodeChange(db: Kysely<Database>, runId: string, node
     await deleteSnapshot(db, snapshot);
   }
   return { reverted, conflicts };
+}
+
+/** Writes each file back to its target state, in path order; one whose content is not held, or with a link on its path, is left and named (`unrestorable`). */
+export async function putBackFiles(files: WorkspaceFiles, targets: ReadonlyMap<string, FileState>, keep: ReadonlySet<string>): Promise<{ restored: string[]; unrestorable: string[] }> {
+  const restored: string[] = [];
+  const unrestorable: string[] = [];
+  for (const [path, target] of [...targets].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    if (sameContent(target, await files.read(path))) continue;
+    if (target.kind === 'unrecorded' || isRedacted(target)) {
+      unrestorable.push(path);
+      continue;
+    }
+    try {
+      if (target.kind === 'absent') await files.remove(path, keep);
+      else await files.write(path, target);
+      restored.push(path);
+    } catch (error) {
+      if (!(error instanceof SnapshotPathThroughLinkError)) throw error;
+      unrestorable.push(path);
+    }
+  }
+  return { restored, unrestorable };
 }

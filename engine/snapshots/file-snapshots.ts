@@ -3,20 +3,21 @@ import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import type { WriteScope } from '../agent/tool-runtime.js';
 import type { Database } from '../db/database.js';
-import { attributeChanges } from './file-boundary-changes.js';
+import { splitNodeChanges } from './file-boundary-changes.js';
 import { GitWorkingTree, type GitRunner } from './file-git.js';
 import { parseNodeBoundary, type NodeBoundary } from './file-node-boundary.js';
-import { nodeInputHashes, revertNodeChange } from './file-node-change.js';
+import { nodeInputHashes, putBackFiles, revertNodeChange } from './file-node-change.js';
 import { scanWriteSet } from './file-scan.js';
-import { DeferredScans } from './deferred-scans.js';
+import { CommandWindows } from './file-command-windows.js';
 import { scanChangesSince, type BoundaryChanges, type ScanHashes } from './file-scan-changes.js';
 import { FileSnapshotGitError, SnapshotPathThroughLinkError } from './file-snapshot-errors.js';
+import { deleteNodeScan, saveNodeScan } from './node-scan-rows.js';
 import { clearSnapshotsAfter, deleteSnapshot, insertSnapshotIfAbsent, listSnapshots, recordSnapshotAfter } from './file-snapshot-rows.js';
-import { isRedacted, sameContent, type FileState } from './file-state.js';
+import { ABSENT_FILE, sameContent, stateHash, type FileState } from './file-state.js';
 import { GitChangeTracker, stateOfEntry } from './git-change-tracker.js';
 import { createWorkspaceFiles, existingWriteFolders, type WorkspaceFiles } from './file-workspace.js';
 import { removeTempLeftovers } from './file-temp-leftovers.js';
-import { createWriteSet, writeSetRefusal } from './file-write-set.js';
+import { createWriteSet, writeSetRefusal, type WriteSet } from './file-write-set.js';
 
 /** Without git, a node's boundary keeps the content of write-set files up to these sizes, so command-made changes can be reverted. */
 export const MAX_EAGER_SNAPSHOT_FILE_BYTES = 1024 * 1024;
@@ -44,13 +45,21 @@ export interface FileSnapshotsOptions {
   readonly snapshotIgnored?: boolean;
   /** Without git, a node's begin reads nothing (default false); its first command, hook or MCP tool scans (`beforeCommand`): one that ran none reads only what its tools wrote. For a react run's `**`. */
   readonly deferScan?: boolean;
+  /**
+   * Without git, scan the whole workspace at a node's first command, hook or MCP tool and again at
+   * its end (`CommandWindows`), so what its commands change outside its writes is seen (default
+   * true). False for a worker whose workspace other processes' nodes change at the same time.
+   */
+  readonly commandWindows?: boolean;
 }
 
 export interface NodeEnd {
   /** The node's files whose content differs from before the node, sorted. */
   readonly filesChanged: readonly string[];
-  /** The node's changes that its declared writes do not cover (git workspaces only), sorted: recorded like the others. */
+  /** The node's changes that its declared writes do not cover, sorted: recorded like the others. */
   readonly strayChanges: readonly string[];
+  /** Without git, with stray changes: the nodes whose commands ran at the same time (the changes may be theirs), sorted. */
+  readonly overlapped?: readonly string[];
 }
 
 export interface NodeRestore {
@@ -97,7 +106,8 @@ export class FileSnapshots {
   readonly #gitRunner: GitRunner | false | undefined;
   readonly #watch: boolean;
   readonly #snapshotIgnored: boolean;
-  readonly #deferred: DeferredScans | undefined;
+  readonly #deferScan: boolean;
+  readonly #windows: CommandWindows | undefined;
   #git: Promise<GitWorkingTree | undefined> | undefined;
   #tracker: Promise<GitChangeTracker | undefined> | undefined;
   #closed = false;
@@ -110,7 +120,8 @@ export class FileSnapshots {
     this.#gitRunner = options.git;
     this.#watch = options.watch ?? true;
     this.#snapshotIgnored = options.snapshotIgnored ?? true;
-    this.#deferred = options.deferScan === true ? new DeferredScans({ db: this.#db, runId: this.#runId, now: this.#now }) : undefined;
+    this.#deferScan = options.deferScan === true;
+    this.#windows = this.#deferScan || options.commandWindows !== false ? new CommandWindows() : undefined;
   }
 
   /**
@@ -123,6 +134,7 @@ export class FileSnapshots {
     return {
       check: (path) => writeSetRefusal(path, writeSet),
       beforeWrite: (path) => {
+        this.#windows?.wrote(nodeId, path);
         let pending = snapshotted.get(path);
         if (pending === undefined) {
           pending = this.#snapshotBefore(nodeId, path);
@@ -131,7 +143,7 @@ export class FileSnapshots {
         }
         return pending;
       },
-      ...(this.#deferred === undefined ? {} : { beforeCommand: () => this.#deferred!.takeOnce(nodeId, writes, () => this.#scanAhead(nodeId, writes)) }),
+      ...(this.#windows === undefined ? {} : { beforeCommand: () => this.#windows!.openOnce(nodeId, () => this.#openWindow(nodeId, writes)) }),
     };
   }
 
@@ -153,9 +165,21 @@ export class FileSnapshots {
       }
     }
     const folders = await existingWriteFolders(this.#files.root, writes);
-    if (this.#deferred === undefined) return { kind: 'scan', writes: [...writes], files: await this.#scanAhead(nodeId, writes), folders };
-    this.#deferred.begin(nodeId);
+    this.#windows?.begin(nodeId);
+    if (!this.#deferScan) return { kind: 'scan', writes: [...writes], files: await this.#scanAhead(nodeId, writes), folders };
     return { kind: 'scan', writes: [...writes], files: {}, folders, deferred: true };
+  }
+
+  /**
+   * A node's command window opens: the whole workspace scanned. With `deferScan` (a react run) the
+   * scan is also stored (`node_scans`) before the command that asked for it runs, and forgotten once
+   * the node's end is recorded: a process killed mid-command leaves it, for `recoverCrashedScans` to
+   * find what that command changed.
+   */
+  async #openWindow(nodeId: string, writes: readonly string[]): Promise<ScanHashes> {
+    const files = await this.#scanAhead(nodeId, ['**']);
+    if (this.#deferScan) await saveNodeScan(this.#db, this.#runId, { nodeId, writes, files }, this.#now().toISOString());
+    return files;
   }
 
   /** Hashes the write set's files and stores their contents within the eager limits: a scan boundary's files. */
@@ -211,7 +235,7 @@ export class FileSnapshots {
       targets.set(path, state.kind === 'unrecorded' && start !== undefined && start.kind !== 'absent' && start.hash === state.hash ? start : state);
     }
     const keep = new Set(boundary.folders ?? []);
-    const restore = await this.#putBack(targets, keep);
+    const restore = await putBackFiles(this.#files, targets, keep);
     await removeTempLeftovers(this.#files.root, boundary.writes);
     return restore;
   }
@@ -220,17 +244,19 @@ export class FileSnapshots {
    * Finds the node's changes since `boundary` (tool writes and command-made changes alike),
    * stores missing before-contents and every changed file's content after the node, and drops
    * snapshots of files that ended as they began. Changes outside the node's writes are recorded
-   * too (and named in `strayChanges`), except those another node's writes cover: those are that
+   * too (and named in `strayChanges`), except those another node's writes cover (in a git
+   * workspace) or its tools wrote in the node's command window (without git): those are that
    * sibling's. `boundary` is what `beginNode` returned, as it comes back from the log
    * (validated: `InvalidNodeBoundaryError`).
    */
   async endNode(nodeId: string, writes: readonly string[], boundary: unknown, options: EndNodeOptions = {}): Promise<NodeEnd> {
-    const changes = await this.#changesSince(parseNodeBoundary(boundary), writes, nodeId);
-    // No write set: no snapshot taken before a write or at the boundary; a first attempt: none left by an earlier one.
-    if (options.firstAttempt === true && writes.length === 0 && changes.paths.length === 0) return { filesChanged: [], strayChanges: [] };
+    const window = this.#windows?.held(nodeId);
+    const changes = await this.#changesSince(parseNodeBoundary(boundary), writes, nodeId, window);
+    const sharing = await this.#windows?.close(nodeId, async (path) => stateHash(await this.#files.read(path).catch(() => ABSENT_FILE)));
+    // No write set nor window: no snapshot taken before a write or at the boundary; a first attempt: none left by an earlier one.
+    if (options.firstAttempt === true && writes.length === 0 && window === undefined && changes.paths.length === 0) return { filesChanged: [], strayChanges: [] };
     const writeSet = createWriteSet(writes);
-    const otherWrites = options.otherWrites === undefined ? undefined : createWriteSet(options.otherWrites);
-    const { attributed, stray } = attributeChanges(changes.paths, writeSet, otherWrites);
+    const { attributed, stray, leftOut } = splitNodeChanges(changes.paths, writeSet, sharing, options.otherWrites);
     // A node with a write set or changes all but always records its end: the check goes beside the read below, not after it.
     const checking = writes.length > 0 || changes.paths.length > 0 ? options.beforeRecording?.() : undefined;
     checking?.catch(() => undefined);
@@ -240,9 +266,11 @@ export class FileSnapshots {
     if (unknown.length > 0 || recorded.length > 0) await (checking ?? options.beforeRecording?.());
     for (const path of unknown) await insertSnapshotIfAbsent(this.#db, { runId: this.#runId, nodeId, path }, await changes.beforeOf(path), this.#timestamp());
     const filesChanged: string[] = [];
+    const changed = new Set(changes.paths);
     // Read again only when rows were added: most nodes end with the snapshots they had.
     for (const snapshot of unknown.length > 0 ? await listSnapshots(this.#db, this.#runId, nodeId) : recorded) {
-      const current = await this.#files.read(snapshot.path);
+      // A path its window scan stored that did not change, or that is another node's, is not the node's change.
+      const current = leftOut.has(snapshot.path) || (sharing !== undefined && !changed.has(snapshot.path) && !writeSet.covers(snapshot.path)) ? snapshot.before : await this.#files.read(snapshot.path);
       if (sameContent(snapshot.before, current)) {
         await deleteSnapshot(this.#db, snapshot);
       } else {
@@ -250,8 +278,11 @@ export class FileSnapshots {
         filesChanged.push(snapshot.path);
       }
     }
-    await this.#deferred?.ended(nodeId);
-    return { filesChanged: filesChanged.sort(), strayChanges: filesChanged.filter((path) => !writeSet.covers(path)) };
+    // A window's scan kept for a crash (`deferScan`) is no longer needed once the node's end is recorded.
+    if (this.#deferScan && window !== undefined) await deleteNodeScan(this.#db, this.#runId, nodeId);
+    filesChanged.sort();
+    const strayChanges = filesChanged.filter((path) => !writeSet.covers(path));
+    return { filesChanged, strayChanges, ...(strayChanges.length > 0 && (sharing?.overlapped.length ?? 0) > 0 ? { overlapped: sharing!.overlapped } : {}) };
   }
 
   /**
@@ -275,32 +306,10 @@ export class FileSnapshots {
       for (const path of changes.paths) if (writeSet.covers(path) && !targets.has(path)) targets.set(path, await changes.beforeOf(path));
     }
     const keep = new Set(boundary?.folders ?? []);
-    const restore = await this.#putBack(targets, keep);
+    const restore = await putBackFiles(this.#files, targets, keep);
     if (boundary !== undefined) await removeTempLeftovers(this.#files.root, boundary.writes);
     await clearSnapshotsAfter(this.#db, this.#runId, nodeId);
     return restore;
-  }
-
-  /** Writes each file back to its target state, in path order; one whose content is not held, or with a link on its path, is left and named. */
-  async #putBack(targets: ReadonlyMap<string, FileState>, keep: ReadonlySet<string>): Promise<NodeRestore> {
-    const restored: string[] = [];
-    const unrestorable: string[] = [];
-    for (const [path, target] of [...targets].sort(([a], [b]) => (a < b ? -1 : 1))) {
-      if (sameContent(target, await this.#files.read(path))) continue;
-      if (target.kind === 'unrecorded' || isRedacted(target)) {
-        unrestorable.push(path);
-        continue;
-      }
-      try {
-        if (target.kind === 'absent') await this.#files.remove(path, keep);
-        else await this.#files.write(path, target);
-        restored.push(path);
-      } catch (error) {
-        if (!(error instanceof SnapshotPathThroughLinkError)) throw error;
-        unrestorable.push(path);
-      }
-    }
-    return { restored, unrestorable };
   }
 
   /** What the node read, as content hashes at its beginning (`NodeFiles.inputHashes`). */
@@ -357,7 +366,8 @@ export class FileSnapshots {
     return tracker?.broken === undefined ? tracker : undefined;
   }
 
-  async #changesSince(boundary: NodeBoundary, writes: readonly string[], nodeId: string): Promise<BoundaryChanges> {
+  /** `window`: the scan the node's command window opened with (`endNode`): then the whole workspace is compared. */
+  async #changesSince(boundary: NodeBoundary, writes: readonly string[], nodeId: string, window?: Promise<ScanHashes>): Promise<BoundaryChanges> {
     if (boundary.kind === 'git' || boundary.kind === 'watch') {
       const git = await this.#gitTree();
       if (git === undefined) throw new FileSnapshotGitError('write-tree', `the node began in a git workspace, but ${this.#files.root} is no longer one`);
@@ -380,7 +390,7 @@ export class FileSnapshots {
         },
       };
     }
-    return scanChangesSince(this.#files.root, boundary, writes, boundary.deferred === true ? this.#deferred?.held(nodeId) : undefined);
+    return scanChangesSince(this.#files.root, boundary, writes, window ?? (boundary.deferred === true ? this.#windows?.held(nodeId) : undefined));
   }
 
   #gitTree(): Promise<GitWorkingTree | undefined> {

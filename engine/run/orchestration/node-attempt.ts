@@ -89,7 +89,8 @@ export async function attemptNode(context: NodeAttemptContext, nodeId: string, e
     const quietSinceCheckpoint = noCallSince(startedByStep, checkpointed) && !hooksBetweenSteps(runtime.hooks, nodeId);
     const end = await files.endNode(nodeId, node.writes, boundary, { otherWrites, merge: result.status === 'succeeded', message: commitMessage(node, attempt), strictWrites, firstAttempt, quietSinceCheckpoint });
     const { filesChanged, strayChanges = [] } = end;
-    if (strayChanges.length > 0) await log.append({ type: 'writes/exceeded', nodeId, payload: { paths: [...strayChanges], writes: [...node.writes], enforced: end.overreach === true } });
+    const overlapped = end.overlapped === undefined ? {} : { overlapped: [...end.overlapped] };
+    if (strayChanges.length > 0) await log.append({ type: 'writes/exceeded', nodeId, payload: { paths: [...strayChanges], writes: [...node.writes], enforced: end.overreach === true, ...overlapped } });
     if (end.merged !== undefined) {
       const { commit, branch, keptYours } = end.merged;
       await log.append({ type: 'node/merged', nodeId, payload: { commit, branch, files: [...filesChanged], keptYours: [...keptYours] } });

@@ -46,6 +46,8 @@ export interface NodeFiles {
     readonly overreach?: boolean;
     /** The run branch, with isolated workspaces. */
     readonly branch?: string;
+    /** Without git, with `strayChanges`: the nodes whose commands ran at the same time (the changes may be theirs). */
+    readonly overlapped?: readonly string[];
   }>;
   /** The folder a node attempt runs in when it has its own (isolated workspaces); undefined: the run's workspace. */
   workspaceFor?(nodeId: string): string | undefined;

@@ -47,3 +47,17 @@ describe('progressLine for a resumed node', () => {
     expect(progressLine(resumed(extra), emptyRunView('r-1'))).toBe(line);
   });
 });
+
+/** A node's change outside its declared writes: where to see and undo it, and, without git, the nodes whose commands ran at the same time (it may be theirs). */
+describe('progressLine for changes outside declared writes', () => {
+  const recorded = '(recorded: `dagent diff` shows them, `dagent revert --node edit-a` undoes them)';
+  it.each([
+    [{ paths: ['big.txt'], writes: [] }, `⚠ edit-a changed files outside its declared writes: big.txt ${recorded}`],
+    [
+      { paths: ['big.txt'], writes: [], overlapped: ['build'] },
+      `⚠ edit-a changed files outside its declared writes: big.txt ${recorded} · build ran commands at the same time, and without git dagent cannot tell which node's commands changed them: they may be build's`,
+    ],
+  ])('%j', (payload, line) => {
+    expect(progressLine(event('writes/exceeded', payload), emptyRunView('r-1'))).toBe(line);
+  });
+});
