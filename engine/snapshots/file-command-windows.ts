@@ -17,7 +17,8 @@ interface Window {
  * reads nothing beyond its write set. Nodes share the workspace: a change to a path another node's
  * tools wrote in the window is that node's; any other change is this node's, and when another
  * node's window overlapped, `sharing` names it so the record says the change may be that node's.
- * Held by the process that runs the nodes: an attempt resumed in another process has no window.
+ * Held by the process that runs the nodes: an attempt resumed in another process begins a new
+ * window (`FileSnapshots.resumeNode`), so what its commands changed before the stop is not seen.
  */
 export class CommandWindows {
   readonly #windows = new Map<string, Window>();

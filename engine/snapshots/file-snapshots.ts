@@ -5,7 +5,7 @@ import type { WriteScope } from '../agent/tool-runtime.js';
 import type { Database } from '../db/database.js';
 import { splitNodeChanges } from './file-boundary-changes.js';
 import { GitWorkingTree, type GitRunner } from './file-git.js';
-import { parseNodeBoundary, type NodeBoundary } from './file-node-boundary.js';
+import { nodeBoundarySchema, parseNodeBoundary, type NodeBoundary } from './file-node-boundary.js';
 import { nodeInputHashes, putBackFiles, revertNodeChange } from './file-node-change.js';
 import { scanWriteSet } from './file-scan.js';
 import { CommandWindows } from './file-command-windows.js';
@@ -215,6 +215,8 @@ export class FileSnapshots {
    * named in `unrestorable`, left as it is.
    */
   async resumeNode(nodeId: string, writes: readonly string[], boundaryValue: unknown, target: StepFilesTarget): Promise<NodeRestore> {
+    // Without git, the attempt's command window opens afresh: what its commands change from here on is seen.
+    if (nodeBoundarySchema.safeParse(boundaryValue).data?.kind === 'scan') this.#windows?.begin(nodeId);
     if (target.kind === 'as-left') return { restored: [], unrestorable: [] };
     const boundary = parseNodeBoundary(target.kind === 'checkpoint' ? target.checkpoint : boundaryValue);
     const before = new Map<string, FileState>();

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { FileSnapshots } from '../../../engine/index.js';
 import type * as FileScan from '../../../engine/snapshots/file-scan.js';
 import { openSnapshotHarness, snapshotRows, type SnapshotHarness } from './file-harness.js';
 
@@ -97,5 +98,17 @@ describe('a plan node without git', () => {
     const grown = await h.snapshots.endNode('grow', [], fromLog(grow), { firstAttempt: true });
 
     expect(grown).toEqual({ filesChanged: ['src/a.ts'], strayChanges: ['src/a.ts'] });
+  });
+
+  it('resumed in a new process, sees what its commands change from there on', async () => {
+    const h = await planHarness();
+    const boundary = fromLog(await h.snapshots.beginNode('grow', []));
+    // The process that began the node is gone; another goes on with the attempt, its files as left.
+    const next = new FileSnapshots({ db: h.store.db, runId: h.runId, workspace: h.workspace, git: false });
+    await next.resumeNode('grow', [], boundary, { kind: 'as-left' });
+    await next.writeScopeFor('grow', []).beforeCommand?.();
+    h.put('big.txt', 'line one\ntail\n');
+
+    expect(await next.endNode('grow', [], boundary)).toEqual({ filesChanged: ['big.txt'], strayChanges: ['big.txt'] });
   });
 });
