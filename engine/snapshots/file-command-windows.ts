@@ -1,8 +1,8 @@
 import type { WindowSharing } from './file-boundary-changes.js';
-import type { ScanHashes } from './file-scan-changes.js';
+import type { WindowScan } from './file-scan-changes.js';
 
 interface Window {
-  scan: Promise<ScanHashes> | undefined;
+  scan: Promise<WindowScan> | undefined;
   /** Paths another node's tools wrote while the window was open: path to that node. */
   readonly othersWrote: Map<string, string>;
   /** Of those, the content hash each had when its writer ended (it recorded that content). */
@@ -32,7 +32,7 @@ export class CommandWindows {
   }
 
   /** Opens the node's window with `take` (its scan) unless open already; nothing for a node that did not begin here. */
-  openOnce(nodeId: string, take: () => Promise<ScanHashes>): Promise<void> {
+  openOnce(nodeId: string, take: () => Promise<WindowScan>): Promise<void> {
     const window = this.#windows.get(nodeId);
     if (window === undefined) return Promise.resolve();
     if (window.scan === undefined) {
@@ -52,7 +52,7 @@ export class CommandWindows {
   }
 
   /** The scan the node's window opened with, if one was taken in this process. */
-  held(nodeId: string): Promise<ScanHashes> | undefined {
+  held(nodeId: string): Promise<WindowScan> | undefined {
     return this.#windows.get(nodeId)?.scan;
   }
 

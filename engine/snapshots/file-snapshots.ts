@@ -9,7 +9,7 @@ import { nodeBoundarySchema, parseNodeBoundary, type NodeBoundary } from './file
 import { nodeInputHashes, putBackFiles, revertNodeChange } from './file-node-change.js';
 import { scanWriteSet } from './file-scan.js';
 import { CommandWindows } from './file-command-windows.js';
-import { scanChangesSince, type BoundaryChanges, type ScanHashes } from './file-scan-changes.js';
+import { scanChangesSince, scanWindow, type BoundaryChanges, type ScanHashes, type WindowScan } from './file-scan-changes.js';
 import { FileSnapshotGitError, SnapshotPathThroughLinkError } from './file-snapshot-errors.js';
 import { deleteNodeScan, saveNodeScan } from './node-scan-rows.js';
 import { clearSnapshotsAfter, deleteSnapshot, insertSnapshotIfAbsent, listSnapshots, recordSnapshotAfter } from './file-snapshot-rows.js';
@@ -22,6 +22,7 @@ import { createWriteSet, writeSetRefusal, type WriteSet } from './file-write-set
 /** Without git, a node's boundary keeps the content of write-set files up to these sizes, so command-made changes can be reverted. */
 export const MAX_EAGER_SNAPSHOT_FILE_BYTES = 1024 * 1024;
 export const MAX_EAGER_SNAPSHOT_TOTAL_BYTES = 16 * 1024 * 1024;
+const EAGER_LIMITS = { file: MAX_EAGER_SNAPSHOT_FILE_BYTES, total: MAX_EAGER_SNAPSHOT_TOTAL_BYTES };
 
 export interface FileSnapshotsOptions {
   readonly db: Kysely<Database>;
@@ -143,7 +144,7 @@ export class FileSnapshots {
         }
         return pending;
       },
-      ...(this.#windows === undefined ? {} : { beforeCommand: () => this.#windows!.openOnce(nodeId, () => this.#openWindow(nodeId, writes)) }),
+      ...(this.#windows === undefined ? {} : { beforeCommand: () => this.#windows!.openOnce(nodeId, () => this.#openWindow(nodeId, writes, writeSet)) }),
     };
   }
 
@@ -171,15 +172,15 @@ export class FileSnapshots {
   }
 
   /**
-   * A node's command window opens: the whole workspace scanned. With `deferScan` (a react run) the
+   * A node's command window opens: the whole workspace scanned (`scanWindow`). With `deferScan` (a react run) the
    * scan is also stored (`node_scans`) before the command that asked for it runs, and forgotten once
    * the node's end is recorded: a process killed mid-command leaves it, for `recoverCrashedScans` to
    * find what that command changed.
    */
-  async #openWindow(nodeId: string, writes: readonly string[]): Promise<ScanHashes> {
-    const files = await this.#scanAhead(nodeId, ['**']);
-    if (this.#deferScan) await saveNodeScan(this.#db, this.#runId, { nodeId, writes, files }, this.#now().toISOString());
-    return files;
+  async #openWindow(nodeId: string, writes: readonly string[], writeSet: WriteSet): Promise<WindowScan> {
+    const scan = await scanWindow(this.#files, writeSet, EAGER_LIMITS, (path) => this.#snapshotBefore(nodeId, path));
+    if (this.#deferScan) await saveNodeScan(this.#db, this.#runId, { nodeId, writes, files: scan.hashes }, this.#now().toISOString());
+    return scan;
   }
 
   /** Hashes the write set's files and stores their contents within the eager limits: a scan boundary's files. */
@@ -369,7 +370,7 @@ export class FileSnapshots {
   }
 
   /** `window`: the scan the node's command window opened with (`endNode`): then the whole workspace is compared. */
-  async #changesSince(boundary: NodeBoundary, writes: readonly string[], nodeId: string, window?: Promise<ScanHashes>): Promise<BoundaryChanges> {
+  async #changesSince(boundary: NodeBoundary, writes: readonly string[], nodeId: string, window?: Promise<WindowScan>): Promise<BoundaryChanges> {
     if (boundary.kind === 'git' || boundary.kind === 'watch') {
       const git = await this.#gitTree();
       if (git === undefined) throw new FileSnapshotGitError('write-tree', `the node began in a git workspace, but ${this.#files.root} is no longer one`);

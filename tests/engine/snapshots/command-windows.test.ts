@@ -56,12 +56,15 @@ describe('a plan node without git', () => {
     const boundary = await h.snapshots.beginNode('grow', []);
     const scope = h.snapshots.writeScopeFor('grow', []);
     await scope.beforeCommand?.();
+    // The files outside its writes are held for the window, not stored: only what changes is.
+    expect(await snapshotRows(h.store, h.runId)).toEqual([]);
     h.put('big.txt', 'line one\ntail\n');
     h.put('made.txt', 'made\n');
     const end = await h.snapshots.endNode('grow', [], fromLog(boundary), { firstAttempt: true, otherWrites: ['big.txt'] });
 
     expect(end).toEqual({ filesChanged: ['big.txt', 'made.txt'], strayChanges: ['big.txt', 'made.txt'] });
     expect(scans.patterns).toContainEqual(['**']);
+    expect((await snapshotRows(h.store, h.runId)).map((row) => row.path)).toEqual(['big.txt', 'made.txt']);
     await h.snapshots.revertNode('grow');
     expect([h.read('big.txt'), h.read('made.txt'), h.read('src/a.ts')]).toEqual(['line one\n', undefined, 'a\n']);
   });
