@@ -59,4 +59,19 @@ describe('how a run in a git repository gets its nodes\u2019 files', () => {
     expect(onWorkers.isolation.mode).toBe('shared');
     expect(onWorkers.notice).toContain('worktrees are made only for runs without --workers');
   });
+
+  it('says once that commands on workers are not watched outside their writes in a folder without git, and what fixes it', async () => {
+    const folder = tempDir('dagent-node-files-nogit-');
+    cleanups.push(folder.cleanup);
+    mkdirSync(join(folder.dir, 'home'));
+    mkdirSync(join(folder.dir, 'work'));
+    const io: CliIo = { stdout: new PassThrough(), stderr: new PassThrough(), stdin: new PassThrough(), env: { HOME: join(folder.dir, 'home') }, cwd: join(folder.dir, 'work'), interrupt: new AbortController().signal };
+    const context = new CliContext(io, {});
+    cleanups.push(() => context.close());
+
+    expect((await nodeFilesOf(context, true)).notice).toContain("is not a git repository, so what the nodes' commands change outside their declared writes on workers is not recorded");
+    expect((await nodeFilesOf(context, true)).notice).toContain('`git init` in the workspace before the run records it');
+    // In one process, the run sees it: no such line.
+    expect((await nodeFilesOf(context, false)).notice).toBeUndefined();
+  });
 });
