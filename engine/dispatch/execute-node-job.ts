@@ -147,7 +147,7 @@ async function runClaimedNode({ run, claim, prefetched }: ClaimedJob, job: NodeJ
     let result: NodeAttemptResult;
     let answers: readonly SessionEvent[] = [];
     try {
-      const hookContext = { hooks: workspace.runtime.hooks, runId: run.id, nodeId: job.nodeId, workspace: workspace.runtime.workspace, attempt: job.attempt, session, signal };
+      const hookContext = { hooks: workspace.runtime.hooks, runId: run.id, nodeId: job.nodeId, workspace: workspace.runtime.workspace, attempt: job.attempt, session, signal, beforeCommand: async () => scope.beforeCommand?.() };
       result = (await nodeStartHooks(hookContext)) ?? (await executePlanNode({ ...workspace.runtime, gate }, {
         runId: run.id,
         plan,

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli-harness.js';
@@ -25,7 +25,7 @@ let workspace: string;
 let home: string;
 let cleanups: (() => void)[] = [];
 
-const cli = (...args: string[]) => runCli(args, { cwd: workspace, env: { HOME: home, PATH: process.env.PATH } });
+const cli = (...args: string[]) => runCli(args, { cwd: workspace, env: { HOME: home, XDG_CONFIG_HOME: join(home, 'config'), PATH: process.env.PATH } });
 const read = (path: string): string | undefined => (existsSync(join(workspace, path)) ? readFileSync(join(workspace, path), 'utf8') : undefined);
 
 beforeEach(() => {
@@ -82,5 +82,15 @@ describe('without git, a command that changes files outside its declared writes'
     expect(said).toContain('big.txt cannot be reverted, even with --force');
     expect(read('notes.txt')).toBeUndefined();
     expect(read('big.txt')?.endsWith('tail\n')).toBe(true);
+  });
+
+  it('made by a NodeStart hook, before the node runs its command, is the node\'s change too', async () => {
+    mkdirSync(join(home, 'config', 'dagent'), { recursive: true });
+    writeFileSync(join(home, 'config', 'dagent', 'config.json'), JSON.stringify({ hooks: { NodeStart: [{ matcher: 'grow', command: 'echo stamped > stamp.txt' }] } }));
+    const runId = await runPlan();
+
+    expect((await cli('status', runId)).stdout).toContain('warning: grow changed files outside its declared writes: big.txt, notes.txt, stamp.txt');
+    expect((await cli('revert', runId, '--node', 'grow')).code).toBe(0);
+    expect(read('stamp.txt')).toBeUndefined();
   });
 });

@@ -157,7 +157,7 @@ async function runAgentNode(runtime: NodeRuntime, attempt: NodeAttempt): Promise
     steering: new NodeSteering(attempt.session),
     ...(runtime.toolBatchTimeoutMs === undefined ? {} : { toolBatchTimeoutMs: runtime.toolBatchTimeoutMs }),
     ...(model.compactor === undefined ? {} : { compactor: model.compactor }),
-    ...(runtime.hooks?.matches('PreCompact', node.id) === true ? { beforeCompact: preCompactHooks({ hooks: runtime.hooks, runId: attempt.runId, nodeId: node.id, workspace: runtime.workspace, attempt: attempt.attempt, session: attempt.session, signal: attempt.signal }) } : {}),
+    ...(runtime.hooks?.matches('PreCompact', node.id) === true ? { beforeCompact: preCompactHooks({ hooks: runtime.hooks, runId: attempt.runId, nodeId: node.id, workspace: runtime.workspace, attempt: attempt.attempt, session: attempt.session, signal: attempt.signal, beforeCommand: async () => attempt.writeScope.beforeCommand?.() }) } : {}),
     ...(model.price === undefined ? {} : { price: model.price }),
     ...(models.fallbacks.length === 0 ? {} : { fallbacks: models.fallbacks.map((id) => ({ id, resolve: () => resolve(id) })) }),
     ...(runtime.onPart === undefined ? {} : { onPart: (part: StreamPart) => runtime.onPart?.(node.id, part) }),

@@ -64,7 +64,9 @@ export async function attemptNode(context: NodeAttemptContext, nodeId: string, e
     // An isolated node runs (tools, commands, sandbox) in its own workspace.
     const workspace = files.workspaceFor?.(nodeId);
     const runtime = workspace === undefined ? context.runtime : { ...context.runtime, workspace };
-    const hookContext = { hooks: runtime.hooks, runId: context.runId, nodeId, workspace: runtime.workspace, attempt, session, signal };
+    const writeScope = files.writeScopeFor(nodeId, node.writes);
+    const beforeCommand = async (): Promise<void> => writeScope.beforeCommand?.();
+    const hookContext = { hooks: runtime.hooks, runId: context.runId, nodeId, workspace: runtime.workspace, attempt, session, signal, beforeCommand };
     const blocked = await nodeStartHooks(hookContext);
     const worked =
       blocked ??
@@ -75,7 +77,7 @@ export async function attemptNode(context: NodeAttemptContext, nodeId: string, e
         attempt,
         session,
         handoffs,
-        writeScope: files.writeScopeFor(nodeId, node.writes),
+        writeScope,
         signal,
         ...(onStepEnd === undefined ? {} : { onStepEnd }),
         ...(resume === undefined ? {} : { resume }),

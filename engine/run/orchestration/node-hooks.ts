@@ -15,6 +15,8 @@ export interface NodeHookContext {
   readonly attempt: number;
   readonly session: Session;
   readonly signal: AbortSignal;
+  /** The node's write scope's `beforeCommand`: a hook is a command, so what it may change is found as a command's is. */
+  readonly beforeCommand?: () => Promise<void>;
 }
 
 /** Whether a hook may run in a node's workspace between its steps or after them (`PreCompact`, `NodeEnd`): what a step checkpoint would not hold. */
@@ -45,6 +47,7 @@ async function runNodeHooks(context: NodeHookContext, input: Pick<HookInput, 'ev
   if (hooks === undefined || !hooks.matches(input.event, context.nodeId)) return NO_HOOK_VERDICT;
   // A hook's command may change the node's files: the attempt's marker (their boundary), if held, is stored first.
   await context.session.log.release(context.nodeId);
+  await context.beforeCommand?.();
   return hooks.run(
     { ...input, runId: context.runId, nodeId: context.nodeId, workspace: context.workspace },
     (ran) => context.session.append({ type: 'hook/ran', payload: ran }),
