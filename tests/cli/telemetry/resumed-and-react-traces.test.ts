@@ -58,7 +58,8 @@ describe('live traces', () => {
     const workspace = join(dir.dir, 'flaky');
     mkdirSync(join(workspace, '.dagent'), { recursive: true });
     writeFileSync(join(workspace, '.dagent', 'config.json'), JSON.stringify({ nodeRetries: 0 }));
-    const flaky = { id: 'flaky', kind: 'command', title: 'fails once', instructions: '', command: 'test -f marker || { touch marker; exit 1; }', dependsOn: [] };
+    // Fails until the user makes `ready` (a file the failed attempt made itself would be undone before it runs again).
+    const flaky = { id: 'flaky', kind: 'command', title: 'fails once', instructions: '', command: 'test -f ready', dependsOn: [] };
     const after = { id: 'after', kind: 'command', title: 'then this', instructions: '', command: 'true', dependsOn: ['flaky'] };
     writeFileSync(join(workspace, 'plan.json'), JSON.stringify({ goal: 'fail once, then succeed', nodes: [flaky, after] }));
     const before = collector.requests.length;
@@ -66,6 +67,7 @@ describe('live traces', () => {
     const first = await dagent(workspace, ['--approval', 'auto', '--no-sandbox', 'plan', '--from', 'plan.json', '--yes']);
     const runId = /run (r-[0-9a-f]+) failed/.exec(first.stdout)?.[1];
     expect(runId, first.stdout + first.stderr).toBeDefined();
+    writeFileSync(join(workspace, 'ready'), '');
     const resumed = await dagent(workspace, ['--approval', 'auto', '--no-sandbox', 'resume', runId!]);
     expect(resumed.stdout).toContain(`run ${runId} succeeded`);
 
