@@ -18,6 +18,7 @@ import { GitChangeTracker, stateOfEntry } from './git-change-tracker.js';
 import { createWorkspaceFiles, existingWriteFolders, type WorkspaceFiles } from './file-workspace.js';
 import { removeTempLeftovers } from './file-temp-leftovers.js';
 import { createWriteSet, writeSetRefusal, type WriteSet } from './file-write-set.js';
+import type { EndNodeOptions, NodeEnd, NodeRestore, StepFilesTarget } from './node-file-outcomes.js';
 
 /** Without git, a node's boundary keeps the content of write-set files up to these sizes, so command-made changes can be reverted. */
 export const MAX_EAGER_SNAPSHOT_FILE_BYTES = 1024 * 1024;
@@ -52,41 +53,6 @@ export interface FileSnapshotsOptions {
    * true). False for a worker whose workspace other processes' nodes change at the same time.
    */
   readonly commandWindows?: boolean;
-}
-
-export interface NodeEnd {
-  /** The node's files whose content differs from before the node, sorted. */
-  readonly filesChanged: readonly string[];
-  /** The node's changes that its declared writes do not cover, sorted: recorded like the others. */
-  readonly strayChanges: readonly string[];
-  /** Without git, with stray changes: the nodes whose commands ran at the same time (the changes may be theirs), sorted. */
-  readonly overlapped?: readonly string[];
-}
-
-export interface NodeRestore {
-  /** Files put back to their content before the node (created files deleted). */
-  readonly restored: readonly string[];
-  /** Files whose content before the node was not recorded (or held a secret), left as they are. */
-  readonly unrestorable: readonly string[];
-}
-
-/** Where a resumed attempt's files go: a step checkpoint, the node's start, or as the stopped process left them. */
-export type StepFilesTarget = { readonly kind: 'checkpoint'; readonly checkpoint: unknown } | { readonly kind: 'start' } | { readonly kind: 'as-left'; readonly checkpoint?: unknown };
-
-export interface EndNodeOptions {
-  /** The write globs of the run's other nodes: their changes are theirs, not stray. */
-  readonly otherWrites?: readonly string[];
-  /**
-   * Runs once before the first row is written (a worker checks its claim there); not at all when
-   * the node changed nothing and has nothing recorded.
-   */
-  readonly beforeRecording?: () => Promise<void>;
-  /**
-   * No attempt of the node began before this one (the log holds no boundary of it). A node with no
-   * writes then has no stored row but those its changes would add: when it changed nothing, its
-   * end reads nothing from the store.
-   */
-  readonly firstAttempt?: boolean;
 }
 
 /**

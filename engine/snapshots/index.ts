@@ -1,5 +1,6 @@
 /** File snapshots per node, and the diff and revert of a run built from them. */
-export { FileSnapshots, MAX_EAGER_SNAPSHOT_FILE_BYTES, MAX_EAGER_SNAPSHOT_TOTAL_BYTES, type EndNodeOptions, type FileSnapshotsOptions, type NodeEnd, type NodeRestore } from './file-snapshots.js';
+export { FileSnapshots, MAX_EAGER_SNAPSHOT_FILE_BYTES, MAX_EAGER_SNAPSHOT_TOTAL_BYTES, type FileSnapshotsOptions } from './file-snapshots.js';
+export type { EndNodeOptions, NodeEnd, NodeRestore } from './node-file-outcomes.js';
 export { nodeBoundarySchema, parseNodeBoundary, type NodeBoundary } from './file-node-boundary.js';
 export { createWriteSet, writeSetRefusal, type WriteSet } from './file-write-set.js';
 export { recoverStoppedScans, type RecoveredNodeChange } from './file-scan-recovery.js';
