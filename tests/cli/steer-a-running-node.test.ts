@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import BetterSqlite3 from 'better-sqlite3';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Plan } from '../../engine/index.js';
 import { killRunningClis, spawnCli, type CliProcess } from '../helpers/crash-process.js';
 import { tempDir } from '../helpers/temp-store.js';
@@ -74,6 +74,13 @@ beforeEach(() => {
   );
   // Unconfined: the sandbox gives a command a private /tmp, where the gate is.
   flags = ['--model', `scripted:${script}`, '--approval', 'auto', '--no-sandbox'];
+});
+
+// A run process killed mid-command leaves its command waiting (nothing resumes the run here to
+// stop it): the gate is opened so it ends before its folder goes.
+afterEach(async () => {
+  writeFileSync(join(gates.dir, 'open'), '');
+  await sleep(300);
 });
 
 afterAll(() => {
