@@ -15,8 +15,9 @@ import type {
   ToolSpec,
   HookRunner,
 } from '../engine/index.js';
-import { NO_TERMINAL_DENIAL, withUniformToolMeta } from '../engine/index.js';
+import { withUniformToolMeta } from '../engine/index.js';
 import { approverName } from './approvers.js';
+import { checkedSummary, withoutTerminalNextStep } from './denial-words.js';
 import { toToolSpec, type Assessment, type Tool, type ToolContext, type ToolOutput } from './define-tool.js';
 import { approvalPolicyFor, evaluateApproval, type ApprovalSettings } from './evaluate-approval.js';
 import { parseToolArgs } from './parse-tool-args.js';
@@ -231,7 +232,7 @@ export class LocalToolRuntime implements ToolRuntime {
     return {
       outcome: 'denied',
       content: `the user rejected this operation${because}: ${summary}. It was not run. Do not repeat it; adapt your approach, or finish and explain what is left.`,
-      ...(answer.noOneToAsk === true ? { meta: { humanNextStep: withoutTerminalNextStep(tool, summary, context.runId), waitsFor: 'human-approval' } } : {}),
+      ...(answer.noOneToAsk === true ? { meta: { humanNextStep: withoutTerminalNextStep(tool, checkedSummary(summary, verdict.policy, assessment?.reason), context.runId), waitsFor: 'human-approval' } } : {}),
     };
   }
 
@@ -370,16 +371,6 @@ function grantedByThePlan(tool: Tool, args: unknown, context: ToolExecutionConte
   if (tool.risk === 'write') return grant.edits === true && context.writeScope !== undefined;
   if (tool.name === 'run_command') return grant.command !== undefined && (args as { command?: unknown }).command === grant.command;
   return false;
-}
-
-/**
- * What a human does so that a call denied for want of a terminal goes through: the approval
- * policy flag, answering from the dashboard, or (for a command) declaring it in the plan.
- */
-function withoutTerminalNextStep(tool: Tool, summary: string, runId: string): string {
-  const ways = ['--approval auto (the sandbox still confines commands)', `\`dagent resume ${runId} --approve-from-dashboard\` and answer in \`dagent dashboard ${runId}\``];
-  if (tool.name === 'run_command') ways.push('declare it in the plan as a command node (kind: command, command: …)');
-  return `${summary} ${NO_TERMINAL_DENIAL}; to allow it: ${ways.join(', or ')}`;
 }
 
 function summarize(tool: Tool, args: unknown): string {

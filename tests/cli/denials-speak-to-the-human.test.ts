@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { detectSandbox } from '../../tools/index.js';
@@ -44,7 +44,7 @@ describe.skipIf(!detectSandbox().available)('a denial without a terminal', () =>
     expect(result.status).toBe(1);
     const runId = /run (r-\w+) started/.exec(result.stdout)![1]!;
     expect(result.stdout).toContain(
-      `✗ tidy failed: every risky action was denied (1): run_command touch tidy.txt was denied: there was no terminal to ask for approval; to allow it: --approval auto (the sandbox still confines commands), or \`dagent resume ${runId} --approve-from-dashboard\` and answer in \`dagent dashboard ${runId}\`, or declare it in the plan as a command node (kind: command, command: …)`,
+      `✗ tidy failed: every risky action was denied (1): run_command touch tidy.txt (it writes a file) was denied: there was no terminal to ask for approval; to allow it: --approval auto (the sandbox still confines commands), or \`dagent resume ${runId} --approve-from-dashboard\` and answer in \`dagent dashboard ${runId}\`, or declare it in the plan as a command node (kind: command, command: …)`,
     );
     expect(result.stdout).not.toMatch(/replan/);
     expect(existsSync(join(workspace, 'tidy.txt'))).toBe(false);
@@ -57,7 +57,19 @@ describe.skipIf(!detectSandbox().available)('a denial without a terminal', () =>
     const result = dagent('tool', 'run_command', JSON.stringify({ command: 'touch made.txt' }));
 
     expect(result.status).toBe(1);
-    expect(result.stderr.trim()).toBe('dagent: run_command touch made.txt was denied: there was no terminal to ask for approval; run it from a terminal to be asked, or pass --approval auto to allow it (the sandbox still confines commands)');
+    expect(result.stderr.trim()).toBe('dagent: run_command touch made.txt (it writes a file) was denied: there was no terminal to ask for approval; run it from a terminal to be asked, or pass --approval auto to allow it (the sandbox still confines commands)');
     expect(existsSync(join(workspace, 'made.txt'))).toBe(false);
+  });
+
+  it('says why a read that is safe elsewhere needed asking: a plainly named link that leads out', () => {
+    const canary = join(workspace, '..', 'canary.txt');
+    writeFileSync(canary, 'outside\n');
+    symlinkSync(canary, join(workspace, 'notes'));
+
+    const result = dagent('tool', 'run_command', JSON.stringify({ command: 'cat notes' }));
+
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(`dagent: run_command cat notes (cat reads notes, outside the workspace (notes leads to ${canary} through a symbolic link)) was denied: there was no terminal to ask for approval;`);
+    expect(result.stdout).not.toContain('outside');
   });
 });

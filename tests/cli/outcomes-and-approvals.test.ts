@@ -101,7 +101,7 @@ describe.skipIf(!detectSandbox().available)('outcomes that cannot lie', () => {
     );
 
     expect(result.code).toBe(1);
-    expect(result.out).toContain('✗ tidy failed: every risky action was denied (1): run_command touch tidy.txt was denied: there was no terminal to ask for approval; to allow it: --approval auto');
+    expect(result.out).toContain('✗ tidy failed: every risky action was denied (1): run_command touch tidy.txt (it writes a file) was denied: there was no terminal to ask for approval; to allow it: --approval auto');
     // No replan: a planner cannot give the approval no one was there to give.
     expect(result.out).not.toContain('replan');
   });
