@@ -1,3 +1,4 @@
+import { quote } from 'shell-quote';
 import { visibleText } from '../../engine/read-face.js';
 import type { RevertAction, RevertConflict, RevertOutcome } from '../../engine/index.js';
 import { renderTable } from './table.js';
@@ -69,7 +70,7 @@ function pathList(conflicts: readonly RevertConflict[]): string {
   return conflicts.length === 1 ? conflicts[0]!.path : `${conflicts.slice(0, -1).map((conflict) => conflict.path).join(', ')} and ${conflicts.at(-1)!.path}`;
 }
 
-/** A path as one shell word: as it is when only safe characters, else single-quoted. */
+/** A path as one shell word, for a command the user may paste. */
 function shellWord(path: string): string {
-  return /^[\w./@%+=:,-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
+  return quote([path]);
 }
