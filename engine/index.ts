@@ -9,7 +9,7 @@
 export { ConfigError, DagentError, DatabaseError, StoredEventError, errorMessage } from './errors.js';
 export { readBeside } from './read-beside.js';
 export { visibleJson, visibleText } from './visible-text.js';
-export { toolResultGist } from './tool-result-gist.js';
+export { toolResultGist, wrapExternalContent } from './external-content.js';
 export { createSecretRedactor, MAX_REDACTED_CHARS, OversizedValueError, secretsFromConfig, secretsFromEnvironment, type SecretRedactor } from './secret-redactor.js';
 
 // Database: open a store (SQLite or PostgreSQL) and its row types.

@@ -7,7 +7,7 @@
  */
 export { AmbiguousRunError, ConfigError, DagentError, UnknownRunError, errorMessage } from './errors.js';
 export { visibleJson, visibleText } from './visible-text.js';
-export { toolResultGist } from './tool-result-gist.js';
+export { toolResultGist } from './external-content.js';
 export { openDatabase, describeSqliteError, type Store } from './db/open-database.js';
 export type { BusyNotice } from './db/busy-backoff.js';
 export { resolveConfig, WORKSPACE_CONFIG_FILE } from './config/resolve-config.js';

@@ -6,7 +6,7 @@ export { checkWebUrl } from './check-web-url.js';
 export { hostRuleViolation, type HostRules } from './host-rules.js';
 export { connectPinned, type Connect, type ConnectTarget, type ConnectTimeouts } from './connect-target.js';
 export { htmlToMarkdown } from './html-to-markdown.js';
-export { wrapExternalContent } from './external-content.js';
+export { wrapExternalContent } from '../../engine/index.js';
 export { createWebSearchTool, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, type WebSearchOptions } from './web-search.js';
 export { chooseSearchProvider, SEARCH_PROVIDERS, type SearchProviderChoice, type SearchProviderChoiceInput } from './choose-search-provider.js';
 export { braveSearch } from './brave-search.js';

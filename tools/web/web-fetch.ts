@@ -4,7 +4,7 @@ import { formatBytes } from '../text-file.js';
 import { ToolError } from '../tool-errors/index.js';
 import { classifyContent, decodeText, mediaType } from './classify-content.js';
 import type { Connect } from './connect-target.js';
-import { wrapExternalContent } from './external-content.js';
+import { wrapExternalContent } from '../../engine/index.js';
 import { guardedFetch, type FetchedPage } from './guarded-fetch.js';
 import { systemHostResolver, type HostResolver } from '../address-guard/index.js';
 import type { HostRules } from './host-rules.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTool, loadToolDescription, type Tool } from '../define-tool.js';
 import { ToolError } from '../tool-errors/index.js';
 import type { SearchProviderChoice } from './choose-search-provider.js';
-import { wrapExternalContent } from './external-content.js';
+import { wrapExternalContent } from '../../engine/index.js';
 import { SearchProviderError } from './search-provider.js';
 
 export const DEFAULT_SEARCH_LIMIT = 5;

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { tailLines } from '../../dashboard/index.js';
-import { toolResultGist, type SessionEvent } from '../../engine/index.js';
-import { wrapExternalContent } from '../../tools/web/index.js';
+import { toolResultGist, wrapExternalContent, type SessionEvent } from '../../engine/index.js';
 
 /**
  * What `dagent log` and the dashboard's live events show of a tool result: an MCP tool's or a web
